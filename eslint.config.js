@@ -1,0 +1,111 @@
+// Lint rules that matter for this repository: promise hygiene, exhaustive switches,
+// type-only imports, no console in library packages, and the package import rules of
+// ARCHITECTURE.md (which package may import which third-party wrapper and which sibling).
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Which @kubefed packages each package may import (ARCHITECTURE.md, "Packages"). */
+const allowedSiblings = {
+  api: [],
+  client: ['api'],
+  runtime: ['api', 'client'],
+  scheduler: ['api'],
+  queue: ['api'],
+  controllers: ['api', 'client', 'runtime', 'scheduler', 'queue'],
+  'controller-manager': ['api', 'client', 'runtime', 'scheduler', 'queue', 'controllers'],
+  kubefedctl: ['api', 'client', 'scheduler'],
+  'kube-sim': ['api'],
+  testing: null, // anything
+};
+const allPackages = Object.keys(allowedSiblings);
+
+/** Third-party libraries that exactly one package wraps. */
+const wrapped = {
+  '@kubernetes/client-node': ['client'],
+  bullmq: ['queue', 'testing'],
+  ioredis: ['queue', 'testing'],
+};
+
+/** Packages that are processes: they alone read process.env/argv and exit. */
+const processPackages = ['controller-manager', 'kubefedctl'];
+
+function importRulesFor(pkg) {
+  const siblings = allowedSiblings[pkg];
+  const patterns = [
+    { group: ['@kubefed/*/*'], message: 'Import other packages only through their exports (no deep imports).' },
+  ];
+  if (siblings !== null) {
+    const forbidden = allPackages.filter((p) => p !== pkg && !siblings.includes(p));
+    if (forbidden.length > 0) {
+      patterns.push({
+        group: forbidden.map((p) => `@kubefed/${p}`),
+        message: `ARCHITECTURE.md: @kubefed/${pkg} may import only ${siblings.map((s) => '@kubefed/' + s).join(', ') || 'no other @kubefed package'}.`,
+      });
+    }
+  }
+  const paths = Object.entries(wrapped)
+    .filter(([, owners]) => !owners.includes(pkg))
+    .map(([name, owners]) => ({ name, message: `ARCHITECTURE.md: only @kubefed/${owners[0]} imports ${name}.` }));
+  return { 'no-restricted-imports': ['error', { paths, patterns }] };
+}
+
+const processRestriction = {
+  'no-restricted-properties': [
+    'error',
+    { object: 'process', property: 'env', message: 'Only process packages read the environment: take options instead.' },
+    { object: 'process', property: 'argv', message: 'Only process packages read argv: take options instead.' },
+    { object: 'process', property: 'exit', message: 'Only process packages exit.' },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', 'coverage/**', '.tmp/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/only-throw-error': 'error',
+      'no-console': 'error',
+      eqeqeq: ['error', 'smart'],
+    },
+  },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  ...allPackages.map((pkg) => ({
+    files: [`packages/${pkg}/**/*.ts`],
+    rules: {
+      ...importRulesFor(pkg),
+      ...(processPackages.includes(pkg) || pkg === 'testing' ? {} : processRestriction),
+    },
+  })),
+  // Processes and their entry points may print.
+  {
+    files: ['packages/kubefedctl/**/*.ts', 'packages/controller-manager/src/main.ts', 'packages/kube-sim/src/cli.ts', 'packages/*/scripts/**/*.ts', 'test/**/*.ts'],
+    rules: { 'no-console': 'off' },
+  },
+  // The kube-sim CLI is a process of its own (a stand-in for kube-apiserver).
+  { files: ['packages/kube-sim/src/cli.ts', 'packages/*/scripts/**/*.ts'], rules: { 'no-restricted-properties': 'off' } },
+  // Tests may use non-null assertions and loose any from parsed JSON.
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      'no-restricted-properties': 'off',
+    },
+  },
+);
