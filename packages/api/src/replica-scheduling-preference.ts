@@ -1,0 +1,72 @@
+/**
+ * ReplicaSchedulingPreference (scheduling.kubefed.io/v1alpha1): divides a total replica count
+ * across clusters for the FederatedDeployment/FederatedReplicaSet of the same namespace/name
+ * (KUBEFED-REFERENCE §1.5).
+ */
+import { z } from 'zod';
+import { RSP_TARGET_KINDS } from './constants.js';
+import { objectMetaSchema } from './meta.js';
+import { describeObject, field, unwrap, validateWith, type ValidationResult } from './validation.js';
+
+/** Per-cluster preferences; every field optional (min 0, max unbounded, weight 0). */
+export const clusterPreferencesSchema = z.object({
+  minReplicas: z.number().int().optional(),
+  maxReplicas: z.number().int().optional(),
+  weight: z.number().int().optional(),
+});
+export type ClusterPreferences = z.infer<typeof clusterPreferencesSchema>;
+
+/** RSP `spec`. `clusters` keys are cluster names or `*` (clusters without an explicit entry). */
+export const replicaSchedulingPreferenceSpecSchema = z.object({
+  targetKind: z.string(),
+  totalReplicas: z.number().int().min(-2147483648).max(2147483647),
+  rebalance: z.boolean().optional(),
+  intersectWithClusterSelector: z.boolean().optional(),
+  clusters: z.record(z.string(), clusterPreferencesSchema).optional(),
+});
+export type ReplicaSchedulingPreferenceSpec = z.infer<typeof replicaSchedulingPreferenceSpecSchema>;
+
+/** A ReplicaSchedulingPreference object; `status` is an empty object that is never written. */
+export const replicaSchedulingPreferenceSchema = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: objectMetaSchema,
+  spec: replicaSchedulingPreferenceSpecSchema,
+  status: z.object({}).optional(),
+});
+export type ReplicaSchedulingPreference = z.infer<typeof replicaSchedulingPreferenceSchema>;
+
+/** The `clusters` used when an RSP lists none: every cluster with weight 1. */
+export const DEFAULT_RSP_CLUSTERS: Readonly<Record<string, ClusterPreferences>> = Object.freeze({ '*': Object.freeze({ weight: 1 }) });
+
+/**
+ * Returns a copy of `spec` with KubeFed's in-memory default: empty or absent `clusters` become
+ * `{"*": {weight: 1}}`. Nothing else is defaulted.
+ */
+export function defaultReplicaSchedulingPreferenceSpec(spec: ReplicaSchedulingPreferenceSpec): ReplicaSchedulingPreferenceSpec {
+  if (spec.clusters !== undefined && Object.keys(spec.clusters).length > 0) return { ...spec };
+  return { ...spec, clusters: { '*': { weight: 1 } } };
+}
+
+/** Returns a copy of `rsp` with {@link defaultReplicaSchedulingPreferenceSpec} applied. */
+export function defaultReplicaSchedulingPreference(rsp: ReplicaSchedulingPreference): ReplicaSchedulingPreference {
+  return { ...rsp, spec: defaultReplicaSchedulingPreferenceSpec(rsp.spec) };
+}
+
+/**
+ * Validates an RSP: its shape and `targetKind` ∈ {FederatedDeployment, FederatedReplicaSet}
+ * (KubeFed only logs other kinds; we reject them early). Like KubeFed, negative numbers are not
+ * rejected. Reports every problem.
+ */
+export function validateReplicaSchedulingPreference(obj: unknown): ValidationResult<ReplicaSchedulingPreference> {
+  return validateWith(replicaSchedulingPreferenceSchema, obj, (raw, out) => {
+    const kind = field(field(raw, 'spec'), 'targetKind');
+    if (typeof kind === 'string' && !(RSP_TARGET_KINDS as readonly string[]).includes(kind))
+      out.add('spec.targetKind', `must be one of ${RSP_TARGET_KINDS.join(', ')}`);
+  });
+}
+
+/** Parses and validates an RSP; throws a `ValidationError` listing every problem. */
+export function parseReplicaSchedulingPreference(obj: unknown): ReplicaSchedulingPreference {
+  return unwrap(validateReplicaSchedulingPreference(obj), describeObject('ReplicaSchedulingPreference', obj));
+}
