@@ -30,8 +30,13 @@ const wrapped = {
 /** Packages that are processes: they alone read process.env/argv and exit. */
 const processPackages = ['controller-manager', 'kubefedctl'];
 
-function importRulesFor(pkg) {
-  const siblings = allowedSiblings[pkg];
+/** Test files may also use the simulator and the shared test helpers. */
+const testOnlySiblings = ['kube-sim', 'testing'];
+const testFiles = ['**/*.test.ts', '**/test/**/*.ts'];
+
+function importRulesFor(pkg, { test = false } = {}) {
+  const base = allowedSiblings[pkg];
+  const siblings = base === null ? null : test ? [...base, ...testOnlySiblings] : base;
   const patterns = [
     { group: ['@kubefed/*/*'], message: 'Import other packages only through their exports (no deep imports).' },
   ];
@@ -87,6 +92,10 @@ export default tseslint.config(
       ...importRulesFor(pkg),
       ...(processPackages.includes(pkg) || pkg === 'testing' ? {} : processRestriction),
     },
+  })),
+  ...allPackages.map((pkg) => ({
+    files: testFiles.map((glob) => `packages/${pkg}/${glob}`),
+    rules: importRulesFor(pkg, { test: true }),
   })),
   // Processes and their entry points may print.
   {
