@@ -1,1 +1,63 @@
-export {};
+/**
+ * @kubefed/client: the raw JSON Kubernetes client, and the only wrapper of
+ * `@kubernetes/client-node` (used just for kubeconfig parsing and credential plugins).
+ *
+ * Start with `DynamicClient` (dynamic-client.ts): build one per cluster from a `Kubeconfig`
+ * context or a KubeFedCluster + Secret, then `client.resource(gvr, ns)` gives a `ResourceClient`
+ * (get/list/listAll/watch/create/update/updateStatus/patch/delete on raw JSON objects).
+ * Failures are `ApiError`s (api-error.ts) with `is*` helpers; `RestMapper` (rest-mapper.ts)
+ * resolves names like `deployments.apps` / `deploy` / `Deployment` through discovery.
+ * Requests go over node:http/https (http-transport.ts) with keep-alive agents, timeouts and a
+ * token-bucket rate limit per cluster.
+ */
+export {
+  ApiError,
+  ConfigError,
+  KubeFedClientError,
+  describeRequest,
+  isAlreadyExists,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isMethodNotAllowed,
+  isNetworkError,
+  isNotFound,
+  isServerError,
+  isTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+} from './api-error.js';
+export type { ApiErrorReason, KubeStatus, RequestDescription, StatusCause } from './api-error.js';
+export type { TlsSettings } from './cluster-agent.js';
+export { connectionFromKubeFedCluster, parseApiEndpoint, tlsValidationSettings } from './cluster-config.js';
+export type { KubeFedClusterInput, SecretInput } from './cluster-config.js';
+export { HttpDiscovery, StaticDiscovery } from './discovery.js';
+export type { ApiGroup, ApiResource, DiscoveryDocument, DiscoverySource, RawRequester } from './discovery.js';
+export { DynamicClient } from './dynamic-client.js';
+export type { ClientOptions } from './dynamic-client.js';
+export { HttpTransport } from './http-transport.js';
+export type { ClusterConnection, TransportOptions, TransportRequest, TransportResponse } from './http-transport.js';
+export { Kubeconfig, kubeconfigPaths } from './kubeconfig.js';
+export type { InClusterOptions, KubeconfigContext } from './kubeconfig.js';
+export { TokenBucketRateLimiter, systemClock } from './rate-limiter.js';
+export type { Clock, RateLimiterOptions } from './rate-limiter.js';
+export { collectionPath, qualifiedResource } from './resource-client.js';
+export { NoMatchError, RestMapper } from './rest-mapper.js';
+export type { ResourceMapping, RestMapperOptions } from './rest-mapper.js';
+export type {
+  DeleteOptions,
+  GroupVersionKind,
+  GroupVersionResource,
+  KubeList,
+  KubeObject,
+  ListOptions,
+  PatchOptions,
+  PatchType,
+  ResourceClient,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+  WriteOptions,
+} from './types.js';

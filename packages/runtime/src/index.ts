@@ -1,1 +1,64 @@
-export {};
+/**
+ * @kubefed/runtime: the controller runtime every controller of the control plane stands on
+ * (modelled on controller-runtime and kube-rs).
+ *
+ * Start reading at `manager.ts` (owns runnables, health/metrics servers, leader election),
+ * then `controller.ts` (informer events → work queue → reconciler outcomes), `informer.ts` /
+ * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`.
+ */
+export { systemClock, sleep, type Clock, type TimerHandle } from './clock.js';
+export { RuntimeError, TerminalError, CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError, AddressError } from './errors.js';
+export { objectKey, splitKey, statusCodeOf, type KubeObject, type WatchEvent, type ListWatchClient, type LeaseResourceClient } from './kube-types.js';
+export { listerWatcherFor, type ListerWatcher, type ListerWatcherListOptions, type ListerWatcherWatchOptions, type ListWatchFilter } from './list-watcher.js';
+export {
+  ExponentialFailureRateLimiter,
+  TokenBucketRateLimiter,
+  MaxOfRateLimiter,
+  defaultControllerRateLimiter,
+  type RateLimiter,
+  type DefaultRateLimiterOptions,
+} from './rate-limiter.js';
+export { WorkQueue, type WorkQueueOptions, type WorkQueueMetrics, type ShutdownOptions } from './work-queue.js';
+export { createLogger, silentLogger, REDACT_PATHS, type Logger, type LogFields, type LogLevel, type LogDestination, type CreateLoggerOptions } from './logger.js';
+export {
+  RuntimeMetrics,
+  type RuntimeMetricsOptions,
+  type ControllerMetrics,
+  type InformerMetrics,
+  type ReconcileResult,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+} from './metrics.js';
+export { deepFreeze } from './deep-freeze.js';
+export { Store, NAMESPACE_INDEX, LABEL_INDEX, type IndexFunc, type Reader, type ReplaceResult } from './store.js';
+export { Reflector, WatchError, type ReflectorOptions, type ReflectorSink, type ReflectorBackoff } from './reflector.js';
+export { Informer, DeletedFinalStateUnknown, deletedObject, type InformerOptions, type EventHandler } from './informer.js';
+export {
+  Controller,
+  done,
+  retry,
+  requeueAfter,
+  terminal,
+  type ControllerOptions,
+  type Reconciler,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type MapToKeys,
+  type WatchOptions,
+} from './controller.js';
+export { isCacheRunnable, type Runnable, type CacheRunnable } from './runnable.js';
+export { parseAddress } from './http-address.js';
+export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
+export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
+export {
+  ClusterRegistry,
+  type ClusterRegistryOptions,
+  type ClusterRegistryEvents,
+  type ClusterFactory,
+  type EngagedCluster,
+} from './cluster-registry.js';
+// Test doubles of our own interfaces, for controller unit tests.
+export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
+export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';
+export { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';

@@ -1,0 +1,173 @@
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Duplex } from 'node:stream';
+import { ConfigError } from './api-error.js';
+
+/** TLS settings of one cluster connection. Verification is on unless a field here turns part of it off. */
+export interface TlsSettings {
+  /** PEM CA bundle to trust (replaces the system roots, like client-go). */
+  ca?: Buffer | string;
+  /** PEM client certificate and key. */
+  cert?: Buffer | string;
+  key?: Buffer | string;
+  /** SNI / name to verify instead of the URL host (kubeconfig `tls-server-name`). */
+  serverName?: string;
+  /** Skip all certificate verification (kubeconfig `insecure-skip-tls-verify`, KubeFed `disabledTLSValidations: ['*']`). */
+  insecureSkipVerify?: boolean;
+  /** Skip only the host name check (KubeFed `SubjectName`). */
+  skipSubjectName?: boolean;
+  /** Accept an expired or not-yet-valid certificate that is otherwise valid (KubeFed `ValidityPeriod`). */
+  skipValidityPeriod?: boolean;
+}
+
+/** Options of {@link createClusterAgent}. */
+export interface ClusterAgentOptions {
+  /** `http:` or `https:` (the API server's scheme). */
+  protocol: string;
+  tls: TlsSettings;
+  /** `http://` or `https://` proxy reached with CONNECT; `socks5://` is refused with a {@link ConfigError}. */
+  proxyUrl?: string | undefined;
+  /** Open sockets per host; default 64. */
+  maxSockets?: number;
+}
+
+const validityErrors = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+
+type ConnectCallback = (err: Error | null, stream: Duplex) => void;
+
+/** Opens a CONNECT tunnel through an HTTP(S) proxy. */
+function tunnel(proxy: URL, host: string, port: number, ca: TlsSettings['ca'], done: (err: Error | null, socket?: Duplex) => void): void {
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const headers: Record<string, string> = { host: authority };
+  if (proxy.username !== '') {
+    const creds = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+    headers['proxy-authorization'] = `Basic ${Buffer.from(creds).toString('base64')}`;
+  }
+  const base = {
+    host: proxy.hostname.replace(/^\[|\]$/g, ''),
+    port: proxy.port === '' ? (proxy.protocol === 'https:' ? 443 : 80) : Number(proxy.port),
+    method: 'CONNECT',
+    path: authority,
+    headers,
+    agent: false as const,
+  };
+  const req = proxy.protocol === 'https:' ? https.request({ ...base, ...(ca === undefined ? {} : { ca }) }) : http.request(base);
+  req.once('connect', (res, socket) => {
+    if (res.statusCode !== 200) {
+      socket.destroy();
+      done(new Error(`proxy ${proxy.origin} refused CONNECT ${authority}: HTTP ${res.statusCode}`));
+      return;
+    }
+    done(null, socket);
+  });
+  req.once('error', (e) => done(e));
+  req.end();
+}
+
+function connectTls(options: https.RequestOptions, settings: TlsSettings, socket: Duplex | undefined, cb: ConnectCallback): void {
+  const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
+  // The agent passes servername '' for IP hosts: fall back to the host then.
+  const requested = options.servername ?? '';
+  const serverName = settings.serverName ?? (requested === '' ? host : requested);
+  const custom = settings.skipValidityPeriod === true && settings.insecureSkipVerify !== true;
+  const connectOpts: tls.ConnectionOptions = {
+    host,
+    port: Number(options.port ?? 443),
+    // SNI must not be an IP address; Node then verifies the host (IP SANs) instead.
+    ...(net.isIP(serverName) === 0 ? { servername: serverName } : {}),
+    rejectUnauthorized: settings.insecureSkipVerify !== true && !custom,
+    ...(settings.ca === undefined ? {} : { ca: settings.ca }),
+    ...(settings.cert === undefined ? {} : { cert: settings.cert }),
+    ...(settings.key === undefined ? {} : { key: settings.key }),
+    ...(settings.skipSubjectName === true ? { checkServerIdentity: () => undefined } : {}),
+    ...(socket === undefined ? {} : { socket }),
+  };
+  let settled = false;
+  const finish = (err: Error | null, s: tls.TLSSocket): void => {
+    if (settled) return;
+    settled = true;
+    if (err !== null) s.destroy(err);
+    cb(err, s);
+  };
+  const s = tls.connect(connectOpts);
+  s.once('secureConnect', () => {
+    if (!custom || s.authorized) {
+      finish(null, s);
+      return;
+    }
+    // rejectUnauthorized was off so that only validity-period errors could be forgiven: re-check the rest.
+    const code = String(s.authorizationError);
+    if (!validityErrors.has(code)) {
+      finish(Object.assign(new Error(`certificate verification failed: ${code}`), { code }), s);
+      return;
+    }
+    const identityErr = settings.skipSubjectName === true ? undefined : tls.checkServerIdentity(serverName, s.getPeerCertificate());
+    finish(identityErr ?? null, s);
+  });
+  s.once('error', (e: Error) => finish(e, s));
+}
+
+class ClusterHttpsAgent extends https.Agent {
+  constructor(
+    private readonly settings: TlsSettings,
+    private readonly proxy: URL | undefined,
+    maxSockets: number,
+  ) {
+    super({ keepAlive: true, maxSockets, maxCachedSessions: 0 });
+  }
+
+  override createConnection(options: https.RequestOptions, cb?: ConnectCallback): Duplex | null | undefined {
+    const callback: ConnectCallback = cb ?? (() => undefined);
+    if (this.proxy === undefined) {
+      connectTls(options, this.settings, undefined, callback);
+      return undefined;
+    }
+    const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
+    tunnel(this.proxy, host, Number(options.port ?? 443), undefined, (err, socket) => {
+      if (err !== null || socket === undefined) callback(err ?? new Error('proxy tunnel failed'), socket as Duplex);
+      else connectTls(options, this.settings, socket, callback);
+    });
+    return undefined;
+  }
+}
+
+class ProxiedHttpAgent extends http.Agent {
+  constructor(
+    private readonly proxy: URL,
+    maxSockets: number,
+  ) {
+    super({ keepAlive: true, maxSockets });
+  }
+
+  override createConnection(options: http.ClientRequestArgs, cb?: ConnectCallback): Duplex | null | undefined {
+    const callback: ConnectCallback = cb ?? (() => undefined);
+    const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
+    tunnel(this.proxy, host, Number(options.port ?? 80), undefined, (err, socket) => callback(err, socket as Duplex));
+    return undefined;
+  }
+}
+
+/**
+ * A keep-alive agent for one cluster applying its TLS settings and proxy. Throws
+ * {@link ConfigError} for an unsupported proxy scheme (socks5 is not supported).
+ */
+export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
+  const maxSockets = options.maxSockets ?? 64;
+  let proxy: URL | undefined;
+  if (options.proxyUrl !== undefined && options.proxyUrl !== '') {
+    try {
+      proxy = new URL(options.proxyUrl);
+    } catch (e) {
+      throw new ConfigError(`proxy URL "${options.proxyUrl}" is not a valid URL`, { cause: e });
+    }
+    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
+      throw new ConfigError(`proxy URL "${options.proxyUrl}": scheme ${proxy.protocol.replace(/:$/, '')} is not supported (use http or https)`);
+    }
+  }
+  if (options.protocol === 'http:') {
+    return proxy === undefined ? new http.Agent({ keepAlive: true, maxSockets }) : new ProxiedHttpAgent(proxy, maxSockets);
+  }
+  return new ClusterHttpsAgent(options.tls, proxy, maxSockets);
+}

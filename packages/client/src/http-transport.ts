@@ -1,0 +1,207 @@
+import http from 'node:http';
+import https from 'node:https';
+import { ApiError } from './api-error.js';
+import type { RequestDescription } from './api-error.js';
+import { createClusterAgent } from './cluster-agent.js';
+import type { TlsSettings } from './cluster-agent.js';
+import { TokenBucketRateLimiter } from './rate-limiter.js';
+import type { Clock } from './rate-limiter.js';
+
+/**
+ * Everything needed to reach one cluster, independent of where it came from (a kubeconfig
+ * context, a KubeFedCluster + Secret, or in-cluster service-account files).
+ */
+export interface ClusterConnection {
+  /** Cluster name shown in error messages. */
+  name: string;
+  /** API server base URL (`https://host:port`, may carry a path prefix). */
+  server: string;
+  tls: TlsSettings;
+  /** HTTP(S) proxy for every request; empty/undefined = direct. */
+  proxyUrl?: string | undefined;
+  /** Default namespace of the kubeconfig context, if any. */
+  namespace?: string | undefined;
+  /**
+   * Credential headers (`Authorization`, `Impersonate-User`, ...), called before every request
+   * so rotating tokens (token files, exec plugins, OIDC) are refreshed.
+   */
+  authHeaders(): Promise<Record<string, string>>;
+}
+
+/** Options of {@link HttpTransport}. */
+export interface TransportOptions {
+  /** Timeout of a non-watch request, from sending until the whole body arrived; default 30 000 ms. */
+  timeoutMs?: number | undefined;
+  /** Client-side rate limit in requests per second; default 50 (watches are exempt). `0` disables. */
+  qps?: number | undefined;
+  /** Token-bucket size; default 100. */
+  burst?: number | undefined;
+  /** Clock of the rate limiter; default the system clock. */
+  clock?: Clock | undefined;
+  /** `User-Agent` header; default `kubefed-ts`. */
+  userAgent?: string | undefined;
+}
+
+/** One HTTP request to the API server. */
+export interface TransportRequest {
+  method: string;
+  /** Path below the server URL, starting with `/`. */
+  path: string;
+  query?: URLSearchParams | undefined;
+  /** Request body (already serialized). */
+  body?: string | undefined;
+  /** Default `application/json` when there is a body. */
+  contentType?: string | undefined;
+  /** Default `application/json`. */
+  accept?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Overrides the transport's timeout for this request. */
+  timeoutMs?: number | undefined;
+  /** Used for error messages. */
+  description: RequestDescription;
+}
+
+/** A buffered response. */
+export interface TransportResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+interface RequestState {
+  timedOut: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** The abort reason when it is an Error (it usually is), else a generic AbortError. */
+export function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
+}
+
+/**
+ * Sends requests to one cluster over node:http/https with a keep-alive agent, the cluster's
+ * credentials, a per-request timeout and a token-bucket rate limit. Transport failures reject
+ * with `ApiError` reason `NetworkError`, timeouts with reason `Timeout`, aborts with the signal's
+ * reason. Non-2xx responses are returned, not thrown ({@link HttpTransport.request}).
+ */
+export class HttpTransport {
+  readonly cluster: string;
+  readonly limiter: TokenBucketRateLimiter;
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+
+  constructor(
+    private readonly connection: ClusterConnection,
+    options: TransportOptions = {},
+  ) {
+    this.cluster = connection.name;
+    this.base = new URL(connection.server);
+    this.agent = createClusterAgent({ protocol: this.base.protocol, tls: connection.tls, proxyUrl: connection.proxyUrl });
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.userAgent = options.userAgent ?? 'kubefed-ts';
+    this.limiter = new TokenBucketRateLimiter({
+      ...(options.qps === undefined ? {} : { qps: options.qps }),
+      ...(options.burst === undefined ? {} : { burst: options.burst }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+  }
+
+  /** The API server base URL. */
+  get server(): string {
+    return this.connection.server;
+  }
+
+  /** Sends a rate-limited request and buffers the whole response body. */
+  async request(req: TransportRequest): Promise<TransportResponse> {
+    await this.limiter.acquire(req.signal);
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const { res, clientReq, state } = await this.open(req, timeoutMs);
+    return new Promise<TransportResponse>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const fail = (e: unknown): void => reject(this.mapError(e, req, timeoutMs, state));
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.once('error', fail);
+      res.once('close', () => {
+        if (!res.complete) fail(Object.assign(new Error('connection closed before the response was complete'), { code: 'ECONNRESET' }));
+      });
+      clientReq.once('error', fail);
+    });
+  }
+
+  /**
+   * Opens a streaming request (watch): not rate limited, the timeout covers only waiting for the
+   * response headers. The caller consumes and eventually destroys the response.
+   */
+  async stream(req: TransportRequest): Promise<{ res: http.IncomingMessage; close: () => void }> {
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const { res, clientReq, state } = await this.open(req, timeoutMs);
+    clearTimeout(state.timer);
+    return { res, close: () => clientReq.destroy() };
+  }
+
+  /** Destroys pooled sockets; in-flight requests fail. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private mapError(e: unknown, req: TransportRequest, timeoutMs: number, state: RequestState): Error {
+    if (req.signal?.aborted === true) return abortError(req.signal);
+    if (e instanceof ApiError) return e;
+    if (state.timedOut) return ApiError.timeout(timeoutMs, req.description);
+    return ApiError.fromNetworkError(e, req.description);
+  }
+
+  private async open(
+    req: TransportRequest,
+    timeoutMs: number,
+  ): Promise<{ res: http.IncomingMessage; clientReq: http.ClientRequest; state: RequestState }> {
+    if (req.signal?.aborted === true) throw abortError(req.signal);
+    const auth = await this.connection.authHeaders();
+    const basePath = this.base.pathname.replace(/\/+$/, '');
+    const query = req.query?.toString() ?? '';
+    const headers: http.OutgoingHttpHeaders = {
+      accept: req.accept ?? 'application/json',
+      'user-agent': this.userAgent,
+      ...auth,
+    };
+    if (req.body !== undefined) {
+      headers['content-type'] = req.contentType ?? 'application/json';
+      headers['content-length'] = Buffer.byteLength(req.body);
+    }
+    const options: https.RequestOptions = {
+      protocol: this.base.protocol,
+      host: this.base.hostname.replace(/^\[|\]$/g, ''),
+      port: this.base.port === '' ? (this.base.protocol === 'https:' ? 443 : 80) : Number(this.base.port),
+      method: req.method,
+      path: `${basePath}${req.path}${query === '' ? '' : `?${query}`}`,
+      headers,
+      agent: this.agent,
+      ...(req.signal === undefined ? {} : { signal: req.signal }),
+    };
+    const send = this.base.protocol === 'https:' ? https.request : http.request;
+    return new Promise((resolve, reject) => {
+      const clientReq = send(options);
+      const state: RequestState = { timedOut: false, timer: undefined };
+      // An overall deadline (not the socket idle timeout): a slow drip of bytes must not keep a request alive.
+      if (timeoutMs > 0) {
+        state.timer = setTimeout(() => {
+          state.timedOut = true;
+          clientReq.destroy(new Error('request timeout'));
+        }, timeoutMs);
+      }
+      clientReq.once('close', () => clearTimeout(state.timer));
+      clientReq.once('response', (res) => resolve({ res, clientReq, state }));
+      // `on`, not `once`: a socket error after the response (e.g. a reset watch) is emitted here too.
+      clientReq.on('error', (e) => {
+        clearTimeout(state.timer);
+        reject(this.mapError(e, req, timeoutMs, state));
+      });
+      clientReq.end(req.body);
+    });
+  }
+}

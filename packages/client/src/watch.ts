@@ -1,0 +1,105 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { IncomingMessage } from 'node:http';
+import { ApiError, KubeFedClientError } from './api-error.js';
+import type { RequestDescription } from './api-error.js';
+import type { HttpTransport, TransportRequest } from './http-transport.js';
+import type { KubeObject, WatchEvent, WatchEventType } from './types.js';
+
+/** Read through a function so TypeScript does not narrow `aborted` across awaits. */
+const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
+const eventTypes = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
+async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseEvent(line: string, description: RequestDescription): WatchEvent {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (e) {
+    throw new KubeFedClientError(`watch ${description.resource ?? ''}: malformed event line: ${line.slice(0, 200)}`, { cause: e });
+  }
+  const ev = parsed as { type?: unknown; object?: unknown };
+  if (typeof ev.type !== 'string' || !eventTypes.has(ev.type) || typeof ev.object !== 'object' || ev.object === null) {
+    throw new KubeFedClientError(`watch ${description.resource ?? ''}: unexpected event: ${line.slice(0, 200)}`);
+  }
+  const object = ev.object as KubeObject;
+  if (ev.type === 'ERROR') {
+    const code = typeof object.code === 'number' ? object.code : 500;
+    throw ApiError.fromResponse({ code, body: JSON.stringify(object), request: description });
+  }
+  return { type: ev.type as WatchEventType, object };
+}
+
+/**
+ * Streams newline-delimited watch events. Ends when the server closes the stream or `signal`
+ * aborts (no error in that case). Throws {@link ApiError} for a non-200 response or an `ERROR`
+ * event (e.g. reason Gone when the resourceVersion is too old), `NetworkError` when the
+ * connection breaks mid-stream. Breaking out of the loop closes the connection.
+ */
+export async function* watchStream(
+  transport: HttpTransport,
+  request: TransportRequest,
+  signal: AbortSignal | undefined,
+  idleTimeoutMs?: number,
+): AsyncGenerator<WatchEvent, void, undefined> {
+  if (aborted(signal)) return;
+  let opened: Awaited<ReturnType<HttpTransport['stream']>>;
+  try {
+    opened = await transport.stream(request);
+  } catch (e) {
+    if (aborted(signal)) return;
+    throw e;
+  }
+  const { res, close } = opened;
+  // A silently dead connection never ends a stream: give up when nothing arrives for too long.
+  let idle = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    if (idleTimeoutMs === undefined || idleTimeoutMs <= 0) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      idle = true;
+      res.destroy(new Error('watch idle timeout'));
+    }, idleTimeoutMs);
+  };
+  arm();
+  try {
+    if (res.statusCode !== 200) {
+      const body = await readBody(res);
+      throw ApiError.fromResponse({
+        code: res.statusCode ?? 0,
+        body,
+        retryAfter: res.headers['retry-after'],
+        request: request.description,
+      });
+    }
+    const decoder = new StringDecoder('utf8');
+    let buf = '';
+    for await (const chunk of res) {
+      arm();
+      buf += decoder.write(chunk as Buffer);
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line !== '') yield parseEvent(line, request.description);
+        nl = buf.indexOf('\n');
+      }
+    }
+    const rest = (buf + decoder.end()).trim();
+    if (rest !== '') yield parseEvent(rest, request.description);
+  } catch (e) {
+    if (aborted(signal)) return;
+    if (idle && idleTimeoutMs !== undefined) throw ApiError.timeout(idleTimeoutMs, request.description);
+    if (e instanceof KubeFedClientError) throw e;
+    throw ApiError.fromNetworkError(e, request.description);
+  } finally {
+    clearTimeout(timer);
+    close();
+  }
+}

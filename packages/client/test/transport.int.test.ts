@@ -1,0 +1,295 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, DynamicClient, Kubeconfig, isGone, isNetworkError, isTimeout } from '@kubefed/client';
+import type { Clock, WatchEvent, WatchOptions } from '@kubefed/client';
+
+// TLS behaviour of the transport against a plain HTTPS server with fixed test certificates
+// (kube-sim generates one valid certificate per cluster; expired / wrong-name ones need these).
+const fixtures = path.join(import.meta.dirname, 'fixtures', 'tls');
+const read = (f: string): string => fs.readFileSync(path.join(fixtures, f), 'utf8');
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function listen(server: http.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** An HTTPS server presenting `certFile`: `/healthz` → ok, `/whoami` → the Authorization header, `/slow` → after 2 s. */
+async function tlsServer(certFile = 'server.crt'): Promise<number> {
+  const server = https.createServer({ key: read('server.key'), cert: read(certFile) }, (req, res) => {
+    if (req.url === '/slow') {
+      const t = setTimeout(() => res.end('late'), 2000);
+      res.on('close', () => clearTimeout(t));
+      return;
+    }
+    if (req.url?.startsWith('/api/v1/namespaces/ns/configmaps?') === true) {
+      // A watch: one event split across two writes, an event in the same chunk as the next, then silence or an ERROR.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const ev = (type: string, name: string): string => JSON.stringify({ type, object: { kind: 'ConfigMap', metadata: { name } } });
+      const first = ev('ADDED', 'a');
+      res.write(first.slice(0, 10));
+      setTimeout(() => {
+        res.write(`${first.slice(10)}\n${ev('MODIFIED', 'a')}\n`);
+        if (req.url?.includes('fieldSelector=gone') === true) {
+          res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' } })}\n`);
+        }
+      }, 20);
+      return;
+    }
+    res.end(req.url === '/whoami' ? (req.headers.authorization ?? '') : 'ok');
+  });
+  return listen(server);
+}
+
+function member(port: number, spec: object = {}, options: { timeoutMs?: number; qps?: number; burst?: number; clock?: Clock } = {}): DynamicClient {
+  const client = DynamicClient.fromKubeFedCluster(
+    {
+      metadata: { name: 'member1' },
+      spec: { apiEndpoint: `127.0.0.1:${port}`, secretRef: { name: 'member1' }, caBundle: b64(read('ca.crt')), ...spec },
+    },
+    { data: { token: b64('member-token') } },
+    options,
+  );
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function failure(p: Promise<unknown>): Promise<ApiError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(ApiError);
+  return e as ApiError;
+}
+
+describe('TLS verification of a KubeFedCluster client', () => {
+  it('trusts a server signed by the CA bundle and sends the secret token', async () => {
+    const port = await tlsServer();
+    expect(await member(port).raw('/whoami')).toEqual({ status: 200, body: 'Bearer member-token' });
+  });
+
+  it.each<[string, string, object, string]>([
+    ['an unrelated CA bundle', 'server.crt', { caBundle: b64(read('other-ca.crt')) }, 'NetworkError'],
+    ['no CA bundle (system roots)', 'server.crt', { caBundle: '' }, 'unable to verify'],
+    ['a certificate for another name', 'server-wrong-name.crt', {}, 'ERR_TLS_CERT_ALTNAME_INVALID'],
+    ['an expired certificate', 'server-expired.crt', {}, 'CERT_HAS_EXPIRED'],
+    ['a wrong name when only ValidityPeriod is disabled', 'server-wrong-name.crt', { disabledTLSValidations: ['ValidityPeriod'] }, 'ALTNAME'],
+    ['an untrusted CA when only SubjectName is disabled', 'server.crt', { caBundle: b64(read('other-ca.crt')), disabledTLSValidations: ['SubjectName'] }, 'NetworkError'],
+  ])('refuses %s', async (_t, cert, spec, message) => {
+    const port = await tlsServer(cert);
+    const e = await failure(member(port, spec).raw('/healthz'));
+    expect(isNetworkError(e)).toBe(true);
+    expect(e.message).toContain('on cluster "member1"');
+    expect(e.message).toContain(message);
+  });
+
+  it.each<[string, string, string[], object]>([
+    ['a wrong name with SubjectName disabled', 'server-wrong-name.crt', ['SubjectName'], {}],
+    ['an expired certificate with ValidityPeriod disabled', 'server-expired.crt', ['ValidityPeriod'], {}],
+    ['an untrusted certificate with * disabled', 'server.crt', ['*'], { caBundle: b64(read('other-ca.crt')) }],
+  ])('accepts %s', async (_t, cert, disabled, spec) => {
+    const port = await tlsServer(cert);
+    expect(await member(port, { disabledTLSValidations: disabled, ...spec }).raw('/healthz')).toEqual({ status: 200, body: 'ok' });
+  });
+
+  it('tunnels through an HTTP CONNECT proxy given as proxyURL', async () => {
+    const port = await tlsServer();
+    const tunnels: string[] = [];
+    const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+    const sockets = new Set<net.Socket>();
+    proxy.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      const [host, p] = (req.url ?? '').split(':');
+      const upstream = net.connect(Number(p), host ?? '127.0.0.1', () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      sockets.add(socket).add(upstream);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    const proxyPort = await listen(proxy);
+    cleanups.push(() => sockets.forEach((s) => s.destroy()));
+    const client = member(port, { proxyURL: `http://127.0.0.1:${proxyPort}` });
+    expect(await client.raw('/whoami')).toEqual({ status: 200, body: 'Bearer member-token' });
+    expect(tunnels).toEqual([`127.0.0.1:${port}`]);
+  });
+});
+
+describe('HTTP transport', () => {
+  it('fails a request slower than the timeout with reason Timeout', async () => {
+    const port = await tlsServer();
+    const e = await failure(member(port, {}, { timeoutMs: 200 }).raw('/slow'));
+    expect(isTimeout(e)).toBe(true);
+    expect(e.message).toBe('GET /slow on cluster "member1": Timeout: no response within 200 ms');
+  });
+
+  it('rejects with the abort reason when the caller aborts', async () => {
+    const port = await tlsServer();
+    const ac = new AbortController();
+    const pending = member(port).raw('/slow', { signal: ac.signal });
+    ac.abort(new Error('caller gave up'));
+    await expect(pending).rejects.toThrow('caller gave up');
+  });
+
+  it('maps a refused connection to NetworkError naming the verb, object and cluster', async () => {
+    const closed = http.createServer();
+    const port = await listen(closed);
+    await cleanups.pop()!();
+    const client = member(port);
+    const e = await failure(client.resource({ group: '', version: 'v1', resource: 'pods' }, 'ns').get('p'));
+    expect(isNetworkError(e)).toBe(true);
+    expect(e.message).toContain('get pods "p" in namespace "ns" on cluster "member1": NetworkError: connect ECONNREFUSED');
+    expect((e.cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('gets its bearer token from an exec credential plugin', async () => {
+    const port = await tlsServer();
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+      kind: 'ExecCredential',
+      status: { token: 'exec-token' },
+    });
+    const yaml = JSON.stringify({
+      'current-context': 'c',
+      clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority-data': b64(read('ca.crt')) } }],
+      users: [
+        {
+          name: 'u',
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              command: process.execPath,
+              args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`],
+              interactiveMode: 'Never',
+            },
+          },
+        },
+      ],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+    });
+    const client = DynamicClient.fromKubeconfig(Kubeconfig.fromString(yaml));
+    cleanups.push(() => client.close());
+    expect(await client.raw('/whoami')).toEqual({ status: 200, body: 'Bearer exec-token' });
+  });
+
+  it('uses the certificate authority of a kubeconfig context', async () => {
+    const port = await tlsServer();
+    const yaml = `
+current-context: c
+clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:${port}', certificate-authority-data: ${b64(read('ca.crt'))} } }]
+users: [{ name: u, user: { token: kube-token } }]
+contexts: [{ name: c, context: { cluster: c, user: u } }]
+`;
+    const client = DynamicClient.fromKubeconfig(Kubeconfig.fromString(yaml));
+    cleanups.push(() => client.close());
+    expect(await client.raw('/whoami')).toEqual({ status: 200, body: 'Bearer kube-token' });
+  });
+});
+
+describe('watch stream', () => {
+  const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
+
+  async function collect(client: DynamicClient, opts: WatchOptions): Promise<{ events: string[]; error: unknown }> {
+    const events: string[] = [];
+    try {
+      for await (const ev of client.resource(configmaps, 'ns').watch(opts)) events.push(`${ev.type} ${ev.object.metadata.name}`);
+    } catch (error) {
+      return { events, error };
+    }
+    return { events, error: undefined };
+  }
+
+  it('reassembles events split across chunks and fails a silent stream with Timeout', async () => {
+    const port = await tlsServer();
+    const { events, error } = await collect(member(port), { idleTimeoutMs: 300 });
+    expect(events).toEqual(['ADDED a', 'MODIFIED a']);
+    expect(isTimeout(error)).toBe(true);
+    expect((error as Error).message).toContain('watch configmaps in namespace "ns" on cluster "member1": Timeout');
+  });
+
+  it('throws an ERROR event with a 410 Status as ApiError Gone', async () => {
+    const port = await tlsServer();
+    const { events, error } = await collect(member(port), { fieldSelector: 'gone' });
+    expect(events).toEqual(['ADDED a', 'MODIFIED a']);
+    expect(isGone(error)).toBe(true);
+  });
+
+  it('ends without error when the signal aborts', async () => {
+    const port = await tlsServer();
+    const ac = new AbortController();
+    const seen: WatchEvent[] = [];
+    const done = (async () => {
+      for await (const ev of member(port).resource(configmaps, 'ns').watch({ signal: ac.signal })) {
+        seen.push(ev);
+        if (seen.length === 2) ac.abort();
+      }
+    })();
+    await expect(done).resolves.toBeUndefined();
+    expect(seen).toHaveLength(2);
+  });
+});
+
+describe('client-side rate limit', () => {
+  /** Time moves only when the test says so. */
+  class ManualClock implements Clock {
+    private t = 0;
+    private sleepers: { until: number; wake: () => void }[] = [];
+    now(): number {
+      return this.t;
+    }
+    sleep(ms: number): Promise<void> {
+      return new Promise((wake) => this.sleepers.push({ until: this.t + ms, wake }));
+    }
+    get waiting(): number {
+      return this.sleepers.length;
+    }
+    advance(ms: number): void {
+      this.t += ms;
+      for (const s of this.sleepers.filter((x) => x.until <= this.t)) s.wake();
+      this.sleepers = this.sleepers.filter((x) => x.until > this.t);
+    }
+  }
+
+  it('holds requests beyond the burst until tokens refill, but never delays a watch', async () => {
+    const port = await tlsServer();
+    const clock = new ManualClock();
+    const client = member(port, {}, { qps: 1, burst: 2, clock });
+    expect((await client.raw('/healthz')).body).toBe('ok');
+    expect((await client.raw('/healthz')).body).toBe('ok');
+    let third = false;
+    const pending = client.raw('/healthz').then((r) => {
+      third = true;
+      return r;
+    });
+    await vi.waitFor(() => expect(clock.waiting).toBe(1));
+    // A watch is exempt: it gets its events while the third request still waits.
+    const ac = new AbortController();
+    const events: WatchEvent[] = [];
+    for await (const ev of client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'ns').watch({ signal: ac.signal })) {
+      events.push(ev);
+      if (events.length === 2) ac.abort();
+    }
+    expect(events).toHaveLength(2);
+    expect(third).toBe(false);
+    clock.advance(1000);
+    expect((await pending).body).toBe('ok');
+  });
+});

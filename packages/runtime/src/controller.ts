@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from './clock.js';
+import { TerminalError } from './errors.js';
+import { deletedObject, type EventHandler, type Informer } from './informer.js';
+import { objectKey, splitKey, type KubeObject } from './kube-types.js';
+import { silentLogger, type LogFields, type Logger } from './logger.js';
+import type { ControllerMetrics, ReconcileResult } from './metrics.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { WorkQueue, type WorkQueueMetrics } from './work-queue.js';
+
+/** What a reconcile asks for next. Build with {@link done}, {@link retry}, {@link requeueAfter}, {@link terminal}. */
+export type ReconcileOutcome =
+  | { readonly type: 'done' }
+  | { readonly type: 'retry'; readonly reason?: string }
+  | { readonly type: 'requeueAfter'; readonly ms: number }
+  | { readonly type: 'terminal'; readonly error: unknown };
+
+/** Converged: the key's backoff is forgotten. */
+export function done(): ReconcileOutcome {
+  return { type: 'done' };
+}
+/** Retry with per-key exponential backoff (same as throwing, without an error to log). */
+export function retry(reason?: string): ReconcileOutcome {
+  return reason === undefined ? { type: 'retry' } : { type: 'retry', reason };
+}
+/** Converged for now; look again after `ms` (only to poll the outside world). Backoff is forgotten. */
+export function requeueAfter(ms: number): ReconcileOutcome {
+  return { type: 'requeueAfter', ms };
+}
+/** A failure retrying cannot fix: logged and counted, not retried. Throwing a `TerminalError` is the same. */
+export function terminal(error: unknown): ReconcileOutcome {
+  return { type: 'terminal', error };
+}
+
+/** What a reconcile is given besides its key. */
+export interface ReconcileContext {
+  /** Carries `controller`, `namespace`, `name` (from the key) and `reconcileId`. */
+  logger: Logger;
+  /** Aborts when the controller stops; pass it to API calls. */
+  signal: AbortSignal;
+  /** Failures counted for this key so far (0 on a first attempt). */
+  attempt: number;
+}
+
+/**
+ * Converges one key. It reads current state itself (it is never told which event fired).
+ * Throwing = retry with backoff (or terminal for a `TerminalError`); returning nothing = done.
+ */
+export interface Reconciler {
+  reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome | undefined | void>;
+}
+
+/** Options of {@link Controller}. */
+export interface ControllerOptions {
+  /** Controller name: logs (`controller`), metrics and queue name. */
+  name: string;
+  reconciler: Reconciler;
+  /** Keys reconciled in parallel (one key never twice at once); default 1. */
+  maxConcurrentReconciles?: number;
+  /** Retry policy; default client-go's (5 ms→1000 s per key, max with 10 qps / burst 100). */
+  rateLimiter?: RateLimiter;
+  /** Whether the controller only runs on the leader; default true. */
+  needLeaderElection?: boolean;
+  /** Log fields derived from a key; default `namespace`/`name` from `namespace/name`. */
+  keyFields?: (key: string) => LogFields;
+  logger?: Logger;
+  metrics?: { controller: ControllerMetrics; queue: WorkQueueMetrics };
+  clock?: Clock;
+}
+
+/** Maps an object seen by an informer to the keys to reconcile (e.g. its owner's key). */
+export type MapToKeys<T extends KubeObject> = (obj: T) => readonly string[];
+
+/** Options of {@link Controller.watch}. */
+export interface WatchOptions<T extends KubeObject> {
+  /** Keys for an object; default its own `namespace/name`. */
+  map?: MapToKeys<T>;
+  /** Enqueue an update only when this returns true; default: the resourceVersion changed or it is a resync. */
+  updatePredicate?: (oldObj: T, newObj: T) => boolean;
+}
+
+/**
+ * A controller: informer events enqueue keys into a rate-limited deduplicating work queue,
+ * and up to `maxConcurrentReconciles` workers hand each key to the reconciler, acting on its
+ * outcome. A runnable: `start(signal)` waits for its informers' caches, works until the
+ * signal aborts, then lets running reconciles finish (their `ctx.signal` is aborted).
+ */
+export class Controller {
+  readonly name: string;
+  readonly needLeaderElection: boolean;
+  readonly queue: WorkQueue;
+  readonly #o: ControllerOptions;
+  readonly #logger: Logger;
+  readonly #clock: Clock;
+  readonly #informers: Informer<KubeObject>[] = [];
+  #active = 0;
+
+  constructor(options: ControllerOptions) {
+    this.name = options.name;
+    this.needLeaderElection = options.needLeaderElection ?? true;
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = (options.logger ?? silentLogger()).child({ controller: options.name });
+    const queueOptions: ConstructorParameters<typeof WorkQueue>[0] = { name: options.name, clock: this.#clock };
+    if (options.rateLimiter !== undefined) queueOptions.rateLimiter = options.rateLimiter;
+    if (options.metrics !== undefined) queueOptions.metrics = options.metrics.queue;
+    this.queue = new WorkQueue(queueOptions);
+  }
+
+  /** Enqueues keys for every add, update (per predicate) and delete the informer delivers. */
+  watch<T extends KubeObject>(informer: Informer<T>, options: WatchOptions<T> = {}): this {
+    this.#informers.push(informer);
+    const map = options.map ?? ((obj: T) => [objectKey(obj)]);
+    const predicate = options.updatePredicate ?? ((o: T, n: T) => o === n || o.metadata.resourceVersion !== n.metadata.resourceVersion);
+    const enqueue = (obj: T): void => {
+      for (const key of map(obj)) this.queue.add(key);
+    };
+    const handler: EventHandler<T> = {
+      onAdd: enqueue,
+      onUpdate: (o, n) => {
+        if (predicate(o, n)) enqueue(n);
+      },
+      onDelete: (obj) => enqueue(deletedObject(obj)),
+    };
+    informer.addEventHandler(handler);
+    return this;
+  }
+
+  /** Runs workers until `signal` aborts; resolves when the running reconciles have finished. */
+  async start(signal: AbortSignal): Promise<void> {
+    for (const informer of this.#informers) {
+      if (!(await informer.waitForSync(signal))) break;
+    }
+    const workers = Math.max(1, this.#o.maxConcurrentReconciles ?? 1);
+    const stop = (): void => void this.queue.shutdown();
+    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    this.#logger.info({ workers }, 'controller started');
+    await Promise.all(Array.from({ length: workers }, () => this.#worker(signal)));
+    await this.queue.shutdown({ drain: true });
+    signal.removeEventListener('abort', stop);
+    this.#logger.info('controller stopped');
+  }
+
+  async #worker(signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.#process(key, signal);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  async #process(key: string, signal: AbortSignal): Promise<void> {
+    const fields = this.#o.keyFields?.(key) ?? splitKey(key);
+    const logger = this.#logger.child({ ...fields, reconcileId: randomUUID() });
+    const attempt = this.queue.numRequeues(key);
+    const started = this.#clock.now();
+    this.#o.metrics?.controller.activeWorkers(++this.#active);
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = (await this.#o.reconciler.reconcile(key, { logger, signal, attempt })) ?? done();
+    } catch (err) {
+      outcome = err instanceof TerminalError ? terminal(err) : { type: 'retry' };
+      if (outcome.type === 'retry') {
+        logger.error({ err, attempt, durationMs: this.#clock.now() - started }, 'reconcile failed; retrying');
+      }
+    } finally {
+      this.#o.metrics?.controller.activeWorkers(--this.#active);
+    }
+    const durationMs = this.#clock.now() - started;
+    let result: ReconcileResult;
+    switch (outcome.type) {
+      case 'done':
+        this.queue.forget(key);
+        result = 'success';
+        logger.debug({ durationMs }, 'reconciled');
+        break;
+      case 'retry':
+        this.queue.addRateLimited(key);
+        result = 'error';
+        if (outcome.reason !== undefined) logger.info({ attempt, durationMs, reason: outcome.reason }, 'reconcile asked for a retry');
+        break;
+      case 'requeueAfter':
+        this.queue.forget(key);
+        this.queue.addAfter(key, outcome.ms);
+        result = 'requeue_after';
+        logger.debug({ durationMs, requeueAfterMs: outcome.ms }, 'reconciled; requeue scheduled');
+        break;
+      case 'terminal':
+        this.queue.forget(key);
+        result = 'terminal';
+        logger.error({ err: outcome.error, durationMs }, 'reconcile failed terminally; not retrying');
+        break;
+    }
+    this.#o.metrics?.controller.reconciled(result, durationMs / 1000);
+  }
+}

@@ -1,0 +1,200 @@
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { deepFreeze } from './deep-freeze.js';
+import { objectKey, type KubeObject, type WatchEvent } from './kube-types.js';
+import type { ListerWatcher } from './list-watcher.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { InformerMetrics } from './metrics.js';
+import { Reflector, type ReflectorBackoff } from './reflector.js';
+import { Store, type IndexFunc, type Reader } from './store.js';
+
+/**
+ * Handed to `onDelete` when an object disappeared while the watch was down (found missing on
+ * relist): its last known state, which may be stale.
+ */
+export class DeletedFinalStateUnknown<T extends KubeObject = KubeObject> {
+  constructor(
+    readonly key: string,
+    readonly obj: T,
+  ) {}
+}
+
+/** The object of an `onDelete` argument, tombstone or not. */
+export function deletedObject<T extends KubeObject>(obj: T | DeletedFinalStateUnknown<T>): T {
+  return obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+}
+
+/**
+ * Callbacks of an informer. They run synchronously in the informer's delivery path and should
+ * only enqueue keys. Objects are deep-frozen. A throwing handler is logged and skipped.
+ */
+export interface EventHandler<T extends KubeObject = KubeObject> {
+  onAdd?(obj: T): void;
+  /** Also called by the periodic resync with `oldObj === newObj`. */
+  onUpdate?(oldObj: T, newObj: T): void;
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void;
+}
+
+/** Options of {@link Informer}. */
+export interface InformerOptions {
+  /** Names the informer in logs and metrics (e.g. `deployments.apps@member1`). */
+  name: string;
+  listerWatcher: ListerWatcher;
+  /** Re-deliver every cached object as an update this often; default 0 = never. */
+  resyncPeriodMs?: number;
+  /** Custom indexes besides `namespace` and `label`. */
+  indexers?: Record<string, IndexFunc>;
+  /** Page size of lists; default 500. */
+  pageSize?: number;
+  /** Watch `timeoutSeconds` range; default [300, 600]. */
+  watchTimeoutSeconds?: readonly [number, number];
+  backoff?: ReflectorBackoff;
+  clock?: Clock;
+  random?: () => number;
+  logger?: Logger;
+  metrics?: InformerMetrics;
+}
+
+/**
+ * A shared informer: a reflector feeding an indexed read-only cache, and event handlers.
+ * It is a runnable (`start(signal)` runs until the signal aborts and never stops on errors);
+ * `waitForSync` resolves once the first list is in the cache.
+ */
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly name: string;
+  /** Informers run on every replica, leader or not (their caches warm the standby). */
+  readonly needLeaderElection = false;
+  readonly #store: Store<T>;
+  readonly #handlers = new Set<EventHandler<T>>();
+  readonly #o: InformerOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  #synced = false;
+  #syncWaiters: (() => void)[] = [];
+  #resourceVersion = '';
+
+  constructor(options: InformerOptions) {
+    this.name = options.name;
+    this.#o = options;
+    this.#store = new Store<T>(options.indexers);
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = (options.logger ?? silentLogger()).child({ informer: options.name });
+  }
+
+  /** The read-only cache. */
+  get store(): Reader<T> {
+    return this.#store;
+  }
+
+  /** The resourceVersion of the last list or event applied. */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** Resolves true once synced, or false if `signal` aborts first. */
+  waitForSync(signal?: AbortSignal): Promise<boolean> {
+    if (this.#synced) return Promise.resolve(true);
+    if (signal?.aborted === true) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const onAbort = (): void => resolve(false);
+      this.#syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Registers handlers; if the cache already holds objects, they are delivered as adds first. */
+  addEventHandler(handler: EventHandler<T>): () => void {
+    this.#handlers.add(handler);
+    if (handler.onAdd !== undefined) for (const obj of this.#store.list()) this.#call('onAdd', () => handler.onAdd?.(obj));
+    return () => this.#handlers.delete(handler);
+  }
+
+  /** Runs list+watch (and resync) until `signal` aborts. */
+  async start(signal: AbortSignal): Promise<void> {
+    const reflectorOptions: ConstructorParameters<typeof Reflector>[0] = {
+      name: this.name,
+      listerWatcher: this.#o.listerWatcher,
+      sink: { replace: (items, rv) => this.#replace(items as T[], rv), apply: (e) => this.#apply(e) },
+      clock: this.#clock,
+      logger: this.#logger,
+    };
+    if (this.#o.pageSize !== undefined) reflectorOptions.pageSize = this.#o.pageSize;
+    if (this.#o.watchTimeoutSeconds !== undefined) reflectorOptions.watchTimeoutSeconds = this.#o.watchTimeoutSeconds;
+    if (this.#o.backoff !== undefined) reflectorOptions.backoff = this.#o.backoff;
+    if (this.#o.random !== undefined) reflectorOptions.random = this.#o.random;
+    if (this.#o.metrics !== undefined) reflectorOptions.metrics = this.#o.metrics;
+    const stopResync = this.#startResync(signal);
+    try {
+      await new Reflector(reflectorOptions).run(signal);
+    } finally {
+      stopResync();
+    }
+  }
+
+  #startResync(signal: AbortSignal): () => void {
+    const period = this.#o.resyncPeriodMs ?? 0;
+    if (period <= 0) return () => {};
+    let handle: TimerHandle;
+    const tick = (): void => {
+      if (signal.aborted) return;
+      if (this.#synced) {
+        this.#o.metrics?.event('RESYNC');
+        for (const obj of this.#store.list()) this.#emit('onUpdate', (h) => h.onUpdate?.(obj, obj));
+      }
+      handle = this.#clock.setTimeout(tick, period);
+    };
+    handle = this.#clock.setTimeout(tick, period);
+    return () => this.#clock.clearTimeout(handle);
+  }
+
+  #replace(items: T[], resourceVersion: string): void {
+    const result = this.#store.replace(items);
+    this.#resourceVersion = resourceVersion;
+    for (const obj of result.added) this.#emit('onAdd', (h) => h.onAdd?.(obj as T));
+    for (const u of result.updated) this.#emit('onUpdate', (h) => h.onUpdate?.(u.old as T, u.new as T));
+    for (const obj of result.deleted) {
+      const tombstone = new DeletedFinalStateUnknown(objectKey(obj), obj as T);
+      this.#emit('onDelete', (h) => h.onDelete?.(tombstone));
+    }
+    if (!this.#synced) {
+      this.#synced = true;
+      this.#logger.debug({ count: items.length }, 'informer synced');
+      const waiters = this.#syncWaiters;
+      this.#syncWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  #apply(event: WatchEvent): void {
+    const obj = event.object as T;
+    const rv = obj.metadata.resourceVersion;
+    if (rv !== undefined) this.#resourceVersion = rv;
+    if (event.type === 'DELETED') {
+      this.#store.delete(objectKey(obj));
+      deepFreeze(obj);
+      this.#emit('onDelete', (h) => h.onDelete?.(obj));
+      return;
+    }
+    const old = this.#store.upsert(obj);
+    if (old === undefined) this.#emit('onAdd', (h) => h.onAdd?.(obj));
+    else this.#emit('onUpdate', (h) => h.onUpdate?.(old, obj));
+  }
+
+  #emit(kind: keyof EventHandler<T>, fn: (h: EventHandler<T>) => void): void {
+    for (const h of this.#handlers) this.#call(kind, () => fn(h));
+  }
+
+  #call(kind: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.#logger.error({ err, handler: kind }, 'event handler failed');
+    }
+  }
+}

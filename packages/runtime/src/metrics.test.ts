@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { RuntimeMetrics } from './metrics.js';
+
+describe('RuntimeMetrics', () => {
+  it('registers every runtime metric under kubefed_<subsystem>_<name>_<unit>', () => {
+    const names = new RuntimeMetrics().names();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'kubefed_controller_reconcile_total',
+        'kubefed_controller_reconcile_errors_total',
+        'kubefed_controller_reconcile_duration_seconds',
+        'kubefed_workqueue_depth',
+        'kubefed_workqueue_adds_total',
+        'kubefed_workqueue_queue_duration_seconds',
+        'kubefed_workqueue_work_duration_seconds',
+        'kubefed_workqueue_retries_total',
+        'kubefed_informer_events_total',
+        'kubefed_informer_watch_restarts_total',
+      ]),
+    );
+    for (const name of names) expect(name).toMatch(/^kubefed_[a-z]+_[a-z_]+$/);
+  });
+
+  it('keeps a registry per instance so two managers do not collide', async () => {
+    const a = new RuntimeMetrics();
+    const b = new RuntimeMetrics();
+    a.controller('sync').reconciled('success', 0.01);
+    expect(await a.value('kubefed_controller_reconcile_total', { controller: 'sync', result: 'success' })).toBe(1);
+    expect(await b.value('kubefed_controller_reconcile_total', { controller: 'sync', result: 'success' })).toBeUndefined();
+  });
+
+  it('counts errors and terminal results as reconcile errors and exposes them as text', async () => {
+    const m = new RuntimeMetrics();
+    const c = m.controller('status');
+    c.reconciled('error', 0.1);
+    c.reconciled('terminal', 0.1);
+    c.reconciled('requeue_after', 0.1);
+    expect(await m.value('kubefed_controller_reconcile_errors_total', { controller: 'status' })).toBe(2);
+    const q = m.workQueue('status');
+    q.depth(3);
+    m.informer('pods').watchRestart('gone');
+    const text = await m.text();
+    expect(text).toContain('kubefed_workqueue_depth{name="status"} 3');
+    expect(text).toContain('kubefed_informer_watch_restarts_total{informer="pods",reason="gone"} 1');
+    expect(m.contentType).toContain('text/plain');
+  });
+});
