@@ -1,0 +1,19 @@
+/**
+ * @kubefed/testing: private helpers for integration and end-to-end tests. It starts the real
+ * parts a test needs and stops them again: a Redis server (`startRedis`: the one at REDIS_URL,
+ * else a private `redis-server`), simulated Kubernetes clusters with a kubeconfig
+ * (`startSimClusters`), plus polling (`eventually`, `consistently`) and unique names.
+ *
+ * Start reading at `start-redis.ts`, then `start-sim-clusters.ts`. Everything returned is
+ * `AsyncDisposable`: acquire it with `await using` or stop it in `afterEach`.
+ */
+export { startRedis, answersPing, defaultRedisUrl, type RedisHandle, type StartRedisOptions } from './start-redis.js';
+export { startSimClusters, type SimClusters, type StartSimClustersOptions } from './start-sim-clusters.js';
+export {
+  eventually,
+  consistently,
+  type EventuallyOptions,
+  type ConsistentlyOptions,
+} from './eventually.js';
+export { uniqueName } from './unique-name.js';
+export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
