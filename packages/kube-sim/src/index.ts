@@ -1,1 +1,11 @@
-export {};
+/**
+ * @kubefed/kube-sim: an embedded Kubernetes-API-compatible server for tests and the local demo.
+ * Several simulated clusters run in one process, each on its own 127.0.0.1 port, speaking the
+ * Kubernetes REST conventions closely enough for kubectl and client libraries.
+ *
+ * Start reading at `cluster.ts` (startCluster), then `server/api-handler.ts` (HTTP routing) and
+ * `resources/rest-ops.ts` (the REST semantics over `store/object-store.ts`).
+ */
+export { startCluster, buildKubeconfig, ClusterStartError } from './cluster.js';
+export type { StartClusterOptions, SimCluster } from './cluster.js';
+export { KubeSimError, StatusError } from './server/status-error.js';

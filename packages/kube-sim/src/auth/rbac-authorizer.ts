@@ -1,0 +1,129 @@
+import type { ObjectStore } from '../store/object-store.js';
+import { isObject } from '../util/json.js';
+import type { KObject } from '../util/json.js';
+import type { Identity } from './identity.js';
+
+/** What a request wants to do (the authorizer's input, as kube-apiserver's RequestInfo). */
+export interface RequestAttributes {
+  verb: string;
+  resourceRequest: boolean;
+  /** Non-resource requests: the URL path. */
+  path: string;
+  apiGroup: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  namespace: string;
+}
+
+/** Paths every authenticated user may GET (system:discovery, system:public-info-viewer). */
+const publicPaths = ['/api', '/apis', '/version', '/healthz', '/livez', '/readyz', '/openapi'];
+
+const rbacGroup = 'rbac.authorization.k8s.io';
+
+/**
+ * RBAC authorization over the stored Roles, ClusterRoles and their bindings. The admin identity
+ * (system:masters) may do everything; discovery, version and health are open to every
+ * authenticated user. Role aggregation is not implemented.
+ */
+export class RbacAuthorizer {
+  constructor(private readonly store: ObjectStore) {}
+
+  /** True when allowed. */
+  authorize(identity: Identity, attrs: RequestAttributes): boolean {
+    if (identity.admin || identity.groups.includes('system:masters')) return true;
+    if (!attrs.resourceRequest && attrs.verb === 'get' && publicPaths.some((p) => attrs.path === p || attrs.path.startsWith(`${p}/`)))
+      return true;
+    // system:basic-user: every authenticated user may review its own access.
+    if (attrs.resourceRequest && attrs.verb === 'create' && attrs.apiGroup === 'authorization.k8s.io' && attrs.resource === 'selfsubjectaccessreviews')
+      return true;
+    for (const b of this.store.list(`${rbacGroup}/clusterrolebindings`)) {
+      if (!subjectMatches(b, identity, '')) continue;
+      const role = this.roleFor(b, '');
+      if (role !== undefined && rulesAllow(role, attrs)) return true;
+    }
+    if (attrs.namespace !== '') {
+      for (const b of this.store.list(`${rbacGroup}/rolebindings`, attrs.namespace)) {
+        if (!subjectMatches(b, identity, attrs.namespace)) continue;
+        const role = this.roleFor(b, attrs.namespace);
+        if (role !== undefined && rulesAllow(role, attrs)) return true;
+      }
+    }
+    return false;
+  }
+
+  private roleFor(binding: KObject, namespace: string): KObject | undefined {
+    const ref = binding['roleRef'];
+    if (!isObject(ref) || typeof ref['name'] !== 'string') return undefined;
+    if (ref['kind'] === 'ClusterRole') return this.store.get(`${rbacGroup}/clusterroles`, '', ref['name']);
+    if (ref['kind'] === 'Role' && namespace !== '') return this.store.get(`${rbacGroup}/roles`, namespace, ref['name']);
+    return undefined;
+  }
+}
+
+function subjectMatches(binding: KObject, identity: Identity, bindingNamespace: string): boolean {
+  const subjects = binding['subjects'];
+  if (!Array.isArray(subjects)) return false;
+  for (const s of subjects) {
+    if (!isObject(s)) continue;
+    const name = s['name'];
+    switch (s['kind']) {
+      case 'ServiceAccount': {
+        const ns = typeof s['namespace'] === 'string' && s['namespace'] !== '' ? s['namespace'] : bindingNamespace;
+        if (identity.serviceAccount !== undefined && identity.serviceAccount.name === name && identity.serviceAccount.namespace === ns) return true;
+        break;
+      }
+      case 'User':
+        if (identity.user === name) return true;
+        break;
+      case 'Group':
+        if (typeof name === 'string' && identity.groups.includes(name)) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+function rulesAllow(role: KObject, attrs: RequestAttributes): boolean {
+  const rules = role['rules'];
+  if (!Array.isArray(rules)) return false;
+  return rules.some((r) => isObject(r) && ruleAllows(r, attrs));
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** One PolicyRule against request attributes (exported for unit tests). */
+export function ruleAllows(rule: Record<string, unknown>, attrs: RequestAttributes): boolean {
+  const verbs = strings(rule['verbs']);
+  if (!verbs.includes('*') && !verbs.includes(attrs.verb)) return false;
+  if (!attrs.resourceRequest) {
+    return strings(rule['nonResourceURLs']).some(
+      (u) => u === '*' || u === attrs.path || (u.endsWith('*') && attrs.path.startsWith(u.slice(0, -1))),
+    );
+  }
+  const groups = strings(rule['apiGroups']);
+  if (!groups.includes('*') && !groups.includes(attrs.apiGroup)) return false;
+  const combined = attrs.subresource === '' ? attrs.resource : `${attrs.resource}/${attrs.subresource}`;
+  const resources = strings(rule['resources']);
+  const resourceOk = resources.some(
+    (r) => r === '*' || r === combined || (attrs.subresource !== '' && r === `*/${attrs.subresource}`) || (r === `${attrs.resource}/*` && attrs.subresource !== ''),
+  );
+  if (!resourceOk) return false;
+  const names = strings(rule['resourceNames']);
+  if (names.length > 0 && !names.includes(attrs.name)) return false;
+  return true;
+}
+
+/** The Forbidden message of kube-apiserver for a denied request. */
+export function forbiddenMessage(identity: Identity, attrs: RequestAttributes): string {
+  if (!attrs.resourceRequest) return `forbidden: User "${identity.user}" cannot ${attrs.verb} path "${attrs.path}"`;
+  const res = attrs.subresource === '' ? attrs.resource : `${attrs.resource}/${attrs.subresource}`;
+  const qualified = attrs.apiGroup === '' ? attrs.resource : `${attrs.resource}.${attrs.apiGroup}`;
+  const subject = attrs.name === '' ? qualified : `${qualified} "${attrs.name}"`;
+  const where = attrs.namespace === '' ? 'at the cluster scope' : `in the namespace "${attrs.namespace}"`;
+  return `${subject} is forbidden: User "${identity.user}" cannot ${attrs.verb} resource "${res}" in API group "${attrs.apiGroup}" ${where}`;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * kube-sim CLI: starts simulated clusters, writes one kubeconfig with a context per cluster, and
+ * runs until SIGINT/SIGTERM (exit 0). SIGUSR2 restores the faults of every cluster (the HTTP
+ * control endpoint cannot, while a cluster is unreachable).
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { buildKubeconfig, startCluster } from './index.js';
+import type { SimCluster } from './index.js';
+
+const usage = `Usage: kube-sim --clusters host,member1,member2 --kubeconfig ./sim.kubeconfig [--http] [--base-port N]
+
+Starts one simulated Kubernetes API server per cluster on 127.0.0.1 and writes a kubeconfig
+with one context per cluster (current-context = the first). Runs until SIGINT/SIGTERM.
+
+Options:
+  --clusters <names>     comma-separated cluster names (required)
+  --kubeconfig <path>    where to write the kubeconfig (required)
+  --http                 serve plain HTTP instead of HTTPS with a generated CA
+  --base-port <N>        listen on N, N+1, ... (default: free ports)
+  --version <v>          gitVersion served at /version (default v1.31.0)
+  -h, --help             show this help
+
+Faults: POST /kube-sim/faults (admin token) with {"unreachable":true} | {"latencyMs":100} |
+{"failRate":0.5,"code":500} | {"restore":true}; SIGUSR2 restores every cluster.`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      options: {
+        clusters: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        http: { type: 'boolean', default: false },
+        'base-port': { type: 'string' },
+        version: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }));
+  } catch (e) {
+    console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}\n\n${usage}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  const names = (values.clusters ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (names.length === 0 || values.kubeconfig === undefined) {
+    console.error(`kube-sim: --clusters and --kubeconfig are required\n\n${usage}`);
+    return 2;
+  }
+  if (new Set(names).size !== names.length) {
+    console.error('kube-sim: cluster names must be unique');
+    return 2;
+  }
+  const basePort = values['base-port'] === undefined ? undefined : Number(values['base-port']);
+  if (basePort !== undefined && (!Number.isInteger(basePort) || basePort < 1 || basePort + names.length > 65535)) {
+    console.error(`kube-sim: --base-port must be a port number, got ${values['base-port']}`);
+    return 2;
+  }
+  const clusters: SimCluster[] = [];
+  try {
+    for (const [i, name] of names.entries()) {
+      clusters.push(
+        await startCluster({
+          name,
+          tls: !values.http,
+          ...(basePort !== undefined ? { port: basePort + i } : {}),
+          ...(values.version !== undefined ? { version: values.version } : {}),
+        }),
+      );
+    }
+    writeFileSync(values.kubeconfig, buildKubeconfig(clusters), { mode: 0o600 });
+  } catch (e) {
+    console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}`);
+    await Promise.all(clusters.map((c) => c.stop()));
+    return 1;
+  }
+  for (const c of clusters) console.log(`cluster ${c.name} ready at ${c.url}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+    process.on('SIGUSR2', () => {
+      for (const c of clusters) c.faults.restore();
+    });
+  });
+  await Promise.all(clusters.map((c) => c.stop()));
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);

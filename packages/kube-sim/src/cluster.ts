@@ -1,0 +1,339 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import { stringify as toYaml } from 'yaml';
+import { RbacAuthorizer } from './auth/rbac-authorizer.js';
+import { TokenAuthenticator } from './auth/token-authenticator.js';
+import { registerCrdController } from './controllers/crd-controller.js';
+import { registerGarbageCollector } from './controllers/garbage-collector.js';
+import { ensureDefaultServiceAccount, registerNamespaceController } from './controllers/namespace-controller.js';
+import { registerServiceAccountTokenController, tokenRequest } from './controllers/service-account-token-controller.js';
+import { WorkScheduler } from './controllers/scheduler.js';
+import { FaultState } from './faults.js';
+import { OpenApiServer } from './openapi/openapi.js';
+import { generateClusterPki } from './pki.js';
+import { builtinResources } from './resources/builtin-resources.js';
+import { ResourceRegistry } from './resources/resource-registry.js';
+import { RestOps } from './resources/rest-ops.js';
+import { scaleHandlers } from './resources/scale.js';
+import { ObjectStore } from './store/object-store.js';
+import { ApiHandler } from './server/api-handler.js';
+import { sendStatus } from './server/http-util.js';
+import { KubeSimError, StatusError, badRequest } from './server/status-error.js';
+import { isObject } from './util/json.js';
+
+/** Options of {@link startCluster}. */
+export interface StartClusterOptions {
+  /** Cluster name; also the kubeconfig cluster/context/user name. Required. */
+  name: string;
+  /** Loopback port; default 0 (a free port). */
+  port?: number;
+  /**
+   * Serve HTTPS with a per-cluster generated CA (default true); false = plain HTTP. Because
+   * kubectl/client-go never send credentials to an http:// server, a plain-HTTP cluster treats a
+   * request WITHOUT an Authorization header as the admin (like kube-apiserver's old insecure
+   * port); a wrong or revoked bearer token is still refused with 401.
+   */
+  tls?: boolean;
+  /** Region label value for the simulated Nodes (topology.kubernetes.io/region); default 'region-<name>'. */
+  region?: string;
+  /** Zones for the simulated Nodes (topology.kubernetes.io/zone), one Node per zone; default ['<region>-a','<region>-b']. */
+  zones?: string[];
+  /** How many watch events are retained for resuming watches; older resourceVersions get 410 Gone. Default 10_000. */
+  watchHistory?: number;
+  /** gitVersion served at /version; default 'v1.31.0'. */
+  version?: string;
+}
+
+/** A running simulated cluster. */
+export interface SimCluster extends AsyncDisposable {
+  readonly name: string;
+  /** e.g. https://127.0.0.1:43123 */
+  readonly url: string;
+  /** PEM of the cluster CA (undefined with tls: false). */
+  readonly caPem: string | undefined;
+  /** Bearer token of the admin identity (may do everything). */
+  readonly adminToken: string;
+  /** A complete kubeconfig (YAML) with one cluster, user and context, all named `name`, current-context set. */
+  kubeconfigYaml(): string;
+  /** The three kubeconfig entries for merging several clusters into one file. */
+  kubeconfigEntries(): { cluster: object; user: object; context: object };
+  /** Fault injection. */
+  readonly faults: {
+    /** Refuse all new connections and destroy open ones (incl. watches) until restore(). */
+    unreachable(): void;
+    /** Add this many ms of latency before every response. */
+    latency(ms: number): void;
+    /** Fail this fraction (0..1) of API requests with the given code (500 or 429, with Status body; 429 sets Retry-After: 1). */
+    failRate(fraction: number, code: 500 | 429): void;
+    /** Undo every fault. */
+    restore(): void;
+  };
+  /** Drop retained watch history so any older resourceVersion gets 410 Gone on watch. */
+  compactHistory(): void;
+  /** Close the listener and all connections, keep the stored state, listen again on the same port. */
+  restart(): Promise<void>;
+  /** Stop serving and free everything. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Thrown when a cluster cannot start (bad options, port in use). */
+export class ClusterStartError extends KubeSimError {}
+
+const bookmarkIntervalMs = 1000;
+
+/**
+ * Starts one simulated cluster on 127.0.0.1: default namespaces (default, kube-system,
+ * kube-public, kube-node-lease) each with a `default` ServiceAccount, one Node per zone, the
+ * `cluster-admin` ClusterRole, and the controllers (namespace lifecycle, garbage collector,
+ * service-account tokens, CRD establishment). Rejects with {@link ClusterStartError}.
+ */
+export async function startCluster(options: StartClusterOptions): Promise<SimCluster> {
+  if (typeof options.name !== 'string' || options.name === '') throw new ClusterStartError('startCluster: options.name is required');
+  const name = options.name;
+  const tls = options.tls ?? true;
+  const region = options.region ?? `region-${name}`;
+  const zones = options.zones ?? [`${region}-a`, `${region}-b`];
+  const gitVersion = options.version ?? 'v1.31.0';
+
+  const registry = new ResourceRegistry(builtinResources());
+  const ops = new RestOps(new ObjectStore(options.watchHistory ?? 10_000, 1), registry);
+  const adminToken = randomBytes(32).toString('hex');
+  const authn = new TokenAuthenticator(ops.store, adminToken, 'https://kubernetes.default.svc.cluster.local');
+  const authz = new RbacAuthorizer(ops.store);
+  const work = new WorkScheduler();
+  const faults = new FaultState();
+  const openapi = new OpenApiServer(registry, gitVersion);
+  const pki = tls ? generateClusterPki(name) : undefined;
+
+  registerCrdController(ops, work);
+  registerNamespaceController(ops, work);
+  registerGarbageCollector(ops, work);
+  registerServiceAccountTokenController(ops, work, authn, pki?.caCertPem ?? '');
+  bootstrap(ops, region, zones);
+
+  const sockets = new Set<Socket>();
+  const watchClosers = new Set<() => void>();
+  let port = options.port ?? 0;
+  const handler = new ApiHandler(
+    ops,
+    registry,
+    authn,
+    authz,
+    {
+      openapi: (path, query) => openapi.serve(path, query),
+      faults: (body) => applyFaultRequest(body, api.faults),
+      tokenRequest: (ns, sa, body) => tokenRequest(ops, authn, ns, sa, body),
+      scale: scaleHandlers(ops),
+    },
+    { version: { gitVersion }, serverAddress: () => `127.0.0.1:${port}`, bookmarkIntervalMs, watchClosers, anonymousIsAdmin: !tls },
+  );
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const run = (): void => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (faults.failFraction > 0 && path !== '/kube-sim/faults' && Math.random() < faults.failFraction) {
+        req.resume();
+        if (faults.failCode === 429)
+          sendStatus(res, new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }), { 'Retry-After': '1' });
+        else sendStatus(res, new StatusError(500, 'InternalError', 'Internal error occurred: injected fault', { causes: [{ reason: '', message: 'injected fault' }] }));
+        return;
+      }
+      void handler.handle(req, res);
+    };
+    if (faults.latencyMs > 0) setTimeout(run, faults.latencyMs);
+    else run();
+  };
+  const server = pki !== undefined ? https.createServer({ key: pki.keyPem, cert: pki.certPem }, onRequest) : http.createServer(onRequest);
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (s: Socket) => {
+    if (faults.unreachable) {
+      s.destroy();
+      return;
+    }
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('tlsClientError', () => undefined);
+
+  const listen = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(new ClusterStartError(`cluster ${name}: cannot listen on 127.0.0.1:${port}`, { cause: e }));
+      server.once('error', onError);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', onError);
+        const addr = server.address();
+        if (addr !== null && typeof addr === 'object') port = addr.port;
+        resolve();
+      });
+    });
+  const dropConnections = (): void => {
+    for (const c of [...watchClosers]) c();
+    watchClosers.clear();
+    for (const s of sockets) s.destroy();
+    sockets.clear();
+  };
+  const closeListener = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (!server.listening) {
+        resolve();
+        return;
+      }
+      server.close(() => resolve());
+      dropConnections();
+    });
+
+  await listen();
+  const scheme = tls ? 'https' : 'http';
+  const url = `${scheme}://127.0.0.1:${port}`;
+  let stopped = false;
+  let listening: Promise<void> = Promise.resolve();
+
+  const entries = (): { cluster: object; user: object; context: object } => ({
+    cluster: {
+      name,
+      cluster: pki !== undefined ? { server: url, 'certificate-authority-data': Buffer.from(pki.caCertPem).toString('base64') } : { server: url, 'insecure-skip-tls-verify': true },
+    },
+    user: { name, user: { token: adminToken } },
+    context: { name, context: { cluster: name, user: name } },
+  });
+
+  const api: SimCluster = {
+    name,
+    url,
+    caPem: pki?.caCertPem,
+    adminToken,
+    kubeconfigYaml: () => buildKubeconfig([api]),
+    kubeconfigEntries: entries,
+    faults: {
+      unreachable: () => {
+        faults.unreachable = true;
+        dropConnections();
+        listening = closeListener();
+      },
+      latency: (ms: number) => {
+        faults.latencyMs = Math.max(0, ms);
+      },
+      failRate: (fraction: number, code: 500 | 429) => {
+        faults.failFraction = Math.min(1, Math.max(0, fraction));
+        faults.failCode = code;
+      },
+      restore: () => {
+        const wasUnreachable = faults.unreachable;
+        faults.restore();
+        if (wasUnreachable && !stopped) listening = listening.then(() => (server.listening ? undefined : listen())).catch(() => undefined);
+      },
+    },
+    compactHistory: () => ops.store.compactHistory(),
+    restart: async () => {
+      if (stopped) throw new ClusterStartError(`cluster ${name}: restart after stop`);
+      await listening;
+      await closeListener();
+      await listen();
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      work.stop();
+      await listening.catch(() => undefined);
+      await closeListener();
+    },
+    [Symbol.asyncDispose]: () => api.stop(),
+  };
+  return api;
+}
+
+
+function applyFaultRequest(body: unknown, f: SimCluster['faults']): void {
+  if (!isObject(body)) throw badRequest('fault request must be a JSON object');
+  if (body['restore'] === true) f.restore();
+  else if (body['unreachable'] === true) f.unreachable();
+  else if (typeof body['latencyMs'] === 'number') f.latency(body['latencyMs']);
+  else if (typeof body['failRate'] === 'number' && (body['code'] === 500 || body['code'] === 429)) f.failRate(body['failRate'], body['code']);
+  else throw badRequest('fault request: expected {"unreachable":true} | {"latencyMs":N} | {"failRate":F,"code":500|429} | {"restore":true}');
+}
+
+function bootstrap(ops: RestOps, region: string, zones: string[]): void {
+  const nsDef = ops.registry.byResource('', 'namespaces')!;
+  for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+    ops.create({ def: nsDef, version: nsDef.versions[0]!, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    ensureDefaultServiceAccount(ops, ns);
+  }
+  const svcDef = ops.registry.byResource('', 'services')!;
+  ops.create({ def: svcDef, version: svcDef.versions[0]!, namespace: 'default' }, {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }] },
+  });
+  const nodeDef = ops.registry.byResource('', 'nodes')!;
+  zones.forEach((zone, i) => {
+    const nodeName = `${region}-node-${i + 1}`;
+    ops.create(
+      { def: nodeDef, version: nodeDef.versions[0]!, namespace: '' },
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name: nodeName,
+          labels: {
+            'kubernetes.io/hostname': nodeName,
+            'kubernetes.io/os': 'linux',
+            'kubernetes.io/arch': 'amd64',
+            'topology.kubernetes.io/region': region,
+            'topology.kubernetes.io/zone': zone,
+            'failure-domain.beta.kubernetes.io/region': region,
+            'failure-domain.beta.kubernetes.io/zone': zone,
+          },
+        },
+        spec: {},
+      },
+    );
+    const stored = ops.store.get('/nodes', '', nodeName)!;
+    ops.store.put('/nodes', {
+      ...stored,
+      metadata: { ...stored.metadata },
+      status: {
+        capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+        allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: stored.metadata.creationTimestamp, lastTransitionTime: stored.metadata.creationTimestamp }],
+        nodeInfo: { kubeletVersion: 'v1.31.0', operatingSystem: 'linux', architecture: 'amd64', containerRuntimeVersion: 'containerd://1.7.0' },
+        addresses: [{ type: 'InternalIP', address: `10.0.0.${i + 10}` }, { type: 'Hostname', address: nodeName }],
+      },
+    }, 'MODIFIED');
+  });
+  const crDef = ops.registry.byResource('rbac.authorization.k8s.io', 'clusterroles')!;
+  const scope = { def: crDef, version: crDef.versions[0]!, namespace: '' };
+  ops.create(scope, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'cluster-admin', labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
+    rules: [
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ],
+  });
+  const crbDef = ops.registry.byResource('rbac.authorization.k8s.io', 'clusterrolebindings')!;
+  ops.create({ def: crbDef, version: crbDef.versions[0]!, namespace: '' }, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'cluster-admin', labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
+  });
+}
+
+/** One kubeconfig YAML holding all given clusters (contexts named after clusters); current-context = first. */
+export function buildKubeconfig(clusters: readonly SimCluster[]): string {
+  const entries = clusters.map((c) => c.kubeconfigEntries());
+  return toYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
+    clusters: entries.map((e) => e.cluster),
+    users: entries.map((e) => e.user),
+    contexts: entries.map((e) => e.context),
+    'current-context': clusters[0]?.name ?? '',
+  });
+}

@@ -1,0 +1,98 @@
+import type { TokenAuthenticator } from '../auth/token-authenticator.js';
+import type { RestOps } from '../resources/rest-ops.js';
+import { StatusError, badRequest, notFound } from '../server/status-error.js';
+import { isObject, nowTimestamp } from '../util/json.js';
+import type { JsonObject } from '../util/json.js';
+import type { WorkScheduler } from './scheduler.js';
+
+const tokenType = 'kubernetes.io/service-account-token';
+const saNameAnnotation = 'kubernetes.io/service-account.name';
+const saUidAnnotation = 'kubernetes.io/service-account.uid';
+
+/**
+ * The token controller: a Secret of type `kubernetes.io/service-account-token` annotated with
+ * `kubernetes.io/service-account.name` gets `data.token`, `data.ca.crt` and `data.namespace`
+ * (and the service-account uid annotation); such secrets are deleted with their service account.
+ * Also publishes the `kube-root-ca.crt` ConfigMap in every namespace (root CA publisher).
+ */
+export function registerServiceAccountTokenController(ops: RestOps, work: WorkScheduler, authn: TokenAuthenticator, caPem: string): void {
+  const fill = (namespace: string, name: string): void => {
+    const secret = ops.store.get('/secrets', namespace, name);
+    if (secret === undefined || secret['type'] !== tokenType || secret.metadata.deletionTimestamp !== undefined) return;
+    const saName = secret.metadata.annotations?.[saNameAnnotation];
+    if (saName === undefined) return;
+    const data = isObject(secret['data']) ? secret['data'] : {};
+    if (typeof data['token'] === 'string' && data['token'] !== '') return;
+    const sa = ops.store.get('/serviceaccounts', namespace, saName);
+    if (sa === undefined) return;
+    const token = authn.issue(namespace, saName, sa.metadata.uid ?? '', { secretName: name });
+    const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+    ops.writeThrough('/secrets', {
+      ...secret,
+      metadata: { ...secret.metadata, annotations: { ...secret.metadata.annotations, [saUidAnnotation]: sa.metadata.uid ?? '' } },
+      data: { ...data, token: b64(token), 'ca.crt': b64(caPem), namespace: b64(namespace) },
+    });
+  };
+
+  const publishRootCa = (namespace: string): void => {
+    const ns = ops.store.get('/namespaces', '', namespace);
+    if (ns === undefined || ns.metadata.deletionTimestamp !== undefined) return;
+    if (ops.store.get('/configmaps', namespace, 'kube-root-ca.crt') !== undefined) return;
+    const def = ops.registry.byResource('', 'configmaps');
+    if (def === undefined) return;
+    ops.create(
+      { def, version: def.versions[0]!, namespace },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace, annotations: { 'kubernetes.io/description': 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.' } }, data: { 'ca.crt': caPem } },
+    );
+  };
+
+  ops.store.onChange((e) => {
+    const ns = e.object.metadata.namespace ?? '';
+    const name = e.object.metadata.name ?? '';
+    if (e.grKey === '/secrets' && e.type !== 'DELETED' && e.object['type'] === tokenType) work.enqueue(`sa-token/${ns}/${name}`, () => fill(ns, name));
+    if (e.grKey === '/serviceaccounts') {
+      if (e.type === 'DELETED') {
+        work.enqueue(`sa-gone/${ns}/${name}`, () => {
+          for (const s of ops.store.list('/secrets', ns)) {
+            if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name) ops.store.remove('/secrets', ns, s.metadata.name ?? '');
+          }
+        });
+      } else {
+        // A token secret created before its service account is filled once the account exists.
+        work.enqueue(`sa-added/${ns}/${name}`, () => {
+          for (const s of ops.store.list('/secrets', ns))
+            if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name) fill(ns, s.metadata.name ?? '');
+        });
+      }
+    }
+    if (e.grKey === '/namespaces' && e.type === 'ADDED') work.enqueue(`root-ca/${name}`, () => publishRootCa(name));
+    if (e.grKey === '/configmaps' && e.type === 'DELETED' && name === 'kube-root-ca.crt') work.enqueue(`root-ca/${ns}`, () => publishRootCa(ns));
+  });
+}
+
+/** `POST .../serviceaccounts/<name>/token`: an authentication.k8s.io/v1 TokenRequest with status.token. */
+export function tokenRequest(ops: RestOps, authn: TokenAuthenticator, namespace: string, name: string, body: unknown): JsonObject {
+  const sa = ops.store.get('/serviceaccounts', namespace, name);
+  if (sa === undefined) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
+  const b = isObject(body) ? body : {};
+  if (b['kind'] !== undefined && b['kind'] !== 'TokenRequest') throw badRequest(`the kind in the data (${JSON.stringify(b['kind'])}) does not match the expected kind (TokenRequest)`);
+  const spec = isObject(b['spec']) ? b['spec'] : {};
+  const exp = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
+  if (exp < 600)
+    throw new StatusError(422, 'Invalid', `TokenRequest.authentication.k8s.io "${name}" is invalid: spec.expirationSeconds: Invalid value: ${exp}: may not specify a duration less than 10 minutes`, {
+      name,
+      group: 'authentication.k8s.io',
+      kind: 'TokenRequest',
+      causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${exp}: may not specify a duration less than 10 minutes`, field: 'spec.expirationSeconds' }],
+    });
+  const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? spec['audiences'] : ['https://kubernetes.default.svc.cluster.local'];
+  const expiresAt = Date.now() + exp * 1000;
+  const token = authn.issue(namespace, name, sa.metadata.uid ?? '', { expiresAt });
+  return {
+    kind: 'TokenRequest',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { name, namespace, creationTimestamp: null },
+    spec: { audiences, expirationSeconds: exp, boundObjectRef: spec['boundObjectRef'] ?? null },
+    status: { token, expirationTimestamp: nowTimestamp(new Date(expiresAt)) },
+  };
+}

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import type { ResourceDef, VersionDef } from '../resources/resource-def.js';
+import type { ResourceRegistry } from '../resources/resource-registry.js';
+import type { JsonObject } from '../util/json.js';
+
+function param(name: string, description: string): JsonObject {
+  return { name, in: 'query', description, schema: { type: 'string', uniqueItems: true } };
+}
+
+const writeParams = [
+  param('dryRun', 'When present, indicates that modifications should not be persisted.'),
+  param('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
+  param('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict.'),
+];
+
+function schemaName(def: ResourceDef, version: string): string {
+  if (def.builtin) {
+    const pkg = def.group === '' ? 'core' : def.group.split('.')[0]!;
+    return `io.k8s.api.${pkg}.${version}.${def.kind}`;
+  }
+  return `${def.group.split('.').reverse().join('.')}.${version}.${def.kind}`;
+}
+
+function op(action: string, def: ResourceDef, version: string, params: JsonObject[], body: boolean, contentTypes: string[]): JsonObject {
+  const ref = { $ref: `#/components/schemas/${schemaName(def, version)}` };
+  const o: JsonObject = {
+    description: `${action} ${def.kind}`,
+    operationId: `${action}${def.kind}`,
+    parameters: params,
+    responses: { '200': { description: 'OK', content: { 'application/json': { schema: ref } } } },
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': { group: def.group, version, kind: def.kind },
+  };
+  if (body) o['requestBody'] = { required: true, content: Object.fromEntries(contentTypes.map((c) => [c, { schema: ref }])) };
+  return o;
+}
+
+const patchContentTypes = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+/**
+ * Serves `/openapi/v3` (an index with a `serverRelativeURL` per group-version) and one document
+ * per group-version listing every resource path with its operations, the
+ * `x-kubernetes-group-version-kind` extension and the `fieldValidation` parameter, which is what
+ * `kubectl apply` checks before relying on server-side field validation. Custom resources carry
+ * their CRD schema; built-in kinds get an open schema (no client-side validation).
+ */
+export class OpenApiServer {
+  private cacheGeneration = -1;
+  private docs = new Map<string, JsonObject>();
+  private index: JsonObject = {};
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly gitVersion: string,
+  ) {}
+
+  /** The document at a path, or undefined (404). */
+  serve(path: string, _query: URLSearchParams): JsonObject | undefined {
+    if (!path.startsWith('/openapi/v3')) return undefined;
+    this.refresh();
+    if (path === '/openapi/v3') return this.index;
+    return this.docs.get(path.slice('/openapi/v3/'.length));
+  }
+
+  private refresh(): void {
+    if (this.cacheGeneration === this.registry.generation) return;
+    this.cacheGeneration = this.registry.generation;
+    this.docs = new Map();
+    for (const g of this.registry.groups()) {
+      for (const v of g.versions) {
+        const key = g.name === '' ? `api/${v}` : `apis/${g.name}/${v}`;
+        this.docs.set(key, this.document(g.name, v));
+      }
+    }
+    const paths: JsonObject = {};
+    for (const [key, doc] of this.docs) {
+      const hash = createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 128).toUpperCase();
+      paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
+    }
+    this.index = { paths };
+  }
+
+  private document(group: string, version: string): JsonObject {
+    const paths: JsonObject = {};
+    const schemas: JsonObject = {
+      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    };
+    const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    for (const { def, version: vd } of this.registry.inGroupVersion(group, version)) {
+      if (def.virtual === true) continue;
+      const base = def.namespaced ? `${prefix}/namespaces/{namespace}/${def.resource}` : `${prefix}/${def.resource}`;
+      const nsParam = def.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : [];
+      const nameParam = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
+      paths[base] = {
+        get: op('list', def, version, [param('labelSelector', ''), param('fieldSelector', ''), param('limit', ''), param('continue', ''), param('watch', '')], false, []),
+        post: op('post', def, version, writeParams, true, ['application/json', 'application/yaml']),
+        delete: op('deletecollection', def, version, [param('labelSelector', '')], false, []),
+        parameters: nsParam,
+      };
+      paths[`${base}/{name}`] = {
+        get: op('get', def, version, [], false, []),
+        put: op('put', def, version, writeParams, true, ['application/json', 'application/yaml']),
+        patch: op('patch', def, version, [...writeParams, param('force', '')], true, def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic'))),
+        delete: op('delete', def, version, [param('dryRun', ''), param('propagationPolicy', ''), param('gracePeriodSeconds', '')], false, []),
+        parameters: [...nameParam, ...nsParam],
+      };
+      if (vd.status)
+        paths[`${base}/{name}/status`] = {
+          get: op('get', def, version, [], false, []),
+          put: op('put', def, version, writeParams, true, ['application/json']),
+          patch: op('patch', def, version, [...writeParams, param('force', '')], true, patchContentTypes),
+          parameters: [...nameParam, ...nsParam],
+        };
+      schemas[schemaName(def, version)] = this.schemaFor(def, vd, version);
+    }
+    return {
+      openapi: '3.0.0',
+      info: { title: 'Kubernetes', version: this.gitVersion },
+      paths,
+      components: { schemas },
+    };
+  }
+
+  private schemaFor(def: ResourceDef, vd: VersionDef, version: string): JsonObject {
+    const gvk = [{ group: def.group, version, kind: def.kind }];
+    if (def.builtin || vd.schema === undefined)
+      return {
+        description: `${def.kind} (schema not published by kube-sim: any fields are accepted by the client).`,
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+        'x-kubernetes-group-version-kind': gvk,
+      };
+    const props = { ...((vd.schema['properties'] as JsonObject | undefined) ?? {}) };
+    props['apiVersion'] = { type: 'string' };
+    props['kind'] = { type: 'string' };
+    props['metadata'] = { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }] };
+    return {
+      ...vd.schema,
+      properties: props,
+      'x-kubernetes-group-version-kind': gvk,
+    };
+  }
+}
+

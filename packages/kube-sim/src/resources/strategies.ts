@@ -1,0 +1,245 @@
+import { isObject } from '../util/json.js';
+import type { JsonObject, KObject } from '../util/json.js';
+import { badRequest } from '../server/status-error.js';
+import type { StatusCause } from '../server/status-error.js';
+import type { ResourceDef } from './resource-def.js';
+
+/**
+ * Per-kind defaulting the real API server applies on create/update (a small, documented subset:
+ * only what clients commonly read back).
+ */
+export function defaultOnCreate(def: ResourceDef, obj: KObject, allocateIp: () => string): void {
+  if (!def.builtin) return;
+  const spec = isObject(obj['spec']) ? obj['spec'] : undefined;
+  switch (`${def.group}/${def.resource}`) {
+    case '/namespaces': {
+      const s: JsonObject = spec ?? {};
+      if (!Array.isArray(s['finalizers'])) s['finalizers'] = ['kubernetes'];
+      obj['spec'] = s;
+      obj['status'] = { phase: 'Active' };
+      namespaceLabel(obj);
+      break;
+    }
+    case '/secrets':
+      secretStringData(obj);
+      if (typeof obj['type'] !== 'string' || obj['type'] === '') obj['type'] = 'Opaque';
+      break;
+    case '/services': {
+      const s: JsonObject = spec ?? {};
+      if (typeof s['type'] !== 'string') s['type'] = 'ClusterIP';
+      if (s['type'] !== 'ExternalName') {
+        if (typeof s['clusterIP'] !== 'string' || s['clusterIP'] === '') s['clusterIP'] = allocateIp();
+        if (!Array.isArray(s['clusterIPs'])) s['clusterIPs'] = [s['clusterIP']];
+        if (!Array.isArray(s['ipFamilies'])) s['ipFamilies'] = ['IPv4'];
+        if (typeof s['ipFamilyPolicy'] !== 'string') s['ipFamilyPolicy'] = 'SingleStack';
+        if (typeof s['internalTrafficPolicy'] !== 'string') s['internalTrafficPolicy'] = 'Cluster';
+      }
+      if (typeof s['sessionAffinity'] !== 'string') s['sessionAffinity'] = 'None';
+      if (Array.isArray(s['ports']))
+        for (const p of s['ports']) {
+          if (!isObject(p)) continue;
+          if (p['protocol'] === undefined) p['protocol'] = 'TCP';
+          if (p['targetPort'] === undefined) p['targetPort'] = p['port'];
+        }
+      allocateNodePorts(s, undefined);
+      obj['spec'] = s;
+      obj['status'] = { loadBalancer: {} };
+      break;
+    }
+    case '/pods': {
+      const s: JsonObject = spec ?? {};
+      if (s['restartPolicy'] === undefined) s['restartPolicy'] = 'Always';
+      if (s['dnsPolicy'] === undefined) s['dnsPolicy'] = 'ClusterFirst';
+      if (s['schedulerName'] === undefined) s['schedulerName'] = 'default-scheduler';
+      if (s['serviceAccountName'] === undefined) s['serviceAccountName'] = 'default';
+      if (s['terminationGracePeriodSeconds'] === undefined) s['terminationGracePeriodSeconds'] = 30;
+      obj['spec'] = s;
+      obj['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+      break;
+    }
+    case 'apps/deployments':
+    case 'apps/replicasets':
+    case 'apps/statefulsets': {
+      const s: JsonObject = spec ?? {};
+      if (s['replicas'] === undefined) s['replicas'] = 1;
+      if (s['revisionHistoryLimit'] === undefined) s['revisionHistoryLimit'] = 10;
+      if (def.resource === 'deployments') {
+        if (s['progressDeadlineSeconds'] === undefined) s['progressDeadlineSeconds'] = 600;
+        if (s['strategy'] === undefined) s['strategy'] = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
+      }
+      if (def.resource === 'replicasets') delete s['revisionHistoryLimit'];
+      obj['spec'] = s;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/** Defaulting that also applies on update (kept idempotent). */
+export function defaultOnUpdate(def: ResourceDef, obj: KObject, old: KObject): void {
+  if (!def.builtin) return;
+  switch (`${def.group}/${def.resource}`) {
+    case '/namespaces': {
+      // spec.finalizers only changes through /finalize.
+      obj['spec'] = old['spec'];
+      namespaceLabel(obj);
+      break;
+    }
+    case '/secrets':
+      secretStringData(obj);
+      if (typeof obj['type'] !== 'string' || obj['type'] === '') obj['type'] = old['type'] ?? 'Opaque';
+      break;
+    case '/services': {
+      const s = isObject(obj['spec']) ? obj['spec'] : {};
+      const o = isObject(old['spec']) ? old['spec'] : {};
+      for (const f of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy', 'type', 'sessionAffinity'])
+        if (s[f] === undefined && o[f] !== undefined) s[f] = o[f];
+      if (Array.isArray(s['ports']))
+        for (const p of s['ports']) {
+          if (!isObject(p)) continue;
+          if (p['protocol'] === undefined) p['protocol'] = 'TCP';
+          if (p['targetPort'] === undefined) p['targetPort'] = p['port'];
+        }
+      allocateNodePorts(s, o);
+      obj['spec'] = s;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function namespaceLabel(obj: KObject): void {
+  const labels = { ...(obj.metadata.labels ?? {}) };
+  labels['kubernetes.io/metadata.name'] = obj.metadata.name ?? '';
+  obj.metadata.labels = labels;
+}
+
+const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Secret data must be base64 (the typed decoder of the real server fails with 400 otherwise). */
+function checkSecretData(obj: KObject): void {
+  const data = obj['data'];
+  if (!isObject(data)) return;
+  for (const [k, v] of Object.entries(data)) {
+    if (typeof v !== 'string' || v.length % 4 !== 0 || !base64.test(v)) {
+      const at = typeof v === 'string' ? Math.max(0, [...v].findIndex((ch) => !/[A-Za-z0-9+/=]/.test(ch))) : 0;
+      throw badRequest(`Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at} (key ${JSON.stringify(k)})`);
+    }
+  }
+}
+
+let nodePortCounter = 0;
+
+/** Allocates nodePorts (30000–32767) for NodePort/LoadBalancer services, keeping given ones. */
+function allocateNodePorts(spec: JsonObject, old: JsonObject | undefined): void {
+  const type = spec['type'];
+  if (type !== 'NodePort' && type !== 'LoadBalancer') return;
+  const oldPorts = old !== undefined && Array.isArray(old['ports']) ? old['ports'].filter(isObject) : [];
+  if (!Array.isArray(spec['ports'])) return;
+  for (const p of spec['ports']) {
+    if (!isObject(p) || p['nodePort'] !== undefined) continue;
+    const prev = oldPorts.find((o) => o['port'] === p['port'] && (o['protocol'] ?? 'TCP') === (p['protocol'] ?? 'TCP'));
+    if (prev?.['nodePort'] !== undefined) p['nodePort'] = prev['nodePort'];
+    else {
+      nodePortCounter = (nodePortCounter + 7919) % 2768;
+      p['nodePort'] = 30000 + nodePortCounter;
+    }
+  }
+}
+
+function secretStringData(obj: KObject): void {
+  checkSecretData(obj);
+  const sd = obj['stringData'];
+  if (isObject(sd)) {
+    const data: JsonObject = isObject(obj['data']) ? { ...obj['data'] } : {};
+    for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    obj['data'] = data;
+  }
+  delete obj['stringData'];
+}
+
+const workloads = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets']);
+
+function selectorMatches(selector: JsonObject, labels: Record<string, unknown>): boolean {
+  const ml = isObject(selector['matchLabels']) ? selector['matchLabels'] : {};
+  for (const [k, v] of Object.entries(ml)) if (labels[k] !== v) return false;
+  const exprs = Array.isArray(selector['matchExpressions']) ? selector['matchExpressions'].filter(isObject) : [];
+  for (const e of exprs) {
+    const key = String(e['key']);
+    const values = Array.isArray(e['values']) ? e['values'].map(String) : [];
+    const has = Object.prototype.hasOwnProperty.call(labels, key);
+    const v = has ? String(labels[key]) : undefined;
+    switch (e['operator']) {
+      case 'In':
+        if (v === undefined || !values.includes(v)) return false;
+        break;
+      case 'NotIn':
+        if (v !== undefined && values.includes(v)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function goMap(v: unknown): string {
+  if (!isObject(v)) return 'map[string]string(nil)';
+  return `map[string]string{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${JSON.stringify(x)}`).join(', ')}}`;
+}
+
+/** Validation kube-apiserver applies to built-in kinds (the rules clients commonly trip over). */
+export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const key = `${def.group}/${def.resource}`;
+  if (workloads.has(key)) {
+    const spec = isObject(obj['spec']) ? obj['spec'] : {};
+    const selector = spec['selector'];
+    const template = isObject(spec['template']) ? spec['template'] : {};
+    const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
+    const labels = isObject(tmeta['labels']) ? tmeta['labels'] : {};
+    if (!isObject(selector)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' });
+    else {
+      const empty = !isObject(selector['matchLabels']) && !Array.isArray(selector['matchExpressions']);
+      if (empty) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: "{}": empty selector is invalid for deployment', field: 'spec.selector' });
+      else if (!selectorMatches(selector, labels))
+        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``, field: 'spec.template.metadata.labels' });
+      if (old !== undefined) {
+        const oldSpec = isObject(old['spec']) ? old['spec'] : {};
+        if (JSON.stringify(oldSpec['selector']) !== JSON.stringify(selector))
+          causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(selector)}: field is immutable`, field: 'spec.selector' });
+      }
+    }
+    const replicas = spec['replicas'];
+    if (replicas !== undefined && (typeof replicas !== 'number' || replicas < 0))
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, field: 'spec.replicas' });
+  }
+  if (key === '/services' && old !== undefined) {
+    const s = isObject(obj['spec']) ? obj['spec'] : {};
+    const o = isObject(old['spec']) ? old['spec'] : {};
+    if (typeof o['clusterIP'] === 'string' && o['clusterIP'] !== '' && o['clusterIP'] !== 'None' && s['type'] !== 'ExternalName') {
+      if (s['clusterIP'] !== o['clusterIP'])
+        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(s['clusterIP'] ?? '')}: field is immutable`, field: 'spec.clusterIP' });
+      const ips = Array.isArray(s['clusterIPs']) ? s['clusterIPs'] : [];
+      if (ips[0] !== undefined && ips[0] !== o['clusterIP'])
+        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(ips)}: may not change once set`, field: 'spec.clusterIPs[0]' });
+    }
+  }
+  if (key === '/configmaps' || key === '/secrets') {
+    if (old !== undefined && old['immutable'] === true) {
+      for (const f of ['data', 'binaryData', 'stringData'])
+        if (JSON.stringify(old[f]) !== JSON.stringify(obj[f]) && !(f === 'stringData'))
+          causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: f });
+      if (obj['immutable'] !== true) causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: 'immutable' });
+    }
+  }
+  return causes;
+}

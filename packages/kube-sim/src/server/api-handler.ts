@@ -1,0 +1,628 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Identity } from '../auth/identity.js';
+import type { RbacAuthorizer, RequestAttributes } from '../auth/rbac-authorizer.js';
+import { forbiddenMessage } from '../auth/rbac-authorizer.js';
+import type { TokenAuthenticator } from '../auth/token-authenticator.js';
+import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/discovery.js';
+import { applyPatch } from '../patch/apply-patch.js';
+import { groupVersion } from '../resources/resource-def.js';
+import type { ResourceRegistry } from '../resources/resource-registry.js';
+import type { DeleteOptions, RestOps, Scope, WriteOptions } from '../resources/rest-ops.js';
+import { buildTable } from '../table/table.js';
+import type { IncludeObject } from '../table/table.js';
+import { isObject } from '../util/json.js';
+import type { JsonObject, KObject } from '../util/json.js';
+import { mediaType, parseAccept, parseBody, readBody, sendJson, sendStatus } from './http-util.js';
+import type { MediaRange } from './http-util.js';
+import { typedJson } from './object-json.js';
+import { StatusError, badRequest, methodNotAllowed, notFound, pathNotFound } from './status-error.js';
+import { serveWatch } from './watch-stream.js';
+
+/** Extra endpoints plugged into the handler by the cluster. */
+export interface HandlerExtensions {
+  /** `/openapi/...` documents; undefined → 404. */
+  openapi(path: string, query: URLSearchParams): JsonObject | undefined;
+  /** `POST /kube-sim/faults`. */
+  faults(body: unknown): void;
+  /** `POST serviceaccounts/<name>/token`. */
+  tokenRequest(namespace: string, name: string, body: unknown): JsonObject;
+  /** Sub-resources served by a handler of their own (scale). */
+  scale: {
+    get(scope: Scope, name: string): JsonObject;
+    update(scope: Scope, name: string, body: unknown, opts: WriteOptions): JsonObject;
+  };
+}
+
+/** Version information served at /version. */
+export interface VersionInfo {
+  gitVersion: string;
+}
+
+interface ResourceRoute {
+  group: string;
+  version: string;
+  namespace: string | undefined;
+  resource: string;
+  name: string | undefined;
+  subresource: string | undefined;
+  legacyWatch: boolean;
+}
+
+const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+
+/**
+ * The HTTP front of one simulated cluster: authentication, authorization, routing of
+ * non-resource paths (version, health, discovery, OpenAPI) and of the REST resource paths.
+ */
+export class ApiHandler {
+  constructor(
+    private readonly ops: RestOps,
+    private readonly registry: ResourceRegistry,
+    private readonly authn: TokenAuthenticator,
+    private readonly authz: RbacAuthorizer,
+    private readonly ext: HandlerExtensions,
+    private readonly info: {
+      version: VersionInfo;
+      serverAddress: () => string;
+      bookmarkIntervalMs: number;
+      watchClosers: Set<() => void>;
+      /** Plain-HTTP clusters: no Authorization header = admin (see route()). */
+      anonymousIsAdmin: boolean;
+    },
+  ) {}
+
+  /** Handles one request; never throws. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.route(req, res);
+    } catch (e) {
+      const err = e instanceof StatusError ? e : new StatusError(500, 'InternalError', `Internal error occurred: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) sendStatus(res, err);
+      else res.end();
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    let path = url.pathname;
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    const method = (req.method ?? 'GET').toUpperCase();
+    // kubectl (client-go) never sends credentials to an http:// server, so a plain-HTTP cluster
+    // treats a request without an Authorization header as the admin, like the legacy insecure
+    // port of kube-apiserver did. A wrong or revoked token is still a 401.
+    const identity =
+      req.headers.authorization === undefined && this.info.anonymousIsAdmin
+        ? this.authn.authenticate(`Bearer ${this.authn.adminToken}`)
+        : this.authn.authenticate(req.headers.authorization);
+    if (identity === undefined) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
+    return this.routeAs(req, res, impersonate(identity, req.headers), path, method, url);
+  }
+
+  private async routeAs(req: IncomingMessage, res: ServerResponse, identity: Identity, path: string, method: string, url: URL): Promise<void> {
+    // Path segments arrive percent-encoded (clients escape `:` in names such as RBAC's
+    // `system:foo`); the API server matches on the decoded segments.
+    let segs: string[];
+    try {
+      segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+    } catch {
+      throw new StatusError(400, 'BadRequest', `malformed path: ${path}`);
+    }
+    const accept = parseAccept(req.headers.accept);
+
+    if (segs[0] !== 'api' && segs[0] !== 'apis') return this.nonResource(req, res, identity, path, method, url.searchParams, accept);
+    if (segs[0] === 'api' && segs.length === 1) return this.discovery(res, identity, path, method, accept, () => apiVersions(this.info.serverAddress()), true);
+    if (segs[0] === 'apis' && segs.length === 1) return this.discovery(res, identity, path, method, accept, () => apiGroupList(this.registry), false);
+    if (segs[0] === 'apis' && segs.length === 2) return this.discovery(res, identity, path, method, accept, () => apiGroup(this.registry, segs[1]!));
+    const isCore = segs[0] === 'api';
+    const group = isCore ? '' : segs[1]!;
+    const version = isCore ? segs[1]! : segs[2]!;
+    const rest = segs.slice(isCore ? 2 : 3);
+    if (rest.length === 0) return this.discovery(res, identity, path, method, accept, () => apiResourceList(this.registry, group, version));
+    const route = parseRest(group, version, rest);
+    if (route === undefined) throw pathNotFound();
+    return this.resource(req, res, identity, route, method, url.searchParams, accept);
+  }
+
+  private authorizeNonResource(identity: Identity, path: string, method: string): void {
+    const verb = method === 'GET' || method === 'HEAD' ? 'get' : method.toLowerCase();
+    const attrs: RequestAttributes = { verb, resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '', namespace: '' };
+    if (!this.authz.authorize(identity, attrs)) throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {});
+  }
+
+  private discovery(res: ServerResponse, identity: Identity, path: string, method: string, accept: MediaRange[], build: () => JsonObject | undefined, aggregatedCore?: boolean): void {
+    this.authorizeNonResource(identity, path, method);
+    if (method !== 'GET') throw methodNotAllowed();
+    if (aggregatedCore !== undefined) {
+      for (const r of accept) {
+        if (r.params['as'] === 'APIGroupDiscoveryList' && r.params['g'] === 'apidiscovery.k8s.io' && (r.params['v'] === 'v2' || r.params['v'] === 'v2beta1')) {
+          const v = r.params['v'];
+          const doc = aggregatedDiscovery(this.registry, aggregatedCore, `apidiscovery.k8s.io/${v}`);
+          sendJson(res, 200, doc, { 'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`, Vary: 'Accept' });
+          return;
+        }
+        if (acceptsJson(r)) break;
+      }
+    }
+    const doc = build();
+    if (doc === undefined) throw pathNotFound();
+    sendJson(res, 200, doc, aggregatedCore !== undefined ? { Vary: 'Accept' } : {});
+  }
+
+  private async nonResource(req: IncomingMessage, res: ServerResponse, identity: Identity, path: string, method: string, query: URLSearchParams, accept: MediaRange[]): Promise<void> {
+    if (path === '/kube-sim/faults') {
+      if (!identity.admin) throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, { verb: 'create', resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '', namespace: '' }), {});
+      if (method !== 'POST') throw methodNotAllowed();
+      const body = parseBody(await readBody(req), 'application/json');
+      this.ext.faults(body);
+      sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 });
+      return;
+    }
+    this.authorizeNonResource(identity, path, method);
+    if (path === '/version') {
+      if (method !== 'GET') throw methodNotAllowed();
+      sendJson(res, 200, versionDoc(this.info.version.gitVersion));
+      return;
+    }
+    if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) {
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(query.has('verbose') ? `[+]ping ok\n[+]etcd ok\n${path.slice(1)} check passed\n` : 'ok');
+      return;
+    }
+    if (path.startsWith('/openapi/')) {
+      if (method !== 'GET') throw methodNotAllowed();
+      const doc = this.ext.openapi(path, query);
+      if (doc === undefined) throw pathNotFound();
+      void accept;
+      sendJson(res, 200, doc);
+      return;
+    }
+    throw pathNotFound();
+  }
+
+  private async resource(req: IncomingMessage, res: ServerResponse, identity: Identity, route: ResourceRoute, method: string, query: URLSearchParams, accept: MediaRange[]): Promise<void> {
+    const resolved = this.registry.resolve(route.group, route.version, route.resource);
+    if (resolved === undefined) throw pathNotFound();
+    const { def, version } = resolved;
+    if (route.namespace !== undefined && !def.namespaced) throw pathNotFound();
+    const sub = route.subresource;
+    if (sub !== undefined) {
+      const known = (sub === 'status' && version.status) || (sub === 'scale' && version.scale !== undefined) || def.extraSubresources.includes(sub);
+      if (!known || route.name === undefined) throw pathNotFound();
+    }
+    const namespace = def.namespaced ? (route.namespace ?? '') : '';
+    const scope: Scope = { def, version, namespace };
+    const isWatch = route.legacyWatch || query.get('watch') === 'true' || query.get('watch') === '1';
+    const verb = verbFor(method, route.name, isWatch, sub);
+    if (verb === undefined) throw methodNotAllowed();
+    if (route.legacyWatch && verb !== 'watch') throw methodNotAllowed();
+    const attrs: RequestAttributes = {
+      verb,
+      resourceRequest: true,
+      path: '',
+      apiGroup: def.group,
+      resource: def.resource,
+      subresource: sub ?? '',
+      name: route.name ?? '',
+      namespace,
+    };
+    if (!this.authz.authorize(identity, attrs)) {
+      throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {
+        ...(attrs.name !== '' ? { name: attrs.name } : {}),
+        ...(def.group !== '' ? { group: def.group } : {}),
+        kind: def.resource,
+      });
+    }
+    // Collections without a namespace segment are only readable (list/watch across namespaces).
+    if (def.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
+      // `/api/v1/configmaps` serves only list/watch; named paths without a namespace do not exist.
+      if (route.name === undefined) throw methodNotAllowed();
+      throw pathNotFound();
+    }
+    if (!acceptable(accept)) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml`, {});
+    if (def.virtual === true) {
+      if (verb !== 'create' || route.name !== undefined) throw methodNotAllowed();
+      sendJson(res, 201, this.accessReview(identity, await this.body(req)));
+      return;
+    }
+    const table = tableRequest(accept, query);
+    const writeOpts = writeOptions(query);
+    const gv = groupVersion(def.group, version.name);
+    const send = (code: number, obj: KObject, warnings: string[] = []): void => {
+      const headers: Record<string, string> = {};
+      if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
+      if (table !== undefined) {
+        sendJson(res, code, buildTable(def, version, [obj], { tableVersion: table.version, include: table.include, withColumns: true, resourceVersion: obj.metadata.resourceVersion ?? '', withTypeMeta: (o) => this.ops.withTypeMeta(scope, o) }), headers);
+        return;
+      }
+      sendJson(res, code, undefined, headers, typedJson(def.kind, gv, obj));
+    };
+
+    switch (verb) {
+      case 'get': {
+        if (sub === 'scale') {
+          sendJson(res, 200, this.ext.scale.get(scope, route.name!));
+          return;
+        }
+        const obj = this.ops.get(scope, route.name!);
+        if (partialMetadata(accept)) {
+          sendJson(res, 200, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata });
+          return;
+        }
+        send(200, obj);
+        return;
+      }
+      case 'list': {
+        const limitRaw = query.get('limit');
+        const limit = limitRaw === null || limitRaw === '' ? undefined : Number(limitRaw);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${limitRaw ?? ''}`);
+        const result = this.ops.list(scope, {
+          ...(query.get('labelSelector') !== null ? { labelSelector: query.get('labelSelector')! } : {}),
+          ...(query.get('fieldSelector') !== null ? { fieldSelector: query.get('fieldSelector')! } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(query.get('continue') !== null ? { continue: query.get('continue')! } : {}),
+        });
+        if (table !== undefined) {
+          sendJson(res, 200, buildTable(def, version, result.items, {
+            tableVersion: table.version,
+            include: table.include,
+            withColumns: true,
+            resourceVersion: result.resourceVersion,
+            ...(result.continue !== undefined ? { continue: result.continue } : {}),
+            ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+            withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
+          }));
+          return;
+        }
+        const meta: JsonObject = { resourceVersion: result.resourceVersion };
+        if (result.continue !== undefined) meta['continue'] = result.continue;
+        if (result.remainingItemCount !== undefined) meta['remainingItemCount'] = result.remainingItemCount;
+        if (partialMetadata(accept)) {
+          sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })) });
+          return;
+        }
+        // Built-in lists omit kind/apiVersion on items (as the typed server encodes them); custom resources keep them.
+        const items = result.items.map((o) => (def.builtin ? JSON.stringify(o) : typedJson(def.kind, gv, o)));
+        const raw = `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
+        sendJson(res, 200, undefined, {}, raw);
+        return;
+      }
+      case 'watch': {
+        const ns = route.namespace ?? '';
+        const name = route.name;
+        const fs = query.get('fieldSelector') ?? '';
+        const fieldSelector = name !== undefined ? [fs, `metadata.name=${name}`].filter((x) => x !== '').join(',') : fs;
+        const selectors = this.ops.parseSelectors(def, query.get('labelSelector') ?? undefined, fieldSelector);
+        const ts = query.get('timeoutSeconds');
+        serveWatch(this.ops, res, {
+          scope,
+          namespace: def.namespaced ? ns : '',
+          selectors,
+          resourceVersion: query.get('resourceVersion') ?? undefined,
+          timeoutSeconds: ts === null ? undefined : Number(ts),
+          bookmarks: query.get('allowWatchBookmarks') === 'true',
+          sendInitialEvents: query.get('sendInitialEvents') === 'true',
+          bookmarkIntervalMs: this.info.bookmarkIntervalMs,
+          table,
+        }, (close) => {
+          this.info.watchClosers.add(close);
+          res.on('close', () => this.info.watchClosers.delete(close));
+        });
+        return;
+      }
+      case 'create': {
+        const body = await this.body(req);
+        if (sub === 'token') {
+          sendJson(res, 201, this.ext.tokenRequest(namespace, route.name!, body));
+          return;
+        }
+        if (sub !== undefined) throw methodNotAllowed();
+        const r = this.ops.create(scope, body, writeOpts);
+        send(201, r.object, r.warnings);
+        return;
+      }
+      case 'update': {
+        const body = await this.body(req);
+        if (sub === 'scale') {
+          sendJson(res, 200, this.ext.scale.update(scope, route.name!, body, writeOpts));
+          return;
+        }
+        if (sub === 'finalize') {
+          send(200, this.finalize(scope, route.name!, body));
+          return;
+        }
+        const r = this.ops.update(scope, route.name!, body, writeOpts, sub === 'status' ? 'status' : undefined);
+        send(200, r.object, r.warnings);
+        return;
+      }
+      case 'patch': {
+        const ct = mediaType(req.headers['content-type']);
+        const raw = await readBody(req);
+        if (!patchTypes.includes(ct)) throw unsupportedPatch(def.builtin);
+        if (ct === 'application/strategic-merge-patch+json' && !def.builtin) throw unsupportedPatch(false);
+        const patch = parseBody(raw, ct);
+        if (sub === 'scale') {
+          const current = this.ext.scale.get(scope, route.name!);
+          const patched = applyPatch(ct, current, patch, true);
+          sendJson(res, 200, this.ext.scale.update(scope, route.name!, patched, writeOpts));
+          return;
+        }
+        if (ct === 'application/apply-patch+yaml') {
+          const manager = query.get('fieldManager');
+          if (manager === null || manager === '')
+            throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
+              group: 'meta.k8s.io',
+              kind: 'PatchOptions',
+              causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+            });
+        }
+        const r = this.patch(scope, route.name!, ct, patch, sub, { ...writeOpts, ...(query.get('fieldManager') !== null ? { fieldManager: query.get('fieldManager')! } : {}) });
+        send(r.created ? 201 : 200, r.object, r.warnings);
+        return;
+      }
+      case 'delete': {
+        const opts = deleteOptions(query, await this.body(req));
+        const r = this.ops.delete(scope, route.name!, opts);
+        if (r.deleted === true) {
+          const details: JsonObject = { name: route.name! };
+          if (def.group !== '') details['group'] = def.group;
+          details['kind'] = def.resource;
+          details['uid'] = r.object.metadata.uid ?? '';
+          sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+        } else send(200, r.object);
+        return;
+      }
+      case 'deletecollection': {
+        const opts = deleteOptions(query, await this.body(req));
+        const list = this.ops.list(scope, {
+          ...(query.get('labelSelector') !== null ? { labelSelector: query.get('labelSelector')! } : {}),
+          ...(query.get('fieldSelector') !== null ? { fieldSelector: query.get('fieldSelector')! } : {}),
+        });
+        const items: string[] = [];
+        for (const o of list.items) {
+          try {
+            const r = this.ops.delete({ ...scope, namespace: o.metadata.namespace ?? '' }, o.metadata.name ?? '', opts);
+            items.push(typedJson(def.kind, gv, r.object));
+          } catch (e) {
+            if (!(e instanceof StatusError && e.code === 404)) throw e;
+          }
+        }
+        sendJson(res, 200, undefined, {}, `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":{"resourceVersion":"${this.ops.store.currentRv}"},"items":[${items.join(',')}]}`);
+        return;
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  /** SelfSubjectAccessReview: may the caller do what `spec` describes? */
+  private accessReview(identity: Identity, body: unknown): JsonObject {
+    const b = isObject(body) ? body : {};
+    const spec = isObject(b['spec']) ? b['spec'] : {};
+    const ra = isObject(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined;
+    const nra = isObject(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined;
+    const s = (v: unknown): string => (typeof v === 'string' ? v : '');
+    let attrs: RequestAttributes;
+    if (ra !== undefined)
+      attrs = { verb: s(ra['verb']), resourceRequest: true, path: '', apiGroup: s(ra['group']), resource: s(ra['resource']), subresource: s(ra['subresource']), name: s(ra['name']), namespace: s(ra['namespace']) };
+    else if (nra !== undefined)
+      attrs = { verb: s(nra['verb']), resourceRequest: false, path: s(nra['path']), apiGroup: '', resource: '', subresource: '', name: '', namespace: '' };
+    else
+      throw new StatusError(422, 'Invalid', 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', {
+        group: 'authorization.k8s.io',
+        kind: 'SelfSubjectAccessReview',
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' }],
+      });
+    const allowed = this.authz.authorize(identity, attrs);
+    const status: JsonObject = { allowed };
+    if (allowed) status['reason'] = identity.admin ? '' : 'RBAC: allowed by a role binding';
+    return { kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status };
+  }
+
+  private async body(req: IncomingMessage): Promise<unknown> {
+    const ct = mediaType(req.headers['content-type']);
+    return parseBody(await readBody(req), ct);
+  }
+
+  private finalize(scope: Scope, name: string, body: unknown): KObject {
+    const existing = this.ops.get(scope, name);
+    const spec = isObject(body) && isObject(body['spec']) ? body['spec'] : {};
+    const finalizers = Array.isArray(spec['finalizers']) ? spec['finalizers'].filter((f): f is string => typeof f === 'string') : [];
+    return this.ops.finalizeNamespace(existing.metadata.name ?? name, finalizers) ?? existing;
+  }
+
+  /** PATCH of every type; server-side apply creates when absent. */
+  patch(scope: Scope, name: string, contentType: string, patch: unknown, sub: string | undefined, opts: WriteOptions): { object: KObject; warnings: string[]; created: boolean } {
+    const grKey = this.ops.grKey(scope.def);
+    const existing = this.ops.store.get(grKey, scope.def.namespaced ? scope.namespace : '', name);
+    const isApply = contentType === 'application/apply-patch+yaml';
+    if (existing === undefined) {
+      if (!isApply || sub !== undefined) throw notFound(scope.def, name);
+      if (!isObject(patch)) throw badRequest('apply patch must be an object');
+      const meta = isObject(patch['metadata']) ? patch['metadata'] : {};
+      if (meta['name'] !== undefined && meta['name'] !== name) throw badRequest(`the name of the object (${JSON.stringify(meta['name'])}) does not match the name on the URL (${name})`);
+      const body = { ...patch, metadata: { ...meta, name, managedFields: [managedEntry(opts.fieldManager ?? '', 'Apply', groupVersion(scope.def.group, scope.version.name), patch)] } };
+      const r = this.ops.create(scope, body, opts);
+      return { ...r, created: true };
+    }
+    const current = this.ops.withTypeMeta(scope, structuredClone(existing));
+    let patched = applyPatch(contentType, current, patch, scope.def.builtin);
+    if (!isObject(patched)) throw badRequest('the patch did not result in an object');
+    if (isApply) {
+      const others = (existing.metadata.managedFields ?? []).filter((m) => !(isObject(m) && m['manager'] === opts.fieldManager && m['operation'] === 'Apply'));
+      const pm = isObject(patched['metadata']) ? patched['metadata'] : {};
+      patched = { ...patched, metadata: { ...pm, managedFields: [...others, managedEntry(opts.fieldManager ?? '', 'Apply', groupVersion(scope.def.group, scope.version.name), patch)] } };
+    }
+    const incoming = this.ops.checkTypeMeta(scope, patched);
+    const r = this.ops.updateFrom(scope, existing, incoming, opts, sub === 'status' ? 'status' : undefined);
+    return { ...r, created: false };
+  }
+}
+
+/**
+ * `Impersonate-User` / `Impersonate-Group` headers: honoured for the admin (who may impersonate),
+ * refused with 403 for everyone else.
+ */
+function impersonate(identity: Identity, headers: IncomingMessage['headers']): Identity {
+  const user = headers['impersonate-user'];
+  if (typeof user !== 'string' || user === '') return identity;
+  if (!identity.admin)
+    throw new StatusError(403, 'Forbidden', `users "${user}" is forbidden: User "${identity.user}" cannot impersonate resource "users" in API group "" at the cluster scope`, {
+      name: user,
+      kind: 'users',
+    });
+  const raw = headers['impersonate-group'];
+  const groups = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).flatMap((g) => g.split(',')).map((g) => g.trim()).filter((g) => g !== '');
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+  const all = new Set(groups);
+  if (sa !== null) {
+    all.add('system:serviceaccounts');
+    all.add(`system:serviceaccounts:${sa[1]!}`);
+  }
+  all.add('system:authenticated');
+  const result: Identity = { user, groups: [...all], admin: all.has('system:masters') };
+  if (sa !== null) result.serviceAccount = { namespace: sa[1]!, name: sa[2]! };
+  return result;
+}
+
+function managedEntry(manager: string, operation: string, apiVersion: string, config: unknown): JsonObject {
+  return { manager, operation, apiVersion, time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fieldsType: 'FieldsV1', fieldsV1: fieldsOf(config, true) };
+}
+
+function fieldsOf(value: unknown, top: boolean): JsonObject {
+  const out: JsonObject = {};
+  if (!isObject(value)) return out;
+  for (const [k, v] of Object.entries(value)) {
+    if (top && (k === 'apiVersion' || k === 'kind')) continue;
+    if (k === 'managedFields' || k === 'resourceVersion' || k === 'uid' || k === 'creationTimestamp') continue;
+    out[`f:${k}`] = isObject(v) ? fieldsOf(v, false) : {};
+  }
+  return out;
+}
+
+function unsupportedPatch(builtin: boolean): StatusError {
+  const accepted = builtin ? patchTypes : patchTypes.filter((p) => p !== 'application/strategic-merge-patch+json');
+  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {});
+}
+
+function parseRest(group: string, version: string, input: string[]): ResourceRoute | undefined {
+  let rest = input;
+  let legacyWatch = false;
+  if (rest[0] === 'watch') {
+    legacyWatch = true;
+    rest = rest.slice(1);
+  }
+  const any = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+    if (rest.length > 5) return undefined;
+    return { group, version, namespace: rest[1]!, resource: rest[2]!, name: any(rest[3]), subresource: any(rest[4]), legacyWatch };
+  }
+  if (rest.length > 3 || rest.length === 0) return undefined;
+  return { group, version, namespace: undefined, resource: rest[0]!, name: any(rest[1]), subresource: any(rest[2]), legacyWatch };
+}
+
+function verbFor(method: string, name: string | undefined, watch: boolean, sub: string | undefined): string | undefined {
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      if (watch) return 'watch';
+      return name === undefined ? 'list' : 'get';
+    case 'POST':
+      if (sub === 'token') return 'create';
+      return name === undefined ? 'create' : undefined;
+    case 'PUT':
+      return name === undefined ? undefined : 'update';
+    case 'PATCH':
+      return name === undefined ? undefined : 'patch';
+    case 'DELETE':
+      if (sub !== undefined) return undefined;
+      return name === undefined ? 'deletecollection' : 'delete';
+    default:
+      return undefined;
+  }
+}
+
+function acceptsJson(r: MediaRange): boolean {
+  return r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*' || r.type === 'application/yaml';
+}
+
+function acceptable(accept: MediaRange[]): boolean {
+  return accept.some(acceptsJson);
+}
+
+function tableRequest(accept: MediaRange[], query: URLSearchParams): { version: string; include: IncludeObject } | undefined {
+  for (const r of accept) {
+    if (r.params['as'] === 'Table' && r.params['g'] === 'meta.k8s.io' && (r.params['v'] === 'v1' || r.params['v'] === 'v1beta1')) {
+      const inc = query.get('includeObject');
+      const include: IncludeObject = inc === 'None' || inc === 'Object' ? inc : 'Metadata';
+      return { version: r.params['v'], include };
+    }
+    if (r.params['as'] === undefined && acceptsJson(r)) return undefined;
+  }
+  return undefined;
+}
+
+function partialMetadata(accept: MediaRange[]): boolean {
+  const first = accept[0];
+  return first !== undefined && (first.params['as'] === 'PartialObjectMetadata' || first.params['as'] === 'PartialObjectMetadataList');
+}
+
+function writeOptions(query: URLSearchParams): WriteOptions {
+  const opts: WriteOptions = {};
+  const dry = query.getAll('dryRun');
+  if (dry.length > 0) {
+    if (dry.some((d) => d !== 'All')) throw badRequest(`Invalid value: ${JSON.stringify(dry)}: supported values: "All"`);
+    opts.dryRun = true;
+  }
+  const fv = query.get('fieldValidation');
+  if (fv !== null && fv !== '') {
+    if (fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
+    opts.fieldValidation = fv;
+  }
+  const fm = query.get('fieldManager');
+  if (fm !== null) opts.fieldManager = fm;
+  return opts;
+}
+
+function deleteOptions(query: URLSearchParams, body: unknown): DeleteOptions {
+  const opts: DeleteOptions = {};
+  const b = isObject(body) ? body : {};
+  const pp = query.get('propagationPolicy') ?? (typeof b['propagationPolicy'] === 'string' ? b['propagationPolicy'] : undefined);
+  if (pp !== undefined && pp !== null) {
+    if (pp !== 'Orphan' && pp !== 'Background' && pp !== 'Foreground') throw badRequest(`propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan", "nil"`);
+    opts.propagationPolicy = pp;
+  } else {
+    const orphan = query.get('orphanDependents') ?? (typeof b['orphanDependents'] === 'boolean' ? String(b['orphanDependents']) : null);
+    if (orphan === 'true') opts.propagationPolicy = 'Orphan';
+    if (orphan === 'false') opts.propagationPolicy = 'Background';
+  }
+  const dry = [...query.getAll('dryRun'), ...(Array.isArray(b['dryRun']) ? b['dryRun'].map(String) : [])];
+  if (dry.length > 0) {
+    if (dry.some((d) => d !== 'All')) throw badRequest(`Invalid value: ${JSON.stringify(dry)}: supported values: "All"`);
+    opts.dryRun = true;
+  }
+  if (isObject(b['preconditions'])) {
+    const p = b['preconditions'];
+    opts.preconditions = {
+      ...(typeof p['uid'] === 'string' ? { uid: p['uid'] } : {}),
+      ...(typeof p['resourceVersion'] === 'string' ? { resourceVersion: p['resourceVersion'] } : {}),
+    };
+  }
+  return opts;
+}
+
+function versionDoc(gitVersion: string): JsonObject {
+  const m = /^v(\d+)\.(\d+)/.exec(gitVersion);
+  return {
+    major: m?.[1] ?? '1',
+    minor: m?.[2] ?? '31',
+    gitVersion,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2024-08-13T07:28:49Z',
+    goVersion: 'go1.22.5',
+    compiler: 'gc',
+    platform: `${process.platform === 'win32' ? 'windows' : process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}
+

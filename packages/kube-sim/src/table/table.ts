@@ -1,0 +1,118 @@
+import type { PrinterColumn, ResourceDef, VersionDef } from '../resources/resource-def.js';
+import { isObject } from '../util/json.js';
+import { builtinColumns } from './builtin-columns.js';
+import type { JsonObject, KObject } from '../util/json.js';
+
+/** What a Table row's `object` holds (`includeObject` query parameter). */
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+/** Human-readable age as kubectl prints it (`45s`, `5m12s`, `3h`, `2d5h`). */
+export function humanAge(from: string | undefined, now: number): string {
+  if (from === undefined) return '<unknown>';
+  const t = Date.parse(from);
+  if (Number.isNaN(t)) return '<invalid>';
+  let s = Math.max(0, Math.floor((now - t) / 1000));
+  if (s < 120) return `${s}s`;
+  let m = Math.floor(s / 60);
+  s %= 60;
+  if (m < 10) return s === 0 ? `${m}m` : `${m}m${s}s`;
+  if (m < 180) return `${m}m`;
+  let h = Math.floor(m / 60);
+  m %= 60;
+  if (h < 8) return m === 0 ? `${h}h` : `${h}h${m}m`;
+  if (h < 48) return `${h}h`;
+  const d = Math.floor(h / 24);
+  h %= 24;
+  if (d < 8) return h === 0 ? `${d}d` : `${d}d${h}h`;
+  if (d < 365 * 2) return `${d}d`;
+  return `${Math.floor(d / 365)}y`;
+}
+
+/** Evaluates a simple JSONPath (`.spec.replicas`, `.status.conditions[0].type`, `.metadata.labels.x`). */
+export function evalJsonPath(obj: unknown, path: string): unknown {
+  const p = path.replace(/^\{?\.?/, '').replace(/\}$/, '');
+  if (p === '') return obj;
+  let cur: unknown = obj;
+  for (const raw of p.split('.')) {
+    const m = /^([^[\]]*)((?:\[[^\]]*\])*)$/.exec(raw);
+    if (m === null) return undefined;
+    if (m[1] !== '') cur = isObject(cur) ? cur[m[1]!] : undefined;
+    for (const idx of m[2]!.match(/\[[^\]]*\]/g) ?? []) {
+      const inner = idx.slice(1, -1);
+      if (Array.isArray(cur)) {
+        if (/^-?\d+$/.test(inner)) {
+          const n = Number(inner);
+          cur = cur[n < 0 ? cur.length + n : n];
+        } else if (inner === '*') {
+          // keep the array
+        } else {
+          const f = /^\?\(@\.(\w+)=="?([^"]*)"?\)$/.exec(inner);
+          cur = f === null ? undefined : cur.find((x) => isObject(x) && String(x[f[1]!]) === f[2]);
+        }
+      } else cur = undefined;
+    }
+  }
+  return cur;
+}
+
+function columnsFor(def: ResourceDef, version: VersionDef): PrinterColumn[] {
+  if (!def.builtin) {
+    if (version.printerColumns.length > 0) return version.printerColumns;
+    return [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  }
+  return [...version.printerColumns, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+}
+
+function cell(col: PrinterColumn, obj: KObject, now: number, builtin: boolean): unknown {
+  if (builtin && col.jsonPath === '.status.readyReplicas' && col.type === 'string') {
+    // READY of deployments and statefulsets: "<ready>/<desired>".
+    return `${Number(evalJsonPath(obj, '.status.readyReplicas') ?? 0)}/${Number(evalJsonPath(obj, '.spec.replicas') ?? 0)}`;
+  }
+  const v = evalJsonPath(obj, col.jsonPath);
+  if (v === undefined || v === null) {
+    if (col.type === 'date') return '<unknown>';
+    if (col.type === 'integer' || col.type === 'number') return builtin ? 0 : null;
+    return '<none>';
+  }
+  if (col.type === 'date') return humanAge(typeof v === 'string' ? v : undefined, now);
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(',');
+  if (isObject(v)) return JSON.stringify(v);
+  return v;
+}
+
+/**
+ * A `meta.k8s.io` Table for objects, as kubectl asks with `Accept: ...;as=Table`:
+ * NAME, the kind's printer columns (CRD additionalPrinterColumns for custom resources) and AGE.
+ */
+export function buildTable(
+  def: ResourceDef,
+  version: VersionDef,
+  objects: readonly KObject[],
+  opts: { tableVersion: string; include: IncludeObject; withColumns: boolean; resourceVersion?: string; continue?: string; remainingItemCount?: number; withTypeMeta: (o: KObject) => KObject },
+): JsonObject {
+  const now = Date.now();
+  const builtin = def.builtin ? builtinColumns(`${def.group}/${def.resource}`) : undefined;
+  const cols = columnsFor(def, version);
+  const columnDefinitions =
+    builtin !== undefined
+      ? builtin.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority ?? 0 }))
+      : [
+          { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
+          ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? c.name, priority: c.priority ?? 0 })),
+        ];
+  const rows = objects.map((o) => {
+    const cells = builtin !== undefined ? builtin.map((c) => c.cell(o, now)) : [o.metadata.name ?? '', ...cols.map((c) => cell(c, o, now, def.builtin))];
+    const row: JsonObject = { cells };
+    if (opts.include === 'Metadata') row['object'] = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
+    else if (opts.include === 'Object') row['object'] = opts.withTypeMeta(o);
+    return row;
+  });
+  const metadata: JsonObject = {};
+  if (opts.resourceVersion !== undefined) metadata['resourceVersion'] = opts.resourceVersion;
+  if (opts.continue !== undefined) metadata['continue'] = opts.continue;
+  if (opts.remainingItemCount !== undefined) metadata['remainingItemCount'] = opts.remainingItemCount;
+  const table: JsonObject = { kind: 'Table', apiVersion: `meta.k8s.io/${opts.tableVersion}`, metadata };
+  table['columnDefinitions'] = opts.withColumns ? columnDefinitions : null;
+  table['rows'] = rows;
+  return table;
+}

@@ -1,0 +1,145 @@
+/* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ApiException, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { buildKubeconfig, startCluster } from '@kubefed/kube-sim';
+import { openTarget, simOnly, targetIsReal, type ConformanceTarget, type Json } from './support/conformance-target.js';
+import { configMap, expectCode, expectFailure } from './support/fixtures.js';
+
+describe.skipIf(targetIsReal)(`kube-sim control (${simOnly})`, () => {
+  let t: ConformanceTarget;
+  let ns: string;
+  beforeAll(async () => {
+    t = await openTarget('control');
+    ns = t.namespace;
+  });
+  afterEach(() => {
+    t?.sim?.faults.restore();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const cms = (): string => `/api/v1/namespaces/${ns}/configmaps`;
+
+  it('refuses connections while unreachable, breaks open watches, and serves again after restore', async () => {
+    const sim = t.sim!;
+    const w = await t.watch(`${cms()}?watch=1`);
+    sim.faults.unreachable();
+    await expect(t.request('GET', cms())).rejects.toThrow();
+    const viaClient: unknown = await t.kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: ns }).catch((e: unknown) => e);
+    expect(viaClient).toBeInstanceOf(Error);
+    expect(viaClient).not.toBeInstanceOf(ApiException);
+    try {
+      await vi.waitFor(() => expect(w.isEnded(), 'watch survived unreachable').toBe(true), { timeout: 5000, interval: 20 });
+    } finally {
+      w.close();
+    }
+    sim.faults.restore();
+    // A pooled keep-alive socket the server destroyed may fail once; a fresh connection must work.
+    await vi.waitFor(async () => expectCode(await t.request('GET', cms()), 200), { timeout: 5000, interval: 50 });
+  });
+
+  it.each([
+    [500, 'InternalError'],
+    [429, 'TooManyRequests'],
+  ] as const)('fails every request with a %i Status at failRate 1', async (code, reason) => {
+    t.sim!.faults.failRate(1, code);
+    const res = await t.request('GET', cms());
+    expectFailure(res, code, reason);
+    if (code === 429) expect(res.headers['retry-after']).toBe('1');
+    const viaClient: unknown = await t.kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: ns }).catch((e: unknown) => e);
+    expect(viaClient).toBeInstanceOf(ApiException);
+    expect((viaClient as ApiException<string>).code).toBe(code);
+    expect(JSON.parse((viaClient as ApiException<string>).body)).toMatchObject({ kind: 'Status', code, reason });
+    t.sim!.faults.restore();
+    expectCode(await t.request('GET', cms()), 200);
+  });
+
+  it('adds latency before every response', async () => {
+    t.sim!.faults.latency(300);
+    const started = Date.now();
+    expectCode(await t.request('GET', cms()), 200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it('injects faults through the admin-only control endpoint', async () => {
+    const denied = await t.request('POST', '/kube-sim/faults', { auth: 'none', body: { failRate: 1, code: 500 } });
+    expect(denied.status).toBe(401);
+    expect((await t.request('POST', '/kube-sim/faults', { body: { failRate: 1, code: 500 } })).status).toBeLessThan(300);
+    expectFailure(await t.request('GET', cms()), 500, 'InternalError');
+    expect((await t.request('POST', '/kube-sim/faults', { body: { restore: true } })).status).toBeLessThan(300);
+    expectCode(await t.request('GET', cms()), 200);
+  });
+
+  it('keeps state and its URL across restart()', async () => {
+    const sim = t.sim!;
+    const created = expectCode(await t.request('POST', cms(), { body: configMap(ns, 'survivor', { a: '1' }) }), 201);
+    const url = sim.url;
+    await sim.restart();
+    expect(sim.url).toBe(url);
+    const got = await vi.waitFor(async () => expectCode(await t.request('GET', `${cms()}/survivor`), 200), { timeout: 5000, interval: 50 });
+    expect(got.metadata).toMatchObject({ uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion });
+    const next = expectCode(await t.request('POST', cms(), { body: configMap(ns, 'after-restart') }), 201);
+    expect(BigInt(next.metadata.resourceVersion as string) > BigInt(created.metadata.resourceVersion as string)).toBe(true);
+  });
+
+  it('resumes a watch from a resourceVersion taken before restart()', async () => {
+    const sim = t.sim!;
+    const list = expectCode(await t.request('GET', cms()), 200);
+    expectCode(await t.request('POST', cms(), { body: configMap(ns, 'before-restart') }), 201);
+    await sim.restart();
+    await vi.waitFor(async () => expectCode(await t.request('GET', cms()), 200), { timeout: 5000, interval: 50 });
+    const w = await t.watch(`${cms()}?watch=1&resourceVersion=${list.metadata.resourceVersion}`);
+    try {
+      expect(w.status).toBe(200);
+      const event = await w.until((e) => e.object?.metadata?.name === 'before-restart');
+      expect(event.type).toBe('ADDED');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('writes a kubeconfig that client-node loads and uses', async () => {
+    const sim = t.sim!;
+    const doc = parse(sim.kubeconfigYaml());
+    expect(doc['current-context']).toBe(sim.name);
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml());
+    expect(kc.getCurrentCluster()?.server).toBe(sim.url);
+    const list = await kc.makeApiClient(CoreV1Api).listNamespace();
+    expect(list.items.map((n) => n.metadata?.name)).toContain(ns);
+    expect(sim.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(sim.caPem).toContain('-----BEGIN CERTIFICATE-----');
+  });
+
+  it('merges several clusters into one kubeconfig whose current context is the first', async () => {
+    await using a = await startCluster({ name: 'merge-a' });
+    await using b = await startCluster({ name: 'merge-b', tls: false });
+    expect(b.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(b.caPem).toBeUndefined();
+    const doc = parse(buildKubeconfig([a, b]));
+    expect(doc['current-context']).toBe('merge-a');
+    expect((doc.contexts as Json[]).map((c) => c.name).sort()).toEqual(['merge-a', 'merge-b']);
+    for (const sim of [a, b]) {
+      const kc = new KubeConfig();
+      kc.loadFromString(buildKubeconfig([a, b]));
+      kc.setCurrentContext(sim.name);
+      const nodes = await kc.makeApiClient(CoreV1Api).listNode();
+      expect(nodes.items.length).toBe(2);
+      expect(nodes.items.every((n) => n.metadata?.labels?.['topology.kubernetes.io/region'] === `region-${sim.name}`)).toBe(true);
+    }
+  });
+
+  it('serves the configured version and zones', async () => {
+    await using sim = await startCluster({ name: 'zoned', version: 'v1.29.4', region: 'eu', zones: ['eu-1', 'eu-2', 'eu-3'] });
+    const kc = new KubeConfig();
+    kc.loadFromString(sim.kubeconfigYaml());
+    const nodes = await kc.makeApiClient(CoreV1Api).listNode();
+    expect(nodes.items.map((n) => n.metadata?.labels?.['topology.kubernetes.io/zone']).sort()).toEqual(['eu-1', 'eu-2', 'eu-3']);
+    const version = await kc.makeApiClient(VersionApi).getCode();
+    expect(version.gitVersion).toBe('v1.29.4');
+    await sim.stop();
+    await sim.stop();
+  });
+});
