@@ -1,0 +1,188 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBool, parseTimeout, run } from './cli.js';
+import type { RunIo } from './cli.js';
+import { validateJoinNames } from './commands/join.js';
+import { formatVersion } from './commands/version.js';
+import type { BuildInfo } from './commands/version.js';
+
+const buildInfo: BuildInfo = {
+  gitVersion: 'v0.1.0',
+  gitCommit: '0123456789abcdef0123456789abcdef01234567',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-21T10:00:00Z',
+  nodeVersion: 'v20.20.0',
+  platform: 'linux/x64',
+};
+
+async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = { stdout: '', stderr: '' };
+  const io: RunIo = {
+    stdout: (s) => void (r.stdout += s),
+    stderr: (s) => void (r.stderr += s),
+    env: { HOME: '/nonexistent-home', ...env },
+    buildInfo: () => buildInfo,
+  };
+  const code = await run(argv, io);
+  return { code, ...r };
+}
+
+let dir: string;
+let kubeconfig: string;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubefedctl-cli-'));
+  kubeconfig = path.join(dir, 'config');
+  // Both contexts point at a closed port: these tests never get as far as a request.
+  fs.writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: host',
+      '  cluster: { server: "https://127.0.0.1:1" }',
+      'users:',
+      '- name: admin',
+      '  user: { token: "t" }',
+      'contexts:',
+      '- name: host',
+      '  context: { cluster: host, user: admin }',
+      '- name: "arn:aws:eks:x/host"',
+      '  context: { cluster: host, user: admin }',
+      'current-context: host',
+      '',
+    ].join('\n'),
+  );
+});
+
+afterAll(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('kubefedctl run', () => {
+  it('prints help and exits 0 when run without arguments', async () => {
+    const r = await cli([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: kubefedctl');
+    expect(r.stdout).toMatch(/join \[options\] <cluster-name>/);
+    expect(r.stdout).toContain('--kubefed-namespace');
+  });
+
+  it.each([['join'], ['unjoin'], ['version']])('shows help with a description and examples for %s', async (command) => {
+    const r = await cli([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: kubefedctl ${command}`);
+    expect(r.stdout).toContain('Examples:');
+  });
+
+  it.each([
+    ['an unknown command', ['frobnicate'], "error: unknown command 'frobnicate'"],
+    ['an unknown flag', ['join', 'm1', '--bogus'], "error: unknown option '--bogus'"],
+    ['a missing cluster name', ['join'], "error: missing required argument 'cluster-name'"],
+    ['a non-boolean --error-on-existing', ['join', 'm1', '--error-on-existing=maybe'], 'expected true or false'],
+    ['an unsupported output format', ['join', 'm1', '-o', 'json'], 'Allowed choices are yaml'],
+    ['a bad --timeout', ['join', 'm1', '--timeout', 'soon'], 'expected a positive duration'],
+  ])('exits 1 with commander’s message for %s', async (_what, argv, message) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('prints the version like KubeFed, in one line', async () => {
+    const r = await cli(['version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'kubefedctl version: {gitVersion: "v0.1.0", gitCommit: "0123456789abcdef0123456789abcdef01234567", gitTreeState: "clean", buildDate: "2026-11-21T10:00:00Z", nodeVersion: "v20.20.0", platform: "linux/x64"}\n',
+    );
+  });
+
+  it('prints the version as JSON with -o json', async () => {
+    const r = await cli(['version', '-o', 'json']);
+    expect(JSON.parse(r.stdout)).toEqual(buildInfo);
+  });
+
+  it('fails with a hint when the kubeconfig cannot be read', async () => {
+    const r = await cli(['join', 'member1', '--kubeconfig', path.join(dir, 'missing')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: cannot read kubeconfig ".*missing"/);
+    expect(r.stderr).toContain('hint: pass --kubeconfig <file> or set KUBECONFIG');
+    expect(r.stderr).not.toContain('    at ');
+  });
+
+  it('finds the kubeconfig through KUBECONFIG and names the known contexts when one is missing', async () => {
+    const r = await cli(['join', 'member1'], { KUBECONFIG: kubeconfig });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('error: kubeconfig has no context "member1"\nhint: pass --cluster-context with one of: host, arn:aws:eks:x/host\n');
+  });
+
+  it('requires --host-cluster-name when the host context name contains ":" or "/"', async () => {
+    const r = await cli(['join', 'member1', '--kubeconfig', kubeconfig, '--host-cluster-context', 'arn:aws:eks:x/host', '--cluster-context', 'host']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: host-cluster-name must be set if the name of the host cluster context contains one of ":" or "/"');
+    expect(r.stderr).toContain('hint: pass --host-cluster-name <name>');
+  });
+
+  it('prints the stack trace only with -v', async () => {
+    const r = await cli(['-v', 'join', 'member1', '--kubeconfig', path.join(dir, 'missing')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('    at ');
+  });
+
+  it('rejects an invalid cluster name before contacting anything', async () => {
+    const r = await cli(['unjoin', 'BAD_NAME', '--kubeconfig', kubeconfig]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: cluster name "BAD_NAME" is not a valid Kubernetes object name');
+  });
+});
+
+describe('flag parsing', () => {
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['FALSE', false],
+    ['1', true],
+    ['0', false],
+  ])('parses --error-on-existing=%s', (value, expected) => {
+    expect(parseBool(value)).toBe(expected);
+  });
+
+  it.each([
+    ['30s', 30_000],
+    ['2m', 120_000],
+    ['1m30s', 90_000],
+    ['45', 45_000],
+    ['500ms', 500],
+  ])('parses --timeout %s', (value, ms) => {
+    expect(parseTimeout(value)).toBe(ms);
+  });
+
+  it.each([['0s'], ['-5s'], ['soon']])('rejects --timeout %s', (value) => {
+    expect(() => parseTimeout(value)).toThrow('expected a positive duration');
+  });
+});
+
+describe('validateJoinNames', () => {
+  it.each([
+    ['', 'host', false, 'NAME is required'],
+    ['Member1', 'host', false, 'cluster name "Member1" is not a valid Kubernetes object name'],
+    ['m1', 'a/b', true, 'host-cluster-name may not contain "/" or ":"'],
+    ['m1', 'a:b', false, 'host-cluster-name must be set if the name of the host cluster context contains one of ":" or "/"'],
+    ['m1', 'Host', true, 'service account name "m1-Host" is not a valid Kubernetes object name'],
+  ])('rejects cluster %j with host %j', (cluster, host, flagGiven, message) => {
+    expect(() => validateJoinNames(cluster, host, flagGiven)).toThrow(message);
+  });
+
+  it('accepts KubeFed-style names', () => {
+    expect(() => validateJoinNames('member1', 'kind-host', false)).not.toThrow();
+  });
+});
+
+describe('formatVersion', () => {
+  it('renders every field of the build info', () => {
+    expect(formatVersion({ ...buildInfo, gitTreeState: 'dirty' })).toContain('gitTreeState: "dirty"');
+  });
+});

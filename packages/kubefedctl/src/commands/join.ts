@@ -1,0 +1,516 @@
+import { KUBEFED_CONFIG_NAME, SECRET_CA_KEY, SECRET_TOKEN_KEY, federatedTypeConfigSchema, isDns1123Subdomain } from '@kubefed/api';
+import type { FederatedTypeConfig } from '@kubefed/api';
+import { isAlreadyExists, isNetworkError, isNotFound, isTimeout } from '@kubefed/client';
+import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
+import { AlreadyJoinedError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
+import {
+  hostSecretObject,
+  joinNames,
+  kubeFedClusterObject,
+  memberRbacObjects,
+  namespaceObject,
+  serviceAccountObject,
+  tokenSecretObject,
+} from '../join-objects.js';
+import type { JoinNames, KubeFedScope, TokenData } from '../join-objects.js';
+import type { ContextDetails } from '../kubeconfig-contexts.js';
+import { LEAST_PRIVILEGE_LABEL, leastPrivilegeRules, targetTypeRules } from '../least-privilege.js';
+import type { Output } from '../output.js';
+import { hintFor } from '../output.js';
+import { GVR, describeObject, gvrOfKind, sameJson, tryGet } from '../resources.js';
+
+/** Options of {@link join} (the flags of `kubefedctl join`). */
+export interface JoinOptions {
+  /** Name of the joining cluster (the KubeFedCluster name). */
+  cluster: string;
+  /** Host cluster name used in generated names (`--host-cluster-name`, else the host context name). */
+  hostClusterName: string;
+  /** The kubefed namespace in host and member. */
+  kubefedNamespace: string;
+  /** Host secret name (`--secret-name`); default generated `<cluster>-xxxxx`. */
+  secretName?: string | undefined;
+  /** Fail when any join artefact exists (KubeFed's default true); false = update what differs, create what is missing. */
+  errorOnExisting: boolean;
+  /** Read only: plan the objects and return them, write nothing. */
+  dryRun: boolean;
+  /** Member RBAC from the enabled FTCs instead of full access (see `leastPrivilegeRules`). */
+  leastPrivilege: boolean;
+  /** How long to wait for the member's token controller to fill the token Secret; default 30 000 ms. */
+  tokenTimeoutMs?: number | undefined;
+  /** Poll interval while waiting for the token; default 500 ms. */
+  pollIntervalMs?: number | undefined;
+}
+
+/** The two clusters of a join. */
+export interface JoinTargets {
+  host: DynamicClient;
+  /** Host context name (for messages and dry-run comments). */
+  hostContext: string;
+  member: DynamicClient;
+  /** The member context's server, CA and TLS settings (become the KubeFedCluster spec). */
+  memberContext: ContextDetails;
+}
+
+/** One object `join` writes (or would write), and where. */
+export interface PlannedObject {
+  /** `host` or `member`. */
+  side: 'host' | 'member';
+  /** The cluster's name (host cluster name or the joining cluster's name). */
+  cluster: string;
+  object: KubeObject;
+  /** Whether it exists already (then join updates it when it differs). */
+  exists: boolean;
+}
+
+/** What happened to one object. */
+export interface JoinAction {
+  verb: 'created' | 'updated' | 'unchanged' | 'recreated';
+  /** e.g. `service account kube-federation-system/member1-host in member1`. */
+  what: string;
+}
+
+/** Result of {@link join}: the actions taken, or with `dryRun` the planned objects. */
+export interface JoinResult {
+  names: JoinNames;
+  scope: KubeFedScope;
+  actions: JoinAction[];
+  /** Every object join writes, host and member, in order (dry-run: the plan; tokens never included). */
+  plan: PlannedObject[];
+}
+
+/**
+ * Checks the names `join`/`unjoin` will use: the cluster name must be a DNS-1123 subdomain, the host
+ * name must not contain `/` or `:` (KubeFed's rule) and `<cluster>-<host>` must be a valid
+ * ServiceAccount name. Throws {@link UsageError}.
+ */
+export function validateJoinNames(cluster: string, hostName: string, hostNameFlagGiven: boolean): void {
+  if (cluster === '') throw new UsageError('NAME is required', { hint: 'kubefedctl join <cluster-name> --cluster-context <context>' });
+  if (!isDns1123Subdomain(cluster)) {
+    throw new UsageError(`cluster name "${cluster}" is not a valid Kubernetes object name (lowercase letters, digits, "-" and ".")`, {
+      hint: 'choose a name like "member1"',
+    });
+  }
+  if (/[/:]/.test(hostName)) {
+    throw new UsageError(
+      hostNameFlagGiven
+        ? 'host-cluster-name may not contain "/" or ":"'
+        : 'host-cluster-name must be set if the name of the host cluster context contains one of ":" or "/"',
+      { hint: 'pass --host-cluster-name <name>' },
+    );
+  }
+  if (!isDns1123Subdomain(`${cluster}-${hostName}`)) {
+    throw new UsageError(`service account name "${cluster}-${hostName}" is not a valid Kubernetes object name`, {
+      hint: 'pass --host-cluster-name with a lowercase name like "host"',
+    });
+  }
+}
+
+/** A step failure inside a join (wrapped into JoinStepError after rollback). */
+class StepFailure extends Error {
+  constructor(
+    readonly step: string,
+    override readonly cause: unknown,
+  ) {
+    super(step);
+  }
+}
+
+interface Undo {
+  what: string;
+  run: () => Promise<void>;
+}
+
+/** Runs named steps and remembers how to undo what was created. */
+class StepRunner {
+  readonly actions: JoinAction[] = [];
+  private readonly undos: Undo[] = [];
+
+  constructor(private readonly out: Output) {}
+
+  async step<T>(step: string, fn: () => Promise<T>): Promise<T> {
+    this.out.debug(`step: ${step}`);
+    try {
+      return await fn();
+    } catch (e) {
+      throw new StepFailure(step, e);
+    }
+  }
+
+  created(what: string, undo: () => Promise<void>): void {
+    this.actions.push({ verb: 'created', what });
+    this.undos.push({ what, run: undo });
+  }
+
+  /** Undoes what was created, newest first; returns what could not be undone. */
+  async rollback(): Promise<string[]> {
+    const failures: string[] = [];
+    for (const u of this.undos.reverse()) {
+      try {
+        this.out.progress(`rolling back: removing ${u.what}`);
+        await u.run();
+      } catch (e) {
+        if (!isNotFound(e)) failures.push(`${u.what}: ${causeMessage(e)}`);
+      }
+    }
+    return failures;
+  }
+}
+
+/** Reads the control-plane scope from the KubeFedConfig `kubefed`. */
+async function readScope(host: DynamicClient, ns: string, hostName: string): Promise<KubeFedScope> {
+  let config: KubeObject | undefined;
+  try {
+    config = await tryGet(host.resource(GVR.kubeFedConfigs, ns), KUBEFED_CONFIG_NAME);
+  } catch (e) {
+    throw unreachable('host', hostName, host.server, e);
+  }
+  if (config === undefined) {
+    throw new KubefedctlError(
+      `A KubeFedConfig named "${KUBEFED_CONFIG_NAME}" was not found in namespace "${ns}". Is a KubeFed control plane running in this namespace?`,
+      { hint: 'install the control plane in the host cluster, or pass --kubefed-namespace / --host-cluster-context' },
+    );
+  }
+  const spec = config['spec'];
+  const scope = typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>)['scope'] : undefined;
+  return scope === 'Namespaced' ? 'Namespaced' : 'Cluster';
+}
+
+function unreachable(side: 'host' | 'member', cluster: string, server: string, e: unknown): KubefedctlError {
+  if (isNetworkError(e) || isTimeout(e)) {
+    return new KubefedctlError(`cannot reach ${side} cluster ${cluster} at ${server}: ${causeMessage(e)}`, {
+      cause: e,
+      hint: `check that the ${side} API server is up and that its kubeconfig context points at it; nothing was changed`,
+    });
+  }
+  return e instanceof KubefedctlError ? e : new KubefedctlError(causeMessage(e), { cause: e, hint: hintFor(e) });
+}
+
+/** The enabled FTCs in the kubefed namespace of the host (invalid ones are skipped with a warning). */
+async function readFederatedTypeConfigs(host: DynamicClient, ns: string, out: Output): Promise<FederatedTypeConfig[]> {
+  const list = await host.resource(GVR.federatedTypeConfigs, ns).listAll();
+  const ftcs: FederatedTypeConfig[] = [];
+  for (const item of list.items) {
+    const parsed = federatedTypeConfigSchema.safeParse(item);
+    if (parsed.success) ftcs.push(parsed.data);
+    else out.warn(`ignoring malformed FederatedTypeConfig ${ns}/${item.metadata.name ?? '?'}`);
+  }
+  return ftcs;
+}
+
+function labelsOf(o: KubeObject): Record<string, string> {
+  return { ...(o.metadata.labels ?? {}) };
+}
+
+/** How an existing object is brought in line with the desired one: the object to PUT, `recreate`, or undefined (equal). */
+type Reconcile = (existing: KubeObject, desired: KubeObject) => KubeObject | 'recreate' | undefined;
+
+const reconcileServiceAccount: Reconcile = (existing, desired) => {
+  const annotations = { ...(existing.metadata.annotations ?? {}), ...(desired.metadata.annotations ?? {}) };
+  if (sameJson(annotations, existing.metadata.annotations ?? {}) && existing['automountServiceAccountToken'] === false) return undefined;
+  return { ...existing, metadata: { ...existing.metadata, annotations }, automountServiceAccountToken: false };
+};
+
+const reconcileTokenSecret: Reconcile = (existing, desired) => {
+  if (existing['type'] !== desired['type']) return 'recreate';
+  const annotations = { ...(existing.metadata.annotations ?? {}), ...(desired.metadata.annotations ?? {}) };
+  if (sameJson(annotations, existing.metadata.annotations ?? {})) return undefined;
+  return { ...existing, metadata: { ...existing.metadata, annotations } };
+};
+
+const reconcileRole: Reconcile = (existing, desired) => {
+  const labels = labelsOf(existing);
+  delete labels[LEAST_PRIVILEGE_LABEL];
+  Object.assign(labels, desired.metadata.labels ?? {});
+  if (sameJson(existing['rules'] ?? [], desired['rules']) && sameJson(labels, existing.metadata.labels ?? {})) return undefined;
+  return { ...existing, metadata: { ...existing.metadata, labels }, rules: desired['rules'] };
+};
+
+const reconcileBinding: Reconcile = (existing, desired) => {
+  if (!sameJson(existing['roleRef'], desired['roleRef'])) return 'recreate';
+  if (sameJson(existing['subjects'] ?? [], desired['subjects'])) return undefined;
+  return { ...existing, subjects: desired['subjects'] };
+};
+
+const reconcileHostSecret: Reconcile = (existing, desired) => {
+  const data = { ...((existing['data'] as Record<string, string> | undefined) ?? {}), ...((desired['data'] as Record<string, string> | undefined) ?? {}) };
+  if (sameJson(data, existing['data'] ?? {})) return undefined;
+  return { ...existing, data };
+};
+
+const reconcileKubeFedCluster: Reconcile = (existing, desired) => {
+  if (sameJson(existing['spec'], desired['spec'])) return undefined;
+  return { ...existing, spec: desired['spec'] };
+};
+
+function reconcilerFor(obj: KubeObject, side: 'host' | 'member'): Reconcile {
+  switch (obj.kind) {
+    case 'ServiceAccount':
+      return reconcileServiceAccount;
+    case 'Secret':
+      return side === 'member' ? reconcileTokenSecret : reconcileHostSecret;
+    case 'ClusterRole':
+    case 'Role':
+      return reconcileRole;
+    case 'ClusterRoleBinding':
+    case 'RoleBinding':
+      return reconcileBinding;
+    case 'KubeFedCluster':
+      return reconcileKubeFedCluster;
+    default:
+      return () => undefined;
+  }
+}
+
+interface EnsureContext {
+  run: StepRunner;
+  errorOnExisting: boolean;
+  client: DynamicClient;
+  side: 'host' | 'member';
+  cluster: string;
+}
+
+function resourceFor(ctx: EnsureContext, obj: KubeObject): ResourceClient {
+  return ctx.client.resource(gvrOfKind(obj.kind), obj.metadata.namespace);
+}
+
+/**
+ * Creates `desired`, or (error-on-existing false) brings an existing object in line. Records
+ * an undo for what it created. Returns the object as stored.
+ */
+async function ensure(ctx: EnsureContext, desired: KubeObject): Promise<KubeObject> {
+  const what = describeObject(desired, ctx.cluster);
+  const client = resourceFor(ctx, desired);
+  const name = desired.metadata.name ?? '';
+  const createIt = async (): Promise<KubeObject> => {
+    const created = await ctx.run.step(`create ${what}`, () => client.create(desired));
+    ctx.run.created(what, async () => {
+      await client.delete(name, { propagationPolicy: 'Background' });
+    });
+    return created;
+  };
+  const existing = await ctx.run.step(`get ${what}`, () => tryGet(client, name));
+  if (existing === undefined) {
+    try {
+      return await createIt();
+    } catch (e) {
+      // Lost a race with someone else creating it: fall through to the existing-object path.
+      if (!(e instanceof StepFailure && isAlreadyExists(e.cause)) || ctx.errorOnExisting) throw e;
+    }
+  }
+  const current = existing ?? (await ctx.run.step(`get ${what}`, () => client.get(name)));
+  if (ctx.errorOnExisting) {
+    throw new StepFailure(`create ${what}`, new KubefedctlError(`${what} already exists`));
+  }
+  const next = reconcilerFor(desired, ctx.side)(current, desired);
+  if (next === undefined) {
+    ctx.run.actions.push({ verb: 'unchanged', what });
+    return current;
+  }
+  if (next === 'recreate') {
+    await ctx.run.step(`delete ${what} to re-create it`, () => client.delete(name));
+    const created = await ctx.run.step(`re-create ${what}`, () => client.create(desired));
+    ctx.run.actions.push({ verb: 'recreated', what });
+    return created;
+  }
+  const updated = await ctx.run.step(`update ${what}`, () => client.update(next));
+  ctx.run.actions.push({ verb: 'updated', what });
+  return updated;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls the member token Secret until the token controller filled `data.token`. */
+async function waitForToken(
+  client: ResourceClient,
+  name: string,
+  what: string,
+  options: { timeoutMs: number; intervalMs: number; out: Output },
+): Promise<TokenData> {
+  const start = Date.now();
+  let lastReport = start;
+  let announced = false;
+  for (;;) {
+    const secret = await client.get(name);
+    const data = (secret['data'] as Record<string, string> | undefined) ?? {};
+    const token = data[SECRET_TOKEN_KEY];
+    if (token !== undefined && token !== '') {
+      if (announced) options.out.progress(`token of ${what} is ready`);
+      return { token, caCrt: data[SECRET_CA_KEY] };
+    }
+    const elapsed = Date.now() - start;
+    if (elapsed >= options.timeoutMs) {
+      throw new KubefedctlError(`the token controller did not fill data.token of ${what} within ${Math.round(options.timeoutMs / 1000)}s`, {
+        hint: "check that the member's token controller (kube-controller-manager) is running, or raise --timeout",
+      });
+    }
+    if (!announced) {
+      options.out.progress(`waiting up to ${Math.round(options.timeoutMs / 1000)}s for the token controller to fill ${what}`);
+      announced = true;
+    } else if (Date.now() - lastReport >= 5000) {
+      options.out.progress(`still waiting for the token of ${what} (${Math.round(elapsed / 1000)}s)`);
+      lastReport = Date.now();
+    }
+    await sleep(Math.min(options.intervalMs, Math.max(1, options.timeoutMs - elapsed)));
+  }
+}
+
+/** The objects join writes into the member, in creation order. */
+function memberObjects(names: JoinNames, scope: KubeFedScope, ftcs: FederatedTypeConfig[] | undefined): KubeObject[] {
+  const leastPrivilege =
+    ftcs === undefined ? undefined : { clusterRules: leastPrivilegeRules(ftcs), namespaceRules: targetTypeRules(ftcs, { namespacedOnly: true }) };
+  return [
+    namespaceObject(names),
+    serviceAccountObject(names),
+    tokenSecretObject(names),
+    ...memberRbacObjects(names, { scope, leastPrivilege }),
+  ];
+}
+
+function kfcInputs(ctx: ContextDetails, secretName: string, tokenCa: string | undefined): Parameters<typeof kubeFedClusterObject>[1] {
+  return {
+    apiEndpoint: ctx.server,
+    caBundle: ctx.caData ?? tokenCa,
+    secretName,
+    insecureSkipTlsVerify: ctx.insecureSkipTlsVerify,
+    proxyUrl: ctx.proxyUrl,
+  };
+}
+
+/**
+ * Registers a member cluster with the host like `kubefedctl join` (KUBEFED-REFERENCE §3.2).
+ *
+ * Reads the scope from the host's KubeFedConfig (missing → KubeFed's error), checks what exists
+ * (with `errorOnExisting`, any existing artefact fails before anything is written, naming all of
+ * them), then creates in the member the kubefed namespace, ServiceAccount `<cluster>-<host>`,
+ * its token Secret, the RBAC objects, waits for the token, and creates in the host a Secret
+ * holding the token (and `ca.crt`) and the KubeFedCluster. With `errorOnExisting` false,
+ * existing objects are updated where they differ and missing ones created (idempotent).
+ *
+ * Failure: rejects with {@link JoinStepError} naming the failed step after removing, newest
+ * first, every object this run created (objects it only updated stay updated). An unreachable
+ * host or member fails before any write. `dryRun` performs only the reads and returns the plan.
+ */
+export async function join(options: JoinOptions, targets: JoinTargets, out: Output): Promise<JoinResult> {
+  const ns = options.kubefedNamespace;
+  const names = joinNames(options.cluster, options.hostClusterName, ns);
+  const memberName = options.cluster;
+  const hostName = options.hostClusterName;
+
+  const scope = await readScope(targets.host, ns, hostName);
+  out.debug(`control plane scope: ${scope}`);
+  let ftcs: FederatedTypeConfig[] | undefined;
+  if (options.leastPrivilege) {
+    try {
+      ftcs = await readFederatedTypeConfigs(targets.host, ns, out);
+    } catch (e) {
+      throw unreachable('host', hostName, targets.host.server, e);
+    }
+    out.debug(`least privilege: ${ftcs.filter((f) => f.spec.propagation === 'Enabled').length} enabled FederatedTypeConfigs`);
+  }
+
+  // Pre-flight (reads only): what exists already, and are both clusters reachable?
+  const member = memberObjects(names, scope, ftcs);
+  const memberExists = new Map<KubeObject, KubeObject | undefined>();
+  for (const obj of member) {
+    try {
+      memberExists.set(obj, await tryGet(targets.member.resource(gvrOfKind(obj.kind), obj.metadata.namespace), obj.metadata.name ?? ''));
+    } catch (e) {
+      throw unreachable('member', memberName, targets.member.server, e);
+    }
+  }
+  let existingKfc: KubeObject | undefined;
+  let existingHostSecret: KubeObject | undefined;
+  try {
+    existingKfc = await tryGet(targets.host.resource(GVR.kubeFedClusters, ns), memberName);
+    if (options.secretName !== undefined) existingHostSecret = await tryGet(targets.host.resource(GVR.secrets, ns), options.secretName);
+  } catch (e) {
+    throw unreachable('host', hostName, targets.host.server, e);
+  }
+
+  if (options.errorOnExisting) {
+    const existing = member.filter((o) => o.kind !== 'Namespace' && memberExists.get(o) !== undefined).map((o) => describeObject(o, memberName));
+    if (existingKfc !== undefined) existing.push(`KubeFedCluster ${ns}/${memberName} in ${hostName}`);
+    if (existingHostSecret !== undefined) existing.push(`host cluster secret ${ns}/${options.secretName ?? ''} in ${hostName}`);
+    if (existing.length > 0) throw new AlreadyJoinedError(memberName, existing);
+  }
+
+  // The host secret: --secret-name, else the one an existing KubeFedCluster already points at, else generated.
+  let hostSecretName = options.secretName;
+  if (hostSecretName === undefined && existingKfc !== undefined) {
+    const ref = (existingKfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
+    if (typeof ref === 'string' && ref !== '') {
+      const found = await tryGet(targets.host.resource(GVR.secrets, ns), ref).catch(() => undefined);
+      if (found !== undefined) hostSecretName = ref;
+    }
+  }
+
+  const plan: PlannedObject[] = [
+    ...member.map((object) => ({ side: 'member' as const, cluster: memberName, object, exists: memberExists.get(object) !== undefined })),
+  ];
+  if (options.dryRun) {
+    plan.push({
+      side: 'host',
+      cluster: hostName,
+      object: hostSecretObject(names, undefined, hostSecretName),
+      exists: hostSecretName !== undefined && (existingHostSecret !== undefined || hostSecretName !== options.secretName),
+    });
+    plan.push({
+      side: 'host',
+      cluster: hostName,
+      object: kubeFedClusterObject(names, kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined)),
+      exists: existingKfc !== undefined,
+    });
+    return { names, scope, actions: [], plan };
+  }
+
+  const run = new StepRunner(out);
+  const memberCtx: EnsureContext = { run, errorOnExisting: options.errorOnExisting, client: targets.member, side: 'member', cluster: memberName };
+  const hostCtx: EnsureContext = { run, errorOnExisting: options.errorOnExisting, client: targets.host, side: 'host', cluster: hostName };
+  try {
+    for (const obj of member) {
+      if (obj.kind === 'Namespace') {
+        // An existing namespace is never an error (it may hold other things, or be the host's own).
+        const nsCtx = { ...memberCtx, errorOnExisting: false };
+        if (memberExists.get(obj) === undefined) await ensure(nsCtx, obj);
+        continue;
+      }
+      await ensure(memberCtx, obj);
+    }
+    const tokenSecret = tokenSecretObject(names);
+    const tokenWhat = describeObject(tokenSecret, memberName);
+    const token = await run.step(`wait for the token of ${tokenWhat}`, () =>
+      waitForToken(targets.member.resource(GVR.secrets, ns), names.serviceAccount, tokenWhat, {
+        timeoutMs: options.tokenTimeoutMs ?? 30_000,
+        intervalMs: options.pollIntervalMs ?? 500,
+        out,
+      }),
+    );
+
+    const secretDesired = hostSecretObject(names, token, hostSecretName);
+    let secretName: string;
+    if (hostSecretName !== undefined) {
+      const secret = await ensure({ ...hostCtx, errorOnExisting: options.errorOnExisting && hostSecretName === options.secretName }, secretDesired);
+      secretName = secret.metadata.name ?? hostSecretName;
+    } else {
+      const client = targets.host.resource(GVR.secrets, ns);
+      const created = await run.step(`create ${describeObject(secretDesired, hostName)}`, () => client.create(secretDesired));
+      secretName = created.metadata.name ?? '';
+      run.created(describeObject(created, hostName), async () => {
+        await client.delete(secretName);
+      });
+    }
+    // The plan never carries the token.
+    plan.push({ side: 'host', cluster: hostName, object: hostSecretObject(names, undefined, secretName), exists: hostSecretName !== undefined });
+
+    const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt));
+    await ensure(hostCtx, kfc);
+    plan.push({ side: 'host', cluster: hostName, object: kfc, exists: existingKfc !== undefined });
+    return { names, scope, actions: run.actions, plan };
+  } catch (e) {
+    if (!(e instanceof StepFailure)) throw e;
+    const failures = await run.rollback();
+    throw new JoinStepError(memberName, e.step, e.cause, { hint: hintFor(e.cause), rollbackFailures: failures });
+  }
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import {
+  hostSecretObject,
+  joinNames,
+  kubeFedClusterObject,
+  kubeFedClusterSpec,
+  memberRbacObjects,
+  namespaceObject,
+  serviceAccountObject,
+  tokenSecretObject,
+} from './join-objects.js';
+import { HEALTH_CHECK_RULES } from './least-privilege.js';
+
+const names = joinNames('member1', 'host', 'kube-federation-system');
+
+describe('joinNames', () => {
+  it.each([
+    ['member1', 'host', 'kube-federation-system', 'member1-host', 'kubefed-controller-manager:member1-host', 'kubefed-controller-manager:kube-federation-system:healthcheck-member1-host'],
+    ['c2', 'kind-host', 'fed', 'c2-kind-host', 'kubefed-controller-manager:c2-kind-host', 'kubefed-controller-manager:fed:healthcheck-c2-kind-host'],
+  ])('derives KubeFed names for cluster %s, host %s, namespace %s', (cluster, host, ns, sa, role, health) => {
+    expect(joinNames(cluster, host, ns)).toEqual({ cluster, host, namespace: ns, serviceAccount: sa, role, healthCheckRole: health });
+  });
+});
+
+describe('member objects', () => {
+  it.each([
+    ['namespace', namespaceObject(names), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-federation-system' } }],
+    [
+      'service account',
+      serviceAccountObject(names),
+      {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: {
+          name: 'member1-host',
+          namespace: 'kube-federation-system',
+          annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true' },
+        },
+        automountServiceAccountToken: false,
+      },
+    ],
+    [
+      'token secret',
+      tokenSecretObject(names),
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+          name: 'member1-host',
+          namespace: 'kube-federation-system',
+          annotations: { 'kubernetes.io/service-account.name': 'member1-host' },
+        },
+        type: 'kubernetes.io/service-account-token',
+      },
+    ],
+  ])('builds the %s exactly as KubeFed does', (_what, actual, expected) => {
+    expect(actual).toEqual(expected);
+  });
+});
+
+const subject = [{ kind: 'ServiceAccount', name: 'member1-host', namespace: 'kube-federation-system' }];
+const rbac = 'rbac.authorization.k8s.io/v1';
+
+describe('memberRbacObjects', () => {
+  it('grants full access through a ClusterRole and ClusterRoleBinding in scope Cluster', () => {
+    expect(memberRbacObjects(names, { scope: 'Cluster' })).toEqual([
+      {
+        apiVersion: rbac,
+        kind: 'ClusterRole',
+        metadata: { name: 'kubefed-controller-manager:member1-host' },
+        rules: [
+          { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+          { verbs: ['get'], nonResourceURLs: ['*'] },
+        ],
+      },
+      {
+        apiVersion: rbac,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'kubefed-controller-manager:member1-host' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubefed-controller-manager:member1-host' },
+        subjects: subject,
+      },
+    ]);
+  });
+
+  it('grants namespace access and a health-check cluster role in scope Namespaced', () => {
+    const objs = memberRbacObjects(names, { scope: 'Namespaced' });
+    expect(objs.map((o) => [o.kind, o.metadata.name, o.metadata.namespace])).toEqual([
+      ['Role', 'kubefed-controller-manager:member1-host', 'kube-federation-system'],
+      ['RoleBinding', 'kubefed-controller-manager:member1-host', 'kube-federation-system'],
+      ['ClusterRole', 'kubefed-controller-manager:kube-federation-system:healthcheck-member1-host', undefined],
+      ['ClusterRoleBinding', 'kubefed-controller-manager:kube-federation-system:healthcheck-member1-host', undefined],
+    ]);
+    expect(objs[0]!['rules']).toEqual([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
+    expect(objs[1]!['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kubefed-controller-manager:member1-host' });
+    expect(objs[2]!['rules']).toEqual(HEALTH_CHECK_RULES);
+    expect(objs[3]!['subjects']).toEqual(subject);
+  });
+
+  it('labels least-privilege roles and uses the given rules', () => {
+    const clusterRules = [{ verbs: ['get'], apiGroups: ['apps'], resources: ['deployments'] }];
+    const [role] = memberRbacObjects(names, { scope: 'Cluster', leastPrivilege: { clusterRules, namespaceRules: [] } });
+    expect(role!.metadata.labels).toEqual({ 'kubefed.io/least-privilege': 'true' });
+    expect(role!['rules']).toEqual(clusterRules);
+  });
+});
+
+describe('host objects', () => {
+  it.each([
+    [
+      'a generated name without --secret-name',
+      hostSecretObject(names, { token: 'dG9r', caCrt: 'Y2E=' }, undefined),
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { generateName: 'member1-', namespace: 'kube-federation-system' },
+        type: 'Opaque',
+        data: { token: 'dG9r', 'ca.crt': 'Y2E=' },
+      },
+    ],
+    [
+      'the given name with --secret-name and no ca.crt',
+      hostSecretObject(names, { token: 'dG9r' }, 'm1-token'),
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'm1-token', namespace: 'kube-federation-system' }, type: 'Opaque', data: { token: 'dG9r' } },
+    ],
+  ])('builds the host secret with %s', (_what, actual, expected) => {
+    expect(actual).toEqual(expected);
+  });
+
+  it.each([
+    [
+      { apiEndpoint: 'https://127.0.0.1:6443', caBundle: 'Q0E=', secretName: 'member1-abcde', insecureSkipTlsVerify: false, proxyUrl: undefined },
+      { apiEndpoint: 'https://127.0.0.1:6443', caBundle: 'Q0E=', secretRef: { name: 'member1-abcde' } },
+    ],
+    [
+      { apiEndpoint: 'https://m:6443', caBundle: undefined, secretName: 's', insecureSkipTlsVerify: true, proxyUrl: 'http://proxy:3128' },
+      { apiEndpoint: 'https://m:6443', secretRef: { name: 's' }, disabledTLSValidations: ['*'], proxyURL: 'http://proxy:3128' },
+    ],
+  ])('computes the KubeFedCluster spec from %j', (inputs, spec) => {
+    expect(kubeFedClusterSpec(inputs)).toEqual(spec);
+  });
+
+  it('names the KubeFedCluster after the joining cluster in the kubefed namespace', () => {
+    const kfc = kubeFedClusterObject(names, { apiEndpoint: 'https://m', caBundle: undefined, secretName: 's', insecureSkipTlsVerify: false, proxyUrl: undefined });
+    expect(kfc).toMatchObject({
+      apiVersion: 'core.kubefed.io/v1beta1',
+      kind: 'KubeFedCluster',
+      metadata: { name: 'member1', namespace: 'kube-federation-system' },
+    });
+  });
+});

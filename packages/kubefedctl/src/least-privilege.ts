@@ -1,0 +1,71 @@
+import type { FederatedTypeConfig } from '@kubefed/api';
+
+/** One RBAC PolicyRule (rbac.authorization.k8s.io/v1), keys in the order the API server prints them. */
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/**
+ * Label on the member (Cluster)Role of a `join --least-privilege`: its rules follow the enabled
+ * FederatedTypeConfigs, so `enable`/`disable` know to recompute them with {@link leastPrivilegeRules}.
+ */
+export const LEAST_PRIVILEGE_LABEL = 'kubefed.io/least-privilege';
+/** Value of {@link LEAST_PRIVILEGE_LABEL}. */
+export const LEAST_PRIVILEGE_LABEL_VALUE = 'true';
+
+/** Verbs the sync and status controllers use on a federated target type. */
+export const TARGET_TYPE_VERBS: readonly string[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+
+/** What the cluster health check reads: `/healthz` and `/version`, and nodes for region/zone. */
+export const HEALTH_CHECK_RULES: readonly PolicyRule[] = [
+  { verbs: ['get'], nonResourceURLs: ['/healthz', '/version'] },
+  { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
+];
+
+/** KubeFed's full-access rules of the member ClusterRole (scope Cluster). */
+export const FULL_ACCESS_CLUSTER_RULES: readonly PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['get'], nonResourceURLs: ['*'] },
+];
+
+/** KubeFed's full-access rules of the member Role (scope Namespaced). */
+export const FULL_ACCESS_NAMESPACE_RULES: readonly PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
+
+type FtcSpec = Pick<FederatedTypeConfig, 'spec'>;
+
+/**
+ * One rule per target type of the enabled (`propagation: Enabled`) FTCs: the verbs of
+ * {@link TARGET_TYPE_VERBS} on that resource. Sorted by group then resource, duplicates merged.
+ * `namespacedOnly` keeps just the namespaced target types (for a Role).
+ */
+export function targetTypeRules(ftcs: readonly FtcSpec[], options: { namespacedOnly?: boolean } = {}): PolicyRule[] {
+  const seen = new Map<string, { group: string; resource: string }>();
+  for (const ftc of ftcs) {
+    if (ftc.spec.propagation !== 'Enabled') continue;
+    const t = ftc.spec.targetType;
+    if (options.namespacedOnly === true && t.scope !== 'Namespaced') continue;
+    const group = t.group ?? '';
+    seen.set(`${group}/${t.pluralName}`, { group, resource: t.pluralName });
+  }
+  return [...seen.values()]
+    .sort((a, b) => a.group.localeCompare(b.group) || a.resource.localeCompare(b.resource))
+    .map((t) => ({ verbs: [...TARGET_TYPE_VERBS], apiGroups: [t.group], resources: [t.resource] }));
+}
+
+/**
+ * The rules of a least-privilege member ClusterRole: for every enabled FTC, full use of its
+ * target type (get/list/watch/create/update/patch/delete), plus what the health check reads
+ * ({@link HEALTH_CHECK_RULES}). Pure; FTCs with propagation Disabled grant nothing.
+ */
+export function leastPrivilegeRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
+  return [...targetTypeRules(ftcs), ...HEALTH_CHECK_RULES.map(cloneRule)];
+}
+
+/** A deep copy of a rule. */
+export function cloneRule(r: PolicyRule): PolicyRule {
+  return JSON.parse(JSON.stringify(r)) as PolicyRule;
+}

@@ -1,0 +1,92 @@
+import { CORE_GROUP, CORE_VERSION } from '@kubefed/api';
+import { isNotFound } from '@kubefed/client';
+import type { GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
+
+/** The resources kubefedctl reads and writes. */
+export const GVR = {
+  namespaces: { group: '', version: 'v1', resource: 'namespaces' },
+  serviceAccounts: { group: '', version: 'v1', resource: 'serviceaccounts' },
+  secrets: { group: '', version: 'v1', resource: 'secrets' },
+  clusterRoles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' },
+  clusterRoleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
+  roles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles' },
+  roleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' },
+  kubeFedClusters: { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedclusters' },
+  kubeFedConfigs: { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedconfigs' },
+  federatedTypeConfigs: { group: CORE_GROUP, version: CORE_VERSION, resource: 'federatedtypeconfigs' },
+} as const satisfies Record<string, GroupVersionResource>;
+
+const KIND_GVR: Record<string, GroupVersionResource> = {
+  Namespace: GVR.namespaces,
+  ServiceAccount: GVR.serviceAccounts,
+  Secret: GVR.secrets,
+  ClusterRole: GVR.clusterRoles,
+  ClusterRoleBinding: GVR.clusterRoleBindings,
+  Role: GVR.roles,
+  RoleBinding: GVR.roleBindings,
+  KubeFedCluster: GVR.kubeFedClusters,
+};
+
+/** The resource of one of the kinds join creates. Throws for any other kind (a programming error). */
+export function gvrOfKind(kind: string | undefined): GroupVersionResource {
+  const gvr = kind === undefined ? undefined : KIND_GVR[kind];
+  if (gvr === undefined) throw new Error(`kubefedctl: no resource known for kind ${String(kind)}`);
+  return gvr;
+}
+
+const KIND_WORDS: Record<string, string> = {
+  Namespace: 'namespace',
+  ServiceAccount: 'service account',
+  Secret: 'secret',
+  ClusterRole: 'cluster role',
+  ClusterRoleBinding: 'cluster role binding',
+  Role: 'role',
+  RoleBinding: 'role binding',
+  KubeFedCluster: 'KubeFedCluster',
+};
+
+/** `service account kube-federation-system/member1-host in member1`: how messages name an object. */
+export function describeObject(obj: KubeObject, cluster: string): string {
+  const kind = obj.kind === undefined ? 'object' : (KIND_WORDS[obj.kind] ?? obj.kind);
+  const generateName = obj.metadata['generateName'];
+  const name = obj.metadata.name ?? `${typeof generateName === 'string' ? generateName : ''}<generated>`;
+  const ns = obj.metadata.namespace;
+  return `${kind} ${ns === undefined || ns === '' ? '' : `${ns}/`}${name} in ${cluster}`;
+}
+
+/** GET that resolves `undefined` for NotFound; other failures reject. */
+export async function tryGet<T extends KubeObject>(client: ResourceClient<T>, name: string): Promise<T | undefined> {
+  try {
+    return await client.get(name);
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
+}
+
+/** DELETE that resolves `false` for NotFound (already gone), `true` when deleted. */
+export async function deleteIfExists(client: ResourceClient, name: string): Promise<boolean> {
+  try {
+    await client.delete(name, { propagationPolicy: 'Background' });
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return false;
+    throw e;
+  }
+}
+
+/** JSON equality with object keys in any order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'undefined';
+}

@@ -1,0 +1,79 @@
+import { DynamicClient, isUnauthorized } from '@kubefed/client';
+import { describe, expect, it } from 'vitest';
+import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+
+const common = ['--cluster-context', 'member', '--host-cluster-context', 'host'];
+
+async function memberViaKfc(fed: SimFederation, ns: string, cluster: string): Promise<DynamicClient> {
+  const host = fed.client('host');
+  const kfc = await host.resource(gvr.kubeFedClusters, ns).get(cluster);
+  return DynamicClient.forKubeFedCluster(host, kfc as unknown as Parameters<typeof DynamicClient.forKubeFedCluster>[1]);
+}
+
+describe('kubefedctl unjoin against kube-sim', () => {
+  it('removes every join object from host and member, after which the old token gets 401', async () => {
+    await using fed = await SimFederation.start(['host', 'member']);
+    const ns = 'fed-unjoin';
+    await fed.controlPlane('host', ns);
+    const joined = await fed.cli(['join', 'member7', ...common, '--kubefed-namespace', ns]);
+    expect(joined.stderr).not.toContain('error:');
+    using oldCredentials = await memberViaKfc(fed, ns, 'member7');
+    await oldCredentials.resource(gvr.namespaces).list();
+    const secretName = ((await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member7'))['spec'] as { secretRef: { name: string } }).secretRef.name;
+
+    expect(await getOrUndefined(fed.client('member'), gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeDefined();
+
+    const dry = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('would remove cluster role kubefed-controller-manager:member7-host in member7');
+    expect(dry.stdout).toContain('would remove KubeFedCluster fed-unjoin/member7 in host');
+    expect(dry.stdout).toContain('dry run: nothing was removed');
+    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member7', ns)).toBeDefined();
+
+    const r = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('removed service account fed-unjoin/member7-host in member7');
+    expect(r.stdout).toContain('cluster "member7" unjoined from host cluster "host"');
+
+    const host = fed.client('host');
+    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member7', ns)).toBeUndefined();
+    expect(await getOrUndefined(host, gvr.secrets, secretName, ns)).toBeUndefined();
+    const member = fed.client('member');
+    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeUndefined();
+    expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:member7-host')).toBeUndefined();
+    await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), { timeout: 10_000 }).toBeUndefined();
+    const after = await oldCredentials
+      .resource(gvr.namespaces)
+      .list()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(isUnauthorized(after)).toBe(true);
+  });
+
+  it('refuses to unjoin an unreachable member without --force, and with --force removes the host side and reports what stayed', async () => {
+    await using fed = await SimFederation.start(['host', 'member']);
+    const ns = 'fed-force';
+    await fed.controlPlane('host', ns);
+    expect((await fed.cli(['join', 'member8', ...common, '--kubefed-namespace', ns])).code).toBe(0);
+    fed.sim('member').faults.unreachable();
+
+    const refused = await fed.cli(['unjoin', 'member8', ...common, '--kubefed-namespace', ns]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
+    expect(refused.stderr).toContain('use --force to remove the host side anyway');
+    const host = fed.client('host');
+    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member8', ns)).toBeDefined();
+
+    const forced = await fed.cli(['unjoin', 'member8', ...common, '--kubefed-namespace', ns, '--force']);
+    fed.sim('member').faults.restore();
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('removed KubeFedCluster fed-force/member8 in host');
+    expect(forced.stderr).toContain('warning: could not remove service account fed-force/member8-host in member8: cannot reach member cluster member8');
+    expect(forced.stderr).toContain('warning: could not remove cluster role kubefed-controller-manager:member8-host in member8');
+    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member8', ns)).toBeUndefined();
+    expect(await getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'member8-host', ns)).toBeDefined();
+  });
+});
