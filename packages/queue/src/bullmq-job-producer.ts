@@ -1,0 +1,122 @@
+import type { JobsOptions } from 'bullmq';
+import type { JobProducer, QueueCounts } from './job-producer.js';
+import { silentLogger, type QueueLogger } from './logger.js';
+import { QueueError } from './queue-error.js';
+import { syncQueueName } from './queue-name.js';
+import type { RedisConnection } from './redis-connection.js';
+import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
+
+/** Retry policy of sync jobs: exponential backoff with jitter. */
+export interface RetryPolicy {
+  /** Attempts in total, the first included. Default 8. */
+  attempts?: number;
+  /** Backoff before the 2nd attempt in ms, doubling each time. Default 200. */
+  backoffDelayMs?: number;
+  /** Fraction (0..1) of each backoff that is randomised. Default 0.5. */
+  jitter?: number;
+}
+
+/** How many finished jobs Redis keeps. */
+export interface RetentionPolicy {
+  /** Completed jobs: default `{ count: 1000, ageSeconds: 3600 }`. */
+  completed?: { count?: number; ageSeconds?: number };
+  /** Failed jobs: default `{ count: 5000, ageSeconds: 86400 }`. */
+  failed?: { count?: number; ageSeconds?: number };
+}
+
+/** Options of {@link BullMqJobProducer}. */
+export interface BullMqJobProducerOptions {
+  /** A connection from `createRedisConnection(url, { role: 'producer' })`; owned by the caller. */
+  connection: RedisConnection;
+  /** BullMQ key prefix. Default `bull` (BullMQ's). Tests use a unique one. */
+  prefix?: string;
+  /** Default: 8 attempts, 200 ms doubling, jitter 0.5. */
+  retry?: RetryPolicy;
+  /** Default: see {@link RetentionPolicy}. */
+  retention?: RetentionPolicy;
+  /** Default silent. */
+  logger?: QueueLogger;
+}
+
+/**
+ * The BullMQ job options for sync jobs under the given policies (defaults documented there).
+ * Internal to this package (BullMQ's types never leave it).
+ */
+export function syncJobOptions(job: SyncJob, retry: RetryPolicy = {}, retention: RetentionPolicy = {}): JobsOptions {
+  return {
+    attempts: retry.attempts ?? 8,
+    backoff: { type: 'exponential', delay: retry.backoffDelayMs ?? 200, jitter: retry.jitter ?? 0.5 },
+    deduplication: { id: syncJobDeduplicationId(job), keepLastIfActive: true },
+    removeOnComplete: { count: retention.completed?.count ?? 1000, age: retention.completed?.ageSeconds ?? 3600 },
+    removeOnFail: { count: retention.failed?.count ?? 5000, age: retention.failed?.ageSeconds ?? 86_400 },
+  };
+}
+
+/**
+ * The BullMQ {@link JobProducer}: one queue per member cluster (`kubefed-sync.<cluster>`),
+ * created on first use. Jobs are deduplicated with `keepLastIfActive` (at most one running and
+ * one pending job per key), retried per {@link RetryPolicy} and kept per {@link RetentionPolicy}.
+ */
+export class BullMqJobProducer implements JobProducer {
+  readonly #options: BullMqJobProducerOptions;
+  readonly #logger: QueueLogger;
+  readonly #queues = new Map<string, SyncQueue>();
+  #closed = false;
+
+  constructor(options: BullMqJobProducerOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  async enqueue(job: SyncJob): Promise<void> {
+    const valid = parseSyncJob(job);
+    const queue = this.#queue(valid.cluster);
+    await queue.add(valid.kind, valid, syncJobOptions(valid, this.#options.retry, this.#options.retention));
+    this.#logger.debug({ queue: syncQueueName(valid.cluster), jobId: syncJobDeduplicationId(valid) }, 'sync job enqueued');
+  }
+
+  async enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
+    const byCluster = new Map<string, SyncJob[]>();
+    for (const job of jobs.map(parseSyncJob)) {
+      const list = byCluster.get(job.cluster) ?? [];
+      list.push(job);
+      byCluster.set(job.cluster, list);
+    }
+    await Promise.all(
+      [...byCluster].map(async ([cluster, list]) => {
+        const queue = this.#queue(cluster);
+        await queue.addBulk(
+          list.map((job) => ({
+            name: job.kind,
+            data: job,
+            opts: syncJobOptions(job, this.#options.retry, this.#options.retention),
+          })),
+        );
+      }),
+    );
+  }
+
+  /** Job counts of `cluster`'s queue. */
+  async counts(cluster: string): Promise<QueueCounts> {
+    return readQueueCounts(this.#queue(cluster));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const queues = [...this.#queues.values()];
+    this.#queues.clear();
+    await Promise.allSettled(queues.map((q) => q.close()));
+  }
+
+  #queue(cluster: string): SyncQueue {
+    const name = syncQueueName(cluster);
+    if (this.#closed) throw new QueueError(`job producer is closed: cannot use queue ${name}`);
+    let queue = this.#queues.get(name);
+    if (queue === undefined) {
+      queue = openSyncQueue(name, { connection: this.#options.connection, prefix: this.#options.prefix, logger: this.#logger });
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+}

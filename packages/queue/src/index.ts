@@ -1,0 +1,47 @@
+/**
+ * @kubefed/queue: the cross-cluster sync job queues on Redis (BullMQ). Controllers enqueue
+ * keys (never object copies) with a `JobProducer`; sync workers run them in a
+ * `SyncWorkerHost`, one BullMQ queue and worker per member cluster (`kubefed-sync.<cluster>`),
+ * so a slow member never delays the others. Jobs are deduplicated per (type, object, cluster),
+ * retried with exponential backoff and jitter, and a `PermanentSyncError` fails a job for good.
+ * This is the only package (besides `testing`) that imports `bullmq` and `ioredis`.
+ *
+ * Start reading at `sync-job.ts` (the payload and its deduplication id), then
+ * `bullmq-job-producer.ts` and `sync-worker-host.ts` (both open their BullMQ queues through
+ * `sync-queue.ts`); `redis-connection.ts` opens connections.
+ */
+export { syncQueueName, syncQueuePrefix, clusterOfSyncQueue, assertClusterName } from './queue-name.js';
+export {
+  syncJobSchema,
+  parseSyncJob,
+  syncJobDeduplicationId,
+  describeSyncJob,
+  type SyncJob,
+} from './sync-job.js';
+export { QueueError, RedisConnectionError, PermanentSyncError } from './queue-error.js';
+export { silentLogger, type QueueLogger } from './logger.js';
+export {
+  createRedisConnection,
+  pingRedis,
+  reconnectDelayMs,
+  redactRedisUrl,
+  type RedisConnection,
+  type RedisConnectionOptions,
+} from './redis-connection.js';
+export type { JobProducer, QueueCounts } from './job-producer.js';
+export {
+  BullMqJobProducer,
+  type BullMqJobProducerOptions,
+  type RetryPolicy,
+  type RetentionPolicy,
+} from './bullmq-job-producer.js';
+export {
+  SyncWorkerHost,
+  type SyncWorkerHostOptions,
+  type SyncProcessor,
+  type SyncJobContext,
+  type ClusterWorkerSettings,
+  type FailedJobInfo,
+  type RemoveClusterOptions,
+} from './sync-worker-host.js';
+export { InMemoryJobProducer } from './in-memory-job-producer.js';

@@ -1,0 +1,34 @@
+import type { SyncJob } from './sync-job.js';
+
+/** Jobs per state in one cluster's queue (for metrics and `kubefedctl`). */
+export interface QueueCounts {
+  /**
+   * Ready to run (including retries whose backoff has elapsed). The one follow-up run kept for
+   * a key whose job is running is not counted until that job finishes.
+   */
+  readonly waiting: number;
+  /** Running now. */
+  readonly active: number;
+  /** Waiting for a retry backoff. */
+  readonly delayed: number;
+  /** Failed for good and still retained. */
+  readonly failed: number;
+}
+
+/**
+ * Where controllers send sync jobs. Implementations validate every job, deduplicate pending
+ * jobs per (type, object, cluster) and retry failed ones with backoff.
+ */
+export interface JobProducer {
+  /**
+   * Enqueues one job on its cluster's queue. A job for a key that already has a pending job
+   * collapses into it; if the key's job is running, one more run follows it.
+   *
+   * @throws ValidationError (from `@kubefed/api`) naming the bad field; Redis errors as is.
+   */
+  enqueue(job: SyncJob): Promise<void>;
+  /** Enqueues many jobs (grouped per cluster queue); validates all before sending any. */
+  enqueueBulk(jobs: readonly SyncJob[]): Promise<void>;
+  /** Stops using the queues (does not close a connection the caller passed in). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,110 @@
+import { Redis } from 'ioredis';
+import { silentLogger, type QueueLogger } from './logger.js';
+import { RedisConnectionError } from './queue-error.js';
+
+/** Options of {@link createRedisConnection}. */
+export interface RedisConnectionOptions {
+  /**
+   * `worker`: commands wait across reconnects (`maxRetriesPerRequest: null`, required by BullMQ
+   * workers). `producer`: a command fails after one retry while Redis is unreachable, so the
+   * caller (a reconciler) fails and is retried with its own backoff. Default `worker`.
+   */
+  role?: 'worker' | 'producer';
+  /** Name shown in `CLIENT LIST`. Default `kubefed-<role>`. */
+  connectionName?: string;
+  /** Don't connect until the first command (or `connect()`). Default false. */
+  lazyConnect?: boolean;
+  /** TCP connect timeout in ms. Default 10_000. */
+  connectTimeoutMs?: number;
+  /** Where connection errors and reconnects are logged (warn / info). Default silent. */
+  logger?: QueueLogger;
+}
+
+/** The opaque Redis connection handed to {@link BullMqJobProducer} and {@link SyncWorkerHost}. */
+export type RedisConnection = Redis;
+
+/**
+ * Delay before reconnect attempt `times` (1-based): 100 ms doubling up to 5 s, plus up to
+ * 20 % jitter from `random` so that many processes do not reconnect in lockstep.
+ */
+export function reconnectDelayMs(times: number, random: () => number = Math.random): number {
+  const base = Math.min(100 * 2 ** Math.max(0, times - 1), 5000);
+  return Math.round(base * (1 + 0.2 * random()));
+}
+
+/** `redis://user:***@host:port/db`: the URL without its password, for messages and logs. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparsable Redis URL>';
+  }
+}
+
+/**
+ * Opens an ioredis connection to `url` (`redis://` or `rediss://`) that reconnects forever with
+ * {@link reconnectDelayMs} and logs connection errors instead of printing them.
+ *
+ * @throws RedisConnectionError when the URL is not a redis:// or rediss:// URL.
+ */
+export function createRedisConnection(url: string, options: RedisConnectionOptions = {}): RedisConnection {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (err) {
+    throw new RedisConnectionError(`Redis URL ${JSON.stringify(redactRedisUrl(url))} is not a URL`, { cause: err });
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new RedisConnectionError(
+      `Redis URL ${redactRedisUrl(url)} has protocol ${parsed.protocol}: must start with redis:// or rediss://`,
+    );
+  }
+  const role = options.role ?? 'worker';
+  const logger = (options.logger ?? silentLogger).child({ redis: redactRedisUrl(url), role });
+  const connection = new Redis(url, {
+    connectionName: options.connectionName ?? `kubefed-${role}`,
+    lazyConnect: options.lazyConnect ?? false,
+    connectTimeout: options.connectTimeoutMs ?? 10_000,
+    maxRetriesPerRequest: role === 'worker' ? null : 1,
+    retryStrategy: (times) => reconnectDelayMs(times),
+  });
+  let failing = false;
+  connection.on('error', (err: Error) => {
+    // ioredis repeats the same error on every reconnect attempt: log the first of a streak.
+    if (!failing) logger.warn({ err }, 'redis connection error');
+    failing = true;
+  });
+  connection.on('ready', () => {
+    if (failing) logger.info({}, 'redis connection restored');
+    failing = false;
+  });
+  return connection;
+}
+
+/**
+ * Sends PING and waits at most `timeoutMs` for the answer: a start-up check with a clear error.
+ *
+ * @throws RedisConnectionError naming the (redacted) URL when Redis does not answer in time.
+ */
+export async function pingRedis(connection: RedisConnection, timeoutMs = 5000): Promise<void> {
+  const where = redactRedisUrl(
+    `redis://${connection.options.host ?? '127.0.0.1'}:${String(connection.options.port ?? 6379)}`,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new RedisConnectionError(`Redis at ${where} did not answer PING within ${timeoutMs}ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([connection.ping(), timeout]);
+  } catch (err) {
+    if (err instanceof RedisConnectionError) throw err;
+    throw new RedisConnectionError(`Redis at ${where} did not answer PING: ${(err as Error).message}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
