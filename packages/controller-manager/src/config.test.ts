@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, HelpShown, parseConfig, redactUrl } from './config.js';
+
+const env = { HOME: '/home/op' };
+
+describe('parseConfig', () => {
+  it('applies the defaults', () => {
+    expect(parseConfig([], env)).toEqual({
+      host: { kind: 'kubeconfig', paths: ['/home/op/.kube/config'] },
+      context: undefined,
+      kubefedNamespace: 'kube-federation-system',
+      redisUrl: 'redis://127.0.0.1:6379',
+      metricsAddr: ':9090',
+      healthAddr: ':8080',
+      leaderElect: true,
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 5_000,
+      mode: 'all',
+      logLevel: 'info',
+      logFormat: 'json',
+      defaultScope: 'Cluster',
+    });
+  });
+
+  it('reads REDIS_URL and KUBECONFIG from the environment', () => {
+    const c = parseConfig([], { ...env, REDIS_URL: 'redis://redis:6380', KUBECONFIG: '/a:/b' });
+    expect(c.redisUrl).toBe('redis://redis:6380');
+    expect(c.host).toEqual({ kind: 'kubeconfig', paths: ['/a', '/b'] });
+  });
+
+  it('uses the in-cluster service account in a pod without a kubeconfig', () => {
+    expect(parseConfig([], { ...env, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }).host).toEqual({
+      kind: 'inCluster',
+      host: '10.0.0.1',
+      port: '443',
+    });
+  });
+
+  it.each<[string[], Partial<ReturnType<typeof parseConfig>>]>([
+    [['--kubeconfig', '/k', '--context', 'host'], { host: { kind: 'kubeconfig', paths: ['/k'] }, context: 'host' }],
+    [['--kubefed-namespace', 'fed'], { kubefedNamespace: 'fed' }],
+    [['--metrics-addr', '127.0.0.1:0', '--health-addr', '[::1]:8081'], { metricsAddr: '127.0.0.1:0', healthAddr: '[::1]:8081' }],
+    [['--leader-elect=false'], { leaderElect: false }],
+    [['--leader-elect'], { leaderElect: true }],
+    [['--leader-elect-lease-duration', '1500ms', '--leader-elect-renew-deadline', '1s', '--leader-elect-retry-period', '500ms'], { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 500 }],
+    [['--mode', 'workers', '--log-level', 'debug', '--log-format', 'pretty'], { mode: 'workers', logLevel: 'debug', logFormat: 'pretty' }],
+    [['--redis-url', 'rediss://:pw@cache:6379/2'], { redisUrl: 'rediss://:pw@cache:6379/2' }],
+    [['--healthz-addr', '127.0.0.1:8081'], { healthAddr: '127.0.0.1:8081' }],
+  ])('accepts %j', (argv, expected) => {
+    expect(parseConfig(argv, env)).toMatchObject(expected);
+  });
+
+  it.each<[string[], string]>([
+    [['--metrics-addr', 'nope'], '--metrics-addr: "nope" is not host:port'],
+    [['--health-addr', '127.0.0.1:99999'], '--health-addr: "127.0.0.1:99999" is not host:port'],
+    [['--healthz-addr', ':x'], '--healthz-addr: ":x" is not host:port'],
+    [['--kubefed-namespace', 'Bad_NS'], '--kubefed-namespace: "Bad_NS" is not a valid namespace name'],
+    [['--redis-url', 'http://cache'], '--redis-url: "http://cache/" is not a redis:// or rediss:// URL'],
+    [['--redis-url', 'redis://:secret@'], '--redis-url: '],
+    [['--leader-elect=maybe'], '--leader-elect: "maybe" is not true or false'],
+    [['--leader-elect-retry-period', 'soon'], '--leader-elect-retry-period: "soon" is not a positive duration'],
+    [['--leader-elect-lease-duration', '10s'], '--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline'],
+    [['--leader-elect-renew-deadline', '6s'], '--leader-elect-renew-deadline: must be greater than --leader-elect-retry-period'],
+    [['--mode', 'banana'], "option '--mode <mode>' argument 'banana' is invalid"],
+    [['--log-format', 'xml'], "option '--log-format <format>' argument 'xml' is invalid"],
+    [['--bogus'], "unknown option '--bogus'"],
+    [['--kubeconfig'], "option '--kubeconfig <path>' argument missing"],
+    [['extra'], 'too many arguments'],
+  ])('rejects %j naming the flag', (argv, message) => {
+    let caught: unknown;
+    try {
+      parseConfig(argv, env);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toContain(message);
+    expect((caught as Error).message).not.toContain('\n');
+    expect((caught as Error).message).not.toContain('secret');
+  });
+
+  it.each([
+    ['Namespaced', 'Namespaced'],
+    ['Cluster', 'Cluster'],
+    ['', 'Cluster'],
+  ])('takes the scope of a created KubeFedConfig from DEFAULT_KUBEFED_SCOPE=%j', (value, expected) => {
+    expect(parseConfig([], { ...env, DEFAULT_KUBEFED_SCOPE: value }).defaultScope).toBe(expected);
+  });
+
+  it('rejects an unknown DEFAULT_KUBEFED_SCOPE naming the variable', () => {
+    expect(() => parseConfig([], { ...env, DEFAULT_KUBEFED_SCOPE: 'Galaxy' })).toThrow('DEFAULT_KUBEFED_SCOPE: "Galaxy" is not Cluster or Namespaced');
+  });
+
+  it('prints help explaining every flag and signals HelpShown', () => {
+    let out = '';
+    expect(() => parseConfig(['--help'], env, { out: (s) => (out += s) })).toThrow(HelpShown);
+    for (const flag of ['--kubeconfig', '--context', '--kubefed-namespace', '--redis-url', '--metrics-addr', '--health-addr', '--leader-elect', '--leader-elect-lease-duration', '--leader-elect-renew-deadline', '--leader-elect-retry-period', '--mode', '--log-level', '--log-format']) {
+      expect(out).toContain(flag);
+    }
+  });
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['redis://:pw@cache:6379', 'redis://:***@cache:6379'],
+    ['redis://user:pw@cache', 'redis://user:***@cache'],
+    ['redis://cache:6379', 'redis://cache:6379'],
+  ])('redacts %s', (input, expected) => {
+    expect(redactUrl(input)).toBe(expected);
+  });
+});

@@ -1,0 +1,206 @@
+import { homedir } from 'node:os';
+import { isDns1123Label, KubeFedError, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
+import { kubeconfigPaths } from '@kubefed/client';
+import { parseAddress } from '@kubefed/runtime';
+import { Command, CommanderError, Option } from 'commander';
+import { z } from 'zod';
+
+/** What the process runs: controllers, sync workers, or both. */
+export const MODES = ['all', 'controllers', 'workers'] as const;
+export type Mode = (typeof MODES)[number];
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+
+/** Where the host cluster's credentials come from. */
+export type HostSource =
+  | { readonly kind: 'kubeconfig'; readonly paths: readonly string[] }
+  | { readonly kind: 'inCluster'; readonly host: string; readonly port: string };
+
+/** The validated configuration of the controller-manager process. */
+export interface ControllerManagerConfig {
+  readonly host: HostSource;
+  /** Kubeconfig context; undefined = current context. */
+  readonly context: string | undefined;
+  readonly kubefedNamespace: string;
+  readonly redisUrl: string;
+  readonly metricsAddr: string;
+  readonly healthAddr: string;
+  readonly leaderElect: boolean;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly mode: Mode;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly logFormat: (typeof LOG_FORMATS)[number];
+  /** Scope written into a created default KubeFedConfig; from `DEFAULT_KUBEFED_SCOPE`, default `Cluster`. */
+  readonly defaultScope: 'Cluster' | 'Namespaced';
+}
+
+/** A bad flag or environment value; the message names it (`--metrics-addr: ...`). */
+export class ConfigError extends KubeFedError {}
+
+/** `--help` was shown (commander printed it); the process should exit 0. */
+export class HelpShown extends KubeFedError {}
+
+/** The environment variables the process reads. */
+export interface ConfigEnv {
+  KUBECONFIG?: string | undefined;
+  REDIS_URL?: string | undefined;
+  HOME?: string | undefined;
+  KUBERNETES_SERVICE_HOST?: string | undefined;
+  KUBERNETES_SERVICE_PORT?: string | undefined;
+  /** Scope of a KubeFedConfig created because none exists (`Cluster` | `Namespaced`), as in KubeFed. */
+  DEFAULT_KUBEFED_SCOPE?: string | undefined;
+}
+
+/** The command-line program (flags, defaults and help text). Its output goes to `out`/`err`. */
+export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void; err: (s: string) => void }): Command {
+  return new Command('kubefed-controller-manager')
+    .description(
+      'Runs the KubeFed control plane against a host cluster: the KubeFedCluster health controller and the ' +
+        'KubeFedConfig handling (sync controllers and workers come later), with leader election on the ' +
+        'Lease "kubefed-controller-manager" in the kubefed namespace. Stops gracefully on SIGINT/SIGTERM.',
+    )
+    .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)')
+    .option('--context <name>', 'kubeconfig context of the host cluster (default: the current context)')
+    .option('--kubefed-namespace <namespace>', 'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)', KUBEFED_NAMESPACE_DEFAULT)
+    .option('--redis-url <url>', 'Redis for the sync job queues (redis:// or rediss://; not used by the health controller yet)', env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+    .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
+    .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
+    .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
+    .addOption(new Option('--leader-elect [bool]', 'run controllers only while holding the leader Lease (true|false)').default('true'))
+    .option('--leader-elect-lease-duration <duration>', 'how long a leader claim is valid without renewal (Go duration)', '15s')
+    .option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long steps down (Go duration)', '10s')
+    .option('--leader-elect-retry-period <duration>', 'time between acquire/renew attempts (Go duration)', '5s')
+    .addOption(new Option('--mode <mode>', 'what to run: controllers, sync workers, or both').choices(MODES).default('all'))
+    .addOption(new Option('--log-level <level>', 'minimum log level').choices(LOG_LEVELS).default('info'))
+    .addOption(new Option('--log-format <format>', 'JSON lines or human-readable output').choices(LOG_FORMATS).default('json'))
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: () => {}, outputError: () => {} });
+}
+
+const addressOf = (flag: string) =>
+  z.string().superRefine((v, ctx) => {
+    try {
+      parseAddress(flag, v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not host:port with a port in 0..65535` });
+    }
+  });
+
+const durationOf = z.string().transform((v, ctx) => {
+  const ms = parseGoDuration(v);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a positive duration such as 15s, 1m0s or 1500ms` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const flagsSchema = z.object({
+  kubeconfig: z.string().min(1, 'must not be empty').optional(),
+  context: z.string().min(1, 'must not be empty').optional(),
+  kubefedNamespace: z.string().superRefine((v, ctx) => {
+    if (!isDns1123Label(v)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a valid namespace name (DNS-1123 label)` });
+  }),
+  redisUrl: z.string().superRefine((v, ctx) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(v);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(redactUrl(v))} is not a redis:// or rediss:// URL` });
+    }
+  }),
+  metricsAddr: addressOf('--metrics-addr'),
+  healthAddr: addressOf('--health-addr'),
+  healthzAddr: addressOf('--healthz-addr').optional(),
+  leaderElect: z.union([z.literal(true), z.string()]).transform((v, ctx) => {
+    if (v === true || v === 'true') return true;
+    if (v === 'false') return false;
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not true or false` });
+    return z.NEVER;
+  }),
+  leaderElectLeaseDuration: durationOf,
+  leaderElectRenewDeadline: durationOf,
+  leaderElectRetryPeriod: durationOf,
+  mode: z.enum(MODES),
+  logLevel: z.enum(LOG_LEVELS),
+  logFormat: z.enum(LOG_FORMATS),
+});
+
+const flagName = (key: PropertyKey | undefined): string => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** A URL with its password replaced by `***` (for messages and logs). */
+export function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+/**
+ * Parses the command line (`argv` without node and script) and environment into the
+ * configuration. Throws {@link HelpShown} after `--help` was printed, and {@link ConfigError}
+ * with a one-line message naming the flag for anything invalid.
+ */
+export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { out: (s: string) => void } = { out: () => {} }): ControllerManagerConfig {
+  const program = buildProgram(env, { out: output.out, err: () => {} });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help') throw new HelpShown('help shown');
+      throw new ConfigError(err.message.replace(/^error: /, ''), { cause: err });
+    }
+    throw err;
+  }
+  const parsed = flagsSchema.safeParse(program.opts());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${flagName(issue?.path[0])}: ${issue?.message ?? 'invalid value'}`);
+  }
+  const f = parsed.data;
+  if (f.leaderElectLeaseDuration <= f.leaderElectRenewDeadline) {
+    throw new ConfigError('--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline');
+  }
+  if (f.leaderElectRenewDeadline <= f.leaderElectRetryPeriod * 1.2) {
+    throw new ConfigError('--leader-elect-renew-deadline: must be greater than --leader-elect-retry-period × 1.2');
+  }
+  const scope = env.DEFAULT_KUBEFED_SCOPE ?? '';
+  if (scope !== '' && scope !== 'Cluster' && scope !== 'Namespaced') {
+    throw new ConfigError(`DEFAULT_KUBEFED_SCOPE: ${JSON.stringify(scope)} is not Cluster or Namespaced`);
+  }
+  return {
+    host: hostSource(f.kubeconfig, env),
+    context: f.context,
+    kubefedNamespace: f.kubefedNamespace,
+    redisUrl: f.redisUrl,
+    metricsAddr: f.metricsAddr,
+    healthAddr: f.healthzAddr ?? f.healthAddr,
+    leaderElect: f.leaderElect,
+    leaseDurationMs: f.leaderElectLeaseDuration,
+    renewDeadlineMs: f.leaderElectRenewDeadline,
+    retryPeriodMs: f.leaderElectRetryPeriod,
+    mode: f.mode,
+    logLevel: f.logLevel,
+    logFormat: f.logFormat,
+    defaultScope: scope === 'Namespaced' ? 'Namespaced' : 'Cluster',
+  };
+}
+
+/** `--kubeconfig`, else `$KUBECONFIG` / `~/.kube/config`, else in-cluster when running in a pod. */
+function hostSource(flag: string | undefined, env: ConfigEnv): HostSource {
+  if (flag !== undefined) return { kind: 'kubeconfig', paths: [flag] };
+  if ((env.KUBECONFIG ?? '') === '' && (env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
+    return { kind: 'inCluster', host: env.KUBERNETES_SERVICE_HOST ?? '', port: env.KUBERNETES_SERVICE_PORT ?? '443' };
+  }
+  return { kind: 'kubeconfig', paths: kubeconfigPaths({ KUBECONFIG: env.KUBECONFIG, home: env.HOME ?? homedir() }) };
+}

@@ -1,0 +1,23 @@
+/**
+ * @kubefed/controller-manager: the `kubefed-controller-manager` process (bin → dist/main.js).
+ *
+ * Start reading at `main.ts` (signals, exit codes), then `config.ts` (flags + environment,
+ * validated with zod; every bad value is reported naming its flag) and `manager-process.ts`
+ * (the runtime Manager with Lease leader election, the KubeFedConfig handling and the cluster
+ * health controller). The exports below let tests and the local demo run it in process.
+ */
+export {
+  buildProgram,
+  parseConfig,
+  redactUrl,
+  ConfigError,
+  HelpShown,
+  MODES,
+  LOG_LEVELS,
+  LOG_FORMATS,
+  type ConfigEnv,
+  type ControllerManagerConfig,
+  type HostSource,
+  type Mode,
+} from './config.js';
+export { runControllerManager, leaderIdentity, hostClient, type RunControllerManagerOptions } from './manager-process.js';

@@ -1,0 +1,13 @@
+/**
+ * @kubefed/controllers: the controllers of the control plane, one folder each. Every folder
+ * exports a reconciler (converges one key, decisions as pure functions) and a
+ * `register<Name>Controller(manager, options)` that wires informers and the controller into a
+ * `@kubefed/runtime` Manager. Controllers never import each other; they cooperate through API
+ * objects (and, in one process, through small interfaces such as `ClusterHealthTracker`).
+ *
+ * Start reading at `kubefed-cluster/cluster-health.ts` (KubeFed's health-check decisions),
+ * then `kubefed-cluster/kubefed-cluster-reconciler.ts` (the probe), and `kubefed-config/`
+ * (the KubeFedConfig the process runs with).
+ */
+export * from './kubefed-cluster/index.js';
+export * from './kubefed-config/index.js';

@@ -1,0 +1,338 @@
+import {
+  ClusterEventReason,
+  CORE_GROUP,
+  CORE_VERSION,
+  EventComponent,
+  isClusterReady,
+  kubeFedClusterSchema,
+  kubeFedClusterStatusSchema,
+  type KubeFedCluster,
+  type KubeFedClusterStatus,
+} from '@kubefed/api';
+import { DynamicClient, ConfigError, isForbidden, isNotFound, type KubeObject, type SecretInput } from '@kubefed/client';
+import {
+  done,
+  requeueAfter,
+  systemClock,
+  type Clock,
+  type GaugeMetric,
+  type Logger,
+  type Reader,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type Reconciler,
+} from '@kubefed/runtime';
+import {
+  applyThresholds,
+  firstHistory,
+  formatKubeTime,
+  probedStatus,
+  statusNeedsWrite,
+  topologyFromNodes,
+  type ClusterTopology,
+  type HealthHistory,
+  type ProbeResult,
+} from './cluster-health.js';
+import type { ClusterHealthTracker } from './cluster-health-tracker.js';
+import type { HealthCheckSettings, HealthCheckSettingsSource } from './health-check-settings.js';
+
+/** The KubeFedCluster resource. */
+export const KUBEFED_CLUSTER_GVR = { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedclusters' } as const;
+const SECRETS = { group: '', version: 'v1', resource: 'secrets' } as const;
+const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
+
+/** Member client rate limit, as KubeFed's cluster clients (QPS 20, burst 30). */
+const MEMBER_QPS = 20;
+const MEMBER_BURST = 30;
+
+/** Options of {@link KubeFedClusterReconciler}. */
+export interface KubeFedClusterReconcilerOptions {
+  /** Client of the host cluster (reads Secrets, writes KubeFedCluster status). */
+  host: DynamicClient;
+  /** The informer cache of KubeFedClusters in the kubefed namespace. */
+  clusters: Reader;
+  settings: HealthCheckSettingsSource;
+  tracker: ClusterHealthTracker;
+  /** Gauge `{cluster, state}` set to 1 for the current state (ready / notready / offline / malformed). Default none. */
+  stateGauge?: GaugeMetric;
+  /** Default the system clock. */
+  clock?: Clock;
+}
+
+interface ClusterRecord {
+  /** spec + labels + annotations: a change drops the record (KubeFed §4.2.1). */
+  readonly identity: string;
+  /** resourceVersion of the Secret the client was built from. */
+  secretVersion: string | undefined;
+  client: DynamicClient | undefined;
+  history: HealthHistory | undefined;
+  /** Why no client could be built (for the MalformedClusterConfig event). */
+  configError: string | undefined;
+  /** Outcome of the previous probe: events are recorded when it changes, not on every probe. */
+  lastProbe: ProbeResult['kind'] | undefined;
+}
+
+const STATES = ['ready', 'notready', 'offline', 'malformed'] as const;
+
+/**
+ * The cluster health controller's reconciler (KUBEFED-REFERENCE §4.2): for one KubeFedCluster
+ * key it builds (or reuses) a client from the cluster's spec and token Secret, probes
+ * `/healthz` with the configured timeout, reads `/version` and Node topology when healthy,
+ * applies KubeFed's thresholds and writes the status when it changed; then asks to be run
+ * again after `clusterHealthCheck.period`. A deleted cluster is forgotten.
+ *
+ * Failure behaviour: a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
+ * member → `Offline`; failing to read the Secret from the host → thrown (retried with backoff);
+ * failing to write status → logged, the probe loop continues (as KubeFed).
+ */
+export class KubeFedClusterReconciler implements Reconciler {
+  readonly #o: KubeFedClusterReconcilerOptions;
+  readonly #clock: Clock;
+  readonly #records = new Map<string, ClusterRecord>();
+
+  constructor(options: KubeFedClusterReconcilerOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
+    const raw = this.#o.clusters.get(key);
+    if (raw === undefined) {
+      this.#forget(key);
+      return done();
+    }
+    const settings = this.#o.settings.current();
+    // Spec and status are parsed apart: a status someone else wrote badly must not make the spec malformed.
+    const parsed = kubeFedClusterSchema.safeParse({ ...raw, status: undefined });
+    const cluster = parsed.success ? parsed.data : undefined;
+    const parsedStatus = kubeFedClusterStatusSchema.safeParse(raw.status);
+    const stored = parsedStatus.success ? parsedStatus.data : undefined;
+    const name = raw.metadata.name ?? key;
+    const logger = ctx.logger.child({ cluster: name });
+    const record = this.#record(key, raw);
+    if (cluster !== undefined) await this.#ensureClient(record, cluster, settings, logger, ctx.signal);
+    else this.#setClient(record, name, undefined);
+
+    const probeTime = formatKubeTime(this.#clock.now());
+    const client = record.client;
+    const result: ProbeResult = client === undefined ? { kind: 'malformed' } : await probeHealth(client, settings.timeoutMs, ctx.signal);
+    if (ctx.signal.aborted) return done();
+    if (result.kind !== record.lastProbe) await this.#recordEvent(raw, record, result, logger);
+    record.lastProbe = result.kind;
+    let version: string | undefined;
+    // Topology is a fact about the member, not its health: kept from the last successful read.
+    const known = record.history?.status ?? stored;
+    let topology: ClusterTopology | undefined = known === undefined ? undefined : topologyOf(known);
+    if (client !== undefined && result.kind === 'ready') {
+      version = await readVersion(client, settings.timeoutMs, ctx.signal, logger);
+      topology = await readTopology(client, settings.timeoutMs, ctx.signal, logger, topology);
+    }
+    if (ctx.signal.aborted) return done();
+
+    const probed = probedStatus({ result, probeTime, kubernetesVersion: version, topology });
+    const previous = record.history;
+    const history = previous === undefined ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
+    record.history = history;
+    const ready = isClusterReady(history);
+    if (previous === undefined) logger.info({ ready, probe: result.kind }, 'cluster readiness observed');
+    else if (isClusterReady(previous) !== ready) logger.info({ ready, probe: result.kind }, 'cluster readiness changed');
+
+    if (statusNeedsWrite(stored, history.status)) await this.#writeStatus(raw, history.status, logger);
+    this.#o.tracker.set(name, ready ? client : undefined);
+    this.#setState(name, ready ? 'ready' : result.kind === 'malformed' ? 'malformed' : result.kind === 'notReady' ? 'notready' : 'offline');
+    return requeueAfter(settings.periodMs);
+  }
+
+  /** Closes every member client (call once the controller stopped). */
+  close(): void {
+    for (const key of [...this.#records.keys()]) this.#forget(key);
+  }
+
+  #record(key: string, raw: KubeObject): ClusterRecord {
+    const identity = JSON.stringify([raw.spec, raw.metadata.labels ?? {}, raw.metadata.annotations ?? {}]);
+    const existing = this.#records.get(key);
+    if (existing !== undefined && existing.identity === identity) return existing;
+    if (existing !== undefined) this.#forget(key);
+    const record: ClusterRecord = { identity, secretVersion: undefined, client: undefined, history: undefined, configError: undefined, lastProbe: undefined };
+    this.#records.set(key, record);
+    return record;
+  }
+
+  async #ensureClient(record: ClusterRecord, cluster: KubeFedCluster, settings: HealthCheckSettings, logger: Logger, signal: AbortSignal): Promise<void> {
+    const name = cluster.metadata.name ?? '';
+    const namespace = cluster.metadata.namespace ?? '';
+    let secret: KubeObject;
+    try {
+      secret = await this.#o.host.resource(SECRETS, namespace).get(cluster.spec.secretRef.name, { signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      if (record.secretVersion !== '') logger.warn({ secret: cluster.spec.secretRef.name }, 'the secret of the cluster is missing');
+      record.secretVersion = '';
+      record.configError = errorText(err);
+      this.#setClient(record, name, undefined);
+      return;
+    }
+    const version = secret.metadata.resourceVersion ?? '';
+    // Same Secret (and the record is dropped on any spec change): the client, or the ConfigError, stands.
+    if (record.secretVersion === version) return;
+    record.secretVersion = version;
+    record.configError = undefined;
+    let client: DynamicClient | undefined;
+    try {
+      client = DynamicClient.fromKubeFedCluster(cluster, secret as SecretInput, { timeoutMs: settings.timeoutMs, qps: MEMBER_QPS, burst: MEMBER_BURST });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      logger.warn({ err }, 'the configuration of the cluster may be malformed');
+      record.configError = err.message;
+    }
+    this.#setClient(record, name, client);
+  }
+
+  #setClient(record: ClusterRecord, name: string, client: DynamicClient | undefined): void {
+    if (record.client === client) return;
+    this.#o.tracker.set(name, undefined);
+    record.client?.close();
+    record.client = client;
+  }
+
+  #forget(key: string): void {
+    const record = this.#records.get(key);
+    const name = key.slice(key.indexOf('/') + 1);
+    this.#records.delete(key);
+    this.#o.tracker.set(name, undefined);
+    record?.client?.close();
+    for (const state of STATES) this.#o.stateGauge?.set({ cluster: name, state }, 0);
+  }
+
+  #setState(name: string, current: (typeof STATES)[number]): void {
+    for (const state of STATES) this.#o.stateGauge?.set({ cluster: name, state }, state === current ? 1 : 0);
+  }
+
+  /**
+   * KubeFed's Warning events (`MalformedClusterConfig`, `RetrievingClusterHealthFailed`), recorded
+   * when the probe outcome changes rather than on every probe (KubeFed emits one per probe).
+   * Failing to record an event is only logged.
+   */
+  async #recordEvent(raw: KubeObject, record: ClusterRecord, result: ProbeResult, logger: Logger): Promise<void> {
+    let reason: string;
+    let message: string;
+    if (result.kind === 'malformed') {
+      reason = ClusterEventReason.MalformedClusterConfig;
+      message = `The configuration for this cluster may be malformed: ${record.configError ?? 'the cluster spec does not match the KubeFedCluster schema'}`;
+    } else if (result.kind === 'unreachable') {
+      reason = ClusterEventReason.RetrievingClusterHealthFailed;
+      message = `Failed to retrieve health of the cluster: ${result.error}`;
+    } else {
+      return;
+    }
+    const namespace = raw.metadata.namespace ?? '';
+    const now = new Date(this.#clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { generateName: `${raw.metadata.name ?? ''}.`, namespace },
+      involvedObject: {
+        apiVersion: raw.apiVersion ?? `${CORE_GROUP}/${CORE_VERSION}`,
+        kind: raw.kind ?? 'KubeFedCluster',
+        name: raw.metadata.name,
+        namespace,
+        uid: raw.metadata.uid,
+        resourceVersion: raw.metadata.resourceVersion,
+      },
+      reason,
+      message,
+      type: 'Warning',
+      source: { component: EventComponent.kubeFedCluster },
+      reportingComponent: EventComponent.kubeFedCluster,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    };
+    try {
+      await this.#o.host.resource(EVENTS, namespace).create(event);
+    } catch (err) {
+      logger.debug({ err, reason }, 'recording an event failed');
+    }
+  }
+
+  async #writeStatus(raw: KubeObject, status: KubeFedClusterStatus, logger: Logger): Promise<void> {
+    // A merge patch of the status subresource: no resourceVersion race with spec edits, and
+    // `null` removes fields the probe cleared (kubernetesVersion when not healthy).
+    const patch = {
+      status: {
+        conditions: status.conditions,
+        kubernetesVersion: status.kubernetesVersion ?? null,
+        region: status.region ?? null,
+        zones: status.zones ?? null,
+      },
+    };
+    try {
+      await this.#o.host.resource(KUBEFED_CLUSTER_GVR, raw.metadata.namespace).patch(raw.metadata.name ?? '', patch, 'merge', { subresource: 'status' });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      logger.error({ err }, 'writing the cluster status failed');
+    }
+  }
+}
+
+function topologyOf(status: KubeFedClusterStatus): ClusterTopology | undefined {
+  return {
+    ...(status.region === undefined ? {} : { region: status.region }),
+    ...(status.zones === undefined ? {} : { zones: status.zones }),
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** GET /healthz with the member's credentials: 2xx `ok` → ready, other 2xx → notReady, anything else → unreachable. */
+async function probeHealth(client: DynamicClient, timeoutMs: number, signal: AbortSignal): Promise<ProbeResult> {
+  try {
+    const res = await client.raw('/healthz', { timeoutMs, signal, accept: 'text/plain, */*' });
+    if (res.status < 200 || res.status > 299) {
+      const body = res.body.trim().slice(0, 200);
+      return { kind: 'unreachable', error: `GET /healthz returned HTTP ${res.status}${body === '' ? '' : `: ${body}`}` };
+    }
+    return res.body.toLowerCase() === 'ok' ? { kind: 'ready' } : { kind: 'notReady' };
+  } catch (err) {
+    return { kind: 'unreachable', error: errorText(err) };
+  }
+}
+
+/** `/version` gitVersion; undefined (logged) on failure, as KubeFed leaves the field empty then. */
+async function readVersion(client: DynamicClient, timeoutMs: number, signal: AbortSignal, logger: Logger): Promise<string | undefined> {
+  try {
+    const res = await client.raw('/version', { timeoutMs, signal });
+    if (res.status === 200) {
+      const gitVersion = (JSON.parse(res.body) as { gitVersion?: unknown }).gitVersion;
+      if (typeof gitVersion === 'string') return gitVersion;
+    }
+    logger.warn({ status: res.status }, 'reading the kubernetes version of the cluster failed');
+  } catch (err) {
+    if (!signal.aborted) logger.warn({ err }, 'reading the kubernetes version of the cluster failed');
+  }
+  return undefined;
+}
+
+/**
+ * Region/zones from the member's Nodes. Forbidden (no `list nodes` grant) → unset; any other
+ * failure → the previously known topology (logged at debug; the probe does not fail).
+ */
+async function readTopology(
+  client: DynamicClient,
+  timeoutMs: number,
+  signal: AbortSignal,
+  logger: Logger,
+  previous: ClusterTopology | undefined,
+): Promise<ClusterTopology | undefined> {
+  try {
+    const nodes = await client.resource(NODES).listAll({ signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    return topologyFromNodes(nodes.items);
+  } catch (err) {
+    if (isForbidden(err)) return undefined;
+    if (!signal.aborted) logger.debug({ err }, 'listing the nodes of the cluster failed');
+    return previous;
+  }
+}

@@ -1,0 +1,81 @@
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager } from '@kubefed/runtime';
+import { ClusterHealthTracker } from './cluster-health-tracker.js';
+import { staticHealthCheckSettings, type HealthCheckSettingsSource } from './health-check-settings.js';
+import { KUBEFED_CLUSTER_GVR, KubeFedClusterReconciler } from './kubefed-cluster-reconciler.js';
+
+/** Options of {@link registerKubeFedClusterController}. */
+export interface KubeFedClusterControllerOptions {
+  /** Client of the host cluster. */
+  host: DynamicClient;
+  /** The kubefed namespace (where KubeFedClusters and their Secrets live). */
+  namespace: string;
+  /** Health-check settings, read at every probe; default KubeFed's defaults, never changing. */
+  settings?: HealthCheckSettingsSource;
+  /** Where ready clusters are published; default a new tracker (returned). */
+  tracker?: ClusterHealthTracker;
+  /** Clusters probed in parallel; default 10. */
+  maxConcurrentReconciles?: number;
+  /** KubeFedCluster informer resync; default 10 min (KubeFed's). */
+  resyncPeriodMs?: number;
+  clock?: Clock;
+}
+
+/** What {@link registerKubeFedClusterController} added to the manager. */
+export interface KubeFedClusterControllerHandle {
+  readonly controller: Controller;
+  readonly informer: Informer<KubeObject>;
+  readonly tracker: ClusterHealthTracker;
+}
+
+const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
+  o.metadata.generation !== n.metadata.generation ||
+  JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
+  JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {});
+
+/**
+ * Adds the cluster health controller to `manager` (KUBEFED-REFERENCE §4.2): an informer on
+ * KubeFedClusters in the kubefed namespace, the `kubefedcluster` controller (leader only)
+ * running {@link KubeFedClusterReconciler}, and a runnable that re-probes every cluster at once
+ * when the health-check settings change and closes the member clients on stop.
+ *
+ * Status writes by the controller itself do not re-trigger it: only a changed spec
+ * (generation), labels or annotations, an add/delete, or the periodic requeue do.
+ */
+export function registerKubeFedClusterController(manager: Manager, options: KubeFedClusterControllerOptions): KubeFedClusterControllerHandle {
+  const settings = options.settings ?? staticHealthCheckSettings();
+  const tracker = options.tracker ?? new ClusterHealthTracker();
+  const informer = manager.informer({
+    name: 'kubefedclusters',
+    listerWatcher: listerWatcherFor(options.host.resource(KUBEFED_CLUSTER_GVR, options.namespace)),
+    resyncPeriodMs: options.resyncPeriodMs ?? 600_000,
+  });
+  const reconciler = new KubeFedClusterReconciler({
+    host: options.host,
+    clusters: informer.store,
+    settings,
+    tracker,
+    stateGauge: manager.metrics.gauge('kubefed_cluster_health_state', 'KubeFedCluster health: 1 for the current state of each cluster', ['cluster', 'state']),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  // Added before the controller so that it stops after it (reverse order): clients are closed
+  // only once no probe runs any more.
+  manager.add({
+    name: 'kubefedcluster-settings',
+    start: async (signal) => {
+      const off = settings.onChange(() => {
+        for (const key of informer.store.keys()) controller.queue.add(key);
+      });
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      off();
+      reconciler.close();
+    },
+  });
+  const controller = manager
+    .controller({ name: 'kubefedcluster', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
+    .watch(informer, { updatePredicate: identityChanged });
+  return { controller, informer, tracker };
+}

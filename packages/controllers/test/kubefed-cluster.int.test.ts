@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { Manager } from '@kubefed/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeFedConfigSource, registerKubeFedClusterController, registerKubeFedConfigController, type ClusterHealthTracker } from '@kubefed/controllers';
+import { condition, createNamespace, joinMember, KFC, KFCONFIG, registerCluster, startFederation, type Federation } from './federation.js';
+
+let fed: Federation;
+
+beforeAll(async () => {
+  fed = await startFederation({
+    member1: { region: 'eu-west', zones: ['eu-west-b', 'eu-west-a'], version: 'v1.30.2' },
+    member2: {},
+  });
+});
+
+afterAll(async () => {
+  await fed[Symbol.asyncDispose]();
+});
+
+const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
+
+/** A fresh kubefed namespace in the host, optionally with a KubeFedConfig spec. */
+async function kubefedNamespace(spec?: object): Promise<string> {
+  const ns = `kf-${randomUUID().slice(0, 8)}`;
+  await createNamespace(fed.hostClient, ns);
+  if (spec !== undefined) {
+    await fed.hostClient.resource(KFCONFIG, ns).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
+  }
+  return ns;
+}
+
+interface Running extends AsyncDisposable {
+  readonly tracker: ClusterHealthTracker;
+  readonly source: KubeFedConfigSource;
+}
+
+/** Runs the cluster health controller and the KubeFedConfig handling for `namespace`, in process. */
+function runManager(namespace: string): Running {
+  const manager = new Manager({ healthAddress: null, metricsAddress: null });
+  const source = new KubeFedConfigSource(namespace);
+  registerKubeFedConfigController(manager, { host: fed.hostClient, namespace, source });
+  const { tracker } = registerKubeFedClusterController(manager, {
+    host: fed.hostClient,
+    namespace,
+    settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
+  });
+  const stop = new AbortController();
+  const finished = manager.start(stop.signal).then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+  );
+  return {
+    tracker,
+    source,
+    async [Symbol.asyncDispose]() {
+      stop.abort();
+      const err = await finished;
+      if (err !== undefined) throw err;
+    },
+  };
+}
+
+async function status(ns: string, name: string): Promise<Record<string, unknown>> {
+  const obj = await fed.hostClient.resource(KFC, ns).get(name);
+  return (obj.status ?? {}) as Record<string, unknown>;
+}
+
+describe('cluster health controller against kube-sim', () => {
+  it('marks joined members Ready with their kubernetes version, and region and zones where nodes may be listed', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    await joinMember(fed, fed.member('member2'), ns, { listNodes: false });
+    await using running = runManager(ns);
+
+    await expect.poll(() => status(ns, 'member1'), { timeout: 5000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '/healthz responded with ok' }],
+      kubernetesVersion: 'v1.30.2',
+      region: 'eu-west',
+      zones: ['eu-west-a', 'eu-west-b'],
+    });
+    await expect.poll(() => status(ns, 'member2'), { timeout: 5000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady' }],
+      kubernetesVersion: 'v1.31.0',
+    });
+    const s2 = await status(ns, 'member2');
+    expect(s2.region).toBeUndefined();
+    expect(s2.zones).toBeUndefined();
+    expect([...running.tracker.readyClusters().keys()].sort()).toEqual(['member1', 'member2']);
+
+    await fed.hostClient.resource(KFC, ns).delete('member2');
+    await expect.poll(() => [...running.tracker.readyClusters().keys()], { timeout: 3000, interval: 50 }).toEqual(['member1']);
+  });
+
+  it('reports an unreachable member Offline within failureThreshold periods and Ready again after restore', async () => {
+    const ns = await kubefedNamespace(FAST);
+    const member2 = fed.member('member2');
+    await joinMember(fed, member2, ns);
+    await using running = runManager(ns);
+    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+
+    member2.faults.unreachable();
+    try {
+      // failureThreshold 3 × period 200 ms, plus the 1 s probe timeout and slack.
+      await expect.poll(() => condition(fed, ns, 'member2', 'Offline'), { timeout: 4000, interval: 100 }).toMatchObject({
+        status: 'True',
+        reason: 'ClusterNotReachable',
+        message: expect.stringMatching(/^cluster is not reachable: /),
+      });
+      await expect
+        .poll(async () => (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items.map((e) => e.reason), { timeout: 3000, interval: 100 })
+        .toContain('RetrievingClusterHealthFailed');
+      const offline = await status(ns, 'member2');
+      expect(offline.conditions).toHaveLength(1);
+      expect(offline.kubernetesVersion).toBeUndefined();
+      expect(running.tracker.isReady('member2')).toBe(false);
+    } finally {
+      member2.faults.restore();
+    }
+    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
+    expect(running.tracker.isReady('member2')).toBe(true);
+  });
+
+  it('keeps lastTransitionTime while the status stays Ready and only moves lastProbeTime', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    await using _running = runManager(ns);
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    const initial = (await condition(fed, ns, 'member1', 'Ready'))!;
+    await expect
+      .poll(async () => (await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime, { timeout: 4000, interval: 100 })
+      .not.toBe(initial.lastProbeTime);
+    expect((await condition(fed, ns, 'member1', 'Ready'))?.lastTransitionTime).toBe(initial.lastTransitionTime);
+  });
+
+  it('reports ConfigMalformed for a cluster whose token secret is missing', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await registerCluster(fed, 'ghost', ns, { apiEndpoint: fed.member('member1').url, secretRef: { name: 'no-such-secret' } });
+    await using running = runManager(ns);
+    await expect.poll(() => status(ns, 'ghost'), { timeout: 5000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'ConfigMalformed', status: 'True', reason: 'ClusterConfigMalformed', message: "cluster's configuration may be malformed" }],
+    });
+    expect(running.tracker.isReady('ghost')).toBe(false);
+    await expect
+      .poll(async () => (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items, { timeout: 3000, interval: 100 })
+      .toContainEqual(
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'MalformedClusterConfig',
+          message: expect.stringMatching(/^The configuration for this cluster may be malformed: .*no-such-secret/),
+          involvedObject: expect.objectContaining({ kind: 'KubeFedCluster', name: 'ghost' }),
+        }),
+      );
+  });
+
+  it('rebuilds the member client when the token secret or the cluster spec changes', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    await using _running = runManager(ns);
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+
+    const secrets = fed.hostClient.resource({ group: '', version: 'v1', resource: 'secrets' }, ns);
+    const secret = await secrets.get('member1-secret');
+    await secrets.delete('member1-secret');
+    await expect.poll(() => condition(fed, ns, 'member1', 'ConfigMalformed'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
+
+    await secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret' }, data: secret.data });
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
+
+    const clusters = fed.hostClient.resource(KFC, ns);
+    const cluster = await clusters.get('member1');
+    (cluster.spec as { apiEndpoint: string }).apiEndpoint = 'https://127.0.0.1:1';
+    await clusters.update(cluster);
+    await expect.poll(() => condition(fed, ns, 'member1', 'Offline'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterNotReachable' });
+  });
+
+  it('creates the default KubeFedConfig and applies a changed health-check period without a restart', async () => {
+    const ns = await kubefedNamespace();
+    await joinMember(fed, fed.member('member1'), ns);
+    await using running = runManager(ns);
+    const configs = fed.hostClient.resource(KFCONFIG, ns);
+    await expect.poll(() => configs.get('kubefed').then((c) => c.spec), { timeout: 5000, interval: 100 }).toMatchObject({
+      scope: 'Cluster',
+      clusterHealthCheck: { period: '10s', timeout: '3s', failureThreshold: 3, successThreshold: 1 },
+      leaderElect: { leaseDuration: '15s' },
+    });
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+
+    const config = await configs.get('kubefed');
+    const spec = config.spec as { clusterHealthCheck: { period: string } };
+    spec.clusterHealthCheck.period = '200ms';
+    await configs.update(config);
+    await expect.poll(() => running.source.current().clusterHealthCheck.periodMs, { timeout: 5000, interval: 50 }).toBe(200);
+
+    // With the old 10 s period the probe time could not move twice within a few seconds.
+    const probeTimes = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          probeTimes.add((await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime ?? '');
+          return probeTimes.size;
+        },
+        { timeout: 8000, interval: 100 },
+      )
+      .toBeGreaterThanOrEqual(3);
+
+    // An invalid change is refused: the previous settings stay in force.
+    const again = await configs.get('kubefed');
+    (again.spec as { clusterHealthCheck: { period: string } }).clusterHealthCheck.period = '-5s';
+    await configs.update(again);
+    const windowEnd = Date.now() + 800;
+    while (Date.now() < windowEnd) {
+      expect(running.source.current().clusterHealthCheck.periodMs).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+});
