@@ -7,7 +7,9 @@
  *
  * Start reading at `kubefed-cluster/cluster-health.ts` (KubeFed's health-check decisions),
  * then `kubefed-cluster/kubefed-cluster-reconciler.ts` (the probe), and `kubefed-config/`
- * (the KubeFedConfig the process runs with).
+ * (the KubeFedConfig the process runs with). `sync/` holds the sync controller's decisions as pure
+ * functions: placement, rendering, retention, overrides, version tracking, dispatch and status.
  */
 export * from './kubefed-cluster/index.js';
 export * from './kubefed-config/index.js';
+export * from './sync/index.js';

@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeFedConfigSource, registerKubeFedClusterController, registerKubeFedConfigController, type ClusterHealthTracker } from '@kubefed/controllers';
@@ -89,6 +94,26 @@ describe('cluster health controller against kube-sim', () => {
 
     await fed.hostClient.resource(KFC, ns).delete('member2');
     await expect.poll(() => [...running.tracker.readyClusters().keys()], { timeout: 3000, interval: 50 }).toEqual(['member1']);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/kubectl'))('shows READY, KUBERNETES-VERSION and AGE in `kubectl get kubefedclusters` (kubectl required)', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    await using _running = runManager(ns);
+    await expect.poll(() => status(ns, 'member1'), { timeout: 5000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Ready', status: 'True' }],
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'kfc-kubectl-'));
+    try {
+      const kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(kubeconfig, fed.host.kubeconfigYaml());
+      const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, 'get', 'kubefedclusters', '-n', ns], { timeout: 30_000 });
+      const [header, row] = stdout.trim().split('\n');
+      expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'KUBERNETES-VERSION', 'AGE']);
+      expect(row?.split(/\s+/)).toEqual(['member1', 'True', 'v1.30.2', expect.stringMatching(/^\d+s$/)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reports an unreachable member Offline within failureThreshold periods and Ready again after restore', async () => {

@@ -28,12 +28,32 @@ export function humanAge(from: string | undefined, now: number): string {
   return `${Math.floor(d / 365)}y`;
 }
 
-/** Evaluates a simple JSONPath (`.spec.replicas`, `.status.conditions[0].type`, `.metadata.labels.x`). */
+/** Splits a JSONPath on the dots that are not inside `[...]` (filters contain `@.field`). */
+function splitPath(p: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of p) {
+    if (ch === '[') depth++;
+    else if (ch === ']') depth--;
+    if (ch === '.' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(cur);
+  return parts;
+}
+
+/**
+ * Evaluates the JSONPath subset printer columns use: `.spec.replicas`, `.status.conditions[0].type`,
+ * `.metadata.labels.x`, `[*]`, and equality filters `[?(@.type=="Ready")]` / `[?(@.type=='Ready')]`.
+ */
 export function evalJsonPath(obj: unknown, path: string): unknown {
   const p = path.replace(/^\{?\.?/, '').replace(/\}$/, '');
   if (p === '') return obj;
   let cur: unknown = obj;
-  for (const raw of p.split('.')) {
+  for (const raw of splitPath(p)) {
     const m = /^([^[\]]*)((?:\[[^\]]*\])*)$/.exec(raw);
     if (m === null) return undefined;
     if (m[1] !== '') cur = isObject(cur) ? cur[m[1]!] : undefined;
@@ -46,8 +66,9 @@ export function evalJsonPath(obj: unknown, path: string): unknown {
         } else if (inner === '*') {
           // keep the array
         } else {
-          const f = /^\?\(@\.(\w+)=="?([^"]*)"?\)$/.exec(inner);
-          cur = f === null ? undefined : cur.find((x) => isObject(x) && String(x[f[1]!]) === f[2]);
+          const f = /^\?\(@\.(\w+)\s*==\s*(?:"([^"]*)"|'([^']*)'|([^'"\s)]*))\s*\)$/.exec(inner);
+          const want = f === null ? undefined : (f[2] ?? f[3] ?? f[4]);
+          cur = f === null ? undefined : cur.find((x) => isObject(x) && String(x[f[1]!]) === want);
         }
       } else cur = undefined;
     }

@@ -1,0 +1,53 @@
+/**
+ * Errors of the sync controller's decision functions. Every error extends `KubeFedError` (it
+ * carries `cause`); the per-cluster ones also name the PropagationStatus the cluster gets in the
+ * federated object's status (KUBEFED-REFERENCE §1.4, §4.4.9).
+ */
+import { KubeFedError, type PropagationStatus } from '@kubefed/api';
+
+/** Base class of every error thrown by the sync decision functions. */
+export class SyncError extends KubeFedError {}
+
+/**
+ * Placement could not be computed (an invalid cluster selector). The Propagation condition gets
+ * reason `ComputePlacementFailed` and no member is touched.
+ */
+export class ComputePlacementError extends SyncError {}
+
+/** The annotation `kubefed.io/deleteoption` does not hold valid JSON DeleteOptions. */
+export class DeleteOptionsError extends SyncError {}
+
+/** Rendering the object for one member cluster failed; `status` is what that cluster reports. */
+export class ClusterSyncError extends SyncError {
+  /** The member cluster the failure is about. */
+  readonly cluster: string;
+  /** The per-cluster PropagationStatus this failure maps to. */
+  readonly status: PropagationStatus;
+
+  constructor(cluster: string, status: PropagationStatus, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.cluster = cluster;
+    this.status = status;
+  }
+}
+
+/** The desired object could not be built from the template (status `ComputeResourceFailed`). */
+export class ComputeResourceError extends ClusterSyncError {
+  constructor(cluster: string, message: string, options?: { cause?: unknown }) {
+    super(cluster, 'ComputeResourceFailed', message, options);
+  }
+}
+
+/** Overrides could not be read or applied (status `ApplyOverridesFailed`). */
+export class ApplyOverridesError extends ClusterSyncError {
+  constructor(cluster: string, message: string, options?: { cause?: unknown }) {
+    super(cluster, 'ApplyOverridesFailed', message, options);
+  }
+}
+
+/** Fields of the member object could not be retained (status `FieldRetentionFailed`). */
+export class FieldRetentionError extends ClusterSyncError {
+  constructor(cluster: string, message: string, options?: { cause?: unknown }) {
+    super(cluster, 'FieldRetentionFailed', message, options);
+  }
+}

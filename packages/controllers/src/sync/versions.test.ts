@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import type { FederatedObject, GenericOverrideItem, PropagatedVersion } from '@kubefed/api';
+import type { KubeObject } from '@kubefed/client';
+import { describe, expect, it } from 'vitest';
+import { memberVersion, needsUpdate, objectVersions, overridesVersion, recordedVersion, templateVersion, type VersionSource } from './versions.js';
+
+const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
+
+describe('templateVersion (§4.4.8)', () => {
+  it.each<[string, VersionSource, string]>([
+    ['matches KubeFed’s test vector', { spec: { template: { spec: { foo: null } } } }, 'a5b8d4352d5aed51c51b93900258ccf3'],
+    ['is empty without a template', { spec: {} }, ''],
+    ['is empty without a spec', {}, ''],
+    ['hashes sorted keys plus a newline', { spec: { template: { spec: { b: 1, a: 'x' }, metadata: { labels: { z: '1' } } } } }, md5('{"metadata":{"labels":{"z":"1"}},"spec":{"a":"x","b":1}}\n')],
+    ['escapes HTML characters like Go', { spec: { template: { data: { html: '<b>&</b>' } } } }, md5('{"data":{"html":"\\u003cb\\u003e\\u0026\\u003c/b\\u003e"}}\n')],
+    ['hashes an empty template', { spec: { template: {} } }, md5('{}\n')],
+  ])('%s', (_title, obj, expected) => {
+    expect(templateVersion(obj)).toBe(expected);
+  });
+
+  it('does not depend on key order', () => {
+    expect(templateVersion({ spec: { template: { a: 1, b: { c: 2, d: 3 } } } })).toBe(templateVersion({ spec: { template: { b: { d: 3, c: 2 }, a: 1 } } }));
+  });
+});
+
+describe('overridesVersion (§4.4.8)', () => {
+  const ov = (overrides: GenericOverrideItem[] | undefined): VersionSource => ({ spec: overrides === undefined ? {} : { overrides } });
+  it.each<[string, VersionSource, string]>([
+    ['is empty without a spec', {}, ''],
+    ['hashes {"overrides":null} when there are none', ov(undefined), md5('{"overrides":null}\n')],
+    ['hashes an empty list as []', ov([]), md5('{"overrides":[]}\n')],
+    ['omits an empty clusterOverrides list', ov([{ clusterName: 'c1', clusterOverrides: [] }]), md5('{"overrides":[{"clusterName":"c1"}]}\n')],
+    ['omits an absent clusterOverrides list', ov([{ clusterName: 'c1' }]), md5('{"overrides":[{"clusterName":"c1"}]}\n')],
+    [
+      'uses the fixed field order op, path, value and keeps list order',
+      ov([
+        { clusterName: 'b', clusterOverrides: [{ value: 5, path: '/spec/replicas', op: 'replace' }] },
+        { clusterName: 'a', clusterOverrides: [{ path: '/x', value: 1.5 }] },
+      ]),
+      md5('{"overrides":[{"clusterName":"b","clusterOverrides":[{"op":"replace","path":"/spec/replicas","value":5}]},{"clusterName":"a","clusterOverrides":[{"path":"/x","value":1.5}]}]}\n'),
+    ],
+    ['omits an empty op', ov([{ clusterName: 'c', clusterOverrides: [{ op: '', path: '/p', value: 'v' }] }]), md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/p","value":"v"}]}]}\n')],
+    ['omits a null value', ov([{ clusterName: 'c', clusterOverrides: [{ op: 'remove', path: '/p', value: null }] }]), md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"op":"remove","path":"/p"}]}]}\n')],
+    [
+      'keeps false, 0 and "" values',
+      ov([{ clusterName: 'c', clusterOverrides: [{ path: '/a', value: false }, { path: '/b', value: 0 }, { path: '/c', value: '' }] }]),
+      md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/a","value":false},{"path":"/b","value":0},{"path":"/c","value":""}]}]}\n'),
+    ],
+    [
+      'encodes missing clusterName and path as "" like Go’s zero values',
+      ov([{ clusterOverrides: [{ value: 1 }] } as unknown as GenericOverrideItem]),
+      md5('{"overrides":[{"clusterName":"","clusterOverrides":[{"path":"","value":1}]}]}\n'),
+    ],
+    [
+      'sorts keys inside object values',
+      ov([{ clusterName: 'c', clusterOverrides: [{ path: '/metadata/labels', value: { z: '1', a: '2' } }] }]),
+      md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/metadata/labels","value":{"a":"2","z":"1"}}]}]}\n'),
+    ],
+  ])('%s', (_title, obj, expected) => {
+    expect(overridesVersion(obj)).toBe(expected);
+  });
+});
+
+describe('memberVersion (§1.6)', () => {
+  it.each<[string, KubeObject['metadata'], string]>([
+    ['uses the generation when non-zero', { generation: 3, resourceVersion: '99' }, 'gen:3'],
+    ['uses the resourceVersion when the generation is 0', { generation: 0, resourceVersion: '99' }, 'rv:99'],
+    ['uses the resourceVersion without a generation', { resourceVersion: '12' }, 'rv:12'],
+  ])('%s', (_title, metadata, expected) => {
+    expect(memberVersion({ metadata })).toBe(expected);
+  });
+});
+
+describe('recordedVersion and needsUpdate (§4.4.8)', () => {
+  const fedObject: FederatedObject = { metadata: { name: 'web', namespace: 'ns' }, spec: { template: { data: { a: '1' } } } };
+  const versions = objectVersions(fedObject);
+  const pv = (status: Partial<NonNullable<PropagatedVersion['status']>>): PropagatedVersion => ({
+    metadata: { name: 'configmap-web', namespace: 'ns' },
+    status: { ...versions, clusterVersions: [{ clusterName: 'c1', version: 'gen:2' }, { clusterName: 'c2', version: 'rv:10' }], ...status },
+  });
+  const meta = (m: KubeObject['metadata']): KubeObject => ({ metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' }, ...m } });
+
+  it.each<[string, PropagatedVersion | undefined, string, string]>([
+    ['returns the recorded version when both hashes match', pv({}), 'c1', 'gen:2'],
+    ['returns "" for an unrecorded cluster', pv({}), 'c3', ''],
+    ['returns "" when the template changed', pv({ templateVersion: 'old' }), 'c1', ''],
+    ['returns "" when the overrides changed', pv({ overridesVersion: 'old' }), 'c1', ''],
+    ['returns "" without a record', undefined, 'c1', ''],
+  ])('recordedVersion %s', (_title, record, cluster, expected) => {
+    expect(recordedVersion(record, versions, cluster)).toBe(expected);
+  });
+
+  it.each<[string, PropagatedVersion | undefined, string, KubeObject, KubeObject, boolean]>([
+    ['no write when the recorded gen version matches and metadata is equal', pv({}), 'c1', meta({}), meta({ generation: 2 }), false],
+    ['a write when the member generation moved (drift)', pv({}), 'c1', meta({}), meta({ generation: 3 }), true],
+    ['no write when the recorded rv version matches', pv({}), 'c2', meta({}), meta({ resourceVersion: '10' }), false],
+    ['a write when the member resourceVersion moved (drift)', pv({}), 'c2', meta({}), meta({ resourceVersion: '11' }), true],
+    ['a write when nothing is recorded', undefined, 'c1', meta({}), meta({ generation: 2 }), true],
+    ['a write when the template changed since recording', pv({ templateVersion: 'old' }), 'c1', meta({}), meta({ generation: 2 }), true],
+    ['a write for gen: versions when labels differ', pv({}), 'c1', meta({ labels: { a: 'b', 'kubefed.io/managed': 'true' } }), meta({ generation: 2 }), true],
+    ['a write for gen: versions when annotations differ', pv({}), 'c1', meta({ annotations: { a: 'b' } }), meta({ generation: 2 }), true],
+    ['no write for gen: versions when annotations are absent on one side and empty on the other', pv({}), 'c1', meta({ annotations: {} }), meta({ generation: 2 }), false],
+    ['a write for gen: versions when the namespace differs', pv({}), 'c1', meta({ namespace: 'other' }), meta({ generation: 2 }), true],
+    ['no metadata comparison for rv: versions', pv({}), 'c2', meta({ labels: { x: 'y' } }), meta({ resourceVersion: '10' }), false],
+  ])('needsUpdate: %s', (_title, record, cluster, desired, member, expected) => {
+    expect(needsUpdate({ fedObject, propagatedVersion: record, cluster, desired, memberObject: member })).toBe(expected);
+    expect(needsUpdate({ fedObject, versions, propagatedVersion: record, cluster, desired, memberObject: member })).toBe(expected);
+  });
+});
