@@ -8,8 +8,9 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildKubeconfig, startCluster } from './index.js';
 import type { SimCluster } from './index.js';
+import { parsePodCapacityFlag } from './pod-capacity-flag.js';
 
-const usage = `Usage: kube-sim --clusters host,member1,member2 --kubeconfig ./sim.kubeconfig [--http] [--base-port N]
+const usage = `Usage: kube-sim --clusters host,member1,member2 --kubeconfig ./sim.kubeconfig [--http] [--base-port N] [--pod-capacity N|name=N,...]
 
 Starts one simulated Kubernetes API server per cluster on 127.0.0.1 and writes a kubeconfig
 with one context per cluster (current-context = the first). Runs until SIGINT/SIGTERM.
@@ -20,10 +21,13 @@ Options:
   --http                 serve plain HTTP instead of HTTPS with a generated CA
   --base-port <N>        listen on N, N+1, ... (default: free ports)
   --version <v>          gitVersion served at /version (default v1.31.0)
+  --pod-capacity <c>     pods that can be scheduled (Running) per cluster: N for every cluster,
+                         or name=N,... (a bare N among them = the rest); default unlimited
   -h, --help             show this help
 
 Faults: POST /kube-sim/faults (admin token) with {"unreachable":true} | {"latencyMs":100} |
-{"failRate":0.5,"code":500} | {"restore":true}; SIGUSR2 restores every cluster.`;
+{"failRate":0.5,"code":500} | {"podCapacity":N|null} | {"restore":true}; SIGUSR2 restores every
+cluster's faults (not its pod capacity).`;
 
 async function main(): Promise<number> {
   let values;
@@ -36,6 +40,7 @@ async function main(): Promise<number> {
         http: { type: 'boolean', default: false },
         'base-port': { type: 'string' },
         version: { type: 'string' },
+        'pod-capacity': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -62,6 +67,13 @@ async function main(): Promise<number> {
     console.error(`kube-sim: --base-port must be a port number, got ${values['base-port']}`);
     return 2;
   }
+  let capacities: Map<string, number> | undefined;
+  try {
+    capacities = values['pod-capacity'] === undefined ? undefined : parsePodCapacityFlag(values['pod-capacity'], names);
+  } catch (e) {
+    console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
   const clusters: SimCluster[] = [];
   try {
     for (const [i, name] of names.entries()) {
@@ -71,6 +83,7 @@ async function main(): Promise<number> {
           tls: !values.http,
           ...(basePort !== undefined ? { port: basePort + i } : {}),
           ...(values.version !== undefined ? { version: values.version } : {}),
+          ...(capacities !== undefined ? { podCapacity: capacities.get(name) ?? Infinity } : {}),
         }),
       );
     }

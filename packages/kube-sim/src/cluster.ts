@@ -10,6 +10,7 @@ import { registerGarbageCollector } from './controllers/garbage-collector.js';
 import { ensureDefaultServiceAccount, registerNamespaceController } from './controllers/namespace-controller.js';
 import { registerServiceAccountTokenController, tokenRequest } from './controllers/service-account-token-controller.js';
 import { WorkScheduler } from './controllers/scheduler.js';
+import { isValidPodCapacity, registerWorkloadControllers } from './controllers/workloads/workload-controller.js';
 import { FaultState } from './faults.js';
 import { OpenApiServer } from './openapi/openapi.js';
 import { generateClusterPki } from './pki.js';
@@ -44,6 +45,13 @@ export interface StartClusterOptions {
   watchHistory?: number;
   /** gitVersion served at /version; default 'v1.31.0'. */
   version?: string;
+  /**
+   * How many pods can be scheduled (bound to a Node and Running) in the whole cluster at once;
+   * pods beyond it stay Pending with `PodScheduled` False (Unschedulable) until capacity frees up.
+   * A non-negative integer or Infinity; default Infinity (unlimited). Change it at run time with
+   * {@link SimCluster.setPodCapacity}. Lowering it never evicts running pods.
+   */
+  podCapacity?: number;
 }
 
 /** A running simulated cluster. */
@@ -70,6 +78,14 @@ export interface SimCluster extends AsyncDisposable {
     /** Undo every fault. */
     restore(): void;
   };
+  /** The current pod capacity (Infinity = unlimited); see {@link StartClusterOptions.podCapacity}. */
+  readonly podCapacity: number;
+  /**
+   * Changes the pod capacity at run time: raising it schedules Pending pods (oldest first) on the
+   * next event-loop turn; lowering it evicts nothing. Throws {@link SimControlError} unless `capacity`
+   * is a non-negative integer or Infinity.
+   */
+  setPodCapacity(capacity: number): void;
   /** Drop retained watch history so any older resourceVersion gets 410 Gone on watch. */
   compactHistory(): void;
   /** Close the listener and all connections, keep the stored state, listen again on the same port. */
@@ -81,13 +97,17 @@ export interface SimCluster extends AsyncDisposable {
 /** Thrown when a cluster cannot start (bad options, port in use). */
 export class ClusterStartError extends KubeSimError {}
 
+/** Thrown when a run-time control call on a {@link SimCluster} gets an invalid argument. */
+export class SimControlError extends KubeSimError {}
+
 const bookmarkIntervalMs = 1000;
 
 /**
  * Starts one simulated cluster on 127.0.0.1: default namespaces (default, kube-system,
  * kube-public, kube-node-lease) each with a `default` ServiceAccount, one Node per zone, the
  * `cluster-admin` ClusterRole, and the controllers (namespace lifecycle, garbage collector,
- * service-account tokens, CRD establishment). Rejects with {@link ClusterStartError}.
+ * service-account tokens, CRD establishment, and the workload controllers: deployments,
+ * replicasets, scheduler, kubelet). Rejects with {@link ClusterStartError}.
  */
 export async function startCluster(options: StartClusterOptions): Promise<SimCluster> {
   if (typeof options.name !== 'string' || options.name === '') throw new ClusterStartError('startCluster: options.name is required');
@@ -96,6 +116,9 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   const region = options.region ?? `region-${name}`;
   const zones = options.zones ?? [`${region}-a`, `${region}-b`];
   const gitVersion = options.version ?? 'v1.31.0';
+  const podCapacity = options.podCapacity ?? Infinity;
+  if (!isValidPodCapacity(podCapacity))
+    throw new ClusterStartError(`cluster ${name}: options.podCapacity must be a non-negative integer or Infinity, got ${String(podCapacity)}`);
 
   const registry = new ResourceRegistry(builtinResources());
   const ops = new RestOps(new ObjectStore(options.watchHistory ?? 10_000, 1), registry);
@@ -111,6 +134,7 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   registerNamespaceController(ops, work);
   registerGarbageCollector(ops, work);
   registerServiceAccountTokenController(ops, work, authn, pki?.caCertPem ?? '');
+  const workloads = registerWorkloadControllers(ops, { podCapacity });
   bootstrap(ops, region, zones);
 
   const sockets = new Set<Socket>();
@@ -123,7 +147,7 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
     authz,
     {
       openapi: (path, query) => openapi.serve(path, query),
-      faults: (body) => applyFaultRequest(body, api.faults),
+      faults: (body) => applyFaultRequest(body, api),
       tokenRequest: (ns, sa, body) => tokenRequest(ops, authn, ns, sa, body),
       scale: scaleHandlers(ops),
     },
@@ -225,6 +249,14 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
         if (wasUnreachable && !stopped) listening = listening.then(() => (server.listening ? undefined : listen())).catch(() => undefined);
       },
     },
+    get podCapacity() {
+      return workloads.podCapacity;
+    },
+    setPodCapacity: (capacity: number) => {
+      if (!isValidPodCapacity(capacity))
+        throw new SimControlError(`cluster ${name}: setPodCapacity: capacity must be a non-negative integer or Infinity, got ${String(capacity)}`);
+      workloads.setPodCapacity(capacity);
+    },
     compactHistory: () => ops.store.compactHistory(),
     restart: async () => {
       if (stopped) throw new ClusterStartError(`cluster ${name}: restart after stop`);
@@ -236,6 +268,7 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
       if (stopped) return;
       stopped = true;
       work.stop();
+      workloads.stop();
       await listening.catch(() => undefined);
       await closeListener();
     },
@@ -245,13 +278,19 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
 }
 
 
-function applyFaultRequest(body: unknown, f: SimCluster['faults']): void {
+function applyFaultRequest(body: unknown, cluster: SimCluster): void {
+  const f = cluster.faults;
   if (!isObject(body)) throw badRequest('fault request must be a JSON object');
   if (body['restore'] === true) f.restore();
   else if (body['unreachable'] === true) f.unreachable();
   else if (typeof body['latencyMs'] === 'number') f.latency(body['latencyMs']);
   else if (typeof body['failRate'] === 'number' && (body['code'] === 500 || body['code'] === 429)) f.failRate(body['failRate'], body['code']);
-  else throw badRequest('fault request: expected {"unreachable":true} | {"latencyMs":N} | {"failRate":F,"code":500|429} | {"restore":true}');
+  else if ('podCapacity' in body && (body['podCapacity'] === null || isValidPodCapacity(body['podCapacity'])))
+    cluster.setPodCapacity(body['podCapacity'] ?? Infinity);
+  else
+    throw badRequest(
+      'fault request: expected {"unreachable":true} | {"latencyMs":N} | {"failRate":F,"code":500|429} | {"podCapacity":N|null} | {"restore":true}',
+    );
 }
 
 function bootstrap(ops: RestOps, region: string, zones: string[]): void {

@@ -6,6 +6,6 @@
  * Start reading at `cluster.ts` (startCluster), then `server/api-handler.ts` (HTTP routing) and
  * `resources/rest-ops.ts` (the REST semantics over `store/object-store.ts`).
  */
-export { startCluster, buildKubeconfig, ClusterStartError } from './cluster.js';
+export { startCluster, buildKubeconfig, ClusterStartError, SimControlError } from './cluster.js';
 export type { StartClusterOptions, SimCluster } from './cluster.js';
 export { KubeSimError, StatusError } from './server/status-error.js';
