@@ -1,4 +1,5 @@
-import { KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
+import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
+import { stringify } from 'yaml';
 import type { DynamicClient } from '@kubefed/client';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join, validateJoinNames } from './commands/join.js';
@@ -6,6 +7,17 @@ import type { JoinResult } from './commands/join.js';
 import { unjoin } from './commands/unjoin.js';
 import type { UnjoinResult } from './commands/unjoin.js';
 import { formatVersion } from './commands/version.js';
+import { DEFAULT_TYPE_NAMES, enableType } from './commands/enable.js';
+import type { EnableResult } from './commands/enable.js';
+import { disableType } from './commands/disable.js';
+import { orphaningDeletion } from './commands/orphaning.js';
+import type { OrphaningAction } from './commands/orphaning.js';
+import { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml } from './commands/plan.js';
+import { gatherLivePlan } from './commands/plan-live.js';
+import { syncLeastPrivilegeRoles } from './sync-least-privilege.js';
+import { TypeNotFoundError } from './type-lookup.js';
+import { UsageError } from './errors.js';
+import fs from 'node:fs';
 import type { BuildInfo } from './commands/version.js';
 import { KubefedctlError } from './errors.js';
 import type { Kubeconfig } from '@kubefed/client';
@@ -213,10 +225,195 @@ async function runUnjoin(cluster: string, flags: UnjoinFlags, cmd: Command, io: 
   }
 }
 
+interface EnableFlags {
+  defaultTypes?: boolean;
+  federatedGroup: string;
+  federatedVersion: string;
+  version?: string;
+  output?: 'yaml';
+}
+
+interface DisableFlags {
+  deleteCrd?: boolean;
+  federatedGroup?: string;
+  version?: string;
+}
+
+interface PlanFlags {
+  namespace?: string;
+  filename?: string;
+  clusters?: string;
+  current?: string;
+  capacity?: string;
+  key?: string;
+  output?: 'json' | 'table';
+}
+
+const ENABLE_EXAMPLES = `
+Examples:
+  # Federate Deployments: creates federateddeployments.types.kubefed.io and FTC deployments.apps
+  kubefedctl enable deployments.apps
+
+  # Enable KubeFed's default set of types
+  kubefedctl enable --default-types
+
+  # Print the FederatedTypeConfig and the CRD, write nothing
+  kubefedctl enable configmaps -o yaml
+`;
+
+const DISABLE_EXAMPLES = `
+Examples:
+  # Stop propagating Deployments (the FTC stays, with propagation Disabled)
+  kubefedctl disable deployments.apps
+
+  # Also remove the FTC and the FederatedDeployment CRD (refused while FederatedDeployments exist)
+  kubefedctl disable deployments.apps --delete-crd
+`;
+
+const PLAN_EXAMPLES = `
+Examples:
+  # How would the RSP web in namespace demo divide its replicas right now?
+  kubefedctl plan web -n demo
+
+  # Offline, from a file: three clusters, 3 replicas running in a, capacity 5 in b
+  kubefedctl plan -f rsp.yaml --clusters a,b,c --current a=3 --capacity b=5 -o json
+`;
+
+function hostClient(cmd: Command, io: RunIo): { globals: GlobalOptions; out: Output; kubeconfig: Kubeconfig; hostContext: string; host: DynamicClient } {
+  const globals = globalsOf(cmd);
+  const out = new Output(io, globals.verbose === true);
+  const kubeconfig = kubeconfigFor(globals, io);
+  const hostContext = resolveContextName(kubeconfig, globals.hostClusterContext, '--host-cluster-context');
+  const host = clientForContext(kubeconfig, hostContext, { timeoutMs: io.requestTimeoutMs ?? 20_000 });
+  out.debug(`host context "${hostContext}" (${host.server})`);
+  return { globals, out, kubeconfig, hostContext, host };
+}
+
+async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: RunIo): Promise<void> {
+  const names = new Set(ctx.kubeconfig.contexts().map((c) => c.name));
+  await syncLeastPrivilegeRoles(
+    ctx.host,
+    {
+      kubefedNamespace: ctx.globals.kubefedNamespace,
+      hostClusterName: ctx.hostContext,
+      timeoutMs: io.requestTimeoutMs ?? 20_000,
+      adminClientFor: (cluster) => (names.has(cluster) ? clientForContext(ctx.kubeconfig, cluster, { timeoutMs: io.requestTimeoutMs ?? 20_000 }) : undefined),
+    },
+    ctx.out,
+  );
+}
+
+async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Command, io: RunIo): Promise<void> {
+  if (flags.defaultTypes === true && type !== undefined) throw new UsageError('enable: give either a type or --default-types, not both');
+  if (flags.defaultTypes !== true && type === undefined) throw new UsageError('enable: a type is required', { hint: 'e.g. kubefedctl enable deployments.apps, or kubefedctl enable --default-types' });
+  const ctx = hostClient(cmd, io);
+  try {
+    const dryRun = flags.output === 'yaml';
+    const results: EnableResult[] = [];
+    const missing: string[] = [];
+    for (const key of type === undefined ? DEFAULT_TYPE_NAMES : [type]) {
+      const options = {
+        kubefedNamespace: ctx.globals.kubefedNamespace,
+        federatedGroup: flags.federatedGroup,
+        federatedVersion: flags.federatedVersion,
+        targetVersion: flags.version,
+        dryRun,
+      };
+      try {
+        results.push(await enableType(ctx.host, key, options, ctx.out));
+      } catch (e) {
+        // --default-types carries on past a type the host does not serve, and fails at the end.
+        if (!(e instanceof TypeNotFoundError) || type !== undefined) throw e;
+        ctx.out.warn(`skipping ${key}: the host does not serve it`);
+        missing.push(key);
+      }
+    }
+    if (dryRun) {
+      ctx.out.raw(results.map((r) => `---
+${stringify(r.ftc, { lineWidth: 0 })}---
+${stringify(r.crd, { lineWidth: 0 })}`).join(''));
+      return;
+    }
+    await keepLeastPrivilegeInStep(ctx, io);
+    if (missing.length > 0) {
+      throw new KubefedctlError(`enabled ${results.length} of ${DEFAULT_TYPE_NAMES.length} default types; the host does not serve: ${missing.join(', ')}`, {
+        hint: 'list the served types with "kubectl api-resources"',
+      });
+    }
+  } finally {
+    ctx.host.close();
+  }
+}
+
+async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: RunIo): Promise<void> {
+  if (flags.deleteCrd !== true && flags.version !== undefined) throw new UsageError('--version flag valid only with --delete-crd');
+  if (flags.deleteCrd !== true && flags.federatedGroup !== undefined) throw new UsageError('--federated-group flag valid only with --delete-crd');
+  const ctx = hostClient(cmd, io);
+  try {
+    await disableType(
+      ctx.host,
+      type,
+      { kubefedNamespace: ctx.globals.kubefedNamespace, deleteCrd: flags.deleteCrd === true, federatedGroup: flags.federatedGroup, targetVersion: flags.version },
+      ctx.out,
+    );
+    await keepLeastPrivilegeInStep(ctx, io);
+  } finally {
+    ctx.host.close();
+  }
+}
+
+async function runOrphaning(action: OrphaningAction, type: string, name: string, flags: { namespace?: string }, cmd: Command, io: RunIo): Promise<void> {
+  const ctx = hostClient(cmd, io);
+  try {
+    await orphaningDeletion(ctx.host, { action, type, name, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default' }, ctx.out);
+  } finally {
+    ctx.host.close();
+  }
+}
+
+async function runPlan(rspName: string | undefined, flags: PlanFlags, cmd: Command, io: RunIo): Promise<void> {
+  const globals = globalsOf(cmd);
+  const out = new Output(io, globals.verbose === true);
+  let explanation;
+  if (flags.filename !== undefined) {
+    if (rspName !== undefined) throw new UsageError('plan: give either an RSP name or -f <file>, not both');
+    if (flags.clusters === undefined) throw new UsageError('plan -f: --clusters is required (the available clusters, e.g. --clusters a,b,c)');
+    let text: string;
+    try {
+      text = fs.readFileSync(flags.filename, 'utf8');
+    } catch (e) {
+      throw new UsageError(`-f ${flags.filename}: cannot read the file: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const rsp = parseRspYaml(text, flags.filename);
+    const available = parseClusterList(flags.clusters);
+    const current = flags.current === undefined ? undefined : parseClusterNumbers(flags.current, '--current');
+    const capacity = flags.capacity === undefined ? undefined : parseClusterNumbers(flags.capacity, '--capacity');
+    const ns = rsp.metadata.namespace ?? flags.namespace ?? 'default';
+    explanation = explainRsp(rsp, { available, current, capacity, key: flags.key ?? `${ns}/${rsp.metadata.name ?? ''}` });
+  } else {
+    if (rspName === undefined) throw new UsageError('plan: an RSP name (live) or -f <file> (offline) is required');
+    for (const f of ['clusters', 'current', 'capacity'] as const) {
+      if (flags[f] !== undefined) throw new UsageError(`--${f} is only valid with -f (offline planning)`);
+    }
+    const ctx = hostClient(cmd, io);
+    try {
+      const live = await gatherLivePlan(
+        ctx.host,
+        { name: rspName, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default', kubefedNamespace: ctx.globals.kubefedNamespace },
+        ctx.out,
+      );
+      explanation = explainRsp(live.rsp, flags.key === undefined ? live.clusters : { ...live.clusters, key: flags.key });
+    } finally {
+      ctx.host.close();
+    }
+  }
+  out.raw(flags.output === 'json' ? formatPlanJson(explanation) : formatPlanTable(explanation));
+}
+
 /** Builds the commander program; actions write through `io`. Exposed for help-text tests. */
 export function buildProgram(io: RunIo): Command {
   const program = new Command('kubefedctl')
-    .description('kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters to the host and removes them.')
+    .description('kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types and explains replica scheduling.')
     .option('--kubeconfig <path>', 'kubeconfig file to use (default: the files in KUBECONFIG, else ~/.kube/config)')
     .option('--host-cluster-context <context>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the KubeFed control plane', KUBEFED_NAMESPACE_DEFAULT)
@@ -259,6 +456,60 @@ export function buildProgram(io: RunIo): Command {
     .option('--dry-run', 'only read: show what would be removed, delete nothing')
     .addHelpText('after', UNJOIN_EXAMPLES)
     .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, cmd, io));
+
+  program
+    .command('enable')
+    .description(
+      'Enable federation of a type: create the Federated<Kind> CRD and the FederatedTypeConfig in the host (the type is looked up by plural, plural.group, singular, short name or kind).',
+    )
+    .argument('[type]', 'the target type, e.g. deployments.apps')
+    .option('--default-types', "enable KubeFed's default set of types")
+    .option('--federated-group <group>', 'API group of the federated type', DEFAULT_FEDERATED_GROUP)
+    .option('--federated-version <version>', 'API version of the federated type', DEFAULT_FEDERATED_VERSION)
+    .option('--version <version>', "version of the target type (default: the group's preferred version)")
+    .addOption(new Option('-o, --output <format>', 'print the FederatedTypeConfig and CRD instead of writing them').choices(['yaml']))
+    .addHelpText('after', ENABLE_EXAMPLES)
+    .action(async (type: string | undefined, flags: EnableFlags, cmd: Command) => runEnable(type, flags, cmd, io));
+
+  program
+    .command('disable')
+    .description('Disable propagation of a federated type (spec.propagation: Disabled); with --delete-crd also delete its FederatedTypeConfig and CRD.')
+    .argument('<type>', 'the FTC name (e.g. deployments.apps) or a type name to look up')
+    .option('--delete-crd', 'also delete the FederatedTypeConfig and the federated CRD (refused while federated objects of the type exist)')
+    .option('--federated-group <group>', 'group of the federated CRD when the FTC is missing (only with --delete-crd; default types.kubefed.io)')
+    .option('--version <version>', 'version of the target type for the lookup (only with --delete-crd)')
+    .addHelpText('after', DISABLE_EXAMPLES)
+    .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, cmd, io));
+
+  const orphaning = program
+    .command('orphaning-deletion')
+    .description('Manage the kubefed.io/orphan annotation of a federated object: when enabled, deleting it leaves its member objects in place.');
+  for (const action of ['enable', 'disable', 'status'] as const) {
+    const what = { enable: 'Keep the member objects when the federated object is deleted', disable: 'Delete the member objects with the federated object (the default)', status: 'Print Enabled or Disabled' }[action];
+    orphaning
+      .command(action)
+      .description(what)
+      .argument('<federated-type>', 'the federated type, e.g. federateddeployments')
+      .argument('<name>', 'the federated object')
+      .option('-n, --namespace <namespace>', "namespace of the object (default: the context's namespace, else default)")
+      .action(async (type: string, name: string, flags: { namespace?: string }, cmd: Command) => runOrphaning(action, type, name, flags, cmd, io));
+  }
+
+  program
+    .command('plan')
+    .description(
+      'Show how a ReplicaSchedulingPreference divides its replicas, and why: live (the RSP, Ready clusters and member workloads) or offline from a file.',
+    )
+    .argument('[rsp]', 'name of the ReplicaSchedulingPreference (live mode)')
+    .option('-n, --namespace <namespace>', "namespace of the RSP (default: the context's namespace, else default)")
+    .option('-f, --filename <file>', 'offline: read the RSP from this YAML file (no cluster access)')
+    .option('--clusters <names>', 'offline: the available clusters, comma separated')
+    .option('--current <pairs>', 'offline: replicas running per cluster, e.g. a=3,b=1')
+    .option('--capacity <pairs>', 'offline: estimated capacity per cluster, e.g. a=5')
+    .option('--key <key>', 'tie-break key (default: <namespace>/<name> of the RSP, as the controller uses)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .addHelpText('after', PLAN_EXAMPLES)
+    .action(async (rsp: string | undefined, flags: PlanFlags, cmd: Command) => runPlan(rsp, flags, cmd, io));
 
   program
     .command('version')

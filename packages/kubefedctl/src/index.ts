@@ -1,11 +1,13 @@
 /**
- * @kubefed/kubefedctl: the kubefedctl command-line tool (KUBEFED-REFERENCE §3): `join`, `unjoin`
- * and `version`, with KubeFed's flags and objects.
+ * @kubefed/kubefedctl: the kubefedctl command-line tool (KUBEFED-REFERENCE §3): `join`, `unjoin`,
+ * `enable`, `disable`, `orphaning-deletion`, `plan` and `version`, with KubeFed's flags and objects.
  *
  * Start reading at `cli.ts` (`run(argv, io)`: the commander program, error printing, exit codes),
  * then `commands/join.ts` (the join procedure with rollback) and `join-objects.ts` (the exact
- * objects join creates). `least-privilege.ts` computes member RBAC from enabled
- * FederatedTypeConfigs; `main.ts` is the process entry (bin `kubefedctl`).
+ * objects join creates). `commands/enable.ts` with `enable-objects.ts` and `template-schema.ts`
+ * generate and apply federated types; `commands/plan.ts` explains replica scheduling.
+ * `least-privilege.ts` computes member RBAC from enabled FederatedTypeConfigs and
+ * `sync-least-privilege.ts` keeps it in step; `main.ts` is the process entry (bin `kubefedctl`).
  */
 export { run, buildProgram, parseBool, parseTimeout } from './cli.js';
 export type { RunIo } from './cli.js';
@@ -14,6 +16,23 @@ export type { JoinAction, JoinOptions, JoinResult, JoinTargets, PlannedObject } 
 export { unjoin } from './commands/unjoin.js';
 export type { UnjoinOptions, UnjoinResult, UnjoinTargets } from './commands/unjoin.js';
 export { formatVersion, readBuildInfo } from './commands/version.js';
+export { DEFAULT_TYPE_NAMES, applyEnable, enableType, objectsForTarget } from './commands/enable.js';
+export type { EnableOptions, EnableResult } from './commands/enable.js';
+export { disableType } from './commands/disable.js';
+export type { DisableOptions } from './commands/disable.js';
+export { orphaningDeletion } from './commands/orphaning.js';
+export type { OrphaningAction } from './commands/orphaning.js';
+export { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml, planInputFor } from './commands/plan.js';
+export type { PlanClusters } from './commands/plan.js';
+export { gatherLivePlan } from './commands/plan-live.js';
+export type { LivePlan } from './commands/plan-live.js';
+export { STATUS_COLLECTION_TYPES, enableObjects, isEquivalentApi, typeDisplayName } from './enable-objects.js';
+export type { EnableObjectsOptions, EnableTarget } from './enable-objects.js';
+export { syncLeastPrivilegeRoles } from './sync-least-privilege.js';
+export type { SyncLeastPrivilegeOptions } from './sync-least-privilege.js';
+export { templateSchemaFromOpenApi } from './template-schema.js';
+export type { OpenApiV3Document, TemplateSchema } from './template-schema.js';
+export { TypeNotFoundError, lookupType } from './type-lookup.js';
 export type { BuildInfo, BuildInfoSource } from './commands/version.js';
 export { AlreadyJoinedError, ContextError, JoinStepError, KubefedctlError, UnjoinError, UsageError, causeMessage } from './errors.js';
 export {

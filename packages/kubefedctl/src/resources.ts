@@ -1,4 +1,4 @@
-import { CORE_GROUP, CORE_VERSION } from '@kubefed/api';
+import { CORE_GROUP, CORE_VERSION, SCHEDULING_GROUP, SCHEDULING_VERSION } from '@kubefed/api';
 import { isNotFound } from '@kubefed/client';
 import type { GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
 
@@ -14,6 +14,9 @@ export const GVR = {
   kubeFedClusters: { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedclusters' },
   kubeFedConfigs: { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedconfigs' },
   federatedTypeConfigs: { group: CORE_GROUP, version: CORE_VERSION, resource: 'federatedtypeconfigs' },
+  customResourceDefinitions: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+  replicaSchedulingPreferences: { group: SCHEDULING_GROUP, version: SCHEDULING_VERSION, resource: 'replicaschedulingpreferences' },
+  pods: { group: '', version: 'v1', resource: 'pods' },
 } as const satisfies Record<string, GroupVersionResource>;
 
 const KIND_GVR: Record<string, GroupVersionResource> = {

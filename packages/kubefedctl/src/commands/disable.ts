@@ -1,0 +1,112 @@
+import { DEFAULT_FEDERATED_GROUP, federatedTypeConfigSchema, federatedPlural, groupQualifiedName } from '@kubefed/api';
+import type { DynamicClient } from '@kubefed/client';
+import { KubefedctlError } from '../errors.js';
+import type { Output } from '../output.js';
+import { GVR, deleteIfExists, tryGet } from '../resources.js';
+import { lookupType } from '../type-lookup.js';
+
+/** Options of {@link disableType}. */
+export interface DisableOptions {
+  kubefedNamespace: string;
+  /** Also delete the FTC and the federated CRD. */
+  deleteCrd: boolean;
+  /** Federated group used to name the CRD when the FTC is missing; default `types.kubefed.io`. */
+  federatedGroup?: string | undefined;
+  /** Target version for the lookup when the FTC is missing. */
+  targetVersion?: string | undefined;
+  /** How long to wait for `status.propagationController: NotRunning`; default 10 000 ms. */
+  stopTimeoutMs?: number | undefined;
+}
+
+async function crdHasInstances(host: DynamicClient, gvr: { group: string; version: string; resource: string }): Promise<boolean> {
+  try {
+    const list = await host.resource(gvr).list({ limit: 1 });
+    return list.items.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls the FTC until a controller reports `propagationController: NotRunning`. */
+async function verifyStopped(host: DynamicClient, ns: string, name: string, timeoutMs: number, out: Output): Promise<void> {
+  const client = host.resource(GVR.federatedTypeConfigs, ns);
+  const initial = await tryGet(client, name);
+  const status = (o: typeof initial): string | undefined => (o?.['status'] as { propagationController?: string } | undefined)?.propagationController;
+  if (status(initial) === undefined) {
+    out.info(`No controller reports the status of FederatedTypeConfig "${ns}/${name}"; not waiting for the propagation controller to stop`);
+    return;
+  }
+  out.info(`Verifying propagation controller is stopped for FederatedTypeConfig "${ns}/${name}"`);
+  const deadline = Date.now() + timeoutMs;
+  for (let obj = initial; ; obj = await tryGet(client, name)) {
+    if (obj === undefined || status(obj) === 'NotRunning') {
+      out.info(`Propagation controller for FederatedTypeConfig "${ns}/${name}" is stopped`);
+      return;
+    }
+    if (Date.now() >= deadline) {
+      out.warn(`Unable to verify propagation controller for FederatedTypeConfig "${ns}/${name}" is stopped: still ${status(obj) ?? 'unknown'} after ${Math.round(timeoutMs / 1000)}s`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * `kubefedctl disable <type>` (KUBEFED-REFERENCE §3.5, with one change on purpose: without
+ * `--delete-crd` the FTC is kept, with `propagation: Disabled`). The FTC name is `key` when it
+ * contains a dot, else the type lookup's. Sets propagation Disabled and waits (up to
+ * `stopTimeoutMs`) for a controller to report NotRunning, only if a controller reports status
+ * at all. `deleteCrd`: refuses while federated objects exist, then deletes the CRD and the FTC.
+ */
+export async function disableType(host: DynamicClient, key: string, options: DisableOptions, out: Output): Promise<void> {
+  const ns = options.kubefedNamespace;
+  let name = key;
+  if (!key.includes('.')) {
+    const t = await lookupType(host.restMapper(), key, options.targetVersion);
+    name = groupQualifiedName({ pluralName: t.resource, group: t.group });
+  }
+  const ftcClient = host.resource(GVR.federatedTypeConfigs, ns);
+  const raw = await tryGet(ftcClient, name);
+  const ftc = raw === undefined ? undefined : federatedTypeConfigSchema.safeParse(raw).data;
+  if (raw === undefined) out.info(`FederatedTypeConfig "${ns}/${name}" does not exist`);
+
+  let crdGvr: { group: string; version: string; resource: string } | undefined;
+  if (options.deleteCrd) {
+    if (ftc !== undefined) {
+      const f = ftc.spec.federatedType;
+      crdGvr = { group: f.group ?? '', version: f.version, resource: f.pluralName };
+    } else {
+      const target = await lookupType(host.restMapper(), key, options.targetVersion);
+      crdGvr = { group: options.federatedGroup ?? DEFAULT_FEDERATED_GROUP, version: 'v1beta1', resource: federatedPlural(target.resource) };
+    }
+  }
+  const crdName = crdGvr === undefined ? '' : `${crdGvr.resource}.${crdGvr.group}`;
+  const refuseInstances = async (): Promise<void> => {
+    if (crdGvr !== undefined && (await crdHasInstances(host, crdGvr))) {
+      throw new KubefedctlError(
+        `Cannot delete CRD "${crdName}" while resource instances exist. Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option`,
+      );
+    }
+  };
+
+  if (ftc !== undefined) {
+    await refuseInstances();
+    if (ftc.spec.propagation === 'Enabled') {
+      await ftcClient.patch(name, { spec: { propagation: 'Disabled' } }, 'merge');
+      out.info(`Disabled propagation for FederatedTypeConfig "${ns}/${name}"`);
+    } else {
+      out.debug(`propagation of FederatedTypeConfig ${ns}/${name} is already Disabled`);
+    }
+    await verifyStopped(host, ns, name, options.stopTimeoutMs ?? 10_000, out);
+  }
+
+  if (options.deleteCrd) {
+    await refuseInstances();
+    const deleted = await deleteIfExists(host.resource(GVR.customResourceDefinitions), crdName);
+    out.info(deleted ? `customresourcedefinition "${crdName}" deleted` : `customresourcedefinition "${crdName}" does not exist`);
+    if (raw !== undefined) {
+      await deleteIfExists(ftcClient, name);
+      out.info(`federatedtypeconfig "${ns}/${name}" deleted`);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { DEFAULT_FEDERATED_GROUP, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE } from '@kubefed/api';
+import type { DynamicClient } from '@kubefed/client';
+import type { Output } from '../output.js';
+import { lookupType } from '../type-lookup.js';
+
+/** What `orphaning-deletion` does. */
+export type OrphaningAction = 'enable' | 'disable' | 'status';
+
+/**
+ * `kubefedctl orphaning-deletion enable|disable|status <type> <name>` (KUBEFED-REFERENCE §3.7):
+ * sets, removes or reads the `kubefed.io/orphan: "true"` annotation of a federated object.
+ * A type that is not `Federated*` in `types.kubefed.io` is only warned about. `status` prints
+ * `Enabled` or `Disabled`; enable/disable print a progress line to stderr (KubeFed printed
+ * nothing). Resolves to the state after the command. Rejects with ApiError (e.g. NotFound).
+ */
+export async function orphaningDeletion(
+  host: DynamicClient,
+  args: { action: OrphaningAction; type: string; name: string; namespace: string },
+  out: Output,
+): Promise<boolean> {
+  const t = await lookupType(host.restMapper(), args.type);
+  if (!t.kind.startsWith('Federated') || t.group !== DEFAULT_FEDERATED_GROUP) {
+    out.warn(`${t.group === '' ? t.resource : `${t.resource}.${t.group}`}/${t.version} might not be a federated resource`);
+  }
+  const client = host.resource({ group: t.group, version: t.version, resource: t.resource }, t.namespaced ? args.namespace : undefined);
+  const obj = await client.get(args.name);
+  const enabled = obj.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE;
+  const what = `${t.kind} "${t.namespaced ? `${args.namespace}/` : ''}${args.name}"`;
+  switch (args.action) {
+    case 'status':
+      out.info(enabled ? 'Enabled' : 'Disabled');
+      return enabled;
+    case 'enable': {
+      if (enabled) {
+        out.progress(`orphaning deletion is already enabled for ${what}`);
+        return true;
+      }
+      await client.update({ ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [ORPHAN_ANNOTATION]: ORPHAN_ANNOTATION_TRUE } } });
+      out.progress(`orphaning deletion enabled for ${what}: its member objects stay when it is deleted`);
+      return true;
+    }
+    case 'disable': {
+      if (!enabled) {
+        out.progress(`orphaning deletion is not enabled for ${what}`);
+        return false;
+      }
+      const annotations = { ...(obj.metadata.annotations ?? {}) };
+      delete annotations[ORPHAN_ANNOTATION];
+      await client.update({ ...obj, metadata: { ...obj.metadata, annotations } });
+      out.progress(`orphaning deletion disabled for ${what}`);
+      return false;
+    }
+  }
+}
