@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { RSP_TARGET_KINDS } from './constants.js';
-import { objectMetaSchema } from './meta.js';
+import { conditionSchema, objectMetaSchema } from './meta.js';
 import { describeObject, field, unwrap, validateWith, type ValidationResult } from './validation.js';
 
 /** Per-cluster preferences; every field optional (min 0, max unbounded, weight 0). */
@@ -26,13 +26,24 @@ export const replicaSchedulingPreferenceSpecSchema = z.object({
 });
 export type ReplicaSchedulingPreferenceSpec = z.infer<typeof replicaSchedulingPreferenceSpecSchema>;
 
-/** A ReplicaSchedulingPreference object; `status` is an empty object that is never written. */
+/**
+ * RSP `status`, written by the scheduling controller (beyond KubeFed, which never wrote it): the
+ * generation planned, the replicas planned per cluster and a `Scheduled` condition.
+ */
+export const replicaSchedulingPreferenceStatusSchema = z.object({
+  observedGeneration: z.number().int().optional(),
+  clusters: z.record(z.string(), z.object({ replicas: z.number().int() })).optional(),
+  conditions: z.array(conditionSchema).optional(),
+});
+export type ReplicaSchedulingPreferenceStatus = z.infer<typeof replicaSchedulingPreferenceStatusSchema>;
+
+/** A ReplicaSchedulingPreference object. */
 export const replicaSchedulingPreferenceSchema = z.object({
   apiVersion: z.string().optional(),
   kind: z.string().optional(),
   metadata: objectMetaSchema,
   spec: replicaSchedulingPreferenceSpecSchema,
-  status: z.object({}).optional(),
+  status: replicaSchedulingPreferenceStatusSchema.optional(),
 });
 export type ReplicaSchedulingPreference = z.infer<typeof replicaSchedulingPreferenceSchema>;
 

@@ -13,3 +13,4 @@
 export * from './kubefed-cluster/index.js';
 export * from './kubefed-config/index.js';
 export * from './sync/index.js';
+export * from './replica-scheduling/index.js';

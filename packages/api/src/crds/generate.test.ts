@@ -69,7 +69,7 @@ describe('CRD generation', () => {
     ['federatedtypeconfigs.core.kubefed.io', 'Namespaced', ['ftc'], true],
     ['propagatedversions.core.kubefed.io', 'Namespaced', undefined, true],
     ['clusterpropagatedversions.core.kubefed.io', 'Cluster', undefined, true],
-    ['replicaschedulingpreferences.scheduling.kubefed.io', 'Namespaced', ['rsp'], false],
+    ['replicaschedulingpreferences.scheduling.kubefed.io', 'Namespaced', ['rsp'], true], // beyond KubeFed: the scheduling controller writes RSP status,
     ['federatedservicestatuses.core.kubefed.io', 'Namespaced', undefined, false],
     ['federateddeployments.types.kubefed.io', 'Namespaced', ['fdeploy'], true],
     ['federatednamespaces.types.kubefed.io', 'Namespaced', ['fns'], true],

@@ -212,7 +212,11 @@ export function federatedServiceStatusCrd(): CustomResourceDefinition {
   });
 }
 
-/** CRD of ReplicaSchedulingPreference (short name rsp, no status subresource). */
+/**
+ * CRD of ReplicaSchedulingPreference (short name rsp). Beyond KubeFed, whose RSP status was an
+ * empty object that was never written: a status subresource with the planned replicas per cluster
+ * and a `Scheduled` condition, written by the scheduling controller.
+ */
 export function replicaSchedulingPreferenceCrd(): CustomResourceDefinition {
   return buildCrd({
     group: SCHEDULING_GROUP,
@@ -220,6 +224,7 @@ export function replicaSchedulingPreferenceCrd(): CustomResourceDefinition {
     kind: 'ReplicaSchedulingPreference',
     plural: 'replicaschedulingpreferences',
     scope: 'Namespaced',
+    status: true,
     shortNames: ['rsp'],
     printerColumns: [
       { name: 'Target-Kind', type: 'string', jsonPath: '.spec.targetKind' },
@@ -239,7 +244,16 @@ export function replicaSchedulingPreferenceCrd(): CustomResourceDefinition {
           },
           ['targetKind', 'totalReplicas'],
         ),
-        status: { type: 'object' },
+        status: obj({
+          observedGeneration: int64(),
+          clusters: map(obj({ replicas: int64() })),
+          conditions: arr(
+            obj(
+              { lastTransitionTime: dateTime(), message: str(), reason: str(), status: str(), type: str() },
+              ['status', 'type'],
+            ),
+          ),
+        }),
       },
       ['spec'],
     ),

@@ -1,0 +1,102 @@
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager } from '@kubefed/runtime';
+import {
+  DEFAULT_SCHEDULING_TARGETS,
+  ReplicaSchedulingPreferenceReconciler,
+  RSP_GVR,
+  type ReadyClusterSource,
+  type SchedulingTarget,
+} from './replica-scheduling-preference-reconciler.js';
+
+/** Options of {@link registerReplicaSchedulingController}. */
+export interface ReplicaSchedulingControllerOptions {
+  /** Client of the host cluster. */
+  host: DynamicClient;
+  /** The kubefed namespace (KubeFedClusters). */
+  kubefedNamespace: string;
+  /**
+   * Namespace whose RSPs and federated objects are watched; default all namespaces (`''`, a
+   * cluster-scoped control plane). A namespace-scoped control plane passes its kubefed namespace.
+   */
+  targetNamespace?: string;
+  /** Ready member clusters and their clients: the `ClusterHealthTracker` of the health controller. */
+  clusters: ReadyClusterSource;
+  /**
+   * Schedulable kinds by `targetKind`; default FederatedDeployment and FederatedReplicaSet. The
+   * federated type's CRD must be installed: its informer must sync before the controller starts.
+   */
+  targets?: Readonly<Record<string, SchedulingTarget>>;
+  /** How often member workloads are looked at again; default 10 s. */
+  resyncPeriodMs?: number;
+  /**
+   * Whether the RSP CRD has a status subresource; default true (deploy/crds defines one). False for
+   * KubeFed's own CRD, whose status has no subresource and no schema.
+   */
+  statusSubresource?: boolean;
+  /** RSPs reconciled in parallel; default 2. */
+  maxConcurrentReconciles?: number;
+  clock?: Clock;
+}
+
+/** What {@link registerReplicaSchedulingController} added to the manager. */
+export interface ReplicaSchedulingControllerHandle {
+  readonly controller: Controller;
+  readonly preferences: Informer<KubeObject>;
+}
+
+const specChanged = (o: KubeObject, n: KubeObject): boolean => JSON.stringify(o.spec ?? null) !== JSON.stringify(n.spec ?? null);
+const generationChanged = (o: KubeObject, n: KubeObject): boolean => o.metadata.generation !== n.metadata.generation;
+
+/**
+ * Adds the ReplicaSchedulingPreference controller to `manager` (KUBEFED-REFERENCE §4.6.2;
+ * leader only): informers on RSPs and on each target's federated type (an event enqueues the RSP
+ * of the same namespace/name), {@link ReplicaSchedulingPreferenceReconciler}, and a runnable that
+ * enqueues every RSP when the set of ready clusters changes. Member workloads are polled by the
+ * reconciler's periodic requeue.
+ *
+ * Only spec changes of an RSP trigger it (its own status writes do not), and only generation
+ * changes of a federated object (not the sync controller's status writes).
+ */
+export function registerReplicaSchedulingController(manager: Manager, options: ReplicaSchedulingControllerOptions): ReplicaSchedulingControllerHandle {
+  const namespace = options.targetNamespace ?? '';
+  const targets = options.targets ?? DEFAULT_SCHEDULING_TARGETS;
+  const preferences = manager.informer({
+    name: 'replicaschedulingpreferences',
+    listerWatcher: listerWatcherFor(options.host.resource(RSP_GVR, namespace)),
+  });
+  const reconciler = new ReplicaSchedulingPreferenceReconciler({
+    host: options.host,
+    preferences: preferences.store,
+    clusters: options.clusters,
+    kubefedNamespace: options.kubefedNamespace,
+    targets,
+    ...(options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: options.resyncPeriodMs }),
+    ...(options.statusSubresource === undefined ? {} : { statusSubresource: options.statusSubresource }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const controller = manager
+    .controller({ name: 'replicaschedulingpreference', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2 })
+    .watch(preferences, { updatePredicate: specChanged });
+  const seen = new Set<string>();
+  for (const target of Object.values(targets)) {
+    const id = `${target.federated.resource}.${target.federated.group}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const informer = manager.informer({ name: `${id}@replicascheduling`, listerWatcher: listerWatcherFor(options.host.resource(target.federated, namespace)) });
+    controller.watch(informer, { updatePredicate: generationChanged });
+  }
+  manager.add({
+    name: 'replicaschedulingpreference-clusters',
+    start: async (signal) => {
+      const off = options.clusters.onChange(() => {
+        for (const key of preferences.store.keys()) controller.queue.add(key);
+      });
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      off();
+    },
+  });
+  return { controller, preferences };
+}

@@ -1,0 +1,257 @@
+import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, SCHEDULING_GROUP, SCHEDULING_VERSION } from '@kubefed/api';
+import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
+import { done, requeueAfter, splitKey, systemClock, terminal, type Clock, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler } from '@kubefed/runtime';
+import {
+  clustersReplicaState,
+  InvalidPlanInputError,
+  needsPodAnalysis,
+  planReplicas,
+  schedulingResult,
+  withDefaultClusterPreferences,
+  type MemberWorkload,
+  type PodLike,
+} from '@kubefed/scheduler';
+import { computeSelectorPlacement, type PlacementCluster } from '../sync/placement.js';
+import { InvalidSchedulingPreferenceError, MissingSelectorError } from './errors.js';
+import { describeResult, readSchedulingStatus, schedulingStatus, schedulingStatusChanged, type SchedulingOutcome } from './scheduling-status.js';
+import { schedulingUpdate, type SchedulableSpec } from './scheduling-update.js';
+
+/** The ReplicaSchedulingPreference resource. */
+export const RSP_GVR = { group: SCHEDULING_GROUP, version: SCHEDULING_VERSION, resource: 'replicaschedulingpreferences' } as const;
+
+type Gvr = { readonly group: string; readonly version: string; readonly resource: string };
+
+/** A federated kind an RSP may drive, and the member kind whose copies are inspected. */
+export interface SchedulingTarget {
+  /** The federated object's resource, e.g. `types.kubefed.io/v1beta1 federateddeployments`. */
+  federated: Gvr;
+  /** The member workload's resource, e.g. `apps/v1 deployments`. */
+  member: Gvr;
+}
+
+/** The targets KubeFed schedules: `FederatedDeployment` and `FederatedReplicaSet` in `types.kubefed.io/v1beta1`. */
+export const DEFAULT_SCHEDULING_TARGETS: Readonly<Record<string, SchedulingTarget>> = Object.freeze({
+  FederatedDeployment: {
+    federated: { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federateddeployments' },
+    member: { group: 'apps', version: 'v1', resource: 'deployments' },
+  },
+  FederatedReplicaSet: {
+    federated: { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatedreplicasets' },
+    member: { group: 'apps', version: 'v1', resource: 'replicasets' },
+  },
+});
+
+const KUBEFED_CLUSTERS = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' } as const;
+const FEDERATED_NAMESPACES = { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatednamespaces' } as const;
+const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
+
+/** The ready member clusters and their clients (a `ClusterHealthTracker` fits). */
+export interface ReadyClusterSource {
+  /** Ready clusters by name; the clients stay owned by the source (never closed here). */
+  readyClusters(): ReadonlyMap<string, DynamicClient>;
+  /** Subscribes to changes of the ready set; returns the unsubscribe function. */
+  onChange(listener: (ready: readonly string[]) => void): () => void;
+}
+
+/** Options of {@link ReplicaSchedulingPreferenceReconciler}. */
+export interface ReplicaSchedulingPreferenceReconcilerOptions {
+  /** Client of the host cluster (federated objects, KubeFedClusters, RSP status). */
+  host: DynamicClient;
+  /** Informer cache of RSPs. */
+  preferences: Reader;
+  /** Ready member clusters. */
+  clusters: ReadyClusterSource;
+  /** The kubefed namespace, where KubeFedClusters live (read for `intersectWithClusterSelector`). */
+  kubefedNamespace: string;
+  /** Schedulable kinds by `targetKind`; default {@link DEFAULT_SCHEDULING_TARGETS}. */
+  targets?: Readonly<Record<string, SchedulingTarget>>;
+  /** How often member workloads are looked at again; default 10 s. */
+  resyncPeriodMs?: number;
+  /** Requeue delay while pods are unschedulable but not yet for 60 s; default 5 s (at most the resync period). */
+  recheckPeriodMs?: number;
+  /**
+   * Whether the RSP CRD has a status subresource. Default true: the CRD in deploy/crds has one.
+   * With KubeFed's own CRD (no subresource) pass false: status is then written with a normal update.
+   */
+  statusSubresource?: boolean;
+  /** Default the system clock (pod analysis and condition times). */
+  clock?: Clock;
+}
+
+interface Rsp extends KubeObject {
+  spec?: unknown;
+  status?: unknown;
+}
+
+const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Converges one ReplicaSchedulingPreference `namespace/name` (KUBEFED-REFERENCE §4.6.2): plans
+ * `spec.totalReplicas` over the ready clusters (intersected with the federated object's selector
+ * placement when `intersectWithClusterSelector`), using the member workloads' current replicas
+ * and capacity estimates, and writes `spec.placement.clusters` and the `/spec/replicas`
+ * overrides of the federated object with the same namespace/name (only when they changed). Then
+ * writes the RSP status (`clusters`, a `Scheduled` condition) and asks to run again after the
+ * resync period to see the member workloads again.
+ *
+ * Failure behaviour: an invalid spec, unknown `targetKind` or invalid plan input → `Scheduled`
+ * False and a terminal outcome (not retried until the RSP changes); no ready cluster, no
+ * federated object or no matching cluster → `Scheduled` False and nothing written to the
+ * federated object; API failures (host reads, the federated object's update) → thrown and
+ * retried with backoff. A member that cannot be read counts as running no replicas. A deleted
+ * RSP leaves the last placement and overrides in place, as KubeFed does.
+ */
+export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
+  readonly #o: ReplicaSchedulingPreferenceReconcilerOptions;
+  readonly #clock: Clock;
+  readonly #targets: Readonly<Record<string, SchedulingTarget>>;
+
+  constructor(options: ReplicaSchedulingPreferenceReconcilerOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#targets = options.targets ?? DEFAULT_SCHEDULING_TARGETS;
+  }
+
+  async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
+    const rsp = this.#o.preferences.get(key) as Rsp | undefined;
+    if (rsp === undefined) return done();
+    const { namespace = '', name } = splitKey(key);
+    const resyncMs = this.#o.resyncPeriodMs ?? 10_000;
+    const resync = requeueAfter(resyncMs);
+
+    const parsed = replicaSchedulingPreferenceSpecSchema.safeParse(rsp.spec);
+    if (!parsed.success) {
+      const message = `spec is invalid: ${parsed.error.issues.map((i) => `spec.${i.path.join('.')}: ${i.message}`).join('; ')}`;
+      await this.#writeStatus(rsp, { reason: 'InvalidSpec', message }, ctx);
+      return terminal(new InvalidSchedulingPreferenceError(`ReplicaSchedulingPreference "${key}": ${message}`));
+    }
+    const spec = parsed.data;
+    const target = Object.hasOwn(this.#targets, spec.targetKind) ? this.#targets[spec.targetKind] : undefined;
+    if (target === undefined) {
+      const message = `spec.targetKind "${spec.targetKind}" is not one of ${Object.keys(this.#targets).join(', ')}`;
+      await this.#writeStatus(rsp, { reason: 'InvalidTargetKind', message }, ctx);
+      return terminal(new InvalidSchedulingPreferenceError(`ReplicaSchedulingPreference "${key}": ${message}`));
+    }
+
+    const ready = this.#o.clusters.readyClusters();
+    let candidates = [...ready.keys()].sort();
+    if (candidates.length === 0) {
+      await this.#writeStatus(rsp, { reason: 'NoReadyClusters', message: 'no member cluster is ready' }, ctx);
+      return resync;
+    }
+
+    const federated = this.#o.host.resource(target.federated, namespace);
+    let fedObject: KubeObject;
+    try {
+      fedObject = await federated.get(name, { signal: ctx.signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await this.#writeStatus(rsp, { reason: 'TargetNotFound', message: `${spec.targetKind} "${key}" does not exist` }, ctx);
+      return resync;
+    }
+
+    if (spec.intersectWithClusterSelector === true) {
+      candidates = await this.#intersect(candidates, fedObject, namespace, ctx.signal);
+      if (candidates.length === 0) {
+        await this.#writeStatus(rsp, { reason: 'NoMatchingClusters', message: 'no ready cluster matches the clusterSelector of the federated object' }, ctx);
+        return resync;
+      }
+    }
+
+    const workloads = await this.#memberWorkloads(candidates, ready, target.member, { namespace, name }, ctx);
+    const state = clustersReplicaState(workloads, this.#clock.now());
+    let result: Record<string, number>;
+    try {
+      const planned = planReplicas({
+        totalReplicas: spec.totalReplicas,
+        rebalance: spec.rebalance ?? false,
+        clusters: withDefaultClusterPreferences(spec.clusters),
+        availableClusters: candidates,
+        currentReplicas: state.currentReplicas,
+        capacity: state.capacity,
+        key,
+      });
+      result = schedulingResult(planned, state.currentReplicas);
+    } catch (err) {
+      if (!(err instanceof InvalidPlanInputError)) throw err;
+      await this.#writeStatus(rsp, { reason: 'PlanFailed', message: err.message }, ctx);
+      return terminal(new InvalidSchedulingPreferenceError(`ReplicaSchedulingPreference "${key}": ${err.message}`, { cause: err }));
+    }
+
+    const update = schedulingUpdate((fedObject.spec ?? {}) as SchedulableSpec, result);
+    if (update.placementChanged || update.overridesChanged) {
+      await federated.update({ ...structuredClone(fedObject), spec: update.spec });
+      ctx.logger.info({ kind: spec.targetKind, namespace, name }, 'scheduled replicas');
+    }
+    await this.#writeStatus(rsp, { reason: 'Scheduled', message: describeResult(result), result }, ctx);
+    return state.needsRecheck ? requeueAfter(Math.min(this.#o.recheckPeriodMs ?? 5_000, resyncMs)) : resync;
+  }
+
+  /** Candidates ∩ the selector-only placement of the object and of its FederatedNamespace (§4.6.2 step 4). */
+  async #intersect(candidates: readonly string[], fedObject: KubeObject, namespace: string, signal: AbortSignal): Promise<string[]> {
+    const registered = (await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal })).items as PlacementCluster[];
+    const own = new Set(computeSelectorPlacement(fedObject, registered));
+    const fedNamespace = await this.#o.host.resource(FEDERATED_NAMESPACES, namespace).get(namespace, { signal });
+    const allowed = new Set(computeSelectorPlacement(fedNamespace, registered));
+    return candidates.filter((c) => own.has(c) && allowed.has(c));
+  }
+
+  async #memberWorkloads(
+    candidates: readonly string[],
+    ready: ReadonlyMap<string, DynamicClient>,
+    member: Gvr,
+    id: { namespace: string; name: string },
+    ctx: ReconcileContext,
+  ): Promise<MemberWorkload[]> {
+    const read = async (cluster: string): Promise<MemberWorkload | undefined> => {
+      const client = ready.get(cluster);
+      if (client === undefined) return undefined;
+      let obj: KubeObject;
+      try {
+        obj = await client.resource(member, id.namespace).get(id.name, { signal: ctx.signal });
+      } catch (err) {
+        if (!isNotFound(err)) ctx.logger.warn({ cluster, err: errorMessage(err) }, 'member workload not readable');
+        return undefined;
+      }
+      const objSpec = (obj.spec ?? {}) as { replicas?: number; selector?: { matchLabels?: Record<string, string> } };
+      const workload: MemberWorkload = {
+        cluster,
+        replicas: objSpec.replicas,
+        readyReplicas: (obj.status as { readyReplicas?: number } | undefined)?.readyReplicas,
+      };
+      if (!needsPodAnalysis(workload)) return workload;
+      const labels = objSpec.selector?.matchLabels;
+      if (labels === undefined) throw new MissingSelectorError(`missing selector on object ${id.namespace}/${id.name} in cluster "${cluster}"`);
+      const labelSelector = Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      const pods = await client.resource(PODS, id.namespace).list({ labelSelector, signal: ctx.signal });
+      return { ...workload, pods: pods.items as PodLike[] };
+    };
+    const found = await Promise.all(candidates.map(read));
+    return found.filter((w): w is MemberWorkload => w !== undefined);
+  }
+
+  /**
+   * Writes the status when it changed. Without a status subresource every change of `status`
+   * also bumps `metadata.generation`, so the generation the write will produce is recorded.
+   */
+  async #writeStatus(rsp: Rsp, outcome: SchedulingOutcome, ctx: ReconcileContext): Promise<void> {
+    const previous = readSchedulingStatus(rsp.status);
+    const subresource = this.#o.statusSubresource ?? true;
+    const generation = rsp.metadata.generation;
+    const observed = (g: number | undefined): SchedulingOutcome & { generation?: number | undefined } => ({ ...outcome, generation: g });
+    let next = schedulingStatus(previous, observed(generation), this.#clock.now());
+    if (!schedulingStatusChanged(previous, next)) return;
+    if (!subresource && generation !== undefined) next = schedulingStatus(previous, observed(generation + 1), this.#clock.now());
+    const client = this.#o.host.resource(RSP_GVR, rsp.metadata.namespace);
+    const body = { ...structuredClone(rsp), status: next } as KubeObject;
+    try {
+      if (subresource) await client.updateStatus(body);
+      else await client.update(body);
+    } catch (err) {
+      // The next reconcile (an RSP change or the resync) writes it again.
+      ctx.logger.warn({ err: errorMessage(err) }, 'cannot write ReplicaSchedulingPreference status');
+    }
+  }
+}

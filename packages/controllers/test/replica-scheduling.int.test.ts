@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import { buildFederatedTypeCrd } from '@kubefed/api';
+import type { KubeObject } from '@kubefed/client';
+import { registerKubeFedClusterController, staticHealthCheckSettings, type ClusterHealthTracker } from '@kubefed/controllers';
+import { Manager, systemClock, type Clock } from '@kubefed/runtime';
+import { planReplicas, schedulingResult, type PlanInput } from '@kubefed/scheduler';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Not yet re-exported from the package index (the lead adds the export line).
+import { registerReplicaSchedulingController, RSP_GVR } from '@kubefed/controllers';
+import { clientFor, condition, createNamespace, joinMember, KFC, startFederation, type Federation } from './federation.js';
+
+const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+const FDEPLOY = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federateddeployments' };
+const FNS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
+const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
+const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
+const FAST = { periodMs: 200, timeoutMs: 1000, failureThreshold: 2, successThreshold: 1 };
+
+let fed: Federation;
+
+beforeAll(async () => {
+  fed = await startFederation({ member1: {}, member2: {}, member3: { podCapacity: 2 } });
+  const crds = fed.hostClient.resource(CRDS);
+  const fdeploy = buildFederatedTypeCrd({ group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced', hasReplicas: true });
+  await crds.create(fdeploy as unknown as KubeObject);
+  const fns = buildFederatedTypeCrd({ group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' });
+  await crds.create(fns as unknown as KubeObject);
+});
+
+afterAll(async () => {
+  await fed[Symbol.asyncDispose]();
+});
+
+interface Running extends AsyncDisposable {
+  readonly tracker: ClusterHealthTracker;
+}
+
+/** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process. */
+function runManager(ns: string, clock?: Clock): Running {
+  const manager = new Manager({ healthAddress: null, metricsAddress: null });
+  const { tracker } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace: ns, settings: staticHealthCheckSettings(FAST) });
+  registerReplicaSchedulingController(manager, {
+    host: fed.hostClient,
+    kubefedNamespace: ns,
+    targetNamespace: ns,
+    clusters: tracker,
+    targets: { FederatedDeployment: { federated: FDEPLOY, member: DEPLOY } },
+    resyncPeriodMs: 500,
+    ...(clock === undefined ? {} : { clock }),
+  });
+  const stop = new AbortController();
+  const finished = manager.start(stop.signal).then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+  );
+  return {
+    tracker,
+    async [Symbol.asyncDispose]() {
+      stop.abort();
+      const err = await finished;
+      if (err !== undefined) throw err;
+    },
+  };
+}
+
+/** A fresh namespace with the given members joined. */
+async function plane(...members: string[]): Promise<string> {
+  const ns = `rsp-${randomUUID().slice(0, 8)}`;
+  await createNamespace(fed.hostClient, ns);
+  for (const m of members) {
+    await joinMember(fed, fed.member(m), ns);
+    await grantFullAccess(m, ns);
+  }
+  return ns;
+}
+
+/** What `kubefedctl join` grants the member's service account: every verb on every resource. */
+async function grantFullAccess(member: string, ns: string): Promise<void> {
+  using m = clientFor(fed.member(member));
+  const name = `kubefed-controller-manager-${ns}`;
+  await m.resource(RBAC('clusterroles')).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name },
+    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+  });
+  await m.resource(RBAC('clusterrolebindings')).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ kind: 'ServiceAccount', name: `${member}-host`, namespace: ns }],
+  });
+}
+
+async function createFederatedDeployment(ns: string, spec: Record<string, unknown> = {}): Promise<void> {
+  await fed.hostClient.resource(FDEPLOY, ns).create({
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedDeployment',
+    metadata: { name: 'web' },
+    spec: {
+      template: { spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+      ...spec,
+    },
+  });
+}
+
+async function createRsp(ns: string, spec: Record<string, unknown>): Promise<void> {
+  await fed.hostClient.resource(RSP_GVR, ns).create({ apiVersion: 'scheduling.kubefed.io/v1alpha1', kind: 'ReplicaSchedulingPreference', metadata: { name: 'web' }, spec });
+}
+
+interface Scheduled {
+  placement: string[];
+  replicas: Record<string, unknown>;
+  overrides: unknown;
+}
+
+async function scheduled(ns: string): Promise<Scheduled> {
+  const obj = await fed.hostClient.resource(FDEPLOY, ns).get('web');
+  const spec = obj.spec as { placement?: { clusters?: { name: string }[] }; overrides?: { clusterName: string; clusterOverrides?: { path: string; value?: unknown }[] }[] };
+  const replicas: Record<string, unknown> = {};
+  for (const e of spec.overrides ?? []) for (const o of e.clusterOverrides ?? []) if (o.path === '/spec/replicas') replicas[e.clusterName] = o.value;
+  return { placement: (spec.placement?.clusters ?? []).map((c) => c.name), replicas, overrides: spec.overrides };
+}
+
+/** What the controller should write for `input` (the planner's own answer, not hand numbers). */
+function expected(input: Omit<PlanInput, 'key'>, ns: string): Record<string, number> {
+  return schedulingResult(planReplicas({ ...input, key: `${ns}/web` }), input.currentReplicas ?? {});
+}
+
+const sum = (r: Record<string, unknown>): number => Object.values(r).reduce<number>((s, n) => s + (n as number), 0);
+
+describe('replica scheduling controller against kube-sim', () => {
+  it('splits totalReplicas 1:2 over two ready members and reports the plan in the RSP status', async () => {
+    const ns = await plane('member1', 'member2');
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 9, clusters: { member1: { weight: 1 }, member2: { weight: 2 } } });
+    await using _running = runManager(ns);
+
+    const want = expected({ totalReplicas: 9, clusters: { member1: { weight: 1 }, member2: { weight: 2 } }, availableClusters: ['member1', 'member2'] }, ns);
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'], replicas: want });
+    expect(sum(want)).toBe(9);
+    await expect
+      .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        clusters: { member1: { replicas: want.member1 }, member2: { replicas: want.member2 } },
+        conditions: [{ type: 'Scheduled', status: 'True', reason: 'Scheduled' }],
+      });
+  });
+
+  it("respects min and max replicas and keeps the user's overrides on other paths", async () => {
+    const ns = await plane('member1', 'member2');
+    const image = { path: '/spec/template/spec/containers/0/image', value: 'nginx:2' };
+    await createFederatedDeployment(ns, { overrides: [{ clusterName: 'member1', clusterOverrides: [image] }] });
+    const clusters = { member1: { minReplicas: 4, weight: 1 }, member2: { maxReplicas: 2, weight: 5 } };
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 10, clusters });
+    await using _running = runManager(ns);
+
+    const want = expected({ totalReplicas: 10, clusters, availableClusters: ['member1', 'member2'] }, ns);
+    expect(want.member1).toBeGreaterThanOrEqual(4);
+    expect(want.member2).toBeLessThanOrEqual(2);
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: want });
+    const { overrides } = await scheduled(ns);
+    expect(overrides).toContainEqual({ clusterName: 'member1', clusterOverrides: [image, { path: '/spec/replicas', value: want.member1 }] });
+  });
+
+  it('moves the replicas of a member that became unreachable to the others once it is not ready', async () => {
+    const ns = await plane('member1', 'member2');
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6 });
+    await using running = runManager(ns);
+    const both = expected({ totalReplicas: 6, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'] }, ns);
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'], replicas: both });
+
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    try {
+      await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(false);
+      await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toEqual(expect.objectContaining({ placement: ['member1'], replicas: { member1: 6 } }));
+    } finally {
+      member2.faults.restore();
+    }
+    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
+  });
+
+  it('lowers the capacity of a member whose pods have been unschedulable for over a minute', async () => {
+    const ns = await plane('member1', 'member3');
+    // member3 runs at most 2 pods: a member Deployment of 5 leaves 3 Pending (Unschedulable).
+    using m3 = clientFor(fed.member('member3'));
+    await m3.resource(DEPLOY, ns).create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+    });
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 10, rebalance: true });
+    // Two minutes ahead: the Pending pods count as unschedulable for longer than 60 s.
+    await using _running = runManager(ns, { ...systemClock, now: () => Date.now() + 120_000 });
+
+    const want = expected(
+      { totalReplicas: 10, rebalance: true, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member3'], currentReplicas: { member3: 2 }, capacity: { member3: 2 } },
+      ns,
+    );
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: want });
+    expect(want.member1).toBe(8);
+  });
+
+  it('plans only over ready clusters matching the clusterSelector with intersectWithClusterSelector', async () => {
+    const ns = await plane('member1', 'member2');
+    const clusters = fed.hostClient.resource(KFC, ns);
+    const m1 = await clusters.get('member1');
+    await clusters.update({ ...m1, metadata: { ...m1.metadata, labels: { tier: 'gold' } } });
+    await fed.hostClient.resource(FNS, ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: ns },
+      spec: { placement: { clusterSelector: {} } },
+    });
+    await createFederatedDeployment(ns, { placement: { clusterSelector: { matchLabels: { tier: 'gold' } } } });
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 4, intersectWithClusterSelector: true });
+    await using _running = runManager(ns);
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1'], replicas: { member1: 4 } });
+    const obj = await fed.hostClient.resource(FDEPLOY, ns).get('web');
+    expect((obj.spec as { placement: unknown }).placement).toEqual({ clusterSelector: { matchLabels: { tier: 'gold' } }, clusters: [{ name: 'member1' }] });
+  });
+
+  it('reports a bad targetKind as Scheduled False without touching the federated object', async () => {
+    const ns = await plane('member1');
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedStatefulSet', totalReplicas: 3 });
+    await using _running = runManager(ns);
+    await expect
+      .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 5000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'InvalidTargetKind' }] });
+    expect(await scheduled(ns)).toMatchObject({ placement: [], replicas: {} });
+  });
+});

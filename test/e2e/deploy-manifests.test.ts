@@ -1,0 +1,251 @@
+/**
+ * The Kustomize manifests in deploy/: each overlay renders with `kubectl kustomize`, carries the
+ * essentials (leader-elected controller manager, scalable sync workers, metrics Service, Redis
+ * wiring), and applies cleanly, after the CRDs of deploy/crds, to a kube-sim host cluster.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startCluster } from '@kubefed/kube-sim';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const KUBECTL = '/usr/bin/kubectl';
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const deployDir = join(repoRoot, 'deploy');
+const crdDir = join(deployDir, 'crds');
+const NS = 'kube-federation-system';
+const OVERLAYS = ['bundled-redis', 'external-redis'] as const;
+type Overlay = (typeof OVERLAYS)[number];
+
+/** Parsed YAML/JSON (JSON.parse's result type): the assertions check its shape. */
+type Parsed = ReturnType<typeof JSON.parse>;
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: Parsed;
+}
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs kubectl with a time limit; `input` goes to its stdin. */
+function kubectl(args: readonly string[], input?: string): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(KUBECTL, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
+  const r = await kubectl(args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function parseObjects(text: string): K8sObject[] {
+  return parseAllDocuments(text)
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`invalid YAML: ${doc.errors[0]!.message}`);
+      return doc.toJS() as K8sObject | null;
+    })
+    .filter((o): o is K8sObject => o !== null);
+}
+
+const renderCache = new Map<string, Promise<{ text: string; objects: K8sObject[] }>>();
+
+/** `kubectl kustomize deploy/<dir>`, parsed (rendered once per directory). */
+function render(dir: string): Promise<{ text: string; objects: K8sObject[] }> {
+  let p = renderCache.get(dir);
+  if (p === undefined) {
+    p = kubectlOk(['kustomize', join(deployDir, dir)]).then((text) => ({ text, objects: parseObjects(text) }));
+    renderCache.set(dir, p);
+  }
+  return p;
+}
+
+function find(objects: readonly K8sObject[], kind: string, name: string): K8sObject {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (found === undefined) throw new Error(`rendered manifests have no ${kind} ${name}`);
+  return found;
+}
+
+function containerOf(deployment: K8sObject): Parsed {
+  const containers = deployment.spec.template.spec.containers as Parsed[];
+  expect(containers).toHaveLength(1);
+  return containers[0];
+}
+
+function envVar(deployment: K8sObject, name: string): Parsed {
+  return (containerOf(deployment).env as Parsed[]).find((e) => e.name === name);
+}
+
+const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml'));
+
+describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its built-in kustomize at ${KUBECTL}; skipped when it is missing)`, () => {
+  describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    it('runs two leader-elected controller-manager replicas in controllers mode', async () => {
+      const { objects } = await render(`overlays/${overlay}`);
+      const cm = find(objects, 'Deployment', 'kubefed-controller-manager');
+      expect(cm.metadata.namespace).toBe(NS);
+      expect(cm.spec.replicas).toBe(2);
+      const c = containerOf(cm);
+      expect(c.args).toEqual(expect.arrayContaining(['--leader-elect=true', '--mode=controllers', '--metrics-addr=:9090', '--health-addr=:8080']));
+      expect(c.args).toContain('--kubefed-namespace=$(POD_NAMESPACE)');
+      expect(envVar(cm, 'POD_NAMESPACE').valueFrom.fieldRef.fieldPath).toBe('metadata.namespace');
+      expect(cm.spec.template.spec.serviceAccountName).toBe('kubefed-controller');
+    });
+
+    it('runs a scalable sync-worker Deployment in workers mode without leader election', async () => {
+      const { objects } = await render(`overlays/${overlay}`);
+      const workers = find(objects, 'Deployment', 'kubefed-sync-worker');
+      expect(workers.spec.replicas).toBe(2);
+      const c = containerOf(workers);
+      expect(c.args).toEqual(expect.arrayContaining(['--mode=workers', '--leader-elect=false']));
+      expect(c.image).toBe(containerOf(find(objects, 'Deployment', 'kubefed-controller-manager')).image);
+    });
+
+    it('probes /healthz and /readyz on 8080 and runs non-root with a read-only root filesystem', async () => {
+      const { objects } = await render(`overlays/${overlay}`);
+      for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
+        const d = find(objects, 'Deployment', name);
+        const c = containerOf(d);
+        const ports = Object.fromEntries((c.ports as Parsed[]).map((p) => [p.name, p.containerPort]));
+        expect(ports).toEqual({ metrics: 9090, health: 8080 });
+        expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'health' });
+        expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'health' });
+        expect(c.resources.requests).toBeDefined();
+        expect(c.resources.limits).toBeDefined();
+        expect(d.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+        expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+      }
+    });
+
+    it('exposes controller-manager metrics on port 9090 through a Service that selects its pods', async () => {
+      const { objects } = await render(`overlays/${overlay}`);
+      const svc = find(objects, 'Service', 'kubefed-controller-manager-metrics-service');
+      expect(svc.spec.ports).toEqual([{ name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' }]);
+      const podLabels = find(objects, 'Deployment', 'kubefed-controller-manager').spec.template.metadata.labels;
+      expect(podLabels).toMatchObject(svc.spec.selector);
+    });
+
+    it('grants the kubefed-controller ServiceAccount the KubeFed APIs, leases, CRDs and the chart-wide wildcard', async () => {
+      const { objects } = await render(`overlays/${overlay}`);
+      find(objects, 'ServiceAccount', 'kubefed-controller');
+      const rules = find(objects, 'ClusterRole', 'kubefed-controller-manager').rules as Parsed[];
+      expect(rules).toContainEqual({ apiGroups: ['core.kubefed.io', 'types.kubefed.io', 'scheduling.kubefed.io'], resources: ['*'], verbs: ['*'] });
+      expect(rules.some((r) => r.apiGroups.includes('coordination.k8s.io') && r.resources.includes('leases'))).toBe(true);
+      expect(rules.find((r) => r.apiGroups.includes('apiextensions.k8s.io')).verbs).toEqual(['get', 'list', 'watch', 'create', 'update']);
+      expect(find(objects, 'ClusterRole', 'kubefed-role').rules).toContainEqual({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
+      for (const binding of objects.filter((o) => o.kind === 'ClusterRoleBinding')) {
+        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'kubefed-controller', namespace: NS }]);
+      }
+    });
+  });
+
+  it('bundled-redis points REDIS_URL at its own single Redis Deployment and Service', async () => {
+    const { objects } = await render('overlays/bundled-redis');
+    const config = find(objects, 'ConfigMap', 'kubefed-controller-manager-config');
+    expect(config.data.REDIS_URL).toBe('redis://kubefed-redis:6379');
+    for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
+      expect(envVar(find(objects, 'Deployment', name), 'REDIS_URL').valueFrom).toEqual({
+        configMapKeyRef: { name: 'kubefed-controller-manager-config', key: 'REDIS_URL' },
+      });
+    }
+    const redis = find(objects, 'Deployment', 'kubefed-redis');
+    expect(redis.spec.replicas).toBe(1);
+    expect(containerOf(redis).image).toBe('redis:7-alpine');
+    const svc = find(objects, 'Service', 'kubefed-redis');
+    expect(svc.spec.ports[0].port).toBe(6379);
+    expect(redis.spec.template.metadata.labels).toMatchObject(svc.spec.selector);
+  });
+
+  it('external-redis reads REDIS_URL from the Secret kubefed-redis and bundles no Redis', async () => {
+    const { objects } = await render('overlays/external-redis');
+    for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
+      expect(envVar(find(objects, 'Deployment', name), 'REDIS_URL').valueFrom).toEqual({ secretKeyRef: { name: 'kubefed-redis', key: 'url' } });
+    }
+    expect(find(objects, 'ConfigMap', 'kubefed-controller-manager-config').data).not.toHaveProperty('REDIS_URL');
+    expect(objects.filter((o) => o.metadata.name === 'kubefed-redis')).toEqual([]);
+  });
+
+  it('deploy/crds holds one CustomResourceDefinition per file, covering every KubeFed API group', () => {
+    const crds = crdFiles.flatMap((f) => parseObjects(readFileSync(join(crdDir, f), 'utf8')));
+    expect(crds).toHaveLength(crdFiles.length);
+    expect(crds.every((o) => o.kind === 'CustomResourceDefinition')).toBe(true);
+    expect(new Set(crds.map((o) => o.spec.group))).toEqual(new Set(['core.kubefed.io', 'types.kubefed.io', 'scheduling.kubefed.io']));
+    expect(crds.map((o) => o.metadata.name)).toContain('kubefedclusters.core.kubefed.io');
+  });
+
+  describe('applied to a kube-sim host cluster', () => {
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    it.each(OVERLAYS)('installs the CRDs and then overlay %s: every object exists, RBAC allows the controller, the Deployments roll out', async (overlay: Overlay) => {
+      const cluster = await startCluster({ name: 'host' });
+      cleanups.push(() => cluster.stop());
+      const dir = mkdtempSync(join(tmpdir(), 'kubefed-deploy-'));
+      cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
+      const kubeconfig = join(dir, 'host.kubeconfig');
+      writeFileSync(kubeconfig, cluster.kubeconfigYaml());
+      const k = (args: readonly string[], input?: string) => kubectlOk([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, 'cache')}`, ...args], input);
+
+      await k(['apply', '--server-side', '-f', crdDir]);
+      const crdList = JSON.parse(await k(['get', 'customresourcedefinitions', '-o', 'json']));
+      const established = (crdList.items as Parsed[])
+        .filter((crd) => (crd.status?.conditions as Parsed[] | undefined)?.some((c) => c.type === 'Established' && c.status === 'True'))
+        .map((crd) => crd.metadata.name as string);
+      expect(established).toHaveLength(crdFiles.length);
+
+      const { text, objects } = await render(`overlays/${overlay}`);
+      await k(['apply', '--server-side', '-f', '-'], text);
+      if (overlay === 'external-redis') {
+        await k(['-n', NS, 'create', 'secret', 'generic', 'kubefed-redis', '--from-literal=url=redis://redis.example.invalid:6379']);
+      }
+
+      for (const o of objects) {
+        const ref = o.metadata.namespace === undefined ? [o.kind, o.metadata.name] : ['-n', o.metadata.namespace, o.kind, o.metadata.name];
+        const live = JSON.parse(await k(['get', ...ref, '-o', 'json']));
+        expect(live.metadata.name).toBe(o.metadata.name);
+      }
+      const svc = JSON.parse(await k(['-n', NS, 'get', 'service', 'kubefed-controller-manager-metrics-service', '-o', 'json']));
+      expect(svc.spec.ports[0].port).toBe(9090);
+
+      // RBAC as the API server evaluates it, for the pods' identity and for an unbound one.
+      const canI = async (as: string, verb: string, resource: string) =>
+        (await kubectl([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, 'cache')}`, 'auth', 'can-i', verb, resource, '-n', NS, `--as=${as}`])).stdout.trim();
+      const sa = `system:serviceaccount:${NS}:kubefed-controller`;
+      expect(await canI(sa, 'update', 'leases.coordination.k8s.io')).toBe('yes');
+      expect(await canI(sa, 'create', 'federateddeployments.types.kubefed.io')).toBe('yes');
+      expect(await canI(`system:serviceaccount:${NS}:default`, 'get', 'secrets')).toBe('no');
+
+      // The simulated deployment controller and kubelet run the pods (no image is pulled).
+      const deployments = objects.filter((o) => o.kind === 'Deployment');
+      await expect
+        .poll(
+          async () => {
+            const list = JSON.parse(await k(['-n', NS, 'get', 'deployments', '-o', 'json']));
+            return Object.fromEntries((list.items as Parsed[]).map((d) => [d.metadata.name, d.status?.readyReplicas ?? 0]));
+          },
+          { timeout: 15_000, interval: 250 },
+        )
+        .toEqual(Object.fromEntries(deployments.map((d) => [d.metadata.name, d.spec.replicas])));
+    });
+  });
+});
+
