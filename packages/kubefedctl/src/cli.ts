@@ -10,6 +10,7 @@ import { formatVersion } from './commands/version.js';
 import { DEFAULT_TYPE_NAMES, enableType } from './commands/enable.js';
 import type { EnableResult } from './commands/enable.js';
 import { disableType } from './commands/disable.js';
+import { addFederateCommand } from './commands/federate-command.js';
 import { orphaningDeletion } from './commands/orphaning.js';
 import type { OrphaningAction } from './commands/orphaning.js';
 import { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml } from './commands/plan.js';
@@ -480,6 +481,15 @@ export function buildProgram(io: RunIo): Command {
     .option('--version <version>', 'version of the target type for the lookup (only with --delete-crd)')
     .addHelpText('after', DISABLE_EXAMPLES)
     .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, cmd, io));
+
+  addFederateCommand(program, {
+    output: (cmd) => new Output(io, globalsOf(cmd).verbose === true),
+    connect: (cmd) => {
+      const ctx = hostClient(cmd, io);
+      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, afterEnable: () => keepLeastPrivilegeInStep(ctx, io) };
+    },
+    readStdin: () => fs.readFileSync(0, 'utf8'),
+  });
 
   const orphaning = program
     .command('orphaning-deletion')

@@ -1,11 +1,12 @@
 /**
  * @kubefed/kubefedctl: the kubefedctl command-line tool (KUBEFED-REFERENCE §3): `join`, `unjoin`,
- * `enable`, `disable`, `orphaning-deletion`, `plan` and `version`, with KubeFed's flags and objects.
+ * `enable`, `disable`, `federate`, `orphaning-deletion`, `plan` and `version`, with KubeFed's flags and objects.
  *
  * Start reading at `cli.ts` (`run(argv, io)`: the commander program, error printing, exit codes),
  * then `commands/join.ts` (the join procedure with rollback) and `join-objects.ts` (the exact
  * objects join creates). `commands/enable.ts` with `enable-objects.ts` and `template-schema.ts`
- * generate and apply federated types; `commands/plan.ts` explains replica scheduling.
+ * generate and apply federated types; `commands/federate.ts` with `federate-objects.ts` turns
+ * resources into federated objects; `commands/plan.ts` explains replica scheduling.
  * `least-privilege.ts` computes member RBAC from enabled FederatedTypeConfigs and
  * `sync-least-privilege.ts` keeps it in step; `main.ts` is the process entry (bin `kubefedctl`).
  */
@@ -19,6 +20,23 @@ export { formatVersion, readBuildInfo } from './commands/version.js';
 export { DEFAULT_TYPE_NAMES, applyEnable, enableType, objectsForTarget } from './commands/enable.js';
 export type { EnableOptions, EnableResult } from './commands/enable.js';
 export { disableType } from './commands/disable.js';
+export { federateDocuments, federateResource } from './commands/federate.js';
+export type { FederateOptions, FederateOutcome, FederatedResult } from './commands/federate.js';
+export { addFederateCommand, federatedYaml } from './commands/federate-command.js';
+export type { FederateCommandContext } from './commands/federate-command.js';
+export {
+  FEDERATE_PLACEMENT,
+  compareKubeVersions,
+  contentsTypes,
+  defaultFederatedType,
+  federatableName,
+  federatedObjectFor,
+  federatedTemplate,
+  parseFederateInput,
+  qualifiedName,
+  skippedForContents,
+} from './federate-objects.js';
+export type { FederatedConversion, FederatedTypeInfo } from './federate-objects.js';
 export type { DisableOptions } from './commands/disable.js';
 export { orphaningDeletion } from './commands/orphaning.js';
 export type { OrphaningAction } from './commands/orphaning.js';

@@ -1,0 +1,214 @@
+import { federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
+import type { FederatedTypeConfig } from '@kubefed/api';
+import { isAlreadyExists, isNotFound } from '@kubefed/client';
+import type { DynamicClient, KubeObject, ResourceMapping } from '@kubefed/client';
+import { enableObjects } from '../enable-objects.js';
+import { KubefedctlError, UsageError } from '../errors.js';
+import { contentsTypes, defaultFederatedType, federatableName, federatedObjectFor, qualifiedName } from '../federate-objects.js';
+import type { FederatedTypeInfo } from '../federate-objects.js';
+import type { Output } from '../output.js';
+import { GVR, tryGet } from '../resources.js';
+import { lookupType } from '../type-lookup.js';
+import { enableType } from './enable.js';
+
+/** Options of {@link federateResource}. */
+export interface FederateOptions {
+  /** The target type as the user typed it (plural, kind, short name, `plural.group` ...). */
+  type: string;
+  /** The target object's name. */
+  name: string;
+  /** Namespace of a namespaced target. */
+  namespace: string;
+  kubefedNamespace: string;
+  /** Enable the type (and, with `contents`, every contained type) when its FTC is missing. */
+  enableType: boolean;
+  /** Only a Namespace: also federate every object in it. */
+  contents: boolean;
+  /** `-o yaml`: compute the federated objects, write nothing. */
+  dryRun: boolean;
+  /** Group of the federated types assumed or enabled when an FTC is missing; default `types.kubefed.io`. */
+  federatedGroup?: string | undefined;
+  /** Extra resource types `--contents` skips (names, kinds, plural.group or whole groups). */
+  skipApiResources?: readonly string[] | undefined;
+  /** How long a create retries while the federated type is not yet served; default 10 000 ms. */
+  createRetryMs?: number | undefined;
+}
+
+/** What {@link federateResource} did. */
+export interface FederateOutcome {
+  /** The federated objects created (or, in dry run, computed), in order. */
+  results: FederatedResult[];
+  /** FTC names `--enable-type` enabled on the way. */
+  enabledTypes: string[];
+}
+
+/** One federated object `federate` created (or, in dry run, would create). */
+export interface FederatedResult {
+  object: KubeObject;
+  /** `Federated<Kind> "<ns/name>" from <Kind>`. */
+  description: string;
+}
+
+function typeInfoOf(ftc: FederatedTypeConfig): FederatedTypeInfo {
+  const f = ftc.spec.federatedType;
+  return { group: f.group ?? '', version: f.version, kind: f.kind, namespaced: f.scope === 'Namespaced' };
+}
+
+interface Work {
+  target: KubeObject;
+  type: FederatedTypeInfo;
+  plural: string;
+}
+
+/**
+ * Finds the FTC of a target type; when missing: enables the type (`enableType`), assumes
+ * the default FTC (`dryRun`), or fails naming the type with KubeFed's hint.
+ */
+async function federatedTypeFor(
+  host: DynamicClient,
+  target: ResourceMapping,
+  options: FederateOptions,
+  out: Output,
+  enabled: string[],
+): Promise<{ info: FederatedTypeInfo; plural: string }> {
+  const ftcName = groupQualifiedName({ pluralName: target.resource, group: target.group });
+  const raw = await tryGet(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName);
+  let ftc: FederatedTypeConfig | undefined;
+  if (raw !== undefined) {
+    const parsed = federatedTypeConfigSchema.safeParse(raw);
+    if (!parsed.success) throw new KubefedctlError(`FederatedTypeConfig "${options.kubefedNamespace}/${ftcName}" is not valid: ${parsed.error.issues[0]?.message ?? ''}`);
+    ftc = parsed.data;
+  } else if (options.enableType) {
+    out.progress(`enabling ${ftcName}: its FederatedTypeConfig is missing`);
+    ftc = (
+      await enableType(host, ftcName, { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup, dryRun: false }, out)
+    ).ftc;
+    enabled.push(ftcName);
+  } else if (options.dryRun) {
+    ftc = enableObjects(
+      { group: target.group, version: target.version, kind: target.kind, resource: target.resource, namespaced: target.namespaced, shortNames: target.shortNames },
+      { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup },
+    ).ftc;
+  } else {
+    throw new KubefedctlError(
+      `federatedtypeconfigs.core.kubefed.io "${ftcName}" not found. Consider using '--enable-type' to optionally enable type while federating the resource`,
+      { hint: `enable the type first (kubefedctl enable ${ftcName}) or add --enable-type` },
+    );
+  }
+  return { info: typeInfoOf(ftc), plural: ftc.spec.federatedType.pluralName };
+}
+
+/** Creates a federated object, retrying while its type is not served yet (a CRD just created). */
+async function createFederated(host: DynamicClient, work: Work, obj: KubeObject, retryMs: number): Promise<void> {
+  const ns = work.type.namespaced ? obj.metadata.namespace : undefined;
+  const client = host.resource({ group: work.type.group, version: work.type.version, resource: work.plural }, ns);
+  const deadline = Date.now() + retryMs;
+  for (;;) {
+    try {
+      await client.create(obj);
+      return;
+    } catch (e) {
+      if (isAlreadyExists(e)) {
+        throw new KubefedctlError(`${work.type.kind} "${qualifiedName(obj)}" already exists: ${work.target.kind ?? 'the object'} "${qualifiedName(work.target)}" is already federated`, {
+          cause: e,
+          hint: `edit the existing ${work.type.kind} instead, or delete it and federate again`,
+        });
+      }
+      if (!isNotFound(e) || Date.now() >= deadline) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** The objects of one type in a namespace that `--contents` federates (bad names are warnings). */
+async function objectsIn(host: DynamicClient, m: ResourceMapping, namespace: string, out: Output): Promise<KubeObject[]> {
+  const list = await host.resource({ group: m.group, version: m.version, resource: m.resource }, namespace).listAll();
+  const apiVersion = m.group === '' ? m.version : `${m.group}/${m.version}`;
+  return list.items.flatMap((item) => {
+    const name = item.metadata.name ?? '';
+    if (!federatableName(name)) {
+      out.warn(`skipping ${m.kind} "${namespace}/${name}": its name is not a DNS-1123 subdomain`);
+      return [];
+    }
+    return [{ ...item, apiVersion, kind: m.kind }];
+  });
+}
+
+/**
+ * `kubefedctl federate <type> <name>` (KUBEFED-REFERENCE §3.6, API mode): looks the type up on
+ * the host, finds its FTC (see {@link FederateOptions.enableType} / `dryRun`), reads the target
+ * and converts it ({@link federatedObjectFor}). With `contents` (Namespaces only) every object of
+ * every namespaced type in the namespace follows, except what KubeFed skips; all FTCs are
+ * resolved and all objects read before the first write. Unless `dryRun`, creates the federated
+ * objects in order and prints `Successfully created ...` for each. Resolves to the objects and
+ * the types it enabled.
+ *
+ * @throws KubefedctlError naming the type (FTC missing, `--contents` for a non-namespace), the
+ *   target (not found) or the federated object (already exists); UsageError for bad options.
+ */
+export async function federateResource(host: DynamicClient, options: FederateOptions, out: Output): Promise<FederateOutcome> {
+  const enabled: string[] = [];
+  const target = await lookupType(host.restMapper(), options.type);
+  const isNamespace = target.group === '' && target.resource === 'namespaces';
+  if (options.contents && !isNamespace) throw new UsageError(`Flag '--contents' can only be used with type 'namespaces'.`);
+  const gvr = { group: target.group, version: target.version, resource: target.resource };
+  const ns = target.namespaced ? options.namespace : undefined;
+  const obj = await tryGet(host.resource(gvr, ns), options.name);
+  if (obj === undefined) {
+    throw new KubefedctlError(`${target.kind} "${ns === undefined ? options.name : `${ns}/${options.name}`}" not found in the host cluster`, {
+      hint: target.namespaced ? 'check the name and the namespace (-n)' : 'check the name',
+    });
+  }
+  const apiVersion = target.group === '' ? target.version : `${target.group}/${target.version}`;
+  const first = await federatedTypeFor(host, target, options, out, enabled);
+  const work: Work[] = [{ target: { ...obj, apiVersion, kind: target.kind }, type: first.info, plural: first.plural }];
+
+  if (options.contents) {
+    const all = await host.restMapper().all();
+    const missing: string[] = [];
+    const perType: { m: ResourceMapping; items: KubeObject[] }[] = [];
+    for (const m of contentsTypes(all, options.skipApiResources ?? [], options.federatedGroup)) {
+      const items = await objectsIn(host, m, options.name, out);
+      if (items.length === 0) continue;
+      perType.push({ m, items });
+      const ftcName = groupQualifiedName({ pluralName: m.resource, group: m.group });
+      if (!options.enableType && !options.dryRun && (await tryGet(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName)) === undefined) missing.push(ftcName);
+    }
+    if (missing.length > 0) {
+      throw new KubefedctlError(
+        `namespace "${options.name}" contains objects of types that are not enabled for federation: ${missing.join(', ')}. Consider using '--enable-type' to optionally enable type while federating the resource`,
+        { hint: `enable them first (kubefedctl enable ${missing.join(' ')}), add --enable-type, or skip them with --skip-api-resources` },
+      );
+    }
+    for (const { m, items } of perType) {
+      const t = await federatedTypeFor(host, m, options, out, enabled);
+      for (const item of items) work.push({ target: item, type: t.info, plural: t.plural });
+    }
+  }
+
+  const results: FederatedResult[] = [];
+  for (const w of work) {
+    const { object, warnings } = federatedObjectFor(w.target, w.type);
+    for (const warning of warnings) out.warn(warning);
+    const description = `${w.type.kind} "${qualifiedName(object)}" from ${w.target.kind ?? ''}`;
+    if (!options.dryRun) {
+      await createFederated(host, w, object, options.createRetryMs ?? 10_000);
+      out.info(`Successfully created ${description}`);
+    }
+    results.push({ object, description });
+  }
+  return { results, enabledTypes: enabled };
+}
+
+/**
+ * `kubefedctl federate -f <file>` (offline): converts every resource of the input with the
+ * federated type KubeFed assumes ({@link defaultFederatedType}); warnings go to `out`. No API
+ * access.
+ */
+export function federateDocuments(docs: readonly KubeObject[], options: { federatedGroup?: string | undefined }, out: Output): KubeObject[] {
+  return docs.map((doc) => {
+    const { object, warnings } = federatedObjectFor(doc, defaultFederatedType(doc, options));
+    for (const w of warnings) out.warn(w);
+    return object;
+  });
+}
