@@ -93,10 +93,17 @@ function envVar(deployment: K8sObject, name: string): Parsed {
   return (containerOf(deployment).env as Parsed[]).find((e) => e.name === name);
 }
 
-const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml'));
+const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
 
 describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its built-in kustomize at ${KUBECTL}; skipped when it is missing)`, () => {
   describe.each(OVERLAYS)('overlay %s', (overlay) => {
+    it('includes every CRD of deploy/crds', async () => {
+      const { objects } = await render(`overlays/${overlay}`);
+      const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+      expect(crds).toHaveLength(crdFiles.length);
+      expect(crds.every((o) => o.metadata.namespace === undefined)).toBe(true);
+    });
+
     it('runs two leader-elected controller-manager replicas in controllers mode', async () => {
       const { objects } = await render(`overlays/${overlay}`);
       const cm = find(objects, 'Deployment', 'kubefed-controller-manager');
@@ -205,7 +212,7 @@ describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its b
       writeFileSync(kubeconfig, cluster.kubeconfigYaml());
       const k = (args: readonly string[], input?: string) => kubectlOk([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, 'cache')}`, ...args], input);
 
-      await k(['apply', '--server-side', '-f', crdDir]);
+      await k(['apply', '--server-side', '-k', crdDir]);
       const crdList = JSON.parse(await k(['get', 'customresourcedefinitions', '-o', 'json']));
       const established = (crdList.items as Parsed[])
         .filter((crd) => (crd.status?.conditions as Parsed[] | undefined)?.some((c) => c.type === 'Established' && c.status === 'True'))

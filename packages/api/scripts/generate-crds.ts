@@ -1,6 +1,6 @@
 /**
- * Writes the generated CRDs into deploy/crds/ (one YAML file per CRD) and removes stale YAML
- * files there. Run with `npm run generate` from the repository root.
+ * Writes the generated CRDs into deploy/crds/ (one YAML file per CRD, plus kustomization.yaml)
+ * and removes stale YAML files there. Run with `npm run generate` from the repository root.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,4 +17,4 @@ for (const existing of readdirSync(outDir)) {
   }
 }
 for (const [name, content] of Object.entries(files)) writeFileSync(join(outDir, name), content);
-console.log(`wrote ${Object.keys(files).length} CRDs to ${outDir}`);
+console.log(`wrote ${Object.keys(files).length} files to ${outDir}`);

@@ -7,7 +7,7 @@ import { DEFAULT_FEDERATED_TYPES } from '../default-types.js';
 import { validateFederatedTypeConfig } from '../federated-type-config.js';
 import type { CustomResourceDefinition } from './crd.js';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd } from './federated-type.js';
-import { allCrds, generateCrdFiles, GENERATED_HEADER } from './generate.js';
+import { allCrds, CRDS_KUSTOMIZATION_FILE, generateCrdFiles, GENERATED_HEADER } from './generate.js';
 import { obj, str, structuralProblems, type JsonSchemaProps } from './openapi.js';
 
 const crdDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'deploy', 'crds');
@@ -40,9 +40,20 @@ describe('CRD generation', () => {
     }
   });
 
+  it('writes a kustomization.yaml that lists every CRD file and nothing else', () => {
+    const files = generateCrdFiles();
+    const kustomization = files[CRDS_KUSTOMIZATION_FILE];
+    expect(kustomization?.startsWith(GENERATED_HEADER)).toBe(true);
+    const doc = parse(kustomization ?? '');
+    expect(doc).toMatchObject({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization' });
+    expect(doc.resources).toEqual(Object.keys(files).filter((f) => f !== CRDS_KUSTOMIZATION_FILE));
+    expect(doc.resources).toHaveLength(allCrds().length);
+  });
+
   it('starts every file with the generated header and parses back to the CRD', () => {
     const crds = allCrds();
     for (const [name, content] of Object.entries(generateCrdFiles())) {
+      if (name === CRDS_KUSTOMIZATION_FILE) continue;
       expect(content.startsWith(GENERATED_HEADER)).toBe(true);
       const doc = parse(content);
       expect(crds).toContainEqual(doc);

@@ -1,6 +1,6 @@
 /**
  * The content of `deploy/crds/`: every KubeFed CRD plus the federated CRDs of the default types,
- * one YAML file per CRD, deterministic.
+ * one YAML file per CRD, and a kustomization.yaml listing them; deterministic.
  */
 import { stringify } from 'yaml';
 import { DEFAULT_FEDERATED_TYPES } from '../default-types.js';
@@ -27,9 +27,21 @@ export function renderCrdYaml(crd: CustomResourceDefinition): string {
   return GENERATED_HEADER + stringify(crd, { lineWidth: 0 });
 }
 
-/** The files of `deploy/crds/`, file name → content, sorted by file name. */
+/** The Kustomize file of `deploy/crds/`, so that `kubectl apply -k` and the deploy base include the CRDs. */
+export const CRDS_KUSTOMIZATION_FILE = 'kustomization.yaml';
+
+/** Renders `deploy/crds/kustomization.yaml` listing the given CRD files. */
+export function renderCrdsKustomization(crdFiles: readonly string[]): string {
+  return GENERATED_HEADER + stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [...crdFiles] }, { lineWidth: 0 });
+}
+
+/**
+ * The files of `deploy/crds/`, file name → content: one file per CRD, sorted by file name, then
+ * {@link CRDS_KUSTOMIZATION_FILE} listing them.
+ */
 export function generateCrdFiles(): Record<string, string> {
   const files: Record<string, string> = {};
   for (const crd of [...allCrds()].sort((a, b) => (crdFileName(a) < crdFileName(b) ? -1 : 1))) files[crdFileName(crd)] = renderCrdYaml(crd);
+  files[CRDS_KUSTOMIZATION_FILE] = renderCrdsKustomization(Object.keys(files));
   return files;
 }
