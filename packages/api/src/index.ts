@@ -40,3 +40,4 @@ export * from './crds/crd.js';
 export * from './crds/kubefed-crds.js';
 export * from './crds/federated-type.js';
 export * from './crds/generate.js';
+export * from './resources.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { LEADER_ELECTION_LOCK_NAME } from '@kubefed/api';
+import { LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import {
   ClusterHealthTracker,
@@ -12,7 +12,7 @@ import {
 import { Manager, type Logger, type ManagerAddresses } from '@kubefed/runtime';
 import { redactUrl, type ControllerManagerConfig } from './config.js';
 
-const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' } as const;
+const LEASES = RESOURCES.leases;
 
 /** Options of {@link runControllerManager}. */
 export interface RunControllerManagerOptions {

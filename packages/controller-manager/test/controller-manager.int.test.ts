@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kubeFedCrds } from '@kubefed/api';
+import { kubeFedCrds, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const NS = 'kube-federation-system';
 const core = (resource: string) => ({ group: '', version: 'v1', resource });
-const KFC = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' };
-const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
+const KFC = RESOURCES.kubeFedClusters;
+const LEASES = RESOURCES.leases;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

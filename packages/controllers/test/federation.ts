@@ -3,14 +3,14 @@
  * namespaces with members registered the way `kubefedctl join` does (a service account and its
  * token secret in the member, a token Secret and a KubeFedCluster in the host).
  */
-import { kubeFedCrds } from '@kubefed/api';
+import { kubeFedCrds, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster, type StartClusterOptions } from '@kubefed/kube-sim';
 import { vi } from 'vitest';
 
 const core = (resource: string) => ({ group: '', version: 'v1', resource });
 const rbac = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
-export const KFC = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' };
+export const KFC = RESOURCES.kubeFedClusters;
 export const KFCONFIG = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedconfigs' };
 
 export interface Federation extends AsyncDisposable {

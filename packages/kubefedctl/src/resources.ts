@@ -1,23 +1,9 @@
-import { CORE_GROUP, CORE_VERSION, SCHEDULING_GROUP, SCHEDULING_VERSION } from '@kubefed/api';
+import { RESOURCES } from '@kubefed/api';
 import { isNotFound } from '@kubefed/client';
 import type { GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
 
 /** The resources kubefedctl reads and writes. */
-export const GVR = {
-  namespaces: { group: '', version: 'v1', resource: 'namespaces' },
-  serviceAccounts: { group: '', version: 'v1', resource: 'serviceaccounts' },
-  secrets: { group: '', version: 'v1', resource: 'secrets' },
-  clusterRoles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' },
-  clusterRoleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
-  roles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles' },
-  roleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' },
-  kubeFedClusters: { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedclusters' },
-  kubeFedConfigs: { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedconfigs' },
-  federatedTypeConfigs: { group: CORE_GROUP, version: CORE_VERSION, resource: 'federatedtypeconfigs' },
-  customResourceDefinitions: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
-  replicaSchedulingPreferences: { group: SCHEDULING_GROUP, version: SCHEDULING_VERSION, resource: 'replicaschedulingpreferences' },
-  pods: { group: '', version: 'v1', resource: 'pods' },
-} as const satisfies Record<string, GroupVersionResource>;
+export const GVR = RESOURCES;
 
 const KIND_GVR: Record<string, GroupVersionResource> = {
   Namespace: GVR.namespaces,

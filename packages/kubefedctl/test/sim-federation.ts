@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { API_VERSIONS, federatedTypeConfigCrd, kubeFedClusterCrd, kubeFedConfigCrd } from '@kubefed/api';
+import { API_VERSIONS, federatedTypeConfigCrd, kubeFedClusterCrd, kubeFedConfigCrd, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, isNotFound } from '@kubefed/client';
 import type { KubeObject } from '@kubefed/client';
 import { buildKubeconfig, startCluster } from '@kubefed/kube-sim';
@@ -118,15 +118,4 @@ export async function getOrUndefined(client: DynamicClient, gvr: { group: string
   }
 }
 
-export const gvr = {
-  namespaces: { group: '', version: 'v1', resource: 'namespaces' },
-  serviceAccounts: { group: '', version: 'v1', resource: 'serviceaccounts' },
-  secrets: { group: '', version: 'v1', resource: 'secrets' },
-  configMaps: { group: '', version: 'v1', resource: 'configmaps' },
-  clusterRoles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' },
-  clusterRoleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' },
-  roles: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles' },
-  roleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' },
-  kubeFedClusters: { group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' },
-  federatedTypeConfigs: { group: 'core.kubefed.io', version: 'v1beta1', resource: 'federatedtypeconfigs' },
-} as const;
+export const gvr = RESOURCES;

@@ -1,11 +1,11 @@
 import {
+  API_VERSIONS,
   ClusterEventReason,
-  CORE_GROUP,
-  CORE_VERSION,
   EventComponent,
   isClusterReady,
   kubeFedClusterSchema,
   kubeFedClusterStatusSchema,
+  RESOURCES,
   type KubeFedCluster,
   type KubeFedClusterStatus,
 } from '@kubefed/api';
@@ -37,8 +37,8 @@ import type { ClusterHealthTracker } from './cluster-health-tracker.js';
 import type { HealthCheckSettings, HealthCheckSettingsSource } from './health-check-settings.js';
 
 /** The KubeFedCluster resource. */
-export const KUBEFED_CLUSTER_GVR = { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedclusters' } as const;
-const SECRETS = { group: '', version: 'v1', resource: 'secrets' } as const;
+export const KUBEFED_CLUSTER_GVR = RESOURCES.kubeFedClusters;
+const SECRETS = RESOURCES.secrets;
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
 
@@ -233,7 +233,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       kind: 'Event',
       metadata: { generateName: `${raw.metadata.name ?? ''}.`, namespace },
       involvedObject: {
-        apiVersion: raw.apiVersion ?? `${CORE_GROUP}/${CORE_VERSION}`,
+        apiVersion: raw.apiVersion ?? API_VERSIONS.core,
         kind: raw.kind ?? 'KubeFedCluster',
         name: raw.metadata.name,
         namespace,

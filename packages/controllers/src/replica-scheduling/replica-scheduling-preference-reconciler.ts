@@ -1,4 +1,4 @@
-import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, SCHEDULING_GROUP, SCHEDULING_VERSION } from '@kubefed/api';
+import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, RESOURCES } from '@kubefed/api';
 import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
 import { done, requeueAfter, splitKey, systemClock, terminal, type Clock, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler } from '@kubefed/runtime';
 import {
@@ -17,7 +17,7 @@ import { describeResult, readSchedulingStatus, schedulingStatus, schedulingStatu
 import { schedulingUpdate, type SchedulableSpec } from './scheduling-update.js';
 
 /** The ReplicaSchedulingPreference resource. */
-export const RSP_GVR = { group: SCHEDULING_GROUP, version: SCHEDULING_VERSION, resource: 'replicaschedulingpreferences' } as const;
+export const RSP_GVR = RESOURCES.replicaSchedulingPreferences;
 
 type Gvr = { readonly group: string; readonly version: string; readonly resource: string };
 
@@ -41,7 +41,7 @@ export const DEFAULT_SCHEDULING_TARGETS: Readonly<Record<string, SchedulingTarge
   },
 });
 
-const KUBEFED_CLUSTERS = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' } as const;
+const KUBEFED_CLUSTERS = RESOURCES.kubeFedClusters;
 const FEDERATED_NAMESPACES = { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatednamespaces' } as const;
 const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 
