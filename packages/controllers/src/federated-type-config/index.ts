@@ -1,0 +1,11 @@
+/** The FederatedTypeConfig controller (§4.3): one sync controller per FTC with propagation Enabled. */
+export {
+  FEDERATED_TYPE_CONFIG_GVR,
+  FederatedTypeConfigReconciler,
+  type FederatedTypeConfigReconcilerOptions,
+} from './federated-type-config-reconciler.js';
+export {
+  registerFederatedTypeConfigController,
+  type FederatedTypeConfigControllerHandle,
+  type FederatedTypeConfigControllerOptions,
+} from './register-federated-type-config-controller.js';

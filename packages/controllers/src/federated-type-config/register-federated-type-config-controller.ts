@@ -1,0 +1,105 @@
+import type { Switch } from '@kubefed/api';
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import type { JobProducer } from '@kubefed/queue';
+import { type Controller, type Informer, listerWatcherFor, type Manager } from '@kubefed/runtime';
+import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
+import type { PlacementCluster } from '../sync/placement.js';
+import { SyncController } from '../sync/controller/sync-controller.js';
+import { createSyncProcessor, type SyncJobProcessor } from '../sync/controller/sync-processor.js';
+import { StatusRecorder } from '../sync/controller/status-recorder.js';
+import type { SyncType } from '../sync/controller/sync-type.js';
+import { VersionStore } from '../sync/controller/version-store.js';
+import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from './federated-type-config-reconciler.js';
+
+/** Options of {@link registerFederatedTypeConfigController}. */
+export interface FederatedTypeConfigControllerOptions {
+  /** Client of the host cluster. */
+  host: DynamicClient;
+  /** The kubefed namespace (where FTCs and KubeFedClusters live). */
+  namespace: string;
+  /** Ready member clusters (from the cluster health controller). */
+  tracker: ClusterHealthTracker;
+  /** Every registered KubeFedCluster, e.g. the KubeFedCluster informer's `store.list()`. */
+  clusters: () => readonly PlacementCluster[];
+  /** Where sync jobs go. */
+  producer: JobProducer;
+  /** Outcomes shared by workers and status writers in this process; default a new one. */
+  recorder?: StatusRecorder;
+  /** Scope of the control plane; default `Cluster`. */
+  scope?: 'Cluster' | 'Namespaced';
+  /** KubeFedConfig `spec.syncController.adoptResources`; default `Enabled`. */
+  adoptResources?: Switch;
+  /** Status flush period of each sync controller; default 200 ms. */
+  statusFlushMs?: number;
+  /** Poll period while member copies are being removed; default 500 ms. */
+  removalPollMs?: number;
+  /** Resync period of each sync controller (repairs drift in members); default 5 min. */
+  resyncPeriodMs?: number;
+  /** Record written versions in (Cluster)PropagatedVersions in the host (KubeFed's way); default true. False keeps them in memory. */
+  persistVersions?: boolean;
+}
+
+/** What {@link registerFederatedTypeConfigController} added to the manager. */
+export interface FederatedTypeConfigControllerHandle {
+  readonly controller: Controller;
+  readonly informer: Informer<KubeObject>;
+  readonly recorder: StatusRecorder;
+  /** The sync type of a running sync controller, by FTC name. */
+  readonly syncType: (name: string) => SyncType | undefined;
+  /** The sync worker for this process's types: run it in a `SyncWorkerHost`. */
+  readonly processor: SyncJobProcessor;
+}
+
+/**
+ * Adds the FederatedTypeConfig controller to `manager` (KUBEFED-REFERENCE §4.3): an informer
+ * on FTCs in the kubefed namespace (no resync) and the `federatedtypeconfig` controller, which
+ * starts a {@link SyncController} per FTC with propagation Enabled. Also returns the sync job
+ * processor for this process's workers (it knows the types whose controllers run here).
+ * Stopping the manager stops every sync controller.
+ */
+export function registerFederatedTypeConfigController(manager: Manager, options: FederatedTypeConfigControllerOptions): FederatedTypeConfigControllerHandle {
+  const recorder = options.recorder ?? new StatusRecorder();
+  const env = { host: options.host, clusters: options.clusters, scope: options.scope ?? 'Cluster' } as const;
+  const informer = manager.informer({
+    name: 'federatedtypeconfigs',
+    listerWatcher: listerWatcherFor(options.host.resource(FEDERATED_TYPE_CONFIG_GVR, options.namespace)),
+  });
+  const reconciler = new FederatedTypeConfigReconciler({
+    host: options.host,
+    ftcs: informer.store,
+    syncController: (type) =>
+      new SyncController({
+        ...env,
+        type,
+        tracker: options.tracker,
+        producer: options.producer,
+        recorder,
+        statusFlushMs: options.statusFlushMs,
+        removalPollMs: options.removalPollMs,
+        resyncPeriodMs: options.resyncPeriodMs,
+        logger: manager.logger,
+      }),
+    onChildError: (name, err) => manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed'),
+  });
+  // Added before the controller so that it stops after it: children stop once no reconcile runs.
+  manager.add({
+    name: 'federatedtypeconfig-children',
+    start: async (signal) => {
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await reconciler.close();
+    },
+  });
+  const controller = manager.controller({ name: 'federatedtypeconfig', reconciler }).watch(informer);
+  const processor = createSyncProcessor({
+    ...env,
+    types: (name) => reconciler.syncType(name),
+    memberClient: (cluster) => options.tracker.readyClusters().get(cluster),
+    recorder,
+    adoptResources: options.adoptResources,
+    versionStore: options.persistVersions === false ? undefined : new VersionStore(options.host),
+  });
+  return { controller, informer, recorder, syncType: (name) => reconciler.syncType(name), processor };
+}

@@ -1,0 +1,13 @@
+/**
+ * The sync controller's IO layer (ARCHITECTURE "The flow of one change"): `SyncController`
+ * (one federated type: informer → `SyncReconciler` → key-only jobs per member cluster, plus the
+ * `StatusWriter`), the worker (`createSyncProcessor`, run inside `SyncWorkerHost`), the
+ * in-process `StatusRecorder` between them and the `VersionStore` ((Cluster)PropagatedVersions).
+ */
+export { StatusRecorder, recorderKey } from './status-recorder.js';
+export { StatusWriter, type StatusWriterOptions } from './status-writer.js';
+export { SyncController, type SyncControllerOptions } from './sync-controller.js';
+export { SyncReconciler, type SyncReconcilerOptions } from './sync-reconciler.js';
+export { createSyncProcessor, MemberWriteError, type SyncJobProcessor, type SyncProcessorOptions } from './sync-processor.js';
+export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+export { VersionStore, type VersionWrite } from './version-store.js';

@@ -1,0 +1,57 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ClusterPropagationResult } from '../federated-status.js';
+
+/**
+ * Per-cluster propagation outcomes of federated objects, in memory for one process: written by
+ * the sync workers, read by the status writer. Keys are `<federated type>|<namespace/name>`
+ * (see {@link recorderKey}). A key becomes dirty when an outcome changed or when someone
+ * asks the status writer to look again ({@link markDirty}).
+ */
+export class StatusRecorder {
+  readonly #outcomes = new Map<string, Map<string, ClusterPropagationResult>>();
+  readonly #dirty = new Set<string>();
+
+  /** Records `result` for `cluster`; `undefined` removes the cluster's entry. Marks the key dirty on change. */
+  record(key: string, cluster: string, result: ClusterPropagationResult | undefined): void {
+    let byCluster = this.#outcomes.get(key);
+    const previous = byCluster?.get(cluster);
+    if (result === undefined) {
+      if (previous === undefined) return;
+      byCluster?.delete(cluster);
+      if (byCluster?.size === 0) this.#outcomes.delete(key);
+    } else {
+      if (previous !== undefined && isDeepStrictEqual(previous, result)) return;
+      if (byCluster === undefined) this.#outcomes.set(key, (byCluster = new Map<string, ClusterPropagationResult>()));
+      byCluster.set(cluster, result);
+    }
+    this.#dirty.add(key);
+  }
+
+  /** The outcomes of `key`, by cluster (a copy). */
+  outcomes(key: string): Map<string, ClusterPropagationResult> {
+    return new Map(this.#outcomes.get(key) ?? []);
+  }
+
+  /** Asks the status writer to recompute `key`'s status. */
+  markDirty(key: string): void {
+    this.#dirty.add(key);
+  }
+
+  /** Returns and clears the dirty keys whose key starts with `prefix`. */
+  takeDirty(prefix: string): string[] {
+    const taken = [...this.#dirty].filter((k) => k.startsWith(prefix));
+    for (const k of taken) this.#dirty.delete(k);
+    return taken;
+  }
+
+  /** Drops everything about `key`. */
+  forget(key: string): void {
+    this.#outcomes.delete(key);
+    this.#dirty.delete(key);
+  }
+}
+
+/** The recorder key of object `objectKey` (`namespace/name` or `name`) of federated type `federatedType`. */
+export function recorderKey(federatedType: string, objectKey: string): string {
+  return `${federatedType}|${objectKey}`;
+}

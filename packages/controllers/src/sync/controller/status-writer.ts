@@ -1,0 +1,82 @@
+import type { FederatedStatus } from '@kubefed/api';
+import { isConflict, isNotFound, type KubeObject } from '@kubefed/client';
+import type { Clock, Reader } from '@kubefed/runtime';
+import { splitKey } from '@kubefed/runtime';
+import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
+import { ComputePlacementError } from '../errors.js';
+import type { StatusRecorder } from './status-recorder.js';
+import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+
+/** Options of {@link StatusWriter}. */
+export interface StatusWriterOptions extends PlacementEnvironment {
+  readonly type: SyncType;
+  readonly objects: Reader<KubeObject>;
+  readonly recorder: StatusRecorder;
+  /** Whether a cluster is Ready now. */
+  readonly isReady: (cluster: string) => boolean;
+  readonly clock: Clock;
+}
+
+/**
+ * Writes the `status` of federated objects of one type from the outcomes in the
+ * {@link StatusRecorder} (KUBEFED-REFERENCE §4.4.10): per target cluster its recorded outcome
+ * (`ClusterNotReady` when not Ready; not yet reported clusters are left out), plus non-target
+ * clusters still reporting a status (e.g. `WaitingForRemoval`). Writes through the status
+ * subresource only when `computeFederatedStatus` says it changed.
+ */
+export class StatusWriter {
+  readonly #o: StatusWriterOptions;
+
+  constructor(options: StatusWriterOptions) {
+    this.#o = options;
+  }
+
+  /** Writes the status of every dirty object of this type; a failed key stays dirty. */
+  async flush(): Promise<void> {
+    const prefix = `${this.#o.type.name}|`;
+    for (const rkey of this.#o.recorder.takeDirty(prefix)) {
+      try {
+        await this.#write(rkey, rkey.slice(prefix.length));
+      } catch (err) {
+        if (!isNotFound(err)) this.#o.recorder.markDirty(rkey);
+        if (!isConflict(err) && !isNotFound(err)) throw err;
+      }
+    }
+  }
+
+  async #write(rkey: string, key: string): Promise<void> {
+    const o = this.#o;
+    const fed = o.objects.get(key);
+    if (fed === undefined || isDeleting(fed)) return;
+    const outcomes = o.recorder.outcomes(rkey);
+    const statuses = new Map<string, ClusterPropagationResult>();
+    let reason: 'ComputePlacementFailed' | undefined;
+    let namespaceNotFederated = false;
+    let targets: string[] = [];
+    try {
+      const placement = await placementOf(o, o.type, fed);
+      targets = placement.clusters;
+      namespaceNotFederated = placement.reason === 'NamespaceNotFederated';
+    } catch (err) {
+      if (!(err instanceof ComputePlacementError)) throw err;
+      reason = 'ComputePlacementFailed';
+    }
+    for (const c of targets) {
+      const r = outcomes.get(c);
+      if (!o.isReady(c)) statuses.set(c, { status: 'ClusterNotReady' });
+      else if (r !== undefined) statuses.set(c, r);
+    }
+    for (const [c, r] of outcomes) if (!targets.includes(c) && (r.status ?? '') !== '') statuses.set(c, r);
+    const result = computeFederatedStatus({
+      generation: fed.metadata.generation,
+      reason,
+      namespaceNotFederated,
+      clusterStatuses: statuses,
+      previousStatus: fed.status as FederatedStatus | undefined,
+      now: new Date(o.clock.now()),
+    });
+    if (!result.changed) return;
+    const { namespace } = splitKey(key);
+    await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...structuredClone(fed), status: result.status });
+  }
+}

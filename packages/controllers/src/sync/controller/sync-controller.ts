@@ -1,0 +1,123 @@
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import type { JobProducer } from '@kubefed/queue';
+import {
+  type Clock,
+  Controller,
+  deletedObject,
+  Informer,
+  listerWatcherFor,
+  type Logger,
+  objectKey,
+  type Runnable,
+  silentLogger,
+  systemClock,
+} from '@kubefed/runtime';
+import { isNamespaceType } from '../placement.js';
+import type { StatusRecorder } from './status-recorder.js';
+import { StatusWriter } from './status-writer.js';
+import { SyncReconciler } from './sync-reconciler.js';
+import { FEDERATED_NAMESPACE_GVR, type PlacementEnvironment, type SyncType } from './sync-type.js';
+
+/** Options of {@link SyncController}. */
+export interface SyncControllerOptions extends PlacementEnvironment {
+  readonly type: SyncType;
+  /** Ready member clusters with their clients, and change notifications (a `ClusterHealthTracker` fits). */
+  readonly tracker: {
+    readyClusters(): ReadonlyMap<string, DynamicClient>;
+    isReady(name: string): boolean;
+    onChange(listener: (ready: readonly string[]) => void): () => void;
+  };
+  readonly producer: JobProducer;
+  readonly recorder: StatusRecorder;
+  /** Status flush period; default 200 ms. */
+  readonly statusFlushMs?: number | undefined;
+  /** Poll period while member copies are being removed; default 500 ms. */
+  readonly removalPollMs?: number | undefined;
+  /** Every object is reconciled again this often (repairs drift in members); default 5 min, 0 = never. */
+  readonly resyncPeriodMs?: number | undefined;
+  /** Parallel reconciles; default 4. */
+  readonly maxConcurrentReconciles?: number | undefined;
+  readonly logger?: Logger | undefined;
+  readonly clock?: Clock | undefined;
+}
+
+const changed = (o: KubeObject, n: KubeObject): boolean =>
+  o === n || // a periodic resync
+  o.metadata.generation !== n.metadata.generation ||
+  o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+  JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
+  JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {}) ||
+  JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []);
+
+/**
+ * The sync controller of one federated type (KUBEFED-REFERENCE §4.4), as one runnable: an
+ * informer on the federated type in the host, a controller running {@link SyncReconciler}
+ * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
+ * Every object is reconciled again when the set of Ready clusters changes, and every object in
+ * namespace N when the FederatedNamespace N/N changes (namespaced targets). Status-only
+ * updates of the federated object do not trigger a reconcile.
+ */
+export class SyncController implements Runnable {
+  readonly name: string;
+  readonly needLeaderElection = true;
+  readonly #o: SyncControllerOptions;
+
+  constructor(options: SyncControllerOptions) {
+    this.#o = options;
+    this.name = `sync-${options.type.name}`;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const logger = o.logger ?? silentLogger();
+    const clock = o.clock ?? systemClock;
+    const informer = new Informer({ name: this.name, listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr)),
+      resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
+      logger,
+      clock,
+    });
+    const reconciler = new SyncReconciler({ ...o, objects: informer.store, readyClusters: () => o.tracker.readyClusters() });
+    const controller = new Controller({
+      name: this.name,
+      reconciler,
+      maxConcurrentReconciles: o.maxConcurrentReconciles ?? 4,
+      logger,
+      clock,
+    }).watch(informer, { updatePredicate: changed });
+    const runs: Promise<void>[] = [informer.start(signal), controller.start(signal)];
+    // §4.4.1: any change to the FederatedNamespace of N re-enqueues every object of this type in N.
+    if (o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)) {
+      const namespaces = new Informer({
+        name: `${this.name}-federatednamespaces`,
+        listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR)),
+        logger,
+        clock,
+      });
+      const enqueueNamespace = (obj: KubeObject): void => {
+        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? '')) controller.queue.add(objectKey(fedObj));
+      };
+      namespaces.addEventHandler({
+        onAdd: enqueueNamespace,
+        onUpdate: (_, n) => enqueueNamespace(n),
+        onDelete: (obj) => enqueueNamespace(deletedObject(obj)),
+      });
+      runs.push(namespaces.start(signal));
+    }
+    const writer = new StatusWriter({ ...o, objects: informer.store, isReady: (c) => o.tracker.isReady(c), clock });
+    const off = o.tracker.onChange(() => {
+      for (const key of informer.store.keys()) controller.queue.add(key);
+    });
+    const flushMs = o.statusFlushMs ?? 200;
+    let flushing = Promise.resolve();
+    const timer = setInterval(() => {
+      flushing = flushing.then(() => writer.flush()).catch((err: unknown) => logger.error({ controller: this.name, err }, 'status write failed'));
+    }, flushMs);
+    try {
+      await Promise.all(runs);
+    } finally {
+      clearInterval(timer);
+      off();
+      await flushing;
+    }
+  }
+}

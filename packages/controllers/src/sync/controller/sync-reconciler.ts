@@ -1,0 +1,104 @@
+import { MANAGED_LABEL, MANAGED_LABEL_TRUE, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
+import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
+import type { JobProducer, SyncJob } from '@kubefed/queue';
+import { done, type Reader, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
+import { ComputePlacementError } from '../errors.js';
+import { recorderKey, type StatusRecorder } from './status-recorder.js';
+import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+
+/** Options of {@link SyncReconciler}. */
+export interface SyncReconcilerOptions extends PlacementEnvironment {
+  readonly type: SyncType;
+  /** The informer cache of the federated type. */
+  readonly objects: Reader<KubeObject>;
+  /** Ready member clusters with their clients (`ClusterHealthTracker.readyClusters`). */
+  readonly readyClusters: () => ReadonlyMap<string, DynamicClient>;
+  readonly producer: JobProducer;
+  readonly recorder: StatusRecorder;
+  /** Poll period while member copies are being removed; default 500 ms. */
+  readonly removalPollMs?: number | undefined;
+}
+
+/**
+ * Reconciles one federated object of one type (KUBEFED-REFERENCE §4.4): ensures the finalizer
+ * `kubefed.io/sync-controller`, computes the effective placement over the Ready clusters and
+ * enqueues one key-only job per target cluster and per non-target Ready cluster still holding
+ * a managed copy; the sync workers do the member IO. While the object is being deleted it
+ * enqueues removal jobs for every Ready cluster and removes the finalizer once no managed
+ * copy remains (with the orphan annotation: once no copy carries the managed label).
+ */
+export class SyncReconciler implements Reconciler {
+  readonly #o: SyncReconcilerOptions;
+
+  constructor(options: SyncReconcilerOptions) {
+    this.#o = options;
+  }
+
+  async reconcile(key: string): Promise<ReconcileOutcome> {
+    const o = this.#o;
+    const rkey = recorderKey(o.type.name, key);
+    const fed = o.objects.get(key);
+    if (fed === undefined) {
+      o.recorder.forget(rkey);
+      return done();
+    }
+    const { namespace, name } = splitKey(key);
+    const fedClient = o.host.resource(o.type.federatedGvr, namespace);
+    const finalizers = fed.metadata.finalizers ?? [];
+    const ready = o.readyClusters();
+    const job = (cluster: string, kind: SyncJob['kind']): SyncJob =>
+      namespace === undefined ? { kind, federatedType: o.type.name, name, cluster } : { kind, federatedType: o.type.name, namespace, name, cluster };
+
+    if (isDeleting(fed)) {
+      if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) return done();
+      const remaining = await this.#managedCopies(ready, namespace, name);
+      if (remaining.length > 0) {
+        await o.producer.enqueueBulk(remaining.map((c) => job(c, 'remove')));
+        return requeueAfter(o.removalPollMs ?? 500);
+      }
+      await fedClient.patch(
+        name,
+        { metadata: { finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER), resourceVersion: fed.metadata.resourceVersion } },
+        'merge',
+      );
+      o.recorder.forget(rkey);
+      return done();
+    }
+
+    if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) {
+      await fedClient.patch(name, { metadata: { finalizers: [...finalizers, SYNC_CONTROLLER_FINALIZER], resourceVersion: fed.metadata.resourceVersion } }, 'merge');
+    }
+    let targets: string[];
+    try {
+      targets = (await placementOf(o, o.type, fed)).clusters.filter((c) => ready.has(c));
+    } catch (err) {
+      o.recorder.markDirty(rkey);
+      if (err instanceof ComputePlacementError) return terminal(err);
+      throw err;
+    }
+    const others = [...ready.keys()].filter((c) => !targets.includes(c));
+    const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
+    const jobs = [...targets.map((c) => job(c, 'sync')), ...stale.map((c) => job(c, 'remove'))];
+    if (jobs.length > 0) await o.producer.enqueueBulk(jobs);
+    o.recorder.markDirty(rkey);
+    const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
+    return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
+  }
+
+  /** Ready clusters whose copy of the object carries the managed label. */
+  async #managedCopies(clusters: ReadonlyMap<string, DynamicClient>, namespace: string | undefined, name: string): Promise<string[]> {
+    const ns = this.#o.type.targetType.scope === 'Namespaced' ? namespace : undefined;
+    const found = await Promise.all(
+      [...clusters].map(async ([cluster, client]) => {
+        try {
+          const obj = await client.resource(this.#o.type.targetGvr, ns).get(name);
+          return obj.metadata.labels?.[MANAGED_LABEL] === MANAGED_LABEL_TRUE ? cluster : undefined;
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      }),
+    );
+    return found.filter((c): c is string => c !== undefined);
+  }
+}

@@ -1,0 +1,83 @@
+import { type ApiResource, defaultFederatedTypeConfig, type FederatedTypeConfig, validateFederatedTypeConfig } from '@kubefed/api';
+import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
+import { effectivePlacement, type EffectivePlacement, isNamespaceType, type PlacementCluster, type PlacementSource } from '../placement.js';
+
+/** One federated type as the sync controller and its workers use it (from an FTC). */
+export interface SyncType {
+  /** The FTC name, e.g. `configmaps` or `deployments.apps`; used as the job's `federatedType`. */
+  readonly name: string;
+  readonly federatedGvr: GroupVersionResource;
+  readonly targetGvr: GroupVersionResource;
+  readonly targetType: ApiResource;
+}
+
+const gvrOf = (r: ApiResource): GroupVersionResource => ({ group: r.group ?? '', version: r.version, resource: r.pluralName });
+
+/** The {@link SyncType} of an FTC. */
+export function syncTypeOf(ftc: FederatedTypeConfig): SyncType {
+  return {
+    name: ftc.metadata.name ?? '',
+    federatedGvr: gvrOf(ftc.spec.federatedType),
+    targetGvr: gvrOf(ftc.spec.targetType),
+    targetType: ftc.spec.targetType,
+  };
+}
+
+/** What placement needs from the environment. */
+export interface PlacementEnvironment {
+  /** Client of the host cluster. */
+  readonly host: DynamicClient;
+  /** Every registered KubeFedCluster (ready or not). */
+  readonly clusters: () => readonly PlacementCluster[];
+  /** Scope of the control plane; default `Cluster`. */
+  readonly scope?: 'Cluster' | 'Namespaced' | undefined;
+  /** The FederatedNamespace resource; default `types.kubefed.io/v1beta1` `federatednamespaces`. */
+  readonly federatedNamespaceGvr?: GroupVersionResource | undefined;
+}
+
+/** The FederatedNamespace resource KubeFed generates for `namespaces`. */
+export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
+
+/**
+ * The effective placement of `fedObject` (§4.4.4), reading the FederatedNamespace `N/N` from the
+ * host for namespaced targets.
+ *
+ * @throws ComputePlacementError for an invalid selector; API errors other than NotFound as is.
+ */
+export async function placementOf(env: PlacementEnvironment, type: SyncType, fedObject: KubeObject): Promise<EffectivePlacement> {
+  let federatedNamespace: PlacementSource | undefined;
+  const ns = fedObject.metadata.namespace;
+  if (type.targetType.scope === 'Namespaced' && !isNamespaceType(type.targetType) && ns !== undefined && ns !== '') {
+    try {
+      federatedNamespace = (await env.host.resource(env.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR, ns).get(ns));
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return effectivePlacement({
+    fedObject: fedObject,
+    clusters: env.clusters(),
+    targetType: type.targetType,
+    federatedNamespace,
+    scope: env.scope ?? 'Cluster',
+  });
+}
+
+/** The object is being deleted. */
+export const isDeleting = (obj: KubeObject): boolean => obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
+
+/**
+ * Sync types from an FTC cache in the kubefed `namespace` (e.g. an FTC informer's store), for
+ * worker-only processes that run no FederatedTypeConfig controller: an FTC that is missing,
+ * invalid or has propagation Disabled gives `undefined`.
+ */
+export function syncTypeLookup(ftcs: { get(key: string): KubeObject | undefined }, namespace: string): (name: string) => SyncType | undefined {
+  return (name) => {
+    const raw = ftcs.get(`${namespace}/${name}`);
+    if (raw === undefined) return undefined;
+    const parsed = validateFederatedTypeConfig(raw);
+    if (!parsed.ok) return undefined;
+    const ftc = defaultFederatedTypeConfig(parsed.value);
+    return ftc.spec.propagation === 'Enabled' ? syncTypeOf(ftc) : undefined;
+  };
+}

@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
+import type { KubeObject } from '@kubefed/client';
+import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
+import { Manager } from '@kubefed/runtime';
+import { consistently, startRedis, type RedisHandle } from '@kubefed/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FEDERATED_TYPE_CONFIG_GVR,
+  KubeFedConfigSource,
+  registerFederatedTypeConfigController,
+  registerKubeFedClusterController,
+  registerKubeFedConfigController,
+} from '@kubefed/controllers';
+import { clientFor, createNamespace, joinMember, KFCONFIG, startFederation, type Federation } from './federation.js';
+
+const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
+const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
+const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
+const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
+
+let fed: Federation;
+let redis: RedisHandle;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  fed = await startFederation({ member1: {}, member2: {} });
+  redis = await startRedis({ url: process.env.REDIS_URL });
+  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS]) await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
+});
+
+afterAll(async () => {
+  await redis.stop();
+  await fed[Symbol.asyncDispose]();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A kubefed namespace with both members joined, the health + FTC controllers and a sync worker host running in process. */
+async function startControlPlane(types: readonly FederatedTypeOptions[] = [CLUSTER_ROLES]): Promise<string> {
+  const ns = `kf-${randomUUID().slice(0, 8)}`;
+  await createNamespace(fed.hostClient, ns);
+  await fed.hostClient.resource(KFCONFIG, ns).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: FAST });
+  await joinMember(fed, fed.member('member1'), ns);
+  await joinMember(fed, fed.member('member2'), ns);
+  for (const member of ['member1', 'member2']) await grantFullAccess(member, ns);
+
+  const prefix = redis.prefix('sync');
+  const producerConnection = createRedisConnection(redis.url, { role: 'producer' });
+  const workerConnection = createRedisConnection(redis.url, { role: 'worker' });
+  cleanups.push(() => Promise.resolve(producerConnection.disconnect()));
+  cleanups.push(() => Promise.resolve(workerConnection.disconnect()));
+  const producer = new BullMqJobProducer({ connection: producerConnection, prefix, retry: { attempts: 10, backoffDelayMs: 50, jitter: 0 } });
+  cleanups.push(() => producer.close());
+
+  const manager = new Manager({ healthAddress: null, metricsAddress: null });
+  const source = new KubeFedConfigSource(ns);
+  registerKubeFedConfigController(manager, { host: fed.hostClient, namespace: ns, source });
+  const clusters = registerKubeFedClusterController(manager, {
+    host: fed.hostClient,
+    namespace: ns,
+    settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
+  });
+  const ftc = registerFederatedTypeConfigController(manager, {
+    host: fed.hostClient,
+    namespace: ns,
+    tracker: clusters.tracker,
+    clusters: () => clusters.informer.store.list(),
+    producer,
+    statusFlushMs: 100,
+    removalPollMs: 200,
+    resyncPeriodMs: 500,
+  });
+  const workers = await SyncWorkerHost.start({ connection: workerConnection, prefix, processor: (job) => ftc.processor(job), clusters: ['member1', 'member2'] });
+  cleanups.push(() => workers.close({ timeoutMs: 2000 }));
+  const stop = new AbortController();
+  const finished = manager.start(stop.signal);
+  cleanups.push(async () => {
+    stop.abort();
+    await finished;
+  });
+  for (const type of types) await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(buildFederatedTypeConfig(type, ns) as unknown as KubeObject);
+  return ns;
+}
+
+/** Grants the joined service account full access in its member, as `kubefedctl join` does. */
+async function grantFullAccess(member: string, ns: string): Promise<void> {
+  using client = clientFor(fed.member(member));
+  const role = `kubefed-controller-manager:${ns}-${member}-host`;
+  await client.resource(MEMBER_CLUSTER_ROLES).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: role },
+    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+  });
+  await client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' }).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: role },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'ServiceAccount', name: `${member}-host`, namespace: ns }],
+  });
+}
+
+function federatedClusterRole(name: string, clusters: string[]): KubeObject {
+  return {
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedClusterRole',
+    metadata: { name },
+    spec: {
+      template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] },
+      placement: { clusters: clusters.map((c) => ({ name: c })) },
+      overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/metadata/labels', value: { tier: 'second' } }] }],
+    },
+  };
+}
+
+const inMember = (member: string, name: string): Promise<KubeObject | undefined> => {
+  using client = clientFor(fed.member(member));
+  return client
+    .resource(MEMBER_CLUSTER_ROLES)
+    .get(name)
+    .catch(() => undefined);
+};
+
+describe('sync controller against kube-sim and Redis', () => {
+  it('reports propagation Running in the FederatedTypeConfig status', async () => {
+    const ns = await startControlPlane();
+    await expect
+      .poll(async () => (await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 10_000, interval: 100 })
+      .toEqual({ observedGeneration: 1, propagationController: 'Running', statusController: 'NotRunning' });
+  });
+
+  it('propagates a federated object to the placed members with the managed label and overrides, then reports Propagation True', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1', 'member2']));
+
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toMatchObject({
+      metadata: { labels: { 'kubefed.io/managed': 'true' } },
+      rules: [{ verbs: ['get'] }],
+    });
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toMatchObject({
+      metadata: { labels: { 'kubefed.io/managed': 'true', tier: 'second' } },
+    });
+    await expect
+      .poll(async () => (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({
+        observedGeneration: 1,
+        conditions: [{ type: 'Propagation', status: 'True' }],
+        clusters: [{ name: 'member1' }, { name: 'member2' }],
+      });
+    expect((await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller');
+    await expect
+      .poll(async () => (await fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' }).get(`clusterrole-${name}`)).status, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toMatchObject({ clusterVersions: [{ clusterName: 'member1', version: expect.stringMatching(/^rv:/) }, { clusterName: 'member2' }] });
+  });
+
+  it('propagates updates, removes the copy of a cluster that leaves placement, and removes every copy before the object on deletion', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    // Merge patches: a get + update could race with the controller's own writes.
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } }, 'merge');
+    await expect.poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 }).toMatchObject([{ verbs: ['get', 'list'] }]);
+
+    await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    expect(await inMember('member1', name)).toBeDefined();
+
+    await objects.delete(name);
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+    await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+  });
+
+  it('only removes the managed label from member copies when the deleted object carries the orphan annotation', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    const obj = federatedClusterRole(name, ['member1']);
+    obj.metadata.annotations = { 'kubefed.io/orphan': 'true' };
+    await objects.create(obj);
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    await objects.delete(name);
+    await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+    const orphaned = await inMember('member1', name);
+    expect(orphaned).toBeDefined();
+    expect(orphaned?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+  });
+
+  it('stops propagating when the FederatedTypeConfig disables propagation, without touching member copies', async () => {
+    const ns = await startControlPlane();
+    const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
+    const ftcName = 'clusterroles.rbac.authorization.k8s.io';
+    await expect.poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 }).toMatchObject({ propagationController: 'Running' });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    await ftcs.patch(ftcName, { spec: { propagation: 'Disabled' } }, 'merge');
+    await expect
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
+      .toEqual({ observedGeneration: 2, propagationController: 'NotRunning', statusController: 'NotRunning' });
+    const other = `fcr-${randomUUID().slice(0, 8)}`;
+    await objects.create(federatedClusterRole(other, ['member1']));
+    await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });
+    expect(await inMember('member1', name)).toBeDefined();
+    // No controller runs any more: remove the objects and the finalizer by hand.
+    await objects.delete(other);
+    await objects.delete(name);
+    await objects.patch(name, { metadata: { finalizers: null } }, 'merge');
+  });
+
+  it('propagates a FederatedConfigMap into the members its FederatedNamespace is placed in, creating the namespace first', async () => {
+    await startControlPlane([NAMESPACES, CONFIG_MAPS]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+    });
+    await types('federatedconfigmaps').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings' },
+      spec: {
+        template: { data: { mode: 'default' } },
+        placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] },
+        overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/data/mode', value: 'override' }] }],
+      },
+    });
+    const configMap = (member: string): Promise<KubeObject | undefined> => {
+      using client = clientFor(fed.member(member));
+      return client
+        .resource({ group: '', version: 'v1', resource: 'configmaps' }, target)
+        .get('settings')
+        .catch(() => undefined);
+    };
+    await expect.poll(() => configMap('member1'), { timeout: 15_000, interval: 100 }).toMatchObject({
+      metadata: { labels: { 'kubefed.io/managed': 'true' } },
+      data: { mode: 'default' },
+    });
+    await expect.poll(() => configMap('member2'), { timeout: 15_000, interval: 100 }).toMatchObject({ data: { mode: 'override' } });
+    await expect
+      .poll(async () => (await types('federatedconfigmaps').get('settings')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }, { name: 'member2' }] });
+
+    // Narrowing the FederatedNamespace narrows its objects' placement.
+    await types('federatednamespaces').patch(target, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await expect.poll(() => configMap('member2'), { timeout: 15_000, interval: 100 }).toBeUndefined();
+    await expect
+      .poll(async () => ((await types('federatedconfigmaps').get('settings')).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 10_000, interval: 100 })
+      .toEqual([{ name: 'member1' }]);
+    expect(await configMap('member1')).toBeDefined();
+  });
+
+  it('reports ClusterNotReady for a placed member that goes offline, and Propagation True again once it is back', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    const status = async (): Promise<unknown> => (await objects.get(name)).status;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
+
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    try {
+      await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'ClusterNotReady' }],
+      });
+    } finally {
+      member2.faults.restore();
+    }
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Propagation', status: 'True' }],
+      clusters: [{ name: 'member1' }, { name: 'member2' }],
+    });
+  });
+
+  it('repairs a member copy changed behind its back at the next resync', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    using member1 = clientFor(fed.member('member1'));
+    await member1.resource(MEMBER_CLUSTER_ROLES).patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
+    await expect
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
+  });
+
+  it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {
+    const ns = await startControlPlane();
+    const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
+    const ftcName = 'clusterroles.rbac.authorization.k8s.io';
+    await expect.poll(async () => (await ftcs.get(ftcName)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toEqual(['core.kubefed.io/federated-type-config']);
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    await ftcs.delete(ftcName);
+    await expect.poll(() => ftcs.get(ftcName).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+    const other = `fcr-${randomUUID().slice(0, 8)}`;
+    await objects.create(federatedClusterRole(other, ['member1']));
+    await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });
+    expect(await inMember('member1', name)).toBeDefined();
+    await objects.delete(other);
+    await objects.delete(name);
+    await objects.patch(name, { metadata: { finalizers: null } }, 'merge');
+  });
+});
