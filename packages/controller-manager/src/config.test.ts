@@ -10,6 +10,8 @@ describe('parseConfig', () => {
       context: undefined,
       kubefedNamespace: 'kube-federation-system',
       redisUrl: 'redis://127.0.0.1:6379',
+      queuePrefix: 'kubefed',
+      workerConcurrency: 10,
       metricsAddr: ':9090',
       healthAddr: ':8080',
       leaderElect: true,
@@ -21,6 +23,19 @@ describe('parseConfig', () => {
       logFormat: 'json',
       defaultScope: 'Cluster',
     });
+  });
+
+  it('reads --queue-prefix and --worker-concurrency', () => {
+    const c = parseConfig(['--queue-prefix', 'kf-test', '--worker-concurrency', '3'], env);
+    expect([c.queuePrefix, c.workerConcurrency]).toEqual(['kf-test', 3]);
+  });
+
+  it.each([
+    [['--worker-concurrency', '0'], '--worker-concurrency: "0" is not an integer in 1..1000'],
+    [['--worker-concurrency', 'x'], '--worker-concurrency: "x" is not an integer in 1..1000'],
+    [['--queue-prefix', 'a:b'], '--queue-prefix: must be letters, digits, "_", "." or "-"'],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseConfig(argv, env)).toThrow(message);
   });
 
   it('reads REDIS_URL and KUBECONFIG from the environment', () => {

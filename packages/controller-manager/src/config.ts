@@ -23,6 +23,10 @@ export interface ControllerManagerConfig {
   readonly context: string | undefined;
   readonly kubefedNamespace: string;
   readonly redisUrl: string;
+  /** BullMQ key prefix of the sync job queues (`--queue-prefix`, default `kubefed`). */
+  readonly queuePrefix: string;
+  /** Sync jobs run in parallel per member cluster in this process (`--worker-concurrency`, default 10). */
+  readonly workerConcurrency: number;
   readonly metricsAddr: string;
   readonly healthAddr: string;
   readonly leaderElect: boolean;
@@ -58,13 +62,15 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
   return new Command('kubefed-controller-manager')
     .description(
       'Runs the KubeFed control plane against a host cluster: the KubeFedCluster health controller and the ' +
-        'KubeFedConfig handling (sync controllers and workers come later), with leader election on the ' +
+        'KubeFedConfig handling, the FederatedTypeConfig and sync controllers, and the sync workers (Redis/BullMQ), with leader election on the ' +
         'Lease "kubefed-controller-manager" in the kubefed namespace. Stops gracefully on SIGINT/SIGTERM.',
     )
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)')
     .option('--context <name>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)', KUBEFED_NAMESPACE_DEFAULT)
-    .option('--redis-url <url>', 'Redis for the sync job queues (redis:// or rediss://; not used by the health controller yet)', env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+    .option('--redis-url <url>', 'Redis for the sync job queues (redis:// or rediss://)', env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+    .option('--queue-prefix <prefix>', 'BullMQ key prefix of the sync job queues (must match between controllers and workers)', 'kubefed')
+    .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
@@ -115,6 +121,15 @@ const flagsSchema = z.object({
     if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
       ctx.addIssue({ code: 'custom', message: `${JSON.stringify(redactUrl(v))} is not a redis:// or rediss:// URL` });
     }
+  }),
+  queuePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, "_", "." or "-"'),
+  workerConcurrency: z.string().transform((v, ctx) => {
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isInteger(n) || n < 1 || n > 1000) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not an integer in 1..1000` });
+      return z.NEVER;
+    }
+    return n;
   }),
   metricsAddr: addressOf('--metrics-addr'),
   healthAddr: addressOf('--health-addr'),
@@ -183,6 +198,8 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     context: f.context,
     kubefedNamespace: f.kubefedNamespace,
     redisUrl: f.redisUrl,
+    queuePrefix: f.queuePrefix,
+    workerConcurrency: f.workerConcurrency,
     metricsAddr: f.metricsAddr,
     healthAddr: f.healthzAddr ?? f.healthAddr,
     leaderElect: f.leaderElect,

@@ -4,7 +4,9 @@
  * Start reading at `main.ts` (signals, exit codes), then `config.ts` (flags + environment,
  * validated with zod; every bad value is reported naming its flag) and `manager-process.ts`
  * (the runtime Manager with Lease leader election, the KubeFedConfig handling and the cluster
- * health controller). The exports below let tests and the local demo run it in process.
+ * health controller, the FederatedTypeConfig/sync controllers with their Redis job producer, and
+ * the sync worker host kept in step with the KubeFedClusters; `member-clients.ts` serves a
+ * workers-only process). The exports below let tests and the local demo run it in process.
  */
 export {
   buildProgram,
@@ -20,4 +22,12 @@ export {
   type HostSource,
   type Mode,
 } from './config.js';
-export { runControllerManager, leaderIdentity, hostClient, type RunControllerManagerOptions } from './manager-process.js';
+export {
+  runControllerManager,
+  leaderIdentity,
+  hostClient,
+  RedisUnreachableError,
+  MemberNotReadyError,
+  type RunControllerManagerOptions,
+} from './manager-process.js';
+export { MemberClients } from './member-clients.js';

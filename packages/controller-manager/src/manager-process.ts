@@ -1,16 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
+import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import {
   ClusterHealthTracker,
+  createSyncProcessor,
+  FEDERATED_TYPE_CONFIG_GVR,
   KubeFedConfigSource,
+  registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
+  StatusRecorder,
+  syncTypeLookup,
+  VersionStore,
   type HealthCheckSettingsSource,
+  type SyncJobProcessor,
 } from '@kubefed/controllers';
-import { Manager, type Logger, type ManagerAddresses } from '@kubefed/runtime';
+import type { KubeObject } from '@kubefed/client';
+import { BullMqJobProducer, createRedisConnection, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
+import { deletedObject, listerWatcherFor, Manager, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { redactUrl, type ControllerManagerConfig } from './config.js';
+import { MemberClients } from './member-clients.js';
 
 const LEASES = RESOURCES.leases;
 
@@ -24,6 +34,32 @@ export interface RunControllerManagerOptions {
   /** Called once the health and metrics servers listen. */
   readonly onServing?: (addresses: ManagerAddresses) => void;
 }
+
+/** Redis did not answer at start-up; the message names the (redacted) URL. */
+export class RedisUnreachableError extends KubeFedError {}
+
+/** Opens a Redis connection and checks it answers PING within `timeoutMs`; closes it and throws {@link RedisUnreachableError} otherwise. */
+async function connectRedis(url: string, role: 'worker' | 'producer', logger: Logger, timeoutMs = 5000): Promise<RedisConnection> {
+  const connection = createRedisConnection(url, { role, connectionName: `kubefed-controller-manager-${role}`, logger });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      connection.ping(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs}ms`)), timeoutMs);
+      }),
+    ]);
+    return connection;
+  } catch (err) {
+    connection.disconnect();
+    throw new RedisUnreachableError(`Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${(err as Error).message}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A workers-only process got a job for a cluster it has no Ready client for (yet); the job is retried. */
+export class MemberNotReadyError extends KubeFedError {}
 
 /** The leader-election identity KubeFed uses: `<hostname>_<uuid>`. */
 export function leaderIdentity(): string {
@@ -41,9 +77,13 @@ export function hostClient(config: ControllerManagerConfig): DynamicClient {
  * controllers stopped, Lease released, servers closed) or something fails (rejects: a runnable
  * failed, caches did not sync, leadership was lost).
  *
- * Modes: `all` and `controllers` run the KubeFedConfig handling and the cluster health
- * controller; sync workers do not exist yet, so `workers` runs only the health and metrics
- * servers and says so in the log.
+ * Modes: `all` and `controllers` run the KubeFedConfig handling, the cluster health controller
+ * and the FederatedTypeConfig controller (its sync controllers enqueue jobs on Redis under
+ * `--queue-prefix`); `all` and `workers` run a `SyncWorkerHost` serving one queue per
+ * KubeFedCluster (added/removed with the KubeFedClusters). A workers-only process runs no
+ * leader election; it reads FTCs and KubeFedClusters from its own informers.
+ *
+ * @throws RedisUnreachableError (before anything starts) when Redis does not answer.
  */
 export async function runControllerManager(config: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
   const logger = options.logger;
@@ -54,7 +94,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
     logger,
     healthAddress: config.healthAddr,
     metricsAddress: config.metricsAddr,
-    // Workers (when they exist) run on every replica: only controllers need the Lease.
+    // A workers-only process needs no Lease: its workers run on every replica.
     ...(config.leaderElect && config.mode !== 'workers'
       ? {
           leaderElection: {
@@ -69,25 +109,142 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         }
       : {}),
   });
+  const runControllers = config.mode === 'all' || config.mode === 'controllers';
+  const runWorkers = config.mode === 'all' || config.mode === 'workers';
+  const connections: RedisConnection[] = [];
+  try {
+    if (runControllers) connections.push(await connectRedis(config.redisUrl, 'producer', logger));
+    if (runWorkers) connections.push(await connectRedis(config.redisUrl, 'worker', logger));
+  } catch (err) {
+    for (const c of connections) c.disconnect();
+    throw err;
+  }
+  const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
+  const producer = producerConnection === undefined ? undefined : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
+
   logger.info(
     { mode: config.mode, namespace, server: host.server, leaderElect: config.leaderElect, identity, redisUrl: redactUrl(config.redisUrl) },
     'starting kubefed-controller-manager',
   );
 
-  if (config.mode === 'all' || config.mode === 'controllers') {
+  let processor: SyncJobProcessor | undefined;
+  let clusterInformer: Informer<KubeObject> | undefined;
+  let memberClients: MemberClients | undefined;
+  if (runControllers) {
     const source = new KubeFedConfigSource(namespace);
     registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope });
     const settings: HealthCheckSettingsSource = {
       current: () => source.current().clusterHealthCheck,
       onChange: (listener) => source.onChange(() => listener()),
     };
-    registerKubeFedClusterController(manager, { host, namespace, settings, tracker: new ClusterHealthTracker() });
+    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings, tracker: new ClusterHealthTracker() });
     logger.info('Starting cluster controller');
+    if (producer !== undefined) {
+      const ftc = registerFederatedTypeConfigController(manager, {
+        host,
+        namespace,
+        tracker: clusters.tracker,
+        clusters: () => clusters.informer.store.list(),
+        producer,
+        scope: config.defaultScope,
+      });
+      clusterInformer = clusters.informer;
+      processor = ftc.processor;
+    }
   }
-  if (config.mode === 'workers' || config.mode === 'all') {
-    logger.warn({ mode: config.mode }, 'sync workers are not implemented yet: no sync worker runs in this process');
+  if (runWorkers && workerConnection !== undefined) {
+    if (processor === undefined) {
+      // Workers only: own informers on FTCs and KubeFedClusters (run on every replica).
+      const ftcs = manager.informer({ name: 'federatedtypeconfigs', listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)) });
+      const kfcs = manager.informer({ name: 'kubefedclusters', listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)) });
+      const members = new MemberClients({ host, namespace, logger });
+      kfcs.addEventHandler({
+        onAdd: (c) => void members.update(c),
+        onUpdate: (_, c) => void members.update(c),
+        onDelete: (c) => members.remove(deletedObject(c).metadata.name ?? ''),
+      });
+      memberClients = members;
+      clusterInformer = kfcs;
+      const sync = createSyncProcessor({
+        host,
+        clusters: () => kfcs.store.list(),
+        scope: config.defaultScope,
+        types: syncTypeLookup(ftcs.store, namespace),
+        memberClient: (cluster) => members.get(cluster),
+        recorder: new StatusRecorder(),
+        versionStore: new VersionStore(host),
+      });
+      // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
+      // Ready status or built the client yet, fail the attempt so that the job is retried.
+      processor = async (job) => {
+        if (members.get(job.cluster) === undefined) throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
+        await sync(job);
+      };
+    }
+    const { informer, run } = { informer: clusterInformer, run: processor };
+    // In `all` mode the processor only knows types and member clients while this replica leads
+    // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
+    const leaderOnly = config.mode === 'all';
+    if (informer !== undefined) manager.add(syncWorkersRunnable({ config, logger, connection: workerConnection, processor: run, informer, leaderOnly }));
   }
 
   void manager.serving().then((addresses) => options.onServing?.(addresses));
-  await manager.start(options.signal);
+  try {
+    await manager.start(options.signal);
+  } finally {
+    memberClients?.close();
+    await producer?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sync job producer failed'));
+    await Promise.allSettled(connections.map((c) => c.quit()));
+    for (const c of connections) c.disconnect();
+  }
+}
+
+/**
+ * The sync worker host as a runnable (of every replica, or of the leader only with `leaderOnly`): serves one queue per KubeFedCluster in
+ * `informer` (added on add, removed with its queue drained on delete) until stopped, then
+ * closes gracefully (running jobs finish or are handed back).
+ */
+function syncWorkersRunnable(options: {
+  config: ControllerManagerConfig;
+  logger: Logger;
+  connection: RedisConnection;
+  processor: SyncJobProcessor;
+  informer: Informer<KubeObject>;
+  leaderOnly: boolean;
+}): Runnable {
+  const { config, logger, informer } = options;
+  return {
+    name: 'sync-workers',
+    needLeaderElection: options.leaderOnly,
+    start: async (signal) => {
+      const host = await SyncWorkerHost.start({
+        connection: options.connection,
+        prefix: config.queuePrefix,
+        processor: (job) => options.processor(job),
+        defaults: { concurrency: config.workerConcurrency },
+        logger,
+      });
+      const failed = (action: string, cluster: string) => (err: unknown) => logger.error({ cluster, err }, `sync workers: ${action} cluster failed`);
+      const add = (c: KubeObject): void => {
+        const name = c.metadata.name ?? '';
+        host.addCluster(name).catch(failed('adding', name));
+      };
+      const off = informer.addEventHandler({
+        onAdd: add,
+        onDelete: (c) => {
+          const name = deletedObject(c).metadata.name ?? '';
+          host.removeCluster(name, { drain: true }).catch(failed('removing', name));
+        },
+      });
+      for (const c of informer.store.list()) add(c);
+      logger.info({ prefix: config.queuePrefix, concurrency: config.workerConcurrency }, 'sync workers started');
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      off();
+      await host.close({ timeoutMs: 10_000 });
+      logger.info('sync workers stopped');
+    },
+  };
 }

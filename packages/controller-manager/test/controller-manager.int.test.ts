@@ -3,16 +3,30 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kubeFedCrds, RESOURCES } from '@kubefed/api';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, kubeFedCrds, RESOURCES, type FederatedTypeOptions } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startRedis, type RedisHandle } from '@kubefed/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const NS = 'kube-federation-system';
 const core = (resource: string) => ({ group: '', version: 'v1', resource });
 const KFC = RESOURCES.kubeFedClusters;
 const LEASES = RESOURCES.leases;
+
+const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
+const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+
+let redis: RedisHandle;
+beforeAll(async () => {
+  redis = await startRedis({ url: process.env.REDIS_URL });
+});
+afterAll(async () => {
+  await redis.stop();
+});
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,7 +36,7 @@ afterEach(async () => {
 const clientFor = (c: SimCluster): DynamicClient => DynamicClient.fromKubeconfig(Kubeconfig.fromString(c.kubeconfigYaml()));
 
 /** Host with the KubeFed CRDs and kubefed namespace; `member1` joined with a service-account token. */
-async function federation(): Promise<{ host: SimCluster; hostClient: DynamicClient }> {
+async function federation(): Promise<{ host: SimCluster; member: SimCluster; hostClient: DynamicClient }> {
   const host = await startCluster({ name: 'host' });
   cleanups.push(() => host.stop());
   const member = await startCluster({ name: 'member1' });
@@ -35,6 +49,16 @@ async function federation(): Promise<{ host: SimCluster; hostClient: DynamicClie
   using m = clientFor(member);
   await m.resource(core('namespaces')).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await m.resource(core('serviceaccounts'), NS).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'member1-host' } });
+  // Full access for the joined service account, as `kubefedctl join` grants.
+  const role = 'kubefed-controller-manager:member1-host';
+  await m.resource(RBAC('clusterroles')).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
+  await m.resource(RBAC('clusterrolebindings')).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: role },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'ServiceAccount', name: 'member1-host', namespace: NS }],
+  });
   const secrets = m.resource(core('secrets'), NS);
   await secrets.create({
     apiVersion: 'v1',
@@ -57,8 +81,19 @@ async function federation(): Promise<{ host: SimCluster; hostClient: DynamicClie
     metadata: { name: 'member1' },
     spec: { apiEndpoint: member.url, caBundle: Buffer.from(member.caPem ?? '').toString('base64'), secretRef: { name: 'member1-secret' } },
   });
-  return { host, hostClient };
+  return { host, member, hostClient };
 }
+
+async function writeKubeconfig(yaml: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kubefed-cm-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'kubeconfig');
+  await writeFile(path, yaml, { mode: 0o600 });
+  return path;
+}
+
+const exitOf = (cm: Spawned, timeoutMs = 15_000): Promise<number | null | string> =>
+  Promise.race([cm.exited, new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
 
 interface Spawned {
   readonly child: ChildProcess;
@@ -100,12 +135,9 @@ function spawnControllerManager(args: string[]): Spawned {
 describe('kubefed-controller-manager process', () => {
   it('serves /healthz, takes the Lease, marks a cluster Ready and exits 0 on SIGTERM releasing the Lease', async () => {
     const { host, hostClient } = await federation();
-    const dir = await mkdtemp(join(tmpdir(), 'kubefed-cm-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const kubeconfig = join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, host.kubeconfigYaml(), { mode: 0o600 });
+    const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
 
-    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
+    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('cm'), '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
     const serving = await vi.waitFor(
       () => {
         const line = cm.lines.find((l) => l.msg === 'serving health and metrics');
@@ -139,6 +171,73 @@ describe('kubefed-controller-manager process', () => {
     expect(code).toBe(0);
     const lease = await leases.get('kubefed-controller-manager');
     expect((lease.spec as { holderIdentity?: string }).holderIdentity ?? '').toBe('');
+  });
+
+  it('propagates a federated object to a member through Redis sync workers, reports Propagation True and exits 0 on SIGTERM', async () => {
+    const { host, member, hostClient } = await federation();
+    await hostClient.resource(CRDS).create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
+    await hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, NS).create(buildFederatedTypeConfig(CLUSTER_ROLES, NS) as unknown as KubeObject);
+    const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
+    const cm = spawnControllerManager([
+      '--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('cm'),
+      '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0', '--worker-concurrency', '2',
+    ]);
+    const fedRoles = hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' });
+    await fedRoles.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedClusterRole',
+      metadata: { name: 'reader' },
+      spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }, placement: { clusters: [{ name: 'member1' }] } },
+    });
+    using m = clientFor(member);
+    await expect
+      .poll(() => m.resource(RBAC('clusterroles')).get('reader').catch(() => undefined), { timeout: 25_000, interval: 200 })
+      .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ verbs: ['get'] }] });
+    await expect
+      .poll(async () => (await fedRoles.get('reader')).status, { timeout: 10_000, interval: 200 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    expect(cm.lines.some((l) => l.msg === 'sync workers started')).toBe(true);
+
+    cm.child.kill('SIGTERM');
+    expect(await exitOf(cm)).toBe(0);
+    expect(cm.lines.some((l) => l.msg === 'sync workers stopped')).toBe(true);
+  }, 60_000);
+
+  it('propagates with controllers and sync workers in separate processes (--mode controllers + --mode workers)', async () => {
+    const { host, member, hostClient } = await federation();
+    await hostClient.resource(CRDS).create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
+    await hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, NS).create(buildFederatedTypeConfig(CLUSTER_ROLES, NS) as unknown as KubeObject);
+    const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
+    const common = ['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('split'), '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0'];
+    const controllers = spawnControllerManager([...common, '--mode', 'controllers']);
+    const workers = spawnControllerManager([...common, '--mode', 'workers']);
+    await hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' }).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedClusterRole',
+      metadata: { name: 'split-reader' },
+      spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] }, placement: { clusters: [{ name: 'member1' }] } },
+    });
+    using m = clientFor(member);
+    await expect
+      .poll(() => m.resource(RBAC('clusterroles')).get('split-reader').catch(() => undefined), { timeout: 30_000, interval: 200 })
+      .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ verbs: ['list'] }] });
+    expect(controllers.lines.some((l) => l.msg === 'sync workers started')).toBe(false);
+
+    workers.child.kill('SIGTERM');
+    controllers.child.kill('SIGTERM');
+    expect(await exitOf(workers)).toBe(0);
+    expect(await exitOf(controllers)).toBe(0);
+  }, 60_000);
+
+  it('exits 1 naming the Redis URL without its password when Redis is unreachable', async () => {
+    const kubeconfig = await writeKubeconfig(
+      ['apiVersion: v1', 'kind: Config', 'current-context: c', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', 'users: [{name: u, user: {token: t}}]', 'contexts: [{name: c, context: {cluster: c, user: u}}]', ''].join('\n'),
+    );
+    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', 'redis://op:s3cret@127.0.0.1:1', '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
+    expect(await exitOf(cm)).toBe(1);
+    const fatal = cm.lines.find((l) => l.msg === 'kubefed-controller-manager failed') as { err?: { message?: string } } | undefined;
+    expect(fatal?.err?.message).toContain('Redis at redis://op:***@127.0.0.1:1 (--redis-url) is unreachable');
+    expect(JSON.stringify(cm.lines)).not.toContain('s3cret');
   });
 
   it('exits 1 with a one-line cause naming a bad flag', async () => {

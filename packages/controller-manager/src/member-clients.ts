@@ -1,0 +1,66 @@
+import { RESOURCES } from '@kubefed/api';
+import { DynamicClient, type KubeFedClusterInput, type KubeObject, type SecretInput } from '@kubefed/client';
+import type { Logger } from '@kubefed/runtime';
+
+interface Entry {
+  readonly secretVersion: string;
+  readonly client: DynamicClient | undefined;
+}
+
+const isReady = (cluster: KubeObject): boolean =>
+  ((cluster.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/**
+ * Member cluster clients for a workers-only process (which runs no cluster health controller):
+ * built from each KubeFedCluster and its token Secret (re-built when the Secret changes), and
+ * handed out only while the KubeFedCluster's status says `Ready` (as written by the leader's
+ * health controller). Feed it the KubeFedCluster informer's events; `close()` closes every client.
+ */
+export class MemberClients {
+  readonly #host: DynamicClient;
+  readonly #namespace: string;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  readonly #ready = new Set<string>();
+
+  constructor(options: { host: DynamicClient; namespace: string; logger: Logger }) {
+    this.#host = options.host;
+    this.#namespace = options.namespace;
+    this.#logger = options.logger;
+  }
+
+  /** The client of `cluster` while it is Ready; undefined otherwise. */
+  get(cluster: string): DynamicClient | undefined {
+    return this.#ready.has(cluster) ? this.#entries.get(cluster)?.client : undefined;
+  }
+
+  /** A KubeFedCluster was added or changed: refresh its readiness and (re)build its client. Never rejects. */
+  async update(cluster: KubeObject): Promise<void> {
+    const name = cluster.metadata.name ?? '';
+    if (isReady(cluster)) this.#ready.add(name);
+    else this.#ready.delete(name);
+    const secretName = (cluster.spec as { secretRef?: { name?: string } } | undefined)?.secretRef?.name ?? '';
+    try {
+      const secret = await this.#host.resource(RESOURCES.secrets, this.#namespace).get(secretName);
+      const version = `${cluster.metadata.resourceVersion ?? ''}/${secret.metadata.resourceVersion ?? ''}`;
+      if (this.#entries.get(name)?.secretVersion === version) return;
+      const client = DynamicClient.fromKubeFedCluster(cluster as unknown as KubeFedClusterInput, secret as SecretInput);
+      this.#entries.get(name)?.client?.close();
+      this.#entries.set(name, { secretVersion: version, client });
+    } catch (err) {
+      this.#logger.warn({ cluster: name, err }, 'cannot build a client for the member cluster');
+    }
+  }
+
+  /** A KubeFedCluster was deleted: forget it and close its client. */
+  remove(name: string): void {
+    this.#ready.delete(name);
+    this.#entries.get(name)?.client?.close();
+    this.#entries.delete(name);
+  }
+
+  /** Closes every client. */
+  close(): void {
+    for (const name of [...this.#entries.keys()]) this.remove(name);
+  }
+}
