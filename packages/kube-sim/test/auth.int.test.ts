@@ -26,6 +26,34 @@ describe('authentication and authorization', () => {
       201,
     );
 
+  /** Create ClusterRole `name` with the rules and bind it to the service account of the test namespace. */
+  const grantClusterRole = async (name: string, sa: string, rules: Json[]): Promise<void> => {
+    expectCode(
+      await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+        body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules },
+      }),
+      201,
+    );
+    expectCode(
+      await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+          subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+        },
+      }),
+      201,
+    );
+  };
+
+  /** Delete what {@link grantClusterRole} created. */
+  const revokeClusterRole = async (name: string): Promise<void> => {
+    await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
+    await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
+  };
+
   /** Create a legacy token Secret for the service account and wait until it is populated. */
   const tokenSecret = async (sa: string, secret: string): Promise<{ token: string; data: Record<string, string> }> => {
     expectCode(
@@ -148,37 +176,14 @@ describe('authentication and authorization', () => {
     await serviceAccount('viewer');
     const { token } = await tokenSecret('viewer', 'viewer-token');
     const name = `conformance-viewer-${t.suffix}`;
-    expectCode(
-      await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name },
-          rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] }],
-        },
-      }),
-      201,
-    );
-    expectCode(
-      await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-          subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace: ns }],
-        },
-      }),
-      201,
-    );
+    await grantClusterRole(name, 'viewer', [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list'] }]);
     try {
       await vi.waitFor(async () => {
         expectCode(await t.request('GET', '/api/v1/namespaces', { auth: { token } }), 200);
       }, poll);
       expectFailure(await t.request('DELETE', `/api/v1/namespaces/${ns}`, { auth: { token } }), 403, 'Forbidden');
     } finally {
-      await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
-      await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
+      await revokeClusterRole(name);
     }
   });
 
@@ -195,32 +200,10 @@ describe('authentication and authorization', () => {
     await serviceAccount('joiner');
     const { token, data } = await tokenSecret('joiner', 'joiner-token');
     const name = `conformance-joiner-${t.suffix}`;
-    expectCode(
-      await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name },
-          rules: [
-            { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
-            { nonResourceURLs: ['*'], verbs: ['get'] },
-          ],
-        },
-      }),
-      201,
-    );
-    expectCode(
-      await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-        body: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-          subjects: [{ kind: 'ServiceAccount', name: 'joiner', namespace: ns }],
-        },
-      }),
-      201,
-    );
+    await grantClusterRole(name, 'joiner', [
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['get'] },
+    ]);
     try {
       const kc = new KubeConfig();
       kc.loadFromOptions({
@@ -239,8 +222,7 @@ describe('authentication and authorization', () => {
       const deployments = await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group: 'apps', version: 'v1', plural: 'deployments' });
       expect(deployments).toMatchObject({ kind: 'DeploymentList' });
     } finally {
-      await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${name}`);
-      await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`);
+      await revokeClusterRole(name);
     }
   });
 
