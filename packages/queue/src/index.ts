@@ -45,3 +45,11 @@ export {
   type RemoveClusterOptions,
 } from './sync-worker-host.js';
 export { InMemoryJobProducer } from './in-memory-job-producer.js';
+export {
+  syncOutcomeSchema,
+  syncOutcomeStreamKey,
+  SyncOutcomePublisher,
+  SyncOutcomeSubscriber,
+  type SyncOutcome,
+  type SyncOutcomeStreamOptions,
+} from './sync-outcome-stream.js';

@@ -49,6 +49,7 @@ export {
 } from './controller.js';
 export { isCacheRunnable, type Runnable, type CacheRunnable } from './runnable.js';
 export { parseAddress } from './http-address.js';
+export { EventRecorder, type EventRecorderOptions, type EventSink, type ObjectEvent } from './event-recorder.js';
 export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
 export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
 export {

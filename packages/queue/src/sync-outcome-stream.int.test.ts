@@ -1,0 +1,85 @@
+import { startRedis, type RedisHandle } from '@kubefed/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRedisConnection, type RedisConnection } from './redis-connection.js';
+import { SyncOutcomePublisher, SyncOutcomeSubscriber, syncOutcomeStreamKey, type SyncOutcome } from './sync-outcome-stream.js';
+
+const handles: RedisHandle[] = [];
+const connections: RedisConnection[] = [];
+const aborts: AbortController[] = [];
+
+afterEach(async () => {
+  for (const a of aborts.splice(0)) a.abort();
+  for (const c of connections.splice(0)) c.disconnect();
+  await Promise.all(handles.splice(0).map((h) => h.stop()));
+});
+
+function open(url: string): RedisConnection {
+  const c = createRedisConnection(url, { role: 'worker' });
+  connections.push(c);
+  return c;
+}
+
+function subscribe(url: string, prefix: string): { seen: SyncOutcome[]; done: Promise<void> } {
+  const seen: SyncOutcome[] = [];
+  const abort = new AbortController();
+  aborts.push(abort);
+  const done = new SyncOutcomeSubscriber({ connection: open(url), prefix }).run(abort.signal, (o) => seen.push(o), { blockMs: 200, retryMs: 100 });
+  return { seen, done };
+}
+
+const outcome = (name: string, status: string): SyncOutcome => ({ federatedType: 'deployments.apps', namespace: 'ns', name, cluster: 'member1', result: { status, remoteStatus: { replicas: 1 } } });
+
+describe('sync outcome stream', () => {
+  it('delivers outcomes published after the subscriber started, in order, and not older ones', async () => {
+    const redis = await startRedis({ url: process.env.REDIS_URL });
+    handles.push(redis);
+    const prefix = redis.prefix('outcomes');
+    const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix });
+    await publisher.publish(outcome('old', ''));
+    const { seen } = subscribe(redis.url, prefix);
+    // The subscriber picks its starting point asynchronously: publish until it sees one.
+    await vi.waitFor(async () => {
+      await publisher.publish(outcome('probe', ''));
+      if (seen.length === 0) throw new Error('subscriber not reading yet');
+    }, { timeout: 5000, interval: 100 });
+    await publisher.publish(outcome('web', 'CreationFailed'));
+    await publisher.publish({ federatedType: 'clusterroles.rbac.authorization.k8s.io', name: 'system:view', cluster: 'member2', result: null });
+    await expect.poll(() => seen.filter((o) => o.name !== 'probe'), { timeout: 5000 }).toEqual([
+      outcome('web', 'CreationFailed'),
+      { federatedType: 'clusterroles.rbac.authorization.k8s.io', name: 'system:view', cluster: 'member2', result: null },
+    ]);
+  });
+
+  it('refuses an invalid outcome naming the field, and skips malformed stream entries', async () => {
+    const redis = await startRedis({ url: process.env.REDIS_URL });
+    handles.push(redis);
+    const prefix = redis.prefix('outcomes-bad');
+    const connection = open(redis.url);
+    const publisher = new SyncOutcomePublisher({ connection, prefix });
+    await expect(publisher.publish({ ...outcome('web', ''), cluster: 'Not_A_Cluster' })).rejects.toThrow(/cluster/);
+    const { seen } = subscribe(redis.url, prefix);
+    await vi.waitFor(async () => {
+      await connection.xadd(syncOutcomeStreamKey(prefix), '*', 'o', '{not json');
+      await publisher.publish(outcome('after-garbage', ''));
+      if (seen.length === 0) throw new Error('subscriber not reading yet');
+    }, { timeout: 5000, interval: 100 });
+    expect(seen.every((o) => o.name === 'after-garbage')).toBe(true);
+  });
+
+  it('carries on after Redis restarts', async () => {
+    const redis = await startRedis({ forcePrivate: true });
+    handles.push(redis);
+    const prefix = 'restart';
+    const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix });
+    const { seen } = subscribe(redis.url, prefix);
+    await vi.waitFor(async () => {
+      await publisher.publish(outcome('before', ''));
+      if (seen.length === 0) throw new Error('subscriber not reading yet');
+    }, { timeout: 5000, interval: 100 });
+    await redis.restart();
+    await vi.waitFor(async () => {
+      await publisher.publish(outcome('after', ''));
+      if (!seen.some((o) => o.name === 'after')) throw new Error('not seen after the restart yet');
+    }, { timeout: 15_000, interval: 200 });
+  });
+});
