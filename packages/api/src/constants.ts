@@ -181,10 +181,14 @@ export type FeatureGate = (typeof FeatureGate)[keyof typeof FeatureGate];
 export const Switch = { Enabled: 'Enabled', Disabled: 'Disabled' } as const;
 export type Switch = (typeof Switch)[keyof typeof Switch];
 
-/** Default configuration of every known feature gate. */
+/**
+ * Default configuration of every known feature gate. Beyond KubeFed (where it is `Disabled`):
+ * `RawResourceStatusCollection` is `Enabled`, so an FTC with `statusCollection: Enabled` shows
+ * its members' status without also editing the KubeFedConfig; set it `Disabled` to turn it off.
+ */
 export const FEATURE_GATE_DEFAULTS: Readonly<Record<FeatureGate, Switch>> = {
   PushReconciler: 'Enabled',
-  RawResourceStatusCollection: 'Disabled',
+  RawResourceStatusCollection: 'Enabled',
   SchedulerPreferences: 'Enabled',
 };
 

@@ -52,7 +52,7 @@ const FULL_DEFAULTS: KubeFedConfigSpec = {
   leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
   featureGates: [
     { name: 'PushReconciler', configuration: 'Enabled' },
-    { name: 'RawResourceStatusCollection', configuration: 'Disabled' },
+    { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
     { name: 'SchedulerPreferences', configuration: 'Enabled' },
   ],
   clusterHealthCheck: { period: '10s', failureThreshold: 3, successThreshold: 1, timeout: '3s' },
@@ -85,7 +85,7 @@ describe('KubeFedConfig', () => {
         ...FULL_DEFAULTS,
         featureGates: [
           { name: 'PushReconciler', configuration: 'Enabled' },
-          { name: 'RawResourceStatusCollection', configuration: 'Disabled' },
+          { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
           { name: 'SchedulerPreferences', configuration: 'Disabled' },
         ],
       },
@@ -117,7 +117,7 @@ describe('KubeFedConfig', () => {
   it('resolves feature gates, taking defaults for unlisted ones', () => {
     expect(resolveFeatureGates({ featureGates: [{ name: 'PushReconciler', configuration: 'Disabled' }] })).toEqual({
       PushReconciler: false,
-      RawResourceStatusCollection: false,
+      RawResourceStatusCollection: true,
       SchedulerPreferences: true,
     });
   });

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
+import type {
+  StatusRecorder} from '@kubefed/controllers';
 import {
   ClusterHealthTracker,
   createSyncProcessor,
@@ -10,15 +12,15 @@ import {
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
-  StatusRecorder,
   syncTypeLookup,
   VersionStore,
   type HealthCheckSettingsSource,
   type SyncJobProcessor,
+  type SyncSettings,
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
-import { BullMqJobProducer, createRedisConnection, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
-import { deletedObject, listerWatcherFor, Manager, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
+import { BullMqJobProducer, createRedisConnection, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
+import { deletedObject, EventRecorder, listerWatcherFor, Manager, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { redactUrl, type ControllerManagerConfig } from './config.js';
 import { MemberClients } from './member-clients.js';
 
@@ -114,7 +116,8 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
   const connections: RedisConnection[] = [];
   try {
     if (runControllers) connections.push(await connectRedis(config.redisUrl, 'producer', logger));
-    if (runWorkers) connections.push(await connectRedis(config.redisUrl, 'worker', logger));
+    // Workers, or (controllers only) the blocking reader of the workers' outcomes.
+    connections.push(await connectRedis(config.redisUrl, 'worker', logger));
   } catch (err) {
     for (const c of connections) c.disconnect();
     throw err;
@@ -130,14 +133,20 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
   let processor: SyncJobProcessor | undefined;
   let clusterInformer: Informer<KubeObject> | undefined;
   let memberClients: MemberClients | undefined;
+  // Every mode follows the KubeFedConfig (workers read adoptResources and the status gate from it).
+  const source = new KubeFedConfigSource(namespace);
+  registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope, createDefault: runControllers });
+  const syncSettings = (): SyncSettings => {
+    const current = source.current();
+    return { adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled', remoteStatusCollection: current.featureGates.RawResourceStatusCollection };
+  };
+  const events = new EventRecorder({ events: (ns) => host.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger });
   if (runControllers) {
-    const source = new KubeFedConfigSource(namespace);
-    registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope });
-    const settings: HealthCheckSettingsSource = {
+    const healthSettings: HealthCheckSettingsSource = {
       current: () => source.current().clusterHealthCheck,
       onChange: (listener) => source.onChange(() => listener()),
     };
-    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings, tracker: new ClusterHealthTracker() });
+    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings: healthSettings, tracker: new ClusterHealthTracker() });
     logger.info('Starting cluster controller');
     if (producer !== undefined) {
       const ftc = registerFederatedTypeConfigController(manager, {
@@ -147,9 +156,12 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         clusters: () => clusters.informer.store.list(),
         producer,
         scope: config.defaultScope,
+        settings: syncSettings,
+        events,
       });
       clusterInformer = clusters.informer;
-      processor = ftc.processor;
+      if (runWorkers) processor = ftc.processor;
+      else manager.add(outcomeSubscriberRunnable({ config, logger, recorder: ftc.recorder, connection: workerConnection }));
     }
   }
   if (runWorkers && workerConnection !== undefined) {
@@ -165,13 +177,17 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
       });
       memberClients = members;
       clusterInformer = kfcs;
+      // Outcomes go to the leader's status writer through Redis.
+      const outcomes = new SyncOutcomePublisher({ connection: workerConnection, prefix: config.queuePrefix });
       const sync = createSyncProcessor({
         host,
         clusters: () => kfcs.store.list(),
         scope: config.defaultScope,
         types: syncTypeLookup(ftcs.store, namespace),
         memberClient: (cluster) => members.get(cluster),
-        recorder: new StatusRecorder(),
+        recorder: { report: (outcome) => outcomes.publish(outcome) },
+        settings: syncSettings,
+        events,
         versionStore: new VersionStore(host),
       });
       // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
@@ -197,6 +213,22 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
     await Promise.allSettled(connections.map((c) => c.quit()));
     for (const c of connections) c.disconnect();
   }
+}
+
+/**
+ * The reader of the sync outcomes that workers in other processes publish (`--mode
+ * controllers`), feeding the leader's status recorder. Leader only: the status writers run there.
+ */
+function outcomeSubscriberRunnable(options: { config: ControllerManagerConfig; logger: Logger; recorder: StatusRecorder; connection: RedisConnection | undefined }): Runnable {
+  return {
+    name: 'sync-outcomes',
+    needLeaderElection: true,
+    start: async (signal) => {
+      if (options.connection === undefined) throw new RedisUnreachableError('no Redis connection for the sync outcome reader');
+      const subscriber = new SyncOutcomeSubscriber({ connection: options.connection, prefix: options.config.queuePrefix, logger: options.logger });
+      await subscriber.run(signal, (outcome) => options.recorder.report(outcome));
+    },
+  };
 }
 
 /**

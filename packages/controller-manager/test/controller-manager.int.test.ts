@@ -221,6 +221,10 @@ describe('kubefed-controller-manager process', () => {
     await expect
       .poll(() => m.resource(RBAC('clusterroles')).get('split-reader').catch(() => undefined), { timeout: 30_000, interval: 200 })
       .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ verbs: ['list'] }] });
+    // The workers' outcomes reach the leader's status writer through Redis.
+    await expect
+      .poll(async () => (await hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' }).get('split-reader')).status, { timeout: 15_000, interval: 200 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
     expect(controllers.lines.some((l) => l.msg === 'sync workers started')).toBe(false);
 
     workers.child.kill('SIGTERM');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
-import { Manager } from '@kubefed/runtime';
+import { EventRecorder, Manager } from '@kubefed/runtime';
 import { consistently, startRedis, type RedisHandle } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,6 +19,8 @@ const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Name
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const DEPLOYMENTS: FederatedTypeOptions = { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' };
+const EVENTS = { group: '', version: 'v1', resource: 'events' };
 const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
 
 let fed: Federation;
@@ -29,7 +31,7 @@ beforeAll(async () => {
   fed = await startFederation({ member1: {}, member2: {} });
   redis = await startRedis({ url: process.env.REDIS_URL });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS]) await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
+  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS, DEPLOYMENTS]) await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
 });
 
 afterAll(async () => {
@@ -42,10 +44,14 @@ afterEach(async () => {
 });
 
 /** A kubefed namespace with both members joined, the health + FTC controllers and a sync worker host running in process. */
-async function startControlPlane(types: readonly FederatedTypeOptions[] = [CLUSTER_ROLES]): Promise<string> {
+async function startControlPlane(
+  types: readonly (FederatedTypeOptions & { statusCollection?: boolean })[] = [CLUSTER_ROLES],
+  options: { resyncPeriodMs?: number; syncController?: Record<string, unknown> } = {},
+): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
-  await fed.hostClient.resource(KFCONFIG, ns).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: FAST });
+  const spec = options.syncController === undefined ? FAST : { ...FAST, syncController: options.syncController };
+  await fed.hostClient.resource(KFCONFIG, ns).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
   await joinMember(fed, fed.member('member1'), ns);
   await joinMember(fed, fed.member('member2'), ns);
   for (const member of ['member1', 'member2']) await grantFullAccess(member, ns);
@@ -74,7 +80,12 @@ async function startControlPlane(types: readonly FederatedTypeOptions[] = [CLUST
     producer,
     statusFlushMs: 100,
     removalPollMs: 200,
-    resyncPeriodMs: 500,
+    resyncPeriodMs: options.resyncPeriodMs ?? 500,
+    settings: () => ({
+      adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
+      remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
+    }),
+    events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
   });
   const workers = await SyncWorkerHost.start({ connection: workerConnection, prefix, processor: (job) => ftc.processor(job), clusters: ['member1', 'member2'] });
   cleanups.push(() => workers.close({ timeoutMs: 2000 }));
@@ -84,7 +95,11 @@ async function startControlPlane(types: readonly FederatedTypeOptions[] = [CLUST
     stop.abort();
     await finished;
   });
-  for (const type of types) await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(buildFederatedTypeConfig(type, ns) as unknown as KubeObject);
+  for (const type of types) {
+    const ftc = buildFederatedTypeConfig(type, ns);
+    if (type.statusCollection === true) ftc.spec.statusCollection = 'Enabled';
+    await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(ftc as unknown as KubeObject);
+  }
   return ns;
 }
 
@@ -308,6 +323,115 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect
       .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
       .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
+  });
+
+  it('reverts a member copy changed or deleted by hand at once, without waiting for a resync', async () => {
+    await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0 });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    using member1 = clientFor(fed.member('member1'));
+    await member1.resource(MEMBER_CLUSTER_ROLES).patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
+    await expect
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
+    const uid = (await inMember('member1', name))?.metadata.uid;
+    await member1.resource(MEMBER_CLUSTER_ROLES).delete(name);
+    await expect
+      .poll(async () => {
+        const recreated = await inMember('member1', name);
+        return recreated !== undefined && recreated.metadata.uid !== uid;
+      }, { timeout: 10_000, interval: 100 })
+      .toBe(true);
+    expect(await inMember('member1', name)).toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ resources: ['pods'] }] });
+  });
+
+  it('reports each member workload status as remoteStatus when the type collects status', async () => {
+    await startControlPlane([NAMESPACES, { ...DEPLOYMENTS, statusCollection: true }]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+    });
+    const labels = { app: 'web' };
+    await types('federateddeployments').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web' },
+      spec: {
+        template: { spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+        placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] },
+        overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/spec/replicas', value: 3 }] }],
+      },
+    });
+    await expect
+      .poll(async () => (await types('federateddeployments').get('web')).status, { timeout: 20_000, interval: 200 })
+      .toMatchObject({
+        conditions: [{ type: 'Propagation', status: 'True' }],
+        clusters: [
+          { name: 'member1', remoteStatus: { replicas: 2, readyReplicas: 2 } },
+          { name: 'member2', remoteStatus: { replicas: 3, readyReplicas: 3 } },
+        ],
+      });
+  });
+
+  it('reports AlreadyExists with a Warning event for an unmanaged copy while adoption is disabled, and adopts it once enabled', async () => {
+    const ns = await startControlPlane([CLUSTER_ROLES], { syncController: { adoptResources: 'Disabled' } });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    using member1 = clientFor(fed.member('member1'));
+    await member1.resource(MEMBER_CLUSTER_ROLES).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: [] });
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1']));
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }], clusters: [{ name: 'member1', status: 'AlreadyExists' }] });
+    await expect
+      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toContainEqual(
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'CreateInClusterFailed',
+          message: `Failed to create ClusterRole "${name}" in cluster "member1": Resource pre-exist in cluster`,
+          source: { component: 'federatedclusterrole-controller' },
+        }),
+      );
+    expect((await inMember('member1', name))?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+
+    await fed.hostClient.resource(KFCONFIG, ns).patch('kubefed', { spec: { syncController: { adoptResources: 'Enabled' } } }, 'merge');
+    await expect
+      .poll(async () => inMember('member1', name), { timeout: 15_000, interval: 100 })
+      .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ resources: ['pods'] }] });
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+  });
+
+  it('fails only the cluster whose override cannot be applied, with ApplyOverridesFailed and a Warning event', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    const obj = federatedClusterRole(name, ['member1', 'member2']);
+    (obj.spec as { overrides: unknown[] }).overrides = [{ clusterName: 'member2', clusterOverrides: [{ op: 'remove', path: '/no/such/field' }] }];
+    await objects.create(obj);
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }], clusters: [{ name: 'member1' }, { name: 'member2', status: 'ApplyOverridesFailed' }] });
+    expect(await inMember('member1', name)).toBeDefined();
+    expect(await inMember('member2', name)).toBeUndefined();
+    await expect
+      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'CreateInClusterFailed', message: expect.stringContaining(`Failed to create ClusterRole "${name}" in cluster "member2"`) as unknown }));
   });
 
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {

@@ -7,6 +7,8 @@ export interface ObjectEvent {
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
   readonly message: string;
+  /** `source.component` of this event; default the recorder's. */
+  readonly component?: string | undefined;
 }
 
 /** Where events go: an {@link EventRecorder}, or anything that records them elsewhere. */
@@ -19,7 +21,7 @@ export interface EventSink {
 export interface EventRecorderOptions {
   /** `core/v1` events of a namespace (`host.resource(events, ns)`). */
   readonly events: (namespace: string) => Pick<ResourceClient, 'create' | 'patch'>;
-  /** `source.component` / `reportingComponent` of every event, e.g. `federateddeployment-controller`. */
+  /** `source.component` / `reportingComponent` of events that name none, e.g. `federateddeployment-controller`. */
   readonly component: string;
   /** An identical event within this window increments `count` of the first one instead of creating another; default 10 min (client-go's correlator). */
   readonly aggregateWindowMs?: number | undefined;
@@ -85,8 +87,8 @@ export class EventRecorder implements EventSink {
         reason: event.reason,
         message: event.message,
         type: event.type,
-        source: { component: this.#o.component },
-        reportingComponent: this.#o.component,
+        source: { component: event.component ?? this.#o.component },
+        reportingComponent: event.component ?? this.#o.component,
         firstTimestamp: eventTime(now),
         lastTimestamp: eventTime(now),
         count: 1,

@@ -1,11 +1,10 @@
-import type { Switch } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
-import { type Controller, type Informer, listerWatcherFor, type Manager } from '@kubefed/runtime';
+import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager } from '@kubefed/runtime';
 import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
 import type { PlacementCluster } from '../sync/placement.js';
 import { SyncController } from '../sync/controller/sync-controller.js';
-import { createSyncProcessor, type SyncJobProcessor } from '../sync/controller/sync-processor.js';
+import { createSyncProcessor, type SyncJobProcessor, type SyncSettings } from '../sync/controller/sync-processor.js';
 import { StatusRecorder } from '../sync/controller/status-recorder.js';
 import type { SyncType } from '../sync/controller/sync-type.js';
 import { VersionStore } from '../sync/controller/version-store.js';
@@ -27,8 +26,12 @@ export interface FederatedTypeConfigControllerOptions {
   recorder?: StatusRecorder;
   /** Scope of the control plane; default `Cluster`. */
   scope?: 'Cluster' | 'Namespaced';
-  /** KubeFedConfig `spec.syncController.adoptResources`; default `Enabled`. */
-  adoptResources?: Switch;
+  /** The KubeFedConfig settings the sync controllers and workers use (read on every job); default adoption Enabled and remote status collection on. */
+  settings?: () => SyncSettings;
+  /** Where Warning events about failed member operations are recorded; default none. */
+  events?: EventSink;
+  /** Watch managed member copies to revert drift at once; default true. */
+  watchMembers?: boolean;
   /** Status flush period of each sync controller; default 200 ms. */
   statusFlushMs?: number;
   /** Poll period while member copies are being removed; default 500 ms. */
@@ -77,6 +80,8 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         statusFlushMs: options.statusFlushMs,
         removalPollMs: options.removalPollMs,
         resyncPeriodMs: options.resyncPeriodMs,
+        remoteStatusCollection: options.settings === undefined ? undefined : () => options.settings?.().remoteStatusCollection ?? true,
+        watchMembers: options.watchMembers,
         logger: manager.logger,
       }),
     onChildError: (name, err) => manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed'),
@@ -98,7 +103,8 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
     types: (name) => reconciler.syncType(name),
     memberClient: (cluster) => options.tracker.readyClusters().get(cluster),
     recorder,
-    adoptResources: options.adoptResources,
+    settings: options.settings,
+    events: options.events,
     versionStore: options.persistVersions === false ? undefined : new VersionStore(options.host),
   });
   return { controller, informer, recorder, syncType: (name) => reconciler.syncType(name), processor };

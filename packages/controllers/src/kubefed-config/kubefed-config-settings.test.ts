@@ -17,7 +17,7 @@ describe('defaultKubeFedConfigObject', () => {
         leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
         featureGates: [
           { name: 'PushReconciler', configuration: 'Enabled' },
-          { name: 'RawResourceStatusCollection', configuration: 'Disabled' },
+          { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
           { name: 'SchedulerPreferences', configuration: 'Enabled' },
         ],
         clusterHealthCheck: { period: '10s', failureThreshold: 3, successThreshold: 1, timeout: '3s' },
@@ -33,7 +33,7 @@ describe('resolveKubeFedConfig', () => {
     const r = resolveKubeFedConfig(defaultKubeFedConfigObject(ns));
     expect(r.ok && r.settings.clusterHealthCheck).toEqual({ periodMs: 10_000, timeoutMs: 3_000, failureThreshold: 3, successThreshold: 1 });
     expect(r.ok && r.settings.controllerDuration).toEqual({ availableDelayMs: 20_000, unavailableDelayMs: 60_000, cacheSyncTimeoutMs: 300_000 });
-    expect(r.ok && r.settings.featureGates).toEqual({ PushReconciler: true, RawResourceStatusCollection: false, SchedulerPreferences: true });
+    expect(r.ok && r.settings.featureGates).toEqual({ PushReconciler: true, RawResourceStatusCollection: true, SchedulerPreferences: true });
   });
 
   it('fills missing blocks with defaults before validating, as the mutating webhook does', () => {

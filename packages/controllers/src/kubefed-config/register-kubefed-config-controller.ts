@@ -17,6 +17,8 @@ export interface KubeFedConfigControllerOptions {
   source: KubeFedConfigSource;
   /** Scope written into a created default config; default `Cluster`. */
   defaultScope?: 'Cluster' | 'Namespaced';
+  /** Create the default config when none exists; default true (a workers-only process only reads it). */
+  createDefault?: boolean;
 }
 
 /** What {@link registerKubeFedConfigController} added to the manager. */
@@ -40,6 +42,7 @@ export class KubeFedConfigReconciler implements Reconciler {
   async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
     const obj = this.o.configs.get(key);
     if (obj === undefined) {
+      if (this.o.createDefault === false) return done();
       try {
         await this.o.host.resource(KUBEFED_CONFIG_GVR, this.o.namespace).create(defaultKubeFedConfigObject(this.o.namespace, this.o.defaultScope) as unknown as KubeObject);
         ctx.logger.info('created the default KubeFedConfig');

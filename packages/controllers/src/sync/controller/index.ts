@@ -4,10 +4,11 @@
  * `StatusWriter`), the worker (`createSyncProcessor`, run inside `SyncWorkerHost`), the
  * in-process `StatusRecorder` between them and the `VersionStore` ((Cluster)PropagatedVersions).
  */
-export { StatusRecorder, recorderKey } from './status-recorder.js';
+export { StatusRecorder, recorderKey, type SyncOutcomeSink } from './status-recorder.js';
 export { StatusWriter, type StatusWriterOptions } from './status-writer.js';
 export { SyncController, type SyncControllerOptions } from './sync-controller.js';
 export { SyncReconciler, type SyncReconcilerOptions } from './sync-reconciler.js';
-export { createSyncProcessor, MemberWriteError, type SyncJobProcessor, type SyncProcessorOptions } from './sync-processor.js';
+export { createSyncProcessor, MemberWriteError, type SyncJobProcessor, type SyncProcessorOptions, type SyncSettings } from './sync-processor.js';
+export { MemberWatches, type MemberWatchesOptions } from './member-watches.js';
 export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 export { VersionStore, type VersionWrite } from './version-store.js';

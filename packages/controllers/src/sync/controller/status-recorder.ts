@@ -1,5 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { PropagationStatus } from '@kubefed/api';
+import type { SyncOutcome } from '@kubefed/queue';
 import type { ClusterPropagationResult } from '../federated-status.js';
+
+/**
+ * Where sync workers report outcomes: the leader's {@link StatusRecorder} when they run in the
+ * same process, else a `SyncOutcomePublisher` (Redis stream) read by the leader.
+ */
+export interface SyncOutcomeSink {
+  report(outcome: SyncOutcome): void | Promise<void>;
+}
 
 /**
  * Per-cluster propagation outcomes of federated objects, in memory for one process: written by
@@ -7,7 +17,7 @@ import type { ClusterPropagationResult } from '../federated-status.js';
  * (see {@link recorderKey}). A key becomes dirty when an outcome changed or when someone
  * asks the status writer to look again ({@link markDirty}).
  */
-export class StatusRecorder {
+export class StatusRecorder implements SyncOutcomeSink {
   readonly #outcomes = new Map<string, Map<string, ClusterPropagationResult>>();
   readonly #dirty = new Set<string>();
 
@@ -25,6 +35,15 @@ export class StatusRecorder {
       byCluster.set(cluster, result);
     }
     this.#dirty.add(key);
+  }
+
+  /** Records a worker's outcome (see {@link SyncOutcomeSink}). */
+  report(outcome: SyncOutcome): void {
+    const key = recorderKey(outcome.federatedType, outcome.namespace === undefined ? outcome.name : `${outcome.namespace}/${outcome.name}`);
+    const r = outcome.result;
+    if (r === null) return this.record(key, outcome.cluster, undefined);
+    const status = r.status as PropagationStatus;
+    this.record(key, outcome.cluster, r.remoteStatus === undefined ? { status } : { status, remoteStatus: r.remoteStatus });
   }
 
   /** The outcomes of `key`, by cluster (a copy). */

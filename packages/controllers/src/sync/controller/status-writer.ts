@@ -1,4 +1,4 @@
-import type { FederatedStatus } from '@kubefed/api';
+import type { FederatedClusterStatus, FederatedStatus, PropagationStatus } from '@kubefed/api';
 import { isConflict, isNotFound, type KubeObject } from '@kubefed/client';
 import type { Clock, Reader } from '@kubefed/runtime';
 import { splitKey } from '@kubefed/runtime';
@@ -14,13 +14,17 @@ export interface StatusWriterOptions extends PlacementEnvironment {
   readonly recorder: StatusRecorder;
   /** Whether a cluster is Ready now. */
   readonly isReady: (cluster: string) => boolean;
+  /** Whether member status is reported as `remoteStatus` (FTC `statusCollection` and the feature gate). */
+  readonly remoteStatusCollection: () => boolean;
   readonly clock: Clock;
 }
 
 /**
  * Writes the `status` of federated objects of one type from the outcomes in the
  * {@link StatusRecorder} (KUBEFED-REFERENCE §4.4.10): per target cluster its recorded outcome
- * (`ClusterNotReady` when not Ready; not yet reported clusters are left out), plus non-target
+ * (`ClusterNotReady` when not Ready; a cluster not reported since this process started keeps
+ * its entry of the current status, so a new leader does not flap the status; clusters never
+ * reported are left out), plus non-target
  * clusters still reporting a status (e.g. `WaitingForRemoval`). Writes through the status
  * subresource only when `computeFederatedStatus` says it changed.
  */
@@ -61,8 +65,10 @@ export class StatusWriter {
       if (!(err instanceof ComputePlacementError)) throw err;
       reason = 'ComputePlacementFailed';
     }
+    const previous = fed.status as FederatedStatus | undefined;
+    const previousByName = new Map((previous?.clusters ?? []).map((c) => [c.name, c]));
     for (const c of targets) {
-      const r = outcomes.get(c);
+      const r = outcomes.get(c) ?? previousResult(previousByName.get(c));
       if (!o.isReady(c)) statuses.set(c, { status: 'ClusterNotReady' });
       else if (r !== undefined) statuses.set(c, r);
     }
@@ -72,11 +78,19 @@ export class StatusWriter {
       reason,
       namespaceNotFederated,
       clusterStatuses: statuses,
-      previousStatus: fed.status as FederatedStatus | undefined,
+      remoteStatusCollection: o.remoteStatusCollection(),
+      previousStatus: previous,
       now: new Date(o.clock.now()),
     });
     if (!result.changed) return;
     const { namespace } = splitKey(key);
     await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...structuredClone(fed), status: result.status });
   }
+}
+
+/** A cluster entry of the current status as an outcome (`ClusterNotReady` is not carried over: readiness is known now). */
+function previousResult(entry: FederatedClusterStatus | undefined): ClusterPropagationResult | undefined {
+  if (entry === undefined || entry.status === 'ClusterNotReady') return undefined;
+  const status = (entry.status ?? '') as PropagationStatus;
+  return entry.remoteStatus === undefined ? { status } : { status, remoteStatus: entry.remoteStatus };
 }

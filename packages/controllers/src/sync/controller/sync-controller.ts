@@ -10,10 +10,12 @@ import {
   objectKey,
   type Runnable,
   silentLogger,
+  splitKey,
   systemClock,
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../placement.js';
 import type { StatusRecorder } from './status-recorder.js';
+import { MemberWatches } from './member-watches.js';
 import { StatusWriter } from './status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
 import { FEDERATED_NAMESPACE_GVR, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -35,6 +37,10 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly removalPollMs?: number | undefined;
   /** Every object is reconciled again this often (repairs drift in members); default 5 min, 0 = never. */
   readonly resyncPeriodMs?: number | undefined;
+  /** Whether remote status is collected (the KubeFedConfig `RawResourceStatusCollection` gate); default true. With the FTC's `statusCollection`, member status changes are watched and reported. */
+  readonly remoteStatusCollection?: (() => boolean) | undefined;
+  /** Watch managed member copies to revert changes at once (ARCHITECTURE "Drift"); default true. */
+  readonly watchMembers?: boolean | undefined;
   /** Parallel reconciles; default 4. */
   readonly maxConcurrentReconciles?: number | undefined;
   readonly logger?: Logger | undefined;
@@ -55,7 +61,9 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
  * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
  * Every object is reconciled again when the set of Ready clusters changes, and every object in
  * namespace N when the FederatedNamespace N/N changes (namespaced targets). Status-only
- * updates of the federated object do not trigger a reconcile.
+ * updates of the federated object do not trigger a reconcile. {@link MemberWatches} on the
+ * managed copies in Ready members send a sync job for the changed cluster when a copy is
+ * changed or deleted by hand (or its status changes, with status collection).
  */
 export class SyncController implements Runnable {
   readonly name: string;
@@ -103,8 +111,27 @@ export class SyncController implements Runnable {
       });
       runs.push(namespaces.start(signal));
     }
-    const writer = new StatusWriter({ ...o, objects: informer.store, isReady: (c) => o.tracker.isReady(c), clock });
+    const collect = (): boolean => o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
+    const writer = new StatusWriter({ ...o, objects: informer.store, isReady: (c) => o.tracker.isReady(c), remoteStatusCollection: collect, clock });
+    // Drift (and remote status): a changed member copy gets a sync job for its cluster at once.
+    const members =
+      o.watchMembers === false
+        ? undefined
+        : new MemberWatches({
+            type: o.type,
+            statusChanges: collect,
+            logger,
+            clock,
+            onChange: (cluster, key) => {
+              if (informer.store.get(key) === undefined) return;
+              const { namespace, name } = splitKey(key);
+              const job = { kind: 'sync' as const, federatedType: o.type.name, ...(namespace === undefined ? {} : { namespace }), name, cluster };
+              o.producer.enqueue(job).catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
+            },
+          });
+    members?.sync(o.tracker.readyClusters());
     const off = o.tracker.onChange(() => {
+      members?.sync(o.tracker.readyClusters());
       for (const key of informer.store.keys()) controller.queue.add(key);
     });
     const flushMs = o.statusFlushMs ?? 200;
@@ -117,6 +144,7 @@ export class SyncController implements Runnable {
     } finally {
       clearInterval(timer);
       off();
+      await members?.stop();
       await flushing;
     }
   }

@@ -1,13 +1,23 @@
-import { MANAGED_LABEL, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
+import { EventComponent, MANAGED_LABEL, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isNotFound, type KubeObject } from '@kubefed/client';
 import type { SyncJob } from '@kubefed/queue';
+import type { EventSink } from '@kubefed/runtime';
 import { type ClusterOperation, isManaged, type MemberObservation, planClusterSync } from '../dispatch-plan.js';
 import { ClusterSyncError } from '../errors.js';
 import { renderDesiredObject, type RenderSource } from '../render-desired-object.js';
+import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
-import { recorderKey, type StatusRecorder } from './status-recorder.js';
+import type { SyncOutcomeSink } from './status-recorder.js';
 import type { VersionStore } from './version-store.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+
+/** The KubeFedConfig settings a sync worker reads on every job. */
+export interface SyncSettings {
+  /** `spec.syncController.adoptResources`; KubeFed's default `Enabled`. */
+  readonly adoptResources: Switch;
+  /** The `RawResourceStatusCollection` feature gate (with the FTC's `statusCollection`, remote status is reported). */
+  readonly remoteStatusCollection: boolean;
+}
 
 /** Options of {@link createSyncProcessor}. */
 export interface SyncProcessorOptions extends PlacementEnvironment {
@@ -15,10 +25,12 @@ export interface SyncProcessorOptions extends PlacementEnvironment {
   readonly types: (name: string) => SyncType | undefined;
   /** The client of a Ready member cluster; `undefined` when not ready (the job is dropped). */
   readonly memberClient: (cluster: string) => DynamicClient | undefined;
-  /** Where outcomes go. */
-  readonly recorder: StatusRecorder;
-  /** KubeFedConfig `spec.syncController.adoptResources`; default `Enabled`. */
-  readonly adoptResources?: Switch | undefined;
+  /** Where outcomes go: the in-process `StatusRecorder`, or a publisher to the leader. */
+  readonly recorder: SyncOutcomeSink;
+  /** The settings in force (KubeFedConfig); default adoption Enabled and remote status collection on. */
+  readonly settings?: (() => SyncSettings) | undefined;
+  /** Where Warning events about failed member operations go (on the federated object in the host); default none. */
+  readonly events?: EventSink | undefined;
   /**
    * Where written versions are kept; default in memory (per process: after a restart every
    * object is written once more).
@@ -36,8 +48,11 @@ export class MemberWriteError extends ClusterSyncError {}
  * The sync worker (ARCHITECTURE "The flow of one change"): for one (type, object, cluster) job,
  * reads the CURRENT federated object from the host and the member object with the member's
  * client, decides with `planClusterSync`, renders with `renderDesiredObject`, and creates,
- * updates (only when `needsUpdate`), deletes or unlabels the member object; records the
- * outcome in the {@link StatusRecorder}. The job's `kind` is ignored: state decides.
+ * updates (only when `needsUpdate`), deletes or unlabels the member object; reports the
+ * outcome (with the member object's `.status` when the type collects status) to the
+ * {@link SyncOutcomeSink}, and a Warning event on the federated object when a member operation
+ * fails, a pre-existing object blocks creation or is adopted. The job's `kind` is ignored:
+ * state decides.
  *
  * Versions written are recorded (in the host's (Cluster)PropagatedVersion with a
  * `versionStore`, else in memory) so that an unchanged object is not written again.
@@ -47,14 +62,18 @@ export class MemberWriteError extends ClusterSyncError {}
  */
 export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProcessor {
   const written = new Map<string, PropagatedVersion>();
+  const settings = options.settings ?? (() => ({ adoptResources: 'Enabled' as const, remoteStatusCollection: true }));
   return async (job) => {
     const type = options.types(job.federatedType);
     const member = options.memberClient(job.cluster);
     if (type === undefined || member === undefined) return;
     const objectKey = job.namespace === undefined ? job.name : `${job.namespace}/${job.name}`;
-    const key = recorderKey(type.name, objectKey);
-    const record = (status: PropagationStatus | undefined, remoteStatus?: Record<string, unknown>): void => {
-      options.recorder.record(key, job.cluster, status === undefined ? undefined : remoteStatus === undefined ? { status } : { status, remoteStatus });
+    const { adoptResources, remoteStatusCollection } = settings();
+    const collect = type.statusCollection && remoteStatusCollection;
+    const jobKey = { federatedType: job.federatedType, ...(job.namespace === undefined ? {} : { namespace: job.namespace }), name: job.name, cluster: job.cluster };
+    const record = async (status: PropagationStatus | undefined, memberObject?: KubeObject): Promise<void> => {
+      const remoteStatus = collect ? (memberObject?.status as Record<string, unknown> | undefined) : undefined;
+      await options.recorder.report({ ...jobKey, result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus } });
     };
     let fed: KubeObject;
     try {
@@ -63,11 +82,14 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       if (isNotFound(err)) return;
       throw err;
     }
+    const warn = async (op: EventOperation, error: unknown): Promise<void> => {
+      await options.events?.record(fed, { ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error), component: EventComponent.sync(type.federatedKind) });
+    };
     const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
     const members = member.resource(type.targetGvr, namespace);
     const observed = await observe(members, job.name);
     const deleting = isDeleting(fed);
-    const versionKey = `${key}@${job.cluster}`;
+    const versionKey = `${type.name}|${objectKey}@${job.cluster}`;
     const source = fed as unknown as RenderSource & VersionSource;
 
     if (deleting && fed.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE) {
@@ -75,7 +97,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
         await members.patch(job.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
       }
       written.delete(versionKey);
-      record(undefined);
+      await record(undefined);
       return;
     }
     const placed = deleting ? [] : (await placementOf(options, type, fed)).clusters;
@@ -84,84 +106,78 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       if (options.versionStore === undefined) written.set(versionKey, versionRecord(source, job.cluster, obj));
       else await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: memberVersion(obj), selectedClusters: placed });
     };
-    const op: ClusterOperation = planClusterSync({
-      cluster: job.cluster,
-      ready: true,
-      selected,
-      member: observed,
-      adoptResources: options.adoptResources,
-    });
-    const fail = (status: PropagationStatus, err: unknown): never => {
-      record(status);
+    const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member: observed, adoptResources });
+    const fail = async (status: PropagationStatus, event: EventOperation, err: unknown): Promise<never> => {
+      await record(status);
+      await warn(event, err instanceof Error ? err.message : err);
       throw new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
+    };
+    const render = async (existing?: KubeObject): Promise<KubeObject> => {
+      try {
+        return renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster, ...(existing === undefined ? {} : { existing }) }).object;
+      } catch (err) {
+        return fail(err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', existing === undefined ? 'create' : 'update', err);
+      }
     };
     switch (op.op) {
       case 'none':
-        record(op.status);
+        if (op.status === 'AlreadyExists') await warn('create', RESOURCE_PRE_EXISTS);
+        await record(op.status, observed.state === 'present' ? observed.object : undefined);
         return;
       case 'create': {
-        let rendered;
-        try {
-          rendered = renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster });
-        } catch (err) {
-          return fail(err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', err);
-        }
+        const rendered = await render();
         let created: KubeObject;
         try {
-          created = await members.create(rendered.object);
+          created = await members.create(rendered);
         } catch (err) {
           // Someone created it meanwhile: the retry re-plans with the object.
           if (isAlreadyExists(err)) throw err;
-          return fail('CreationFailed', err);
+          return fail('CreationFailed', 'create', err);
         }
-        record('');
         await remember(created);
+        await record('', created);
         return;
       }
       case 'update': {
         const existing = op.member;
         if (existing === undefined) return;
-        let rendered;
-        try {
-          rendered = renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster, existing });
-        } catch (err) {
-          return fail(err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', err);
-        }
+        const rendered = await render(existing);
         const propagatedVersion = options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
-        if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered.object, memberObject: existing })) {
-          record('');
+        if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered, memberObject: existing })) {
+          await record('', existing);
           return;
         }
+        if (op.adopt === true) await warn('create', ADOPTING_EXISTING_RESOURCE);
         const rv = existing.metadata.resourceVersion;
-        const desired: KubeObject = rv === undefined ? rendered.object : { ...rendered.object, metadata: { ...rendered.object.metadata, resourceVersion: rv } };
+        const desired: KubeObject = rv === undefined ? rendered : { ...rendered, metadata: { ...rendered.metadata, resourceVersion: rv } };
         let updated: KubeObject;
         try {
           updated = await members.update(desired);
         } catch (err) {
-          return fail('UpdateFailed', err);
+          return fail('UpdateFailed', 'update', err);
         }
-        record('');
         await remember(updated);
+        await record('', updated);
         return;
       }
       case 'delete': {
         try {
           await members.delete(job.name, op.deleteOptions);
         } catch (err) {
-          if (!isNotFound(err)) fail('DeletionFailed', err);
+          if (!isNotFound(err)) await fail('DeletionFailed', 'delete', err);
         }
         written.delete(versionKey);
         const after = await observe(members, job.name);
-        record(after.state === 'present' ? 'WaitingForRemoval' : undefined);
+        await record(after.state === 'present' ? 'WaitingForRemoval' : undefined, after.state === 'present' ? after.object : undefined);
         return;
       }
       case 'unlabel':
         try {
           await members.patch(job.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
         } catch (err) {
-          fail('LabelRemovalFailed', err);
+          await fail('LabelRemovalFailed', 'unlabel', err);
         }
-        record(undefined);
+        await record(undefined);
         return;
     }
   };

@@ -13,7 +13,15 @@ describe('syncTypeOf', () => {
       federatedGvr: { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' },
       targetGvr: { group: '', version: 'v1', resource: 'configmaps' },
       targetType: { version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' },
+      federatedKind: 'FederatedConfigMap',
+      statusCollection: false,
     });
+  });
+
+  it('turns status collection on for an FTC with statusCollection Enabled', () => {
+    const ftc = buildFederatedTypeConfig(configMaps, 'kube-federation-system');
+    ftc.spec.statusCollection = 'Enabled';
+    expect(syncTypeOf(ftc).statusCollection).toBe(true);
   });
 });
 

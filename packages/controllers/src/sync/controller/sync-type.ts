@@ -1,4 +1,4 @@
-import { type ApiResource, defaultFederatedTypeConfig, type FederatedTypeConfig, validateFederatedTypeConfig } from '@kubefed/api';
+import { type ApiResource, defaultFederatedTypeConfig, type FederatedTypeConfig, isStatusCollectionEnabled, validateFederatedTypeConfig } from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
 import { effectivePlacement, type EffectivePlacement, isNamespaceType, type PlacementCluster, type PlacementSource } from '../placement.js';
 
@@ -9,6 +9,10 @@ export interface SyncType {
   readonly federatedGvr: GroupVersionResource;
   readonly targetGvr: GroupVersionResource;
   readonly targetType: ApiResource;
+  /** The federated kind, e.g. `FederatedDeployment` (names the sync controller in events). */
+  readonly federatedKind: string;
+  /** FTC `statusCollection: Enabled`: member objects' `.status` is reported as `remoteStatus`. */
+  readonly statusCollection: boolean;
 }
 
 const gvrOf = (r: ApiResource): GroupVersionResource => ({ group: r.group ?? '', version: r.version, resource: r.pluralName });
@@ -20,6 +24,8 @@ export function syncTypeOf(ftc: FederatedTypeConfig): SyncType {
     federatedGvr: gvrOf(ftc.spec.federatedType),
     targetGvr: gvrOf(ftc.spec.targetType),
     targetType: ftc.spec.targetType,
+    federatedKind: ftc.spec.federatedType.kind,
+    statusCollection: isStatusCollectionEnabled(ftc),
   };
 }
 

@@ -1,0 +1,104 @@
+import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { type Clock, deletedObject, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
+import { isNamespaceType } from '../placement.js';
+import type { SyncType } from './sync-type.js';
+
+/** Options of {@link MemberWatches}. */
+export interface MemberWatchesOptions {
+  readonly type: SyncType;
+  /**
+   * Called with the cluster and the federated object's key (`namespace/name`, or `name` for
+   * cluster-scoped types; `N/N` for the Namespace `N`) when a managed member copy was added,
+   * changed or deleted. Changes of `.status` alone count only when `statusChanges()` is true.
+   */
+  readonly onChange: (cluster: string, key: string) => void;
+  /** Whether a change of the member object's `.status` alone matters (remote status collection). */
+  readonly statusChanges: () => boolean;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+interface Watch {
+  readonly client: DynamicClient;
+  readonly abort: AbortController;
+  readonly done: Promise<void>;
+}
+
+/** The object without what changes on every write or only with status. */
+function specOf(obj: KubeObject): string {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata as KubeObject['metadata'] & { managedFields?: unknown };
+  return JSON.stringify({ ...obj, metadata, status: undefined });
+}
+
+/**
+ * Informers on the managed copies (label `kubefed.io/managed=true`, every namespace) of one
+ * federated type in every Ready member cluster (ARCHITECTURE "Drift"): engaged when a cluster
+ * becomes Ready, disengaged when it stops being Ready or leaves. A member copy changed or
+ * deleted by hand reports its owner, so the sync worker reverts it at once instead of at the
+ * next resync.
+ */
+export class MemberWatches {
+  readonly #o: MemberWatchesOptions;
+  readonly #watches = new Map<string, Watch>();
+
+  constructor(options: MemberWatchesOptions) {
+    this.#o = options;
+  }
+
+  /** Engages the clusters of `ready` not watched yet (or whose client changed) and disengages the others. */
+  sync(ready: ReadonlyMap<string, DynamicClient>): void {
+    for (const [cluster, watch] of this.#watches) {
+      if (ready.get(cluster) !== watch.client) void this.#disengage(cluster);
+    }
+    for (const [cluster, client] of ready) {
+      if (!this.#watches.has(cluster)) this.#engage(cluster, client);
+    }
+  }
+
+  /** The clusters being watched. */
+  clusters(): string[] {
+    return [...this.#watches.keys()];
+  }
+
+  /** Stops every informer; resolves when they have stopped. */
+  async stop(): Promise<void> {
+    const done = [...this.#watches.keys()].map((c) => this.#disengage(c));
+    await Promise.all(done);
+  }
+
+  #engage(cluster: string, client: DynamicClient): void {
+    const { type, logger, clock } = this.#o;
+    const informer = new Informer({
+      name: `sync-${type.name}-member-${cluster}`,
+      listerWatcher: listerWatcherFor(client.resource(type.targetGvr), { labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}` }),
+      logger: logger.child({ cluster }),
+      clock,
+    });
+    const namespaceType = isNamespaceType(type.targetType);
+    const report = (obj: KubeObject): void => {
+      const name = obj.metadata.name ?? '';
+      const ns = obj.metadata.namespace;
+      this.#o.onChange(cluster, namespaceType ? `${name}/${name}` : ns !== undefined && ns !== '' ? `${ns}/${name}` : name);
+    };
+    informer.addEventHandler({
+      onAdd: report,
+      onUpdate: (o, n) => {
+        if (o.metadata.resourceVersion === n.metadata.resourceVersion) return;
+        if (this.#o.statusChanges() || specOf(o) !== specOf(n)) report(n);
+      },
+      onDelete: (obj) => report(deletedObject(obj)),
+    });
+    const abort = new AbortController();
+    const done = informer.start(abort.signal).catch((err: unknown) => logger.error({ cluster, err }, 'member watch failed'));
+    this.#watches.set(cluster, { client, abort, done });
+  }
+
+  #disengage(cluster: string): Promise<void> {
+    const watch = this.#watches.get(cluster);
+    if (watch === undefined) return Promise.resolve();
+    this.#watches.delete(cluster);
+    watch.abort.abort();
+    return watch.done;
+  }
+}
