@@ -60,6 +60,8 @@ async function connectRedis(url: string, role: 'worker' | 'producer', logger: Lo
   }
 }
 
+const labelsDiffer = (a: KubeObject, b: KubeObject): boolean => JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {});
+
 /** A workers-only process got a job for a cluster it has no Ready client for (yet); the job is retried. */
 export class MemberNotReadyError extends KubeFedError {}
 
@@ -156,6 +158,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         clusters: () => clusters.informer.store.list(),
         producer,
         scope: config.defaultScope,
+        onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,
         events,
       });

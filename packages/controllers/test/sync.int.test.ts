@@ -12,7 +12,7 @@ import {
   registerKubeFedClusterController,
   registerKubeFedConfigController,
 } from '@kubefed/controllers';
-import { clientFor, createNamespace, joinMember, KFCONFIG, startFederation, type Federation } from './federation.js';
+import { clientFor, createNamespace, joinMember, KFC, KFCONFIG, startFederation, type Federation } from './federation.js';
 
 const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
 const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
@@ -20,6 +20,7 @@ const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Con
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
 const DEPLOYMENTS: FederatedTypeOptions = { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' };
+const SERVICES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' };
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
 const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   fed = await startFederation({ member1: {}, member2: {} });
   redis = await startRedis({ url: process.env.REDIS_URL });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS, DEPLOYMENTS]) await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
+  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS, DEPLOYMENTS, SERVICES]) await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
 });
 
 afterAll(async () => {
@@ -81,6 +82,8 @@ async function startControlPlane(
     statusFlushMs: 100,
     removalPollMs: 200,
     resyncPeriodMs: options.resyncPeriodMs ?? 500,
+    onClusterLabelsChange: (listener) =>
+      clusters.informer.addEventHandler({ onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener() }),
     settings: () => ({
       adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
       remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
@@ -432,6 +435,47 @@ describe('sync controller against kube-sim and Redis', () => {
         interval: 100,
       })
       .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'CreateInClusterFailed', message: expect.stringContaining(`Failed to create ClusterRole "${name}" in cluster "member2"`) as unknown }));
+  });
+
+  it('keeps the clusterIP a member assigned to a Service when the template changes (field retention)', async () => {
+    await startControlPlane([NAMESPACES, SERVICES]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    await types('federatednamespaces').create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: target }, spec: { placement: { clusters: [{ name: 'member1' }] } } });
+    await types('federatedservices').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedService',
+      metadata: { name: 'web' },
+      spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }, placement: { clusters: [{ name: 'member1' }] } },
+    });
+    using member1 = clientFor(fed.member('member1'));
+    const service = () => member1.resource({ group: '', version: 'v1', resource: 'services' }, target).get('web').catch(() => undefined);
+    await expect.poll(async () => ((await service())?.spec as { clusterIP?: string } | undefined)?.clusterIP, { timeout: 15_000, interval: 100 }).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const clusterIP = ((await service())?.spec as { clusterIP: string }).clusterIP;
+
+    await types('federatedservices').patch('web', { spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 8080 }] } } } }, 'merge');
+    await expect.poll(async () => (await service())?.spec, { timeout: 15_000, interval: 100 }).toMatchObject({ clusterIP, ports: [{ port: 8080 }] });
+    await expect
+      .poll(async () => (await types('federatedservices').get('web')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+  });
+
+  it('places by clusterSelector on KubeFedCluster labels and follows label changes without a resync', async () => {
+    const ns = await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0 });
+    const clusters = fed.hostClient.resource(KFC, ns);
+    await clusters.patch('member2', { metadata: { labels: { region: 'eu' } } }, 'merge');
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const obj = federatedClusterRole(name, []);
+    (obj.spec as { placement: unknown }).placement = { clusterSelector: { matchLabels: { region: 'eu' } } };
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(obj);
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    expect(await inMember('member1', name)).toBeUndefined();
+
+    await clusters.patch('member1', { metadata: { labels: { region: 'eu' } } }, 'merge');
+    await clusters.patch('member2', { metadata: { labels: { region: null } } }, 'merge');
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
   });
 
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {

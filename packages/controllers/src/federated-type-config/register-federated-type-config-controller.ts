@@ -22,6 +22,8 @@ export interface FederatedTypeConfigControllerOptions {
   clusters: () => readonly PlacementCluster[];
   /** Where sync jobs go. */
   producer: JobProducer;
+  /** Subscribes to KubeFedCluster label changes (see `SyncControllerOptions.onClusterLabelsChange`); default none. */
+  onClusterLabelsChange?: (listener: () => void) => () => void;
   /** Outcomes shared by workers and status writers in this process; default a new one. */
   recorder?: StatusRecorder;
   /** Scope of the control plane; default `Cluster`. */
@@ -80,6 +82,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         statusFlushMs: options.statusFlushMs,
         removalPollMs: options.removalPollMs,
         resyncPeriodMs: options.resyncPeriodMs,
+        onClusterLabelsChange: options.onClusterLabelsChange,
         remoteStatusCollection: options.settings === undefined ? undefined : () => options.settings?.().remoteStatusCollection ?? true,
         watchMembers: options.watchMembers,
         logger: manager.logger,

@@ -31,6 +31,8 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   };
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
+  /** Subscribes to changes of KubeFedCluster labels (clusterSelector placement); returns the unsubscribe function. Default none (placement then follows labels at the next resync). */
+  readonly onClusterLabelsChange?: ((listener: () => void) => () => void) | undefined;
   /** Status flush period; default 200 ms. */
   readonly statusFlushMs?: number | undefined;
   /** Poll period while member copies are being removed; default 500 ms. */
@@ -59,7 +61,7 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
  * The sync controller of one federated type (KUBEFED-REFERENCE §4.4), as one runnable: an
  * informer on the federated type in the host, a controller running {@link SyncReconciler}
  * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
- * Every object is reconciled again when the set of Ready clusters changes, and every object in
+ * Every object is reconciled again when the set of Ready clusters or a cluster's labels change, and every object in
  * namespace N when the FederatedNamespace N/N changes (namespaced targets). Status-only
  * updates of the federated object do not trigger a reconcile. {@link MemberWatches} on the
  * managed copies in Ready members send a sync job for the changed cluster when a copy is
@@ -130,10 +132,14 @@ export class SyncController implements Runnable {
             },
           });
     members?.sync(o.tracker.readyClusters());
-    const off = o.tracker.onChange(() => {
-      members?.sync(o.tracker.readyClusters());
+    const reconcileAll = (): void => {
       for (const key of informer.store.keys()) controller.queue.add(key);
+    };
+    const offReady = o.tracker.onChange(() => {
+      members?.sync(o.tracker.readyClusters());
+      reconcileAll();
     });
+    const offLabels = o.onClusterLabelsChange?.(reconcileAll);
     const flushMs = o.statusFlushMs ?? 200;
     let flushing = Promise.resolve();
     const timer = setInterval(() => {
@@ -143,7 +149,8 @@ export class SyncController implements Runnable {
       await Promise.all(runs);
     } finally {
       clearInterval(timer);
-      off();
+      offReady();
+      offLabels?.();
       await members?.stop();
       await flushing;
     }
