@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, HelpShown, parseConfig, redactUrl } from './config.js';
+import { ConfigError, HelpShown, parseConfig, rateLimiter, redactUrl } from './config.js';
 
 const env = { HOME: '/home/op' };
 
@@ -12,6 +12,9 @@ describe('parseConfig', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       queuePrefix: 'kubefed',
       workerConcurrency: 10,
+      clusterWorkerConcurrency: {},
+      workerRateLimit: 0,
+      syncResyncPeriodMs: 300_000,
       metricsAddr: ':9090',
       healthAddr: ':8080',
       leaderElect: true,
@@ -30,7 +33,17 @@ describe('parseConfig', () => {
     expect([c.queuePrefix, c.workerConcurrency]).toEqual(['kf-test', 3]);
   });
 
+  it('reads per-cluster concurrency, the rate limit and the resync period', () => {
+    const c = parseConfig(['--cluster-worker-concurrency', 'member1=2, eu.member2=20', '--worker-rate-limit', '50', '--sync-resync-period', '30s'], env);
+    expect([c.clusterWorkerConcurrency, c.workerRateLimit, c.syncResyncPeriodMs]).toEqual([{ member1: 2, 'eu.member2': 20 }, 50, 30_000]);
+    expect(parseConfig(['--sync-resync-period', '0'], env).syncResyncPeriodMs).toBe(0);
+  });
+
   it.each([
+    [['--cluster-worker-concurrency', 'member1'], '--cluster-worker-concurrency: "member1" is not <cluster>=<integer in 1..1000>'],
+    [['--cluster-worker-concurrency', 'Member1=3'], '--cluster-worker-concurrency: "Member1=3" is not <cluster>=<integer in 1..1000>'],
+    [['--worker-rate-limit', '-1'], '--worker-rate-limit: "-1" is not a number of jobs per second (0 = unlimited)'],
+    [['--sync-resync-period', 'soon'], '--sync-resync-period: "soon" is not a duration such as 30s or 5m (0 = never)'],
     [['--worker-concurrency', '0'], '--worker-concurrency: "0" is not an integer in 1..1000'],
     [['--worker-concurrency', 'x'], '--worker-concurrency: "x" is not an integer in 1..1000'],
     [['--queue-prefix', 'a:b'], '--queue-prefix: must be letters, digits, "_", "." or "-"'],
@@ -123,5 +136,15 @@ describe('redactUrl', () => {
     ['redis://cache:6379', 'redis://cache:6379'],
   ])('redacts %s', (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
+  });
+});
+
+describe('rateLimiter', () => {
+  it.each([
+    [50, { max: 50, durationMs: 1000 }],
+    [1, { max: 1, durationMs: 1000 }],
+    [0.5, { max: 1, durationMs: 2000 }],
+  ])('allows %d jobs per second as %j', (perSecond, limiter) => {
+    expect(rateLimiter(perSecond)).toEqual(limiter);
   });
 });

@@ -27,6 +27,12 @@ export interface ControllerManagerConfig {
   readonly queuePrefix: string;
   /** Sync jobs run in parallel per member cluster in this process (`--worker-concurrency`, default 10). */
   readonly workerConcurrency: number;
+  /** `--cluster-worker-concurrency`: per member cluster overrides of `workerConcurrency`. */
+  readonly clusterWorkerConcurrency: Readonly<Record<string, number>>;
+  /** `--worker-rate-limit`: sync jobs per second per member cluster across every process; 0 = unlimited. */
+  readonly workerRateLimit: number;
+  /** `--sync-resync-period`: every federated object is synced again this often (ms; 0 = never). */
+  readonly syncResyncPeriodMs: number;
   readonly metricsAddr: string;
   readonly healthAddr: string;
   readonly leaderElect: boolean;
@@ -71,6 +77,9 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--redis-url <url>', 'Redis for the sync job queues (redis:// or rediss://)', env.REDIS_URL ?? 'redis://127.0.0.1:6379')
     .option('--queue-prefix <prefix>', 'BullMQ key prefix of the sync job queues (must match between controllers and workers)', 'kubefed')
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
+    .option('--cluster-worker-concurrency <cluster=n,...>', 'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20', '')
+    .option('--worker-rate-limit <jobs-per-second>', 'sync jobs started per second per member cluster, across every worker process (0 = unlimited)', '0')
+    .option('--sync-resync-period <duration>', 'every federated object is synced again this often to repair drift missed by the member watches (Go duration; 0 = never)', '5m')
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
@@ -130,6 +139,36 @@ const flagsSchema = z.object({
       return z.NEVER;
     }
     return n;
+  }),
+  clusterWorkerConcurrency: z.string().transform((v, ctx) => {
+    const out: Record<string, number> = {};
+    for (const part of v.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+      const m = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)=(\d+)$/.exec(part);
+      const n = m === null ? NaN : Number(m[3]);
+      if (m === null || !Number.isInteger(n) || n < 1 || n > 1000) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(part)} is not <cluster>=<integer in 1..1000>` });
+        return z.NEVER;
+      }
+      out[m[1] ?? ''] = n;
+    }
+    return out;
+  }),
+  workerRateLimit: z.string().transform((v, ctx) => {
+    const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN;
+    if (!(n >= 0)) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a number of jobs per second (0 = unlimited)` });
+      return z.NEVER;
+    }
+    return n;
+  }),
+  syncResyncPeriod: z.string().transform((v, ctx) => {
+    if (v === '0') return 0;
+    const ms = parseGoDuration(v);
+    if (ms === undefined || ms <= 0) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a duration such as 30s or 5m (0 = never)` });
+      return z.NEVER;
+    }
+    return ms;
   }),
   metricsAddr: addressOf('--metrics-addr'),
   healthAddr: addressOf('--health-addr'),
@@ -200,6 +239,9 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     redisUrl: f.redisUrl,
     queuePrefix: f.queuePrefix,
     workerConcurrency: f.workerConcurrency,
+    clusterWorkerConcurrency: f.clusterWorkerConcurrency,
+    workerRateLimit: f.workerRateLimit,
+    syncResyncPeriodMs: f.syncResyncPeriod,
     metricsAddr: f.metricsAddr,
     healthAddr: f.healthzAddr ?? f.healthAddr,
     leaderElect: f.leaderElect,
@@ -220,4 +262,9 @@ function hostSource(flag: string | undefined, env: ConfigEnv): HostSource {
     return { kind: 'inCluster', host: env.KUBERNETES_SERVICE_HOST ?? '', port: env.KUBERNETES_SERVICE_PORT ?? '443' };
   }
   return { kind: 'kubeconfig', paths: kubeconfigPaths({ KUBECONFIG: env.KUBECONFIG, home: env.HOME ?? homedir() }) };
+}
+
+/** A BullMQ limiter allowing `perSecond` jobs per second (fractions as jobs per longer window). */
+export function rateLimiter(perSecond: number): { max: number; durationMs: number } {
+  return perSecond >= 1 ? { max: Math.round(perSecond), durationMs: 1000 } : { max: 1, durationMs: Math.round(1000 / perSecond) };
 }

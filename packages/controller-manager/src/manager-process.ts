@@ -21,7 +21,7 @@ import {
 import type { KubeObject } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
 import { deletedObject, EventRecorder, listerWatcherFor, Manager, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
-import { redactUrl, type ControllerManagerConfig } from './config.js';
+import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { MemberClients } from './member-clients.js';
 
 const LEASES = RESOURCES.leases;
@@ -158,6 +158,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         clusters: () => clusters.informer.store.list(),
         producer,
         scope: config.defaultScope,
+        resyncPeriodMs: config.syncResyncPeriodMs,
         onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,
         events,
@@ -256,7 +257,12 @@ function syncWorkersRunnable(options: {
         connection: options.connection,
         prefix: config.queuePrefix,
         processor: (job) => options.processor(job),
-        defaults: { concurrency: config.workerConcurrency },
+        defaults: {
+          concurrency: config.workerConcurrency,
+          // BullMQ's limiter counts per queue across every worker: a rate per member cluster.
+          ...(config.workerRateLimit > 0 ? { limiter: rateLimiter(config.workerRateLimit) } : {}),
+        },
+        perCluster: Object.fromEntries(Object.entries(config.clusterWorkerConcurrency).map(([c, concurrency]) => [c, { concurrency }])),
         logger,
       });
       const failed = (action: string, cluster: string) => (err: unknown) => logger.error({ cluster, err }, `sync workers: ${action} cluster failed`);
