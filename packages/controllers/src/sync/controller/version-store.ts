@@ -18,14 +18,24 @@ export interface VersionWrite {
   readonly selectedClusters: readonly string[];
 }
 
+interface Batch {
+  /** The newest write per cluster. */
+  readonly writes: Map<string, VersionWrite>;
+  readonly waiters: { resolve: () => void; reject: (err: unknown) => void }[];
+}
+
 /**
  * The version records of federated objects in the host (KUBEFED-REFERENCE §1.6, §4.4.8):
  * `PropagatedVersion` `<lowercase target kind>-<name>` in the object's namespace, or a
  * `ClusterPropagatedVersion` for cluster-scoped objects. Workers of different clusters update
- * the same record: writes are conditional and retried on conflict.
+ * the same record: within this process their writes are coalesced (one write in flight per
+ * record; writes arriving meanwhile go together in the next one), and writes are conditional
+ * and retried on conflict with other processes.
  */
 export class VersionStore {
   readonly #host: DynamicClient;
+  readonly #pending = new Map<string, Batch>();
+  readonly #inflight = new Set<string>();
 
   constructor(host: DynamicClient) {
     this.#host = host;
@@ -42,22 +52,58 @@ export class VersionStore {
   }
 
   /**
-   * Records the version written to one cluster (creating the record when absent).
+   * Records the version written to one cluster (creating the record when absent). Resolves
+   * once it is stored, or superseded by a write of a newer template or overrides version
+   * (which drops older cluster versions anyway).
    *
-   * @throws the last API error after 5 conflicting attempts; other API errors as is.
+   * @throws the last API error after 10 conflicting attempts; other API errors as is.
    */
-  async record(write: VersionWrite): Promise<void> {
-    const client = this.#client(write.fedObject);
+  record(write: VersionWrite): Promise<void> {
+    const key = `${write.type.name}|${write.fedObject.metadata.namespace ?? ''}/${write.fedObject.metadata.name ?? ''}`;
+    let batch = this.#pending.get(key);
+    if (batch === undefined) this.#pending.set(key, (batch = { writes: new Map(), waiters: [] }));
+    batch.writes.delete(write.cluster);
+    batch.writes.set(write.cluster, write);
+    const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
+    this.#next(key);
+    return done;
+  }
+
+  #next(key: string): void {
+    if (this.#inflight.has(key)) return;
+    const batch = this.#pending.get(key);
+    if (batch === undefined) return;
+    this.#pending.delete(key);
+    this.#inflight.add(key);
+    this.#write([...batch.writes.values()]).then(
+      () => batch.waiters.forEach((w) => w.resolve()),
+      (err: unknown) => batch.waiters.forEach((w) => w.reject(err)),
+    ).finally(() => {
+      this.#inflight.delete(key);
+      this.#next(key);
+    });
+  }
+
+  /** Writes the versions of `writes` that share the newest write's template and overrides versions. */
+  async #write(writes: readonly VersionWrite[]): Promise<void> {
+    const newest = writes[writes.length - 1];
+    if (newest === undefined) return;
+    const versions = objectVersions(newest.fedObject as unknown as VersionSource);
+    const current = writes.filter((w) => {
+      const v = objectVersions(w.fedObject as unknown as VersionSource);
+      return v.templateVersion === versions.templateVersion && v.overridesVersion === versions.overridesVersion;
+    });
+    const client = this.#client(newest.fedObject);
     for (let attempt = 1; ; attempt++) {
       try {
-        const existing = await this.get(write.type, write.fedObject);
+        const existing = await this.get(newest.type, newest.fedObject);
         const built = buildPropagatedVersion({
-          fedObject: write.fedObject,
-          targetKind: write.type.targetType.kind,
-          versions: objectVersions(write.fedObject as unknown as VersionSource),
+          fedObject: newest.fedObject,
+          targetKind: newest.type.targetType.kind,
+          versions,
           existing,
-          selectedClusters: write.selectedClusters,
-          updatedVersions: new Map([[write.cluster, write.version]]),
+          selectedClusters: newest.selectedClusters,
+          updatedVersions: new Map(current.map((w) => [w.cluster, w.version])),
         });
         if (!built.changed) return;
         const obj = built.object as unknown as KubeObject;
@@ -66,7 +112,8 @@ export class VersionStore {
         await client.updateStatus(target);
         return;
       } catch (err) {
-        if (attempt >= 5 || !(isConflict(err) || isAlreadyExists(err))) throw err;
+        if (attempt >= 10 || !(isConflict(err) || isAlreadyExists(err))) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
       }
     }
   }
