@@ -315,6 +315,30 @@ describe('sync controller against kube-sim and Redis', () => {
     });
   });
 
+  it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect.poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toContain('kubefed.io/sync-controller');
+
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    try {
+      await expect
+        .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
+        .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
+      await objects.delete(name);
+      await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+      await consistently(async () => expect((await objects.get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller'), { durationMs: 1500, intervalMs: 100 });
+    } finally {
+      member2.faults.restore();
+    }
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+    await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
+  });
+
   it('repairs a member copy changed behind its back at the next resync', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;

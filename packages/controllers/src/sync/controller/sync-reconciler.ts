@@ -1,7 +1,7 @@
 import { MANAGED_LABEL, MANAGED_LABEL_TRUE, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
 import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
-import { done, type Reader, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
+import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
 import { ComputePlacementError } from '../errors.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -25,7 +25,9 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
  * enqueues one key-only job per target cluster and per non-target Ready cluster still holding
  * a managed copy; the sync workers do the member IO. While the object is being deleted it
  * enqueues removal jobs for every Ready cluster and removes the finalizer once no managed
- * copy remains (with the orphan annotation: once no copy carries the managed label).
+ * copy remains (with the orphan annotation: once no copy carries the managed label) and every
+ * cluster of its placement is Ready (KubeFed waits for a not-ready cluster rather than leave
+ * a copy behind).
  */
 export class SyncReconciler implements Reconciler {
   readonly #o: SyncReconcilerOptions;
@@ -34,7 +36,7 @@ export class SyncReconciler implements Reconciler {
     this.#o = options;
   }
 
-  async reconcile(key: string): Promise<ReconcileOutcome> {
+  async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
     const o = this.#o;
     const rkey = recorderKey(o.type.name, key);
     const fed = o.objects.get(key);
@@ -55,6 +57,13 @@ export class SyncReconciler implements Reconciler {
       if (remaining.length > 0) {
         await o.producer.enqueueBulk(remaining.map((c) => job(c, 'remove')));
         return requeueAfter(o.removalPollMs ?? 500);
+      }
+      // §4.4.11: a placed cluster that is not Ready may still hold a copy; wait for it (a
+      // cluster that was unjoined is no longer placed). Removing the finalizer by hand forces it.
+      const notReady = (await this.#placedClusters(fed)).filter((c) => !ready.has(c));
+      if (notReady.length > 0) {
+        ctx.logger.info({ clusters: notReady }, 'waiting for placed clusters to become ready before removing the finalizer');
+        return requeueAfter(Math.max(o.removalPollMs ?? 500, 1000));
       }
       await fedClient.patch(
         name,
@@ -83,6 +92,16 @@ export class SyncReconciler implements Reconciler {
     o.recorder.markDirty(rkey);
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
+  }
+
+  /** The clusters of the object's effective placement; none when it cannot be computed. */
+  async #placedClusters(fed: KubeObject): Promise<string[]> {
+    try {
+      return (await placementOf(this.#o, this.#o.type, fed)).clusters;
+    } catch (err) {
+      if (err instanceof ComputePlacementError) return [];
+      throw err;
+    }
   }
 
   /** Ready clusters whose copy of the object carries the managed label. */
