@@ -21,6 +21,7 @@ export interface MemberWatchesOptions {
 
 interface Watch {
   readonly client: DynamicClient;
+  readonly informer: Informer;
   readonly abort: AbortController;
   readonly done: Promise<void>;
 }
@@ -54,6 +55,18 @@ export class MemberWatches {
     for (const [cluster, client] of ready) {
       if (!this.#watches.has(cluster)) this.#engage(cluster, client);
     }
+  }
+
+  /**
+   * Whether `cluster` holds a managed copy of the federated object `key` (same key as
+   * `onChange`), from the watch cache; `undefined` when the cluster is not watched or its cache
+   * has not synced yet (ask the member instead).
+   */
+  hasManagedCopy(cluster: string, key: string): boolean | undefined {
+    const watch = this.#watches.get(cluster);
+    if (watch === undefined || !watch.informer.hasSynced()) return undefined;
+    const memberKey = isNamespaceType(this.#o.type.targetType) ? key.slice(key.indexOf('/') + 1) : key;
+    return watch.informer.store.get(memberKey) !== undefined;
   }
 
   /** The clusters being watched. */
@@ -91,7 +104,7 @@ export class MemberWatches {
     });
     const abort = new AbortController();
     const done = informer.start(abort.signal).catch((err: unknown) => logger.error({ cluster, err }, 'member watch failed'));
-    this.#watches.set(cluster, { client, abort, done });
+    this.#watches.set(cluster, { client, informer, abort, done });
   }
 
   #disengage(cluster: string): Promise<void> {

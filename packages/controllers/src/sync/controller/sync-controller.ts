@@ -86,7 +86,29 @@ export class SyncController implements Runnable {
       logger,
       clock,
     });
-    const reconciler = new SyncReconciler({ ...o, objects: informer.store, readyClusters: () => o.tracker.readyClusters() });
+    const collect = (): boolean => o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
+    // Drift (and remote status): a changed member copy gets a sync job for its cluster at once.
+    const members =
+      o.watchMembers === false
+        ? undefined
+        : new MemberWatches({
+            type: o.type,
+            statusChanges: collect,
+            logger,
+            clock,
+            onChange: (cluster, key) => {
+              if (informer.store.get(key) === undefined) return;
+              const { namespace, name } = splitKey(key);
+              const job = { kind: 'sync' as const, federatedType: o.type.name, ...(namespace === undefined ? {} : { namespace }), name, cluster };
+              o.producer.enqueue(job).catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
+            },
+          });
+    const reconciler = new SyncReconciler({
+      ...o,
+      objects: informer.store,
+      readyClusters: () => o.tracker.readyClusters(),
+      memberCopies: members,
+    });
     const controller = new Controller({
       name: this.name,
       reconciler,
@@ -113,24 +135,7 @@ export class SyncController implements Runnable {
       });
       runs.push(namespaces.start(signal));
     }
-    const collect = (): boolean => o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
     const writer = new StatusWriter({ ...o, objects: informer.store, isReady: (c) => o.tracker.isReady(c), remoteStatusCollection: collect, clock });
-    // Drift (and remote status): a changed member copy gets a sync job for its cluster at once.
-    const members =
-      o.watchMembers === false
-        ? undefined
-        : new MemberWatches({
-            type: o.type,
-            statusChanges: collect,
-            logger,
-            clock,
-            onChange: (cluster, key) => {
-              if (informer.store.get(key) === undefined) return;
-              const { namespace, name } = splitKey(key);
-              const job = { kind: 'sync' as const, federatedType: o.type.name, ...(namespace === undefined ? {} : { namespace }), name, cluster };
-              o.producer.enqueue(job).catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
-            },
-          });
     members?.sync(o.tracker.readyClusters());
     const reconcileAll = (): void => {
       for (const key of informer.store.keys()) controller.queue.add(key);

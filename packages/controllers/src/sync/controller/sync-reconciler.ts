@@ -3,6 +3,7 @@ import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client
 import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
 import { ComputePlacementError } from '../errors.js';
+import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
@@ -17,6 +18,8 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly recorder: StatusRecorder;
   /** Poll period while member copies are being removed; default 500 ms. */
   readonly removalPollMs?: number | undefined;
+  /** The member watch caches: answers "does cluster C hold a managed copy" without a request when synced. */
+  readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy'> | undefined;
 }
 
 /**
@@ -53,7 +56,10 @@ export class SyncReconciler implements Reconciler {
 
     if (isDeleting(fed)) {
       if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) return done();
-      const remaining = await this.#managedCopies(ready, namespace, name);
+      // The watch caches first; before the finalizer goes, a live check (§4.4.11 step 6): a copy
+      // created a moment ago may not be in a cache yet.
+      let remaining = await this.#managedCopies(ready, namespace, name);
+      if (remaining.length === 0) remaining = await this.#managedCopies(ready, namespace, name, true);
       if (remaining.length > 0) {
         await o.producer.enqueueBulk(remaining.map((c) => job(c, 'remove')));
         return requeueAfter(o.removalPollMs ?? 500);
@@ -104,11 +110,15 @@ export class SyncReconciler implements Reconciler {
     }
   }
 
-  /** Ready clusters whose copy of the object carries the managed label. */
-  async #managedCopies(clusters: ReadonlyMap<string, DynamicClient>, namespace: string | undefined, name: string): Promise<string[]> {
+  /** Ready clusters whose copy of the object carries the managed label (from the watch caches where synced, unless `live`). */
+  async #managedCopies(clusters: ReadonlyMap<string, DynamicClient>, namespace: string | undefined, name: string, live = false): Promise<string[]> {
     const ns = this.#o.type.targetType.scope === 'Namespaced' ? namespace : undefined;
+    const key = namespace === undefined ? name : `${namespace}/${name}`;
     const found = await Promise.all(
       [...clusters].map(async ([cluster, client]) => {
+        // The watch cache, when synced, spares a request per cluster (and a slow member).
+        const cached = live ? undefined : this.#o.memberCopies?.hasManagedCopy(cluster, key);
+        if (cached !== undefined) return cached ? cluster : undefined;
         try {
           const obj = await client.resource(this.#o.type.targetGvr, ns).get(name);
           return obj.metadata.labels?.[MANAGED_LABEL] === MANAGED_LABEL_TRUE ? cluster : undefined;
