@@ -25,6 +25,7 @@ export interface FederatedTypeConfigReconcilerOptions {
 
 interface Child {
   readonly type: SyncType;
+  readonly runnable: Runnable;
   readonly generation: number | undefined;
   readonly abort: AbortController;
   readonly done: Promise<void>;
@@ -52,6 +53,11 @@ export class FederatedTypeConfigReconciler implements Reconciler {
   /** The sync type of a running sync controller, by FTC name. */
   syncType(name: string): SyncType | undefined {
     return this.#children.get(name)?.type;
+  }
+
+  /** The running sync controller runnable of an FTC, by name. */
+  syncRunnable(name: string): Runnable | undefined {
+    return this.#children.get(name)?.runnable;
   }
 
   async reconcile(key: string): Promise<ReconcileOutcome> {
@@ -120,7 +126,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     const run = runnable.start(abort.signal).catch((err: unknown) => {
       if (!abort.signal.aborted) this.#o.onChildError?.(name, err);
     });
-    this.#children.set(name, { type, generation: ftc.metadata.generation, abort, done: run });
+    this.#children.set(name, { type, runnable, generation: ftc.metadata.generation, abort, done: run });
   }
 
   async #stop(name: string): Promise<void> {

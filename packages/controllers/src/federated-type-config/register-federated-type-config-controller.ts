@@ -104,6 +104,10 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
   const processor = createSyncProcessor({
     ...env,
     types: (name) => reconciler.syncType(name),
+    caches: (name) => {
+      const runnable = reconciler.syncRunnable(name);
+      return runnable instanceof SyncController ? runnable.caches : undefined;
+    },
     memberClient: (cluster) => options.tracker.readyClusters().get(cluster),
     recorder,
     settings: options.settings,

@@ -18,7 +18,15 @@ import type { StatusRecorder } from './status-recorder.js';
 import { MemberWatches } from './member-watches.js';
 import { StatusWriter } from './status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
-import { FEDERATED_NAMESPACE_GVR, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import { FEDERATED_NAMESPACE_GVR, type PlacementEnvironment, type SyncedCache, type SyncType } from './sync-type.js';
+
+/** The informer caches of a running {@link SyncController}. */
+export interface SyncCaches {
+  /** The federated objects of the type. */
+  readonly objects: SyncedCache;
+  /** FederatedNamespaces, for namespaced targets. */
+  readonly federatedNamespaces?: SyncedCache | undefined;
+}
 
 /** Options of {@link SyncController}. */
 export interface SyncControllerOptions extends PlacementEnvironment {
@@ -71,6 +79,12 @@ export class SyncController implements Runnable {
   readonly name: string;
   readonly needLeaderElection = true;
   readonly #o: SyncControllerOptions;
+  #caches: SyncCaches | undefined;
+
+  /** The informer caches of the running controller (for a worker in the same process); undefined when not running. */
+  get caches(): SyncCaches | undefined {
+    return this.#caches;
+  }
 
   constructor(options: SyncControllerOptions) {
     this.#o = options;
@@ -103,8 +117,14 @@ export class SyncController implements Runnable {
               o.producer.enqueue(job).catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
             },
           });
+    // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
+    const namespaces =
+      o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
+        ? new Informer({ name: `${this.name}-federatednamespaces`, listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR)), logger, clock })
+        : undefined;
+    const env = { ...o, federatedNamespaceCache: namespaces };
     const reconciler = new SyncReconciler({
-      ...o,
+      ...env,
       objects: informer.store,
       readyClusters: () => o.tracker.readyClusters(),
       memberCopies: members,
@@ -117,14 +137,8 @@ export class SyncController implements Runnable {
       clock,
     }).watch(informer, { updatePredicate: changed });
     const runs: Promise<void>[] = [informer.start(signal), controller.start(signal)];
-    // §4.4.1: any change to the FederatedNamespace of N re-enqueues every object of this type in N.
-    if (o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)) {
-      const namespaces = new Informer({
-        name: `${this.name}-federatednamespaces`,
-        listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR)),
-        logger,
-        clock,
-      });
+    if (namespaces !== undefined) {
+      // Any change to the FederatedNamespace of N re-enqueues every object of this type in N.
       const enqueueNamespace = (obj: KubeObject): void => {
         for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? '')) controller.queue.add(objectKey(fedObj));
       };
@@ -135,7 +149,8 @@ export class SyncController implements Runnable {
       });
       runs.push(namespaces.start(signal));
     }
-    const writer = new StatusWriter({ ...o, objects: informer.store, isReady: (c) => o.tracker.isReady(c), remoteStatusCollection: collect, clock });
+    const writer = new StatusWriter({ ...env, objects: informer.store, isReady: (c) => o.tracker.isReady(c), remoteStatusCollection: collect, clock });
+    this.#caches = { objects: informer, federatedNamespaces: namespaces };
     members?.sync(o.tracker.readyClusters());
     const reconcileAll = (): void => {
       for (const key of informer.store.keys()) controller.queue.add(key);
@@ -153,6 +168,7 @@ export class SyncController implements Runnable {
     try {
       await Promise.all(runs);
     } finally {
+      this.#caches = undefined;
       clearInterval(timer);
       offReady();
       offLabels?.();

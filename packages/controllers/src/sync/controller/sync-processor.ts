@@ -8,6 +8,7 @@ import { renderDesiredObject, type RenderSource } from '../render-desired-object
 import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
 import type { SyncOutcomeSink } from './status-recorder.js';
+import type { SyncCaches } from './sync-controller.js';
 import type { VersionStore } from './version-store.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
@@ -25,6 +26,8 @@ export interface SyncProcessorOptions extends PlacementEnvironment {
   readonly types: (name: string) => SyncType | undefined;
   /** The client of a Ready member cluster; `undefined` when not ready (the job is dropped). */
   readonly memberClient: (cluster: string) => DynamicClient | undefined;
+  /** The informer caches of the type's sync controller when it runs in this process: the federated object and its FederatedNamespace are read there (once synced) instead of from the host. */
+  readonly caches?: ((federatedType: string) => SyncCaches | undefined) | undefined;
   /** Where outcomes go: the in-process `StatusRecorder`, or a publisher to the leader. */
   readonly recorder: SyncOutcomeSink;
   /** The settings in force (KubeFedConfig); default adoption Enabled and remote status collection on. */
@@ -75,9 +78,11 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       const remoteStatus = collect ? (memberObject?.status as Record<string, unknown> | undefined) : undefined;
       await options.recorder.report({ ...jobKey, result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus } });
     };
-    let fed: KubeObject;
+    const caches = options.caches?.(type.name);
+    const env: PlacementEnvironment = { ...options, federatedNamespaceCache: caches?.federatedNamespaces };
+    let fed: KubeObject | undefined = caches?.objects.hasSynced() === true ? caches.objects.store.get(objectKey) : undefined;
     try {
-      fed = await options.host.resource(type.federatedGvr, job.namespace).get(job.name);
+      fed ??= await options.host.resource(type.federatedGvr, job.namespace).get(job.name);
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
@@ -100,7 +105,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       await record(undefined);
       return;
     }
-    const placed = deleting ? [] : (await placementOf(options, type, fed)).clusters;
+    const placed = deleting ? [] : (await placementOf(env, type, fed)).clusters;
     const selected = placed.includes(job.cluster);
     const remember = async (obj: KubeObject): Promise<void> => {
       if (options.versionStore === undefined) written.set(versionKey, versionRecord(source, job.cluster, obj));

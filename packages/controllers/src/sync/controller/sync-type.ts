@@ -39,14 +39,22 @@ export interface PlacementEnvironment {
   readonly scope?: 'Cluster' | 'Namespaced' | undefined;
   /** The FederatedNamespace resource; default `types.kubefed.io/v1beta1` `federatednamespaces`. */
   readonly federatedNamespaceGvr?: GroupVersionResource | undefined;
+  /** An informer cache of FederatedNamespaces, read instead of the host once synced; default none (a GET each time). */
+  readonly federatedNamespaceCache?: SyncedCache | undefined;
+}
+
+/** An informer's cache and whether it has synced (an `Informer` fits). */
+export interface SyncedCache {
+  readonly store: { get(key: string): KubeObject | undefined };
+  hasSynced(): boolean;
 }
 
 /** The FederatedNamespace resource KubeFed generates for `namespaces`. */
 export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
 
 /**
- * The effective placement of `fedObject` (§4.4.4), reading the FederatedNamespace `N/N` from the
- * host for namespaced targets.
+ * The effective placement of `fedObject` (§4.4.4), reading the FederatedNamespace `N/N` for
+ * namespaced targets (from `federatedNamespaceCache` once synced, else from the host).
  *
  * @throws ComputePlacementError for an invalid selector; API errors other than NotFound as is.
  */
@@ -54,10 +62,15 @@ export async function placementOf(env: PlacementEnvironment, type: SyncType, fed
   let federatedNamespace: PlacementSource | undefined;
   const ns = fedObject.metadata.namespace;
   if (type.targetType.scope === 'Namespaced' && !isNamespaceType(type.targetType) && ns !== undefined && ns !== '') {
-    try {
-      federatedNamespace = (await env.host.resource(env.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR, ns).get(ns));
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
+    const cache = env.federatedNamespaceCache;
+    if (cache?.hasSynced() === true) {
+      federatedNamespace = cache.store.get(`${ns}/${ns}`);
+    } else {
+      try {
+        federatedNamespace = await env.host.resource(env.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR, ns).get(ns);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
     }
   }
   return effectivePlacement({
