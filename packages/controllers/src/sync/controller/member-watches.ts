@@ -95,7 +95,8 @@ export class MemberWatches {
       this.#o.onChange(cluster, namespaceType ? `${name}/${name}` : ns !== undefined && ns !== '' ? `${ns}/${name}` : name);
     };
     informer.addEventHandler({
-      onAdd: report,
+      // The initial list repeats what the sync controller reconciles anyway when a cluster is engaged.
+      onAdd: (obj) => informer.hasSynced() && report(obj),
       onUpdate: (o, n) => {
         if (o.metadata.resourceVersion === n.metadata.resourceVersion) return;
         if (this.#o.statusChanges() || specOf(o) !== specOf(n)) report(n);
