@@ -33,6 +33,10 @@ export interface ControllerManagerConfig {
   readonly workerRateLimit: number;
   /** `--sync-resync-period`: every federated object is synced again this often (ms; 0 = never). */
   readonly syncResyncPeriodMs: number;
+  /** `--kube-api-qps` / `--kube-api-burst`: rate limit of the host cluster client (KubeFed's flags and defaults: 500 / 1000). */
+  readonly hostRateLimit: { readonly qps: number; readonly burst: number };
+  /** `--member-api-qps` / `--member-api-burst`: rate limit of each member cluster's client (default 100 / 200). */
+  readonly memberRateLimit: { readonly qps: number; readonly burst: number };
   readonly metricsAddr: string;
   readonly healthAddr: string;
   readonly leaderElect: boolean;
@@ -80,6 +84,10 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--cluster-worker-concurrency <cluster=n,...>', 'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20', '')
     .option('--worker-rate-limit <jobs-per-second>', 'sync jobs started per second per member cluster, across every worker process (0 = unlimited)', '0')
     .option('--sync-resync-period <duration>', 'every federated object is synced again this often to repair drift missed by the member watches (Go duration; 0 = never)', '5m')
+    .option('--kube-api-qps <qps>', 'requests per second to the host cluster API server (sustained)', '500')
+    .option('--kube-api-burst <n>', 'requests to the host cluster API server in a burst', '1000')
+    .option('--member-api-qps <qps>', 'requests per second to each member cluster API server (sustained), health probes and sync workers together', '100')
+    .option('--member-api-burst <n>', 'requests to each member cluster API server in a burst', '200')
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
@@ -112,6 +120,15 @@ const durationOf = z.string().transform((v, ctx) => {
     return z.NEVER;
   }
   return ms;
+});
+
+const positiveNumber = z.string().transform((v, ctx) => {
+  const n = /^\d+(\.\d+)?$/.test(v) ? Number(v) : NaN;
+  if (!(n > 0)) {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a positive number` });
+    return z.NEVER;
+  }
+  return n;
 });
 
 const flagsSchema = z.object({
@@ -170,6 +187,10 @@ const flagsSchema = z.object({
     }
     return ms;
   }),
+  kubeApiQps: positiveNumber,
+  kubeApiBurst: positiveNumber,
+  memberApiQps: positiveNumber,
+  memberApiBurst: positiveNumber,
   metricsAddr: addressOf('--metrics-addr'),
   healthAddr: addressOf('--health-addr'),
   healthzAddr: addressOf('--healthz-addr').optional(),
@@ -242,6 +263,8 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     clusterWorkerConcurrency: f.clusterWorkerConcurrency,
     workerRateLimit: f.workerRateLimit,
     syncResyncPeriodMs: f.syncResyncPeriod,
+    hostRateLimit: { qps: f.kubeApiQps, burst: Math.max(1, Math.round(f.kubeApiBurst)) },
+    memberRateLimit: { qps: f.memberApiQps, burst: Math.max(1, Math.round(f.memberApiBurst)) },
     metricsAddr: f.metricsAddr,
     healthAddr: f.healthzAddr ?? f.healthAddr,
     leaderElect: f.leaderElect,

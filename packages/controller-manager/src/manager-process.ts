@@ -73,7 +73,7 @@ export function leaderIdentity(): string {
 /** The host cluster client from the configured kubeconfig (or in-cluster service account). */
 export function hostClient(config: ControllerManagerConfig): DynamicClient {
   const kc = config.host.kind === 'inCluster' ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port }) : Kubeconfig.fromFiles(config.host.paths);
-  return DynamicClient.fromKubeconfig(kc, { context: config.context, userAgent: 'kubefed-controller-manager' });
+  return DynamicClient.fromKubeconfig(kc, { context: config.context, userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
 }
 
 /**
@@ -148,7 +148,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
       current: () => source.current().clusterHealthCheck,
       onChange: (listener) => source.onChange(() => listener()),
     };
-    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings: healthSettings, tracker: new ClusterHealthTracker() });
+    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings: healthSettings, tracker: new ClusterHealthTracker(), memberRateLimit: config.memberRateLimit });
     logger.info('Starting cluster controller');
     if (producer !== undefined) {
       const ftc = registerFederatedTypeConfigController(manager, {
@@ -173,7 +173,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
       // Workers only: own informers on FTCs and KubeFedClusters (run on every replica).
       const ftcs = manager.informer({ name: 'federatedtypeconfigs', listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)) });
       const kfcs = manager.informer({ name: 'kubefedclusters', listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)) });
-      const members = new MemberClients({ host, namespace, logger });
+      const members = new MemberClients({ host, namespace, logger, rateLimit: config.memberRateLimit });
       kfcs.addEventHandler({
         onAdd: (c) => void members.update(c),
         onUpdate: (_, c) => void members.update(c),

@@ -20,11 +20,13 @@ export class MemberClients {
   readonly #host: DynamicClient;
   readonly #namespace: string;
   readonly #logger: Logger;
+  readonly #rateLimit: { qps: number; burst: number } | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #ready = new Set<string>();
 
-  constructor(options: { host: DynamicClient; namespace: string; logger: Logger }) {
+  constructor(options: { host: DynamicClient; namespace: string; logger: Logger; rateLimit?: { qps: number; burst: number } }) {
     this.#host = options.host;
+    this.#rateLimit = options.rateLimit;
     this.#namespace = options.namespace;
     this.#logger = options.logger;
   }
@@ -44,7 +46,7 @@ export class MemberClients {
       const secret = await this.#host.resource(RESOURCES.secrets, this.#namespace).get(secretName);
       const version = `${cluster.metadata.resourceVersion ?? ''}/${secret.metadata.resourceVersion ?? ''}`;
       if (this.#entries.get(name)?.secretVersion === version) return;
-      const client = DynamicClient.fromKubeFedCluster(cluster as unknown as KubeFedClusterInput, secret as SecretInput);
+      const client = DynamicClient.fromKubeFedCluster(cluster as unknown as KubeFedClusterInput, secret as SecretInput, this.#rateLimit ?? {});
       this.#entries.get(name)?.client?.close();
       this.#entries.set(name, { secretVersion: version, client });
     } catch (err) {

@@ -34,7 +34,7 @@ import {
   type ProbeResult,
 } from './cluster-health.js';
 import type { ClusterHealthTracker } from './cluster-health-tracker.js';
-import type { HealthCheckSettings, HealthCheckSettingsSource } from './health-check-settings.js';
+import type { HealthCheckSettingsSource } from './health-check-settings.js';
 
 /** The KubeFedCluster resource. */
 export const KUBEFED_CLUSTER_GVR = RESOURCES.kubeFedClusters;
@@ -42,9 +42,8 @@ const SECRETS = RESOURCES.secrets;
 const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
 const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
 
-/** Member client rate limit, as KubeFed's cluster clients (QPS 20, burst 30). */
-const MEMBER_QPS = 20;
-const MEMBER_BURST = 30;
+/** Default member client rate limit (KubeFed's cluster clients had QPS 20, burst 30: too low for sync workers sharing the client). */
+const MEMBER_RATE_LIMIT = { qps: 100, burst: 200 } as const;
 
 /** Options of {@link KubeFedClusterReconciler}. */
 export interface KubeFedClusterReconcilerOptions {
@@ -54,6 +53,8 @@ export interface KubeFedClusterReconcilerOptions {
   clusters: Reader;
   settings: HealthCheckSettingsSource;
   tracker: ClusterHealthTracker;
+  /** Rate limit of each member client; default 100 QPS, burst 200. */
+  memberRateLimit?: { qps: number; burst: number };
   /** Gauge `{cluster, state}` set to 1 for the current state (ready / notready / offline / malformed). Default none. */
   stateGauge?: GaugeMetric;
   /** Default the system clock. */
@@ -111,7 +112,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     const name = raw.metadata.name ?? key;
     const logger = ctx.logger.child({ cluster: name });
     const record = this.#record(key, raw);
-    if (cluster !== undefined) await this.#ensureClient(record, cluster, settings, logger, ctx.signal);
+    if (cluster !== undefined) await this.#ensureClient(record, cluster, logger, ctx.signal);
     else this.#setClient(record, name, undefined);
 
     const probeTime = formatKubeTime(this.#clock.now());
@@ -159,7 +160,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     return record;
   }
 
-  async #ensureClient(record: ClusterRecord, cluster: KubeFedCluster, settings: HealthCheckSettings, logger: Logger, signal: AbortSignal): Promise<void> {
+  async #ensureClient(record: ClusterRecord, cluster: KubeFedCluster, logger: Logger, signal: AbortSignal): Promise<void> {
     const name = cluster.metadata.name ?? '';
     const namespace = cluster.metadata.namespace ?? '';
     let secret: KubeObject;
@@ -180,7 +181,8 @@ export class KubeFedClusterReconciler implements Reconciler {
     record.configError = undefined;
     let client: DynamicClient | undefined;
     try {
-      client = DynamicClient.fromKubeFedCluster(cluster, secret as SecretInput, { timeoutMs: settings.timeoutMs, qps: MEMBER_QPS, burst: MEMBER_BURST });
+      // Probes pass the health-check timeout per request; other requests (sync workers) get the client's default.
+      client = DynamicClient.fromKubeFedCluster(cluster, secret as SecretInput, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       logger.warn({ err }, 'the configuration of the cluster may be malformed');

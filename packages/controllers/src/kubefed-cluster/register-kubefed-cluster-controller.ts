@@ -18,6 +18,8 @@ export interface KubeFedClusterControllerOptions {
   maxConcurrentReconciles?: number;
   /** KubeFedCluster informer resync; default 10 min (KubeFed's). */
   resyncPeriodMs?: number;
+  /** Rate limit of each member cluster's client (health probes and sync workers share it); default 100 QPS, burst 200. */
+  memberRateLimit?: { qps: number; burst: number };
   clock?: Clock;
 }
 
@@ -55,6 +57,7 @@ export function registerKubeFedClusterController(manager: Manager, options: Kube
     clusters: informer.store,
     settings,
     tracker,
+    ...(options.memberRateLimit === undefined ? {} : { memberRateLimit: options.memberRateLimit }),
     stateGauge: manager.metrics.gauge('kubefed_cluster_health_state', 'KubeFedCluster health: 1 for the current state of each cluster', ['cluster', 'state']),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
