@@ -10,7 +10,7 @@ import { buildKubeconfig, startCluster } from './index.js';
 import type { SimCluster } from './index.js';
 import { parsePodCapacityFlag } from './pod-capacity-flag.js';
 
-const usage = `Usage: kube-sim --clusters host,member1,member2 --kubeconfig ./sim.kubeconfig [--http] [--base-port N] [--pod-capacity N|name=N,...]
+const usage = `Usage: kube-sim --clusters host,member1,member2 --kubeconfig ./sim.kubeconfig [--http] [--base-port N] [--pod-capacity N|name=N,...] [--regions name=region,...]
 
 Starts one simulated Kubernetes API server per cluster on 127.0.0.1 and writes a kubeconfig
 with one context per cluster (current-context = the first). Runs until SIGINT/SIGTERM.
@@ -23,6 +23,8 @@ Options:
   --version <v>          gitVersion served at /version (default v1.31.0)
   --pod-capacity <c>     pods that can be scheduled (Running) per cluster: N for every cluster,
                          or name=N,... (a bare N among them = the rest); default unlimited
+  --regions <r>          region of each cluster's Nodes, name=region,... (zones <region>-a and
+                         <region>-b); default region-<name>
   -h, --help             show this help
 
 Faults: POST /kube-sim/faults (admin token) with {"unreachable":true} | {"latencyMs":100} |
@@ -41,6 +43,7 @@ async function main(): Promise<number> {
         'base-port': { type: 'string' },
         version: { type: 'string' },
         'pod-capacity': { type: 'string' },
+        regions: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -74,6 +77,15 @@ async function main(): Promise<number> {
     console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}`);
     return 2;
   }
+  const regions = new Map<string, string>();
+  for (const part of (values.regions ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const [name, region] = part.split('=');
+    if (name === undefined || region === undefined || region === '' || !names.includes(name)) {
+      console.error(`kube-sim: --regions: "${part}" is not <cluster>=<region> for one of ${names.join(', ')}`);
+      return 2;
+    }
+    regions.set(name, region);
+  }
   const clusters: SimCluster[] = [];
   try {
     for (const [i, name] of names.entries()) {
@@ -84,6 +96,7 @@ async function main(): Promise<number> {
           ...(basePort !== undefined ? { port: basePort + i } : {}),
           ...(values.version !== undefined ? { version: values.version } : {}),
           ...(capacities !== undefined ? { podCapacity: capacities.get(name) ?? Infinity } : {}),
+          ...(regions.has(name) ? { region: regions.get(name) ?? '' } : {}),
         }),
       );
     }

@@ -23,7 +23,7 @@ describe.skipIf(targetIsReal)(`kube-sim CLI (${simOnly})`, () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kube-sim-cli-'));
     kubeconfig = join(dir, 'sim.kubeconfig');
-    child = spawn(tsx, ['--conditions=@kubefed/source', cli, '--clusters', 'host,member1', '--kubeconfig', kubeconfig], {
+    child = spawn(tsx, ['--conditions=@kubefed/source', cli, '--clusters', 'host,member1', '--kubeconfig', kubeconfig, '--regions', 'member1=eu-west-1'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -52,11 +52,25 @@ describe.skipIf(targetIsReal)(`kube-sim CLI (${simOnly})`, () => {
         ),
       );
       expect(out.trim().split('\n')).toHaveLength(2);
+      // --regions names member1's Nodes after its region; the host keeps region-<name>.
+      expect(out).toContain(context === 'member1' ? 'node/eu-west-1-node-1' : 'node/region-host-node-1');
     }
   });
 
   it('exits 0 on SIGTERM', async () => {
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+  });
+});
+
+describe.skipIf(targetIsReal)(`kube-sim CLI flags (${simOnly})`, () => {
+  it('exits 2 naming a --regions entry for an unknown cluster', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((res) => {
+      execFile(tsx, ['--conditions=@kubefed/source', cli, '--clusters', 'host', '--kubeconfig', join(tmpdir(), 'never-written.kubeconfig'), '--regions', 'member9=eu'], { cwd: root, timeout: 30_000 }, (err, _so, se) =>
+        res({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stderr: se }),
+      );
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('kube-sim: --regions: "member9=eu" is not <cluster>=<region> for one of host');
   });
 });
