@@ -17,3 +17,5 @@ export {
 } from './eventually.js';
 export { uniqueName } from './unique-name.js';
 export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
+export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';
+export { ManagedProcess, runSourceEntry, sourceEntry, REPO_ROOT, type CommandResult } from './managed-process.js';
