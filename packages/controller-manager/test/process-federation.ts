@@ -1,0 +1,207 @@
+// Test helpers for the process-level propagation tests: a local federation of real processes
+// (the kube-sim CLI, Redis, `kubefedctl join`/`enable`, controller-manager processes), federated
+// ConfigMaps to propagate, and a recorder of every write a member cluster saw.
+import { readFile } from 'node:fs/promises';
+import { RESOURCES } from '@kubefed/api';
+import type { DynamicClient, KubeObject, WatchEventType } from '@kubefed/client';
+import { type LocalFederation, type ManagedProcess, startLocalFederation } from '@kubefed/testing';
+
+export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
+export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' } as const;
+
+/**
+ * Leader election flags short enough that a replacement of a killed leader takes the Lease
+ * within a few seconds (the defaults wait 15 s for the dead leader's claim to expire).
+ */
+export const FAST_LEASE = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'] as const;
+
+/** Options of {@link startProcessFederation}. */
+export interface ProcessFederationOptions {
+  /** Member cluster names; default member1, member2. */
+  readonly members?: readonly string[];
+  /** Redis to use (e.g. a private restartable one); default REDIS_URL or a private server. */
+  readonly redisUrl?: string | undefined;
+  /** Extra `kubefedctl join` flags (e.g. `--least-privilege`). */
+  readonly joinFlags?: readonly string[];
+  /** Types to `kubefedctl enable` after the joins; default namespaces and configmaps. */
+  readonly types?: readonly string[];
+}
+
+/**
+ * A local federation of real processes with no controller manager yet: the kube-sim CLI (host
+ * and members), Redis, the KubeFed CRDs, the KubeFedConfig `kubefed` (scope Cluster), every member joined with `kubefedctl join` and the
+ * types enabled with `kubefedctl enable`. Start controller managers with
+ * {@link startControllerManager}.
+ */
+export async function startProcessFederation(options: ProcessFederationOptions = {}): Promise<LocalFederation> {
+  const members = options.members ?? ['member1', 'member2'];
+  const fed = await startLocalFederation({ members, redisUrl: options.redisUrl, controllerManager: false, join: false, enableDefaultTypes: false });
+  try {
+    // What the controller manager would create at its start (join needs it).
+    await fed.client('host').resource(RESOURCES.kubeFedConfigs, fed.namespace).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: { scope: 'Cluster' } });
+    for (const m of members) {
+      const r = await fed.kubefedctl(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...(options.joinFlags ?? [])]);
+      if (r.code !== 0) throw new Error(`kubefedctl join ${m} exited ${r.code}: ${r.stderr}`);
+    }
+    for (const t of options.types ?? ['namespaces', 'configmaps']) {
+      const r = await fed.kubefedctl(['enable', t, '--host-cluster-context', 'host']);
+      if (r.code !== 0) throw new Error(`kubefedctl enable ${t} exited ${r.code}: ${r.stderr}`);
+    }
+    return fed;
+  } catch (err) {
+    await fed.stop();
+    throw err;
+  }
+}
+
+/** Starts a controller manager process (`args` after the common flags, e.g. `--mode workers`) with {@link FAST_LEASE}. */
+export function startControllerManager(fed: LocalFederation, args: readonly string[] = []): Promise<ManagedProcess> {
+  return fed.startControllerManager([...FAST_LEASE, ...args]);
+}
+
+/** Resolves once every named KubeFedCluster is Ready (as written by the leader's health controller). */
+export async function waitForReadyClusters(fed: LocalFederation, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).list();
+    const ready = list.items.filter((c) => ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'));
+    if (fed.members.every((m) => ready.some((c) => c.metadata.name === m))) return;
+    if (Date.now() > deadline) throw new Error(`KubeFedClusters not Ready within ${timeoutMs}ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The name of the i-th federated ConfigMap of a test. */
+export const configMapName = (i: number): string => `cm-${String(i).padStart(4, '0')}`;
+
+/**
+ * Creates the namespace `ns` in the host, its FederatedNamespace (placed in every member) and
+ * `count` FederatedConfigMaps `cm-0000`.. placed in every member, `concurrency` creates at a time.
+ */
+export async function createFederatedConfigMaps(fed: LocalFederation, ns: string, count: number, concurrency = 16): Promise<void> {
+  const host = fed.client('host');
+  const placement = { clusters: fed.members.map((name) => ({ name })) };
+  await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await host.resource(FEDERATED_NAMESPACES, ns).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns, namespace: ns }, spec: { placement } });
+  const fedCms = host.resource(FEDERATED_CONFIG_MAPS, ns);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        await fedCms.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedConfigMap',
+          metadata: { name: configMapName(i), namespace: ns },
+          spec: { template: { data: { index: String(i), payload: 'x'.repeat(100) } }, placement },
+        });
+      }
+    }),
+  );
+}
+
+/** How many managed copies of ConfigMaps each member holds in `ns`. */
+export async function managedCopies(fed: LocalFederation, ns: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const m of fed.members) {
+    const list = await fed.client(m).resource(RESOURCES.configMaps, ns).list({ labelSelector: 'kubefed.io/managed=true' });
+    counts[m] = list.items.length;
+  }
+  return counts;
+}
+
+/** Sum of {@link managedCopies}. */
+export async function totalManagedCopies(fed: LocalFederation, ns: string): Promise<number> {
+  return Object.values(await managedCopies(fed, ns)).reduce((a, b) => a + b, 0);
+}
+
+/** One write a member cluster reported on its watch. */
+export interface MemberWrite {
+  readonly cluster: string;
+  readonly type: WatchEventType;
+  readonly name: string;
+  readonly resourceVersion: string;
+}
+
+/**
+ * Every ADDED / MODIFIED / DELETED of ConfigMaps in one namespace of the members, seen by a
+ * watch per member started from the current resourceVersion (so only writes after `start`).
+ * Excludes `kube-root-ca.crt`, which kube-sim writes itself. A watch that ends or fails is
+ * recorded in `errors` (a test must check it: events may have been missed).
+ */
+export class MemberWriteRecorder {
+  readonly writes: MemberWrite[] = [];
+  readonly errors: string[] = [];
+  readonly #abort = new AbortController();
+  readonly #running: Promise<void>[] = [];
+
+  private constructor() {}
+
+  static async start(fed: LocalFederation, ns: string): Promise<MemberWriteRecorder> {
+    const recorder = new MemberWriteRecorder();
+    for (const m of fed.members) await recorder.#watch(fed.client(m), m, ns);
+    return recorder;
+  }
+
+  async #watch(client: DynamicClient, cluster: string, ns: string): Promise<void> {
+    const resource = client.resource(RESOURCES.configMaps);
+    const rv = (await resource.list({ limit: 1 })).metadata.resourceVersion;
+    const signal = this.#abort.signal;
+    this.#running.push(
+      (async () => {
+        try {
+          for await (const event of resource.watch({ resourceVersion: rv, signal })) {
+            const obj: KubeObject = event.object;
+            if (event.type === 'BOOKMARK' || obj.metadata.namespace !== ns || obj.metadata.name === 'kube-root-ca.crt') continue;
+            if (event.type === 'ERROR') {
+              this.errors.push(`${cluster}: watch error ${JSON.stringify(obj)}`);
+              continue;
+            }
+            this.writes.push({ cluster, type: event.type, name: obj.metadata.name ?? '', resourceVersion: obj.metadata.resourceVersion ?? '' });
+          }
+          if (!signal.aborted) this.errors.push(`${cluster}: watch ended`);
+        } catch (err) {
+          if (!signal.aborted) this.errors.push(`${cluster}: watch failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      })(),
+    );
+  }
+
+  /** Writes of one event type. */
+  count(type: WatchEventType): number {
+    return this.writes.filter((w) => w.type === type).length;
+  }
+
+  /** `cluster/name` of every object written more than once or modified or deleted. */
+  duplicates(): string[] {
+    const seen = new Map<string, number>();
+    for (const w of this.writes) seen.set(`${w.cluster}/${w.name}`, (seen.get(`${w.cluster}/${w.name}`) ?? 0) + 1);
+    return [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${k} x${n}`);
+  }
+
+  /** Stops the watches. */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    await Promise.all(this.#running);
+  }
+}
+
+/** Scrapes one metric value (summed over matching label sets) from a controller manager's `/metrics`. */
+export async function metricValue(cm: ManagedProcess, name: string, labels: Readonly<Record<string, string>> = {}): Promise<number> {
+  const line = await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 30_000 });
+  const { metrics } = JSON.parse(line) as { metrics: string };
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  let sum = 0;
+  for (const l of text.split('\n')) {
+    if (!l.startsWith(`${name}{`) && !l.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))) sum += Number(l.slice(l.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/** Resident set size of a process in bytes (Linux `/proc`). */
+export async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb === undefined ? 0 : Number(kb) * 1024;
+}
