@@ -23,6 +23,7 @@ import { BullMqJobProducer, createRedisConnection, SyncOutcomePublisher, SyncOut
 import { deletedObject, EventRecorder, listerWatcherFor, Manager, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { MemberClients } from './member-clients.js';
+import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
 
 const LEASES = RESOURCES.leases;
 
@@ -164,6 +165,18 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         events,
       });
       clusterInformer = clusters.informer;
+      manager.add(
+        replicaSchedulingRunnable({
+          host,
+          namespace,
+          scope: config.defaultScope,
+          clusters: clusters.tracker,
+          ftcs: ftc.informer,
+          enabled: () => source.current().featureGates.SchedulerPreferences,
+          onConfigChange: (listener) => source.onChange(() => listener()),
+          logger,
+        }),
+      );
       if (runWorkers) processor = ftc.processor;
       else manager.add(outcomeSubscriberRunnable({ config, logger, recorder: ftc.recorder, connection: workerConnection }));
     }

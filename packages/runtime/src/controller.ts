@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from './clock.js';
 import { TerminalError } from './errors.js';
 import { deletedObject, type EventHandler, type Informer } from './informer.js';
-import { objectKey, splitKey, type KubeObject } from './kube-types.js';
+import { objectKey, splitKey, statusCodeOf, type KubeObject } from './kube-types.js';
 import { silentLogger, type LogFields, type Logger } from './logger.js';
 import type { ControllerMetrics, ReconcileResult } from './metrics.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -166,7 +166,9 @@ export class Controller {
     } catch (err) {
       outcome = err instanceof TerminalError ? terminal(err) : { type: 'retry' };
       if (outcome.type === 'retry') {
-        logger.error({ err, attempt, durationMs: this.#clock.now() - started }, 'reconcile failed; retrying');
+        // A conflict is optimistic concurrency at work (the cache lagged a write): routine, not an error.
+        if (statusCodeOf(err) === 409) logger.debug({ attempt, reason: 'Conflict' }, 'reconcile met a newer version; retrying');
+        else logger.error({ err, attempt, durationMs: this.#clock.now() - started }, 'reconcile failed; retrying');
       }
     } finally {
       this.#o.metrics?.controller.activeWorkers(--this.#active);

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+/**
+ * `npm run demo`: a whole federation on this machine. Starts kube-sim (a host and three members
+ * in distinct regions), Redis and the controller manager, joins the members with `kubefedctl
+ * join`, enables the default types, applies the samples in `packages/demo/samples`, waits until
+ * everything has converged, prints `kubefedctl status` and the replicas per member, and keeps
+ * running until Ctrl-C (or exits with `--exit-when-ready`).
+ */
+import { fileURLToPath } from 'node:url';
+import { parseGoDuration } from '@kubefed/api';
+import type { DynamicClient } from '@kubefed/client';
+import { DEFAULT_REGIONS, startLocalFederation, type LocalFederation } from '@kubefed/testing';
+import { Command, InvalidArgumentError } from 'commander';
+import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, table, type DemoState } from './demo.js';
+
+const SAMPLES = fileURLToPath(new URL('../samples', import.meta.url));
+const MEMBERS = ['member1', 'member2', 'member3'];
+
+interface Flags {
+  kubeconfig?: string;
+  exitWhenReady?: boolean;
+  timeout: number;
+}
+
+const program = new Command('npm run demo --')
+  .description(
+    'Runs a local federation: simulated host and member clusters (kube-sim), Redis, the controller manager,\n' +
+      'kubefedctl join of three members, the default federated types and the sample workload in\n' +
+      'packages/demo/samples; prints where everything landed, then keeps running until Ctrl-C.',
+  )
+  .option('--kubeconfig <path>', 'write the kubeconfig (contexts host, member1, member2, member3) here instead of a temporary file')
+  .option('--exit-when-ready', 'exit 0 once everything has converged (1 with what is missing if not within --timeout)')
+  .option(
+    '--timeout <duration>',
+    'how long to wait for convergence (Go duration)',
+    (v) => {
+      const ms = parseGoDuration(v);
+      if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 90s or 3m.');
+      return ms;
+    },
+    180_000,
+  )
+  .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --kubeconfig ./demo.kubeconfig\n  npm run demo -- --exit-when-ready --timeout 3m');
+
+const started = Date.now();
+const say = (line: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
+
+async function waitForConvergence(host: DynamicClient, members: ReadonlyMap<string, DynamicClient>, timeoutMs: number): Promise<DemoState> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const state = await demoState(host, members);
+    if (state.pending.length === 0) return state;
+    const summary = `waiting for ${state.pending.length} thing(s): ${state.pending[0] ?? ''}${state.pending.length > 1 ? ', ...' : ''}`;
+    if (summary !== last) say(summary);
+    last = summary;
+    if (Date.now() > deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+async function printSummary(fed: LocalFederation, state: DemoState): Promise<void> {
+  const status = await fed.kubefedctl(['status', '-n', DEMO_NAMESPACE, '--host-cluster-context', 'host']);
+  console.log(`\n$ kubefedctl status -n ${DEMO_NAMESPACE}\n${(status.code === 0 ? status.stdout : status.stderr).trimEnd()}`);
+  const rows = [['CLUSTER', 'REGION', 'PLANNED', 'REPLICAS', 'READY', 'IMAGE']];
+  for (const m of fed.members) {
+    const r = state.replicas.get(m);
+    rows.push([m, DEFAULT_REGIONS[m] ?? '', String(state.planned[m] ?? 0), String(r?.desired ?? 0), String(r?.ready ?? 0), r?.image ?? '-']);
+  }
+  console.log(`\nReplicas of ${DEMO_NAMESPACE}/web (ReplicaSchedulingPreference: 6 replicas, weights member1=2 member2=1, US/EU clusters only):\n${table(rows)}`);
+}
+
+async function main(): Promise<number> {
+  program.parse(process.argv);
+  const flags = program.opts<Flags>();
+  say('starting the local federation (kube-sim, Redis, kubefed-controller-manager)');
+  const fed = await startLocalFederation({
+    members: MEMBERS,
+    redisUrl: process.env['REDIS_URL'],
+    ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
+    onProgress: (line) => say(`✓ ${line}`),
+  });
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping every process the demo started');
+    await fed.stop();
+  };
+  try {
+    const host = fed.client('host');
+    await labelRegions(host, fed.namespace, Object.fromEntries(MEMBERS.map((m) => [m, DEFAULT_REGIONS[m] ?? `region-${m}`])));
+    say(`✓ labelled the KubeFedClusters with their region (${MEMBERS.map((m) => `${m}=${DEFAULT_REGIONS[m] ?? ''}`).join(', ')})`);
+    for (const { file, objects } of await readSamples(SAMPLES)) {
+      for (const obj of objects) await applyObject(host, obj);
+      say(`✓ applied samples/${file}: ${objects.map((o) => `${o.kind ?? ''} ${o.metadata.name ?? ''}`).join(', ')}`);
+    }
+    const members = new Map(MEMBERS.map((m) => [m, fed.client(m)]));
+    const state = await waitForConvergence(host, members, flags.timeout);
+    if (state.pending.length > 0) {
+      console.error(`\ndemo: not converged within ${flags.timeout / 1000}s:\n${state.pending.map((p) => `  - ${p}`).join('\n')}`);
+      console.error(`controller manager log (last lines):\n${fed.controllerManagers[0]?.tail(15) ?? ''}`);
+      await stop();
+      return 1;
+    }
+    say('✓ everything has converged');
+    await printSummary(fed, state);
+    if (flags.exitWhenReady === true) {
+      await stop();
+      return 0;
+    }
+    const k = `--kubeconfig ${fed.kubeconfigPath}`;
+    console.log(
+      [
+        '',
+        `The federation keeps running. Kubeconfig: ${fed.kubeconfigPath} (contexts host, ${MEMBERS.join(', ')})`,
+        'Try:',
+        `  kubectl ${k} --context host get kubefedclusters -n kube-federation-system`,
+        `  kubectl ${k} --context host get federateddeployments -n ${DEMO_NAMESPACE} -o yaml`,
+        `  kubectl ${k} --context member1 get deployments,configmaps -n ${DEMO_NAMESPACE}`,
+        `  node --conditions=@kubefed/source --import tsx packages/kubefedctl/src/main.ts ${k} status -A --watch`,
+        `  kubectl ${k} --context host patch replicaschedulingpreference web -n ${DEMO_NAMESPACE} --type merge -p '{"spec":{"totalReplicas":9}}'`,
+        'Press Ctrl-C to stop every process the demo started.',
+      ].join('\n'),
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+    await stop();
+    return 0;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);
