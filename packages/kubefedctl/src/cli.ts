@@ -15,6 +15,7 @@ import { orphaningDeletion } from './commands/orphaning.js';
 import type { OrphaningAction } from './commands/orphaning.js';
 import { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml } from './commands/plan.js';
 import { gatherLivePlan } from './commands/plan-live.js';
+import { formatStatus, gatherStatus, terminalPaint } from './commands/status.js';
 import { syncLeastPrivilegeRoles } from './sync-least-privilege.js';
 import { TypeNotFoundError } from './type-lookup.js';
 import { UsageError } from './errors.js';
@@ -33,6 +34,10 @@ export interface RunIo extends CliIo {
   buildInfo?: () => BuildInfo;
   /** Timeout of each API request in ms; default 20 000. */
   requestTimeoutMs?: number;
+  /** Colour in tables (stdout is a terminal and NO_COLOR is unset); default false. */
+  color?: boolean;
+  /** Subscribes to an interrupt (SIGINT/SIGTERM) while a command runs until stopped (`status --watch`); returns the unsubscribe function. Default none. */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 /** Options every command inherits (KubeFed's global flags). */
@@ -411,6 +416,73 @@ async function runPlan(rspName: string | undefined, flags: PlanFlags, cmd: Comma
   out.raw(flags.output === 'json' ? formatPlanJson(explanation) : formatPlanTable(explanation));
 }
 
+interface StatusFlags {
+  namespace?: string;
+  allNamespaces?: boolean;
+  watch?: boolean;
+  interval: number;
+  output?: 'wide' | 'json';
+}
+
+const STATUS_EXAMPLES = `
+Examples:
+  # Every federated object in the current namespace, by cluster
+  kubefedctl status
+
+  # One type everywhere, with per-cluster rows, remote status and placement
+  kubefedctl status deployments -A -o wide
+
+  # One object, redrawn whenever it changes (Ctrl-C to stop)
+  kubefedctl status federateddeployments web -n demo --watch
+
+  # Machine-readable: {"items": [{kind, namespace, name, generation, observedGeneration,
+  #   propagation, reason, placement, clusters: [{name, status, remote}]}]}
+  kubefedctl status -A -o json
+
+Cluster status values: OK; Pending (placed, not reported yet); KubeFed's reasons such as
+CreationFailed, UpdateFailed, ClusterNotReady, AlreadyExists, ApplyOverridesFailed,
+WaitingForRemoval (see docs/troubleshooting.md).
+`;
+
+async function runStatus(type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command, io: RunIo): Promise<void> {
+  if (flags.namespace !== undefined && flags.allNamespaces === true) throw new UsageError('status: give either -n <namespace> or -A, not both');
+  const ctx = hostClient(cmd, io);
+  const namespace = flags.allNamespaces === true ? undefined : (flags.namespace ?? ctx.host.defaultNamespace ?? 'default');
+  const render = async (): Promise<string> => {
+    const objects = await gatherStatus(ctx.host, { kubefedNamespace: ctx.globals.kubefedNamespace, type, name, namespace });
+    if (flags.output === 'json') return `${JSON.stringify({ items: objects }, null, 2)}\n`;
+    return formatStatus(objects, { wide: flags.output === 'wide', allNamespaces: namespace === undefined, ...(io.color === true ? { paint: terminalPaint } : {}) });
+  };
+  try {
+    let last = await render();
+    ctx.out.raw(last);
+    if (flags.watch !== true) return;
+    const stop = new AbortController();
+    const off = io.onInterrupt?.(() => stop.abort()) ?? (() => {});
+    try {
+      for (;;) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, flags.interval);
+          stop.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          }, { once: true });
+        });
+        if (stop.signal.aborted) break;
+        const next = await render();
+        if (next === last) continue;
+        last = next;
+        // On a terminal the table is redrawn in place; otherwise each version follows the last.
+        ctx.out.raw(io.color === true ? `\x1b[2J\x1b[H${next}` : `--- ${new Date().toISOString()}\n${next}`);
+      }
+    } finally {
+      off();
+    }
+  } finally {
+    ctx.host.close();
+  }
+}
+
 /** Builds the commander program; actions write through `io`. Exposed for help-text tests. */
 export function buildProgram(io: RunIo): Command {
   const program = new Command('kubefedctl')
@@ -520,6 +592,19 @@ export function buildProgram(io: RunIo): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .addHelpText('after', PLAN_EXAMPLES)
     .action(async (rsp: string | undefined, flags: PlanFlags, cmd: Command) => runPlan(rsp, flags, cmd, io));
+
+  program
+    .command('status')
+    .description('Show federated objects by member cluster: the Propagation condition, each cluster\'s status and what its members report')
+    .argument('[type]', 'a federated type: FTC name (deployments.apps), kind or plural of the federated or target type; default every enabled type')
+    .argument('[name]', 'one object of that type')
+    .option('-n, --namespace <namespace>', "namespace to list (default: the context's namespace, else default)")
+    .option('-A, --all-namespaces', 'list every namespace')
+    .option('-w, --watch', 'keep running and print the table again whenever it changes')
+    .option('--interval <duration>', 'how often --watch looks (Go duration)', parseTimeout, 2000)
+    .addOption(new Option('-o, --output <format>', 'wide: a row per cluster with remote status and placement; json: machine-readable').choices(['wide', 'json']))
+    .addHelpText('after', STATUS_EXAMPLES)
+    .action(async (type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command) => runStatus(type, name, flags, cmd, io));
 
   program
     .command('version')

@@ -10,6 +10,15 @@ const entryFile = fileURLToPath(import.meta.url);
 const packageDir = path.resolve(path.dirname(entryFile), '..');
 
 const code = await run(process.argv.slice(2), {
+  color: process.stdout.isTTY === true && (process.env['NO_COLOR'] ?? '') === '',
+  onInterrupt: (handler) => {
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   env: { ...process.env, HOME: process.env['HOME'] ?? os.homedir() },
