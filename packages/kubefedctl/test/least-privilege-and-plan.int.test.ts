@@ -1,5 +1,5 @@
 import { replicaSchedulingPreferenceCrd } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { DynamicClient, isForbidden, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation, gvr } from './sim-federation.js';
 
@@ -33,7 +33,7 @@ function rulesOf(role: KubeObject): { resources?: string[] }[] {
 }
 
 describe('enable and disable keep least-privilege member roles in step', () => {
-  it('adds and removes the target type in the role of a least-privilege member, and warns for one it cannot update', async () => {
+  it('adds and removes the target type in the role of a least-privilege member (the member token is refused once the type is disabled), and warns for one it cannot update', async () => {
     const ns = 'fed-lp';
     await fed.controlPlane('host', ns);
     const args = ['--host-cluster-context', 'host', '--kubefed-namespace', ns];
@@ -49,6 +49,11 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     expect(enabled.stderr).toContain('warning: could not update the least-privilege role of cluster "other"');
     const roles = fed.client('member').resource(gvr.clusterRoles);
     expect(rulesOf(await roles.get('kubefed-controller-manager:member-host')).some((r) => r.resources?.includes('configmaps'))).toBe(true);
+    // The control plane's member credentials (the KubeFedCluster's token) may now write ConfigMaps.
+    const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member');
+    using creds = await DynamicClient.forKubeFedCluster(fed.client('host'), kfc as unknown as KubeFedClusterInput);
+    const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} });
+    await creds.resource(gvr.configMaps, 'default').create(configMap('lp-granted'));
 
     const disabled = await fed.cli(['disable', 'configmaps', ...args]);
     expect(disabled.code).toBe(0);
@@ -56,6 +61,12 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     const ftc = await fed.client('host').resource(gvr.federatedTypeConfigs, ns).get('configmaps');
     expect((ftc['spec'] as { propagation: string }).propagation).toBe('Disabled');
     expect(rulesOf(await roles.get('kubefed-controller-manager:member-host')).some((r) => r.resources?.includes('configmaps'))).toBe(false);
+    // The revoked grant stops working at once: the same token is refused.
+    const refused = await creds.resource(gvr.configMaps, 'default').create(configMap('lp-revoked')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isForbidden(refused)).toBe(true);
   }, 180_000);
 });
 
