@@ -31,6 +31,10 @@ const wrapped = {
 /** Packages that are processes: they alone read process.env/argv and exit. */
 const processPackages = ['controller-manager', 'kubefedctl', 'demo'];
 
+/** The controller folders of @kubefed/controllers, and those that import no other controller. */
+const controllerFolders = ['kubefed-cluster', 'kubefed-config', 'federated-type-config', 'sync', 'replica-scheduling'];
+const isolatedControllers = ['kubefed-cluster', 'kubefed-config', 'replica-scheduling', 'sync'];
+
 /** Test files may also use the simulator and the shared test helpers. */
 const testOnlySiblings = ['kube-sim', 'testing'];
 const testFiles = ['**/*.test.ts', '**/test/**/*.ts'];
@@ -94,6 +98,14 @@ export default tseslint.config(
       ...(processPackages.includes(pkg) || pkg === 'testing' ? {} : processRestriction),
     },
   })),
+  // Controllers never import each other (ARCHITECTURE.md): shared decisions live in
+  // `controllers/src/placement/`. The FTC controller alone hosts the sync controllers it starts.
+  ...isolatedControllers.map((dir) => {
+    const [level, options] = importRulesFor('controllers')['no-restricted-imports'];
+    const others = controllerFolders.filter((d) => d !== dir);
+    const pattern = { group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`]), message: `ARCHITECTURE.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.` };
+    return { files: [`packages/controllers/src/${dir}/**/*.ts`], rules: { 'no-restricted-imports': [level, { ...options, patterns: [...options.patterns, pattern] }] } };
+  }),
   ...allPackages.map((pkg) => ({
     files: testFiles.map((glob) => `packages/${pkg}/${glob}`),
     rules: importRulesFor(pkg, { test: true }),

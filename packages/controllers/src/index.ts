@@ -7,13 +7,15 @@
  *
  * Start reading at `kubefed-cluster/cluster-health.ts` (KubeFed's health-check decisions),
  * then `kubefed-cluster/kubefed-cluster-reconciler.ts` (the probe), and `kubefed-config/`
- * (the KubeFedConfig the process runs with). `sync/` holds the sync controller's decisions as pure
- * functions: placement, rendering, retention, overrides, version tracking, dispatch and status;
+ * (the KubeFedConfig the process runs with). `placement/` decides where a federated object
+ * goes (shared by sync and replica scheduling). `sync/` holds the sync controller's decisions as pure
+ * functions: rendering, retention, overrides, version tracking, dispatch and status;
  * `sync/controller/` and `federated-type-config/` run them: per-type sync controllers, the
  * worker processor for the per-cluster queues, and the status writer.
  */
 export * from './kubefed-cluster/index.js';
 export * from './kubefed-config/index.js';
+export * from './placement/index.js';
 export * from './sync/index.js';
 export * from './replica-scheduling/index.js';
 export * from './federated-type-config/index.js';

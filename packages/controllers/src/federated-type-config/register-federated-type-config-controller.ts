@@ -2,7 +2,7 @@ import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
 import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager } from '@kubefed/runtime';
 import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
-import type { PlacementCluster } from '../sync/placement.js';
+import type { PlacementCluster } from '../placement/index.js';
 import { SyncController } from '../sync/controller/sync-controller.js';
 import { createSyncProcessor, type SyncJobProcessor, type SyncSettings } from '../sync/controller/sync-processor.js';
 import { StatusRecorder } from '../sync/controller/status-recorder.js';

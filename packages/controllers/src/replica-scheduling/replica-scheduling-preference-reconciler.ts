@@ -11,7 +11,7 @@ import {
   type MemberWorkload,
   type PodLike,
 } from '@kubefed/scheduler';
-import { computeSelectorPlacement, type PlacementCluster } from '../sync/placement.js';
+import { computeSelectorPlacement, type PlacementCluster } from '../placement/index.js';
 import { InvalidSchedulingPreferenceError, MissingSelectorError } from './errors.js';
 import { describeResult, readSchedulingStatus, schedulingStatus, schedulingStatusChanged, type SchedulingOutcome } from './scheduling-status.js';
 import { schedulingUpdate, type SchedulableSpec } from './scheduling-update.js';

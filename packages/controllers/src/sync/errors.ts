@@ -8,12 +8,6 @@ import { KubeFedError, type PropagationStatus } from '@kubefed/api';
 /** Base class of every error thrown by the sync decision functions. */
 export class SyncError extends KubeFedError {}
 
-/**
- * Placement could not be computed (an invalid cluster selector). The Propagation condition gets
- * reason `ComputePlacementFailed` and no member is touched.
- */
-export class ComputePlacementError extends SyncError {}
-
 /** The annotation `kubefed.io/deleteoption` does not hold valid JSON DeleteOptions. */
 export class DeleteOptionsError extends SyncError {}
 

@@ -1,31 +1,20 @@
 /**
  * The sync controller's decisions, as pure functions without IO (KUBEFED-REFERENCE §4.4).
  * A reconcile of one federated object reads state, then:
- * `resolveSyncKey` → `effectivePlacement` → `planDispatch` (per-cluster operations and the
+ * `resolveSyncKey` → `effectivePlacement` (from `../placement`) → `planDispatch` (per-cluster operations and the
  * statuses known without IO) → per cluster `renderDesiredObject` + `needsUpdate` → IO →
  * `operationOutcomeStatus` → `buildPropagatedVersion` → `computeFederatedStatus` /
- * `shouldRetry`. Start reading at `placement.ts`, `render-desired-object.ts` and
+ * `shouldRetry`. Start reading at `render-desired-object.ts` and
  * `dispatch-plan.ts`.
  */
 export {
   ApplyOverridesError,
   ClusterSyncError,
-  ComputePlacementError,
   ComputeResourceError,
   DeleteOptionsError,
   FieldRetentionError,
   SyncError,
 } from './errors.js';
-export {
-  computePlacement,
-  computeSelectorPlacement,
-  effectivePlacement,
-  isNamespaceType,
-  type EffectivePlacement,
-  type EffectivePlacementInput,
-  type PlacementCluster,
-  type PlacementSource,
-} from './placement.js';
 export { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from './json-patch.js';
 export { applyClusterOverrides, clusterOverridesFor, type OverridesSource } from './cluster-overrides.js';
 export { retainClusterFields, type RetainOptions } from './retain-fields.js';

@@ -7,7 +7,7 @@ import { type ApiResource, type GenericOverrideItem, MANAGED_LABEL, MANAGED_LABE
 import type { KubeObject } from '@kubefed/client';
 import { applyClusterOverrides, clusterOverridesFor } from './cluster-overrides.js';
 import { ComputeResourceError } from './errors.js';
-import { isNamespaceType, qualifiedName } from './placement.js';
+import { isNamespaceType, qualifiedName } from '../placement/index.js';
 import { retainClusterFields } from './retain-fields.js';
 
 /** The parts of a federated object the renderer reads (a `FederatedObject` fits). */

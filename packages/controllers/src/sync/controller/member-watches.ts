@@ -1,7 +1,7 @@
 import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { type Clock, deletedObject, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
-import { isNamespaceType } from '../placement.js';
+import { isNamespaceType } from '../../placement/index.js';
 import type { SyncType } from './sync-type.js';
 
 /** Options of {@link MemberWatches}. */

@@ -3,7 +3,7 @@ import { isConflict, isNotFound, type KubeObject } from '@kubefed/client';
 import type { Clock, Reader } from '@kubefed/runtime';
 import { splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
-import { ComputePlacementError } from '../errors.js';
+import { ComputePlacementError } from '../../placement/index.js';
 import type { StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 

@@ -13,7 +13,7 @@ import {
   splitKey,
   systemClock,
 } from '@kubefed/runtime';
-import { isNamespaceType } from '../placement.js';
+import { isNamespaceType } from '../../placement/index.js';
 import type { StatusRecorder } from './status-recorder.js';
 import { MemberWatches } from './member-watches.js';
 import { StatusWriter } from './status-writer.js';

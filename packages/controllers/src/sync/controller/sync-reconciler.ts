@@ -2,7 +2,7 @@ import { MANAGED_LABEL, MANAGED_LABEL_TRUE, SYNC_CONTROLLER_FINALIZER } from '@k
 import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
-import { ComputePlacementError } from '../errors.js';
+import { ComputePlacementError } from '../../placement/index.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';

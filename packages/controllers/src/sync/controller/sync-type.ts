@@ -1,6 +1,6 @@
 import { type ApiResource, defaultFederatedTypeConfig, type FederatedTypeConfig, isStatusCollectionEnabled, validateFederatedTypeConfig } from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
-import { effectivePlacement, type EffectivePlacement, isNamespaceType, type PlacementCluster, type PlacementSource } from '../placement.js';
+import { effectivePlacement, type EffectivePlacement, isNamespaceType, type PlacementCluster, type PlacementSource } from '../../placement/index.js';
 
 /** One federated type as the sync controller and its workers use it (from an FTC). */
 export interface SyncType {
