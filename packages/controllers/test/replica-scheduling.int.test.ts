@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeCrd } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
-import { registerKubeFedClusterController, staticHealthCheckSettings, type ClusterHealthTracker } from '@kubefed/controllers';
+import { registerKubeFedClusterController, registerReplicaSchedulingController, RSP_GVR, staticHealthCheckSettings, type ClusterHealthTracker } from '@kubefed/controllers';
 import { Manager, systemClock, type Clock } from '@kubefed/runtime';
 import { planReplicas, schedulingResult, type PlanInput } from '@kubefed/scheduler';
+import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// Not yet re-exported from the package index (the lead adds the export line).
-import { registerReplicaSchedulingController, RSP_GVR } from '@kubefed/controllers';
 import { clientFor, condition, createNamespace, joinMember, KFC, startFederation, type Federation } from './federation.js';
 
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const FDEPLOY = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federateddeployments' };
 const FNS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
 const DEPLOY = { group: 'apps', version: 'v1', resource: 'deployments' };
+const PODS = { group: '', version: 'v1', resource: 'pods' };
 const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
 const FAST = { periodMs: 200, timeoutMs: 1000, failureThreshold: 2, successThreshold: 1 };
 
@@ -103,6 +103,15 @@ async function createFederatedDeployment(ns: string, spec: Record<string, unknow
       ...spec,
     },
   });
+}
+
+function memberDeployment(replicas: number): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+  };
 }
 
 async function createRsp(ns: string, spec: Record<string, unknown>): Promise<void> {
@@ -205,6 +214,63 @@ describe('replica scheduling controller against kube-sim', () => {
     );
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: want });
     expect(want.member1).toBe(8);
+  });
+
+  it.each([
+    [true, 'returns the replicas to the member once its capacity comes back'],
+    [false, 'keeps the moved replicas where they are once its capacity comes back'],
+  ])('with rebalance %s, moves replicas off a member short of capacity and %s', async (rebalance) => {
+    const ns = await plane('member1', 'member2');
+    const member2 = fed.member('member2');
+    using m1 = clientFor(fed.member('member1'));
+    using m2 = clientFor(member2);
+    // member2 can run 2 more pods than it runs now: 3 replicas there leave one Pending.
+    const pods = await m2.resource(PODS).list();
+    const running = pods.items.filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running').length;
+    member2.setPodCapacity(running + 2);
+    try {
+      const members = { member1: m1, member2: m2 };
+      // What the sync controller would do: the member Deployments follow the scheduled replicas.
+      const propagate = async (replicas: Record<string, unknown>): Promise<void> => {
+        for (const [cluster, client] of Object.entries(members)) {
+          const deployments = client.resource(DEPLOY, ns);
+          const count = replicas[cluster] as number;
+          const existing = await deployments.get('web').catch(() => undefined);
+          if (existing === undefined) await deployments.create(memberDeployment(count));
+          else await deployments.patch('web', { spec: { replicas: count } }, 'merge');
+        }
+      };
+      const readyReplicas = async (cluster: keyof typeof members): Promise<number> => ((await members[cluster].resource(DEPLOY, ns).get('web')).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+      await propagate({ member1: 3, member2: 3 });
+      await expect.poll(() => readyReplicas('member2'), { timeout: 10_000, interval: 100 }).toBe(2);
+
+      await createFederatedDeployment(ns);
+      await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6, rebalance });
+      // Two minutes ahead: the Pending pod counts as unschedulable for longer than 60 s.
+      await using _running = runManager(ns, { ...systemClock, now: () => Date.now() + 120_000 });
+
+      const short = expected({ totalReplicas: 6, rebalance, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'], currentReplicas: { member1: 3, member2: 2 }, capacity: { member2: 2 } }, ns);
+      expect(short.member1).toBe(4);
+      await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: short });
+      await propagate(short);
+      await expect.poll(() => readyReplicas('member1'), { timeout: 10_000, interval: 100 }).toBe(4);
+
+      // Capacity comes back: the Pending pod runs, no pod is unschedulable any more.
+      member2.setPodCapacity(Infinity);
+      await expect.poll(() => readyReplicas('member2'), { timeout: 10_000, interval: 100 }).toBe(short.member2);
+      const back = expected({ totalReplicas: 6, rebalance, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'], currentReplicas: { member1: 4, member2: short.member2 ?? 0 } }, ns);
+      if (rebalance) {
+        expect(back).toEqual({ member1: 3, member2: 3 });
+        await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: back });
+      } else {
+        expect(back.member1).toBe(4);
+        // Several resyncs (every 500 ms) see the new capacity and keep the current replicas.
+        await consistently(async () => expect((await scheduled(ns)).replicas).toEqual(short), { durationMs: 3000, intervalMs: 200 });
+        expect((await fed.hostClient.resource(RSP_GVR, ns).get('web')).status).toMatchObject({ conditions: [{ type: 'Scheduled', status: 'True' }] });
+      }
+    } finally {
+      member2.setPodCapacity(Infinity);
+    }
   });
 
   it('plans only over ready clusters matching the clusterSelector with intersectWithClusterSelector', async () => {
