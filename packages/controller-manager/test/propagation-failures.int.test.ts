@@ -106,11 +106,11 @@ describe('propagation through controller-manager processes under failures', () =
     await waitForReadyClusters(fed);
     await createFederatedConfigMaps(fed, ns, objects);
     await expect.poll(() => totalManagedCopies(fed, ns), { timeout: 60_000, interval: 500 }).toBe(objects * fed.members.length);
-    // Every version recorded: the last object's PropagatedVersion names every member.
+    // Every version recorded: each ConfigMap's PropagatedVersion names every member.
     await expect
       .poll(async () => {
         const pvs = await fed.client('host').resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' }, ns).list();
-        return pvs.items.filter((pv) => ((pv.status as { clusterVersions?: unknown[] } | undefined)?.clusterVersions ?? []).length === fed.members.length).length;
+        return pvs.items.filter((pv) => pv.metadata.name?.startsWith('configmap-') === true && ((pv.status as { clusterVersions?: unknown[] } | undefined)?.clusterVersions ?? []).length === fed.members.length).length;
       }, { timeout: 30_000, interval: 500 })
       .toBe(objects);
 
