@@ -86,6 +86,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         remoteStatusCollection: options.settings === undefined ? undefined : () => options.settings?.().remoteStatusCollection ?? true,
         watchMembers: options.watchMembers,
         logger: manager.logger,
+        metrics: manager.metrics,
       }),
     onChildError: (name, err) => manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed'),
   });

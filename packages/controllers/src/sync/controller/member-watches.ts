@@ -63,10 +63,21 @@ export class MemberWatches {
    * has not synced yet (ask the member instead).
    */
   hasManagedCopy(cluster: string, key: string): boolean | undefined {
+    const copy = this.managedCopy(cluster, key);
+    return copy === undefined ? undefined : copy !== null;
+  }
+
+  /**
+   * The managed copy of the federated object `key` in `cluster` as the watch cache holds it
+   * (deep-frozen: clone before changing it), `null` when the synced cache has none, `undefined`
+   * when the cluster is not watched or its cache has not synced yet. The cache may lag behind
+   * the member by a watch event: writes based on it must expect Conflict and AlreadyExists.
+   */
+  managedCopy(cluster: string, key: string): KubeObject | null | undefined {
     const watch = this.#watches.get(cluster);
     if (watch === undefined || !watch.informer.hasSynced()) return undefined;
     const memberKey = isNamespaceType(this.#o.type.targetType) ? key.slice(key.indexOf('/') + 1) : key;
-    return watch.informer.store.get(memberKey) !== undefined;
+    return watch.informer.store.get(memberKey) ?? null;
   }
 
   /** The clusters being watched. */

@@ -9,6 +9,7 @@ import {
   type Logger,
   objectKey,
   type Runnable,
+  type RuntimeMetrics,
   silentLogger,
   splitKey,
   systemClock,
@@ -26,6 +27,8 @@ export interface SyncCaches {
   readonly objects: SyncedCache;
   /** FederatedNamespaces, for namespaced targets. */
   readonly federatedNamespaces?: SyncedCache | undefined;
+  /** The managed member copies (absent when member watches are off). */
+  readonly memberCopies?: Pick<MemberWatches, 'managedCopy'> | undefined;
 }
 
 /** Options of {@link SyncController}. */
@@ -55,6 +58,8 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly maxConcurrentReconciles?: number | undefined;
   readonly logger?: Logger | undefined;
   readonly clock?: Clock | undefined;
+  /** Where the controller, its work queue and its informers report (`kubefed_controller_*`, ...); default none. Pass the manager's. */
+  readonly metrics?: RuntimeMetrics | undefined;
 }
 
 const changed = (o: KubeObject, n: KubeObject): boolean =>
@@ -95,7 +100,10 @@ export class SyncController implements Runnable {
     const o = this.#o;
     const logger = o.logger ?? silentLogger();
     const clock = o.clock ?? systemClock;
-    const informer = new Informer({ name: this.name, listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr)),
+    const informer = new Informer({
+      name: this.name,
+      listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr)),
+      ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(this.name) }),
       resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
       logger,
       clock,
@@ -120,7 +128,13 @@ export class SyncController implements Runnable {
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
     const namespaces =
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
-        ? new Informer({ name: `${this.name}-federatednamespaces`, listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR)), logger, clock })
+        ? new Informer({
+            name: `${this.name}-federatednamespaces`,
+            listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR)),
+            ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(`${this.name}-federatednamespaces`) }),
+            logger,
+            clock,
+          })
         : undefined;
     const env = { ...o, federatedNamespaceCache: namespaces };
     const reconciler = new SyncReconciler({
@@ -133,6 +147,7 @@ export class SyncController implements Runnable {
       name: this.name,
       reconciler,
       maxConcurrentReconciles: o.maxConcurrentReconciles ?? 4,
+      ...(o.metrics === undefined ? {} : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
       logger,
       clock,
     }).watch(informer, { updatePredicate: changed });
@@ -150,7 +165,7 @@ export class SyncController implements Runnable {
       runs.push(namespaces.start(signal));
     }
     const writer = new StatusWriter({ ...env, objects: informer.store, isReady: (c) => o.tracker.isReady(c), remoteStatusCollection: collect, clock });
-    this.#caches = { objects: informer, federatedNamespaces: namespaces };
+    this.#caches = { objects: informer, federatedNamespaces: namespaces, memberCopies: members };
     members?.sync(o.tracker.readyClusters());
     const reconcileAll = (): void => {
       for (const key of informer.store.keys()) controller.queue.add(key);

@@ -1,5 +1,5 @@
 import { EventComponent, MANAGED_LABEL, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
-import { type DynamicClient, isAlreadyExists, isNotFound, type KubeObject } from '@kubefed/client';
+import { type DynamicClient, isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kubefed/client';
 import type { SyncJob } from '@kubefed/queue';
 import type { EventSink } from '@kubefed/runtime';
 import { type ClusterOperation, isManaged, type MemberObservation, planClusterSync } from '../dispatch-plan.js';
@@ -49,8 +49,9 @@ export class MemberWriteError extends ClusterSyncError {}
 
 /**
  * The sync worker (ARCHITECTURE "The flow of one change"): for one (type, object, cluster) job,
- * reads the CURRENT federated object from the host and the member object with the member's
- * client, decides with `planClusterSync`, renders with `renderDesiredObject`, and creates,
+ * reads the CURRENT federated object from the host (or the sync controller's informer cache in
+ * the same process) and the member object (from the member watch cache when it has synced, else
+ * with the member's client), decides with `planClusterSync`, renders with `renderDesiredObject`, and creates,
  * updates (only when `needsUpdate`), deletes or unlabels the member object; reports the
  * outcome (with the member object's `.status` when the type collects status) to the
  * {@link SyncOutcomeSink}, and a Warning event on the federated object when a member operation
@@ -92,8 +93,10 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     };
     const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
     const members = member.resource(type.targetGvr, namespace);
-    const observed = await observe(members, job.name);
     const deleting = isDeleting(fed);
+    // The member watch cache spares a GET per job; deletion and orphaning always look live.
+    const cached = deleting ? undefined : caches?.memberCopies?.managedCopy(job.cluster, objectKey);
+    const observed: MemberObservation = cached === undefined ? await observe(members, job.name) : cached === null ? { state: 'absent' } : { state: 'present', object: structuredClone(cached) };
     const versionKey = `${type.name}|${objectKey}@${job.cluster}`;
     const source = fed as unknown as RenderSource & VersionSource;
 
@@ -111,80 +114,92 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       if (options.versionStore === undefined) written.set(versionKey, versionRecord(source, job.cluster, obj));
       else await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: memberVersion(obj), selectedClusters: placed });
     };
-    const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member: observed, adoptResources });
-    const fail = async (status: PropagationStatus, event: EventOperation, err: unknown): Promise<never> => {
+    const fail = async (op: ClusterOperation, status: PropagationStatus, event: EventOperation, err: unknown): Promise<never> => {
       await record(status);
       await warn(event, err instanceof Error ? err.message : err);
       throw new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
     };
-    const render = async (existing?: KubeObject): Promise<KubeObject> => {
+    const render = async (op: ClusterOperation, existing?: KubeObject): Promise<KubeObject> => {
       try {
         return renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster, ...(existing === undefined ? {} : { existing }) }).object;
       } catch (err) {
-        return fail(err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', existing === undefined ? 'create' : 'update', err);
+        return fail(op, err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', existing === undefined ? 'create' : 'update', err);
       }
     };
-    switch (op.op) {
-      case 'none':
-        if (op.status === 'AlreadyExists') await warn('create', RESOURCE_PRE_EXISTS);
-        await record(op.status, observed.state === 'present' ? observed.object : undefined);
-        return;
-      case 'create': {
-        const rendered = await render();
-        let created: KubeObject;
-        try {
-          created = await members.create(rendered);
-        } catch (err) {
-          // Someone created it meanwhile: the retry re-plans with the object.
-          if (isAlreadyExists(err)) throw err;
-          return fail('CreationFailed', 'create', err);
-        }
-        await remember(created);
-        await record('', created);
-        return;
-      }
-      case 'update': {
-        const existing = op.member;
-        if (existing === undefined) return;
-        const rendered = await render(existing);
-        const propagatedVersion = options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
-        if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered, memberObject: existing })) {
-          await record('', existing);
+    /**
+     * Plans and applies the operation for what was observed. A write planned on the watch cache
+     * (`live` false) that meets a member which moved on (AlreadyExists, Conflict, NotFound) is
+     * planned again on a live read instead of failing.
+     */
+    const apply = async (member: MemberObservation, live: boolean): Promise<void> => {
+      const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member, adoptResources });
+      const stale = (err: unknown): boolean => !live && (isAlreadyExists(err) || isConflict(err) || isNotFound(err));
+      switch (op.op) {
+        case 'none':
+          if (op.status === 'AlreadyExists') await warn('create', RESOURCE_PRE_EXISTS);
+          await record(op.status, member.state === 'present' ? member.object : undefined);
+          return;
+        case 'create': {
+          const rendered = await render(op);
+          let created: KubeObject;
+          try {
+            created = await members.create(rendered);
+          } catch (err) {
+            if (stale(err)) return apply(await observe(members, job.name), true);
+            // Someone created it meanwhile: the retry re-plans with the object.
+            if (isAlreadyExists(err)) throw err;
+            return fail(op, 'CreationFailed', 'create', err);
+          }
+          await remember(created);
+          await record('', created);
           return;
         }
-        if (op.adopt === true) await warn('create', ADOPTING_EXISTING_RESOURCE);
-        const rv = existing.metadata.resourceVersion;
-        const desired: KubeObject = rv === undefined ? rendered : { ...rendered, metadata: { ...rendered.metadata, resourceVersion: rv } };
-        let updated: KubeObject;
-        try {
-          updated = await members.update(desired);
-        } catch (err) {
-          return fail('UpdateFailed', 'update', err);
+        case 'update': {
+          const existing = op.member;
+          if (existing === undefined) return;
+          const rendered = await render(op, existing);
+          const propagatedVersion = options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
+          if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered, memberObject: existing })) {
+            await record('', existing);
+            return;
+          }
+          if (op.adopt === true) await warn('create', ADOPTING_EXISTING_RESOURCE);
+          const rv = existing.metadata.resourceVersion;
+          const desired: KubeObject = rv === undefined ? rendered : { ...rendered, metadata: { ...rendered.metadata, resourceVersion: rv } };
+          let updated: KubeObject;
+          try {
+            updated = await members.update(desired);
+          } catch (err) {
+            if (stale(err)) return apply(await observe(members, job.name), true);
+            return fail(op, 'UpdateFailed', 'update', err);
+          }
+          await remember(updated);
+          await record('', updated);
+          return;
         }
-        await remember(updated);
-        await record('', updated);
-        return;
+        case 'delete': {
+          try {
+            await members.delete(job.name, op.deleteOptions);
+          } catch (err) {
+            if (!isNotFound(err)) await fail(op, 'DeletionFailed', 'delete', err);
+          }
+          written.delete(versionKey);
+          const after = await observe(members, job.name);
+          await record(after.state === 'present' ? 'WaitingForRemoval' : undefined, after.state === 'present' ? after.object : undefined);
+          return;
+        }
+        case 'unlabel':
+          try {
+            await members.patch(job.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
+          } catch (err) {
+            if (stale(err)) return apply(await observe(members, job.name), true);
+            await fail(op, 'LabelRemovalFailed', 'unlabel', err);
+          }
+          await record(undefined);
+          return;
       }
-      case 'delete': {
-        try {
-          await members.delete(job.name, op.deleteOptions);
-        } catch (err) {
-          if (!isNotFound(err)) await fail('DeletionFailed', 'delete', err);
-        }
-        written.delete(versionKey);
-        const after = await observe(members, job.name);
-        await record(after.state === 'present' ? 'WaitingForRemoval' : undefined, after.state === 'present' ? after.object : undefined);
-        return;
-      }
-      case 'unlabel':
-        try {
-          await members.patch(job.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
-        } catch (err) {
-          await fail('LabelRemovalFailed', 'unlabel', err);
-        }
-        await record(undefined);
-        return;
-    }
+    };
+    await apply(observed, cached === undefined);
   };
 }
 
