@@ -5,6 +5,7 @@ import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tra
 import type { PlacementCluster } from '../placement/index.js';
 import { SyncController } from '../sync/controller/sync-controller.js';
 import { createSyncProcessor, type SyncJobProcessor, type SyncSettings } from '../sync/controller/sync-processor.js';
+import { OwnWrites } from '../sync/controller/own-writes.js';
 import { StatusRecorder } from '../sync/controller/status-recorder.js';
 import type { SyncType } from '../sync/controller/sync-type.js';
 import { VersionStore } from '../sync/controller/version-store.js';
@@ -64,6 +65,8 @@ export interface FederatedTypeConfigControllerHandle {
  */
 export function registerFederatedTypeConfigController(manager: Manager, options: FederatedTypeConfigControllerOptions): FederatedTypeConfigControllerHandle {
   const recorder = options.recorder ?? new StatusRecorder();
+  // Member writes of the workers below, so that the member watches of the sync controllers skip their echo.
+  const ownWrites = new OwnWrites();
   const env = { host: options.host, clusters: options.clusters, scope: options.scope ?? 'Cluster' } as const;
   const informer = manager.informer({
     name: 'federatedtypeconfigs',
@@ -85,6 +88,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         onClusterLabelsChange: options.onClusterLabelsChange,
         remoteStatusCollection: options.settings === undefined ? undefined : () => options.settings?.().remoteStatusCollection ?? true,
         watchMembers: options.watchMembers,
+        ownWrites,
         logger: manager.logger,
         metrics: manager.metrics,
       }),
@@ -114,6 +118,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
     settings: options.settings,
     events: options.events,
     versionStore: options.persistVersions === false ? undefined : new VersionStore(options.host),
+    ownWrites,
   });
   return { controller, informer, recorder, syncType: (name) => reconciler.syncType(name), processor };
 }

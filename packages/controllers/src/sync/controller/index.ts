@@ -12,3 +12,4 @@ export { createSyncProcessor, MemberWriteError, type SyncJobProcessor, type Sync
 export { MemberWatches, type MemberWatchesOptions } from './member-watches.js';
 export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 export { VersionStore, type VersionWrite } from './version-store.js';
+export { OwnWrites, type OwnWritesOptions } from './own-writes.js';

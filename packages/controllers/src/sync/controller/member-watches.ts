@@ -2,6 +2,7 @@ import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { type Clock, deletedObject, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
+import { OwnWrites } from './own-writes.js';
 import type { SyncType } from './sync-type.js';
 
 /** Options of {@link MemberWatches}. */
@@ -17,6 +18,8 @@ export interface MemberWatchesOptions {
   readonly statusChanges: () => boolean;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The member writes of this process's sync workers: their watch events are not reported. Default none (every event is reported). */
+  readonly ownWrites?: OwnWrites | undefined;
 }
 
 interface Watch {
@@ -105,12 +108,18 @@ export class MemberWatches {
       const ns = obj.metadata.namespace;
       this.#o.onChange(cluster, namespaceType ? `${name}/${name}` : ns !== undefined && ns !== '' ? `${ns}/${name}` : name);
     };
+    const own = this.#o.ownWrites;
+    // The echo of a write by this process's workers needs no job: they converged the object already.
+    const reportUnlessOwn = (obj: KubeObject): void => {
+      if (own === undefined) report(obj);
+      else own.observe(OwnWrites.key(cluster, type.name, obj), obj.metadata.resourceVersion, () => report(obj));
+    };
     informer.addEventHandler({
       // The initial list repeats what the sync controller reconciles anyway when a cluster is engaged.
-      onAdd: (obj) => informer.hasSynced() && report(obj),
+      onAdd: (obj) => informer.hasSynced() && reportUnlessOwn(obj),
       onUpdate: (o, n) => {
         if (o.metadata.resourceVersion === n.metadata.resourceVersion) return;
-        if (this.#o.statusChanges() || specOf(o) !== specOf(n)) report(n);
+        if (this.#o.statusChanges() || specOf(o) !== specOf(n)) reportUnlessOwn(n);
       },
       onDelete: (obj) => report(deletedObject(obj)),
     });

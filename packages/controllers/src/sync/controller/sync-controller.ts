@@ -17,6 +17,7 @@ import {
 import { isNamespaceType } from '../../placement/index.js';
 import type { StatusRecorder } from './status-recorder.js';
 import { MemberWatches } from './member-watches.js';
+import type { OwnWrites } from './own-writes.js';
 import { StatusWriter } from './status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
 import { FEDERATED_NAMESPACE_GVR, type PlacementEnvironment, type SyncedCache, type SyncType } from './sync-type.js';
@@ -54,6 +55,8 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly remoteStatusCollection?: (() => boolean) | undefined;
   /** Watch managed member copies to revert changes at once (ARCHITECTURE "Drift"); default true. */
   readonly watchMembers?: boolean | undefined;
+  /** The member writes of the sync workers in this process, whose watch events need no job; default none. */
+  readonly ownWrites?: OwnWrites | undefined;
   /** Parallel reconciles; default 4. */
   readonly maxConcurrentReconciles?: number | undefined;
   readonly logger?: Logger | undefined;
@@ -116,6 +119,7 @@ export class SyncController implements Runnable {
         : new MemberWatches({
             type: o.type,
             statusChanges: collect,
+            ownWrites: o.ownWrites,
             logger,
             clock,
             onChange: (cluster, key) => {

@@ -9,6 +9,7 @@ import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOUR
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
 import type { SyncOutcomeSink } from './status-recorder.js';
 import type { SyncCaches } from './sync-controller.js';
+import { OwnWrites } from './own-writes.js';
 import type { VersionStore } from './version-store.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
@@ -39,6 +40,8 @@ export interface SyncProcessorOptions extends PlacementEnvironment {
    * object is written once more).
    */
   readonly versionStore?: VersionStore | undefined;
+  /** Where member writes are announced to the member watches of this process (so that their echo causes no job); default none. */
+  readonly ownWrites?: OwnWrites | undefined;
 }
 
 /** A sync job processor, to run inside `SyncWorkerHost`. */
@@ -110,6 +113,20 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     }
     const placed = deleting ? [] : (await placementOf(env, type, fed)).clusters;
     const selected = placed.includes(job.cluster);
+    const ownKey = OwnWrites.key(job.cluster, type.name, { metadata: { namespace, name: job.name } });
+    /** A create or update of the member object, announced to the member watches of this process. */
+    const write = async (send: () => Promise<KubeObject>): Promise<KubeObject> => {
+      const own = options.ownWrites;
+      own?.begin(ownKey);
+      try {
+        const obj = await send();
+        own?.wrote(ownKey, obj.metadata.resourceVersion);
+        return obj;
+      } catch (err) {
+        own?.failed(ownKey);
+        throw err;
+      }
+    };
     const remember = async (obj: KubeObject): Promise<void> => {
       if (options.versionStore === undefined) written.set(versionKey, versionRecord(source, job.cluster, obj));
       else await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: memberVersion(obj), selectedClusters: placed });
@@ -143,7 +160,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           const rendered = await render(op);
           let created: KubeObject;
           try {
-            created = await members.create(rendered);
+            created = await write(() => members.create(rendered));
           } catch (err) {
             if (stale(err)) return apply(await observe(members, job.name), true);
             // Someone created it meanwhile: the retry re-plans with the object.
@@ -168,7 +185,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           const desired: KubeObject = rv === undefined ? rendered : { ...rendered, metadata: { ...rendered.metadata, resourceVersion: rv } };
           let updated: KubeObject;
           try {
-            updated = await members.update(desired);
+            updated = await write(() => members.update(desired));
           } catch (err) {
             if (stale(err)) return apply(await observe(members, job.name), true);
             return fail(op, 'UpdateFailed', 'update', err);
