@@ -2,13 +2,14 @@
 // same command line npm runs), waits until it says the federation converged and keeps running,
 // checks what it printed and that kubectl reaches the clusters through the kubeconfig it wrote,
 // then stops it with SIGINT (Ctrl-C) and checks that every process it started is gone.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kubeconfig } from '@kubefed/client';
+import { ManagedProcess } from '@kubefed/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -44,14 +45,10 @@ describe('npm run demo', () => {
   it('starts the federation, prints where everything landed, keeps running, and stops every process on Ctrl-C', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env['KUBECONFIG'];
-    const child = spawn(process.execPath, [...demoCommand(), '--kubeconfig', kubeconfigPath, '--timeout', '4m'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const demo = new ManagedProcess('npm run demo', [...demoCommand(), '--kubeconfig', kubeconfigPath, '--timeout', '4m'], { env });
     try {
-      await expect.poll(() => (child.exitCode === null ? stdout : `exited ${String(child.exitCode)}: ${stderr}`), { timeout: 280_000, interval: 500 }).toContain('Press Ctrl-C');
+      await demo.waitForLine(/Press Ctrl-C/, { fromStart: true, timeoutMs: 280_000 });
+      const stdout = `${demo.lines.join('\n')}\n`;
       expect(stdout).toContain('everything has converged');
       // kubefedctl status: every sample object propagated.
       const status = stdout.slice(stdout.indexOf('$ kubefedctl status -n demo'));
@@ -68,12 +65,11 @@ describe('npm run demo', () => {
       const servers = ['host', 'member1'].map((context) => Kubeconfig.fromFile(kubeconfigPath).connection({ context }).server);
       for (const server of servers) expect(await answers(server)).toBe(true);
 
-      child.kill('SIGINT');
-      expect(await exited).toBe(0);
-      expect(stdout).toContain('stopping every process the demo started');
+      expect(await demo.stop('SIGINT')).toBe(0);
+      expect(demo.lines.join('\n')).toContain('stopping every process the demo started');
       for (const server of servers) expect(await answers(server)).toBe(false);
     } finally {
-      child.kill('SIGKILL');
+      await demo.kill();
     }
   }, 300_000);
 });

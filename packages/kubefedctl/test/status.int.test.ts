@@ -1,9 +1,9 @@
 // `kubefedctl status` through the real CLI process against a kube-sim host: the table, -o json,
 // --watch redrawing on a change and stopping on SIGINT, and clear errors for bad arguments. The
 // federated object's status is written here as the sync controller writes it.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { KubeObject } from '@kubefed/client';
+import { ManagedProcess, sourceEntry } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SimFederation, gvr } from './sim-federation.js';
 
@@ -97,26 +97,19 @@ describe('kubefedctl status', () => {
   }, 60_000);
 
   it('redraws with --watch when the status changes and exits 0 on SIGINT', async () => {
-    const child = spawn(process.execPath, ['--conditions=@kubefed/source', '--import', 'tsx', mainTs, '--kubeconfig', fed.kubeconfig, 'status', 'configmaps', 'settings', '-n', APP, '--watch', '--interval', '100ms', ...global()], {
+    const watch = new ManagedProcess('kubefedctl status --watch', [...sourceEntry(mainTs), '--kubeconfig', fed.kubeconfig, 'status', 'configmaps', 'settings', '-n', APP, '--watch', '--interval', '100ms', ...global()], {
       env: { ...process.env, HOME: fed.dir, KUBECONFIG: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await expect.poll(() => stdout, { timeout: 30_000, interval: 100 }).toContain('west CreationFailed');
+      await watch.waitForLine(/west CreationFailed/, { fromStart: true, timeoutMs: 30_000 });
       await writeStatus('settings', { conditions: [condition('True')], clusters: [{ name: 'east' }, { name: 'west' }] });
-      await expect.poll(() => stdout, { timeout: 30_000, interval: 100 }).toContain('east OK, west OK');
+      await watch.waitForLine(/east OK, west OK/, { fromStart: true, timeoutMs: 30_000 });
       // Unchanged status is not printed again: exactly the first table and the redraw.
-      expect(stdout.match(/^KIND/gm)).toHaveLength(2);
-      child.kill('SIGINT');
-      expect(await exited).toBe(0);
-      expect(stderr).toBe('');
+      expect(watch.lines.filter((l) => l.startsWith('KIND'))).toHaveLength(2);
+      expect(await watch.stop('SIGINT')).toBe(0);
+      expect(watch.lines.filter((l) => /error|warning/.test(l))).toEqual([]);
     } finally {
-      child.kill('SIGKILL');
+      await watch.kill();
     }
   }, 90_000);
 });
