@@ -486,7 +486,7 @@ async function runStatus(type: string | undefined, name: string | undefined, fla
 /** Builds the commander program; actions write through `io`. Exposed for help-text tests. */
 export function buildProgram(io: RunIo): Command {
   const program = new Command('kubefedctl')
-    .description('kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types and explains replica scheduling.')
+    .description('kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types, shows where federated objects landed and explains replica scheduling.')
     .option('--kubeconfig <path>', 'kubeconfig file to use (default: the files in KUBECONFIG, else ~/.kube/config)')
     .option('--host-cluster-context <context>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the KubeFed control plane', KUBEFED_NAMESPACE_DEFAULT)
@@ -601,7 +601,7 @@ export function buildProgram(io: RunIo): Command {
     .option('-n, --namespace <namespace>', "namespace to list (default: the context's namespace, else default)")
     .option('-A, --all-namespaces', 'list every namespace')
     .option('-w, --watch', 'keep running and print the table again whenever it changes')
-    .option('--interval <duration>', 'how often --watch looks (Go duration)', parseTimeout, 2000)
+    .addOption(new Option('--interval <duration>', 'how often --watch looks (Go duration)').argParser(parseTimeout).default(2000, '2s'))
     .addOption(new Option('-o, --output <format>', 'wide: a row per cluster with remote status and placement; json: machine-readable').choices(['wide', 'json']))
     .addHelpText('after', STATUS_EXAMPLES)
     .action(async (type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command) => runStatus(type, name, flags, cmd, io));
