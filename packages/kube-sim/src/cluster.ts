@@ -278,11 +278,12 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
 }
 
 
-function applyFaultRequest(body: unknown, cluster: SimCluster): void {
+/** Applies a fault request of the control endpoint; cutting connections waits for the reply (returned). */
+function applyFaultRequest(body: unknown, cluster: SimCluster): (() => void) | undefined {
   const f = cluster.faults;
   if (!isObject(body)) throw badRequest('fault request must be a JSON object');
+  if (body['unreachable'] === true) return () => f.unreachable();
   if (body['restore'] === true) f.restore();
-  else if (body['unreachable'] === true) f.unreachable();
   else if (typeof body['latencyMs'] === 'number') f.latency(body['latencyMs']);
   else if (typeof body['failRate'] === 'number' && (body['code'] === 500 || body['code'] === 429)) f.failRate(body['failRate'], body['code']);
   else if ('podCapacity' in body && (body['podCapacity'] === null || isValidPodCapacity(body['podCapacity'])))
@@ -291,6 +292,7 @@ function applyFaultRequest(body: unknown, cluster: SimCluster): void {
     throw badRequest(
       'fault request: expected {"unreachable":true} | {"latencyMs":N} | {"failRate":F,"code":500|429} | {"podCapacity":N|null} | {"restore":true}',
     );
+  return undefined;
 }
 
 function bootstrap(ops: RestOps, region: string, zones: string[]): void {

@@ -127,6 +127,18 @@ describe('create, read, update', () => {
     expect(put.metadata.generation).toBe(3);
   });
 
+  it('starts a created Job with the empty status, whatever status the request carried', async () => {
+    const job = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'empty-status', namespace: ns },
+      spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+      status: { succeeded: 5 },
+    };
+    const created = expectCode(await t.request('POST', `/apis/batch/v1/namespaces/${ns}/jobs`, { body: job }), 201);
+    expect(created.status).toEqual({});
+  });
+
   it('ignores status changes sent to the main endpoint and spec changes sent to /status', async () => {
     expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'status-split', 1) }), 201);
     const viaMain = expectCode(

@@ -72,6 +72,14 @@ describe.skipIf(targetIsReal)(`kube-sim control (${simOnly})`, () => {
     expectCode(await t.request('GET', cms()), 200);
   });
 
+  it('answers an unreachable request through the control endpoint before cutting connections', async () => {
+    const res = await t.request('POST', '/kube-sim/faults', { body: { unreachable: true } });
+    expect(res.status).toBe(200);
+    await expect(t.request('GET', cms())).rejects.toThrow();
+    t.sim!.faults.restore();
+    await vi.waitFor(async () => expectCode(await t.request('GET', cms()), 200), { timeout: 5000, interval: 50 });
+  });
+
   it('keeps state and its URL across restart()', async () => {
     const sim = t.sim!;
     const created = expectCode(await t.request('POST', cms(), { body: configMap(ns, 'survivor', { a: '1' }) }), 201);

@@ -296,7 +296,12 @@ export class RestOps {
     meta.creationTimestamp = nowTimestamp(this.now());
     if (scope.def.generation) meta.generation = 1;
     else delete meta.generation;
-    if (scope.version.status) delete obj['status'];
+    // The status subresource owns status: a create starts from the empty status struct of a
+    // built-in kind (kube-apiserver serializes it as {}), or from none for a custom resource.
+    if (scope.version.status) {
+      if (scope.def.builtin) obj['status'] = {};
+      else delete obj['status'];
+    }
     defaultOnCreate(scope.def, obj, () => this.allocateIp());
     const { object, warnings } = this.validateContent(scope, obj, undefined, opts);
     const name = meta.name;

@@ -23,7 +23,8 @@ export interface HandlerExtensions {
   /** `/openapi/...` documents; undefined → 404. */
   openapi(path: string, query: URLSearchParams): JsonObject | undefined;
   /** `POST /kube-sim/faults`. */
-  faults(body: unknown): void;
+  /** Applies a fault request; a returned function runs once the response has been sent (a fault that cuts connections must not cut its own reply). */
+  faults(body: unknown): (() => void) | undefined;
   /** `POST serviceaccounts/<name>/token`. */
   tokenRequest(namespace: string, name: string, body: unknown): JsonObject;
   /** Sub-resources served by a handler of their own (scale). */
@@ -153,7 +154,8 @@ export class ApiHandler {
       if (!identity.admin) throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, { verb: 'create', resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '', namespace: '' }), {});
       if (method !== 'POST') throw methodNotAllowed();
       const body = parseBody(await readBody(req), 'application/json');
-      this.ext.faults(body);
+      const afterResponse = this.ext.faults(body);
+      if (afterResponse !== undefined) res.once('finish', afterResponse);
       sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 });
       return;
     }
