@@ -39,9 +39,6 @@ const podTemplate = (labels: Record<string, string>): Record<string, unknown> =>
   spec: { containers: [{ name: 'busybox', image: 'busybox', command: ['/bin/sh', '-c', 'trap "exit 0" SIGTERM; while true; do sleep 1; done'] }] },
 });
 
-// jobs.batch is missing on purpose: its FTC collects remote status, kube-sim Jobs never get a
-// `.status` (no Job controller, and create drops the field where kube-apiserver returns `{}`), so
-// a FederatedJob stays Propagation False (CheckClusters) although both copies are in place.
 const CASES: readonly TypeCase[] = [
   {
     type: 'namespaces',
@@ -115,6 +112,23 @@ const CASES: readonly TypeCase[] = [
     template: { spec: { replicas: 1, selector: { matchLabels: { app: 'e2e-rs' } }, template: podTemplate({ app: 'e2e-rs' }) } },
     overrides: [{ path: '/spec/replicas', value: 2 }],
     update: { path: '/spec/minReadySeconds', value: 5 },
+  },
+  {
+    type: 'jobs.batch',
+    federatedKind: 'FederatedJob',
+    federatedResource: 'federatedjobs',
+    target: { group: 'batch', version: 'v1', resource: 'jobs' },
+    namespaced: true,
+    template: {
+      spec: {
+        parallelism: 1,
+        manualSelector: true,
+        selector: { matchLabels: { app: 'e2e-job' } },
+        template: { ...podTemplate({ app: 'e2e-job' }), spec: { restartPolicy: 'Never', containers: [{ name: 'busybox', image: 'busybox', command: ['true'] }] } },
+      },
+    },
+    overrides: [{ path: '/spec/parallelism', value: 2 }],
+    update: { path: '/spec/activeDeadlineSeconds', value: 600 },
   },
   {
     type: 'ingresses.networking.k8s.io',
