@@ -120,9 +120,3 @@ export async function labelRegions(host: DynamicClient, namespace: string, regio
     await host.resource(RESOURCES.kubeFedClusters, namespace).patch(cluster, { metadata: { labels: { region } } }, 'merge');
   }
 }
-
-/** A plain table: columns padded to their widest cell. */
-export function table(rows: readonly (readonly string[])[]): string {
-  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('   ').trimEnd()).join('\n');
-}

@@ -11,7 +11,8 @@ import { parseGoDuration } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
 import { DEFAULT_REGIONS, startLocalFederation, type LocalFederation } from '@kubefed/testing';
 import { Command, InvalidArgumentError } from 'commander';
-import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, table, type DemoState } from './demo.js';
+import { alignColumns } from '@kubefed/kubefedctl';
+import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, type DemoState } from './demo.js';
 
 const SAMPLES = fileURLToPath(new URL('../samples', import.meta.url));
 const MEMBERS = ['member1', 'member2', 'member3'];
@@ -67,7 +68,7 @@ async function printSummary(fed: LocalFederation, state: DemoState): Promise<voi
     const r = state.replicas.get(m);
     rows.push([m, DEFAULT_REGIONS[m] ?? '', String(state.planned[m] ?? 0), String(r?.desired ?? 0), String(r?.ready ?? 0), r?.image ?? '-']);
   }
-  console.log(`\nReplicas of ${DEMO_NAMESPACE}/web (ReplicaSchedulingPreference: 6 replicas, weights member1=2 member2=1, US/EU clusters only):\n${table(rows)}`);
+  console.log(`\nReplicas of ${DEMO_NAMESPACE}/web (ReplicaSchedulingPreference: 6 replicas, weights member1=2 member2=1, US/EU clusters only):\n${alignColumns(rows).trimEnd()}`);
 }
 
 async function main(): Promise<number> {

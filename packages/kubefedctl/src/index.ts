@@ -1,6 +1,6 @@
 /**
  * @kubefed/kubefedctl: the kubefedctl command-line tool (KUBEFED-REFERENCE §3): `join`, `unjoin`,
- * `enable`, `disable`, `federate`, `orphaning-deletion`, `plan` and `version`, with KubeFed's flags and objects.
+ * `enable`, `disable`, `federate`, `orphaning-deletion`, `plan`, `status` and `version`, with KubeFed's flags and objects.
  *
  * Start reading at `cli.ts` (`run(argv, io)`: the commander program, error printing, exit codes),
  * then `commands/join.ts` (the join procedure with rollback) and `join-objects.ts` (the exact
@@ -11,6 +11,7 @@
  * `sync-least-privilege.ts` keeps it in step; `main.ts` is the process entry (bin `kubefedctl`).
  */
 export { run, buildProgram, parseBool, parseTimeout } from './cli.js';
+export { alignColumns } from './output.js';
 export type { RunIo } from './cli.js';
 export { join, validateJoinNames } from './commands/join.js';
 export type { JoinAction, JoinOptions, JoinResult, JoinTargets, PlannedObject } from './commands/join.js';
