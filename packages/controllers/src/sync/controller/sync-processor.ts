@@ -3,6 +3,7 @@ import { type DynamicClient, isAlreadyExists, isConflict, isNotFound, type KubeO
 import type { SyncJob } from '@kubefed/queue';
 import type { EventSink } from '@kubefed/runtime';
 import { type ClusterOperation, isManaged, type MemberObservation, planClusterSync } from '../dispatch-plan.js';
+import { isNamespaceType } from '../../placement/index.js';
 import { ClusterSyncError } from '../errors.js';
 import { renderDesiredObject, type RenderSource } from '../render-desired-object.js';
 import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
@@ -113,6 +114,8 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     }
     const placed = deleting ? [] : (await placementOf(env, type, fed)).clusters;
     const selected = placed.includes(job.cluster);
+    // When the host is also a member, its own Namespace is unlabelled, never deleted (§4.4.12).
+    const hostNamespaceUid = isNamespaceType(type.targetType) ? await uidOf(options.host.resource(type.targetGvr), job.name) : undefined;
     const ownKey = OwnWrites.key(job.cluster, type.name, { metadata: { namespace, name: job.name } });
     /** A create or update of the member object, announced to the member watches of this process. */
     const write = async (send: () => Promise<KubeObject>): Promise<KubeObject> => {
@@ -149,7 +152,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
      * planned again on a live read instead of failing.
      */
     const apply = async (member: MemberObservation, live: boolean): Promise<void> => {
-      const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member, adoptResources });
+      const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member, adoptResources, hostNamespaceUid });
       const stale = (err: unknown): boolean => !live && (isAlreadyExists(err) || isConflict(err) || isNotFound(err));
       switch (op.op) {
         case 'none':
@@ -218,6 +221,16 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     };
     await apply(observed, cached === undefined);
   };
+}
+
+/** The UID of an object, undefined when it does not exist. */
+async function uidOf(resource: ReturnType<DynamicClient['resource']>, name: string): Promise<string | undefined> {
+  try {
+    return (await resource.get(name)).metadata.uid;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 async function observe(members: ReturnType<DynamicClient['resource']>, name: string): Promise<MemberObservation> {

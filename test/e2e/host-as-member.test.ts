@@ -1,0 +1,51 @@
+// The host joined as a member of its own federation, as KubeFed users often do: its namespaces
+// hold the federated objects themselves, so a FederatedNamespace placed there must never delete
+// the host's Namespace (it is unlabelled instead, KubeFed §4.4.12).
+import { RESOURCES } from '@kubefed/api';
+import type { LocalFederation } from '@kubefed/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, getOrUndefined, POLL, propagatedTo, propagationOf, startE2eFederation } from './support/e2e-federation.js';
+
+const CLUSTERS = ['host', 'member1'] as const;
+
+let fed: LocalFederation;
+
+beforeAll(async () => {
+  fed = await startE2eFederation(['member1']);
+  const joined = await fed.kubefedctl(['join', 'host', '--cluster-context', 'host', '--host-cluster-context', 'host']);
+  expect(joined.stderr).not.toContain('error:');
+  expect(joined.code).toBe(0);
+  await vi.waitFor(async () => expect((await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('host')).status).toMatchObject({ conditions: [{ type: 'Ready', status: 'True' }] }), POLL);
+}, 120_000);
+
+afterAll(async () => {
+  await fed?.stop();
+});
+
+const labelsOf = async (cluster: string, ns: string): Promise<Record<string, string> | 'absent'> => {
+  const obj = await getOrUndefined(fed.client(cluster).resource(RESOURCES.namespaces), ns);
+  return obj === undefined ? 'absent' : { ...(obj.metadata.labels ?? {}), phase: String((obj.status as { phase?: string } | undefined)?.phase) };
+};
+
+describe('the host cluster joined as a member', () => {
+  it("propagates into the host's own namespace and, when the FederatedNamespace is deleted, unlabels it instead of deleting it", async () => {
+    const ns = 'shared';
+    await createFederatedNamespace(fed, ns, CLUSTERS);
+    const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
+    const fedConfigMaps = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
+    await fedConfigMaps.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata: { name: 'settings', namespace: ns }, spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } } });
+    await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
+    await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(CLUSTERS));
+    await expect.poll(() => labelsOf('host', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });
+    await expect.poll(() => labelsOf('member1', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });
+
+    await fedNamespaces.delete(ns);
+    await expect.poll(() => getOrUndefined(fedNamespaces, ns), POLL).toBeUndefined();
+    await expect.poll(() => labelsOf('member1', ns), POLL).toBe('absent');
+    const hostNamespace = await labelsOf('host', ns);
+    expect(hostNamespace).toMatchObject({ phase: 'Active' });
+    expect(hostNamespace).not.toHaveProperty('kubefed.io/managed');
+    // The federated objects in it are still there.
+    expect(await getOrUndefined(fedConfigMaps, 'settings')).toBeDefined();
+  }, 120_000);
+});
