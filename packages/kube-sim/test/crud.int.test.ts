@@ -1,5 +1,5 @@
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
 import { openTarget, type ConformanceTarget, type Json } from './support/conformance-target.js';
 import { configMap, deployment, expectCode, expectFailure } from './support/fixtures.js';
@@ -248,11 +248,21 @@ describe('create, read, update', () => {
   });
 
   it('rejects a change of an immutable Deployment selector with 422 Invalid on spec.selector', async () => {
-    const created = expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'immutable') }), 201);
-    const changed = structuredClone(created);
-    changed.spec.selector = { matchLabels: { app: 'immutable', extra: 'x' } };
-    changed.spec.template.metadata.labels = { app: 'immutable', extra: 'x' };
-    const status = expectFailure(await t.request('PUT', `${deploys()}/immutable`, { body: changed }), 422, 'Invalid');
+    expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'immutable') }), 201);
+    // The workload controller writes status soon after the create: a PUT based on an older read
+    // is (rightly) a 409 Conflict, so read again until the PUT meets the current version.
+    const res = await vi.waitFor(
+      async () => {
+        const changed = expectCode(await t.request('GET', `${deploys()}/immutable`), 200);
+        changed.spec.selector = { matchLabels: { app: 'immutable', extra: 'x' } };
+        changed.spec.template.metadata.labels = { app: 'immutable', extra: 'x' };
+        const put = await t.request('PUT', `${deploys()}/immutable`, { body: changed });
+        if (put.status === 409) throw new Error('conflict with a status write, read again');
+        return put;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const status = expectFailure(res, 422, 'Invalid');
     expect(status.details).toMatchObject({ name: 'immutable', group: 'apps', kind: 'Deployment' });
     expect(status.details.causes).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'spec.selector' })]));
     expect(String(status.message)).toContain('field is immutable');
