@@ -4,7 +4,7 @@ import type { KubeObject } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
 import { EventRecorder, Manager } from '@kubefed/runtime';
 import { consistently, startRedis, type RedisHandle } from '@kubefed/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
   KubeFedConfigSource,
@@ -203,6 +203,50 @@ describe('sync controller against kube-sim and Redis', () => {
     await objects.delete(name);
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+  });
+
+  it('reports a new generation as propagated only after every placed member holds it', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect.poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 }).toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Propagation', status: 'True' }] });
+
+    // member2 answers slowly; its copy's change is seen on a watch opened before.
+    using m2 = clientFor(fed.member('member2'));
+    const roles = m2.resource(MEMBER_CLUSTER_ROLES);
+    const abort = new AbortController();
+    let member2Updated = false;
+    let watchLive = false;
+    const rv = (await roles.list({ limit: 1 })).metadata.resourceVersion;
+    const watching = (async () => {
+      for await (const event of roles.watch({ resourceVersion: rv, signal: abort.signal })) {
+        if (event.object.metadata.name === `${name}-sentinel`) watchLive = true;
+        if (event.type === 'MODIFIED' && event.object.metadata.name === name) member2Updated = true;
+      }
+    })().catch(() => undefined);
+    // The watch is established (it delivered the sentinel) before member2 turns slow.
+    await roles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${name}-sentinel` }, rules: [] });
+    await vi.waitFor(() => expect(watchLive).toBe(true), { timeout: 10_000, interval: 20 });
+    fed.member('member2').faults.latency(700);
+    try {
+      await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } }, 'merge');
+      // The first status that claims generation 2 comes after member2's copy changed.
+      const firstClaim = await vi.waitFor(
+        async () => {
+          const status = (await objects.get(name)).status as { observedGeneration?: number } | undefined;
+          if (status?.observedGeneration !== 2) throw new Error('generation 2 not observed yet');
+          return { member2Updated };
+        },
+        { timeout: 15_000, interval: 10 },
+      );
+      expect(firstClaim).toEqual({ member2Updated: true });
+      await expect.poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 }).toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }] });
+    } finally {
+      fed.member('member2').faults.restore();
+      abort.abort();
+      await watching;
+    }
   });
 
   it('only removes the managed label from member copies when the deleted object carries the orphan annotation', async () => {

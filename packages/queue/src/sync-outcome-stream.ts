@@ -8,9 +8,12 @@ import { syncJobSchema } from './sync-job.js';
  * What a sync worker found or did for one (type, object, cluster): the cluster's propagation
  * status (`""` = OK, else a KubeFed status such as `CreationFailed`) and, with status
  * collection, the member object's `.status`; `result: null` when the cluster no longer has an
- * entry (the copy was removed or released).
+ * entry (the copy was removed or released). `generation` is the federated object's
+ * `metadata.generation` the worker acted on: the status writer advances `observedGeneration`
+ * only once every placed Ready cluster has reported that generation.
  */
 export const syncOutcomeSchema = syncJobSchema.omit({ kind: true }).extend({
+  generation: z.number().int().nonnegative().optional(),
   result: z
     .strictObject({
       status: z.string(),

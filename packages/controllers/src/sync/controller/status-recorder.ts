@@ -3,6 +3,11 @@ import type { PropagationStatus } from '@kubefed/api';
 import type { SyncOutcome } from '@kubefed/queue';
 import type { ClusterPropagationResult } from '../federated-status.js';
 
+/** A cluster's outcome with the federated object's generation the worker acted on (absent when unknown). */
+export interface RecordedOutcome extends ClusterPropagationResult {
+  readonly generation?: number | undefined;
+}
+
 /**
  * Where sync workers report outcomes: the leader's {@link StatusRecorder} when they run in the
  * same process, else a `SyncOutcomePublisher` (Redis stream) read by the leader.
@@ -18,11 +23,11 @@ export interface SyncOutcomeSink {
  * asks the status writer to look again ({@link markDirty}).
  */
 export class StatusRecorder implements SyncOutcomeSink {
-  readonly #outcomes = new Map<string, Map<string, ClusterPropagationResult>>();
+  readonly #outcomes = new Map<string, Map<string, RecordedOutcome>>();
   readonly #dirty = new Set<string>();
 
   /** Records `result` for `cluster`; `undefined` removes the cluster's entry. Marks the key dirty on change. */
-  record(key: string, cluster: string, result: ClusterPropagationResult | undefined): void {
+  record(key: string, cluster: string, result: RecordedOutcome | undefined): void {
     let byCluster = this.#outcomes.get(key);
     const previous = byCluster?.get(cluster);
     if (result === undefined) {
@@ -31,7 +36,7 @@ export class StatusRecorder implements SyncOutcomeSink {
       if (byCluster?.size === 0) this.#outcomes.delete(key);
     } else {
       if (previous !== undefined && isDeepStrictEqual(previous, result)) return;
-      if (byCluster === undefined) this.#outcomes.set(key, (byCluster = new Map<string, ClusterPropagationResult>()));
+      if (byCluster === undefined) this.#outcomes.set(key, (byCluster = new Map<string, RecordedOutcome>()));
       byCluster.set(cluster, result);
     }
     this.#dirty.add(key);
@@ -43,11 +48,12 @@ export class StatusRecorder implements SyncOutcomeSink {
     const r = outcome.result;
     if (r === null) return this.record(key, outcome.cluster, undefined);
     const status = r.status as PropagationStatus;
-    this.record(key, outcome.cluster, r.remoteStatus === undefined ? { status } : { status, remoteStatus: r.remoteStatus });
+    const generation = outcome.generation === undefined ? {} : { generation: outcome.generation };
+    this.record(key, outcome.cluster, r.remoteStatus === undefined ? { status, ...generation } : { status, remoteStatus: r.remoteStatus, ...generation });
   }
 
   /** The outcomes of `key`, by cluster (a copy). */
-  outcomes(key: string): Map<string, ClusterPropagationResult> {
+  outcomes(key: string): Map<string, RecordedOutcome> {
     return new Map(this.#outcomes.get(key) ?? []);
   }
 

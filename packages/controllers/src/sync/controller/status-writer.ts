@@ -23,9 +23,11 @@ export interface StatusWriterOptions extends PlacementEnvironment {
  * Writes the `status` of federated objects of one type from the outcomes in the
  * {@link StatusRecorder} (KUBEFED-REFERENCE §4.4.10): per target cluster its recorded outcome
  * (`ClusterNotReady` when not Ready; a cluster not reported since this process started keeps
- * its entry of the current status, so a new leader does not flap the status; clusters never
- * reported are left out), plus non-target
- * clusters still reporting a status (e.g. `WaitingForRemoval`). Writes through the status
+ * its entry of the current status, so a new leader does not flap the status), plus non-target
+ * clusters still reporting a status (e.g. `WaitingForRemoval`). Nothing is written while a
+ * Ready target cluster has not reported the object's current generation: KubeFed writes the
+ * status after the dispatch to every cluster ended, so `observedGeneration` and a True
+ * Propagation condition never run ahead of the members. Writes through the status
  * subresource only when `computeFederatedStatus` says it changed.
  */
 export class StatusWriter {
@@ -67,10 +69,21 @@ export class StatusWriter {
     }
     const previous = fed.status as FederatedStatus | undefined;
     const previousByName = new Map((previous?.clusters ?? []).map((c) => [c.name, c]));
+    const generation = fed.metadata.generation ?? 0;
+    // A carried-over entry speaks for the generation the current status observed.
+    const previousGeneration = previous?.observedGeneration ?? 0;
     for (const c of targets) {
-      const r = outcomes.get(c) ?? previousResult(previousByName.get(c));
-      if (!o.isReady(c)) statuses.set(c, { status: 'ClusterNotReady' });
-      else if (r !== undefined) statuses.set(c, r);
+      const recorded = outcomes.get(c);
+      const r = recorded ?? previousResult(previousByName.get(c));
+      if (!o.isReady(c)) {
+        statuses.set(c, { status: 'ClusterNotReady' });
+        continue;
+      }
+      // A Ready placed cluster that has not reported this generation yet: the status would
+      // claim a propagation that has not happened. Its outcome marks the key dirty again.
+      const reported = recorded === undefined ? (r === undefined ? -1 : previousGeneration) : (recorded.generation ?? previousGeneration);
+      if (reported < generation) return;
+      if (r !== undefined) statuses.set(c, { status: r.status, ...(r.remoteStatus === undefined ? {} : { remoteStatus: r.remoteStatus }) });
     }
     for (const [c, r] of outcomes) if (!targets.includes(c) && (r.status ?? '') !== '') statuses.set(c, r);
     const result = computeFederatedStatus({

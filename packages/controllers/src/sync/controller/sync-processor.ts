@@ -81,7 +81,8 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const jobKey = { federatedType: job.federatedType, ...(job.namespace === undefined ? {} : { namespace: job.namespace }), name: job.name, cluster: job.cluster };
     const record = async (status: PropagationStatus | undefined, memberObject?: KubeObject): Promise<void> => {
       const remoteStatus = collect ? (memberObject?.status as Record<string, unknown> | undefined) : undefined;
-      await options.recorder.report({ ...jobKey, result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus } });
+      const generation = fed?.metadata.generation === undefined ? {} : { generation: fed.metadata.generation };
+      await options.recorder.report({ ...jobKey, ...generation, result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus } });
     };
     const caches = options.caches?.(type.name);
     const env: PlacementEnvironment = { ...options, federatedNamespaceCache: caches?.federatedNamespaces };
