@@ -13,6 +13,7 @@ import {
   at,
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
+  FEDERATED_DEPLOYMENTS,
   FEDERATED_NAMESPACES,
   getOrUndefined,
   kubectl,
@@ -163,6 +164,37 @@ describe.concurrent('placement, overrides and deletion', () => {
     const orphaned = MEMBERS.map(() => ({ data: { a: '1' }, managed: 'unlabelled' }));
     await expect.poll(managedLabels, POLL).toEqual(orphaned);
     await consistently(async () => expect(await managedLabels()).toEqual(orphaned), { durationMs: 2000, intervalMs: 200, message: 'orphaned member copies' });
+  });
+
+  it('passes the kubefed.io/deleteoption annotation to the member deletes: with Orphan the member ReplicaSets outlive their Deployments', async ({ expect }) => {
+    const ns = 'deleteoption';
+    const placed = ['member1', 'member2'];
+    await createFederatedNamespace(fed, ns, placed);
+    const deployments = fed.client('host').resource(FEDERATED_DEPLOYMENTS, ns);
+    const labels = { app: 'kept-pods' };
+    await deployments.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web', namespace: ns, annotations: { 'kubefed.io/deleteoption': '{"propagationPolicy":"Orphan"}' } },
+      spec: {
+        template: { spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+        placement: clusters(...placed),
+      },
+    });
+    await expect.poll(() => propagationOf(deployments, 'web'), POLL).toEqual(propagatedTo(placed));
+    const replicaSets = () =>
+      Promise.all(
+        placed.map(async (m) => {
+          const items = (await fed.client(m).resource(RESOURCES.replicaSets, ns).list()).items;
+          return items.map((rs) => ({ owners: (rs.metadata.ownerReferences ?? []).map((o) => o.kind) }));
+        }),
+      );
+    await expect.poll(replicaSets, POLL).toEqual([[{ owners: ['Deployment'] }], [{ owners: ['Deployment'] }]]);
+
+    await deployments.delete('web');
+    await expect.poll(() => getOrUndefined(deployments, 'web'), POLL).toBeUndefined();
+    await expect.poll(() => Promise.all(placed.map((m) => getOrUndefined(fed.client(m).resource(RESOURCES.deployments, ns), 'web'))), POLL).toEqual([undefined, undefined]);
+    await expect.poll(replicaSets, POLL).toEqual([[{ owners: [] }], [{ owners: [] }]]);
   });
 
   it('federates an existing host ConfigMap with kubefedctl federate and propagates it to every member', async ({ expect }) => {

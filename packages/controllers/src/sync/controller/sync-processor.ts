@@ -4,6 +4,7 @@ import type { SyncJob } from '@kubefed/queue';
 import type { EventSink } from '@kubefed/runtime';
 import { type ClusterOperation, isManaged, type MemberObservation, planClusterSync } from '../dispatch-plan.js';
 import { isNamespaceType } from '../../placement/index.js';
+import { parseDeleteOptions } from '../delete-options.js';
 import { ClusterSyncError } from '../errors.js';
 import { renderDesiredObject, type RenderSource } from '../render-desired-object.js';
 import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
@@ -200,7 +201,8 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
         }
         case 'delete': {
           try {
-            await members.delete(job.name, op.deleteOptions);
+            // While the federated object is being deleted, its kubefed.io/deleteoption applies (§4.4.11).
+            await members.delete(job.name, deleting ? parseDeleteOptions(fed) : op.deleteOptions);
           } catch (err) {
             if (!isNotFound(err)) await fail(op, 'DeletionFailed', 'delete', err);
           }
