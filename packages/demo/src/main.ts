@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseGoDuration } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
 import { DEFAULT_REGIONS, startLocalFederation, type LocalFederation } from '@kubefed/testing';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { alignColumns } from '@kubefed/kubefedctl';
 import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, type DemoState } from './demo.js';
 
@@ -31,15 +31,14 @@ const program = new Command('npm run demo --')
   )
   .option('--kubeconfig <path>', 'write the kubeconfig (contexts host, member1, member2, member3) here instead of a temporary file')
   .option('--exit-when-ready', 'exit 0 once everything has converged (1 with what is missing if not within --timeout)')
-  .option(
-    '--timeout <duration>',
-    'how long to wait for convergence (Go duration)',
-    (v) => {
-      const ms = parseGoDuration(v);
-      if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 90s or 3m.');
-      return ms;
-    },
-    180_000,
+  .addOption(
+    new Option('--timeout <duration>', 'how long to wait for convergence (Go duration)')
+      .argParser((v) => {
+        const ms = parseGoDuration(v);
+        if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration such as 90s or 3m.');
+        return ms;
+      })
+      .default(180_000, '3m'),
   )
   .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --kubeconfig ./demo.kubeconfig\n  npm run demo -- --exit-when-ready --timeout 3m');
 

@@ -439,7 +439,7 @@ Examples:
   #   propagation, reason, placement, clusters: [{name, status, remote}]}]}
   kubefedctl status -A -o json
 
-Cluster status values: OK; Pending (placed, not reported yet); KubeFed's reasons such as
+Cluster status values: OK; Pending (placed, not reported yet); NotJoined (no such KubeFedCluster); KubeFed's reasons such as
 CreationFailed, UpdateFailed, ClusterNotReady, AlreadyExists, ApplyOverridesFailed,
 WaitingForRemoval (see docs/troubleshooting.md).
 `;

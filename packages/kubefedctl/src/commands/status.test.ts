@@ -22,6 +22,11 @@ describe('objectStatus', () => {
       { propagation: 'False', reason: 'CheckClusters', placement: 'clusters: member1, member2', clusters: [{ name: 'member1', status: 'OK' }, { name: 'member2', status: 'Pending' }] },
     ],
     [
+      'a placed name without a KubeFedCluster is NotJoined, not Pending',
+      fedObject({ placement: { clusters: [{ name: 'member1' }, { name: 'typo' }] } }),
+      { placement: 'clusters: member1, typo', clusters: [{ name: 'member1', status: 'Pending' }, { name: 'typo', status: 'NotJoined' }] },
+    ],
+    [
       'a selector is evaluated against the KubeFedCluster labels',
       fedObject({ placement: { clusterSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu', 'us'] }] } } }),
       { propagation: 'Unknown', placement: 'selector: region in (eu,us)', clusters: [{ name: 'member1', status: 'Pending' }, { name: 'member2', status: 'Pending' }] },

@@ -21,7 +21,7 @@ export interface StatusType {
 /** The state of one member cluster for one federated object. */
 export interface ClusterState {
   readonly name: string;
-  /** `OK`, a KubeFed cluster status (`CreationFailed`, `ClusterNotReady`, ...), or `Pending` (placed, not reported yet). */
+  /** `OK`, a KubeFed cluster status (`CreationFailed`, `ClusterNotReady`, ...), `Pending` (placed, not reported yet) or `NotJoined` (named in the placement, no such KubeFedCluster: nothing goes there). */
   readonly status: string;
   /** From `remoteStatus` (status collection): e.g. `2/3 ready` for a workload. */
   readonly remote?: string | undefined;
@@ -137,7 +137,8 @@ function remoteSummary(remote: Record<string, unknown> | undefined): string | un
 
 /**
  * The status of a federated object: its Propagation condition and, per cluster, the reported
- * status, plus clusters it is placed in that have not reported yet (`Pending`). `clusters` are
+ * status, plus clusters it is placed in that have not reported yet (`Pending`, or `NotJoined` for
+ * a name without a KubeFedCluster). `clusters` are
  * the registered KubeFedClusters (for selector placement). Pure.
  */
 export function objectStatus(obj: KubeObject, kind: string, clusters: readonly KubeObject[]): ObjectStatus {
@@ -146,6 +147,7 @@ export function objectStatus(obj: KubeObject, kind: string, clusters: readonly K
   const placement = placementOf(obj.spec as { placement?: Placement } | undefined, clusters);
   const reported = new Map((status.clusters ?? []).map((c) => [c.name, c]));
   const names = [...new Set([...placement.names, ...reported.keys()])].sort();
+  const registered = new Set(clusters.map((c) => c.metadata.name ?? ''));
   return {
     kind,
     ...(obj.metadata.namespace === undefined || obj.metadata.namespace === '' ? {} : { namespace: obj.metadata.namespace }),
@@ -158,7 +160,8 @@ export function objectStatus(obj: KubeObject, kind: string, clusters: readonly K
     clusters: names.map((name) => {
       const r = reported.get(name);
       const remote = remoteSummary(r?.remoteStatus);
-      return { name, status: r === undefined ? 'Pending' : (r.status ?? '') === '' ? 'OK' : (r.status ?? ''), ...(remote === undefined ? {} : { remote }) };
+      const unreported = registered.has(name) ? 'Pending' : 'NotJoined';
+      return { name, status: r === undefined ? unreported : (r.status ?? '') === '' ? 'OK' : (r.status ?? ''), ...(remote === undefined ? {} : { remote }) };
     }),
   };
 }
