@@ -302,4 +302,30 @@ describe('replica scheduling controller against kube-sim', () => {
       .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'InvalidTargetKind' }] });
     expect(await scheduled(ns)).toMatchObject({ placement: [], replicas: {} });
   });
+
+  it('reports NamespaceNotFederated when intersectWithClusterSelector has no FederatedNamespace to intersect with', async () => {
+    const ns = await plane('member1');
+    await createFederatedDeployment(ns, { placement: { clusterSelector: {} } });
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 3, intersectWithClusterSelector: true });
+    await using _running = runManager(ns);
+    await expect
+      .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'NamespaceNotFederated' }] });
+    expect(await scheduled(ns)).toMatchObject({ placement: [], replicas: {} });
+  });
+
+  it('reports MissingSelector for a member workload whose pods cannot be counted, naming object and cluster', async () => {
+    const ns = await plane('member1');
+    using m1 = clientFor(fed.member('member1'));
+    // A ReplicaSet-less stand-in: replicas differ from readyReplicas and there is no matchLabels.
+    const member = memberDeployment(2);
+    (member.spec as { selector: unknown }).selector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] };
+    await m1.resource(DEPLOY, ns).create(member);
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 3 });
+    await using _running = runManager(ns);
+    await expect
+      .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'MissingSelector', message: expect.stringContaining(`missing selector on object ${ns}/web in cluster "member1"`) }] });
+  });
 });

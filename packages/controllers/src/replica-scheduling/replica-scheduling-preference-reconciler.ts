@@ -151,14 +151,27 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     }
 
     if (spec.intersectWithClusterSelector === true) {
-      candidates = await this.#intersect(candidates, fedObject, namespace, ctx.signal);
+      const intersected = await this.#intersect(candidates, fedObject, namespace, ctx.signal);
+      if (intersected === undefined) {
+        await this.#writeStatus(rsp, { reason: 'NamespaceNotFederated', message: `namespace "${namespace}" has no FederatedNamespace to intersect the placement with` }, ctx);
+        return resync;
+      }
+      candidates = intersected;
       if (candidates.length === 0) {
         await this.#writeStatus(rsp, { reason: 'NoMatchingClusters', message: 'no ready cluster matches the clusterSelector of the federated object' }, ctx);
         return resync;
       }
     }
 
-    const workloads = await this.#memberWorkloads(candidates, ready, target.member, { namespace, name }, ctx);
+    let workloads: MemberWorkload[];
+    try {
+      workloads = await this.#memberWorkloads(candidates, ready, target.member, { namespace, name }, ctx);
+    } catch (err) {
+      if (!(err instanceof MissingSelectorError)) throw err;
+      // Looked at again at the resync: the member workload may get a selector.
+      await this.#writeStatus(rsp, { reason: 'MissingSelector', message: err.message }, ctx);
+      return resync;
+    }
     const state = clustersReplicaState(workloads, this.#clock.now());
     let result: Record<string, number>;
     try {
@@ -187,11 +200,17 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     return state.needsRecheck ? requeueAfter(Math.min(this.#o.recheckPeriodMs ?? 5_000, resyncMs)) : resync;
   }
 
-  /** Candidates ∩ the selector-only placement of the object and of its FederatedNamespace (§4.6.2 step 4). */
-  async #intersect(candidates: readonly string[], fedObject: KubeObject, namespace: string, signal: AbortSignal): Promise<string[]> {
+  /** Candidates ∩ the selector-only placement of the object and of its FederatedNamespace (§4.6.2 step 4); undefined without a FederatedNamespace. */
+  async #intersect(candidates: readonly string[], fedObject: KubeObject, namespace: string, signal: AbortSignal): Promise<string[] | undefined> {
     const registered = (await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal })).items as PlacementCluster[];
     const own = new Set(computeSelectorPlacement(fedObject, registered));
-    const fedNamespace = await this.#o.host.resource(FEDERATED_NAMESPACES, namespace).get(namespace, { signal });
+    let fedNamespace: KubeObject;
+    try {
+      fedNamespace = await this.#o.host.resource(FEDERATED_NAMESPACES, namespace).get(namespace, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
     const allowed = new Set(computeSelectorPlacement(fedNamespace, registered));
     return candidates.filter((c) => own.has(c) && allowed.has(c));
   }

@@ -14,6 +14,8 @@ export type ScheduledReason =
   | 'NoReadyClusters'
   | 'TargetNotFound'
   | 'NoMatchingClusters'
+  | 'NamespaceNotFederated'
+  | 'MissingSelector'
   | 'PlanFailed';
 
 /** One condition of the RSP status. */
