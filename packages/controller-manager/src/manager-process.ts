@@ -20,7 +20,7 @@ import {
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
-import { deletedObject, EventRecorder, listerWatcherFor, Manager, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
+import { deletedObject, EventRecorder, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { MemberClients } from './member-clients.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
@@ -95,8 +95,12 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
   const namespace = config.kubefedNamespace;
   using host = hostClient(config);
   const identity = options.identity ?? leaderIdentity();
+  // One registry for the process: its controllers, the replica scheduling controller's own
+  // manager, and Node.js process metrics (kubefed_process_*, kubefed_nodejs_*).
+  const metrics = new RuntimeMetrics({ processMetrics: true });
   const manager = new Manager({
     logger,
+    metrics,
     healthAddress: config.healthAddr,
     metricsAddress: config.metricsAddr,
     // A workers-only process needs no Lease: its workers run on every replica.
@@ -175,6 +179,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
           enabled: () => source.current().featureGates.SchedulerPreferences,
           onConfigChange: (listener) => source.onChange(() => listener()),
           logger,
+          metrics,
         }),
       );
       if (runWorkers) processor = ftc.processor;

@@ -1,6 +1,6 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { DEFAULT_SCHEDULING_TARGETS, registerReplicaSchedulingController, type ReadyClusterSource, type SchedulingTarget } from '@kubefed/controllers';
-import { type Informer, type Logger, Manager, type Runnable } from '@kubefed/runtime';
+import { type Informer, type Logger, Manager, type Runnable, type RuntimeMetrics } from '@kubefed/runtime';
 
 /** Options of {@link replicaSchedulingRunnable}. */
 export interface ReplicaSchedulingRunnableOptions {
@@ -15,6 +15,8 @@ export interface ReplicaSchedulingRunnableOptions {
   /** Subscribes to KubeFedConfig changes; returns the unsubscribe function. */
   readonly onConfigChange: (listener: () => void) => () => void;
   readonly logger: Logger;
+  /** Where the controller reports (the process's metrics); default a registry nobody serves. */
+  readonly metrics?: RuntimeMetrics | undefined;
   /** Pause before looking again when a federated type is not served yet; default 5 s. */
   readonly retryMs?: number;
 }
@@ -79,7 +81,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
         await stopRunning();
         if (key === '') return;
         const abort = new AbortController();
-        const manager = new Manager({ logger, healthAddress: null, metricsAddress: null });
+        const manager = new Manager({ logger, healthAddress: null, metricsAddress: null, ...(options.metrics === undefined ? {} : { metrics: options.metrics }) });
         registerReplicaSchedulingController(manager, {
           host: options.host,
           kubefedNamespace: options.namespace,

@@ -148,7 +148,10 @@ describe('kubefed-controller-manager process', () => {
     );
     const healthz = await fetch(`${serving.health}/healthz`);
     expect(healthz.status).toBe(200);
-    expect((await fetch(`${serving.metrics}/metrics`)).status).toBe(200);
+    const metrics = await fetch(`${serving.metrics}/metrics`);
+    expect(metrics.status).toBe(200);
+    // Node.js process metrics of every replica, under the kubefed_ prefix.
+    expect(await metrics.text()).toMatch(/^kubefed_process_cpu_user_seconds_total \d/m);
 
     const leases = hostClient.resource(LEASES, NS);
     await expect
@@ -197,6 +200,10 @@ describe('kubefed-controller-manager process', () => {
       .poll(async () => (await fedRoles.get('reader')).status, { timeout: 10_000, interval: 200 })
       .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
     expect(cm.lines.some((l) => l.msg === 'sync workers started')).toBe(true);
+    // The sync controller of the type reports its reconciles.
+    const serving = cm.lines.find((l) => l.msg === 'serving health and metrics') as { metrics: string } | undefined;
+    const text = await (await fetch(`${serving?.metrics ?? ''}/metrics`)).text();
+    expect(text).toMatch(/^kubefed_controller_reconcile_total\{controller="sync-clusterroles\.rbac\.authorization\.k8s\.io",result="success"\} [1-9]/m);
 
     cm.child.kill('SIGTERM');
     expect(await exitOf(cm)).toBe(0);
