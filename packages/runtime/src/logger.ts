@@ -36,7 +36,7 @@ export interface LogDestination {
 export interface CreateLoggerOptions {
   /** Minimum level written; default `'info'`. */
   level?: LogLevel;
-  /** Human-readable output through pino-pretty (must be installed) instead of JSON lines; default false. Ignored when `destination` is set. */
+  /** Human-readable output through pino-pretty (a dependency of this package, so it is in the image) instead of JSON lines; default false. Ignored when `destination` is set. */
   pretty?: boolean;
   /** Where JSON lines go; default stdout. */
   destination?: LogDestination;
