@@ -186,7 +186,7 @@ describe.concurrent('placement, overrides and deletion', () => {
       Promise.all(
         placed.map(async (m) => {
           const items = (await fed.client(m).resource(RESOURCES.replicaSets, ns).list()).items;
-          return items.map((rs) => ({ owners: (rs.metadata.ownerReferences ?? []).map((o) => o.kind) }));
+          return items.map((rs) => ({ owners: ((rs.metadata['ownerReferences'] ?? []) as { kind: string }[]).map((o) => o.kind) }));
         }),
       );
     await expect.poll(replicaSets, POLL).toEqual([[{ owners: ['Deployment'] }], [{ owners: ['Deployment'] }]]);
