@@ -81,9 +81,9 @@ export class StatusWriter {
       }
       // A Ready placed cluster that has not reported this generation yet: the status would
       // claim a propagation that has not happened. Its outcome marks the key dirty again.
-      const reported = recorded === undefined ? (r === undefined ? -1 : previousGeneration) : (recorded.generation ?? previousGeneration);
-      if (reported < generation) return;
-      if (r !== undefined) statuses.set(c, { status: r.status, ...(r.remoteStatus === undefined ? {} : { remoteStatus: r.remoteStatus }) });
+      const reported = recorded?.generation ?? (r === undefined ? -1 : previousGeneration);
+      if (r === undefined || reported < generation) return;
+      statuses.set(c, r);
     }
     for (const [c, r] of outcomes) if (!targets.includes(c) && (r.status ?? '') !== '') statuses.set(c, r);
     const result = computeFederatedStatus({

@@ -116,8 +116,15 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     }
     const placed = deleting ? [] : (await placementOf(env, type, fed)).clusters;
     const selected = placed.includes(job.cluster);
-    // When the host is also a member, its own Namespace is unlabelled, never deleted (§4.4.12).
-    const hostNamespaceUid = isNamespaceType(type.targetType) ? await uidOf(options.host.resource(type.targetGvr), job.name) : undefined;
+    /**
+     * The UID of the host's own Namespace of this name, for a Namespace found in the member: when
+     * the host is also a member, that copy is unlabelled, never deleted (§4.4.12).
+     */
+    const hostNamespaceUid = async (member: MemberObservation): Promise<string | undefined> => {
+      if (member.state !== 'present' || !isNamespaceType(type.targetType)) return undefined;
+      const host = await observe(options.host.resource(type.targetGvr), job.name);
+      return host.state === 'present' ? host.object.metadata.uid : undefined;
+    };
     const ownKey = OwnWrites.key(job.cluster, type.name, { metadata: { namespace, name: job.name } });
     /** A create or update of the member object, announced to the member watches of this process. */
     const write = async (send: () => Promise<KubeObject>): Promise<KubeObject> => {
@@ -154,7 +161,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
      * planned again on a live read instead of failing.
      */
     const apply = async (member: MemberObservation, live: boolean): Promise<void> => {
-      const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member, adoptResources, hostNamespaceUid });
+      const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member, adoptResources, hostNamespaceUid: await hostNamespaceUid(member) });
       const stale = (err: unknown): boolean => !live && (isAlreadyExists(err) || isConflict(err) || isNotFound(err));
       switch (op.op) {
         case 'none':
@@ -224,16 +231,6 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     };
     await apply(observed, cached === undefined);
   };
-}
-
-/** The UID of an object, undefined when it does not exist. */
-async function uidOf(resource: ReturnType<DynamicClient['resource']>, name: string): Promise<string | undefined> {
-  try {
-    return (await resource.get(name)).metadata.uid;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
 
 async function observe(members: ReturnType<DynamicClient['resource']>, name: string): Promise<MemberObservation> {
