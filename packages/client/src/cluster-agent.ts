@@ -4,6 +4,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { ConfigError } from './api-error.js';
+import { verifyChainIgnoringDates } from './verify-chain-ignoring-dates.js';
 
 /** TLS settings of one cluster connection. Verification is on unless a field here turns part of it off. */
 export interface TlsSettings {
@@ -97,13 +98,16 @@ function connectTls(options: https.RequestOptions, settings: TlsSettings, socket
       finish(null, s);
       return;
     }
-    // rejectUnauthorized was off so that only validity-period errors could be forgiven: re-check the rest.
+    // rejectUnauthorized was off so that only validity-period errors could be forgiven. OpenSSL
+    // reports only its last error, so "expired" may hide "untrusted": verify the chain ourselves.
     const code = String(s.authorizationError);
-    if (!validityErrors.has(code)) {
-      finish(Object.assign(new Error(`certificate verification failed: ${code}`), { code }), s);
+    const peer = s.getPeerCertificate(true);
+    const untrusted = validityErrors.has(code) ? verifyChainIgnoringDates(peer, settings.ca) : code;
+    if (untrusted !== undefined) {
+      finish(Object.assign(new Error(`certificate verification failed: ${untrusted}`), { code: validityErrors.has(code) ? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' : code }), s);
       return;
     }
-    const identityErr = settings.skipSubjectName === true ? undefined : tls.checkServerIdentity(serverName, s.getPeerCertificate());
+    const identityErr = settings.skipSubjectName === true ? undefined : tls.checkServerIdentity(serverName, peer);
     finish(identityErr ?? null, s);
   });
   s.once('error', (e: Error) => finish(e, s));

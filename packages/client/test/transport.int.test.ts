@@ -107,6 +107,29 @@ describe('TLS verification of a KubeFedCluster client', () => {
     expect(await member(port, { disabledTLSValidations: disabled, ...spec }).raw('/healthz')).toEqual({ status: 200, body: 'ok' });
   });
 
+  // ValidityPeriod forgives only the dates: the chain must still end at the configured CA, or a
+  // man in the middle with any expired certificate would receive the member's token.
+  it.each<[string, string]>([
+    ['an expired self-signed certificate', 'attacker-self-signed-expired.crt'],
+    ['an expired certificate whose chain ends at an unrelated CA', 'attacker-ca-chain-expired.crt'],
+  ])('refuses %s with ValidityPeriod disabled and never sends the token', async (_t, cert) => {
+    const seen: string[] = [];
+    const server = https.createServer({ key: read('attacker.key'), cert: read(cert) }, (req, res) => {
+      seen.push(req.headers.authorization ?? '');
+      res.end('stolen');
+    });
+    const port = await listen(server);
+    const e = await failure(member(port, { disabledTLSValidations: ['ValidityPeriod'] }).raw('/whoami'));
+    expect(isNetworkError(e)).toBe(true);
+    expect(e.message).toContain('not signed by a trusted certificate authority');
+    expect(seen).toEqual([]);
+  });
+
+  it('accepts an expired certificate signed by the configured CA with ValidityPeriod disabled and sends the token', async () => {
+    const port = await tlsServer('server-expired.crt');
+    expect(await member(port, { disabledTLSValidations: ['ValidityPeriod'] }).raw('/whoami')).toEqual({ status: 200, body: 'Bearer member-token' });
+  });
+
   it('tunnels through an HTTP CONNECT proxy given as proxyURL', async () => {
     const port = await tlsServer();
     const tunnels: string[] = [];
