@@ -207,6 +207,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         scope: config.defaultScope,
         types: syncTypeLookup(ftcs.store, namespace),
         memberClient: (cluster) => members.get(cluster),
+        kubefedNamespace: namespace,
         recorder: { report: (outcome) => outcomes.publish(outcome) },
         settings: syncSettings,
         events,

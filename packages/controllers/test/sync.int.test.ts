@@ -335,6 +335,37 @@ describe('sync controller against kube-sim and Redis', () => {
     expect(await configMap('member1')).toBeDefined();
   });
 
+  it('never adopts, relabels or deletes a member Namespace other than the FederatedNamespace\'s own namespace', async () => {
+    const ns = await startControlPlane([NAMESPACES]);
+    const tenant = `tenant-${randomUUID().slice(0, 8)}`;
+    const victim = `victim-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, tenant);
+    using member1 = clientFor(fed.member('member1'));
+    const memberNamespaces = member1.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    const podSecurity = { 'pod-security.kubernetes.io/enforce': 'restricted' };
+    await memberNamespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: victim, labels: podSecurity } });
+    const fedNamespaces = fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' }, tenant);
+    // A tenant names another namespace, and the system namespaces, from their own namespace.
+    for (const name of [victim, 'kube-system', ns]) {
+      await fedNamespaces.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name }, spec: { placement: { clusters: [{ name: 'member1' }] } } });
+    }
+    const events = fed.hostClient.resource(EVENTS, tenant);
+    await expect
+      .poll(async () => (await events.list()).items.filter((e) => (e as { reason?: string }).reason === 'InvalidName').map((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name).sort(), { timeout: 15_000, interval: 100 })
+      .toEqual([ns, 'kube-system', victim].sort());
+    const untouched = async (): Promise<void> => {
+      const got = await memberNamespaces.get(victim);
+      expect(got.metadata.deletionTimestamp).toBeUndefined();
+      expect(got.metadata.labels).toMatchObject(podSecurity);
+      expect(got.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+      expect((await memberNamespaces.get('kube-system')).metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+    };
+    await consistently(untouched, { durationMs: 2000, intervalMs: 100 });
+    expect((await fedNamespaces.get(victim)).metadata.finalizers ?? []).toEqual([]);
+    await fedNamespaces.delete(victim);
+    await consistently(untouched, { durationMs: 2000, intervalMs: 100 });
+  });
+
   it('reports ClusterNotReady for a placed member that goes offline, and Propagation True again once it is back', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;

@@ -82,6 +82,8 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         tracker: options.tracker,
         producer: options.producer,
         recorder,
+        kubefedNamespace: options.namespace,
+        events: options.events,
         statusFlushMs: options.statusFlushMs,
         removalPollMs: options.removalPollMs,
         resyncPeriodMs: options.resyncPeriodMs,
@@ -114,6 +116,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
       return runnable instanceof SyncController ? runnable.caches : undefined;
     },
     memberClient: (cluster) => options.tracker.readyClusters().get(cluster),
+    kubefedNamespace: options.namespace,
     recorder,
     settings: options.settings,
     events: options.events,

@@ -1,7 +1,7 @@
 /**
  * The sync controller's decisions, as pure functions without IO (KUBEFED-REFERENCE §4.4).
  * A reconcile of one federated object reads state, then:
- * `resolveSyncKey` → `effectivePlacement` (from `../placement`) → `planDispatch` (per-cluster operations and the
+ * `namespaceTargetOf` (FederatedNamespaces) → `effectivePlacement` (from `../placement`) → `planDispatch` (per-cluster operations and the
  * statuses known without IO) → per cluster `renderDesiredObject` + `needsUpdate` → IO →
  * `operationOutcomeStatus` → `buildPropagatedVersion` → `computeFederatedStatus` /
  * `shouldRetry`. Start reading at `render-desired-object.ts` and
@@ -76,4 +76,4 @@ export {
   type EventOperation,
   type SyncEvent,
 } from './sync-events.js';
-export { isValidFederatedNamespace, resolveSyncKey, type ObjectKey, type ResolvedKey, type ResolveKeyOptions } from './resolve-key.js';
+export { namespaceTargetOf, type NamespaceTarget } from './namespace-target.js';

@@ -3,6 +3,7 @@ import type { JobProducer } from '@kubefed/queue';
 import {
   type Clock,
   Controller,
+  type EventSink,
   deletedObject,
   Informer,
   listerWatcherFor,
@@ -43,6 +44,10 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   };
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
+  /** The control plane's namespace (a FederatedNamespace there is never propagated). */
+  readonly kubefedNamespace: string;
+  /** Where Warning events about federated objects go; default none. */
+  readonly events?: EventSink | undefined;
   /** Subscribes to changes of KubeFedCluster labels (clusterSelector placement); returns the unsubscribe function. Default none (placement then follows labels at the next resync). */
   readonly onClusterLabelsChange?: ((listener: () => void) => () => void) | undefined;
   /** Status flush period; default 200 ms. */

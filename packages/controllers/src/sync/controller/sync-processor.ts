@@ -5,6 +5,7 @@ import type { EventSink } from '@kubefed/runtime';
 import { type ClusterOperation, isManaged, type MemberObservation, planClusterSync } from '../dispatch-plan.js';
 import { isNamespaceType } from '../../placement/index.js';
 import { parseDeleteOptions } from '../delete-options.js';
+import { namespaceTargetOf } from '../namespace-target.js';
 import { ClusterSyncError } from '../errors.js';
 import { renderDesiredObject, type RenderSource } from '../render-desired-object.js';
 import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
@@ -29,6 +30,8 @@ export interface SyncProcessorOptions extends PlacementEnvironment {
   readonly types: (name: string) => SyncType | undefined;
   /** The client of a Ready member cluster; `undefined` when not ready (the job is dropped). */
   readonly memberClient: (cluster: string) => DynamicClient | undefined;
+  /** The control plane's namespace (a FederatedNamespace there is never propagated). */
+  readonly kubefedNamespace: string;
   /** The informer caches of the type's sync controller when it runs in this process: the federated object and its FederatedNamespace are read there (once synced) instead of from the host. */
   readonly caches?: ((federatedType: string) => SyncCaches | undefined) | undefined;
   /** Where outcomes go: the in-process `StatusRecorder`, or a publisher to the leader. */
@@ -98,17 +101,22 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       await options.events?.record(fed, { ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error), component: EventComponent.sync(type.federatedKind) });
     };
     const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
+    // The member object's name. A Namespace's comes from the FederatedNamespace's own namespace,
+    // never from a name its writer chose: whoever may write in N can only ever touch Namespace N.
+    const target = isNamespaceType(type.targetType) ? namespaceTargetOf(fed.metadata, options.kubefedNamespace) : { propagate: true as const, name: job.name };
+    if (!target.propagate) return;
+    const memberName = target.name;
     const members = member.resource(type.targetGvr, namespace);
     const deleting = isDeleting(fed);
     // The member watch cache spares a GET per job; deletion and orphaning always look live.
     const cached = deleting ? undefined : caches?.memberCopies?.managedCopy(job.cluster, objectKey);
-    const observed: MemberObservation = cached === undefined ? await observe(members, job.name) : cached === null ? { state: 'absent' } : { state: 'present', object: structuredClone(cached) };
+    const observed: MemberObservation = cached === undefined ? await observe(members, memberName) : cached === null ? { state: 'absent' } : { state: 'present', object: structuredClone(cached) };
     const versionKey = `${type.name}|${objectKey}@${job.cluster}`;
     const source = fed as unknown as RenderSource & VersionSource;
 
     if (deleting && fed.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE) {
       if (observed.state === 'present' && isManaged(observed.object)) {
-        await members.patch(job.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
+        await members.patch(memberName, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
       }
       written.delete(versionKey);
       await record(undefined);
@@ -122,10 +130,10 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
      */
     const hostNamespaceUid = async (member: MemberObservation): Promise<string | undefined> => {
       if (member.state !== 'present' || !isNamespaceType(type.targetType)) return undefined;
-      const host = await observe(options.host.resource(type.targetGvr), job.name);
+      const host = await observe(options.host.resource(type.targetGvr), memberName);
       return host.state === 'present' ? host.object.metadata.uid : undefined;
     };
-    const ownKey = OwnWrites.key(job.cluster, type.name, { metadata: { namespace, name: job.name } });
+    const ownKey = OwnWrites.key(job.cluster, type.name, { metadata: { namespace, name: memberName } });
     /** A create or update of the member object, announced to the member watches of this process. */
     const write = async (send: () => Promise<KubeObject>): Promise<KubeObject> => {
       const own = options.ownWrites;
@@ -174,7 +182,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           try {
             created = await write(() => members.create(rendered));
           } catch (err) {
-            if (stale(err)) return apply(await observe(members, job.name), true);
+            if (stale(err)) return apply(await observe(members, memberName), true);
             // Someone created it meanwhile: the retry re-plans with the object.
             if (isAlreadyExists(err)) throw err;
             return fail(op, 'CreationFailed', 'create', err);
@@ -199,7 +207,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           try {
             updated = await write(() => members.update(desired));
           } catch (err) {
-            if (stale(err)) return apply(await observe(members, job.name), true);
+            if (stale(err)) return apply(await observe(members, memberName), true);
             return fail(op, 'UpdateFailed', 'update', err);
           }
           await remember(updated);
@@ -209,20 +217,20 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
         case 'delete': {
           try {
             // While the federated object is being deleted, its kubefed.io/deleteoption applies (§4.4.11).
-            await members.delete(job.name, deleting ? parseDeleteOptions(fed) : op.deleteOptions);
+            await members.delete(memberName, deleting ? parseDeleteOptions(fed) : op.deleteOptions);
           } catch (err) {
             if (!isNotFound(err)) await fail(op, 'DeletionFailed', 'delete', err);
           }
           written.delete(versionKey);
-          const after = await observe(members, job.name);
+          const after = await observe(members, memberName);
           await record(after.state === 'present' ? 'WaitingForRemoval' : undefined, after.state === 'present' ? after.object : undefined);
           return;
         }
         case 'unlabel':
           try {
-            await members.patch(job.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
+            await members.patch(memberName, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
           } catch (err) {
-            if (stale(err)) return apply(await observe(members, job.name), true);
+            if (stale(err)) return apply(await observe(members, memberName), true);
             await fail(op, 'LabelRemovalFailed', 'unlabel', err);
           }
           await record(undefined);

@@ -1,8 +1,10 @@
-import { MANAGED_LABEL, MANAGED_LABEL_TRUE, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
+import { EventComponent, MANAGED_LABEL, MANAGED_LABEL_TRUE, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
 import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
-import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
-import { ComputePlacementError } from '../../placement/index.js';
+import { done, type EventSink, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
+import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
+import { namespaceTargetOf } from '../namespace-target.js';
+import { invalidFederatedNamespaceEvent } from '../sync-events.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -20,6 +22,10 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly removalPollMs?: number | undefined;
   /** The member watch caches: answers "does cluster C hold a managed copy" without a request when synced. */
   readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy'> | undefined;
+  /** The control plane's namespace (a FederatedNamespace there is never propagated). */
+  readonly kubefedNamespace: string;
+  /** Where Warning events about the federated object go (`InvalidName`); default none. */
+  readonly events?: EventSink | undefined;
 }
 
 /**
@@ -50,6 +56,10 @@ export class SyncReconciler implements Reconciler {
     const { namespace, name } = splitKey(key);
     const fedClient = o.host.resource(o.type.federatedGvr, namespace);
     const finalizers = fed.metadata.finalizers ?? [];
+    if (isNamespaceType(o.type.targetType)) {
+      const target = namespaceTargetOf(fed.metadata, o.kubefedNamespace);
+      if (!target.propagate) return this.#ignoreFederatedNamespace(fed, target.reason);
+    }
     const ready = o.readyClusters();
     const job = (cluster: string, kind: SyncJob['kind']): SyncJob =>
       namespace === undefined ? { kind, federatedType: o.type.name, name, cluster } : { kind, federatedType: o.type.name, namespace, name, cluster };
@@ -98,6 +108,22 @@ export class SyncReconciler implements Reconciler {
     o.recorder.markDirty(rkey);
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
+  }
+
+  /**
+   * A FederatedNamespace that propagates nothing: no member is touched, a finalizer left by an
+   * earlier version is removed without member work, and an invalid name gets KubeFed's Warning.
+   */
+  async #ignoreFederatedNamespace(fed: KubeObject, reason: 'InvalidName' | 'Unpropagated'): Promise<ReconcileOutcome> {
+    const finalizers = fed.metadata.finalizers ?? [];
+    if (finalizers.includes(SYNC_CONTROLLER_FINALIZER)) {
+      const patch = { metadata: { finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER), resourceVersion: fed.metadata.resourceVersion } };
+      await this.#o.host.resource(this.#o.type.federatedGvr, fed.metadata.namespace).patch(fed.metadata.name ?? '', patch, 'merge');
+    }
+    if (reason === 'InvalidName' && !isDeleting(fed)) {
+      await this.#o.events?.record(fed, { ...invalidFederatedNamespaceEvent(), component: EventComponent.sync(this.#o.type.federatedKind) });
+    }
+    return done();
   }
 
   /** The clusters of the object's effective placement; none when it cannot be computed. */
