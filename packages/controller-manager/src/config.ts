@@ -31,7 +31,7 @@ export interface ControllerManagerConfig {
   readonly clusterWorkerConcurrency: Readonly<Record<string, number>>;
   /** `--worker-rate-limit`: sync jobs per second per member cluster across every process; 0 = unlimited. */
   readonly workerRateLimit: number;
-  /** `--sync-resync-period`: every federated object is synced again this often (ms; 0 = never). */
+  /** `--sync-resync-period`: every federated object is synced again this often (ms, positive). */
   readonly syncResyncPeriodMs: number;
   /** `--kube-api-qps` / `--kube-api-burst`: rate limit of the host cluster client (KubeFed's flags and defaults: 500 / 1000). */
   readonly hostRateLimit: { readonly qps: number; readonly burst: number };
@@ -83,7 +83,7 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
     .option('--cluster-worker-concurrency <cluster=n,...>', 'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20', '')
     .option('--worker-rate-limit <jobs-per-second>', 'sync jobs started per second per member cluster, across every worker process (0 = unlimited)', '0')
-    .option('--sync-resync-period <duration>', 'every federated object is synced again this often to repair drift missed by the member watches (Go duration; 0 = never)', '5m')
+    .option('--sync-resync-period <duration>', 'every federated object is synced again this often to repair drift missed by the member watches (positive Go duration)', '5m')
     .option('--kube-api-qps <qps>', 'requests per second to the host cluster API server (sustained)', '500')
     .option('--kube-api-burst <n>', 'requests to the host cluster API server in a burst', '1000')
     .option('--member-api-qps <qps>', 'requests per second to each member cluster API server (sustained), health probes and sync workers together', '100')
@@ -178,15 +178,8 @@ const flagsSchema = z.object({
     }
     return n;
   }),
-  syncResyncPeriod: z.string().transform((v, ctx) => {
-    if (v === '0') return 0;
-    const ms = parseGoDuration(v);
-    if (ms === undefined || ms <= 0) {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a duration such as 30s or 5m (0 = never)` });
-      return z.NEVER;
-    }
-    return ms;
-  }),
+  // 0 used to mean "never": a job that failed for good was then never retried.
+  syncResyncPeriod: durationOf,
   kubeApiQps: positiveNumber,
   kubeApiBurst: positiveNumber,
   memberApiQps: positiveNumber,

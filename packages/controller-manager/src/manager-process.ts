@@ -19,7 +19,7 @@ import {
   type SyncSettings,
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
-import { BullMqJobProducer, createRedisConnection, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
+import { BullMqJobProducer, createRedisConnection, pingRedis, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
 import { deletedObject, EventRecorder, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { MemberClients } from './member-clients.js';
@@ -130,6 +130,11 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
     throw err;
   }
   const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
+  // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
+  manager.addReadyCheck('redis', async () => {
+    await Promise.all(connections.map((c) => pingRedis(c, 2000)));
+    return true;
+  });
   const producer = producerConnection === undefined ? undefined : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
 
   logger.info(

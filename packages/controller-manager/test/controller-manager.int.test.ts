@@ -7,6 +7,7 @@ import { buildFederatedTypeConfig, buildFederatedTypeCrd, kubeFedCrds, RESOURCES
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
+import { createRedisConnection } from '@kubefed/queue';
 import { startRedis, type RedisHandle } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -174,6 +175,38 @@ describe('kubefed-controller-manager process', () => {
     expect(code).toBe(0);
     const lease = await leases.get('kubefed-controller-manager');
     expect((lease.spec as { holderIdentity?: string }).holderIdentity ?? '').toBe('');
+  });
+
+  it('reports Redis in /readyz: not ready while Redis does not answer, ready again once it does', async () => {
+    await using privateRedis = await startRedis({ forcePrivate: true });
+    const probe = createRedisConnection(privateRedis.url, { role: 'producer' });
+    const pid = Number(/process_id:(\d+)/.exec(await probe.info('server'))?.[1]);
+    probe.disconnect();
+    const { host } = await federation();
+    const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
+    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', privateRedis.url, '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
+    const serving = await vi.waitFor(
+      () => {
+        const line = cm.lines.find((l) => l.msg === 'serving health and metrics');
+        if (line === undefined) throw new Error('not serving yet');
+        return line as { health: string };
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    const readyz = async (): Promise<string> => {
+      const res = await fetch(`${serving.health}/readyz`);
+      return `${res.status} ${(await res.text()).split('\n').find((l) => l.includes('redis')) ?? ''}`;
+    };
+    await expect.poll(readyz, { timeout: 20_000, interval: 200 }).toBe('200 [+]redis ok');
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await expect.poll(readyz, { timeout: 20_000, interval: 200 }).toBe('503 [-]redis failed');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await expect.poll(readyz, { timeout: 20_000, interval: 200 }).toBe('200 [+]redis ok');
+    cm.child.kill('SIGTERM');
+    await cm.exited;
   });
 
   it('propagates a federated object to a member through Redis sync workers, reports Propagation True and exits 0 on SIGTERM', async () => {

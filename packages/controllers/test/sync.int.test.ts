@@ -516,8 +516,8 @@ describe('sync controller against kube-sim and Redis', () => {
       .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
   });
 
-  it('fails only the cluster whose override cannot be applied, with ApplyOverridesFailed and a Warning event', async () => {
-    await startControlPlane();
+  it('fails only the cluster whose override cannot be applied, with ApplyOverridesFailed and one Warning event, without retrying', async () => {
+    await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 600_000 });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     const obj = federatedClusterRole(name, ['member1', 'member2']);
@@ -534,6 +534,12 @@ describe('sync controller against kube-sim and Redis', () => {
         interval: 100,
       })
       .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'CreateInClusterFailed', message: expect.stringContaining(`Failed to create ClusterRole "${name}" in cluster "member2"`) as unknown }));
+    // Retrying cannot heal a bad override: the event is not repeated (its count stays 1).
+    const failureCounts = async (): Promise<number[]> =>
+      (await fed.hostClient.resource(EVENTS, 'default').list()).items
+        .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name && (e as { reason?: string }).reason === 'CreateInClusterFailed')
+        .map((e) => (e as { count?: number }).count ?? 1);
+    await consistently(async () => expect(await failureCounts()).toEqual([1]), { durationMs: 2000, intervalMs: 200 });
   });
 
   it('keeps the clusterIP a member assigned to a Service when the template changes (field retention)', async () => {

@@ -3,15 +3,19 @@ import type { JobProducer, QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { QueueError } from './queue-error.js';
 import { syncQueueName } from './queue-name.js';
+import { SYNC_BACKOFF_TYPE } from './sync-backoff.js';
 import type { RedisConnection } from './redis-connection.js';
 import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
 
-/** Retry policy of sync jobs: exponential backoff with jitter. */
+/** Retry policy of sync jobs: exponential backoff with jitter, capped by the worker host. */
 export interface RetryPolicy {
-  /** Attempts in total, the first included. Default 8. */
+  /**
+   * Attempts in total, the first included. Default unlimited: a recoverable failure is retried
+   * until it succeeds (at most once per the worker host's `maxBackoffMs`).
+   */
   attempts?: number;
-  /** Backoff before the 2nd attempt in ms, doubling each time. Default 200. */
+  /** Backoff before the 2nd attempt in ms, doubling each time up to the worker host's cap. Default 200. */
   backoffDelayMs?: number;
   /** Fraction (0..1) of each backoff that is randomised. Default 0.5. */
   jitter?: number;
@@ -31,7 +35,7 @@ export interface BullMqJobProducerOptions {
   connection: RedisConnection;
   /** BullMQ key prefix. Default `bull` (BullMQ's). Tests use a unique one. */
   prefix?: string;
-  /** Default: 8 attempts, 200 ms doubling, jitter 0.5. */
+  /** Default: unlimited attempts, 200 ms doubling, jitter 0.5. */
   retry?: RetryPolicy;
   /** Default: see {@link RetentionPolicy}. */
   retention?: RetentionPolicy;
@@ -45,8 +49,8 @@ export interface BullMqJobProducerOptions {
  */
 export function syncJobOptions(job: SyncJob, retry: RetryPolicy = {}, retention: RetentionPolicy = {}): JobsOptions {
   return {
-    attempts: retry.attempts ?? 8,
-    backoff: { type: 'exponential', delay: retry.backoffDelayMs ?? 200, jitter: retry.jitter ?? 0.5 },
+    attempts: retry.attempts ?? Number.MAX_SAFE_INTEGER,
+    backoff: { type: SYNC_BACKOFF_TYPE, delay: retry.backoffDelayMs ?? 200, jitter: retry.jitter ?? 0.5 },
     deduplication: { id: syncJobDeduplicationId(job), keepLastIfActive: true },
     removeOnComplete: { count: retention.completed?.count ?? 1000, age: retention.completed?.ageSeconds ?? 3600 },
     removeOnFail: { count: retention.failed?.count ?? 5000, age: retention.failed?.ageSeconds ?? 86_400 },

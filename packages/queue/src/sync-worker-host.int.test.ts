@@ -164,6 +164,44 @@ describe('SyncWorkerHost', () => {
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(95);
   });
 
+  it('retries a failing job beyond any fixed attempt count by default, with the delay capped', async () => {
+    const { producer, startHost } = setup({ backoffDelayMs: 5, jitter: 0 });
+    const attempts: number[] = [];
+    const completed: string[] = [];
+    await startHost({
+      clusters: ['member1'],
+      maxBackoffMs: 20,
+      processor: (_j, ctx) => {
+        attempts.push(ctx.attempt);
+        return ctx.attempt < 12 ? Promise.reject(new Error('member1 answered 500')) : Promise.resolve();
+      },
+      onCompleted: (j) => completed.push(j.name),
+    });
+    await producer.enqueue(job('web'));
+    await vi.waitFor(() => expect(completed).toEqual(['web']), { timeout: waitMs });
+    expect(attempts).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it('enqueues a job again after the maximum backoff when it used up a configured attempt limit', async () => {
+    const { producer, startHost } = setup({ attempts: 2, backoffDelayMs: 5, jitter: 0 });
+    let runs = 0;
+    const finals: number[] = [];
+    const completed: string[] = [];
+    await startHost({
+      clusters: ['member1'],
+      maxBackoffMs: 50,
+      processor: () => (++runs <= 3 ? Promise.reject(new Error('member1 answered 500')) : Promise.resolve()),
+      onFailed: (_j, _err, info) => {
+        if (info.final) finals.push(info.attempt);
+      },
+      onCompleted: (j) => completed.push(j.name),
+    });
+    await producer.enqueue(job('web'));
+    await vi.waitFor(() => expect(completed).toEqual(['web']), { timeout: waitMs });
+    expect(runs).toBe(4);
+    expect(finals).toEqual([2]);
+  });
+
   it('fails a job for good without retry when the processor throws PermanentSyncError', async () => {
     const { producer, startHost } = setup({ attempts: 5, backoffDelayMs: 10, jitter: 0 });
     let runs = 0;

@@ -1,11 +1,12 @@
 import { KubeFedError, ValidationError } from '@kubefed/api';
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { type MinimalJob, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { PermanentSyncError, QueueError } from './queue-error.js';
 import { assertClusterName, syncQueueName } from './queue-name.js';
 import type { RedisConnection } from './redis-connection.js';
 import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import { DEFAULT_MAX_BACKOFF_MS, syncBackoffDelayMs } from './sync-backoff.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
 
 /** What a processor gets besides the job. */
@@ -19,8 +20,9 @@ export interface SyncJobContext {
 }
 
 /**
- * Converges one job. Resolve = done. Throw = retried with backoff until the attempts run out.
- * Throw {@link PermanentSyncError} = failed at once, no retry.
+ * Converges one job. Resolve = done. Throw = retried with capped backoff (without an attempt
+ * limit unless the producer set one; a job failed for good that retrying could help is enqueued
+ * again after the maximum backoff). Throw {@link PermanentSyncError} = failed at once, no retry.
  */
 export type SyncProcessor = (job: SyncJob, ctx: SyncJobContext) => Promise<void>;
 
@@ -65,6 +67,8 @@ export interface SyncWorkerHostOptions {
   onFailed?: (job: SyncJob | undefined, err: Error, info: FailedJobInfo) => void;
   /** How long a job's lock lasts before another worker may take it over (stalled job). Default BullMQ's 30 s. */
   lockDurationMs?: number;
+  /** Upper bound of the retry delay of a failing job. Default 60 s. */
+  maxBackoffMs?: number;
   /** Default silent. */
   logger?: QueueLogger;
 }
@@ -263,6 +267,7 @@ export class SyncWorkerHost {
         ? {}
         : { limiter: { max: settings.limiter.max, duration: settings.limiter.durationMs } }),
       ...(this.#options.lockDurationMs === undefined ? {} : { lockDuration: this.#options.lockDurationMs }),
+      settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job) },
     });
     worker.on('error', (err) => logger.warn({ err }, 'sync worker error'));
     worker.on('completed', (job) => this.#completed(cluster, logger, job));
@@ -309,6 +314,29 @@ export class SyncWorkerHost {
     }
   }
 
+  /** The retry delay of `job` after `attemptsMade` failed attempts (its producer's first delay and jitter, this host's cap). */
+  #backoffMs(attemptsMade: number, job: MinimalJob | undefined): number {
+    const backoff = job?.opts.backoff;
+    const own = typeof backoff === 'object' ? backoff : undefined;
+    return syncBackoffDelayMs(attemptsMade, { delayMs: own?.delay ?? 200, jitter: own?.jitter ?? 0, maxDelayMs: this.#maxBackoffMs });
+  }
+
+  get #maxBackoffMs(): number {
+    return this.#options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
+  }
+
+  /**
+   * A job BullMQ failed for good although retrying could help (it stalled too often, or used up
+   * a configured attempt limit) comes back after the maximum backoff: a failure is never the end
+   * of a key. Jobs failed on purpose (a permanent error, an invalid payload) stay failed.
+   */
+  async #comeBack(cluster: string, bullJob: SyncBullJob, logger: QueueLogger): Promise<void> {
+    const job = safeParse(bullJob.data);
+    if (job === undefined || this.#closing !== undefined) return;
+    await this.#queue(cluster).add(job.kind, job, { ...bullJob.opts, delay: this.#maxBackoffMs });
+    logger.info({ jobId: syncJobDeduplicationId(job), durationMs: this.#maxBackoffMs }, 'sync job failed for good: enqueued again after the maximum backoff');
+  }
+
   #unrecoverable(original: Error, attempt: number): Error {
     const wrapped = new UnrecoverableError(original.message);
     this.#attempts.set(wrapped, { original, final: true, attempt });
@@ -339,6 +367,10 @@ export class SyncWorkerHost {
     const fields = { err: original, jobId: job === undefined ? bullJob?.id : syncJobDeduplicationId(job), attempt: info.attempt };
     if (info.final) logger.warn(fields, 'sync job failed for good');
     else logger.debug(fields, 'sync job attempt failed: will retry');
+    const permanent = original instanceof PermanentSyncError || original instanceof ValidationError;
+    if (info.final && !permanent && bullJob !== undefined) {
+      this.#comeBack(cluster, bullJob, logger).catch((e: unknown) => logger.error({ err: e, jobId: bullJob.id }, 'enqueueing a failed sync job again failed'));
+    }
     try {
       this.#options.onFailed?.(job, original, info);
     } catch (callbackErr) {

@@ -1,6 +1,6 @@
-import { EventComponent, MANAGED_LABEL, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
+import { EventComponent, MANAGED_LABEL, RECOVERABLE_PROPAGATION_STATUSES, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kubefed/client';
-import type { SyncJob } from '@kubefed/queue';
+import { PermanentSyncError, type SyncJob } from '@kubefed/queue';
 import type { EventSink } from '@kubefed/runtime';
 import { type ClusterOperation, isManaged, type MemberObservation, planClusterSync } from '../dispatch-plan.js';
 import { isNamespaceType } from '../../placement/index.js';
@@ -69,7 +69,9 @@ export class MemberWriteError extends ClusterSyncError {}
  * Versions written are recorded (in the host's (Cluster)PropagatedVersion with a
  * `versionStore`, else in memory) so that an unchanged object is not written again.
  *
- * @throws MemberWriteError after recording a failed write (the job is retried); API errors
+ * @throws MemberWriteError after recording a failed write (the job is retried), or
+ *   PermanentSyncError after recording a failure that retrying cannot heal (ApplyOverridesFailed,
+ *   ComputeResourceFailed, FieldRetentionFailed: no retry until the object or cluster changes); API errors
  *   reading the host or member as is.
  */
 export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProcessor {
@@ -154,7 +156,11 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const fail = async (op: ClusterOperation, status: PropagationStatus, event: EventOperation, err: unknown): Promise<never> => {
       await record(status);
       await warn(event, err instanceof Error ? err.message : err);
-      throw new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
+      const failure = new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
+      // A render failure cannot heal by retrying: the next change of the object or the cluster
+      // enqueues the key again (KubeFed retries only recoverable statuses).
+      if (!RECOVERABLE_PROPAGATION_STATUSES.has(status)) throw new PermanentSyncError(failure.message, { cause: failure });
+      throw failure;
     };
     const render = async (op: ClusterOperation, existing?: KubeObject): Promise<KubeObject> => {
       try {
