@@ -24,7 +24,10 @@ export interface StatusCause {
   field?: string;
 }
 
-/** Why a request failed; Kubernetes `StatusReason`s plus `NetworkError` for transport failures. */
+/**
+ * Why a request failed: Kubernetes `StatusReason`s, plus `NetworkError` for transport failures
+ * and `ResponseTooLarge` for a response the client refused to buffer (see `TransportOptions`).
+ */
 export type ApiErrorReason =
   | 'NotFound'
   | 'AlreadyExists'
@@ -43,6 +46,7 @@ export type ApiErrorReason =
   | 'RequestEntityTooLarge'
   | 'ServiceUnavailable'
   | 'NetworkError'
+  | 'ResponseTooLarge'
   | 'Unknown';
 
 /** The base of every error this package throws; `cause` holds the underlying error, if any. */
@@ -200,6 +204,19 @@ export class ApiError extends KubeFedClientError {
     });
   }
 
+  /**
+   * A response the client stopped reading because it passed a size limit: the whole body
+   * (`what` = `response body`) or one line of a watch stream (`watch event`). `code` is 0: the
+   * server's status does not matter, the connection was dropped.
+   */
+  static responseTooLarge(what: 'response body' | 'watch event', limitBytes: number, request: RequestDescription): ApiError {
+    return new ApiError(`${describeRequest(request)}: ResponseTooLarge: ${what} exceeds the limit of ${limitBytes} bytes`, {
+      code: 0,
+      reason: 'ResponseTooLarge',
+      request,
+    });
+  }
+
   /** A request that got no complete response within its timeout. */
   static timeout(timeoutMs: number, request: RequestDescription): ApiError {
     return new ApiError(`${describeRequest(request)}: Timeout: no response within ${timeoutMs} ms`, {
@@ -271,3 +288,5 @@ export const isTimeout = (e: unknown): boolean => hasReason(e, 'Timeout');
 export const isServerError = (e: unknown): boolean => hasReason(e, 'ServerError');
 /** True for an {@link ApiError} caused by the transport (connection refused/reset, TLS, DNS). */
 export const isNetworkError = (e: unknown): boolean => hasReason(e, 'NetworkError');
+/** True for an {@link ApiError} whose response passed the client's size limit (a broken or hostile server). */
+export const isResponseTooLarge = (e: unknown): boolean => hasReason(e, 'ResponseTooLarge');

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { ApiError } from './api-error.js';
+import { ApiError, ConfigError } from './api-error.js';
 import type { RequestDescription } from './api-error.js';
 import { createClusterAgent } from './cluster-agent.js';
 import type { TlsSettings } from './cluster-agent.js';
@@ -40,7 +40,26 @@ export interface TransportOptions {
   clock?: Clock | undefined;
   /** `User-Agent` header; default `kubefed-ts`. */
   userAgent?: string | undefined;
+  /**
+   * Largest response body buffered, in bytes; default 64 MiB ({@link DEFAULT_MAX_RESPONSE_BYTES}).
+   * A longer body, or a `Content-Length` announcing one, fails the request with `ApiError` reason
+   * `ResponseTooLarge` as soon as the limit is passed, and drops the connection, so a broken or
+   * hostile server cannot make the client buffer without bound. Real responses stay far below:
+   * an object is at most 1.5 MiB (etcd's limit) and lists are paged (`listAll`: 500 a page).
+   */
+  maxResponseBytes?: number | undefined;
+  /**
+   * Largest single watch event (one line of a watch stream), in bytes; default 16 MiB
+   * ({@link DEFAULT_MAX_WATCH_EVENT_BYTES}). A longer line fails the watch with `ApiError` reason
+   * `ResponseTooLarge` and closes it.
+   */
+  maxWatchEventBytes?: number | undefined;
 }
+
+/** Default of {@link TransportOptions.maxResponseBytes}: 64 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** Default of {@link TransportOptions.maxWatchEventBytes}: 16 MiB, ten times etcd's object size limit. */
+export const DEFAULT_MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** One HTTP request to the API server. */
 export interface TransportRequest {
@@ -73,6 +92,53 @@ interface RequestState {
   timer: NodeJS.Timeout | undefined;
 }
 
+function byteLimit(value: number | undefined, fallback: number, option: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new ConfigError(`${option} must be a positive whole number of bytes, got ${value}`);
+  return value;
+}
+
+/**
+ * Buffers the body of `res`, at most `limitBytes` of it: as soon as more arrives (or
+ * `Content-Length` announces more) the response is destroyed, which drops the connection, and the
+ * promise rejects with `ApiError` reason `ResponseTooLarge`. Other failures reject with the raw
+ * stream error, for the caller to map.
+ */
+export function readLimitedBody(res: http.IncomingMessage, limitBytes: number, request: RequestDescription): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    let chunks: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    const settle = (e: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      if (e === undefined) resolve(Buffer.concat(chunks, received));
+      else reject(e);
+      chunks = [];
+    };
+    const tooLarge = (): void => {
+      settle(ApiError.responseTooLarge('response body', limitBytes, request));
+      res.destroy();
+    };
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limitBytes) {
+      tooLarge();
+      return;
+    }
+    res.on('data', (c: Buffer) => {
+      if (settled) return;
+      received += c.length;
+      if (received > limitBytes) tooLarge();
+      else chunks.push(c);
+    });
+    res.once('end', () => settle(undefined));
+    res.on('error', (e) => settle(e));
+    res.once('close', () => {
+      if (!res.complete) settle(Object.assign(new Error('connection closed before the response was complete'), { code: 'ECONNRESET' }));
+    });
+  });
+}
+
 /** The abort reason when it is an Error (it usually is), else a generic AbortError. */
 export function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
@@ -91,6 +157,10 @@ export class HttpTransport {
   private readonly agent: http.Agent;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
+  /** See {@link TransportOptions.maxResponseBytes}. */
+  readonly maxResponseBytes: number;
+  /** See {@link TransportOptions.maxWatchEventBytes}. */
+  readonly maxWatchEventBytes: number;
 
   constructor(
     private readonly connection: ClusterConnection,
@@ -101,6 +171,8 @@ export class HttpTransport {
     this.agent = createClusterAgent({ protocol: this.base.protocol, tls: connection.tls, proxyUrl: connection.proxyUrl });
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'kubefed-ts';
+    this.maxResponseBytes = byteLimit(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
+    this.maxWatchEventBytes = byteLimit(options.maxWatchEventBytes, DEFAULT_MAX_WATCH_EVENT_BYTES, 'maxWatchEventBytes');
     this.limiter = new TokenBucketRateLimiter({
       ...(options.qps === undefined ? {} : { qps: options.qps }),
       ...(options.burst === undefined ? {} : { burst: options.burst }),
@@ -113,23 +185,21 @@ export class HttpTransport {
     return this.connection.server;
   }
 
-  /** Sends a rate-limited request and buffers the whole response body. */
+  /**
+   * Sends a rate-limited request and buffers the whole response body, at most
+   * {@link maxResponseBytes} of it (else rejects with ApiError `ResponseTooLarge`).
+   */
   async request(req: TransportRequest): Promise<TransportResponse> {
     await this.limiter.acquire(req.signal);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const { res, clientReq, state } = await this.open(req, timeoutMs);
     return new Promise<TransportResponse>((resolve, reject) => {
-      const chunks: Buffer[] = [];
       const fail = (e: unknown): void => reject(this.mapError(e, req, timeoutMs, state));
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.once('error', fail);
-      res.once('close', () => {
-        if (!res.complete) fail(Object.assign(new Error('connection closed before the response was complete'), { code: 'ECONNRESET' }));
-      });
       clientReq.once('error', fail);
+      readLimitedBody(res, this.maxResponseBytes, req.description).then(
+        (body) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: body.toString('utf8') }),
+        fail,
+      );
     });
   }
 

@@ -24,6 +24,7 @@ export {
   isMethodNotAllowed,
   isNetworkError,
   isNotFound,
+  isResponseTooLarge,
   isServerError,
   isTimeout,
   isTooManyRequests,

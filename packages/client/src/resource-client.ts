@@ -24,6 +24,9 @@ const patchContentTypes: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
+/** Page size of `listAll` when the caller gives no `limit` (client-go's pager default). */
+export const LIST_ALL_PAGE_SIZE = 500;
+
 /** `plural.group`, or the plural for the core group, as kubectl prints it. */
 export function qualifiedResource(gvr: GroupVersionResource): string {
   return gvr.group === '' ? gvr.resource : `${gvr.resource}.${gvr.group}`;
@@ -76,11 +79,14 @@ export class HttpResourceClient<T extends KubeObject = KubeObject> implements Re
 
   async listAll(opts: Omit<ListOptions, 'continue'> = {}): Promise<KubeList<T>> {
     const items: T[] = [];
-    let page = await this.list(opts);
+    // Paged like client-go's pager, so that no single response grows with the cluster (and
+    // passes the transport's maxResponseBytes).
+    const paged = { ...opts, limit: opts.limit ?? LIST_ALL_PAGE_SIZE };
+    let page = await this.list(paged);
     items.push(...page.items);
     while (page.metadata.continue !== undefined && page.metadata.continue !== '') {
       // resourceVersion must not be combined with continue: the token pins the snapshot.
-      const { resourceVersion: _rv, ...rest } = opts;
+      const { resourceVersion: _rv, ...rest } = paged;
       page = await this.list({ ...rest, continue: page.metadata.continue });
       items.push(...page.items);
     }

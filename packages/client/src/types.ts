@@ -109,7 +109,10 @@ export interface ResourceClient<T extends KubeObject = KubeObject> {
   get(name: string, opts?: { signal?: AbortSignal }): Promise<T>;
   /** One page (or all, without `limit`) of objects. */
   list(opts?: ListOptions): Promise<KubeList<T>>;
-  /** All pages, following `continue` tokens; the list metadata is the last page's. */
+  /**
+   * All pages, following `continue` tokens; the list metadata is the last page's. Pages hold
+   * `limit` objects, default 500, so no single response grows with the size of the cluster.
+   */
   listAll(opts?: Omit<ListOptions, 'continue'>): Promise<KubeList<T>>;
   /**
    * Async iterator of events; ends when the server closes the stream or the signal aborts;

@@ -1,7 +1,6 @@
-import { StringDecoder } from 'node:string_decoder';
-import type { IncomingMessage } from 'node:http';
 import { ApiError, KubeFedClientError } from './api-error.js';
 import type { RequestDescription } from './api-error.js';
+import { readLimitedBody } from './http-transport.js';
 import type { HttpTransport, TransportRequest } from './http-transport.js';
 import type { KubeObject, WatchEvent, WatchEventType } from './types.js';
 
@@ -10,11 +9,7 @@ const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted ==
 
 const eventTypes = new Set<string>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
-async function readBody(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const NEWLINE = 0x0a;
 
 function parseEvent(line: string, description: RequestDescription): WatchEvent {
   let parsed: unknown;
@@ -39,7 +34,8 @@ function parseEvent(line: string, description: RequestDescription): WatchEvent {
  * Streams newline-delimited watch events. Ends when the server closes the stream or `signal`
  * aborts (no error in that case). Throws {@link ApiError} for a non-200 response or an `ERROR`
  * event (e.g. reason Gone when the resourceVersion is too old), `NetworkError` when the
- * connection breaks mid-stream. Breaking out of the loop closes the connection.
+ * connection breaks mid-stream, `ResponseTooLarge` (and closes the stream) as soon as one event
+ * passes the transport's `maxWatchEventBytes`. Breaking out of the loop closes the connection.
  */
 export async function* watchStream(
   transport: HttpTransport,
@@ -70,28 +66,39 @@ export async function* watchStream(
   arm();
   try {
     if (res.statusCode !== 200) {
-      const body = await readBody(res);
+      const body = await readLimitedBody(res, transport.maxResponseBytes, request.description);
       throw ApiError.fromResponse({
         code: res.statusCode ?? 0,
-        body,
+        body: body.toString('utf8'),
         retryAfter: res.headers['retry-after'],
         request: request.description,
       });
     }
-    const decoder = new StringDecoder('utf8');
-    let buf = '';
-    for await (const chunk of res) {
+    // Split on the newline byte (it never occurs inside a multi-byte UTF-8 sequence), keeping
+    // the pieces of the unfinished line and their size, so a line is copied once and is capped.
+    const limit = transport.maxWatchEventBytes;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for await (const data of res) {
       arm();
-      buf += decoder.write(chunk as Buffer);
-      let nl = buf.indexOf('\n');
-      while (nl >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
+      const chunk = data as Buffer;
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE); nl >= 0; nl = chunk.indexOf(NEWLINE, start)) {
+        const piece = chunk.subarray(start, nl);
+        start = nl + 1;
+        if (pendingBytes + piece.length > limit) throw ApiError.responseTooLarge('watch event', limit, request.description);
+        const line = (pending.length === 0 ? piece : Buffer.concat([...pending, piece])).toString('utf8').trim();
+        pending = [];
+        pendingBytes = 0;
         if (line !== '') yield parseEvent(line, request.description);
-        nl = buf.indexOf('\n');
+      }
+      if (start < chunk.length) {
+        pendingBytes += chunk.length - start;
+        if (pendingBytes > limit) throw ApiError.responseTooLarge('watch event', limit, request.description);
+        pending.push(chunk.subarray(start));
       }
     }
-    const rest = (buf + decoder.end()).trim();
+    const rest = Buffer.concat(pending).toString('utf8').trim();
     if (rest !== '') yield parseEvent(rest, request.description);
   } catch (e) {
     if (aborted(signal)) return;
