@@ -54,6 +54,7 @@ interface JoinFlags {
   secretName?: string;
   errorOnExisting: boolean;
   leastPrivilege?: boolean;
+  allowDuplicateEndpoint?: boolean;
   dryRun?: boolean;
   output?: 'yaml';
   timeout: number;
@@ -94,6 +95,9 @@ Examples:
 
   # Re-run safely: update what differs, create what is missing
   kubefedctl join member1 --cluster-context member1 --error-on-existing=false
+
+  # Register a cluster that is already joined as member1 under a second name (own service account and token)
+  kubefedctl join member1-batch --cluster-context member1 --allow-duplicate-endpoint
 `;
 
 const UNJOIN_EXAMPLES = `
@@ -103,6 +107,9 @@ Examples:
 
   # The member is gone for good: remove the host side anyway and list what stayed behind
   kubefedctl unjoin member1 --force
+
+  # A join of member3 failed half-way (no KubeFedCluster): remove only member3's leftovers in the member
+  kubefedctl unjoin member3 --cluster-context member3 --force
 `;
 
 function globalsOf(cmd: Command): GlobalOptions {
@@ -181,6 +188,7 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunI
         errorOnExisting: flags.errorOnExisting,
         dryRun,
         leastPrivilege: flags.leastPrivilege === true,
+        allowDuplicateEndpoint: flags.allowDuplicateEndpoint === true,
         tokenTimeoutMs: flags.timeout,
       },
       { host, hostContext, member, memberContext: details },
@@ -511,6 +519,10 @@ export function buildProgram(io: RunIo): Command {
         .argParser(parseBool),
     )
     .option('--least-privilege', 'grant the control plane only the enabled federated types and health checks in the member, instead of full access')
+    .option(
+      '--allow-duplicate-endpoint',
+      'join even if this host already has the cluster under another KubeFedCluster name (same API endpoint); without it join refuses and writes nothing',
+    )
     .option('--dry-run', 'only read: show what would be created, write nothing')
     .addOption(new Option('-o, --output <format>', 'print the objects instead of creating them (implies --dry-run)').choices(['yaml']))
     .addOption(new Option('--timeout <duration>', "how long to wait for the member's token controller").default(30_000, '30s').argParser(parseTimeout))
@@ -520,12 +532,15 @@ export function buildProgram(io: RunIo): Command {
   program
     .command('unjoin')
     .description(
-      "Remove a member cluster: delete its KubeFedCluster and Secret in the host, and the service account, roles, bindings and token Secret join created in the member (which revokes the token).",
+      "Remove a member cluster: delete its KubeFedCluster and Secret in the host, and the service account, roles, bindings and token Secret this cluster's join created in the member (which revokes the token); the member's kubefed namespace only when join created it and no other join uses it. A name without a KubeFedCluster is refused.",
     )
     .argument('<cluster-name>', 'name of the cluster to remove')
     .option('--cluster-context <context>', 'kubeconfig context of the cluster to remove (default: the cluster name)')
     .option('--host-cluster-name <name>', 'host name used in generated names at join time (default: the host context name)')
-    .option('--force', 'carry on when the member is unreachable: remove the host side and report what stayed in the member')
+    .option(
+      '--force',
+      "carry on when the member is unreachable: remove the host side and report what stayed in the member; for a name that is not joined (no KubeFedCluster), remove that name's leftover objects in the member (never another join's)",
+    )
     .option('--dry-run', 'only read: show what would be removed, delete nothing')
     .addHelpText('after', UNJOIN_EXAMPLES)
     .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, cmd, io));

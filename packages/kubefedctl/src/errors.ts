@@ -53,8 +53,27 @@ export class AlreadyJoinedError extends KubefedctlError {
   }
 }
 
+/**
+ * `join` refused a second KubeFedCluster name for a member this host has already joined
+ * (without `--allow-duplicate-endpoint`). Nothing was written.
+ */
+export class DuplicateEndpointError extends KubefedctlError {
+  /** e.g. `KubeFedCluster kube-federation-system/member2`. */
+  readonly joinedAs: readonly string[];
+
+  constructor(cluster: string, endpoint: string, joinedAs: readonly string[]) {
+    super(`join ${cluster}: the API endpoint ${endpoint} is already joined as ${joinedAs.join(', ')}; nothing was written`, {
+      hint: 'keep using the existing name, or unjoin it first; to register the same cluster under a second name (with its own service account and token) pass --allow-duplicate-endpoint',
+    });
+    this.joinedAs = joinedAs;
+  }
+}
+
 /** `unjoin` failed (the member was unreachable without `--force`, or a delete failed). */
 export class UnjoinError extends KubefedctlError {}
+
+/** `unjoin` of a name that has no KubeFedCluster in the host; nothing was removed. */
+export class NotJoinedError extends UnjoinError {}
 
 /** The message of any thrown value, on one line. */
 export function causeMessage(e: unknown): string {

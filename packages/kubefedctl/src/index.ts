@@ -53,18 +53,23 @@ export { templateSchemaFromOpenApi } from './template-schema.js';
 export type { OpenApiV3Document, TemplateSchema } from './template-schema.js';
 export { TypeNotFoundError, lookupType } from './type-lookup.js';
 export type { BuildInfo, BuildInfoSource } from './commands/version.js';
-export { AlreadyJoinedError, ContextError, JoinStepError, KubefedctlError, UnjoinError, UsageError, causeMessage } from './errors.js';
+export { AlreadyJoinedError, ContextError, DuplicateEndpointError, JoinStepError, KubefedctlError, NotJoinedError, UnjoinError, UsageError, causeMessage } from './errors.js';
 export {
+  JOINED_CLUSTER_ANNOTATION,
+  NAMESPACE_CREATED_BY_JOIN_ANNOTATION,
   hostSecretObject,
   joinNames,
+  joinedClusterOf,
   kubeFedClusterObject,
   kubeFedClusterSpec,
   memberRbacObjects,
   namespaceObject,
+  normalizeEndpoint,
+  otherJoinsOfMember,
   serviceAccountObject,
   tokenSecretObject,
 } from './join-objects.js';
-export type { JoinNames, KubeFedClusterInputs, KubeFedScope, MemberRbacOptions, TokenData } from './join-objects.js';
+export type { JoinNames, KubeFedClusterInputs, KubeFedScope, MemberRbacOptions, OtherJoin, OtherJoinsInputs, TokenData } from './join-objects.js';
 export { clientForContext, contextDetails, loadKubeconfig, resolveContextName } from './kubeconfig-contexts.js';
 export type { ContextDetails, KubeconfigSource } from './kubeconfig-contexts.js';
 export {

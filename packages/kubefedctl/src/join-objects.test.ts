@@ -1,3 +1,4 @@
+import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
 import {
   hostSecretObject,
@@ -6,6 +7,8 @@ import {
   kubeFedClusterSpec,
   memberRbacObjects,
   namespaceObject,
+  normalizeEndpoint,
+  otherJoinsOfMember,
   serviceAccountObject,
   tokenSecretObject,
 } from './join-objects.js';
@@ -24,7 +27,11 @@ describe('joinNames', () => {
 
 describe('member objects', () => {
   it.each([
-    ['namespace', namespaceObject(names), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-federation-system' } }],
+    [
+      'namespace',
+      namespaceObject(names),
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-federation-system', annotations: { 'kubefed.io/namespace-created-by-join': 'member1' } } },
+    ],
     [
       'service account',
       serviceAccountObject(names),
@@ -34,7 +41,7 @@ describe('member objects', () => {
         metadata: {
           name: 'member1-host',
           namespace: 'kube-federation-system',
-          annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true' },
+          annotations: { 'kubernetes.io/enforce-mountable-secrets': 'true', 'kubefed.io/joined-cluster': 'member1' },
         },
         automountServiceAccountToken: false,
       },
@@ -48,18 +55,19 @@ describe('member objects', () => {
         metadata: {
           name: 'member1-host',
           namespace: 'kube-federation-system',
-          annotations: { 'kubernetes.io/service-account.name': 'member1-host' },
+          annotations: { 'kubernetes.io/service-account.name': 'member1-host', 'kubefed.io/joined-cluster': 'member1' },
         },
         type: 'kubernetes.io/service-account-token',
       },
     ],
-  ])('builds the %s exactly as KubeFed does', (_what, actual, expected) => {
+  ])('builds the %s as KubeFed does, annotated with the join that created it', (_what, actual, expected) => {
     expect(actual).toEqual(expected);
   });
 });
 
 const subject = [{ kind: 'ServiceAccount', name: 'member1-host', namespace: 'kube-federation-system' }];
 const rbac = 'rbac.authorization.k8s.io/v1';
+const joinedByMember1 = { 'kubefed.io/joined-cluster': 'member1' };
 
 describe('memberRbacObjects', () => {
   it('grants full access through a ClusterRole and ClusterRoleBinding in scope Cluster', () => {
@@ -67,7 +75,7 @@ describe('memberRbacObjects', () => {
       {
         apiVersion: rbac,
         kind: 'ClusterRole',
-        metadata: { name: 'kubefed-controller-manager:member1-host' },
+        metadata: { name: 'kubefed-controller-manager:member1-host', annotations: joinedByMember1 },
         rules: [
           { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
           { verbs: ['get'], nonResourceURLs: ['*'] },
@@ -76,7 +84,7 @@ describe('memberRbacObjects', () => {
       {
         apiVersion: rbac,
         kind: 'ClusterRoleBinding',
-        metadata: { name: 'kubefed-controller-manager:member1-host' },
+        metadata: { name: 'kubefed-controller-manager:member1-host', annotations: joinedByMember1 },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubefed-controller-manager:member1-host' },
         subjects: subject,
       },
@@ -95,6 +103,7 @@ describe('memberRbacObjects', () => {
     expect(objs[1]!['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kubefed-controller-manager:member1-host' });
     expect(objs[2]!['rules']).toEqual(HEALTH_CHECK_RULES);
     expect(objs[3]!['subjects']).toEqual(subject);
+    expect(objs.map((o) => o.metadata.annotations)).toEqual([joinedByMember1, joinedByMember1, joinedByMember1, joinedByMember1]);
   });
 
   it('labels least-privilege roles and uses the given rules', () => {
@@ -147,5 +156,43 @@ describe('host objects', () => {
       kind: 'KubeFedCluster',
       metadata: { name: 'member1', namespace: 'kube-federation-system' },
     });
+  });
+});
+
+describe('normalizeEndpoint', () => {
+  it.each([
+    ['https://Member.example:443/', 'https://member.example'],
+    ['https://127.0.0.1:6443', 'https://127.0.0.1:6443'],
+    ['https://m:6443/prefix/', 'https://m:6443/prefix'],
+    ['not a url/', 'not a url'],
+  ])('normalises %s to %s', (url, normal) => {
+    expect(normalizeEndpoint(url)).toBe(normal);
+  });
+});
+
+describe('otherJoinsOfMember', () => {
+  const ns = 'kube-federation-system';
+  const kfc = (name: string, apiEndpoint: string): KubeObject => ({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name, namespace: ns }, spec: { apiEndpoint } });
+  const sa = (name: string, joinedCluster?: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name, namespace: ns, ...(joinedCluster === undefined ? {} : { annotations: { 'kubefed.io/joined-cluster': joinedCluster } }) },
+  });
+  const joining = joinNames('member2b', 'host', ns);
+
+  it.each<[string, KubeObject[], KubeObject[], { cluster: string; evidence: string | undefined }[]]>([
+    ['nothing joined', [], [], []],
+    ['the same name re-joined', [kfc('member2b', 'https://m2:6443')], [sa('member2b-host', 'member2b')], []],
+    ['another member', [kfc('member1', 'https://m1:6443')], [sa('default')], []],
+    ['the same endpoint under another name', [kfc('member2', 'https://M2:6443/')], [], [{ cluster: 'member2', evidence: undefined }]],
+    [
+      "another name's service account in the member (endpoint rewritten)",
+      [kfc('member2', 'https://10.0.0.2:6443')],
+      [sa('default'), sa('member2-host')],
+      [{ cluster: 'member2', evidence: `its service account ${ns}/member2-host is in the member` }],
+    ],
+    ["a service account named like another name's but created by a third join", [kfc('member2', 'https://10.0.0.2:6443')], [sa('member2-host', 'member')], []],
+  ])('finds %s', (_what, kubeFedClusters, memberServiceAccounts, expected) => {
+    expect(otherJoinsOfMember({ names: joining, endpoint: 'https://m2:6443', kubeFedClusters, memberServiceAccounts })).toEqual(expected);
   });
 });

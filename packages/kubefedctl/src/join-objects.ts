@@ -17,7 +17,7 @@ import {
 } from './least-privilege.js';
 import type { PolicyRule } from './least-privilege.js';
 
-/** The names of everything `join` creates for one member (KUBEFED-REFERENCE §2). */
+/** The names of everything `join` creates for one member (KubeFed `pkg/kubefedctl/join.go`). */
 export interface JoinNames {
   /** The joining cluster's name (KubeFedCluster name). */
   cluster: string;
@@ -31,6 +31,27 @@ export interface JoinNames {
   role: string;
   /** Health-check ClusterRole/Binding of scope Namespaced: `kubefed-controller-manager:<ns>:healthcheck-<sa>`. */
   healthCheckRole: string;
+}
+
+/**
+ * Annotation on every member object `join` writes except the namespace (ServiceAccount, token
+ * Secret, (Cluster)Roles and (Cluster)RoleBindings): the joined cluster's name. `unjoin` removes an
+ * object only when it names the cluster being removed (or is missing, on objects of older joins);
+ * an object named like the join's but annotated with another cluster belongs to that other join.
+ * An annotation rather than a label: cluster names may be 253 characters, label values only 63.
+ */
+export const JOINED_CLUSTER_ANNOTATION = 'kubefed.io/joined-cluster';
+
+/**
+ * Annotation on the member's kubefed namespace when `join` created it: the cluster whose join did.
+ * `unjoin` deletes the namespace only when it carries this annotation and no other service
+ * account (another join, another federation's control plane) remains in it.
+ */
+export const NAMESPACE_CREATED_BY_JOIN_ANNOTATION = 'kubefed.io/namespace-created-by-join';
+
+/** The join an existing member object belongs to: its {@link JOINED_CLUSTER_ANNOTATION}, undefined on objects of older joins. */
+export function joinedClusterOf(obj: KubeObject): string | undefined {
+  return obj.metadata.annotations?.[JOINED_CLUSTER_ANNOTATION];
 }
 
 /** Derives the join artefact names of KubeFed. */
@@ -52,9 +73,13 @@ export type KubeFedScope = 'Cluster' | 'Namespaced';
 const RBAC_API_VERSION = 'rbac.authorization.k8s.io/v1';
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
-/** The kubefed namespace (created in the member when missing). */
+/** The kubefed namespace (created in the member when missing), marked as created by this join. */
 export function namespaceObject(names: JoinNames): KubeObject {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: names.namespace } };
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: names.namespace, annotations: { [NAMESPACE_CREATED_BY_JOIN_ANNOTATION]: names.cluster } } };
+}
+
+function joinedBy(names: JoinNames): Record<string, string> {
+  return { [JOINED_CLUSTER_ANNOTATION]: names.cluster };
 }
 
 /** The member ServiceAccount the control plane authenticates as. */
@@ -65,7 +90,7 @@ export function serviceAccountObject(names: JoinNames): KubeObject {
     metadata: {
       name: names.serviceAccount,
       namespace: names.namespace,
-      annotations: { [ENFORCE_MOUNTABLE_SECRETS_ANNOTATION]: 'true' },
+      annotations: { [ENFORCE_MOUNTABLE_SECRETS_ANNOTATION]: 'true', ...joinedBy(names) },
     },
     automountServiceAccountToken: false,
   };
@@ -79,25 +104,27 @@ export function tokenSecretObject(names: JoinNames): KubeObject {
     metadata: {
       name: names.serviceAccount,
       namespace: names.namespace,
-      annotations: { [SERVICE_ACCOUNT_NAME_ANNOTATION]: names.serviceAccount },
+      annotations: { [SERVICE_ACCOUNT_NAME_ANNOTATION]: names.serviceAccount, ...joinedBy(names) },
     },
     type: 'kubernetes.io/service-account-token',
   };
 }
 
-function roleMetadata(name: string, namespace: string | undefined, leastPrivilege: boolean): KubeObject['metadata'] {
+function roleMetadata(name: string, names: JoinNames, options: { namespaced: boolean; leastPrivilege: boolean }): KubeObject['metadata'] {
   return {
     name,
-    ...(namespace === undefined ? {} : { namespace }),
-    ...(leastPrivilege ? { labels: { [LEAST_PRIVILEGE_LABEL]: LEAST_PRIVILEGE_LABEL_VALUE } } : {}),
+    ...(options.namespaced ? { namespace: names.namespace } : {}),
+    ...(options.leastPrivilege ? { labels: { [LEAST_PRIVILEGE_LABEL]: LEAST_PRIVILEGE_LABEL_VALUE } } : {}),
+    annotations: joinedBy(names),
   };
 }
 
-function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, roleKind: 'ClusterRole' | 'Role', names: JoinNames): KubeObject {
+function binding(kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, names: JoinNames): KubeObject {
+  const roleKind = kind === 'RoleBinding' ? 'Role' : 'ClusterRole';
   return {
     apiVersion: RBAC_API_VERSION,
     kind,
-    metadata: { name, ...(kind === 'RoleBinding' ? { namespace: names.namespace } : {}) },
+    metadata: { name, ...(kind === 'RoleBinding' ? { namespace: names.namespace } : {}), annotations: joinedBy(names) },
     roleRef: { apiGroup: RBAC_GROUP, kind: roleKind, name },
     subjects: [{ kind: 'ServiceAccount', name: names.serviceAccount, namespace: names.namespace }],
   };
@@ -121,24 +148,25 @@ export interface MemberRbacOptions {
  */
 export function memberRbacObjects(names: JoinNames, options: MemberRbacOptions): KubeObject[] {
   const lp = options.leastPrivilege;
+  const leastPrivilege = lp !== undefined;
   if (options.scope === 'Cluster') {
     const rules = (lp?.clusterRules ?? FULL_ACCESS_CLUSTER_RULES).map(cloneRule);
     return [
-      { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: roleMetadata(names.role, undefined, lp !== undefined), rules },
-      binding('ClusterRoleBinding', names.role, 'ClusterRole', names),
+      { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: roleMetadata(names.role, names, { namespaced: false, leastPrivilege }), rules },
+      binding('ClusterRoleBinding', names.role, names),
     ];
   }
   const rules = (lp?.namespaceRules ?? FULL_ACCESS_NAMESPACE_RULES).map(cloneRule);
   return [
-    { apiVersion: RBAC_API_VERSION, kind: 'Role', metadata: roleMetadata(names.role, names.namespace, lp !== undefined), rules },
-    binding('RoleBinding', names.role, 'Role', names),
+    { apiVersion: RBAC_API_VERSION, kind: 'Role', metadata: roleMetadata(names.role, names, { namespaced: true, leastPrivilege }), rules },
+    binding('RoleBinding', names.role, names),
     {
       apiVersion: RBAC_API_VERSION,
       kind: 'ClusterRole',
-      metadata: roleMetadata(names.healthCheckRole, undefined, lp !== undefined),
+      metadata: roleMetadata(names.healthCheckRole, names, { namespaced: false, leastPrivilege }),
       rules: HEALTH_CHECK_RULES.map(cloneRule),
     },
-    binding('ClusterRoleBinding', names.healthCheckRole, 'ClusterRole', names),
+    binding('ClusterRoleBinding', names.healthCheckRole, names),
   ];
 }
 
@@ -176,7 +204,7 @@ export interface KubeFedClusterInputs {
   proxyUrl: string | undefined;
 }
 
-/** The KubeFedCluster `spec` of KUBEFED-REFERENCE §3.2 step 10. */
+/** The KubeFedCluster `spec` KubeFed's join writes (`pkg/kubefedctl/join.go`, `createKubeFedCluster`). */
 export function kubeFedClusterSpec(inputs: KubeFedClusterInputs): Record<string, unknown> {
   return {
     apiEndpoint: inputs.apiEndpoint,
@@ -195,4 +223,62 @@ export function kubeFedClusterObject(names: JoinNames, inputs: KubeFedClusterInp
     metadata: { name: names.cluster, namespace: names.namespace },
     spec: kubeFedClusterSpec(inputs),
   };
+}
+
+/** `https://Member:443/` and `https://member` name the same endpoint; unparsable URLs compare as written. */
+export function normalizeEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return url.replace(/\/+$/, '');
+  }
+}
+
+/** Inputs of {@link otherJoinsOfMember}. */
+export interface OtherJoinsInputs {
+  /** The names of the join being made. */
+  names: JoinNames;
+  /** The joining member's API endpoint (its kubeconfig server). */
+  endpoint: string;
+  /** The KubeFedClusters in the host's kubefed namespace. */
+  kubeFedClusters: readonly KubeObject[];
+  /** The ServiceAccounts in the member's kubefed namespace. */
+  memberServiceAccounts: readonly KubeObject[];
+}
+
+/** Another KubeFedCluster of the host that registers the joining member, and how it was recognised. */
+export interface OtherJoin {
+  cluster: string;
+  /** e.g. `its service account kube-federation-system/member2-host is in the member`; undefined for the same endpoint. */
+  evidence: string | undefined;
+}
+
+/**
+ * The KubeFedClusters other than `names.cluster` that register the joining member with this host:
+ * those with the same API endpoint, and those whose join's ServiceAccount `<name>-<host>` is in the
+ * member (which also finds a member whose endpoint was rewritten after its join). A service
+ * account annotated as created by the join of a different cluster does not count.
+ */
+export function otherJoinsOfMember(inputs: OtherJoinsInputs): OtherJoin[] {
+  const { names } = inputs;
+  const endpoint = normalizeEndpoint(inputs.endpoint);
+  const memberSas = new Map(inputs.memberServiceAccounts.map((sa) => [sa.metadata.name ?? '', sa]));
+  const found: OtherJoin[] = [];
+  for (const kfc of inputs.kubeFedClusters) {
+    const name = kfc.metadata.name ?? '';
+    if (name === '' || name === names.cluster) continue;
+    const apiEndpoint = (kfc['spec'] as { apiEndpoint?: unknown } | undefined)?.apiEndpoint;
+    if (typeof apiEndpoint === 'string' && normalizeEndpoint(apiEndpoint) === endpoint) {
+      found.push({ cluster: name, evidence: undefined });
+      continue;
+    }
+    const saName = joinNames(name, names.host, names.namespace).serviceAccount;
+    const sa = memberSas.get(saName);
+    const owner = sa === undefined ? undefined : joinedClusterOf(sa);
+    if (sa !== undefined && (owner === undefined || owner === name)) {
+      found.push({ cluster: name, evidence: `its service account ${names.namespace}/${saName} is in the member` });
+    }
+  }
+  return found;
 }

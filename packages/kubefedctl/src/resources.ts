@@ -53,10 +53,13 @@ export async function tryGet<T extends KubeObject>(client: ResourceClient<T>, na
   }
 }
 
-/** DELETE that resolves `false` for NotFound (already gone), `true` when deleted. */
-export async function deleteIfExists(client: ResourceClient, name: string): Promise<boolean> {
+/**
+ * DELETE that resolves `false` for NotFound (already gone), `true` when deleted. With `uid`, only
+ * that incarnation of the object is deleted (a replaced object rejects with Conflict).
+ */
+export async function deleteIfExists(client: ResourceClient, name: string, uid?: string): Promise<boolean> {
   try {
-    await client.delete(name, { propagationPolicy: 'Background' });
+    await client.delete(name, { propagationPolicy: 'Background', ...(uid === undefined ? {} : { preconditions: { uid } }) });
     return true;
   } catch (e) {
     if (isNotFound(e)) return false;

@@ -40,7 +40,7 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     // "member" has a kubeconfig context of its own name (the fallback when its own credentials may not
     // change RBAC); "other" has none.
     expect((await fed.cli(['join', 'member', '--cluster-context', 'member', '--least-privilege', ...args])).code).toBe(0);
-    expect((await fed.cli(['join', 'other', '--cluster-context', 'member', '--least-privilege', ...args])).code).toBe(0);
+    expect((await fed.cli(['join', 'other', '--cluster-context', 'member', '--least-privilege', '--allow-duplicate-endpoint', ...args])).code).toBe(0);
 
     const enabled = await fed.cli(['enable', 'configmaps', ...args]);
     expect(enabled.stderr).not.toContain('error:');

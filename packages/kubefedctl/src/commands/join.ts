@@ -2,13 +2,15 @@ import { KUBEFED_CONFIG_NAME, SECRET_CA_KEY, SECRET_TOKEN_KEY, federatedTypeConf
 import type { FederatedTypeConfig } from '@kubefed/api';
 import { isAlreadyExists, isNetworkError, isNotFound, isTimeout } from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
-import { AlreadyJoinedError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
+import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
 import {
   hostSecretObject,
   joinNames,
+  joinedClusterOf,
   kubeFedClusterObject,
   memberRbacObjects,
   namespaceObject,
+  otherJoinsOfMember,
   serviceAccountObject,
   tokenSecretObject,
 } from '../join-objects.js';
@@ -35,6 +37,11 @@ export interface JoinOptions {
   dryRun: boolean;
   /** Member RBAC from the enabled FTCs instead of full access (see `leastPrivilegeRules`). */
   leastPrivilege: boolean;
+  /**
+   * Join even though the member is already joined to this host under another KubeFedCluster name
+   * (same API endpoint, or that name's service account is in the member); default false = refuse.
+   */
+  allowDuplicateEndpoint?: boolean | undefined;
   /** How long to wait for the member's token controller to fill the token Secret; default 30 000 ms. */
   tokenTimeoutMs?: number | undefined;
   /** Poll interval while waiting for the token; default 500 ms. */
@@ -197,6 +204,16 @@ async function readFederatedTypeConfigs(host: DynamicClient, ns: string, out: Ou
   return ftcs;
 }
 
+/** Every object of a list; none when the resource is not served (e.g. the KubeFedCluster CRD is missing). */
+async function listOrEmpty(client: ResourceClient): Promise<KubeObject[]> {
+  try {
+    return (await client.listAll()).items;
+  } catch (e) {
+    if (isNotFound(e)) return [];
+    throw e;
+  }
+}
+
 function labelsOf(o: KubeObject): Record<string, string> {
   return { ...(o.metadata.labels ?? {}) };
 }
@@ -204,16 +221,25 @@ function labelsOf(o: KubeObject): Record<string, string> {
 /** How an existing object is brought in line with the desired one: the object to PUT, `recreate`, or undefined (equal). */
 type Reconcile = (existing: KubeObject, desired: KubeObject) => KubeObject | 'recreate' | undefined;
 
+/** The existing annotations with the desired ones added (e.g. the joined-cluster annotation on objects of older joins). */
+function annotationsOf(existing: KubeObject, desired: KubeObject): Record<string, string> {
+  return { ...(existing.metadata.annotations ?? {}), ...(desired.metadata.annotations ?? {}) };
+}
+
+function annotationsChange(existing: KubeObject, annotations: Record<string, string>): boolean {
+  return !sameJson(annotations, existing.metadata.annotations ?? {});
+}
+
 const reconcileServiceAccount: Reconcile = (existing, desired) => {
-  const annotations = { ...(existing.metadata.annotations ?? {}), ...(desired.metadata.annotations ?? {}) };
-  if (sameJson(annotations, existing.metadata.annotations ?? {}) && existing['automountServiceAccountToken'] === false) return undefined;
+  const annotations = annotationsOf(existing, desired);
+  if (!annotationsChange(existing, annotations) && existing['automountServiceAccountToken'] === false) return undefined;
   return { ...existing, metadata: { ...existing.metadata, annotations }, automountServiceAccountToken: false };
 };
 
 const reconcileTokenSecret: Reconcile = (existing, desired) => {
   if (existing['type'] !== desired['type']) return 'recreate';
-  const annotations = { ...(existing.metadata.annotations ?? {}), ...(desired.metadata.annotations ?? {}) };
-  if (sameJson(annotations, existing.metadata.annotations ?? {})) return undefined;
+  const annotations = annotationsOf(existing, desired);
+  if (!annotationsChange(existing, annotations)) return undefined;
   return { ...existing, metadata: { ...existing.metadata, annotations } };
 };
 
@@ -221,14 +247,18 @@ const reconcileRole: Reconcile = (existing, desired) => {
   const labels = labelsOf(existing);
   delete labels[LEAST_PRIVILEGE_LABEL];
   Object.assign(labels, desired.metadata.labels ?? {});
-  if (sameJson(existing['rules'] ?? [], desired['rules']) && sameJson(labels, existing.metadata.labels ?? {})) return undefined;
-  return { ...existing, metadata: { ...existing.metadata, labels }, rules: desired['rules'] };
+  const annotations = annotationsOf(existing, desired);
+  if (sameJson(existing['rules'] ?? [], desired['rules']) && sameJson(labels, existing.metadata.labels ?? {}) && !annotationsChange(existing, annotations)) {
+    return undefined;
+  }
+  return { ...existing, metadata: { ...existing.metadata, labels, annotations }, rules: desired['rules'] };
 };
 
 const reconcileBinding: Reconcile = (existing, desired) => {
   if (!sameJson(existing['roleRef'], desired['roleRef'])) return 'recreate';
-  if (sameJson(existing['subjects'] ?? [], desired['subjects'])) return undefined;
-  return { ...existing, subjects: desired['subjects'] };
+  const annotations = annotationsOf(existing, desired);
+  if (sameJson(existing['subjects'] ?? [], desired['subjects']) && !annotationsChange(existing, annotations)) return undefined;
+  return { ...existing, metadata: { ...existing.metadata, annotations }, subjects: desired['subjects'] };
 };
 
 const reconcileHostSecret: Reconcile = (existing, desired) => {
@@ -379,12 +409,15 @@ function kfcInputs(ctx: ContextDetails, secretName: string, tokenCa: string | un
 }
 
 /**
- * Registers a member cluster with the host like `kubefedctl join` (KUBEFED-REFERENCE §3.2).
+ * Registers a member cluster with the host like `kubefedctl join` (KubeFed `pkg/kubefedctl/join.go`).
  *
  * Reads the scope from the host's KubeFedConfig (missing → KubeFed's error), checks what exists
  * (with `errorOnExisting`, any existing artefact fails before anything is written, naming all of
- * them), then creates in the member the kubefed namespace, ServiceAccount `<cluster>-<host>`,
- * its token Secret, the RBAC objects, waits for the token, and creates in the host a Secret
+ * them; an object annotated as created by another cluster's join always fails; a member this
+ * host has already joined under another name fails with {@link DuplicateEndpointError} unless
+ * `allowDuplicateEndpoint`), then creates in the member the kubefed namespace (annotated as created
+ * by this join), ServiceAccount `<cluster>-<host>`, its token Secret, the RBAC objects (each
+ * annotated with the joined cluster), waits for the token, and creates in the host a Secret
  * holding the token (and `ca.crt`) and the KubeFedCluster. With `errorOnExisting` false,
  * existing objects are updated where they differ and missing ones created (idempotent).
  *
@@ -422,11 +455,38 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   }
   let existingKfc: KubeObject | undefined;
   let existingHostSecret: KubeObject | undefined;
+  let kubeFedClusters: KubeObject[];
   try {
     existingKfc = await tryGet(targets.host.resource(GVR.kubeFedClusters, ns), memberName);
     if (options.secretName !== undefined) existingHostSecret = await tryGet(targets.host.resource(GVR.secrets, ns), options.secretName);
+    kubeFedClusters = await listOrEmpty(targets.host.resource(GVR.kubeFedClusters, ns));
   } catch (e) {
     throw unreachable('host', hostName, targets.host.server, e);
+  }
+
+  // Objects named like this join's but created by another join (e.g. cluster "a" with host name
+  // "b-host" owns "a-b-host", the service account of "a-b" with host "host") are never adopted.
+  for (const obj of member) {
+    const existing = memberExists.get(obj);
+    const owner = existing === undefined ? undefined : joinedClusterOf(existing);
+    if (obj.kind === 'Namespace' || owner === undefined || owner === memberName) continue;
+    throw new KubefedctlError(`join ${memberName}: ${describeObject(obj, memberName)} was created by the join of ${owner}; nothing was written`, {
+      hint: `its name collides with this join's names: choose another cluster name or --host-cluster-name`,
+    });
+  }
+
+  if (options.allowDuplicateEndpoint !== true) {
+    let memberServiceAccounts: KubeObject[];
+    try {
+      memberServiceAccounts = await listOrEmpty(targets.member.resource(GVR.serviceAccounts, ns));
+    } catch (e) {
+      throw unreachable('member', memberName, targets.member.server, e);
+    }
+    const others = otherJoinsOfMember({ names, endpoint: targets.memberContext.server, kubeFedClusters, memberServiceAccounts });
+    if (others.length > 0) {
+      const joinedAs = others.map((o) => `KubeFedCluster ${ns}/${o.cluster}${o.evidence === undefined ? '' : ` (${o.evidence})`}`);
+      throw new DuplicateEndpointError(memberName, targets.memberContext.server, joinedAs);
+    }
   }
 
   if (options.errorOnExisting) {

@@ -1,8 +1,8 @@
-import { isNetworkError, isNotFound, isTimeout, isUnauthorized } from '@kubefed/client';
-import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
-import { UnjoinError, causeMessage } from '../errors.js';
+import { isNetworkError, isTimeout, isUnauthorized } from '@kubefed/client';
+import type { DynamicClient, GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
+import { NotJoinedError, UnjoinError, causeMessage } from '../errors.js';
 import type { KubefedctlError } from '../errors.js';
-import { joinNames } from '../join-objects.js';
+import { NAMESPACE_CREATED_BY_JOIN_ANNOTATION, joinNames, joinedClusterOf } from '../join-objects.js';
 import type { JoinNames } from '../join-objects.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
@@ -16,7 +16,11 @@ export interface UnjoinOptions {
   hostClusterName: string;
   /** The kubefed namespace in host and member. */
   kubefedNamespace: string;
-  /** Carry on when the member is unreachable or a member delete fails; report what stayed. */
+  /**
+   * Carry on when the member is unreachable or a member delete fails, and report what stayed; for
+   * a name without a KubeFedCluster, remove that join's leftover objects in the member instead of
+   * refusing. Default false.
+   */
   force: boolean;
   /** Report what would be removed; delete nothing. */
   dryRun: boolean;
@@ -40,7 +44,11 @@ export interface UnjoinResult {
   absent: string[];
   /** Left behind (only with `force`), with the reason. */
   notRemoved: { what: string; reason: string }[];
-  /** Kept on purpose (the member's kubefed namespace when the member is the host itself). */
+  /**
+   * Kept on purpose, with the reason: an object named like this join's but created by another
+   * join, and the member's kubefed namespace when it is the host's own, was not created by join,
+   * or still holds other service accounts.
+   */
   kept: string[];
 }
 
@@ -49,20 +57,31 @@ interface Target {
   gvr: GroupVersionResource;
   namespace?: string;
   name: string;
+  side: 'host' | 'member';
+  /** Delete only this incarnation (DELETE precondition). */
+  uid?: string | undefined;
+}
+
+/** One unjoin in progress: its options, where it reports, and what it did so far. */
+interface UnjoinRun {
+  options: UnjoinOptions;
+  out: Output;
+  result: UnjoinResult;
 }
 
 function memberTargets(names: JoinNames): Target[] {
   const ns = names.namespace;
   const c = names.cluster;
+  const side = 'member';
   return [
-    { what: `cluster role binding ${names.role} in ${c}`, gvr: GVR.clusterRoleBindings, name: names.role },
-    { what: `cluster role ${names.role} in ${c}`, gvr: GVR.clusterRoles, name: names.role },
-    { what: `cluster role binding ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoleBindings, name: names.healthCheckRole },
-    { what: `cluster role ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoles, name: names.healthCheckRole },
-    { what: `role binding ${ns}/${names.role} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.role },
-    { what: `role ${ns}/${names.role} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.role },
-    { what: `secret ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.secrets, namespace: ns, name: names.serviceAccount },
-    { what: `service account ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.serviceAccounts, namespace: ns, name: names.serviceAccount },
+    { what: `cluster role binding ${names.role} in ${c}`, gvr: GVR.clusterRoleBindings, name: names.role, side },
+    { what: `cluster role ${names.role} in ${c}`, gvr: GVR.clusterRoles, name: names.role, side },
+    { what: `cluster role binding ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoleBindings, name: names.healthCheckRole, side },
+    { what: `cluster role ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoles, name: names.healthCheckRole, side },
+    { what: `role binding ${ns}/${names.role} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.role, side },
+    { what: `role ${ns}/${names.role} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.role, side },
+    { what: `secret ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.secrets, namespace: ns, name: names.serviceAccount, side },
+    { what: `service account ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.serviceAccounts, namespace: ns, name: names.serviceAccount, side },
   ];
 }
 
@@ -70,35 +89,50 @@ function isUnreachable(e: unknown): boolean {
   return isNetworkError(e) || isTimeout(e) || isUnauthorized(e);
 }
 
+function notJoined(options: UnjoinOptions, detail: string): NotJoinedError {
+  const ns = options.kubefedNamespace;
+  return new NotJoinedError(
+    `unjoin ${options.cluster}: cluster ${options.cluster} is not joined: there is no KubeFedCluster ${ns}/${options.cluster} in ${options.hostClusterName}${detail}; nothing was removed`,
+    {
+      hint: options.force
+        ? `list the joined clusters with: kubectl get kubefedclusters -n ${ns}`
+        : `list the joined clusters with: kubectl get kubefedclusters -n ${ns}; to remove leftovers of a failed join of ${options.cluster} from the member, re-run with --force`,
+    },
+  );
+}
+
 /**
- * Removes a member like `kubefedctl unjoin` (KUBEFED-REFERENCE §3.3): in the member the
- * (cluster) role bindings and roles (main and health-check), the token Secret and the
- * ServiceAccount `<cluster>-<host>` — which revokes the token — then the kubefed namespace unless
- * it is the host's own (same UID); in the host the Secret named by the KubeFedCluster and the
- * KubeFedCluster. Absent objects are fine.
+ * Removes a member like `kubefedctl unjoin` (KubeFed `pkg/kubefedctl/unjoin.go`), limited to what
+ * the named join created. In the member: the (cluster) role bindings and roles (main and
+ * health-check), the token Secret and the ServiceAccount `<cluster>-<host>` — which revokes the
+ * token — each only when it carries no joined-cluster annotation naming another cluster; then the
+ * kubefed namespace, only when join created it (annotation) and no service account but `default`
+ * remains in it (another join, another federation) and it is not the host's own (same UID). In
+ * the host: the Secret named by the KubeFedCluster and the KubeFedCluster. Absent objects are fine.
  *
- * Failure: an unreachable host rejects before anything is removed; an unreachable member (or a
- * missing member context) rejects with {@link UnjoinError} before anything is removed unless
- * `force`, which skips the member and lists what stayed in `notRemoved`. Nothing found at all →
- * {@link UnjoinError} ("not joined").
+ * Failure: a name without a KubeFedCluster rejects with {@link NotJoinedError} before anything is
+ * removed; with `force` it removes that join's own leftovers in the member and rejects only when
+ * there were none. An unreachable host rejects before anything is removed; an unreachable member
+ * (or a missing member context) rejects with {@link UnjoinError} before anything is removed unless
+ * `force`, which skips the member and lists what stayed in `notRemoved`.
  */
 export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out: Output): Promise<UnjoinResult> {
   const ns = options.kubefedNamespace;
   const names = joinNames(options.cluster, options.hostClusterName, ns);
   const hostName = options.hostClusterName;
-  const result: UnjoinResult = { names, removed: [], absent: [], notRemoved: [], kept: [] };
-  const kfcClient = targets.host.resource(GVR.kubeFedClusters, ns);
+  const run: UnjoinRun = { options, out, result: { names, removed: [], absent: [], notRemoved: [], kept: [] } };
+  const { result } = run;
   const kfcWhat = `KubeFedCluster ${ns}/${options.cluster} in ${hostName}`;
 
   let kfc: KubeObject | undefined;
   try {
-    kfc = await tryGet(kfcClient, options.cluster);
+    kfc = await tryGet(targets.host.resource(GVR.kubeFedClusters, ns), options.cluster);
   } catch (e) {
     throw new UnjoinError(`unjoin ${options.cluster}: cannot read ${kfcWhat}: ${causeMessage(e)}`, { cause: e, hint: hintFor(e) });
   }
+  if (kfc === undefined && !options.force) throw notJoined(options, '');
 
   // Is the member reachable? Decide before removing anything.
-  const targetsInMember = memberTargets(names);
   let memberDown: string | undefined;
   if (targets.member === undefined) {
     memberDown = targets.memberProblem?.message ?? 'no client for the member cluster';
@@ -117,78 +151,110 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
     });
   }
 
-  const remove = async (cluster: DynamicClient, t: Target, inMember: boolean): Promise<void> => {
-    const client = cluster.resource(t.gvr, t.namespace);
-    try {
-      if (options.dryRun) {
-        if ((await tryGet(client, t.name)) === undefined) result.absent.push(t.what);
-        else result.removed.push(t.what);
-        return;
-      }
-      out.debug(`delete ${t.what}`);
-      if (await deleteIfExists(client, t.name)) result.removed.push(t.what);
-      else result.absent.push(t.what);
-    } catch (e) {
-      if (!options.force || !inMember) {
-        throw new UnjoinError(`unjoin ${options.cluster}: delete ${t.what} failed: ${causeMessage(e)}`, { cause: e, hint: hintFor(e) });
-      }
-      result.notRemoved.push({ what: t.what, reason: causeMessage(e) });
-    }
-  };
-
   if (memberDown !== undefined) {
-    for (const t of targetsInMember) result.notRemoved.push({ what: t.what, reason: memberDown });
+    for (const t of memberTargets(names)) result.notRemoved.push({ what: t.what, reason: memberDown });
   } else if (targets.member !== undefined) {
-    for (const t of targetsInMember) await remove(targets.member, t, true);
-    await removeMemberNamespace(targets.member, targets.host, names, options, result, remove);
+    for (const t of memberTargets(names)) await removeOwned(run, targets.member, t);
+    // Without a KubeFedCluster the namespace is considered only when the join left something there.
+    if (kfc !== undefined || result.removed.length > 0) await removeMemberNamespace(run, { member: targets.member, host: targets.host }, names);
   }
 
-  if (kfc !== undefined) {
-    const secretName = (kfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
-    if (typeof secretName === 'string' && secretName !== '') {
-      await remove(targets.host, { what: `secret ${ns}/${secretName} in ${hostName}`, gvr: GVR.secrets, namespace: ns, name: secretName }, false);
+  if (kfc === undefined) {
+    if (result.removed.length === 0) {
+      const kept = result.kept.length === 0 ? '' : ` (kept: ${result.kept.join('; ')})`;
+      throw notJoined(options, `, and no object of its join in ${options.cluster}${kept}`);
     }
-    await remove(targets.host, { what: kfcWhat, gvr: GVR.kubeFedClusters, namespace: ns, name: options.cluster }, false);
-  } else {
     result.absent.push(kfcWhat);
+    return result;
   }
-
-  if (kfc === undefined && result.removed.length === 0) {
-    throw new UnjoinError(`unjoin ${options.cluster}: cluster ${options.cluster} is not joined: there is no ${kfcWhat} and no join artefact in ${options.cluster}`, {
-      hint: `list the joined clusters with: kubectl get kubefedclusters -n ${ns}`,
-    });
+  const secretName = (kfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
+  if (typeof secretName === 'string' && secretName !== '') {
+    await removeTarget(run, targets.host, { what: `secret ${ns}/${secretName} in ${hostName}`, gvr: GVR.secrets, namespace: ns, name: secretName, side: 'host' });
   }
+  await removeTarget(run, targets.host, { what: kfcWhat, gvr: GVR.kubeFedClusters, namespace: ns, name: options.cluster, side: 'host', uid: kfc.metadata.uid });
   return result;
 }
 
-/** Deletes the member's kubefed namespace unless it is the host's own namespace (same UID). */
-async function removeMemberNamespace(
-  member: DynamicClient,
-  host: DynamicClient,
-  names: JoinNames,
-  options: UnjoinOptions,
-  result: UnjoinResult,
-  remove: (cluster: DynamicClient, t: Target, inMember: boolean) => Promise<void>,
-): Promise<void> {
-  const what = `namespace ${names.namespace} in ${names.cluster}`;
+/** A failed read or delete: fatal, except in the member with `force` (then reported in `notRemoved`). */
+function failed(run: UnjoinRun, t: Target, e: unknown): void {
+  if (!run.options.force || t.side !== 'member') {
+    throw new UnjoinError(`unjoin ${run.options.cluster}: delete ${t.what} failed: ${causeMessage(e)}`, { cause: e, hint: hintFor(e) });
+  }
+  run.result.notRemoved.push({ what: t.what, reason: causeMessage(e) });
+}
+
+/** Deletes `t` (with `dryRun`: records that it would). */
+async function removeTarget(run: UnjoinRun, cluster: DynamicClient, t: Target): Promise<void> {
+  const client: ResourceClient = cluster.resource(t.gvr, t.namespace);
+  try {
+    if (run.options.dryRun) {
+      if ((await tryGet(client, t.name)) === undefined) run.result.absent.push(t.what);
+      else run.result.removed.push(t.what);
+      return;
+    }
+    run.out.debug(`delete ${t.what}`);
+    if (await deleteIfExists(client, t.name, t.uid)) run.result.removed.push(t.what);
+    else run.result.absent.push(t.what);
+  } catch (e) {
+    failed(run, t, e);
+  }
+}
+
+/** Deletes the member object `t` unless its joined-cluster annotation names another cluster's join. */
+async function removeOwned(run: UnjoinRun, member: DynamicClient, t: Target): Promise<void> {
+  let existing: KubeObject | undefined;
+  try {
+    existing = await tryGet(member.resource(t.gvr, t.namespace), t.name);
+  } catch (e) {
+    failed(run, t, e);
+    return;
+  }
+  if (existing === undefined) {
+    run.result.absent.push(t.what);
+    return;
+  }
+  const owner = joinedClusterOf(existing);
+  if (owner !== undefined && owner !== run.options.cluster) {
+    run.result.kept.push(`${t.what} (created by the join of ${owner})`);
+    return;
+  }
+  await removeTarget(run, member, { ...t, uid: existing.metadata.uid });
+}
+
+/**
+ * Deletes the member's kubefed namespace when join created it and nothing else uses it: not the
+ * host's own namespace (same UID), annotated as created by join, and no service account left in
+ * it but `default` and this join's own (another join, or another federation's control plane).
+ */
+async function removeMemberNamespace(run: UnjoinRun, clusters: { member: DynamicClient; host: DynamicClient }, names: JoinNames): Promise<void> {
+  const t: Target = { what: `namespace ${names.namespace} in ${names.cluster}`, gvr: GVR.namespaces, name: names.namespace, side: 'member' };
   let memberNs: KubeObject | undefined;
   let hostNs: KubeObject | undefined;
+  let serviceAccounts: KubeObject[] = [];
   try {
-    memberNs = await tryGet(member.resource(GVR.namespaces), names.namespace);
-    hostNs = await tryGet(host.resource(GVR.namespaces), names.namespace);
+    memberNs = await tryGet(clusters.member.resource(GVR.namespaces), names.namespace);
+    hostNs = await tryGet(clusters.host.resource(GVR.namespaces), names.namespace);
+    if (memberNs !== undefined) serviceAccounts = (await clusters.member.resource(GVR.serviceAccounts, names.namespace).listAll()).items;
   } catch (e) {
-    if (isNotFound(e)) return;
-    if (!options.force) throw new UnjoinError(`unjoin ${names.cluster}: cannot read ${what}: ${causeMessage(e)}`, { cause: e, hint: hintFor(e) });
-    result.notRemoved.push({ what, reason: causeMessage(e) });
+    failed(run, t, e);
     return;
   }
   if (memberNs === undefined) {
-    result.absent.push(what);
+    run.result.absent.push(t.what);
     return;
   }
   if (hostNs?.metadata.uid !== undefined && hostNs.metadata.uid === memberNs.metadata.uid) {
-    result.kept.push(`${what} (it is the host's own control-plane namespace)`);
+    run.result.kept.push(`${t.what} (it is the host's own control-plane namespace)`);
     return;
   }
-  await remove(member, { what, gvr: GVR.namespaces, name: names.namespace }, true);
+  if (memberNs.metadata.annotations?.[NAMESPACE_CREATED_BY_JOIN_ANNOTATION] === undefined) {
+    run.result.kept.push(`${t.what} (not created by join: no ${NAMESPACE_CREATED_BY_JOIN_ANNOTATION} annotation; delete it yourself if nothing uses it)`);
+    return;
+  }
+  const others = serviceAccounts.map((sa) => sa.metadata.name ?? '').filter((n) => n !== 'default' && n !== names.serviceAccount);
+  if (others.length > 0) {
+    run.result.kept.push(`${t.what} (still used by service account${others.length === 1 ? '' : 's'} ${others.sort().join(', ')})`);
+    return;
+  }
+  await removeTarget(run, clusters.member, { ...t, uid: memberNs.metadata.uid });
 }
