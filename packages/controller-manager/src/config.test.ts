@@ -10,7 +10,7 @@ describe('parseConfig', () => {
       context: undefined,
       kubefedNamespace: 'kube-federation-system',
       redisUrl: 'redis://127.0.0.1:6379',
-      queuePrefix: 'kubefed',
+      queuePrefix: undefined,
       workerConcurrency: 10,
       clusterWorkerConcurrency: {},
       workerRateLimit: 0,

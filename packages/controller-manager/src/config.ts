@@ -23,8 +23,12 @@ export interface ControllerManagerConfig {
   readonly context: string | undefined;
   readonly kubefedNamespace: string;
   readonly redisUrl: string;
-  /** BullMQ key prefix of the sync job queues (`--queue-prefix`, default `kubefed`). */
-  readonly queuePrefix: string;
+  /**
+   * BullMQ key prefix of the sync job queues (`--queue-prefix`); default undefined: derived from
+   * the host cluster and kubefed namespace (`defaultQueuePrefix`), so federations sharing one
+   * Redis never share queues.
+   */
+  readonly queuePrefix?: string | undefined;
   /** Sync jobs run in parallel per member cluster in this process (`--worker-concurrency`, default 10). */
   readonly workerConcurrency: number;
   /** `--cluster-worker-concurrency`: per member cluster overrides of `workerConcurrency`. */
@@ -79,7 +83,7 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--context <name>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)', KUBEFED_NAMESPACE_DEFAULT)
     .option('--redis-url <url>', 'Redis for the sync job queues (redis:// or rediss://)', env.REDIS_URL ?? 'redis://127.0.0.1:6379')
-    .option('--queue-prefix <prefix>', 'BullMQ key prefix of the sync job queues (must match between controllers and workers)', 'kubefed')
+    .option('--queue-prefix <prefix>', 'BullMQ key prefix of the sync job queues (must match between controllers and workers; default: kubefed-<hash of the host cluster ID and the kubefed namespace>, unique per federation)')
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
     .option('--cluster-worker-concurrency <cluster=n,...>', 'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20', '')
     .option('--worker-rate-limit <jobs-per-second>', 'sync jobs started per second per member cluster, across every worker process (0 = unlimited)', '0')
@@ -148,7 +152,7 @@ const flagsSchema = z.object({
       ctx.addIssue({ code: 'custom', message: `${JSON.stringify(redactUrl(v))} is not a redis:// or rediss:// URL` });
     }
   }),
-  queuePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, "_", "." or "-"'),
+  queuePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, "_", "." or "-"').optional(),
   workerConcurrency: z.string().transform((v, ctx) => {
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > 1000) {

@@ -22,6 +22,7 @@ import type { KubeObject } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, pingRedis, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
 import { deletedObject, EventRecorder, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
+import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
 import { MemberClients } from './member-clients.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
 
@@ -90,10 +91,10 @@ export function hostClient(config: ControllerManagerConfig): DynamicClient {
  *
  * @throws RedisUnreachableError (before anything starts) when Redis does not answer.
  */
-export async function runControllerManager(config: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
+export async function runControllerManager(given: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
   const logger = options.logger;
-  const namespace = config.kubefedNamespace;
-  using host = hostClient(config);
+  const namespace = given.kubefedNamespace;
+  using host = hostClient(given);
   const identity = options.identity ?? leaderIdentity();
   // One registry for the process: its controllers, the replica scheduling controller's own
   // manager, and Node.js process metrics (kubefed_process_*, kubefed_nodejs_*).
@@ -101,35 +102,42 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
   const manager = new Manager({
     logger,
     metrics,
-    healthAddress: config.healthAddr,
-    metricsAddress: config.metricsAddr,
+    healthAddress: given.healthAddr,
+    metricsAddress: given.metricsAddr,
     // A workers-only process needs no Lease: its workers run on every replica.
-    ...(config.leaderElect && config.mode !== 'workers'
+    ...(given.leaderElect && given.mode !== 'workers'
       ? {
           leaderElection: {
             leases: host.resource(LEASES, namespace),
             name: LEADER_ELECTION_LOCK_NAME,
             namespace,
             identity,
-            leaseDurationMs: config.leaseDurationMs,
-            renewDeadlineMs: config.renewDeadlineMs,
-            retryPeriodMs: config.retryPeriodMs,
+            leaseDurationMs: given.leaseDurationMs,
+            renewDeadlineMs: given.renewDeadlineMs,
+            retryPeriodMs: given.retryPeriodMs,
           },
         }
       : {}),
   });
-  const runControllers = config.mode === 'all' || config.mode === 'controllers';
-  const runWorkers = config.mode === 'all' || config.mode === 'workers';
+  const runControllers = given.mode === 'all' || given.mode === 'controllers';
+  const runWorkers = given.mode === 'all' || given.mode === 'workers';
   const connections: RedisConnection[] = [];
   try {
-    if (runControllers) connections.push(await connectRedis(config.redisUrl, 'producer', logger));
+    if (runControllers) connections.push(await connectRedis(given.redisUrl, 'producer', logger));
     // Workers, or (controllers only) the blocking reader of the workers' outcomes.
-    connections.push(await connectRedis(config.redisUrl, 'worker', logger));
+    connections.push(await connectRedis(given.redisUrl, 'worker', logger));
   } catch (err) {
     for (const c of connections) c.disconnect();
     throw err;
   }
   const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
+  let config: ResolvedConfig;
+  try {
+    config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(host, namespace)) };
+  } catch (err) {
+    for (const c of connections) c.disconnect();
+    throw err;
+  }
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
   manager.addReadyCheck('redis', async () => {
     await Promise.all(connections.map((c) => pingRedis(c, 2000)));
@@ -188,7 +196,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
         }),
       );
       if (runWorkers) processor = ftc.processor;
-      else manager.add(outcomeSubscriberRunnable({ config, logger, recorder: ftc.recorder, connection: workerConnection }));
+      else manager.add(outcomeSubscriberRunnable({ config, logger, recorder: ftc.recorder, connection: workerConnection, signingKey: () => outcomeSigningKey(host, namespace) }));
     }
   }
   if (runWorkers && workerConnection !== undefined) {
@@ -205,7 +213,7 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
       memberClients = members;
       clusterInformer = kfcs;
       // Outcomes go to the leader's status writer through Redis.
-      const outcomes = new SyncOutcomePublisher({ connection: workerConnection, prefix: config.queuePrefix });
+      const outcomes = new SyncOutcomePublisher({ connection: workerConnection, prefix: config.queuePrefix, signingKey: await outcomeSigningKey(host, namespace) });
       const sync = createSyncProcessor({
         host,
         clusters: () => kfcs.store.list(),
@@ -243,17 +251,26 @@ export async function runControllerManager(config: ControllerManagerConfig, opti
   }
 }
 
+/** The configuration with the queue prefix resolved. */
+type ResolvedConfig = ControllerManagerConfig & { readonly queuePrefix: string };
+
 /**
  * The reader of the sync outcomes that workers in other processes publish (`--mode
  * controllers`), feeding the leader's status recorder. Leader only: the status writers run there.
  */
-function outcomeSubscriberRunnable(options: { config: ControllerManagerConfig; logger: Logger; recorder: StatusRecorder; connection: RedisConnection | undefined }): Runnable {
+function outcomeSubscriberRunnable(options: {
+  config: ResolvedConfig;
+  logger: Logger;
+  recorder: StatusRecorder;
+  connection: RedisConnection | undefined;
+  signingKey: () => Promise<Buffer>;
+}): Runnable {
   return {
     name: 'sync-outcomes',
     needLeaderElection: true,
     start: async (signal) => {
       if (options.connection === undefined) throw new RedisUnreachableError('no Redis connection for the sync outcome reader');
-      const subscriber = new SyncOutcomeSubscriber({ connection: options.connection, prefix: options.config.queuePrefix, logger: options.logger });
+      const subscriber = new SyncOutcomeSubscriber({ connection: options.connection, prefix: options.config.queuePrefix, signingKey: await options.signingKey(), logger: options.logger });
       await subscriber.run(signal, (outcome) => options.recorder.report(outcome));
     },
   };
@@ -265,7 +282,7 @@ function outcomeSubscriberRunnable(options: { config: ControllerManagerConfig; l
  * closes gracefully (running jobs finish or are handed back).
  */
 function syncWorkersRunnable(options: {
-  config: ControllerManagerConfig;
+  config: ResolvedConfig;
   logger: Logger;
   connection: RedisConnection;
   processor: SyncJobProcessor;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { startRedis, type RedisHandle } from '@kubefed/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRedisConnection, type RedisConnection } from './redis-connection.js';
@@ -19,11 +20,14 @@ function open(url: string): RedisConnection {
   return c;
 }
 
+/** The key shared by the publishers and subscribers of a test. */
+const signingKey = randomBytes(32);
+
 function subscribe(url: string, prefix: string): { seen: SyncOutcome[]; done: Promise<void> } {
   const seen: SyncOutcome[] = [];
   const abort = new AbortController();
   aborts.push(abort);
-  const done = new SyncOutcomeSubscriber({ connection: open(url), prefix }).run(abort.signal, (o) => seen.push(o), { blockMs: 200, retryMs: 100 });
+  const done = new SyncOutcomeSubscriber({ connection: open(url), prefix, signingKey }).run(abort.signal, (o) => seen.push(o), { blockMs: 200, retryMs: 100 });
   return { seen, done };
 }
 
@@ -34,7 +38,7 @@ describe('sync outcome stream', () => {
     const redis = await startRedis({ url: process.env.REDIS_URL });
     handles.push(redis);
     const prefix = redis.prefix('outcomes');
-    const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix });
+    const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix, signingKey });
     await publisher.publish(outcome('old', ''));
     const { seen } = subscribe(redis.url, prefix);
     // The subscriber picks its starting point asynchronously: publish until it sees one.
@@ -55,7 +59,7 @@ describe('sync outcome stream', () => {
     handles.push(redis);
     const prefix = redis.prefix('outcomes-bad');
     const connection = open(redis.url);
-    const publisher = new SyncOutcomePublisher({ connection, prefix });
+    const publisher = new SyncOutcomePublisher({ connection, prefix, signingKey });
     await expect(publisher.publish({ ...outcome('web', ''), cluster: 'Not_A_Cluster' })).rejects.toThrow(/cluster/);
     const { seen } = subscribe(redis.url, prefix);
     await vi.waitFor(async () => {
@@ -66,11 +70,28 @@ describe('sync outcome stream', () => {
     expect(seen.every((o) => o.name === 'after-garbage')).toBe(true);
   });
 
+  it('drops outcomes that anyone with access to Redis forged: unsigned, or signed with another key', async () => {
+    const redis = await startRedis({ url: process.env.REDIS_URL });
+    handles.push(redis);
+    const prefix = redis.prefix('outcomes-forged');
+    const connection = open(redis.url);
+    const publisher = new SyncOutcomePublisher({ connection, prefix, signingKey });
+    const forger = new SyncOutcomePublisher({ connection, prefix, signingKey: randomBytes(32) });
+    const { seen } = subscribe(redis.url, prefix);
+    await vi.waitFor(async () => {
+      await connection.xadd(syncOutcomeStreamKey(prefix), '*', 'o', JSON.stringify(outcome('unsigned', '')));
+      await forger.publish(outcome('forged', ''));
+      await publisher.publish(outcome('genuine', 'CreationFailed'));
+      if (seen.length === 0) throw new Error('subscriber not reading yet');
+    }, { timeout: 5000, interval: 100 });
+    expect(new Set(seen.map((o) => o.name))).toEqual(new Set(['genuine']));
+  });
+
   it('carries on after Redis restarts', async () => {
     const redis = await startRedis({ forcePrivate: true });
     handles.push(redis);
     const prefix = 'restart';
-    const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix });
+    const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix, signingKey });
     const { seen } = subscribe(redis.url, prefix);
     await vi.waitFor(async () => {
       await publisher.publish(outcome('before', ''));

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseWith } from '@kubefed/api';
 import { z } from 'zod';
 import { silentLogger, type QueueLogger } from './logger.js';
@@ -36,6 +37,12 @@ export interface SyncOutcomeStreamOptions {
   readonly connection: RedisConnection;
   /** BullMQ key prefix, as the queues'; default `bull`. */
   readonly prefix?: string | undefined;
+  /**
+   * The key every outcome is signed with (HMAC-SHA256) by the publisher and checked with by the
+   * subscriber, shared by controllers and workers (the controller manager keeps it in a host
+   * Secret). Whoever can write to Redis but does not hold it cannot forge an outcome.
+   */
+  readonly signingKey: Uint8Array;
   /** Entries kept in the stream (approximately); default 10 000. Outcomes are level-triggered: a lost one is re-reported at the next sync. */
   readonly maxLength?: number | undefined;
   readonly logger?: QueueLogger | undefined;
@@ -43,9 +50,10 @@ export interface SyncOutcomeStreamOptions {
 
 /**
  * Sends sync outcomes from worker processes to the leader's status writer over a Redis stream
- * (ARCHITECTURE "record the outcome for the status writer"), for when workers run in other
- * processes than the controllers (`--mode workers`). The stream is capped; nothing depends on
- * an old entry, because the leader re-syncs every object when it starts.
+ * (docs/architecture.md), for when workers run in other processes than the controllers
+ * (`--mode workers`). Each entry is signed with the shared key; the subscriber drops entries
+ * whose signature does not match. The stream is capped; nothing depends on an old entry,
+ * because the leader re-syncs every object when it starts.
  */
 export class SyncOutcomePublisher {
   readonly #o: SyncOutcomeStreamOptions;
@@ -63,7 +71,8 @@ export class SyncOutcomePublisher {
    */
   async publish(outcome: SyncOutcome): Promise<void> {
     const valid = parseWith(syncOutcomeSchema, outcome, 'sync outcome');
-    await this.#o.connection.xadd(this.#key, 'MAXLEN', '~', String(this.#o.maxLength ?? 10_000), '*', 'o', JSON.stringify(valid));
+    const raw = JSON.stringify(valid);
+    await this.#o.connection.xadd(this.#key, 'MAXLEN', '~', String(this.#o.maxLength ?? 10_000), '*', 'o', raw, 's', signature(this.#o.signingKey, raw));
   }
 }
 
@@ -99,9 +108,11 @@ export class SyncOutcomeSubscriber {
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
             lastId = id;
-            const raw = fields[fields.indexOf('o') + 1];
-            const parsed = raw === undefined ? undefined : syncOutcomeSchema.safeParse(safeJson(raw));
+            const raw = field(fields, 'o');
+            const signed = raw !== undefined && verify(this.#o.signingKey, raw, field(fields, 's'));
+            const parsed = signed ? syncOutcomeSchema.safeParse(safeJson(raw)) : undefined;
             if (parsed?.success === true) onOutcome(parsed.data);
+            else if (!signed) logger.warn({ queue: this.#key, jobId: id }, 'dropping a sync outcome without a valid signature');
             else logger.warn({ queue: this.#key, jobId: id }, 'dropping a malformed sync outcome');
           }
         }
@@ -117,6 +128,24 @@ export class SyncOutcomeSubscriber {
     const newest = await this.#o.connection.xrevrange(this.#key, '+', '-', 'COUNT', 1);
     return newest[0]?.[0] ?? '0-0';
   }
+}
+
+/** The value of `name` in a stream entry's flat field list. */
+function field(fields: readonly string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+function signature(key: Uint8Array, raw: string): string {
+  return createHmac('sha256', key).update(raw).digest('hex');
+}
+
+/** True when `given` is the signature of `raw` under `key` (compared in constant time). */
+function verify(key: Uint8Array, raw: string, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const expected = Buffer.from(signature(key, raw), 'hex');
+  const actual = Buffer.from(given, 'hex');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 function safeJson(s: string): unknown {
