@@ -8,18 +8,21 @@ import { RSP_TARGET_KINDS } from './constants.js';
 import { conditionSchema, objectMetaSchema } from './meta.js';
 import { describeObject, field, unwrap, validateWith, type ValidationResult } from './validation.js';
 
+/** A replica count or weight: a whole number, never negative (KubeFed accepted negatives and acted on them). */
+const count = z.number().int().min(0).max(2147483647);
+
 /** Per-cluster preferences; every field optional (min 0, max unbounded, weight 0). */
 export const clusterPreferencesSchema = z.object({
-  minReplicas: z.number().int().optional(),
-  maxReplicas: z.number().int().optional(),
-  weight: z.number().int().optional(),
+  minReplicas: count.optional(),
+  maxReplicas: count.optional(),
+  weight: count.optional(),
 });
 export type ClusterPreferences = z.infer<typeof clusterPreferencesSchema>;
 
 /** RSP `spec`. `clusters` keys are cluster names or `*` (clusters without an explicit entry). */
 export const replicaSchedulingPreferenceSpecSchema = z.object({
   targetKind: z.string(),
-  totalReplicas: z.number().int().min(-2147483648).max(2147483647),
+  totalReplicas: count,
   rebalance: z.boolean().optional(),
   intersectWithClusterSelector: z.boolean().optional(),
   clusters: z.record(z.string(), clusterPreferencesSchema).optional(),
@@ -66,8 +69,8 @@ export function defaultReplicaSchedulingPreference(rsp: ReplicaSchedulingPrefere
 
 /**
  * Validates an RSP: its shape and `targetKind` ∈ {FederatedDeployment, FederatedReplicaSet}
- * (KubeFed only logs other kinds; we reject them early). Like KubeFed, negative numbers are not
- * rejected. Reports every problem.
+ * (KubeFed only logs other kinds; we reject them early). Negative or fractional replica counts
+ * and weights are rejected (KubeFed accepted and acted on them). Reports every problem.
  */
 export function validateReplicaSchedulingPreference(obj: unknown): ValidationResult<ReplicaSchedulingPreference> {
   return validateWith(replicaSchedulingPreferenceSchema, obj, (raw, out) => {

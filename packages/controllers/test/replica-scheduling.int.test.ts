@@ -292,6 +292,17 @@ describe('replica scheduling controller against kube-sim', () => {
     expect((obj.spec as { placement: unknown }).placement).toEqual({ clusterSelector: { matchLabels: { tier: 'gold' } }, clusters: [{ name: 'member1' }] });
   });
 
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a negative totalReplicas', { targetKind: 'FederatedDeployment', totalReplicas: -5 }, 'spec.totalReplicas'],
+    ['a negative weight', { targetKind: 'FederatedDeployment', totalReplicas: 3, clusters: { member1: { weight: -1 } } }, 'spec.clusters.member1.weight'],
+  ])('refuses %s at admission, naming the field, and touches nothing', async (_title, spec, path) => {
+    const ns = await plane('member1');
+    await createFederatedDeployment(ns);
+    await using _running = runManager(ns);
+    await expect(createRsp(ns, spec)).rejects.toThrow(path);
+    await consistently(async () => expect(await scheduled(ns)).toMatchObject({ placement: [], replicas: {} }), { durationMs: 1000, intervalMs: 100 });
+  });
+
   it('reports a bad targetKind as Scheduled False without touching the federated object', async () => {
     const ns = await plane('member1');
     await createFederatedDeployment(ns);

@@ -19,6 +19,7 @@ import {
   int32,
   int64,
   map,
+  nonNegative,
   obj,
   preservedObject,
   str,
@@ -236,11 +237,11 @@ export function replicaSchedulingPreferenceCrd(): CustomResourceDefinition {
       {
         spec: obj(
           {
-            clusters: map(obj({ maxReplicas: int64(), minReplicas: int64(), weight: int64() })),
+            clusters: map(obj({ maxReplicas: nonNegative(int64()), minReplicas: nonNegative(int64()), weight: nonNegative(int64()) })),
             intersectWithClusterSelector: bool(),
             rebalance: bool(),
             targetKind: str({ description: 'FederatedDeployment or FederatedReplicaSet.' }),
-            totalReplicas: int32(),
+            totalReplicas: nonNegative(int32()),
           },
           ['targetKind', 'totalReplicas'],
         ),

@@ -31,6 +31,8 @@ export const strEnum = (values: readonly string[]): JsonSchemaProps => ({ type: 
 export const int64 = (): JsonSchemaProps => ({ type: 'integer', format: 'int64' });
 /** An int32 node. */
 export const int32 = (): JsonSchemaProps => ({ type: 'integer', format: 'int32' });
+/** `node` with `minimum: 0` (a count or weight). */
+export const nonNegative = (node: JsonSchemaProps): JsonSchemaProps => ({ ...node, minimum: 0 });
 /** A boolean node. */
 export const bool = (): JsonSchemaProps => ({ type: 'boolean' });
 /** An RFC 3339 timestamp. */
