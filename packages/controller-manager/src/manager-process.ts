@@ -74,8 +74,20 @@ export function leaderIdentity(): string {
 
 /** The host cluster client from the configured kubeconfig (or in-cluster service account). */
 export function hostClient(config: ControllerManagerConfig): DynamicClient {
-  const kc = config.host.kind === 'inCluster' ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port }) : Kubeconfig.fromFiles(config.host.paths);
-  return DynamicClient.fromKubeconfig(kc, { context: config.context, userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
+  return DynamicClient.fromKubeconfig(hostKubeconfig(config), { context: config.context, userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
+}
+
+/**
+ * The host client of leader election alone, with its own connections and rate budget (as
+ * client-go's leader election has its own client): Lease renewals never queue behind the bulk
+ * host requests of the controllers, which would cost the leadership under load.
+ */
+function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
+  return DynamicClient.fromKubeconfig(hostKubeconfig(config), { context: config.context, userAgent: 'kubefed-controller-manager/leader-election', qps: 10, burst: 20 });
+}
+
+function hostKubeconfig(config: ControllerManagerConfig): Kubeconfig {
+  return config.host.kind === 'inCluster' ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port }) : Kubeconfig.fromFiles(config.host.paths);
 }
 
 /**
@@ -95,6 +107,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const logger = options.logger;
   const namespace = given.kubefedNamespace;
   using host = hostClient(given);
+  using leases = leaderElectionClient(given);
   const identity = options.identity ?? leaderIdentity();
   // One registry for the process: its controllers, the replica scheduling controller's own
   // manager, and Node.js process metrics (kubefed_process_*, kubefed_nodejs_*).
@@ -108,7 +121,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     ...(given.leaderElect && given.mode !== 'workers'
       ? {
           leaderElection: {
-            leases: host.resource(LEASES, namespace),
+            leases: leases.resource(LEASES, namespace),
             name: LEADER_ELECTION_LOCK_NAME,
             namespace,
             identity,

@@ -81,6 +81,27 @@ describe('propagation through controller-manager processes under failures', () =
     expectEachWrittenOnce(writes, fed, PROPAGATING);
   }, 240_000);
 
+  it('keeps its lease while its host requests are saturated: renewals have their own client and budget', async () => {
+    const fed = await federation();
+    const ns = 'saturated';
+    await createFederatedConfigMaps(fed, ns, PROPAGATING);
+    // 2 host requests per second for everything else: far less than the propagation needs, and
+    // with a 500 ms renewal period and a 2 s renew deadline a shared budget loses the lease.
+    const cm = await startControllerManager(fed, ['--kube-api-qps', '2', '--kube-api-burst', '2']);
+    const leases = fed.client('host').resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' }, fed.namespace);
+    const holder = async (): Promise<string> => String(((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '');
+    await expect.poll(holder, { timeout: 20_000, interval: 100 }).not.toBe('');
+    const leader = await holder();
+    await consistently(
+      async () => {
+        expect(cm.running).toBe(true);
+        expect(await holder()).toBe(leader);
+      },
+      { durationMs: 10_000, intervalMs: 250, message: 'leadership under a saturated host client' },
+    );
+    expect(cm.lines.filter((l) => l.includes('leader election lost'))).toEqual([]);
+  }, 120_000);
+
   it('converges with every object in every member after Redis is restarted (its queues lost) mid-propagation', async () => {
     const fed = await federation();
     const ns = 'redis-restart';

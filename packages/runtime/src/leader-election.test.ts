@@ -1,5 +1,7 @@
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaderElector, microTime, type LeaderElectionEnd } from './leader-election.js';
+import { createLogger } from './logger.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
 
@@ -100,5 +102,28 @@ describe('LeaderElector', () => {
     await a.running;
     expect(a.end()).toBe('lost');
     expect(a.events).toEqual(['started', 'stopped']);
+  });
+
+  it('says why when leadership is lost: the last renewal error, the time since the last renewal and the durations', async () => {
+    const clock = new FakeClock();
+    const leases = new InMemoryLeaseClient();
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const elector = new LeaderElector({ leases, name: 'lock', namespace: 'ns', identity: 'a', leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, clock, random: () => 0, logger: createLogger({ destination }) });
+    const ac = new AbortController();
+    stops.push(ac);
+    const running = elector.run(ac.signal);
+    await clock.advance(0);
+    leases.unavailable = true;
+    await clock.advance(1600);
+    expect(await running).toBe('lost');
+    const lost = lines.find((l) => String(l['msg']).startsWith('leader election lost'));
+    expect(lost).toMatchObject({ leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, err: { message: 'unavailable' } });
+    expect(lost?.['sinceLastRenewalMs']).toBeGreaterThanOrEqual(1500);
   });
 });

@@ -70,6 +70,9 @@ export class LeaderElector {
   #observedKey = '';
   #observedTime = 0;
   #observedHolder = '';
+  /** Why the last acquire/renew attempt failed, for the log line when leadership is lost. */
+  #lastError: unknown;
+  #lastRenewal = 0;
 
   constructor(options: LeaderElectionOptions) {
     this.#o = options;
@@ -114,6 +117,7 @@ export class LeaderElector {
   async #lead(signal: AbortSignal): Promise<LeaderElectionEnd> {
     const leading = new AbortController();
     this.#setLeading(true);
+    this.#lastRenewal = this.#clock.now();
     this.#logger.info('became leader');
     let lost = false;
     const lose = (): void => {
@@ -121,7 +125,16 @@ export class LeaderElector {
       lost = true;
       this.#setLeading(false);
       leading.abort();
-      this.#logger.warn('leader election lost');
+      this.#logger.warn(
+        {
+          err: this.#lastError,
+          sinceLastRenewalMs: this.#clock.now() - this.#lastRenewal,
+          leaseDurationMs: this.#leaseMs,
+          renewDeadlineMs: this.#renewDeadlineMs,
+          retryPeriodMs: this.#retryMs,
+        },
+        'leader election lost: the lease could not be renewed within the renew deadline',
+      );
     };
     let deadline = this.#clock.setTimeout(lose, this.#renewDeadlineMs);
     try {
@@ -135,6 +148,7 @@ export class LeaderElector {
       if (stopOrLost.aborted) break;
       const attemptStart = this.#clock.now();
       const ok = await this.#withTimeout(this.#tryAcquireOrRenew(), this.#renewDeadlineMs);
+      if (ok) this.#lastRenewal = this.#clock.now();
       if (ok && !lost) {
         this.#clock.clearTimeout(deadline);
         deadline = this.#clock.setTimeout(lose, Math.max(0, this.#renewDeadlineMs - (this.#clock.now() - attemptStart)));
@@ -167,7 +181,13 @@ export class LeaderElector {
 
   async #withTimeout(p: Promise<boolean>, ms: number): Promise<boolean> {
     let handle: unknown;
-    const timeout = new Promise<boolean>((resolve) => (handle = this.#clock.setTimeout(() => resolve(false), ms)));
+    const timeout = new Promise<boolean>(
+      (resolve) =>
+        (handle = this.#clock.setTimeout(() => {
+          this.#lastError = new Error(`renewing the lease took longer than ${ms}ms`);
+          resolve(false);
+        }, ms)),
+    );
     try {
       return await Promise.race([p, timeout]);
     } finally {
@@ -201,6 +221,7 @@ export class LeaderElector {
       lease = await this.#o.leases.get(this.#o.name);
     } catch (err) {
       if (statusCodeOf(err) !== 404) {
+        this.#lastError = err;
         this.#logger.warn({ err }, 'reading the lease failed');
         return false;
       }
@@ -210,6 +231,7 @@ export class LeaderElector {
         this.#observe(created);
         return true;
       } catch (createErr) {
+        this.#lastError = createErr;
         if (statusCodeOf(createErr) !== 409) this.#logger.warn({ err: createErr }, 'creating the lease failed');
         return false;
       }
@@ -217,7 +239,10 @@ export class LeaderElector {
     const spec = this.#observe(lease);
     const holder = spec.holderIdentity ?? '';
     const heldByOther = holder !== '' && holder !== this.#o.identity;
-    if (heldByOther && this.#observedTime + (spec.leaseDurationSeconds ?? leaseSeconds) * 1000 > now) return false;
+    if (heldByOther && this.#observedTime + (spec.leaseDurationSeconds ?? leaseSeconds) * 1000 > now) {
+      this.#lastError = new Error(`the lease is held by ${holder}`);
+      return false;
+    }
     const renewing = holder === this.#o.identity;
     const next: LeaseSpec = {
       ...spec,
@@ -232,6 +257,7 @@ export class LeaderElector {
       this.#observe(updated);
       return true;
     } catch (err) {
+      this.#lastError = err;
       if (statusCodeOf(err) !== 409) this.#logger.warn({ err }, 'updating the lease failed');
       return false;
     }
