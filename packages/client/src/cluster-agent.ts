@@ -4,6 +4,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { ConfigError } from './api-error.js';
+import { redactCredentials } from './redact-credentials.js';
 import { verifyChainIgnoringDates } from './verify-chain-ignoring-dates.js';
 
 /** TLS settings of one cluster connection. Verification is on unless a field here turns part of it off. */
@@ -163,11 +164,12 @@ export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
   if (options.proxyUrl !== undefined && options.proxyUrl !== '') {
     try {
       proxy = new URL(options.proxyUrl);
-    } catch (e) {
-      throw new ConfigError(`proxy URL "${options.proxyUrl}" is not a valid URL`, { cause: e });
+    } catch {
+      // Not the URL error as cause: its `input` is the URL with the password.
+      throw new ConfigError(`proxy URL "${redactCredentials(options.proxyUrl)}" is not a valid URL`);
     }
     if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
-      throw new ConfigError(`proxy URL "${options.proxyUrl}": scheme ${proxy.protocol.replace(/:$/, '')} is not supported (use http or https)`);
+      throw new ConfigError(`proxy URL "${redactCredentials(options.proxyUrl)}": scheme ${proxy.protocol.replace(/:$/, '')} is not supported (use http or https)`);
     }
   }
   if (options.protocol === 'http:') {

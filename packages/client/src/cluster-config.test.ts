@@ -2,6 +2,7 @@ import type { KubeFedCluster } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './api-error.js';
 import { connectionFromKubeFedCluster, parseApiEndpoint, tlsValidationSettings } from './cluster-config.js';
+import { DynamicClient } from './dynamic-client.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -77,6 +78,7 @@ describe('connectionFromKubeFedCluster', () => {
     ['a bad endpoint', { apiEndpoint: 'h/x' }, { data: { token: b64('t') } }, 'KubeFedCluster "member1": spec.apiEndpoint: host must be'],
     ['a bad proxy scheme', { proxyURL: 'ftp://p' }, { data: { token: b64('t') } }, 'proxy URL scheme must be one of: [http, https, socks5]'],
     ['a socks5 proxy', { proxyURL: 'socks5://p:1080' }, { data: { token: b64('t') } }, 'socks5 proxies are not supported'],
+    ['an endpoint with a query, without its password', { apiEndpoint: 'https://u:hunter2@m1:6443/?x=1' }, { data: { token: b64('t') } }, 'must not contain a query or fragment: "https://u:***@m1:6443/?x=1"'],
     ['a malformed CA bundle', { caBundle: '%%%' }, { data: { token: b64('t') } }, 'spec.caBundle is not valid base64'],
   ])('refuses %s', (_t, spec, secret, message) => {
     expect(() => connectionFromKubeFedCluster(cluster(spec), secret)).toThrow(message);
@@ -101,5 +103,18 @@ describe('connectionFromKubeFedCluster with the @kubefed/api type', () => {
     };
     const conn = connectionFromKubeFedCluster(cluster, { data: { token: b64('t') } });
     expect([conn.server, conn.tls, conn.proxyUrl]).toEqual(['https://m2.example', { skipSubjectName: true }, undefined]);
+  });
+});
+
+describe('member client from a KubeFedCluster with a malformed proxy URL', () => {
+  it('names the proxy without its password', () => {
+    const create = (): unknown =>
+      DynamicClient.fromKubeFedCluster(
+        { metadata: { name: 'm1' }, spec: { apiEndpoint: 'https://m1:6443', secretRef: { name: 'm1' }, proxyURL: 'http://user:hunter2@proxy:99999' } },
+        { data: { token: b64('t') } },
+      );
+    expect(create).toThrow(ConfigError);
+    expect(create).toThrow('proxy URL "http://user:***@proxy:99999" is not a valid URL');
+    expect(create).not.toThrow(/hunter2/);
   });
 });

@@ -1,6 +1,7 @@
 import { ConfigError } from './api-error.js';
 import type { TlsSettings } from './cluster-agent.js';
 import type { ClusterConnection } from './http-transport.js';
+import { redactCredentials } from './redact-credentials.js';
 
 /** The parts of a KubeFedCluster (core.kubefed.io/v1beta1) a client is built from. */
 export interface KubeFedClusterInput {
@@ -26,35 +27,39 @@ const schemeRe = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
  * Parses a KubeFedCluster `spec.apiEndpoint` like client-go's `DefaultServerURL`: a value without
  * a scheme gets `https://` and must then be a bare host or host:port (no path); the scheme must
  * be http or https; a port must be 1–65535. A URL with a scheme may carry a path prefix.
- * Returns the normalized URL without a trailing slash. Throws {@link ConfigError} naming the value.
+ * Returns the normalized URL without a trailing slash. Throws {@link ConfigError} naming the value
+ * (without a password it carries).
  */
 export function parseApiEndpoint(value: string): string {
   const v = value.trim();
+  // Messages quote the value without the password it may carry (they reach logs and status).
+  const shown = redactCredentials(value);
   if (v === '') throw new ConfigError('apiEndpoint: Required value');
   const hasScheme = schemeRe.test(v);
   const candidate = hasScheme ? v : `https://${v}`;
   let url: URL;
   try {
     url = new URL(candidate);
-  } catch (e) {
+  } catch {
+    // Not the URL error as cause: its `input` is the value with the password.
     const port = /:(\d+)(?:\/|$)/.exec(v)?.[1];
     if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
-      throw new ConfigError(`apiEndpoint: invalid port ${port} in "${value}" (must be 1-65535)`, { cause: e });
+      throw new ConfigError(`apiEndpoint: invalid port ${port} in "${shown}" (must be 1-65535)`);
     }
-    throw new ConfigError(`apiEndpoint: host must be a URL or a host:port pair: "${value}"`, { cause: e });
+    throw new ConfigError(`apiEndpoint: host must be a URL or a host:port pair: "${shown}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`apiEndpoint: scheme must be http or https, got "${url.protocol.replace(/:$/, '')}" in "${value}"`);
+    throw new ConfigError(`apiEndpoint: scheme must be http or https, got "${url.protocol.replace(/:$/, '')}" in "${shown}"`);
   }
-  if (url.hostname === '') throw new ConfigError(`apiEndpoint: host must be a URL or a host:port pair: "${value}"`);
+  if (url.hostname === '') throw new ConfigError(`apiEndpoint: host must be a URL or a host:port pair: "${shown}"`);
   if (!hasScheme && url.pathname !== '/' && url.pathname !== '') {
-    throw new ConfigError(`apiEndpoint: host must be a URL or a host:port pair: "${value}"`);
+    throw new ConfigError(`apiEndpoint: host must be a URL or a host:port pair: "${shown}"`);
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new ConfigError(`apiEndpoint: must not contain a query or fragment: "${value}"`);
+    throw new ConfigError(`apiEndpoint: must not contain a query or fragment: "${shown}"`);
   }
   if (url.port === '0') {
-    throw new ConfigError(`apiEndpoint: invalid port 0 in "${value}" (must be 1-65535)`);
+    throw new ConfigError(`apiEndpoint: invalid port 0 in "${shown}" (must be 1-65535)`);
   }
   return url.href.replace(/\/+$/, '');
 }

@@ -45,6 +45,7 @@ export type { InClusterOptions, KubeconfigContext } from './kubeconfig.js';
 export { TokenBucketRateLimiter, systemClock } from './rate-limiter.js';
 export type { Clock, RateLimiterOptions } from './rate-limiter.js';
 export { collectionPath, qualifiedResource } from './resource-client.js';
+export { redactCredentials } from './redact-credentials.js';
 export { NoMatchError, RestMapper } from './rest-mapper.js';
 export type { ResourceMapping, RestMapperOptions } from './rest-mapper.js';
 export type {

@@ -21,6 +21,8 @@ describe('redactRedisUrl', () => {
     ['redis://:secret@127.0.0.1:6379/0', 'redis://:***@127.0.0.1:6379/0'],
     ['redis://user:secret@host:6380', 'redis://user:***@host:6380'],
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
+    ['redis://127.0.0.1:6379/0?password=secret&db=1', 'redis://127.0.0.1:6379/0?password=***&db=1'],
+    ['rediss://u:secret@h:6380/?sentinelPassword=secret', 'rediss://u:***@h:6380/?sentinelPassword=***'],
     ['::nonsense', '<unparsable Redis URL>'],
   ])('redacts %j', (url, redacted) => {
     expect(redactRedisUrl(url)).toBe(redacted);

@@ -60,4 +60,77 @@ describe('createLogger', () => {
     const [line] = out.lines();
     expect(line?.err).toMatchObject({ type: 'Error', message: 'boom' });
   });
+
+  it('logs an error whose cause is not an Error', () => {
+    const out = memory();
+    createLogger({ destination: out }).error({ err: new Error('outer', { cause: 'just a string' }) }, 'failed');
+    expect(out.lines()[0]?.err).toMatchObject({ message: 'outer' });
+  });
+});
+
+/** A failed Redis login as ioredis reports it: the command, with the password among its arguments, is attached to the error. */
+function redisLoginError(message: string, command: { name: string; args: unknown[] }): Error {
+  return Object.assign(new Error(message), { command });
+}
+
+const WRONGPASS = 'WRONGPASS invalid username-password pair or user is disabled.';
+
+describe('redaction of credentials that errors carry', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['HELLO 3 AUTH of a RESP3 login under err', { err: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }, 'WRONGPASS'],
+    ['AUTH of a RESP2 login', { err: redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] }) }, 'WRONGPASS'],
+    ['AUTH with a user name', { err: redisLoginError(WRONGPASS, { name: 'auth', args: ['kubefed', SECRET] }) }, 'WRONGPASS'],
+    ['a login error under error', { error: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }, 'WRONGPASS'],
+    [
+      'arguments a server echoed into the message',
+      { err: redisLoginError(`ERR unknown command 'HELLO', with args beginning with: '3' 'AUTH' 'default' '${SECRET}'`, { name: 'hello', args: [3, 'AUTH', 'default', SECRET] }) },
+      'ERR unknown command',
+    ],
+    [
+      'a login error as the cause of another error',
+      { err: new Error('redis unreachable', { cause: redisLoginError(`ERR unknown command 'HELLO', with args beginning with: '${SECRET}'`, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }) },
+      'redis unreachable',
+    ],
+    ['a login error inside an AggregateError', { err: new AggregateError([redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] })], 'all connections failed') }, 'all connections failed'],
+    ['a login error kept in a field of another error', { err: Object.assign(new Error('worker failed'), { last: redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] }) }) }, 'worker failed'],
+    ['the arguments of any failed command', { err: redisLoginError('ERR something', { name: 'set', args: ['key', SECRET] }) }, 'ERR something'],
+  ])('never prints %s, and still logs the error', (_title, fields, message) => {
+    const out = memory();
+    createLogger({ destination: out }).warn(fields, 'redis connection error');
+    expect(out.text()).toContain(message);
+    expect(out.text()).not.toContain(SECRET);
+  });
+
+  it('keeps the name of the failed command', () => {
+    const out = memory();
+    createLogger({ destination: out }).warn({ err: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }, 'redis connection error');
+    expect(out.lines()[0]?.err).toMatchObject({ message: WRONGPASS, command: { name: 'hello', args: '[Redacted]' } });
+  });
+});
+
+describe('redaction of credentials in URLs and proxy headers', () => {
+  it.each<[string, (logger: ReturnType<typeof createLogger>) => void, string]>([
+    ['a redis URL with a password', (l) => l.info({ redisUrl: `redis://:${SECRET}@redis.example.com:6379/0` }, 'starting'), 'redis://:***@redis.example.com:6379/0'],
+    ['a redis URL with user and password', (l) => l.info({ redisUrl: `rediss://kubefed:${SECRET}@redis.example.com:6380` }, 'starting'), 'rediss://kubefed:***@redis.example.com:6380'],
+    ['a ?password= parameter', (l) => l.info({ url: `redis://redis.example.com:6379/0?db=1&password=${SECRET}` }, 'starting'), 'redis://redis.example.com:6379/0?db=1&password=***'],
+    ['an API server URL with user info', (l) => l.info({ server: `https://admin:${SECRET}@api.example.com:6443/prefix` }, 'starting'), 'https://admin:***@api.example.com:6443/prefix'],
+    ['a proxy URL in a nested field', (l) => l.info({ cluster: { proxyUrl: `http://user:${SECRET}@proxy.example.com:3128` } }, 'engaged'), 'http://user:***@proxy.example.com:3128'],
+    ['a proxy URL in a child binding', (l) => l.child({ proxy: `https://u:${SECRET}@proxy.example.com` }).info('engaged'), 'https://u:***@proxy.example.com'],
+    ['a proxy URL in an error message', (l) => l.error({ err: new Error(`proxy URL "http://u:${SECRET}@proxy.example.com:3128" is not valid`) }, 'failed'), 'http://u:***@proxy.example.com:3128'],
+    ['a URL in the message', (l) => l.info(`dialing http://u:${SECRET}@proxy.example.com`), 'http://u:***@proxy.example.com'],
+    ['a proxy-authorization header', (l) => l.debug({ req: { headers: { 'proxy-authorization': `Basic ${SECRET}` } } }, 'request'), '[Redacted]'],
+    ['a Proxy-Authorization header', (l) => l.debug({ headers: { 'Proxy-Authorization': `Basic ${SECRET}` } }, 'request'), '[Redacted]'],
+    ['a proxy-authorization header quoted in a message', (l) => l.error({ err: new Error(`CONNECT refused; sent Proxy-Authorization: Basic ${SECRET}`) }, 'failed'), 'Proxy-Authorization: [Redacted]'],
+  ])('never prints the credentials of %s', (_title, log, shown) => {
+    const out = memory();
+    log(createLogger({ destination: out, level: 'debug' }));
+    expect(out.text()).toContain(shown);
+    expect(out.text()).not.toContain(SECRET);
+  });
+
+  it('leaves URLs without credentials alone', () => {
+    const out = memory();
+    createLogger({ destination: out }).info({ server: 'https://api.example.com:6443', redis: 'redis://redis:6379/0?db=1', mail: 'user@example.com' }, 'starting');
+    expect(out.lines()[0]).toMatchObject({ server: 'https://api.example.com:6443', redis: 'redis://redis:6379/0?db=1', mail: 'user@example.com' });
+  });
 });

@@ -1,3 +1,4 @@
+import { redactCredentials } from '@kubefed/client';
 import { pino, stdSerializers, type LoggerOptions as PinoOptions } from 'pino';
 
 /**
@@ -44,17 +45,33 @@ export interface CreateLoggerOptions {
   base?: LogFields;
 }
 
-const SECRET_KEYS = ['token', 'bearerToken', 'password', '"client-key-data"', 'clientKeyData', 'authorization', 'Authorization', 'stringData'];
+const SECRET_KEYS = [
+  'token',
+  'bearerToken',
+  'password',
+  '"client-key-data"',
+  'clientKeyData',
+  'authorization',
+  'Authorization',
+  '"proxy-authorization"',
+  '"Proxy-Authorization"',
+  'proxyAuthorization',
+  'stringData',
+];
 
 /**
- * Paths pino removes from every line: tokens, bearer headers, kubeconfig credentials and Secret
- * payloads, at the top level and up to three levels down (fast-redact `*` matches one level).
+ * Paths pino removes from every line: tokens, bearer and proxy authorization headers, kubeconfig
+ * credentials and Secret payloads, at the top level and up to three levels down (fast-redact `*`
+ * matches one level). Credentials inside strings (URLs, error messages) are masked on the whole
+ * line by {@link createLogger}, and the arguments of failed Redis commands by its `err` serializer.
  */
 export const REDACT_PATHS: readonly string[] = (() => {
   const paths: string[] = [];
   const prefixes = ['', '*.', '*.*.', '*.*.*.'];
   for (const prefix of prefixes) for (const key of SECRET_KEYS) paths.push(key.startsWith('"') ? `${prefix}[${key}]` : `${prefix}${key}`);
-  for (const prefix of prefixes) paths.push(`${prefix}headers.authorization`, `${prefix}headers.Authorization`);
+  for (const prefix of prefixes) {
+    paths.push(`${prefix}headers.authorization`, `${prefix}headers.Authorization`, `${prefix}headers["proxy-authorization"]`, `${prefix}headers["Proxy-Authorization"]`);
+  }
   for (const users of ['users[*].user', 'kubeconfig.users[*].user']) {
     paths.push(`${users}.token`, `${users}["client-key-data"]`, `${users}.password`);
   }
@@ -74,17 +91,90 @@ function redactSecret(value: unknown): unknown {
 
 const secretAwareFields = ['obj', 'object', 'old', 'new', 'secret', 'resource', 'desired', 'current'];
 
+/** Nesting followed when walking an error for credentials; deeper values are replaced. */
+const MAX_ERROR_DEPTH = 8;
+
+interface FailedCommand {
+  name?: unknown;
+  args: unknown[];
+}
+
+const isFailedCommand = (v: unknown): v is FailedCommand =>
+  typeof v === 'object' && v !== null && Array.isArray((v as { args?: unknown }).args);
+
+/**
+ * The arguments of a failed command that are credentials: Redis clients (ioredis) attach the
+ * command to its error, and a failed login is `AUTH [user] <password>` or
+ * `HELLO <protover> AUTH <user> <password>`.
+ */
+function credentialArgs(command: FailedCommand): string[] {
+  const name = String(command.name).toLowerCase();
+  const args = command.args.map((a) => String(a));
+  if (name === 'auth') return args.slice(-1);
+  const auth = args.findIndex((a) => a.toUpperCase() === 'AUTH');
+  return name === 'hello' && auth >= 0 ? args.slice(auth + 2, auth + 3) : [];
+}
+
+/** Collects the credential arguments of every failed command in `value`: its causes, aggregated errors and fields. */
+function collectCredentials(value: unknown, into: Set<string>, depth = 0, seen = new WeakSet<object>()): void {
+  if (value === null || typeof value !== 'object' || depth > MAX_ERROR_DEPTH || seen.has(value)) return;
+  seen.add(value);
+  const record = value as Record<string, unknown>;
+  if (isFailedCommand(record.command)) for (const secret of credentialArgs(record.command)) if (secret !== '') into.add(secret);
+  for (const key of new Set([...Object.keys(record), 'cause', 'errors'])) collectCredentials(record[key], into, depth + 1, seen);
+}
+
+/**
+ * A copy of a serialized error in which the arguments of every failed command are replaced by
+ * `[Redacted]` (their name is kept) and the credentials among them are masked in every string
+ * (a server may echo them into a message).
+ */
+function withoutCommandArgs(value: unknown, secrets: readonly string[], depth = 0, seen = new Set<object>()): unknown {
+  if (typeof value === 'string') return secrets.reduce((text, secret) => text.split(secret).join(REDACTED), value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_ERROR_DEPTH) return '[Too deep]';
+  if (seen.has(value)) return '[Circular]';
+  seen.add(value);
+  try {
+    if (value instanceof Error) return withoutCommandArgs(stdSerializers.err(value), secrets, depth + 1, seen);
+    if (Array.isArray(value)) return value.map((v: unknown) => withoutCommandArgs(v, secrets, depth + 1, seen));
+    const copy: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) copy[key] = withoutCommandArgs(v, secrets, depth + 1, seen);
+    if (isFailedCommand((value as { command?: unknown }).command)) copy.command = { ...(copy.command as object), args: REDACTED };
+    return copy;
+  } finally {
+    // Only the ancestors count: an object referenced twice is not a cycle.
+    seen.delete(value);
+  }
+}
+
+/**
+ * pino's error serializer (type, message and stack with those of the causes, own fields), minus
+ * the arguments of failed commands: ioredis attaches `HELLO 3 AUTH default <password>` to the
+ * error of a failed login, and any command's arguments to a connection error.
+ */
+function serializeError(value: unknown): unknown {
+  const secrets = new Set<string>();
+  collectCredentials(value, secrets);
+  const ordered = [...secrets].sort((a, b) => b.length - a.length);
+  return withoutCommandArgs(stdSerializers.err(value as Error), ordered);
+}
+
 /**
  * Creates the root logger of a process or test: JSON lines by default, `pretty` on request,
- * with the redaction of {@link REDACT_PATHS} and Secret payloads.
+ * with the redaction of {@link REDACT_PATHS} and Secret payloads, errors (`err`, `error`)
+ * without the arguments of failed Redis commands, and every line passed through
+ * `redactCredentials` (URL passwords, `?password=`, authorization values in text), whichever
+ * field, message or binding carries them.
  */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
-  const serializers: Record<string, (v: unknown) => unknown> = { err: stdSerializers.err as (v: unknown) => unknown };
+  const serializers: Record<string, (v: unknown) => unknown> = { err: serializeError, error: serializeError };
   for (const field of secretAwareFields) serializers[field] = redactSecret;
   const opts: PinoOptions = {
     level: options.level ?? 'info',
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     serializers,
+    hooks: { streamWrite: redactCredentials },
     base: options.base ?? {},
     timestamp: pino.stdTimeFunctions.isoTime,
   };
