@@ -14,7 +14,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'packages/*/scripts/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
+          exclude: ['**/*.int.test.ts', '**/*.real.test.ts', '**/node_modules/**', '**/dist/**'],
         },
       },
       {
@@ -25,6 +25,18 @@ export default defineConfig({
           exclude: ['**/node_modules/**', '**/dist/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // Real Kubernetes binaries (`npm run kube:build` first); `npm test` leaves them out
+        // (`--project '!real'`), `npm run test:real` runs them.
+        extends: true,
+        test: {
+          name: 'real',
+          include: ['packages/*/{src,test}/**/*.real.test.ts'],
+          exclude: ['**/node_modules/**', '**/dist/**'],
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
         },
       },
     ],

@@ -19,3 +19,12 @@ export { uniqueName } from './unique-name.js';
 export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
 export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';
 export { ManagedProcess, runSourceEntry, sourceEntry, REPO_ROOT, type CommandResult } from './managed-process.js';
+export {
+  startRealClusters,
+  type RealCluster,
+  type RealClusterProcess,
+  type RealClusters,
+  type StartRealClustersOptions,
+} from './real-clusters/start-real-clusters.js';
+export { findKubeBinaries, type KubeBinaries } from './real-clusters/kube-binaries.js';
+export { RealClusterStartError } from './real-clusters/real-cluster-error.js';
