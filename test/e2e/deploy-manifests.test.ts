@@ -149,17 +149,25 @@ describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its b
       expect(podLabels).toMatchObject(svc.spec.selector);
     });
 
-    it('grants the kubefed-controller ServiceAccount the KubeFed APIs, leases, CRDs and the chart-wide wildcard', async () => {
+    it('runs the controller manager and the sync workers as ServiceAccounts of their own, with no wildcard outside the federated types', async () => {
       const { objects } = await render(`overlays/${overlay}`);
-      find(objects, 'ServiceAccount', 'kubefed-controller');
-      const rules = find(objects, 'ClusterRole', 'kubefed-controller-manager').rules as Parsed[];
-      expect(rules).toContainEqual({ apiGroups: ['core.kubefed.io', 'types.kubefed.io', 'scheduling.kubefed.io'], resources: ['*'], verbs: ['*'] });
-      expect(rules.some((r) => r.apiGroups.includes('coordination.k8s.io') && r.resources.includes('leases'))).toBe(true);
-      expect(rules.find((r) => r.apiGroups.includes('apiextensions.k8s.io')).verbs).toEqual(['get', 'list', 'watch', 'create', 'update']);
-      expect(find(objects, 'ClusterRole', 'kubefed-role').rules).toContainEqual({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
-      for (const binding of objects.filter((o) => o.kind === 'ClusterRoleBinding')) {
-        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'kubefed-controller', namespace: NS }]);
-      }
+      expect(find(objects, 'Deployment', 'kubefed-controller-manager').spec.template.spec.serviceAccountName).toBe('kubefed-controller');
+      expect(find(objects, 'Deployment', 'kubefed-sync-worker').spec.template.spec.serviceAccountName).toBe('kubefed-sync-worker');
+      for (const sa of ['kubefed-controller', 'kubefed-sync-worker']) expect(find(objects, 'ServiceAccount', sa).metadata.namespace).toBe(NS);
+      const bindings = objects.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding');
+      expect(bindings.map((b) => `${b.kind} ${b.metadata.name} -> ${b.roleRef.kind} ${b.roleRef.name}: ${(b.subjects as Parsed[]).map((s) => `${s.namespace}/${s.name}`).join()}`).sort()).toEqual([
+        `ClusterRoleBinding kubefed-controller-manager -> ClusterRole kubefed-controller-manager: ${NS}/kubefed-controller`,
+        `ClusterRoleBinding kubefed-sync-worker -> ClusterRole kubefed-sync-worker: ${NS}/kubefed-sync-worker`,
+        `RoleBinding kubefed-controller-manager -> Role kubefed-controller-manager: ${NS}/kubefed-controller`,
+        `RoleBinding kubefed-sync-worker -> Role kubefed-sync-worker: ${NS}/kubefed-sync-worker`,
+      ]);
+      // No wildcard but the resources of the federated types' group; Secrets in the kubefed namespace only.
+      const rulesOf = (kind: string) => objects.filter((o) => o.kind === kind).flatMap((o) => o.rules as Parsed[]);
+      const rules = [...rulesOf('ClusterRole'), ...rulesOf('Role')];
+      expect(rules.filter((r) => r.apiGroups.includes('*') || r.verbs.includes('*'))).toEqual([]);
+      expect(rules.filter((r) => r.resources.includes('*')).map((r) => r.apiGroups)).toEqual([['types.kubefed.io'], ['types.kubefed.io']]);
+      expect(rulesOf('ClusterRole').filter((r) => r.resources.includes('secrets'))).toEqual([]);
+      expect(objects.filter((o) => o.kind === 'Role').every((o) => o.metadata.namespace === NS)).toBe(true);
     });
   });
 
@@ -236,9 +244,14 @@ describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its b
       // RBAC as the API server evaluates it, for the pods' identity and for an unbound one.
       const canI = async (as: string, verb: string, resource: string) =>
         (await kubectl([`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, 'cache')}`, 'auth', 'can-i', verb, resource, '-n', NS, `--as=${as}`])).stdout.trim();
-      const sa = `system:serviceaccount:${NS}:kubefed-controller`;
-      expect(await canI(sa, 'update', 'leases.coordination.k8s.io')).toBe('yes');
-      expect(await canI(sa, 'create', 'federateddeployments.types.kubefed.io')).toBe('yes');
+      // (test/e2e/deploy-rbac.test.ts checks every rule, and runs the processes with these accounts.)
+      const controllerManager = `system:serviceaccount:${NS}:kubefed-controller`;
+      const syncWorker = `system:serviceaccount:${NS}:kubefed-sync-worker`;
+      expect(await canI(controllerManager, 'update', 'leases.coordination.k8s.io/kubefed-controller-manager')).toBe('yes');
+      expect(await canI(controllerManager, 'patch', 'federateddeployments.types.kubefed.io')).toBe('yes');
+      expect(await canI(syncWorker, 'create', 'propagatedversions.core.kubefed.io')).toBe('yes');
+      expect(await canI(syncWorker, 'update', 'leases.coordination.k8s.io/kubefed-controller-manager')).toBe('no');
+      expect(await canI(controllerManager, 'create', 'deployments.apps')).toBe('no');
       expect(await canI(`system:serviceaccount:${NS}:default`, 'get', 'secrets')).toBe('no');
 
       // The simulated deployment controller and kubelet run the pods (no image is pulled).
