@@ -15,6 +15,7 @@ import {
   syncTypeLookup,
   VersionStore,
   type HealthCheckSettingsSource,
+  readKubeFedScope,
   type SyncJobProcessor,
   type SyncSettings,
 } from '@kubefed/controllers';
@@ -145,8 +146,11 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   }
   const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
   let config: ResolvedConfig;
+  let scope: 'Cluster' | 'Namespaced';
   try {
     config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(host, namespace)) };
+    // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
+    scope = await readKubeFedScope(host, namespace, { defaultScope: given.defaultScope, create: runControllers, signal: options.signal });
   } catch (err) {
     for (const c of connections) c.disconnect();
     throw err;
@@ -159,7 +163,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const producer = producerConnection === undefined ? undefined : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
 
   logger.info(
-    { mode: config.mode, namespace, server: host.server, leaderElect: config.leaderElect, identity, redisUrl: redactUrl(config.redisUrl) },
+    { mode: config.mode, namespace, scope, server: host.server, leaderElect: config.leaderElect, identity, redisUrl: redactUrl(config.redisUrl) },
     'starting kubefed-controller-manager',
   );
 
@@ -188,7 +192,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         tracker: clusters.tracker,
         clusters: () => clusters.informer.store.list(),
         producer,
-        scope: config.defaultScope,
+        scope,
         resyncPeriodMs: config.syncResyncPeriodMs,
         onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,
@@ -199,7 +203,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         replicaSchedulingRunnable({
           host,
           namespace,
-          scope: config.defaultScope,
+          scope,
           clusters: clusters.tracker,
           ftcs: ftc.informer,
           enabled: () => source.current().featureGates.SchedulerPreferences,
@@ -230,7 +234,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       const sync = createSyncProcessor({
         host,
         clusters: () => kfcs.store.list(),
-        scope: config.defaultScope,
+        scope,
         types: syncTypeLookup(ftcs.store, namespace),
         memberClient: (cluster) => members.get(cluster),
         kubefedNamespace: namespace,

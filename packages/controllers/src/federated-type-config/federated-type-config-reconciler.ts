@@ -6,7 +6,7 @@ import {
   parseFederatedTypeConfig,
 } from '@kubefed/api';
 import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
-import { done, type Reader, type ReconcileOutcome, type Reconciler, type Runnable, splitKey, terminal } from '@kubefed/runtime';
+import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, type Runnable, splitKey, terminal } from '@kubefed/runtime';
 import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
 
 /** The FederatedTypeConfig resource. */
@@ -21,6 +21,8 @@ export interface FederatedTypeConfigReconcilerOptions {
   readonly syncController: (type: SyncType, ftc: FederatedTypeConfig) => Runnable;
   /** Reports a child that failed (it is not restarted until its FTC changes). */
   readonly onChildError?: ((name: string, err: unknown) => void) | undefined;
+  /** Scope of the control plane; default `Cluster`. A Namespaced one never syncs cluster-scoped targets (nor Namespaces). */
+  readonly scope?: 'Cluster' | 'Namespaced' | undefined;
 }
 
 interface Child {
@@ -39,12 +41,17 @@ interface Child {
  * `core.kubefed.io/federated-type-config`). Writes status `{observedGeneration,
  * propagationController, statusController: NotRunning}`. Never deletes anything in members.
  *
- * Not implemented: the status controller, the limited-scope skip and the wait for the
- * `namespaces` FTC (§4.3 steps 3, 6 and 7).
+ * In a Namespaced control plane an FTC whose target is cluster-scoped (this includes
+ * `namespaces`) starts nothing and reports `NotRunning` (KubeFed
+ * `pkg/controller/federatedtypeconfig/controller.go`).
+ *
+ * Not implemented: the status controller and the wait for the `namespaces` FTC.
  */
 export class FederatedTypeConfigReconciler implements Reconciler {
   readonly #o: FederatedTypeConfigReconcilerOptions;
   readonly #children = new Map<string, Child>();
+  /** FTCs skipped for the scope (logged once each). */
+  readonly #skipped = new Set<string>();
 
   constructor(options: FederatedTypeConfigReconcilerOptions) {
     this.#o = options;
@@ -60,7 +67,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     return this.#children.get(name)?.runnable;
   }
 
-  async reconcile(key: string): Promise<ReconcileOutcome> {
+  async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
     const { namespace, name } = splitKey(key);
     const raw = this.#o.ftcs.get(key);
     if (raw === undefined) {
@@ -95,7 +102,12 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       );
     }
     const running = this.#children.get(name);
-    const enabled = ftc.spec.propagation === 'Enabled';
+    const limited = this.#o.scope === 'Namespaced' && ftc.spec.targetType.scope === 'Cluster';
+    if (limited && !this.#skipped.has(name)) {
+      this.#skipped.add(name);
+      ctx.logger.info({ name }, 'skipping the sync controller of a cluster-scoped type: not required for a Namespaced control plane');
+    }
+    const enabled = ftc.spec.propagation === 'Enabled' && !limited;
     if (!enabled) await this.#stop(name);
     else if (running === undefined) this.#start(name, ftc);
     else if (running.generation !== ftc.metadata.generation) {

@@ -74,6 +74,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
   });
   const reconciler = new FederatedTypeConfigReconciler({
     host: options.host,
+    scope: env.scope,
     ftcs: informer.store,
     syncController: (type) =>
       new SyncController({

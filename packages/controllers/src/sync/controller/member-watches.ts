@@ -20,6 +20,8 @@ export interface MemberWatchesOptions {
   readonly clock: Clock;
   /** The member writes of this process's sync workers: their watch events are not reported. Default none (every event is reported). */
   readonly ownWrites?: OwnWrites | undefined;
+  /** Watch only this namespace (a Namespaced control plane watches only its own); default every namespace. */
+  readonly namespace?: string | undefined;
 }
 
 interface Watch {
@@ -36,7 +38,7 @@ function specOf(obj: KubeObject): string {
 }
 
 /**
- * Informers on the managed copies (label `kubefed.io/managed=true`, every namespace) of one
+ * Informers on the managed copies (label `kubefed.io/managed=true`, every namespace or the one given) of one
  * federated type in every Ready member cluster (ARCHITECTURE "Drift"): engaged when a cluster
  * becomes Ready, disengaged when it stops being Ready or leaves. A member copy changed or
  * deleted by hand reports its owner, so the sync worker reverts it at once instead of at the
@@ -98,7 +100,7 @@ export class MemberWatches {
     const { type, logger, clock } = this.#o;
     const informer = new Informer({
       name: `sync-${type.name}-member-${cluster}`,
-      listerWatcher: listerWatcherFor(client.resource(type.targetGvr), { labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}` }),
+      listerWatcher: listerWatcherFor(client.resource(type.targetGvr, this.#o.namespace), { labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}` }),
       logger: logger.child({ cluster }),
       clock,
     });

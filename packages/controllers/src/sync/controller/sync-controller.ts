@@ -108,9 +108,11 @@ export class SyncController implements Runnable {
     const o = this.#o;
     const logger = o.logger ?? silentLogger();
     const clock = o.clock ?? systemClock;
+    // A Namespaced control plane sees only its own namespace, in the host and in the members.
+    const watched = o.scope === 'Namespaced' ? o.kubefedNamespace : undefined;
     const informer = new Informer({
       name: this.name,
-      listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr)),
+      listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr, watched)),
       ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(this.name) }),
       resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
       logger,
@@ -125,6 +127,7 @@ export class SyncController implements Runnable {
             type: o.type,
             statusChanges: collect,
             ownWrites: o.ownWrites,
+            namespace: watched,
             logger,
             clock,
             onChange: (cluster, key) => {
@@ -139,7 +142,7 @@ export class SyncController implements Runnable {
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
         ? new Informer({
             name: `${this.name}-federatednamespaces`,
-            listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR)),
+            listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR, watched)),
             ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(`${this.name}-federatednamespaces`) }),
             logger,
             clock,

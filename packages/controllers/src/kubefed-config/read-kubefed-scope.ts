@@ -1,0 +1,56 @@
+import { formatIssues, KUBEFED_CONFIG_NAME, KubeFedError } from '@kubefed/api';
+import { type DynamicClient, isAlreadyExists, isNotFound, type KubeObject } from '@kubefed/client';
+import { sleep, systemClock } from '@kubefed/runtime';
+import { defaultKubeFedConfigObject, resolveKubeFedConfig } from './kubefed-config-settings.js';
+import { KUBEFED_CONFIG_GVR } from './register-kubefed-config-controller.js';
+
+/** The stored KubeFedConfig cannot be used; the message names the object and every bad field. */
+export class InvalidKubeFedConfigError extends KubeFedError {}
+
+/** Options of {@link readKubeFedScope}. */
+export interface ReadKubeFedScopeOptions {
+  /** Scope of the KubeFedConfig created when none exists (`DEFAULT_KUBEFED_SCOPE`); default `Cluster`. */
+  readonly defaultScope?: 'Cluster' | 'Namespaced' | undefined;
+  /** Create the KubeFedConfig when none exists; false waits for another process to create it. Default true. */
+  readonly create?: boolean | undefined;
+  /** Pause between reads while waiting; default 1 s. */
+  readonly retryMs?: number | undefined;
+  /** Stops the wait (rejects with the abort reason). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * The scope the control plane runs in, read from the KubeFedConfig `kubefed` of the kubefed
+ * namespace, as KubeFed's controller manager does at start (`cmd/controller-manager/app`):
+ * the environment's default only seeds the config created when none exists. The scope decides
+ * what every controller watches, so it is read once, before any of them starts.
+ *
+ * @throws InvalidKubeFedConfigError naming the fields when the stored KubeFedConfig is invalid.
+ */
+export async function readKubeFedScope(host: DynamicClient, namespace: string, options: ReadKubeFedScopeOptions = {}): Promise<'Cluster' | 'Namespaced'> {
+  const configs = host.resource(KUBEFED_CONFIG_GVR, namespace);
+  for (;;) {
+    let stored: KubeObject | undefined;
+    try {
+      stored = await configs.get(KUBEFED_CONFIG_NAME);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (stored === undefined && options.create !== false) {
+      const created = defaultKubeFedConfigObject(namespace, options.defaultScope);
+      try {
+        stored = await configs.create(created as unknown as KubeObject);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        continue;
+      }
+    }
+    if (stored !== undefined) {
+      const resolved = resolveKubeFedConfig(stored);
+      if (!resolved.ok) throw new InvalidKubeFedConfigError(`invalid KubeFedConfig "${namespace}/${KUBEFED_CONFIG_NAME}": ${formatIssues(resolved.issues)}`);
+      return resolved.settings.scope;
+    }
+    await sleep(systemClock, options.retryMs ?? 1000, options.signal);
+    options.signal?.throwIfAborted();
+  }
+}
