@@ -1,16 +1,20 @@
 /**
  * The Kustomize manifests in deploy/: each overlay renders with `kubectl kustomize`, carries the
  * essentials (leader-elected controller manager, scalable sync workers, metrics Service, Redis
- * wiring), and applies cleanly, after the CRDs of deploy/crds, to a kube-sim host cluster.
+ * wiring, the bundled Redis's password and NetworkPolicy), and applies cleanly, after the CRDs of
+ * deploy/crds, to a kube-sim host cluster.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCluster } from '@kubefed/kube-sim';
-import { afterEach, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { createRedisConnection, pingRedis } from '@kubefed/queue';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
 
 const KUBECTL = '/usr/bin/kubectl';
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -36,18 +40,23 @@ interface RunResult {
   stderr: string;
 }
 
-/** Runs kubectl with a time limit; `input` goes to its stdin. */
-function kubectl(args: readonly string[], input?: string): Promise<RunResult> {
+/** Runs a command with a time limit; `input` goes to its stdin. */
+function runCommand(file: string, args: readonly string[], options: { input?: string | undefined; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000 });
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000, ...(options.env === undefined ? {} : { env: options.env }) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
+    child.stdin.end(options.input ?? '');
   });
+}
+
+/** Runs kubectl with a time limit; `input` goes to its stdin. */
+function kubectl(args: readonly string[], input?: string): Promise<RunResult> {
+  return runCommand(KUBECTL, args, { input });
 }
 
 async function kubectlOk(args: readonly string[], input?: string): Promise<string> {
@@ -65,13 +74,30 @@ function parseObjects(text: string): K8sObject[] {
     .filter((o): o is K8sObject => o !== null);
 }
 
+/** The Redis password file each installation of bundled-redis creates (git ignores it). */
+const REDIS_PASSWORD_FILE = join('overlays', 'bundled-redis', 'redis-password.env');
+const redisPassword = randomBytes(32).toString('hex');
+const copies: string[] = [];
+
+/** A copy of deploy/ in a temporary directory, with the bundled Redis's password file as an operator creates it, or without one. */
+function deployCopy(options: { redisPassword: boolean }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kubefed-deploy-copy-'));
+  copies.push(dir);
+  cpSync(deployDir, dir, { recursive: true });
+  rmSync(join(dir, REDIS_PASSWORD_FILE), { force: true });
+  if (options.redisPassword) writeFileSync(join(dir, REDIS_PASSWORD_FILE), `password=${redisPassword}\n`);
+  return dir;
+}
+
+let installed: string | undefined;
 const renderCache = new Map<string, Promise<{ text: string; objects: K8sObject[] }>>();
 
-/** `kubectl kustomize deploy/<dir>`, parsed (rendered once per directory). */
+/** `kubectl kustomize deploy/<dir>` (of a copy with the Redis password file), parsed; rendered once per directory. */
 function render(dir: string): Promise<{ text: string; objects: K8sObject[] }> {
   let p = renderCache.get(dir);
   if (p === undefined) {
-    p = kubectlOk(['kustomize', join(deployDir, dir)]).then((text) => ({ text, objects: parseObjects(text) }));
+    installed ??= deployCopy({ redisPassword: true });
+    p = kubectlOk(['kustomize', join(installed, dir)]).then((text) => ({ text, objects: parseObjects(text) }));
     renderCache.set(dir, p);
   }
   return p;
@@ -93,9 +119,42 @@ function envVar(deployment: K8sObject, name: string): Parsed {
   return (containerOf(deployment).env as Parsed[]).find((e) => e.name === name);
 }
 
+/** `$(NAME)` references expanded from `env`, as the kubelet expands args and env values. */
+const expand = (value: string, env: Readonly<Record<string, string>>): string => value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (ref, name: string) => env[name] ?? ref);
+
+/** The environment the kubelet gives a Deployment's container: values expanded in order, Secret keys from the rendered Secrets. */
+function containerEnv(deployment: K8sObject, objects: readonly K8sObject[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const e of containerOf(deployment).env as Parsed[]) {
+    const ref = e.valueFrom?.secretKeyRef;
+    if (typeof e.value === 'string') env[e.name] = expand(e.value, env);
+    else if (ref !== undefined) env[e.name] = Buffer.from(find(objects, 'Secret', ref.name).data[ref.key], 'base64').toString('utf8');
+  }
+  return env;
+}
+
+/** Whether `file` is an executable on PATH. */
+const onPath = (file: string): boolean => (process.env.PATH ?? '').split(delimiter).some((d) => d !== '' && existsSync(join(d, file)));
+
+/** A free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
 const crdFiles = readdirSync(crdDir).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
 
 describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its built-in kustomize at ${KUBECTL}; skipped when it is missing)`, () => {
+  afterAll(() => {
+    for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
   describe.each(OVERLAYS)('overlay %s', (overlay) => {
     it('includes every CRD of deploy/crds', async () => {
       const { objects } = await render(`overlays/${overlay}`);
@@ -171,21 +230,109 @@ describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its b
     });
   });
 
-  it('bundled-redis points REDIS_URL at its own single Redis Deployment and Service', async () => {
+  it('bundled-redis runs its own single Redis Deployment behind a Service', async () => {
     const { objects } = await render('overlays/bundled-redis');
-    const config = find(objects, 'ConfigMap', 'kubefed-controller-manager-config');
-    expect(config.data.REDIS_URL).toBe('redis://kubefed-redis:6379');
-    for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
-      expect(envVar(find(objects, 'Deployment', name), 'REDIS_URL').valueFrom).toEqual({
-        configMapKeyRef: { name: 'kubefed-controller-manager-config', key: 'REDIS_URL' },
-      });
-    }
     const redis = find(objects, 'Deployment', 'kubefed-redis');
     expect(redis.spec.replicas).toBe(1);
     expect(containerOf(redis).image).toBe('redis:7-alpine');
     const svc = find(objects, 'Service', 'kubefed-redis');
     expect(svc.spec.ports[0].port).toBe(6379);
     expect(redis.spec.template.metadata.labels).toMatchObject(svc.spec.selector);
+  });
+
+  it("bundled-redis cannot be built without the operator's password file", async () => {
+    const r = await kubectl(['kustomize', join(deployCopy({ redisPassword: false }), 'overlays', 'bundled-redis')]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('redis-password.env');
+  });
+
+  it('bundled-redis gives Redis, the controller manager and the workers the password of one generated Secret, and no password-less URL', async () => {
+    const { objects } = await render('overlays/bundled-redis');
+    const secrets = objects.filter((o) => o.kind === 'Secret');
+    expect(secrets.map((o) => o.metadata.name)).toEqual([expect.stringMatching(/^kubefed-redis-password-[a-z0-9]+$/)]);
+    const secretName = secrets[0]!.metadata.name;
+    expect(Buffer.from(secrets[0]!.data.password, 'base64').toString('utf8')).toBe(redisPassword);
+    const fromSecret = { secretKeyRef: { name: secretName, key: 'password' } };
+
+    const redis = find(objects, 'Deployment', 'kubefed-redis');
+    const args = containerOf(redis).args as string[];
+    expect(args.slice(args.indexOf('--requirepass'))).toEqual(['--requirepass', '$(REDIS_PASSWORD)']);
+    expect(envVar(redis, 'REDIS_PASSWORD').valueFrom).toEqual(fromSecret);
+    expect(containerEnv(redis, objects)).toEqual({ REDIS_PASSWORD: redisPassword, REDISCLI_AUTH: redisPassword });
+    for (const probe of ['readinessProbe', 'livenessProbe']) expect(containerOf(redis)[probe]).toMatchObject({ exec: { command: ['redis-cli', 'ping'] } });
+
+    for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
+      const d = find(objects, 'Deployment', name);
+      expect(envVar(d, 'REDIS_PASSWORD').valueFrom).toEqual(fromSecret);
+      expect(envVar(d, 'REDIS_URL')).toEqual({ name: 'REDIS_URL', value: 'redis://:$(REDIS_PASSWORD)@kubefed-redis:6379' });
+      expect(containerEnv(d, objects).REDIS_URL).toBe(`redis://:${redisPassword}@kubefed-redis:6379`);
+    }
+    expect(find(objects, 'ConfigMap', 'kubefed-controller-manager-config').data).not.toHaveProperty('REDIS_URL');
+  });
+
+  it.skipIf(!onPath('redis-server') || !onPath('redis-cli'))('bundled-redis: the rendered Redis command refuses clients without the password; the probes and the rendered REDIS_URL get in', async () => {
+    const { objects } = await render('overlays/bundled-redis');
+    const redis = find(objects, 'Deployment', 'kubefed-redis');
+    const redisEnv = containerEnv(redis, objects);
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'kubefed-deploy-redis-'));
+    let server: ChildProcess | undefined;
+    try {
+      const args = (containerOf(redis).args as string[]).map((a) => expand(a, redisEnv));
+      server = spawn('redis-server', [...args, '--port', String(port), '--bind', '127.0.0.1', '--dir', dataDir], { stdio: 'ignore' });
+      const noEnv = { PATH: process.env.PATH ?? '' };
+      const cli = (args: readonly string[], env: NodeJS.ProcessEnv = noEnv) => runCommand('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { env });
+      // The probes' command, with the container's environment (REDISCLI_AUTH).
+      const [probe = '', ...probeArgs] = containerOf(redis).readinessProbe.exec.command as string[];
+      expect(probe).toBe('redis-cli');
+      await expect.poll(async () => (await cli(probeArgs, { ...noEnv, ...redisEnv })).stdout.trim(), { timeout: 10_000, interval: 100 }).toBe('PONG');
+      expect((await cli(['ping'])).stdout).toContain('NOAUTH');
+      const wrong = await cli(['-a', 'not-the-password', '--no-auth-warning', 'ping']);
+      expect(wrong.stdout.trim()).not.toBe('PONG');
+      expect(`${wrong.stdout}${wrong.stderr}`).toMatch(/WRONGPASS|NOAUTH/);
+      // The rendered REDIS_URL, through the connection code of the processes, reaches it; with another password it does not.
+      const ping = async (url: string): Promise<string> => {
+        const connection = createRedisConnection(url, { role: 'producer', connectionName: 'deploy-manifests-test' });
+        try {
+          await pingRedis(connection, 5000);
+          return 'PONG';
+        } catch (err) {
+          return String(err);
+        } finally {
+          connection.disconnect();
+        }
+      };
+      for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
+        const url = containerEnv(find(objects, 'Deployment', name), objects).REDIS_URL?.replace('@kubefed-redis:6379', `@127.0.0.1:${port}`) ?? '';
+        expect(await ping(url)).toBe('PONG');
+        expect(await ping(url.replace(redisPassword, 'not-the-password'))).not.toBe('PONG');
+      }
+    } finally {
+      server?.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('bundled-redis admits only the controller-manager and sync-worker pods to Redis, on 6379', async () => {
+    const { objects } = await render('overlays/bundled-redis');
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+    expect(policies.map((o) => o.metadata.name)).toEqual(['kubefed-redis']);
+    const policy = policies[0]!;
+    const selects = (selector: Parsed, labels: Record<string, string>) => Object.entries(selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
+    const podLabels = (name: string): Record<string, string> => find(objects, 'Deployment', name).spec.template.metadata.labels;
+    expect(selects(policy.spec.podSelector, podLabels('kubefed-redis'))).toBe(true);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [rule] = policy.spec.ingress as Parsed[];
+    expect(rule.ports).toEqual([{ protocol: 'TCP', port: 6379 }]);
+    // Pod selectors only (no namespaceSelector or ipBlock): pods of this namespace.
+    expect((rule.from as Parsed[]).every((peer) => Object.keys(peer).join() === 'podSelector')).toBe(true);
+    const admitted = (name: string) => (rule.from as Parsed[]).some((peer) => selects(peer.podSelector, podLabels(name)));
+    expect(Object.fromEntries(objects.filter((o) => o.kind === 'Deployment').map((d) => [d.metadata.name, admitted(d.metadata.name)]))).toEqual({
+      'kubefed-controller-manager': true,
+      'kubefed-sync-worker': true,
+      'kubefed-redis': false,
+    });
   });
 
   it('external-redis reads REDIS_URL from the Secret kubefed-redis and bundles no Redis', async () => {
@@ -227,8 +374,14 @@ describe.skipIf(!existsSync(KUBECTL))(`deploy manifests (need kubectl with its b
         .map((crd) => crd.metadata.name as string);
       expect(established).toHaveLength(crdFiles.length);
 
-      const { text, objects } = await render(`overlays/${overlay}`);
-      await k(['apply', '--server-side', '-f', '-'], text);
+      const { objects: rendered } = await render(`overlays/${overlay}`);
+      // kube-sim serves no networking.k8s.io: the NetworkPolicy is checked on the rendered objects above.
+      // kube-sim also refuses the line breaks kustomize puts into long base64 values (the
+      // API server ignores them): the Secret's data goes without.
+      const objects = rendered
+        .filter((o) => o.kind !== 'NetworkPolicy')
+        .map((o) => (o.kind === 'Secret' ? { ...o, data: Object.fromEntries(Object.entries(o.data as Record<string, string>).map(([k, v]) => [k, v.replace(/\s/g, '')])) } : o));
+      await k(['apply', '--server-side', '-f', '-'], objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'));
       if (overlay === 'external-redis') {
         await k(['-n', NS, 'create', 'secret', 'generic', 'kubefed-redis', '--from-literal=url=redis://redis.example.invalid:6379']);
       }

@@ -280,7 +280,7 @@ describe.skipIf(!existsSync(KUBECTL))(`deploy RBAC of the controller manager and
     const rendered = parseAllDocuments(await mustRun(KUBECTL, ['kustomize', join(repoRoot, 'deploy', 'base')]))
       .map((d) => d.toJS() as KubeObject | null)
       .filter((o): o is KubeObject => o !== null && RBAC_KINDS.has(o.kind ?? ''));
-    await k(['apply', '--server-side', '-f', '-'], rendered.map((o) => stringify(o)).join('---\n'));
+    await k(['apply', '--server-side', '-f', '-'], rendered.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'));
     const adminKubeconfig = await k(['config', 'view', '--raw']);
     for (const sa of [CONTROLLER_MANAGER_SA, SYNC_WORKER_SA]) {
       const token = (await k(['-n', NS, 'create', 'token', sa, '--duration=1h'])).trim();
