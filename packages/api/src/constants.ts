@@ -224,6 +224,10 @@ export const SyncEventReason = {
   RemoveManagedLabelFromInClusterFailed: 'RemoveManagedLabelFromInClusterFailed',
   OperationTimeoutError: 'OperationTimeoutError',
   WaitForRemovalInCluster: 'WaitForRemovalInCluster',
+  /** Beyond KubeFed: the placement cannot be computed (the message says why). */
+  ComputePlacementFailed: 'ComputePlacementFailed',
+  /** Beyond KubeFed: the placement names clusters without a KubeFedCluster (ignored, as KubeFed does). */
+  ClusterNotJoined: 'ClusterNotJoined',
 } as const;
 export type SyncEventReason = (typeof SyncEventReason)[keyof typeof SyncEventReason];
 

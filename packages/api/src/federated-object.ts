@@ -60,11 +60,15 @@ export const federatedSpecSchema = z.object({
 });
 export type FederatedSpec = z.infer<typeof federatedSpecSchema>;
 
-/** A condition on a federated object (only `Propagation` is maintained by KubeFed; no `message`). */
+/**
+ * A condition on a federated object (only `Propagation` is maintained). KubeFed wrote no
+ * `message`; here it explains a reason that a user must act on (`ComputePlacementFailed`).
+ */
 export const federatedConditionSchema = z.object({
   type: z.string(),
   status: z.string(),
   reason: z.string().optional(),
+  message: z.string().optional(),
   lastUpdateTime: z.string().optional(),
   lastTransitionTime: z.string().optional(),
 });

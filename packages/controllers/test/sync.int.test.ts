@@ -583,6 +583,34 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
   });
 
+  it('explains an invalid cluster selector in the Propagation condition and a Warning event', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const obj = federatedClusterRole(name, []);
+    (obj.spec as { placement: unknown }).placement = { clusterSelector: { matchExpressions: [{ key: 'region', operator: 'Near', values: ['eu'] }] } };
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(obj);
+    await expect
+      .poll(async () => ((await objects.get(name)).status as { conditions?: unknown[] } | undefined)?.conditions, { timeout: 15_000, interval: 100 })
+      .toMatchObject([{ type: 'Propagation', status: 'False', reason: 'ComputePlacementFailed', message: expect.stringContaining('spec.placement.clusterSelector') as unknown }]);
+    await expect
+      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
+      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ComputePlacementFailed', message: expect.stringContaining('matchExpressions[0].operator') as unknown }));
+  });
+
+  it('propagates to the joined clusters of a placement that names an unknown one, and says so in a Warning event', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'no-such-cluster']));
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    await expect
+      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
+      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ClusterNotJoined', message: expect.stringContaining('no-such-cluster') as unknown }));
+  });
+
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);

@@ -86,7 +86,7 @@ export function federatedTypeSchema(templateSchema: JsonSchemaProps = preservedO
         clusters: arr(obj({ name: str(), remoteStatus: preservedObject(), status: str() }, ['name'])),
         conditions: arr(
           obj(
-            { lastTransitionTime: dateTime(), lastUpdateTime: dateTime(), reason: str(), status: str(), type: str() },
+            { lastTransitionTime: dateTime(), lastUpdateTime: dateTime(), message: str(), reason: str(), status: str(), type: str() },
             ['status', 'type'],
           ),
         ),

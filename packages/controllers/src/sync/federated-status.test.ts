@@ -73,6 +73,18 @@ describe('computeFederatedStatus (§4.4.10)', () => {
       true,
     ],
     [
+      'explains ComputePlacementFailed with the message given',
+      base({ reason: 'ComputePlacementFailed', message: 'spec.placement.clusterSelector: bad operator', clusterStatuses: new Map() }),
+      { observedGeneration: 3, conditions: [{ ...prop('False', 'ComputePlacementFailed', T1), message: 'spec.placement.clusterSelector: bad operator' }] },
+      true,
+    ],
+    [
+      'drops the message once the reason is gone',
+      base({ previousStatus: { ...settled, conditions: [{ ...prop('False', 'ComputePlacementFailed'), message: 'old' }] } }),
+      { observedGeneration: 3, conditions: [prop('True', undefined, T1)], clusters: [{ name: 'a' }, { name: 'b' }] },
+      true,
+    ],
+    [
       'sets NamespaceNotFederated over CheckClusters when nothing worse happened',
       base({ namespaceNotFederated: true, clusterStatuses: statuses({ a: { status: 'WaitingForRemoval' } }) }),
       { observedGeneration: 3, conditions: [prop('False', 'NamespaceNotFederated', T1)], clusters: [{ name: 'a', status: 'WaitingForRemoval' }] },
@@ -95,10 +107,10 @@ describe('computeFederatedStatus (§4.4.10)', () => {
       base({
         previousStatus: {
           ...settled,
-          conditions: [{ type: 'Other', status: 'True', reason: '', lastUpdateTime: T0, message: 'dropped' } as never, prop('True')],
+          conditions: [{ type: 'Other', status: 'True', reason: '', lastUpdateTime: T0, message: 'kept', extra: 'dropped' } as never, prop('True')],
         },
       }),
-      { ...settled, conditions: [{ type: 'Other', status: 'True', lastUpdateTime: T0 }, prop('True')] },
+      { ...settled, conditions: [{ type: 'Other', status: 'True', message: 'kept', lastUpdateTime: T0 }, prop('True')] },
       false,
     ],
     [

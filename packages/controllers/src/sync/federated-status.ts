@@ -27,6 +27,8 @@ export interface FederatedStatusInput {
   readonly generation: number | undefined;
   /** Aggregate reason from listing clusters / computing placement: `""` (default), `ClusterRetrievalFailed`, `ComputePlacementFailed`. */
   readonly reason?: AggregateReason | undefined;
+  /** Why the aggregate `reason` failed (the selector parser's message); written as the condition's `message`. Default none. */
+  readonly message?: string | undefined;
   /** A namespaced target in a cluster-scoped plane has no FederatedNamespace (`effectivePlacement` reason). Default false. */
   readonly namespaceNotFederated?: boolean | undefined;
   /** Per-cluster outcomes of this reconcile, by cluster name. */
@@ -59,6 +61,7 @@ export function formatConditionTime(date: Date): string {
 function cleanCondition(c: FederatedCondition): FederatedCondition {
   const out: FederatedCondition = { type: c.type, status: c.status };
   if (c.reason !== undefined && c.reason !== '') out.reason = c.reason;
+  if (c.message !== undefined && c.message !== '') out.message = c.message;
   if (c.lastUpdateTime !== undefined) out.lastUpdateTime = c.lastUpdateTime;
   if (c.lastTransitionTime !== undefined) out.lastTransitionTime = c.lastTransitionTime;
   return out;
@@ -92,7 +95,7 @@ function clustersDiffer(previous: readonly FederatedClusterStatus[], wanted: rea
  *    `lastTransitionTime` ← now when it is new or its status/reason changed; `lastUpdateTime` ←
  *    now on a transition or when clusters changed (or, with collection, an update was
  *    performed). Conditions of other types are kept (only type, status, reason and times).
- * There is no `message`. Inputs are not modified.
+ * The condition's `message` is `input.message` while the reason is not `""`. Inputs are not modified.
  */
 export function computeFederatedStatus(input: FederatedStatusInput): FederatedStatusResult {
   const collection = input.remoteStatusCollection ?? false;
@@ -123,6 +126,8 @@ export function computeFederatedStatus(input: FederatedStatusInput): FederatedSt
   const current = conditions[index] ?? { type: PROPAGATION_CONDITION_TYPE, status: '' };
   const newStatus = reason === '' ? 'True' : 'False';
   const transition = created || current.status !== newStatus || (current.reason ?? '') !== reason;
+  const message = reason === '' ? '' : (input.message ?? '');
+  const messageChanged = (current.message ?? '') !== message;
   const next: FederatedCondition = { ...current };
   if (transition) {
     next.status = newStatus;
@@ -130,14 +135,16 @@ export function computeFederatedStatus(input: FederatedStatusInput): FederatedSt
     else next.reason = reason;
     next.lastTransitionTime = now;
   }
-  if (transition || changesPropagated) next.lastUpdateTime = now;
+  if (message === '') delete next.message;
+  else next.message = message;
+  if (transition || changesPropagated || messageChanged) next.lastUpdateTime = now;
   conditions[index] = cleanCondition(next);
 
   const status: FederatedStatus = {};
   if (generation !== 0) status.observedGeneration = generation;
   status.conditions = conditions;
   if (clusters.length > 0) status.clusters = clusters;
-  return { status, reason, changed: generationChanged || transition || changesPropagated };
+  return { status, reason, changed: generationChanged || transition || changesPropagated || messageChanged };
 }
 
 const withoutTimes = (c: FederatedCondition): FederatedCondition => {

@@ -83,3 +83,16 @@ export function invalidFederatedNamespaceEvent(): SyncEvent {
 export function clustersNotReadyMessage(clusters: readonly string[]): string {
   return `the following clusters were not ready: ${clusters.join(', ')}`;
 }
+
+/** Warning `ComputePlacementFailed` with the reason the placement cannot be computed (an invalid selector). */
+export function computePlacementFailedEvent(message: string): SyncEvent {
+  return { type: 'Warning', reason: 'ComputePlacementFailed', message };
+}
+
+/**
+ * Warning `ClusterNotJoined` for placement names without a KubeFedCluster. KubeFed ignores them
+ * silently (and so does the placement here); the event says so.
+ */
+export function clustersNotJoinedEvent(names: readonly string[]): SyncEvent {
+  return { type: 'Warning', reason: 'ClusterNotJoined', message: `spec.placement.clusters names clusters that are not joined (no KubeFedCluster), ignored: ${names.join(', ')}` };
+}

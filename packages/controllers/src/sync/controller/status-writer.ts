@@ -57,6 +57,7 @@ export class StatusWriter {
     const outcomes = o.recorder.outcomes(rkey);
     const statuses = new Map<string, ClusterPropagationResult>();
     let reason: 'ComputePlacementFailed' | undefined;
+    let message: string | undefined;
     let namespaceNotFederated = false;
     let targets: string[] = [];
     try {
@@ -66,6 +67,7 @@ export class StatusWriter {
     } catch (err) {
       if (!(err instanceof ComputePlacementError)) throw err;
       reason = 'ComputePlacementFailed';
+      message = err.message;
     }
     const previous = fed.status as FederatedStatus | undefined;
     const previousByName = new Map((previous?.clusters ?? []).map((c) => [c.name, c]));
@@ -89,6 +91,7 @@ export class StatusWriter {
     const result = computeFederatedStatus({
       generation: fed.metadata.generation,
       reason,
+      message,
       namespaceNotFederated,
       clusterStatuses: statuses,
       remoteStatusCollection: o.remoteStatusCollection(),

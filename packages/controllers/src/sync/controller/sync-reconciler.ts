@@ -4,7 +4,7 @@ import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { done, type EventSink, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
 import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
 import { namespaceTargetOf } from '../namespace-target.js';
-import { invalidFederatedNamespaceEvent } from '../sync-events.js';
+import { clustersNotJoinedEvent, computePlacementFailedEvent, invalidFederatedNamespaceEvent, type SyncEvent } from '../sync-events.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -98,9 +98,12 @@ export class SyncReconciler implements Reconciler {
       targets = (await placementOf(o, o.type, fed)).clusters.filter((c) => ready.has(c));
     } catch (err) {
       o.recorder.markDirty(rkey);
-      if (err instanceof ComputePlacementError) return terminal(err);
-      throw err;
+      if (!(err instanceof ComputePlacementError)) throw err;
+      await this.#event(fed, computePlacementFailedEvent(err.message));
+      return terminal(err);
     }
+    const notJoined = this.#notJoined(fed);
+    if (notJoined.length > 0) await this.#event(fed, clustersNotJoinedEvent(notJoined));
     const others = [...ready.keys()].filter((c) => !targets.includes(c));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
     const jobs = [...targets.map((c) => job(c, 'sync')), ...stale.map((c) => job(c, 'remove'))];
@@ -108,6 +111,19 @@ export class SyncReconciler implements Reconciler {
     o.recorder.markDirty(rkey);
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
+  }
+
+  /** Records a Warning about `fed` (deduplicated by the event sink). */
+  async #event(fed: KubeObject, event: SyncEvent): Promise<void> {
+    await this.#o.events?.record(fed, { ...event, component: EventComponent.sync(this.#o.type.federatedKind) });
+  }
+
+  /** The names in `spec.placement.clusters` without a KubeFedCluster. */
+  #notJoined(fed: KubeObject): string[] {
+    const named = ((fed['spec'] as { placement?: { clusters?: { name?: unknown }[] } } | undefined)?.placement?.clusters ?? []).map((c) => String(c.name ?? ''));
+    if (named.length === 0) return [];
+    const joined = new Set(this.#o.clusters().map((c) => c.metadata.name));
+    return named.filter((n) => n !== '' && !joined.has(n));
   }
 
   /**
@@ -121,7 +137,7 @@ export class SyncReconciler implements Reconciler {
       await this.#o.host.resource(this.#o.type.federatedGvr, fed.metadata.namespace).patch(fed.metadata.name ?? '', patch, 'merge');
     }
     if (reason === 'InvalidName' && !isDeleting(fed)) {
-      await this.#o.events?.record(fed, { ...invalidFederatedNamespaceEvent(), component: EventComponent.sync(this.#o.type.federatedKind) });
+      await this.#event(fed, invalidFederatedNamespaceEvent());
     }
     return done();
   }
