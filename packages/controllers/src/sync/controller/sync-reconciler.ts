@@ -120,7 +120,7 @@ export class SyncReconciler implements Reconciler {
 
   /** The names in `spec.placement.clusters` without a KubeFedCluster. */
   #notJoined(fed: KubeObject): string[] {
-    const named = ((fed['spec'] as { placement?: { clusters?: { name?: unknown }[] } } | undefined)?.placement?.clusters ?? []).map((c) => String(c.name ?? ''));
+    const named = ((fed['spec'] as { placement?: { clusters?: { name?: unknown }[] } } | undefined)?.placement?.clusters ?? []).map((c) => (typeof c.name === 'string' ? c.name : ''));
     if (named.length === 0) return [];
     const joined = new Set(this.#o.clusters().map((c) => c.metadata.name));
     return named.filter((n) => n !== '' && !joined.has(n));
