@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { NAMESPACE_TYPE_NAME } from './constants.js';
-import { objectMetaSchema } from './meta.js';
+import { conditionSchema, objectMetaSchema } from './meta.js';
 import {
   asRecord,
   describeObject,
@@ -50,6 +50,11 @@ export const federatedTypeConfigStatusSchema = z.object({
   observedGeneration: z.number().int(),
   propagationController: controllerStatusSchema,
   statusController: controllerStatusSchema.optional(),
+  /**
+   * Beyond KubeFed: `Ready` False with reason `TargetTypeNotFound` or `FederatedTypeNotFound`
+   * while the host does not serve a type the FTC names (its sync controller is not started).
+   */
+  conditions: z.array(conditionSchema).optional(),
 });
 export type FederatedTypeConfigStatus = z.infer<typeof federatedTypeConfigStatusSchema>;
 

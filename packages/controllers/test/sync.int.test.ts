@@ -151,7 +151,7 @@ describe('sync controller against kube-sim and Redis', () => {
     const ns = await startControlPlane();
     await expect
       .poll(async () => (await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 10_000, interval: 100 })
-      .toEqual({ observedGeneration: 1, propagationController: 'Running', statusController: 'NotRunning' });
+      .toEqual({ observedGeneration: 1, propagationController: 'Running', statusController: 'NotRunning', conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown] });
   });
 
   it('propagates a federated object to the placed members with the managed label and overrides, then reports Propagation True', async () => {
@@ -278,7 +278,7 @@ describe('sync controller against kube-sim and Redis', () => {
     await ftcs.patch(ftcName, { spec: { propagation: 'Disabled' } }, 'merge');
     await expect
       .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
-      .toEqual({ observedGeneration: 2, propagationController: 'NotRunning', statusController: 'NotRunning' });
+      .toEqual({ observedGeneration: 2, propagationController: 'NotRunning', statusController: 'NotRunning', conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown] });
     const other = `fcr-${randomUUID().slice(0, 8)}`;
     await objects.create(federatedClusterRole(other, ['member1']));
     await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });
@@ -610,6 +610,34 @@ describe('sync controller against kube-sim and Redis', () => {
       .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
       .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ClusterNotJoined', message: expect.stringContaining('no-such-cluster') as unknown }));
   });
+
+  it('reports a FederatedTypeConfig for a type the host does not serve as NotRunning with a reason, and starts once it is served', async () => {
+    const ns = await startControlPlane([]);
+    const suffix = randomUUID().slice(0, 8);
+    const widgets: FederatedTypeOptions = { group: `w${suffix}.example.com`, version: 'v1', kind: 'Widget', pluralName: 'widgets', scope: 'Namespaced' };
+    const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
+    const ftc = buildFederatedTypeConfig(widgets, ns);
+    await ftcs.create(ftc as unknown as KubeObject);
+    const status = async (): Promise<unknown> => (await ftcs.get(ftc.metadata.name ?? '')).status;
+    await expect
+      .poll(status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ propagationController: 'NotRunning', conditions: [{ type: 'Ready', status: 'False', reason: 'TargetTypeNotFound', message: expect.stringContaining(`spec.targetType: the host API server does not serve widgets.w${suffix}.example.com/v1`) as unknown }] });
+    const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+    await crds.create({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.w${suffix}.example.com` },
+      spec: {
+        group: `w${suffix}.example.com`,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    await expect.poll(status, { timeout: 30_000, interval: 200 }).toMatchObject({ propagationController: 'NotRunning', conditions: [{ reason: 'FederatedTypeNotFound' }] });
+    await crds.create(buildFederatedTypeCrd(widgets) as unknown as KubeObject);
+    await expect.poll(status, { timeout: 30_000, interval: 200 }).toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True', reason: 'TypesServed' }] });
+  }, 90_000);
 
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {
     const ns = await startControlPlane();

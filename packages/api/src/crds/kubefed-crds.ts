@@ -152,7 +152,17 @@ export function federatedTypeConfigCrd(): CustomResourceDefinition {
           ['federatedType', 'propagation', 'targetType'],
         ),
         status: obj(
-          { observedGeneration: int64(), propagationController: str(), statusController: str() },
+          {
+            observedGeneration: int64(),
+            propagationController: str(),
+            statusController: str(),
+            conditions: arr(
+              obj(
+                { lastTransitionTime: dateTime(), message: str(), reason: str(), status: str(), type: str() },
+                ['status', 'type'],
+              ),
+            ),
+          },
           ['observedGeneration', 'propagationController'],
         ),
       },

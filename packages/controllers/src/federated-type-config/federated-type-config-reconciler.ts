@@ -1,13 +1,23 @@
 import {
+  type Condition,
   defaultFederatedTypeConfig,
   FEDERATED_TYPE_CONFIG_FINALIZER,
   type FederatedTypeConfig,
   type FederatedTypeConfigStatus,
   parseFederatedTypeConfig,
 } from '@kubefed/api';
-import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
-import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, type Runnable, splitKey, terminal } from '@kubefed/runtime';
+import { type DynamicClient, type GroupVersionResource, HttpDiscovery, isNotFound, type KubeObject } from '@kubefed/client';
+import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, type Runnable, splitKey, terminal } from '@kubefed/runtime';
 import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
+
+/** How often an FTC whose types are not served is checked again. */
+const TYPE_RECHECK_MS = 10_000;
+
+/** The `Ready` condition with `next`'s status, reason and message; the transition time moves only when the status or reason changes. */
+function readyCondition(previous: Condition | undefined, next: Omit<Condition, 'type' | 'lastTransitionTime'>): Condition {
+  const unchanged = previous !== undefined && previous.status === next.status && previous.reason === next.reason;
+  return { type: 'Ready', ...next, lastTransitionTime: unchanged ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+}
 
 /** The FederatedTypeConfig resource. */
 export const FEDERATED_TYPE_CONFIG_GVR: GroupVersionResource = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'federatedtypeconfigs' };
@@ -108,27 +118,54 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       ctx.logger.info({ name }, 'skipping the sync controller of a cluster-scoped type: not required for a Namespaced control plane');
     }
     const enabled = ftc.spec.propagation === 'Enabled' && !limited;
+    const previous = (current.status as FederatedTypeConfigStatus | undefined)?.conditions;
+    let ready: Condition | undefined = previous?.find((c) => c.type === 'Ready');
     if (!enabled) await this.#stop(name);
-    else if (running === undefined) this.#start(name, ftc);
-    else if (running.generation !== ftc.metadata.generation) {
+    else if (running === undefined || running.generation !== ftc.metadata.generation) {
       await this.#stop(name);
-      this.#start(name, ftc);
+      const missing = await this.#missingType(ftc);
+      ready = readyCondition(ready, missing ?? { status: 'True', reason: 'TypesServed', message: 'the host serves the target and federated types' });
+      if (missing === undefined) this.#start(name, ftc);
     }
     const status: FederatedTypeConfigStatus = {
       observedGeneration: ftc.metadata.generation ?? 0,
       propagationController: this.#children.has(name) ? 'Running' : 'NotRunning',
       statusController: 'NotRunning',
+      ...(ready === undefined ? {} : { conditions: [...(previous ?? []).filter((c) => c.type !== 'Ready'), ready] }),
     };
     if (JSON.stringify(current.status ?? {}) !== JSON.stringify(status)) {
       // A merge patch of the status subresource: no conflict with a cache that lags our own writes.
       await client.patch(name, { status }, 'merge', { subresource: 'status' });
     }
-    return done();
+    // A type that is not served yet (its CRD not installed): look again until it is.
+    return enabled && !this.#children.has(name) ? requeueAfter(TYPE_RECHECK_MS) : done();
   }
 
   /** Stops every sync controller; resolves when all have stopped. */
   async close(): Promise<void> {
     await Promise.all([...this.#children.keys()].map((n) => this.#stop(n)));
+  }
+
+  /** Why the host cannot serve the FTC's types (reason and message naming the type), or undefined when it serves both. */
+  async #missingType(ftc: FederatedTypeConfig): Promise<Omit<Condition, 'type' | 'lastTransitionTime'> | undefined> {
+    const discovery = new HttpDiscovery(this.#o.host);
+    const types = [
+      ['TargetTypeNotFound', 'spec.targetType', ftc.spec.targetType],
+      ['FederatedTypeNotFound', 'spec.federatedType', ftc.spec.federatedType],
+    ] as const;
+    for (const [reason, field, type] of types) {
+      const group = type.group ?? '';
+      let served: boolean;
+      try {
+        served = (await discovery.serverResources(group, type.version)).some((r) => r.name === type.pluralName);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        served = false;
+      }
+      const gvr = `${type.pluralName}${group === '' ? '' : `.${group}`}/${type.version}`;
+      if (!served) return { status: 'False', reason, message: `${field}: the host API server does not serve ${gvr} (kind ${type.kind}); the sync controller starts once it does` };
+    }
+    return undefined;
   }
 
   #start(name: string, ftc: FederatedTypeConfig): void {
