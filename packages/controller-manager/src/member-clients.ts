@@ -1,5 +1,5 @@
 import { RESOURCES } from '@kubefed/api';
-import { DynamicClient, type KubeFedClusterInput, type KubeObject, type SecretInput } from '@kubefed/client';
+import { ConfigError, isNotFound, memberClientFromSecret, SecretNotBoundError, type DynamicClient, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import type { Logger } from '@kubefed/runtime';
 
 interface Entry {
@@ -14,7 +14,9 @@ const isReady = (cluster: KubeObject): boolean =>
  * Member cluster clients for a workers-only process (which runs no cluster health controller):
  * built from each KubeFedCluster and its token Secret (re-built when the Secret changes), and
  * handed out only while the KubeFedCluster's status says `Ready` (as written by the leader's
- * health controller). Feed it the KubeFedCluster informer's events; `close()` closes every client.
+ * health controller). A Secret not bound to the cluster (`memberClientFromSecret`) gives no
+ * client, whatever the status says. Feed it the KubeFedCluster informer's events; `close()`
+ * closes every client.
  */
 export class MemberClients {
   readonly #host: DynamicClient;
@@ -46,11 +48,17 @@ export class MemberClients {
       const secret = await this.#host.resource(RESOURCES.secrets, this.#namespace).get(secretName);
       const version = `${cluster.metadata.resourceVersion ?? ''}/${secret.metadata.resourceVersion ?? ''}`;
       if (this.#entries.get(name)?.secretVersion === version) return;
-      const client = DynamicClient.fromKubeFedCluster(cluster as unknown as KubeFedClusterInput, secret as SecretInput, this.#rateLimit ?? {});
+      const client = memberClientFromSecret(cluster as unknown as KubeFedClusterInput, secret, this.#rateLimit ?? {});
       this.#entries.get(name)?.client?.close();
       this.#entries.set(name, { secretVersion: version, client });
     } catch (err) {
-      this.#logger.warn({ cluster: name, err }, 'cannot build a client for the member cluster');
+      if (err instanceof ConfigError || isNotFound(err)) {
+        // The spec or Secret the previous client was built from no longer holds: stop using it.
+        this.#entries.get(name)?.client?.close();
+        this.#entries.delete(name);
+      }
+      if (err instanceof SecretNotBoundError) this.#logger.warn({ cluster: name, secret: secretName, reason: err.problem.kind }, 'the secret of the cluster is not bound to it; its token is not used');
+      else this.#logger.warn({ cluster: name, err }, 'cannot build a client for the member cluster');
     }
   }
 

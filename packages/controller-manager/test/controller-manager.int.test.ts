@@ -75,7 +75,13 @@ async function federation(): Promise<{ host: SimCluster; member: SimCluster; hos
     },
     { timeout: 5000, interval: 50 },
   );
-  await hostClient.resource(core('secrets'), NS).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret' }, data: { token } });
+  await hostClient.resource(core('secrets'), NS).create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    // Bound to member1, as `kubefedctl join` binds it: the control plane uses the token for no other KubeFedCluster.
+    metadata: { name: 'member1-secret', annotations: { 'kubefed.io/cluster-name': 'member1' } },
+    data: { token },
+  });
   await hostClient.resource(KFC, NS).create({
     apiVersion: 'core.kubefed.io/v1beta1',
     kind: 'KubeFedCluster',

@@ -69,8 +69,8 @@ export async function createNamespace(client: DynamicClient, namespace: string):
 /**
  * Registers `member` in the host's kubefed `namespace` like `kubefedctl join`: in the member a
  * namespace, service account `<member>-host` and its token secret (plus a ClusterRole to list
- * nodes unless disabled); in the host a Secret `<member>-secret` with the token and the
- * KubeFedCluster `<member>`.
+ * nodes unless disabled); in the host a Secret `<member>-secret` with the token, bound to the
+ * cluster (annotation `kubefed.io/cluster-name`), and the KubeFedCluster `<member>`.
  */
 export async function joinMember(fed: Federation, member: SimCluster, namespace: string, options: JoinOptions = {}): Promise<void> {
   using m = clientFor(member);
@@ -112,7 +112,8 @@ export async function joinMember(fed: Federation, member: SimCluster, namespace:
   await fed.hostClient.resource(core('secrets'), namespace).create({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: `${member.name}-secret` },
+    // Bound to the cluster, as join binds it: the control plane sends the token to no other KubeFedCluster.
+    metadata: { name: `${member.name}-secret`, annotations: { 'kubefed.io/cluster-name': member.name } },
     data: { token },
   });
   await registerCluster(fed, member.name, namespace, {

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,6 +70,39 @@ function runManager(namespace: string): Running {
 async function status(ns: string, name: string): Promise<Record<string, unknown>> {
   const obj = await fed.hostClient.resource(KFC, ns).get(name);
   return (obj.status ?? {}) as Record<string, unknown>;
+}
+
+const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
+const EVENTS = { group: '', version: 'v1', resource: 'events' };
+
+/** Events in `ns`, as reason and message. */
+async function events(ns: string): Promise<{ reason: unknown; message: unknown }[]> {
+  return (await fed.hostClient.resource(EVENTS, ns).list()).items.map((e) => ({ reason: e['reason'], message: e['message'] }));
+}
+
+interface RecordingServer extends AsyncDisposable {
+  readonly url: string;
+  /** `<method> <path> <authorization header>` of every request received. */
+  readonly requests: string[];
+}
+
+/** A plain HTTP server posing as a member API server: records every request and answers with `answer(path)`. */
+async function recordingServer(answer: (path: string) => { status: number; body: string }): Promise<RecordingServer> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(`${req.method ?? ''} ${req.url ?? ''} ${req.headers.authorization ?? '-'}`);
+    const { status: code, body } = answer(req.url ?? '/');
+    res.writeHead(code, { 'content-type': body.startsWith('{') ? 'application/json' : 'text/plain' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 describe('cluster health controller against kube-sim', () => {
@@ -188,7 +223,7 @@ describe('cluster health controller against kube-sim', () => {
     await secrets.delete('member1-secret');
     await expect.poll(() => condition(fed, ns, 'member1', 'ConfigMalformed'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
 
-    await secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret' }, data: secret.data });
+    await secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret', annotations: secret.metadata.annotations ?? {} }, data: secret.data });
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
 
     const clusters = fed.hostClient.resource(KFC, ns);
@@ -237,5 +272,58 @@ describe('cluster health controller against kube-sim', () => {
       expect(running.source.current().clusterHealthCheck.periodMs).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  });
+
+  it('never sends a token Secret bound to another cluster: a KubeFedCluster naming member1\'s Secret and its own server is refused in its status', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    const token = Buffer.from(String(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']), 'base64').toString();
+    await using server = await recordingServer((path) => (path === '/version' ? { status: 200, body: '{"gitVersion":"v1.0.0"}' } : { status: 200, body: 'ok' }));
+    await registerCluster(fed, 'evil', ns, { apiEndpoint: server.url, secretRef: { name: 'member1-secret' } });
+    await using running = runManager(ns);
+
+    await expect.poll(() => status(ns, 'evil'), { timeout: 5000, interval: 100 }).toMatchObject({
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ClusterSecretNotBound',
+          message: expect.stringMatching(new RegExp(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`)),
+        },
+      ],
+    });
+    await expect.poll(() => events(ns), { timeout: 3000, interval: 100 }).toContainEqual({
+      reason: 'ClusterSecretNotBound',
+      message: expect.stringContaining(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`),
+    });
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    expect(running.tracker.isReady('evil')).toBe(false);
+    // Several probe periods later the server has still not been contacted at all, least of all with member1's token.
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {
+      expect(server.requests).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(server.requests.join('\n')).not.toContain(token);
+  });
+
+  it('refuses a token Secret without the binding annotation (joins made before it existed) until it is annotated with the cluster', async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    const secrets = fed.hostClient.resource(SECRETS, ns);
+    const bound = await secrets.get('member1-secret');
+    await secrets.update({ ...bound, metadata: { ...bound.metadata, annotations: {} } });
+    await using running = runManager(ns);
+
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({
+      status: 'False',
+      reason: 'ClusterSecretNotBound',
+      message: expect.stringContaining(`secret ${ns}/member1-secret is not bound to a cluster (no kubefed.io/cluster-name annotation)`),
+    });
+    expect(running.tracker.isReady('member1')).toBe(false);
+
+    await secrets.patch('member1-secret', { metadata: { annotations: { 'kubefed.io/cluster-name': 'member1' } } }, 'merge');
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterReady' });
+    expect(running.tracker.isReady('member1')).toBe(true);
   });
 });

@@ -122,7 +122,7 @@ describe('host objects', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { generateName: 'member1-', namespace: 'kube-federation-system' },
+        metadata: { generateName: 'member1-', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1' } },
         type: 'Opaque',
         data: { token: 'dG9r', 'ca.crt': 'Y2E=' },
       },
@@ -130,9 +130,15 @@ describe('host objects', () => {
     [
       'the given name with --secret-name and no ca.crt',
       hostSecretObject(names, { token: 'dG9r' }, 'm1-token'),
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'm1-token', namespace: 'kube-federation-system' }, type: 'Opaque', data: { token: 'dG9r' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'm1-token', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1' } },
+        type: 'Opaque',
+        data: { token: 'dG9r' },
+      },
     ],
-  ])('builds the host secret with %s', (_what, actual, expected) => {
+  ])('builds the host secret with %s, bound to the joining cluster', (_what, actual, expected) => {
     expect(actual).toEqual(expected);
   });
 

@@ -6,6 +6,7 @@ import {
   SECRET_TOKEN_KEY,
   SERVICE_ACCOUNT_NAME_ANNOTATION,
 } from '@kubefed/api';
+import { CLUSTER_NAME_ANNOTATION } from '@kubefed/client';
 import type { KubeObject } from '@kubefed/client';
 import {
   FULL_ACCESS_CLUSTER_RULES,
@@ -48,6 +49,12 @@ export const JOINED_CLUSTER_ANNOTATION = 'kubefed.io/joined-cluster';
  * account (another join, another federation's control plane) remains in it.
  */
 export const NAMESPACE_CREATED_BY_JOIN_ANNOTATION = 'kubefed.io/namespace-created-by-join';
+
+/** The cluster a host token Secret is bound to (`kubefed.io/cluster-name`); undefined when unbound (joins made before the binding). */
+export function boundClusterOf(secret: KubeObject): string | undefined {
+  const bound = secret.metadata.annotations?.[CLUSTER_NAME_ANNOTATION];
+  return bound === '' ? undefined : bound;
+}
 
 /** The join an existing member object belongs to: its {@link JOINED_CLUSTER_ANNOTATION}, undefined on objects of older joins. */
 export function joinedClusterOf(obj: KubeObject): string | undefined {
@@ -178,11 +185,16 @@ export interface TokenData {
 
 /**
  * The host Secret holding the member token (and `ca.crt` when the member secret has one):
- * named `secretName`, else `generateName: <cluster>-`. `data` values are base64, as in the API.
+ * named `secretName`, else `generateName: <cluster>-`, and bound to the cluster (annotation
+ * `kubefed.io/cluster-name`: the control plane and kubefedctl use the token for no other
+ * KubeFedCluster). `data` values are base64, as in the API.
  */
 export function hostSecretObject(names: JoinNames, data: TokenData | undefined, secretName: string | undefined): KubeObject {
+  const annotations = { [CLUSTER_NAME_ANNOTATION]: names.cluster };
   const metadata: KubeObject['metadata'] =
-    secretName === undefined ? { generateName: `${names.cluster}-`, namespace: names.namespace } : { name: secretName, namespace: names.namespace };
+    secretName === undefined
+      ? { generateName: `${names.cluster}-`, namespace: names.namespace, annotations }
+      : { name: secretName, namespace: names.namespace, annotations };
   const obj: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque' };
   if (data !== undefined) {
     obj['data'] = { [SECRET_TOKEN_KEY]: data.token, ...(data.caCrt === undefined ? {} : { [SECRET_CA_KEY]: data.caCrt }) };

@@ -1,6 +1,7 @@
 import { federatedTypeConfigSchema } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
-import { DynamicClient, isForbidden } from '@kubefed/client';
+import { SecretNotBoundError, isForbidden, memberClientFromHost } from '@kubefed/client';
+import type { DynamicClient } from '@kubefed/client';
 import type { KubeFedClusterInput, KubeObject } from '@kubefed/client';
 import { causeMessage } from './errors.js';
 import { LEAST_PRIVILEGE_LABEL, LEAST_PRIVILEGE_LABEL_VALUE, leastPrivilegeRules, targetTypeRules } from './least-privilege.js';
@@ -84,7 +85,7 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
     let lastError: unknown;
     let member: DynamicClient | undefined;
     try {
-      member = await DynamicClient.forKubeFedCluster(host, kfc as unknown as KubeFedClusterInput, { timeoutMs: options.timeoutMs ?? 20_000 });
+      member = await memberClientFromHost(host, kfc as unknown as KubeFedClusterInput, { timeoutMs: options.timeoutMs ?? 20_000 });
       await syncMember(member, cluster, ftcs, options, out);
       continue;
     } catch (e) {
@@ -92,7 +93,8 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
     } finally {
       member?.close();
     }
-    const admin = options.adminClientFor?.(cluster);
+    // A KubeFedCluster whose Secret is not bound to it is not a member of this join's: nothing to update.
+    const admin = lastError instanceof SecretNotBoundError ? undefined : options.adminClientFor?.(cluster);
     if (admin !== undefined) {
       try {
         out.debug(`least privilege: member credentials of ${cluster} failed (${causeMessage(lastError)}); using the kubeconfig context "${cluster}"`);

@@ -44,6 +44,11 @@ describe('probeConditions', () => {
       ],
     ],
     ['/healthz answered ok', { kind: 'ready' }, [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '/healthz responded with ok' }]],
+    [
+      'the token Secret is bound to another cluster (nothing was probed)',
+      { kind: 'secretNotBound', message: 'secret kf/member1-x is bound to cluster member1, not to evil' },
+      [{ type: 'Ready', status: 'False', reason: 'ClusterSecretNotBound', message: 'secret kf/member1-x is bound to cluster member1, not to evil' }],
+    ],
   ])('writes the reference conditions when %s', (_title, result, expected) => {
     const conditions = probeConditions(result, T0);
     expect(conditions).toEqual(expected.map((e) => ({ ...e, lastProbeTime: T0, lastTransitionTime: T0 })));

@@ -15,10 +15,19 @@ import {
   type KubeFedClusterStatus,
 } from '@kubefed/api';
 
+/**
+ * Reason of the `Ready=False` condition of a cluster whose token Secret is not bound to it
+ * (annotation `kubefed.io/cluster-name`, see `secretBindingProblem` of `@kubefed/client`): the
+ * token was not sent anywhere. Also the reason of the Warning event. Beyond KubeFed.
+ */
+export const SECRET_NOT_BOUND_REASON = 'ClusterSecretNotBound';
+
 /** What one health probe of a member found. */
 export type ProbeResult =
   /** No client could be built (missing/bad Secret, bad endpoint, bad CA ...). */
   | { readonly kind: 'malformed' }
+  /** The token Secret is not bound to this cluster: no client was built, nothing was sent. `message` names Secret and cluster. */
+  | { readonly kind: 'secretNotBound'; readonly message: string }
   /** GET /healthz failed: network error, timeout or a non-2xx answer. `error` is appended to the message. */
   | { readonly kind: 'unreachable'; readonly error: string }
   /** /healthz answered 2xx with a body other than `ok`. */
@@ -51,7 +60,8 @@ function condition(type: string, status: string, reason: string, message: string
 }
 
 /**
- * The conditions a probe writes (the table of KUBEFED-REFERENCE §1.1). Every condition gets
+ * The conditions a probe writes (the table of KUBEFED-REFERENCE §1.1, plus `Ready=False`
+ * {@link SECRET_NOT_BOUND_REASON} for a token Secret bound to another cluster). Every condition gets
  * `lastProbeTime = lastTransitionTime = probeTime`; {@link applyThresholds} then keeps the
  * previous transition time where readiness did not change.
  */
@@ -61,6 +71,8 @@ export function probeConditions(result: ProbeResult, probeTime: string): Cluster
   switch (result.kind) {
     case 'malformed':
       return [condition(ClusterConditionType.ConfigMalformed, ConditionStatus.True, R.ClusterConfigMalformed, M.ClusterConfigMalformed, probeTime)];
+    case 'secretNotBound':
+      return [condition(ClusterConditionType.Ready, ConditionStatus.False, SECRET_NOT_BOUND_REASON, result.message, probeTime)];
     case 'unreachable':
       return [
         condition(ClusterConditionType.Offline, ConditionStatus.True, R.ClusterNotReachable, `${M.ClusterNotReachable}: ${result.error}`, probeTime),

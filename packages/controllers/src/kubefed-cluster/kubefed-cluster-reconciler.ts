@@ -9,7 +9,7 @@ import {
   type KubeFedCluster,
   type KubeFedClusterStatus,
 } from '@kubefed/api';
-import { DynamicClient, ConfigError, isForbidden, isNotFound, type KubeObject, type SecretInput } from '@kubefed/client';
+import { ConfigError, isForbidden, isNotFound, memberClientFromSecret, SecretNotBoundError, type DynamicClient, type KubeObject } from '@kubefed/client';
 import {
   done,
   requeueAfter,
@@ -27,6 +27,7 @@ import {
   firstHistory,
   formatKubeTime,
   probedStatus,
+  SECRET_NOT_BOUND_REASON,
   statusNeedsWrite,
   topologyFromNodes,
   type ClusterTopology,
@@ -70,6 +71,8 @@ interface ClusterRecord {
   history: HealthHistory | undefined;
   /** Why no client could be built (for the MalformedClusterConfig event). */
   configError: string | undefined;
+  /** The token Secret is not bound to this cluster: why (names Secret and cluster); no client exists. */
+  notBound: string | undefined;
   /** Outcome of the previous probe: events are recorded when it changes, not on every probe. */
   lastProbe: ProbeResult['kind'] | undefined;
 }
@@ -83,7 +86,8 @@ const STATES = ['ready', 'notready', 'offline', 'malformed'] as const;
  * applies KubeFed's thresholds and writes the status when it changed; then asks to be run
  * again after `clusterHealthCheck.period`. A deleted cluster is forgotten.
  *
- * Failure behaviour: a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
+ * Failure behaviour: a token Secret not bound to the cluster (annotation `kubefed.io/cluster-name`)
+ * → `Ready=False` `ClusterSecretNotBound`, and its token is never sent; a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
  * member → `Offline`; failing to read the Secret from the host → thrown (retried with backoff);
  * failing to write status → logged, the probe loop continues (as KubeFed).
  */
@@ -117,7 +121,12 @@ export class KubeFedClusterReconciler implements Reconciler {
 
     const probeTime = formatKubeTime(this.#clock.now());
     const client = record.client;
-    const result: ProbeResult = client === undefined ? { kind: 'malformed' } : await probeHealth(client, settings.timeoutMs, ctx.signal);
+    const result: ProbeResult =
+      record.notBound !== undefined
+        ? { kind: 'secretNotBound', message: record.notBound }
+        : client === undefined
+          ? { kind: 'malformed' }
+          : await probeHealth(client, settings.timeoutMs, ctx.signal);
     if (ctx.signal.aborted) return done();
     if (result.kind !== record.lastProbe) await this.#recordEvent(raw, record, result, logger);
     record.lastProbe = result.kind;
@@ -133,7 +142,8 @@ export class KubeFedClusterReconciler implements Reconciler {
 
     const probed = probedStatus({ result, probeTime, kubernetesVersion: version, topology });
     const previous = record.history;
-    const history = previous === undefined ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
+    // A refused token Secret is a fact about the configuration, not a flaky probe: shown at once.
+    const history = previous === undefined || result.kind === 'secretNotBound' ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
     record.history = history;
     const ready = isClusterReady(history);
     if (previous === undefined) logger.info({ ready, probe: result.kind }, 'cluster readiness observed');
@@ -141,7 +151,7 @@ export class KubeFedClusterReconciler implements Reconciler {
 
     if (statusNeedsWrite(stored, history.status)) await this.#writeStatus(raw, history.status, logger);
     this.#o.tracker.set(name, ready ? client : undefined);
-    this.#setState(name, ready ? 'ready' : result.kind === 'malformed' ? 'malformed' : result.kind === 'notReady' ? 'notready' : 'offline');
+    this.#setState(name, ready ? 'ready' : stateOf(result));
     return requeueAfter(settings.periodMs);
   }
 
@@ -155,7 +165,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     const existing = this.#records.get(key);
     if (existing !== undefined && existing.identity === identity) return existing;
     if (existing !== undefined) this.#forget(key);
-    const record: ClusterRecord = { identity, secretVersion: undefined, client: undefined, history: undefined, configError: undefined, lastProbe: undefined };
+    const record: ClusterRecord = { identity, secretVersion: undefined, client: undefined, history: undefined, configError: undefined, notBound: undefined, lastProbe: undefined };
     this.#records.set(key, record);
     return record;
   }
@@ -171,6 +181,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       if (record.secretVersion !== '') logger.warn({ secret: cluster.spec.secretRef.name }, 'the secret of the cluster is missing');
       record.secretVersion = '';
       record.configError = errorText(err);
+      record.notBound = undefined;
       this.#setClient(record, name, undefined);
       return;
     }
@@ -179,14 +190,20 @@ export class KubeFedClusterReconciler implements Reconciler {
     if (record.secretVersion === version) return;
     record.secretVersion = version;
     record.configError = undefined;
+    record.notBound = undefined;
     let client: DynamicClient | undefined;
     try {
       // Probes pass the health-check timeout per request; other requests (sync workers) get the client's default.
-      client = DynamicClient.fromKubeFedCluster(cluster, secret as SecretInput, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
+      client = memberClientFromSecret(cluster, secret, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
     } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      logger.warn({ err }, 'the configuration of the cluster may be malformed');
-      record.configError = err.message;
+      if (err instanceof SecretNotBoundError) {
+        logger.warn({ secret: cluster.spec.secretRef.name, reason: err.problem.kind }, 'the secret of the cluster is not bound to it; its token is not used');
+        record.notBound = err.problem.message;
+      } else {
+        if (!(err instanceof ConfigError)) throw err;
+        logger.warn({ err }, 'the configuration of the cluster may be malformed');
+        record.configError = err.message;
+      }
     }
     this.#setClient(record, name, client);
   }
@@ -212,9 +229,9 @@ export class KubeFedClusterReconciler implements Reconciler {
   }
 
   /**
-   * KubeFed's Warning events (`MalformedClusterConfig`, `RetrievingClusterHealthFailed`), recorded
-   * when the probe outcome changes rather than on every probe (KubeFed emits one per probe).
-   * Failing to record an event is only logged.
+   * KubeFed's Warning events (`MalformedClusterConfig`, `RetrievingClusterHealthFailed`), and
+   * `ClusterSecretNotBound`, recorded when the probe outcome changes rather than on every probe
+   * (KubeFed emits one per probe). Failing to record an event is only logged.
    */
   async #recordEvent(raw: KubeObject, record: ClusterRecord, result: ProbeResult, logger: Logger): Promise<void> {
     let reason: string;
@@ -225,6 +242,9 @@ export class KubeFedClusterReconciler implements Reconciler {
     } else if (result.kind === 'unreachable') {
       reason = ClusterEventReason.RetrievingClusterHealthFailed;
       message = `Failed to retrieve health of the cluster: ${result.error}`;
+    } else if (result.kind === 'secretNotBound') {
+      reason = SECRET_NOT_BOUND_REASON;
+      message = result.message;
     } else {
       return;
     }
@@ -283,6 +303,20 @@ function topologyOf(status: KubeFedClusterStatus): ClusterTopology | undefined {
     ...(status.region === undefined ? {} : { region: status.region }),
     ...(status.zones === undefined ? {} : { zones: status.zones }),
   };
+}
+
+/** The state gauge's label for a cluster that is not ready. */
+function stateOf(result: ProbeResult): (typeof STATES)[number] {
+  switch (result.kind) {
+    case 'malformed':
+    case 'secretNotBound':
+      return 'malformed';
+    case 'notReady':
+      return 'notready';
+    case 'unreachable':
+    case 'ready':
+      return 'offline';
+  }
 }
 
 function errorText(err: unknown): string {

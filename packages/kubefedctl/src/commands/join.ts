@@ -1,9 +1,10 @@
 import { KUBEFED_CONFIG_NAME, SECRET_CA_KEY, SECRET_TOKEN_KEY, federatedTypeConfigSchema, isDns1123Subdomain } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
-import { isAlreadyExists, isNetworkError, isNotFound, isTimeout } from '@kubefed/client';
+import { CLUSTER_NAME_ANNOTATION, isAlreadyExists, isNetworkError, isNotFound, isTimeout } from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
 import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
 import {
+  boundClusterOf,
   hostSecretObject,
   joinNames,
   joinedClusterOf,
@@ -261,10 +262,12 @@ const reconcileBinding: Reconcile = (existing, desired) => {
   return { ...existing, metadata: { ...existing.metadata, annotations }, subjects: desired['subjects'] };
 };
 
+/** New token data and the binding to the cluster (which a Secret of a join made before the binding lacks). */
 const reconcileHostSecret: Reconcile = (existing, desired) => {
   const data = { ...((existing['data'] as Record<string, string> | undefined) ?? {}), ...((desired['data'] as Record<string, string> | undefined) ?? {}) };
-  if (sameJson(data, existing['data'] ?? {})) return undefined;
-  return { ...existing, data };
+  const annotations = annotationsOf(existing, desired);
+  if (sameJson(data, existing['data'] ?? {}) && !annotationsChange(existing, annotations)) return undefined;
+  return { ...existing, metadata: { ...existing.metadata, annotations }, data };
 };
 
 const reconcileKubeFedCluster: Reconcile = (existing, desired) => {
@@ -489,6 +492,15 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     }
   }
 
+  // A host Secret bound to another cluster holds that cluster's token: never overwritten or rebound.
+  const secretOwner = existingHostSecret === undefined ? undefined : boundClusterOf(existingHostSecret);
+  if (secretOwner !== undefined && secretOwner !== memberName) {
+    throw new KubefedctlError(
+      `join ${memberName}: host cluster secret ${ns}/${options.secretName ?? ''} is bound to cluster ${secretOwner} (annotation ${CLUSTER_NAME_ANNOTATION}); nothing was written`,
+      { hint: 'choose another --secret-name, or leave it out to get a generated name' },
+    );
+  }
+
   if (options.errorOnExisting) {
     const existing = member.filter((o) => o.kind !== 'Namespace' && memberExists.get(o) !== undefined).map((o) => describeObject(o, memberName));
     if (existingKfc !== undefined) existing.push(`KubeFedCluster ${ns}/${memberName} in ${hostName}`);
@@ -502,7 +514,10 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     const ref = (existingKfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
     if (typeof ref === 'string' && ref !== '') {
       const found = await tryGet(targets.host.resource(GVR.secrets, ns), ref).catch(() => undefined);
-      if (found !== undefined) hostSecretName = ref;
+      const owner = found === undefined ? undefined : boundClusterOf(found);
+      // A KubeFedCluster pointing at another cluster's Secret gets a Secret of its own instead.
+      if (found !== undefined && (owner === undefined || owner === memberName)) hostSecretName = ref;
+      else if (owner !== undefined) out.warn(`KubeFedCluster ${ns}/${memberName} names secret ${ns}/${ref}, which is bound to cluster ${owner}; creating a new secret for ${memberName}`);
     }
   }
 

@@ -1,7 +1,7 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, federatedTypeConfigSchema, isClusterReady, kubeFedClusterSchema, matchesLabelSelector, validateReplicaSchedulingPreference } from '@kubefed/api';
 import type { KubeFedCluster, LabelSelector, ReplicaSchedulingPreference } from '@kubefed/api';
-import { DynamicClient } from '@kubefed/client';
-import type { KubeObject } from '@kubefed/client';
+import { memberClientFromHost } from '@kubefed/client';
+import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { clustersReplicaState, needsPodAnalysis } from '@kubefed/scheduler';
 import type { MemberWorkload, PodLike } from '@kubefed/scheduler';
 import { KubefedctlError, causeMessage } from '../errors.js';
@@ -91,7 +91,7 @@ export async function gatherLivePlan(host: DynamicClient, args: { name: string; 
     const cluster = kfc.metadata.name ?? '';
     let member: DynamicClient | undefined;
     try {
-      member = await DynamicClient.forKubeFedCluster(host, kfc, { timeoutMs: 10_000 });
+      member = await memberClientFromHost(host, kfc, { timeoutMs: 10_000 });
       const w = await memberWorkload(member, types.target, ns, name, cluster);
       if (w !== undefined) workloads.push(w);
     } catch (e) {
