@@ -7,7 +7,7 @@ import {
   parseFederatedTypeConfig,
 } from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, HttpDiscovery, isNotFound, type KubeObject } from '@kubefed/client';
-import { done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, type Runnable, splitKey, terminal } from '@kubefed/runtime';
+import { type Clock, done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, type Runnable, splitKey, systemClock, terminal } from '@kubefed/runtime';
 import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
 
 /** How often an FTC whose types are not served is checked again. */
@@ -29,11 +29,25 @@ export interface FederatedTypeConfigReconcilerOptions {
   readonly ftcs: Reader<KubeObject>;
   /** Builds the sync controller runnable of one type. */
   readonly syncController: (type: SyncType, ftc: FederatedTypeConfig) => Runnable;
-  /** Reports a child that failed (it is not restarted until its FTC changes). */
+  /** Reports a child that failed (it is restarted with backoff: 1 s doubling to 60 s, reset by a new FTC generation). */
   readonly onChildError?: ((name: string, err: unknown) => void) | undefined;
+  /** Enqueues an FTC key again (the controller's queue), so that a failed child is reported and restarted. Default none. */
+  readonly requeue?: ((key: string) => void) | undefined;
+  readonly clock?: Clock | undefined;
   /** Scope of the control plane; default `Cluster`. A Namespaced one never syncs cluster-scoped targets (nor Namespaces). */
   readonly scope?: 'Cluster' | 'Namespaced' | undefined;
 }
+
+/** The last failure of a child, for its restart backoff. */
+interface Failure {
+  readonly count: number;
+  readonly atMs: number;
+  readonly generation: number | undefined;
+  readonly message: string;
+}
+
+/** Delay before restarting a child after its `count`-th failure in a row. */
+const restartDelayMs = (count: number): number => Math.min(1000 * 2 ** Math.min(count - 1, 6), 60_000);
 
 interface Child {
   readonly type: SyncType;
@@ -62,9 +76,14 @@ export class FederatedTypeConfigReconciler implements Reconciler {
   readonly #children = new Map<string, Child>();
   /** FTCs skipped for the scope (logged once each). */
   readonly #skipped = new Set<string>();
+  /** Children that failed, by FTC name. */
+  readonly #failures = new Map<string, Failure>();
+
+  readonly #clock: Clock;
 
   constructor(options: FederatedTypeConfigReconcilerOptions) {
     this.#o = options;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** The sync type of a running sync controller, by FTC name. */
@@ -120,12 +139,17 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     const enabled = ftc.spec.propagation === 'Enabled' && !limited;
     const previous = (current.status as FederatedTypeConfigStatus | undefined)?.conditions;
     let ready: Condition | undefined = previous?.find((c) => c.type === 'Ready');
+    const failure = this.#failures.get(name);
+    if (failure !== undefined && failure.generation !== ftc.metadata.generation) this.#failures.delete(name);
+    const waitMs = failure === undefined ? 0 : failure.atMs + restartDelayMs(failure.count) - this.#clock.now();
     if (!enabled) await this.#stop(name);
-    else if (running === undefined || running.generation !== ftc.metadata.generation) {
+    else if (failure !== undefined && waitMs > 0 && running === undefined) {
+      ready = readyCondition(ready, { status: 'False', reason: 'SyncControllerFailed', message: `the sync controller failed ${failure.count} time(s), restarting in ${Math.ceil(waitMs / 1000)}s: ${failure.message}` });
+    } else if (running === undefined || running.generation !== ftc.metadata.generation) {
       await this.#stop(name);
       const missing = await this.#missingType(ftc);
       ready = readyCondition(ready, missing ?? { status: 'True', reason: 'TypesServed', message: 'the host serves the target and federated types' });
-      if (missing === undefined) this.#start(name, ftc);
+      if (missing === undefined) this.#start(key, ftc);
     }
     const status: FederatedTypeConfigStatus = {
       observedGeneration: ftc.metadata.generation ?? 0,
@@ -137,8 +161,9 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       // A merge patch of the status subresource: no conflict with a cache that lags our own writes.
       await client.patch(name, { status }, 'merge', { subresource: 'status' });
     }
-    // A type that is not served yet (its CRD not installed): look again until it is.
-    return enabled && !this.#children.has(name) ? requeueAfter(TYPE_RECHECK_MS) : done();
+    if (!enabled || this.#children.has(name)) return done();
+    // A failed child waits out its backoff; a type that is not served yet is looked at again.
+    return requeueAfter(waitMs > 0 ? waitMs : TYPE_RECHECK_MS);
   }
 
   /** Stops every sync controller; resolves when all have stopped. */
@@ -168,14 +193,33 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     return undefined;
   }
 
-  #start(name: string, ftc: FederatedTypeConfig): void {
+  #start(key: string, ftc: FederatedTypeConfig): void {
+    const { name } = splitKey(key);
     const type = syncTypeOf(ftc);
     const runnable = this.#o.syncController(type, ftc);
     const abort = new AbortController();
-    const run = runnable.start(abort.signal).catch((err: unknown) => {
-      if (!abort.signal.aborted) this.#o.onChildError?.(name, err);
-    });
+    const run = runnable.start(abort.signal).then(
+      () => {
+        // A child that returns without being stopped has stopped working all the same.
+        if (!abort.signal.aborted) this.#failed(key, ftc, new Error('the sync controller stopped by itself'));
+      },
+      (err: unknown) => {
+        if (!abort.signal.aborted) this.#failed(key, ftc, err);
+      },
+    );
     this.#children.set(name, { type, runnable, generation: ftc.metadata.generation, abort, done: run });
+  }
+
+  /** Forgets a failed child, remembers the failure for the restart backoff and reports it. */
+  #failed(key: string, ftc: FederatedTypeConfig, err: unknown): void {
+    const { name } = splitKey(key);
+    this.#children.delete(name);
+    const previous = this.#failures.get(name);
+    const count = previous !== undefined && previous.generation === ftc.metadata.generation ? previous.count + 1 : 1;
+    const message = err instanceof Error ? err.message : String(err);
+    this.#failures.set(name, { count, atMs: this.#clock.now(), generation: ftc.metadata.generation, message });
+    this.#o.onChildError?.(name, err);
+    this.#o.requeue?.(key);
   }
 
   async #stop(name: string): Promise<void> {

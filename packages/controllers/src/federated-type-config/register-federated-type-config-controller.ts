@@ -95,7 +95,8 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         logger: manager.logger,
         metrics: manager.metrics,
       }),
-    onChildError: (name, err) => manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed'),
+    onChildError: (name, err) => manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed; restarting it with backoff'),
+    requeue: (key) => controller.queue.add(key),
   });
   // Added before the controller so that it stops after it: children stop once no reconcile runs.
   manager.add({
