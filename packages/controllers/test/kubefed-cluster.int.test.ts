@@ -326,4 +326,43 @@ describe('cluster health controller against kube-sim', () => {
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterReady' });
     expect(running.tracker.isReady('member1')).toBe(true);
   });
+
+  it("keeps what a member's server answers out of the cluster's events, conditions and status", async () => {
+    const ns = await kubefedNamespace(FAST);
+    const marker = `MARKER-${randomUUID()}`;
+    let healthz = { status: 500, body: `internal error ${marker}` };
+    await using server = await recordingServer((path) => (path === '/version' ? { status: 200, body: JSON.stringify({ gitVersion: `v1.30.0 ${marker}` }) } : healthz));
+    await fed.hostClient.resource(SECRETS, ns).create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'echo-secret', annotations: { 'kubefed.io/cluster-name': 'echo' } },
+      data: { token: Buffer.from('echo-token').toString('base64') },
+    });
+    await registerCluster(fed, 'echo', ns, { apiEndpoint: server.url, secretRef: { name: 'echo-secret' } });
+    await using _running = runManager(ns);
+    const seen = async (): Promise<string> => JSON.stringify([await status(ns, 'echo'), await events(ns)]);
+
+    // An HTTP error: the status code is reported, the body is not.
+    await expect.poll(() => condition(fed, ns, 'echo', 'Offline'), { timeout: 5000, interval: 100 }).toMatchObject({
+      status: 'True',
+      reason: 'ClusterNotReachable',
+      message: 'cluster is not reachable: GET /healthz returned HTTP 500',
+    });
+    await expect.poll(() => events(ns), { timeout: 3000, interval: 100 }).toContainEqual({
+      reason: 'RetrievingClusterHealthFailed',
+      message: 'Failed to retrieve health of the cluster: GET /healthz returned HTTP 500',
+    });
+    expect(await seen()).not.toContain(marker);
+
+    // A 2xx answer other than ok.
+    healthz = { status: 200, body: `not ok ${marker}` };
+    await expect.poll(() => condition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'False', reason: 'ClusterNotReady' });
+    expect(await seen()).not.toContain(marker);
+
+    // Healthy, with a /version that is not a version.
+    healthz = { status: 200, body: 'ok' };
+    await expect.poll(() => condition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    expect(await seen()).not.toContain(marker);
+    expect(server.requests.some((r) => r.startsWith('GET /version '))).toBe(true);
+  });
 });

@@ -323,27 +323,32 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** GET /healthz with the member's credentials: 2xx `ok` → ready, other 2xx → notReady, anything else → unreachable. */
+/**
+ * GET /healthz with the member's credentials: 2xx `ok` → ready, other 2xx → notReady, anything
+ * else → unreachable. What the server answered never goes into the result beyond its status
+ * code: conditions and events are readable by many more people than the member is, and an
+ * endpoint could otherwise reflect anything into them.
+ */
 async function probeHealth(client: DynamicClient, timeoutMs: number, signal: AbortSignal): Promise<ProbeResult> {
   try {
     const res = await client.raw('/healthz', { timeoutMs, signal, accept: 'text/plain, */*' });
-    if (res.status < 200 || res.status > 299) {
-      const body = res.body.trim().slice(0, 200);
-      return { kind: 'unreachable', error: `GET /healthz returned HTTP ${res.status}${body === '' ? '' : `: ${body}`}` };
-    }
+    if (res.status < 200 || res.status > 299) return { kind: 'unreachable', error: `GET /healthz returned HTTP ${res.status}` };
     return res.body.toLowerCase() === 'ok' ? { kind: 'ready' } : { kind: 'notReady' };
   } catch (err) {
     return { kind: 'unreachable', error: errorText(err) };
   }
 }
 
-/** `/version` gitVersion; undefined (logged) on failure, as KubeFed leaves the field empty then. */
+const GIT_VERSION = /^v?\d{1,4}\.\d{1,4}(\.\d{1,6})?([-+.][0-9A-Za-z.+-]{1,60})?$/;
+
+/** `/version` gitVersion; undefined (logged) on failure or when it does not look like a version, as KubeFed leaves the field empty then. */
 async function readVersion(client: DynamicClient, timeoutMs: number, signal: AbortSignal, logger: Logger): Promise<string | undefined> {
   try {
     const res = await client.raw('/version', { timeoutMs, signal });
     if (res.status === 200) {
       const gitVersion = (JSON.parse(res.body) as { gitVersion?: unknown }).gitVersion;
-      if (typeof gitVersion === 'string') return gitVersion;
+      // Only something shaped like a version reaches the status (e.g. v1.34.1, v1.28.3-gke.1286000, v1.27.4+k3s1).
+      if (typeof gitVersion === 'string' && GIT_VERSION.test(gitVersion)) return gitVersion;
     }
     logger.warn({ status: res.status }, 'reading the kubernetes version of the cluster failed');
   } catch (err) {
