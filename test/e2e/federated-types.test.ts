@@ -241,3 +241,52 @@ describe('every default federated type', () => {
     },
   );
 });
+
+/** The CRD of `widgets.example.io`, whose schema knows the given `spec` fields (all strings or integers). */
+function widgetCrd(specFields: Record<string, 'string' | 'integer'>): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.io' },
+    spec: {
+      group: 'example.io',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: { spec: { type: 'object', properties: Object.fromEntries(Object.entries(specFields).map(([k, type]) => [k, { type }])) } },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+describe('a federated type whose members know more fields than the host', () => {
+  it('keeps every template field, so a field only the members know reaches them (KubeFed keeps spec.template open)', async ({ expect }) => {
+    const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+    const widgets = { group: 'example.io', version: 'v1', resource: 'widgets' };
+    await fed.client('host').resource(crds).create(widgetCrd({ size: 'integer' }));
+    for (const m of MEMBERS) await fed.client(m).resource(crds).create(widgetCrd({ size: 'integer', color: 'string' }));
+    // The CRDs need a moment before they are served.
+    await expect.poll(async () => (await fed.kubefedctl(['enable', 'widgets.example.io', '--host-cluster-context', 'host'])).code, POLL).toBe(0);
+    const ns = uniqueName('widgets');
+    await createFederatedNamespace(fed, ns, MEMBERS);
+    const template = { apiVersion: 'example.io/v1', spec: { size: 1, color: 'red' } };
+    const fedWidgets = fed.client('host').resource(federated('federatedwidgets'), ns);
+    await expect
+      .poll(() => fedWidgets.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedWidget', metadata: { name: 'w', namespace: ns }, spec: { template, placement: { clusters: MEMBERS.map((name) => ({ name })) } } }).then(() => 'created'), POLL)
+      .toBe('created');
+
+    expect(at(await fedWidgets.get('w'), '/spec/template')).toEqual(template);
+    await expect.poll(() => Promise.all(MEMBERS.map(async (m) => at(await getOrUndefined(fed.client(m).resource(widgets, ns), 'w'), '/spec'))), POLL).toEqual([template.spec, template.spec]);
+    await expect.poll(() => propagationOf(fedWidgets, 'w'), POLL).toEqual(propagatedTo(MEMBERS));
+  });
+});

@@ -47,7 +47,13 @@ async function openApiDocument(host: DynamicClient, group: string, version: stri
   }
 }
 
-/** The objects `enable` writes for a looked-up target (reads the target's OpenAPI schema). */
+/**
+ * The objects `enable` writes for a looked-up target. Its OpenAPI schema decides only whether
+ * the CRD gets `spec.retainReplicas`; `spec.template` stays an object preserving unknown fields,
+ * as in KubeFed: an API server prunes what a schema does not know, so the host's schema would
+ * silently drop template fields that only the members know (a newer version of the type) and
+ * the `apiVersion` a template may carry.
+ */
 export async function objectsForTarget(
   host: DynamicClient,
   target: ResourceMapping,
@@ -59,8 +65,8 @@ export async function objectsForTarget(
   const replicasHint = target.subresources.includes('scale') || known?.hasReplicas === true;
   const template = templateSchemaFromOpenApi(doc, target, replicasHint);
   const name = groupQualifiedName({ pluralName: target.resource, group: target.group });
-  if (template.fromServer) out.debug(`${name}: spec.template schema taken from the host's OpenAPI v3 schema`);
-  else out.debug(`${name}: spec.template preserves unknown fields (${template.reason ?? 'no schema'})`);
+  const replicasFrom = template.fromServer ? "the host's OpenAPI v3 schema" : `the /scale subresource, as ${template.reason ?? 'no schema was found'}`;
+  out.debug(`${name}: spec.template preserves unknown fields; spec.retainReplicas ${template.hasReplicas ? 'added' : 'left out'} (from ${replicasFrom})`);
   const t: EnableTarget = {
     group: target.group,
     version: target.version,
@@ -73,7 +79,6 @@ export async function objectsForTarget(
     kubefedNamespace: options.kubefedNamespace,
     federatedGroup: options.federatedGroup,
     federatedVersion: options.federatedVersion,
-    templateSchema: template.fromServer ? template.schema : undefined,
     hasReplicas: template.hasReplicas,
   });
 }
