@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
-import { simOnly, targetIsReal, type Json } from './support/conformance-target.js';
+import type { Json } from './support/conformance-target.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');
@@ -14,7 +14,8 @@ const tsx = join(root, 'node_modules/.bin/tsx');
 const cli = resolve(here, '../src/cli.ts');
 const kubectlPath = '/usr/bin/kubectl';
 
-describe.skipIf(targetIsReal)(`kube-sim CLI (${simOnly})`, () => {
+// The kube-sim process itself: conformance.real.test.ts leaves this file out.
+describe('kube-sim CLI', () => {
   let dir: string;
   let kubeconfig: string;
   let child: ChildProcess;
@@ -63,7 +64,7 @@ describe.skipIf(targetIsReal)(`kube-sim CLI (${simOnly})`, () => {
   });
 });
 
-describe.skipIf(targetIsReal)(`kube-sim CLI flags (${simOnly})`, () => {
+describe('kube-sim CLI flags', () => {
   it('exits 2 naming a --regions entry for an unknown cluster', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((res) => {
       execFile(tsx, ['--conditions=@kubefed/source', cli, '--clusters', 'host', '--kubeconfig', join(tmpdir(), 'never-written.kubeconfig'), '--regions', 'member9=eu'], { cwd: root, timeout: 30_000 }, (err, _so, se) =>

@@ -3,14 +3,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ApiException, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { buildKubeconfig, startCluster } from '@kubefed/kube-sim';
-import { openTarget, simOnly, targetIsReal, type ConformanceTarget, type Json } from './support/conformance-target.js';
+import { kubeSim, type ConformanceTarget, type Json } from './support/conformance-target.js';
 import { configMap, expectCode, expectFailure } from './support/fixtures.js';
 
-describe.skipIf(targetIsReal)(`kube-sim control (${simOnly})`, () => {
+// kube-sim's own controls (fault injection, history compaction, restart, kubeconfig writer,
+// version and zones): a real kube-apiserver has none of them, so conformance.real.test.ts leaves
+// this file out.
+describe('kube-sim control', () => {
   let t: ConformanceTarget;
   let ns: string;
   beforeAll(async () => {
-    t = await openTarget('control');
+    t = await kubeSim.open('control');
     ns = t.namespace;
   });
   afterEach(() => {
@@ -78,6 +81,39 @@ describe.skipIf(targetIsReal)(`kube-sim control (${simOnly})`, () => {
     await expect(t.request('GET', cms())).rejects.toThrow();
     t.sim!.faults.restore();
     await vi.waitFor(async () => expectCode(await t.request('GET', cms()), 200), { timeout: 5000, interval: 50 });
+  });
+
+  it('answers a watch from a compacted resourceVersion with an ERROR event 410 Expired', async () => {
+    const compactNs = await t.createNamespace('conf-compact');
+    const base = `/api/v1/namespaces/${compactNs}/configmaps`;
+    const list = expectCode(await t.request('GET', base), 200);
+    for (let i = 0; i < 3; i++) await t.request('POST', base, { body: configMap(compactNs, `c${i}`) });
+    t.sim!.compactHistory();
+    const w = await t.watch(`${base}?watch=1&resourceVersion=${list.metadata.resourceVersion}`);
+    try {
+      expect(w.status).toBe(200);
+      expect(await w.next()).toMatchObject({
+        type: 'ERROR',
+        object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' },
+      });
+      await w.ended;
+    } finally {
+      w.close();
+    }
+    // A list is still served and a watch from its resourceVersion works again.
+    const fresh = expectCode(await t.request('GET', base), 200);
+    const again = await t.watch(`${base}?watch=1&resourceVersion=${fresh.metadata.resourceVersion}`);
+    try {
+      await t.request('POST', base, { body: configMap(compactNs, 'after') });
+      expect(await again.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'after' } } });
+    } finally {
+      again.close();
+    }
+  });
+
+  it('serves /version as v1.31.0 by default', async () => {
+    const body = expectCode(await t.request('GET', '/version'), 200);
+    expect(body).toMatchObject({ gitVersion: 'v1.31.0', major: '1', minor: '31' });
   });
 
   it('keeps state and its URL across restart()', async () => {

@@ -1,26 +1,18 @@
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
 /* eslint-disable @typescript-eslint/no-unsafe-assignment -- parsed API JSON is loose by design, as in the *.test.ts files */
 /**
- * The API server a conformance test file talks to: a fresh kube-sim cluster, or, when
- * `KUBE_CONFORMANCE_KUBECONFIG` names a kubeconfig file, the current context of that file
- * (a real cluster). Either way the test gets the same handles: a client-node `KubeConfig`,
- * a raw HTTP request function, a watch-stream reader, and its own namespace.
+ * The API server a conformance suite talks to. A {@link Substrate} opens one
+ * {@link ConformanceTarget} per suite: {@link kubeSim} starts a fresh kube-sim cluster,
+ * {@link kubeconfigSubstrate} connects to the current context of a kubeconfig (a real
+ * kube-apiserver, see `conformance.real.test.ts`). Either way the suite gets the same handles:
+ * a client-node `KubeConfig`, a raw HTTP request function, a watch-stream reader, and its own
+ * namespace.
  */
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
-
-// eslint-disable-next-line no-restricted-properties -- the one switch of the conformance suite: which API server it checks
-const realKubeconfigPath = process.env['KUBE_CONFORMANCE_KUBECONFIG'];
-
-/** True when the suite runs against a real cluster; kube-sim-only tests use `it.skipIf(targetIsReal)`. */
-export const targetIsReal = realKubeconfigPath !== undefined && realKubeconfigPath !== '';
-
-/** The reason printed next to tests skipped on a real cluster. */
-export const simOnly = 'needs kube-sim control (fault injection, history compaction, restart)';
 
 /** Parsed JSON of an API response: deliberately loose, tests assert its shape. */
 export type Json = ReturnType<typeof JSON.parse>;
@@ -268,22 +260,45 @@ function randomSuffix(): string {
   return randomBytes(4).toString('hex');
 }
 
+/** Where a conformance suite runs: kube-sim or a real kube-apiserver. */
+export interface Substrate {
+  /** `kube-sim` or `kube-apiserver`, for test titles. */
+  readonly name: string;
+  /** True for a real kube-apiserver. */
+  readonly real: boolean;
+  /**
+   * Start (or connect to) the API server for one suite and create its namespace
+   * `conf-<tag>-<random>`. Close the target in `afterAll`: closing deletes the namespaces it
+   * created and stops kube-sim.
+   */
+  open(tag: string): Promise<ConformanceTarget>;
+}
+
+/** Every suite gets a kube-sim cluster of its own (so suites run in parallel). */
+export const kubeSim: Substrate = {
+  name: 'kube-sim',
+  real: false,
+  async open(tag) {
+    const sim = await startCluster({ name: `conformance-${tag}` });
+    return openTarget(tag, sim.kubeconfigYaml(), sim);
+  },
+};
+
 /**
- * Start (or connect to) the API server for one test file and create its namespace
- * `conf-<tag>-<random>`. Close it in `afterAll`; closing deletes the namespaces it created
- * and stops kube-sim.
+ * Every suite connects to the current context of the kubeconfig that `kubeconfigYaml` returns
+ * when the suite starts (so it may be filled in by a `beforeAll` that starts the cluster).
  */
-export async function openTarget(tag: string): Promise<ConformanceTarget> {
+export function kubeconfigSubstrate(kubeconfigYaml: () => string): Substrate {
+  return {
+    name: 'kube-apiserver',
+    real: true,
+    open: (tag) => openTarget(tag, kubeconfigYaml(), undefined),
+  };
+}
+
+async function openTarget(tag: string, kubeconfigYaml: string, sim: SimCluster | undefined): Promise<ConformanceTarget> {
   const suffix = randomSuffix();
-  let sim: SimCluster | undefined;
   const kc = new KubeConfig();
-  let kubeconfigYaml: string;
-  if (targetIsReal && realKubeconfigPath !== undefined) {
-    kubeconfigYaml = readFileSync(realKubeconfigPath, 'utf8');
-  } else {
-    sim = await startCluster({ name: `conformance-${tag}` });
-    kubeconfigYaml = sim.kubeconfigYaml();
-  }
   kc.loadFromString(kubeconfigYaml);
   const transport = await makeTransport(kc);
   const request = makeRequest(transport);
@@ -297,7 +312,15 @@ export async function openTarget(tag: string): Promise<ConformanceTarget> {
     namespaces.push(name);
     return name;
   };
-  const namespace = await createNamespace(`conf-${tag}`);
+  let namespace: string;
+  try {
+    namespace = await createNamespace(`conf-${tag}`);
+  } catch (err) {
+    transport.identityAgent.destroy();
+    transport.anonymousAgent.destroy();
+    await sim?.stop();
+    throw err;
+  }
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;

@@ -1,0 +1,139 @@
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
+/* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApisApi, CoreApi, VersionApi } from '@kubernetes/client-node';
+import type { ConformanceTarget, Json, Substrate } from '../support/conformance-target.js';
+import { expectCode } from '../support/fixtures.js';
+
+const aggregatedAccept =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+
+/** Discovery (/version, health, /api, /apis, aggregated discovery) and OpenAPI. */
+export function discoveryConformance(substrate: Substrate): void {
+  describe('discovery', () => {
+    let t: ConformanceTarget;
+    beforeAll(async () => {
+      t = await substrate.open('discovery');
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('serves /version with a semantic gitVersion, major and minor', async () => {
+      const body = expectCode(await t.request('GET', '/version'), 200);
+      expect(body.gitVersion).toMatch(/^v\d+\.\d+\.\d+/);
+      const [, major, minor] = /^v(\d+)\.(\d+)/.exec(body.gitVersion as string)!;
+      expect(body.major).toBe(major);
+      expect(String(body.minor).replace(/\+$/, '')).toBe(minor);
+      expect(typeof body.platform).toBe('string');
+      const viaClient = await t.kc.makeApiClient(VersionApi).getCode();
+      expect(viaClient.gitVersion).toBe(body.gitVersion);
+    });
+
+    it.each(['/healthz', '/livez', '/readyz'])('answers %s with 200 ok', async (path) => {
+      const res = await t.request('GET', path, { accept: 'text/plain' });
+      expect(res.status).toBe(200);
+      expect(res.text.trim()).toBe('ok');
+    });
+
+    it('lists the core group version at /api', async () => {
+      const body = expectCode(await t.request('GET', '/api'), 200);
+      expect(body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+      const viaClient = await t.kc.makeApiClient(CoreApi).getAPIVersions();
+      expect(viaClient.versions).toEqual(['v1']);
+    });
+
+    it('lists API groups with versions and a preferred version at /apis', async () => {
+      const body = expectCode(await t.request('GET', '/apis'), 200);
+      expect(body).toMatchObject({ kind: 'APIGroupList', apiVersion: 'v1' });
+      const byName = new Map<string, Json>((body.groups as Json[]).map((g) => [g.name, g]));
+      for (const name of ['apps', 'rbac.authorization.k8s.io', 'apiextensions.k8s.io', 'coordination.k8s.io']) {
+        expect(byName.get(name), name).toBeDefined();
+      }
+      expect(byName.get('apps')).toMatchObject({
+        name: 'apps',
+        versions: expect.arrayContaining([{ groupVersion: 'apps/v1', version: 'v1' }]),
+        preferredVersion: { groupVersion: 'apps/v1', version: 'v1' },
+      });
+      const viaClient = await t.kc.makeApiClient(ApisApi).getAPIVersions();
+      expect(viaClient.groups.map((g) => g.name)).toContain('apps');
+    });
+
+    it('describes deployments in the apps/v1 resource list', async () => {
+      const body = expectCode(await t.request('GET', '/apis/apps/v1'), 200);
+      expect(body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'apps/v1' });
+      const resources = new Map<string, Json>((body.resources as Json[]).map((r) => [r.name, r]));
+      const deployments = resources.get('deployments');
+      expect(deployments).toMatchObject({
+        name: 'deployments',
+        singularName: 'deployment',
+        namespaced: true,
+        kind: 'Deployment',
+        shortNames: ['deploy'],
+      });
+      expect([...(deployments.verbs as string[])].sort()).toEqual(
+        ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'].sort(),
+      );
+      const status = resources.get('deployments/status');
+      expect(status).toMatchObject({ name: 'deployments/status', namespaced: true, kind: 'Deployment' });
+      expect([...(status.verbs as string[])].sort()).toEqual(['get', 'patch', 'update']);
+      for (const name of ['statefulsets', 'daemonsets', 'replicasets']) expect(resources.has(name), name).toBe(true);
+    });
+
+    it('describes core resources with their scope in the v1 resource list', async () => {
+      const body = expectCode(await t.request('GET', '/api/v1'), 200);
+      expect(body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
+      const resources = new Map<string, Json>((body.resources as Json[]).map((r) => [r.name, r]));
+      expect(resources.get('namespaces')).toMatchObject({ namespaced: false, kind: 'Namespace', shortNames: ['ns'] });
+      expect(resources.get('configmaps')).toMatchObject({ namespaced: true, kind: 'ConfigMap', shortNames: ['cm'] });
+      expect(resources.get('secrets')).toMatchObject({ namespaced: true, kind: 'Secret' });
+      expect(resources.get('nodes')).toMatchObject({ namespaced: false, kind: 'Node' });
+      expect(resources.get('serviceaccounts/token')).toMatchObject({ namespaced: true, kind: 'TokenRequest' });
+      expect(resources.get('namespaces/status')).toMatchObject({ namespaced: false, kind: 'Namespace' });
+    });
+
+    it('answers an unknown group version with 404', async () => {
+      const res = await t.request('GET', '/apis/nonexistent.example.com/v1');
+      expect(res.status).toBe(404);
+    });
+
+    it('answers the aggregated discovery Accept header with APIGroupDiscoveryList or plain discovery', async () => {
+      const res = await t.request('GET', '/apis', { accept: aggregatedAccept });
+      expect(res.status).toBe(200);
+      const contentType = String(res.headers['content-type']);
+      if (contentType.includes('as=APIGroupDiscoveryList')) {
+        expect(res.json).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: expect.stringMatching(/^apidiscovery\.k8s\.io\//) });
+        const apps = (res.json.items as Json[]).find((g) => g.metadata?.name === 'apps');
+        const v1 = (apps.versions as Json[]).find((v) => v.version === 'v1');
+        const deployments = (v1.resources as Json[]).find((r) => r.resource === 'deployments');
+        expect(deployments).toMatchObject({
+          resource: 'deployments',
+          // kube-apiserver leaves group/version empty here: they default to the enclosing group version.
+          responseKind: expect.objectContaining({ kind: 'Deployment' }),
+          scope: 'Namespaced',
+          singularResource: 'deployment',
+          shortNames: ['deploy'],
+        });
+        expect(deployments.verbs).toContain('watch');
+        expect((deployments.subresources as Json[]).map((s) => s.subresource)).toContain('status');
+      } else {
+        expect(contentType).toMatch(/^application\/json/);
+        expect(res.json).toMatchObject({ kind: 'APIGroupList' });
+      }
+    });
+
+    it('serves an OpenAPI v3 index whose documents declare the PATCH operation of deployments', async () => {
+      const index = expectCode(await t.request('GET', '/openapi/v3'), 200);
+      const entry = index.paths?.['apis/apps/v1'];
+      expect(entry?.serverRelativeURL).toMatch(/^\/openapi\/v3\/apis\/apps\/v1/);
+      expect(index.paths?.['api/v1']?.serverRelativeURL).toMatch(/^\/openapi\/v3\/api\/v1/);
+      const doc = expectCode(await t.request('GET', entry.serverRelativeURL as string), 200);
+      expect(String(doc.openapi)).toMatch(/^3\./);
+      const item = doc.paths?.['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'];
+      expect(item?.patch?.['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
+      const params = [...(item.parameters ?? []), ...(item.patch.parameters ?? [])] as Json[];
+      const names = params.map((p) => p.name ?? p.$ref);
+      expect(names.some((n: string) => n.includes('fieldValidation'))).toBe(true);
+    });
+  });
+}
