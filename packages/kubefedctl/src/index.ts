@@ -79,7 +79,9 @@ export {
   LEAST_PRIVILEGE_LABEL,
   LEAST_PRIVILEGE_LABEL_VALUE,
   TARGET_TYPE_VERBS,
+  leastPrivilegeNamespaceRules,
   leastPrivilegeRules,
+  replicaSchedulingRules,
   targetTypeRules,
 } from './least-privilege.js';
 export type { PolicyRule } from './least-privilege.js';

@@ -142,7 +142,7 @@ export interface MemberRbacOptions {
   scope: KubeFedScope;
   /**
    * Least-privilege rules replacing KubeFed's full access (see `leastPrivilegeRules`); with scope
-   * Namespaced only the namespaced target-type rules go into the Role. Undefined = KubeFed's rules.
+   * Namespaced the Role gets `namespaceRules` (`leastPrivilegeNamespaceRules`). Undefined = KubeFed's rules.
    */
   leastPrivilege?: { clusterRules: readonly PolicyRule[]; namespaceRules: readonly PolicyRule[] } | undefined;
 }

@@ -56,13 +56,37 @@ export function targetTypeRules(ftcs: readonly FtcSpec[], options: { namespacedO
     .map((t) => ({ verbs: [...TARGET_TYPE_VERBS], apiGroups: [t.group], resources: [t.resource] }));
 }
 
+/** The member workloads the replica scheduler reads (ReplicaSchedulingPreference targets FederatedDeployment and FederatedReplicaSet). */
+const SCHEDULED_TARGETS: ReadonlySet<string> = new Set(['apps/deployments', 'apps/replicasets']);
+
+/**
+ * What the replica scheduler (and `kubefedctl plan`) reads in a member besides the workload
+ * itself: `list` of the workload's pods (by its selector) while not all its replicas are ready,
+ * to count unschedulable ones. Granted once an enabled FTC targets Deployments or ReplicaSets;
+ * nothing otherwise.
+ */
+export function replicaSchedulingRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
+  const scheduled = ftcs.some((f) => f.spec.propagation === 'Enabled' && SCHEDULED_TARGETS.has(`${f.spec.targetType.group ?? ''}/${f.spec.targetType.pluralName}`));
+  return scheduled ? [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }] : [];
+}
+
 /**
  * The rules of a least-privilege member ClusterRole: for every enabled FTC, full use of its
- * target type (get/list/watch/create/update/patch/delete), plus what the health check reads
- * ({@link HEALTH_CHECK_RULES}). Pure; FTCs with propagation Disabled grant nothing.
+ * target type (get/list/watch/create/update/patch/delete), what the replica scheduler reads
+ * ({@link replicaSchedulingRules}) and what the health check reads ({@link HEALTH_CHECK_RULES}).
+ * Pure; FTCs with propagation Disabled grant nothing.
  */
 export function leastPrivilegeRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
-  return [...targetTypeRules(ftcs), ...HEALTH_CHECK_RULES.map(cloneRule)];
+  return [...targetTypeRules(ftcs), ...replicaSchedulingRules(ftcs), ...HEALTH_CHECK_RULES.map(cloneRule)];
+}
+
+/**
+ * The rules of a least-privilege member Role (control plane scope Namespaced, in the kubefed
+ * namespace): the namespaced target types and {@link replicaSchedulingRules}; the health check
+ * has a ClusterRole of its own.
+ */
+export function leastPrivilegeNamespaceRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
+  return [...targetTypeRules(ftcs, { namespacedOnly: true }), ...replicaSchedulingRules(ftcs)];
 }
 
 /** A deep copy of a rule. */

@@ -4,7 +4,7 @@ import { SecretNotBoundError, isForbidden, memberClientFromHost } from '@kubefed
 import type { DynamicClient } from '@kubefed/client';
 import type { KubeFedClusterInput, KubeObject } from '@kubefed/client';
 import { causeMessage } from './errors.js';
-import { LEAST_PRIVILEGE_LABEL, LEAST_PRIVILEGE_LABEL_VALUE, leastPrivilegeRules, targetTypeRules } from './least-privilege.js';
+import { LEAST_PRIVILEGE_LABEL, LEAST_PRIVILEGE_LABEL_VALUE, leastPrivilegeNamespaceRules, leastPrivilegeRules } from './least-privilege.js';
 import type { Output } from './output.js';
 import { GVR, sameJson, tryGet } from './resources.js';
 
@@ -45,7 +45,7 @@ async function leastPrivilegeRoles(member: DynamicClient, cluster: string, optio
 
 async function syncMember(member: DynamicClient, cluster: string, ftcs: FederatedTypeConfig[], options: SyncLeastPrivilegeOptions, out: Output): Promise<void> {
   for (const { kind, obj } of await leastPrivilegeRoles(member, cluster, options)) {
-    const rules = kind === 'ClusterRole' ? leastPrivilegeRules(ftcs) : targetTypeRules(ftcs, { namespacedOnly: true });
+    const rules = kind === 'ClusterRole' ? leastPrivilegeRules(ftcs) : leastPrivilegeNamespaceRules(ftcs);
     const what = `${kind === 'ClusterRole' ? 'cluster role' : 'role'} ${obj.metadata.namespace === undefined ? '' : `${obj.metadata.namespace}/`}${obj.metadata.name ?? ''} in ${cluster}`;
     if (sameJson(obj['rules'] ?? [], rules)) {
       out.debug(`least privilege: ${what} is up to date`);

@@ -155,7 +155,7 @@ describe('kubefedctl join against kube-sim', () => {
     expect(hostSecrets.items.filter((s) => s.metadata.name?.startsWith('member3-'))).toEqual([]);
   });
 
-  it('with --least-privilege grants only the enabled federated types and health checks, and the member refuses other writes', async () => {
+  it('with --least-privilege grants only the enabled federated types, the pod reads of the replica scheduler and health checks, and the member refuses other writes', async () => {
     const ns = 'fed-lp';
     await fed.controlPlane('host', ns);
     const ftcClient = fed.client('host').resource(gvr.federatedTypeConfigs, ns);
@@ -179,6 +179,10 @@ describe('kubefedctl join against kube-sim', () => {
       .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'allowed' }, data: { a: 'b' } });
     expect(cm.metadata.name).toBe('allowed');
     expect((await viaKfc.raw('/healthz')).status).toBe(200);
+    // What the replica scheduler reads of a FederatedDeployment's member copy: the Deployment and its pods.
+    expect(await getOrUndefined(viaKfc, { group: 'apps', version: 'v1', resource: 'deployments' }, 'web', 'default')).toBeUndefined();
+    const pods = await viaKfc.resource(gvr.pods, 'default').list({ labelSelector: 'app=web' });
+    expect(pods.items).toEqual([]);
     const denied = await viaKfc
       .resource(gvr.secrets, 'default')
       .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'denied' } })

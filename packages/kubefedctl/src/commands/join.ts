@@ -17,7 +17,7 @@ import {
 } from '../join-objects.js';
 import type { JoinNames, KubeFedScope, TokenData } from '../join-objects.js';
 import type { ContextDetails } from '../kubeconfig-contexts.js';
-import { LEAST_PRIVILEGE_LABEL, leastPrivilegeRules, targetTypeRules } from '../least-privilege.js';
+import { LEAST_PRIVILEGE_LABEL, leastPrivilegeNamespaceRules, leastPrivilegeRules } from '../least-privilege.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
 import { GVR, describeObject, gvrOfKind, sameJson, tryGet } from '../resources.js';
@@ -392,7 +392,7 @@ async function waitForToken(
 /** The objects join writes into the member, in creation order. */
 function memberObjects(names: JoinNames, scope: KubeFedScope, ftcs: FederatedTypeConfig[] | undefined): KubeObject[] {
   const leastPrivilege =
-    ftcs === undefined ? undefined : { clusterRules: leastPrivilegeRules(ftcs), namespaceRules: targetTypeRules(ftcs, { namespacedOnly: true }) };
+    ftcs === undefined ? undefined : { clusterRules: leastPrivilegeRules(ftcs), namespaceRules: leastPrivilegeNamespaceRules(ftcs) };
   return [
     namespaceObject(names),
     serviceAccountObject(names),
