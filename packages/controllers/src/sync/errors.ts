@@ -45,3 +45,10 @@ export class FieldRetentionError extends ClusterSyncError {
     super(cluster, 'FieldRetentionFailed', message, options);
   }
 }
+
+/**
+ * Per-cluster statuses that retrying cannot heal: the object itself must change (its template
+ * or overrides) or, for retention, the member copy. A worker fails such a job for good, and the
+ * reconciler enqueues no job for that cluster again until the object's generation moves on.
+ */
+export const UNHEALABLE_STATUSES: ReadonlySet<PropagationStatus> = new Set<PropagationStatus>(['ApplyOverridesFailed', 'ComputeResourceFailed', 'FieldRetentionFailed']);

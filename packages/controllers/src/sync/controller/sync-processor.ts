@@ -1,4 +1,4 @@
-import { EventComponent, MANAGED_LABEL, RECOVERABLE_PROPAGATION_STATUSES, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
+import { EventComponent, MANAGED_LABEL, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kubefed/client';
 import { PermanentSyncError, type SyncJob } from '@kubefed/queue';
 import type { EventSink } from '@kubefed/runtime';
@@ -6,7 +6,7 @@ import { type ClusterOperation, isManaged, type MemberObservation, planClusterSy
 import { isNamespaceType } from '../../placement/index.js';
 import { parseDeleteOptions } from '../delete-options.js';
 import { namespaceTargetOf } from '../namespace-target.js';
-import { ClusterSyncError } from '../errors.js';
+import { ClusterSyncError, UNHEALABLE_STATUSES } from '../errors.js';
 import { renderDesiredObject, type RenderSource } from '../render-desired-object.js';
 import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
@@ -159,7 +159,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       const failure = new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
       // A render failure cannot heal by retrying: the next change of the object or the cluster
       // enqueues the key again (KubeFed retries only recoverable statuses).
-      if (!RECOVERABLE_PROPAGATION_STATUSES.has(status)) throw new PermanentSyncError(failure.message, { cause: failure });
+      if (UNHEALABLE_STATUSES.has(status)) throw new PermanentSyncError(failure.message, { cause: failure });
       throw failure;
     };
     const render = async (op: ClusterOperation, existing?: KubeObject): Promise<KubeObject> => {

@@ -1,8 +1,9 @@
-import { EventComponent, MANAGED_LABEL, MANAGED_LABEL_TRUE, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
+import { EventComponent, MANAGED_LABEL, MANAGED_LABEL_TRUE, type PropagationStatus, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
 import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { done, type EventSink, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
 import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
+import { UNHEALABLE_STATUSES } from '../errors.js';
 import { namespaceTargetOf } from '../namespace-target.js';
 import { clustersNotJoinedEvent, computePlacementFailedEvent, invalidFederatedNamespaceEvent, type SyncEvent } from '../sync-events.js';
 import type { MemberWatches } from './member-watches.js';
@@ -105,6 +106,13 @@ export class SyncReconciler implements Reconciler {
     const notJoined = this.#notJoined(fed);
     if (notJoined.length > 0) await this.#event(fed, clustersNotJoinedEvent(notJoined));
     const others = [...ready.keys()].filter((c) => !targets.includes(c));
+    // A cluster that failed in a way retrying cannot heal waits for a new generation of the object.
+    const outcomes = o.recorder.outcomes(rkey);
+    const unhealed = (c: string): boolean => {
+      const r = outcomes.get(c);
+      return r !== undefined && r.generation === fed.metadata.generation && UNHEALABLE_STATUSES.has(r.status as PropagationStatus);
+    };
+    targets = targets.filter((c) => !unhealed(c));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
     const jobs = [...targets.map((c) => job(c, 'sync')), ...stale.map((c) => job(c, 'remove'))];
     if (jobs.length > 0) await o.producer.enqueueBulk(jobs);
