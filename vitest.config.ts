@@ -22,19 +22,26 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['packages/*/{src,test}/**/*.int.test.ts', 'test/e2e/**/*.test.ts'],
-          exclude: ['**/node_modules/**', '**/dist/**'],
+          exclude: ['**/*.real.test.ts', '**/node_modules/**', '**/dist/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
       },
       {
-        // Real Kubernetes binaries (`npm run kube:build` first); `npm test` leaves them out
-        // (`--project '!real'`), `npm run test:real` runs them.
+        // Real Kubernetes components (`npm run kube:build` first): the `*.real.test.ts` files and
+        // the whole end-to-end suite with KUBEFED_TEST_SUBSTRATE=real, so that every local
+        // federation (and the demo) runs on etcd, kube-apiserver, kube-controller-manager,
+        // kube-scheduler and kwok instead of kube-sim. `npm test` leaves them out
+        // (`--project '!real'`), `npm run test:real` runs them. One file at a time: a federation
+        // of real control planes takes about 0.5 GiB and a good share of a core per cluster.
         extends: true,
         test: {
           name: 'real',
-          include: ['packages/*/{src,test}/**/*.real.test.ts'],
+          include: ['packages/*/{src,test}/**/*.real.test.ts', 'test/e2e/**/*.test.ts'],
           exclude: ['**/node_modules/**', '**/dist/**'],
+          env: { KUBEFED_TEST_SUBSTRATE: 'real' },
+          fileParallelism: false,
+          maxWorkers: 1,
           testTimeout: 120_000,
           hookTimeout: 240_000,
         },

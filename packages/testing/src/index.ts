@@ -2,9 +2,12 @@
  * @kubefed/testing: private helpers for integration and end-to-end tests. It starts the real
  * parts a test needs and stops them again: a Redis server (`startRedis`: the one at REDIS_URL,
  * else a private `redis-server`), simulated Kubernetes clusters with a kubeconfig
- * (`startSimClusters`), plus polling (`eventually`, `consistently`) and unique names.
+ * (`startSimClusters`), real ones built from Go modules (`startRealClusters`), a whole local
+ * federation on either (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`), plus
+ * polling (`eventually`, `consistently`) and unique names.
  *
- * Start reading at `start-redis.ts`, then `start-sim-clusters.ts`. Everything returned is
+ * Start reading at `start-redis.ts`, then `start-sim-clusters.ts`, `local-federation.ts` and
+ * `local-clusters.ts`. Everything returned is
  * `AsyncDisposable`: acquire it with `await using` or stop it in `afterEach`.
  */
 export { startRedis, answersPing, defaultRedisUrl, type RedisHandle, type StartRedisOptions } from './start-redis.js';
@@ -18,6 +21,7 @@ export {
 export { uniqueName } from './unique-name.js';
 export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
 export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';
+export { startLocalClusters, substrateFromEnvironment, SUBSTRATE_ENV, type LocalClusters, type LocalClustersSpec, type Substrate } from './local-clusters.js';
 export { ManagedProcess, runSourceEntry, sourceEntry, REPO_ROOT, type CommandResult } from './managed-process.js';
 export {
   startRealClusters,

@@ -3,25 +3,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUBEFED_NAMESPACE_DEFAULT, kubeFedCrds, RESOURCES } from '@kubefed/api';
 import { DynamicClient, isAlreadyExists, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { DEFAULT_REGIONS } from './default-regions.js';
+import { startLocalClusters, substrateFromEnvironment, type Substrate } from './local-clusters.js';
 import { type CommandResult, ManagedProcess, runSourceEntry, sourceEntry } from './managed-process.js';
+import type { RealClusters } from './real-clusters/start-real-clusters.js';
 import { startRedis, type RedisHandle } from './start-redis.js';
 import { TestingError } from './testing-error.js';
 
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
-const KUBE_SIM = 'packages/kube-sim/src/cli.ts';
 const CONTROLLER_MANAGER = 'packages/controller-manager/src/main.ts';
 const KUBEFEDCTL = 'packages/kubefedctl/src/main.ts';
 
-/** Regions of the default members, so that each lands in its own. */
-export const DEFAULT_REGIONS: Readonly<Record<string, string>> = { member1: 'us-east-1', member2: 'eu-west-1', member3: 'ap-southeast-1' };
+export { DEFAULT_REGIONS };
 
 /** Options of {@link startLocalFederation}. */
 export interface LocalFederationOptions {
+  /**
+   * What the host and members run on: `sim` (the kube-sim CLI) or `real` (etcd, kube-apiserver,
+   * kube-controller-manager, kube-scheduler and kwok per cluster, from `npm run kube:build`).
+   * Default: the environment variable `KUBEFED_TEST_SUBSTRATE`, else `sim`.
+   */
+  readonly substrate?: Substrate;
   /** Member cluster names (also their kubeconfig contexts and KubeFedCluster names); default member1..member3. */
   readonly members?: readonly string[];
   /** Region of each member's Nodes; default {@link DEFAULT_REGIONS}, else `region-<name>`. */
   readonly regions?: Readonly<Record<string, string>>;
-  /** Pods each member can run (kube-sim `--pod-capacity`); default unlimited. */
+  /** Pods each member can run (kube-sim `--pod-capacity`; on `real` the Nodes' allocatable pods); default unlimited. */
   readonly podCapacity?: Readonly<Record<string, number>>;
   /** Where the kubeconfig is written (contexts `host` and one per member); default a temporary directory. */
   readonly kubeconfigPath?: string;
@@ -39,8 +46,9 @@ export interface LocalFederationOptions {
   readonly onProgress?: (message: string) => void;
 }
 
-/** A running local federation: kube-sim (host + members), Redis, controller manager processes. */
+/** A running local federation: host and member clusters (kube-sim or real), Redis, controller manager processes. */
 export interface LocalFederation extends AsyncDisposable {
+  readonly substrate: Substrate;
   readonly kubeconfigPath: string;
   /** `host`. */
   readonly hostContext: string;
@@ -48,7 +56,10 @@ export interface LocalFederation extends AsyncDisposable {
   readonly namespace: string;
   readonly redis: RedisHandle;
   readonly queuePrefix: string;
-  readonly kubeSim: ManagedProcess;
+  /** The kube-sim CLI process (substrate `sim` only). */
+  readonly kubeSim: ManagedProcess | undefined;
+  /** The real clusters (substrate `real` only): their processes, pids and log directories. */
+  readonly realClusters: RealClusters | undefined;
   /** Controller manager processes started so far (stopped ones included). */
   readonly controllerManagers: readonly ManagedProcess[];
   /** An admin client of a context (`host` or a member); owned by the federation. */
@@ -57,9 +68,14 @@ export interface LocalFederation extends AsyncDisposable {
   kubefedctl(args: readonly string[], options?: { timeoutMs?: number }): Promise<CommandResult>;
   /** Starts one more controller manager process with the common flags plus `args`; resolves once it serves health. */
   startControllerManager(args?: readonly string[]): Promise<ManagedProcess>;
-  /** kube-sim fault injection on one cluster (`{ unreachable: true }`, `{ latencyMs }`, `{ podCapacity }`, ...); see kube-sim's README. */
+  /**
+   * Fault injection on one cluster. `sim`: any kube-sim fault (`{ unreachable: true }`,
+   * `{ latencyMs }`, `{ podCapacity }`, ...; see kube-sim's README). `real`: `{ unreachable: true }`
+   * (SIGSTOP to its kube-apiserver), `{ restore: true }`, `{ podCapacity: N | null }`; other faults
+   * reject with a TestingError.
+   */
   fault(cluster: string, fault: Readonly<Record<string, unknown>>): Promise<void>;
-  /** Restores the faults of every cluster (SIGUSR2 to kube-sim: works while a cluster is unreachable). */
+  /** Restores the unreachable faults of every cluster (works while a cluster is unreachable). */
   restoreFaults(): void;
   /** Stops every process it started and removes temporary files. Idempotent. */
   stop(): Promise<void>;
@@ -72,8 +88,8 @@ const childEnv = (): NodeJS.ProcessEnv => {
 };
 
 /**
- * Starts a whole local federation the way a user would run one: the kube-sim CLI (host and
- * members in distinct regions), Redis, the KubeFed CRDs and namespace in the host, the
+ * Starts a whole local federation the way a user would run one: the host and members in
+ * distinct regions (the kube-sim CLI, or real control planes: `options.substrate`), Redis, the KubeFed CRDs and namespace in the host, the
  * controller manager as a separate process, `kubefedctl join` of every member and
  * `kubefedctl enable --default-types`, then waits until every KubeFedCluster is Ready. On any
  * failure, what was started is stopped and the error names the step.
@@ -104,20 +120,12 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
   try {
     dir = await mkdtemp(join(tmpdir(), 'kubefed-local-'));
     const kubeconfigPath = options.kubeconfigPath ?? join(dir, 'kubeconfig');
-    const regions = { ...DEFAULT_REGIONS, ...options.regions };
-    const regionFlag = members.filter((m) => regions[m] !== undefined).map((m) => `${m}=${regions[m]}`).join(',');
-    const capacity = Object.entries(options.podCapacity ?? {}).map(([m, n]) => `${m}=${n}`).join(',');
-    const kubeSim = new ManagedProcess('kube-sim', [
-      ...sourceEntry(KUBE_SIM),
-      '--clusters', ['host', ...members].join(','),
-      '--kubeconfig', kubeconfigPath,
-      ...(regionFlag === '' ? [] : ['--regions', regionFlag]),
-      ...(capacity === '' ? [] : ['--pod-capacity', capacity]),
-    ]);
-    started.push(() => kubeSim.stop());
-    await step(`started kube-sim: host, ${members.join(', ')}`, async () => {
-      for (const name of ['host', ...members]) await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs: 60_000 });
-    });
+    const substrate = options.substrate ?? substrateFromEnvironment();
+    const names = ['host', ...members];
+    const clusters = await step(`started ${substrate === 'real' ? 'real clusters' : 'kube-sim'}: ${names.join(', ')}`, () =>
+      startLocalClusters({ substrate, names, kubeconfigPath, regions: { ...DEFAULT_REGIONS, ...options.regions }, podCapacity: options.podCapacity ?? {} }),
+    );
+    started.push(() => clusters.stop());
     const kubeconfig = Kubeconfig.fromFile(kubeconfigPath);
     const client = (context: string): DynamicClient => {
       let c = clients.get(context);
@@ -129,7 +137,10 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
     const queuePrefix = options.queuePrefix ?? redis.prefix('kubefed');
     await step('installed the KubeFed CRDs and namespace in the host', async () => {
       const host = client('host');
-      for (const crd of kubeFedCrds()) await createIfMissing(host.resource(CRDS), crd as unknown as KubeObject);
+      const crds = kubeFedCrds();
+      for (const crd of crds) await createIfMissing(host.resource(CRDS), crd as unknown as KubeObject);
+      // A real API server serves a CRD's resource only once it is Established.
+      await waitForEstablished(host, crds.map((c) => c.metadata.name), 30_000);
       await createIfMissing(host.resource(RESOURCES.namespaces), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     });
 
@@ -182,16 +193,15 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
       namespace,
       redis,
       queuePrefix,
-      kubeSim,
+      substrate,
+      kubeSim: clusters.kubeSim,
+      realClusters: clusters.real,
       controllerManagers,
       client,
       kubefedctl,
       startControllerManager,
-      async fault(cluster, fault) {
-        const res = await client(cluster).raw('/kube-sim/faults', { method: 'POST', body: fault });
-        if (res.status >= 300) throw new TestingError(`kube-sim fault ${JSON.stringify(fault)} on ${cluster}: HTTP ${res.status} ${res.body}`);
-      },
-      restoreFaults: () => void kubeSim.child.kill('SIGUSR2'),
+      fault: (cluster, fault) => clusters.fault(cluster, fault, client(cluster)),
+      restoreFaults: () => clusters.restoreFaults(),
       stop,
       [Symbol.asyncDispose]: stop,
     };
@@ -207,6 +217,24 @@ async function createIfMissing(resource: ReturnType<DynamicClient['resource']>, 
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
   }
+}
+
+/** Polls until every named CRD has condition Established=True. */
+async function waitForEstablished(host: DynamicClient, names: readonly string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let pending: string[] = [...names];
+  while (Date.now() < deadline) {
+    const list = await host.resource(CRDS).list();
+    const established = new Set(
+      list.items
+        .filter((c) => ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))
+        .map((c) => c.metadata.name),
+    );
+    pending = names.filter((n) => !established.has(n));
+    if (pending.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new TestingError(`CustomResourceDefinitions not Established within ${timeoutMs}ms: ${pending.join(', ')}`);
 }
 
 /** Polls until every named KubeFedCluster has condition Ready=True. */

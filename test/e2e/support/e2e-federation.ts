@@ -1,4 +1,5 @@
-// Shared helpers of the end-to-end suite: a local federation of real processes (the kube-sim CLI,
+// Shared helpers of the end-to-end suite: a local federation of real processes (the kube-sim CLI
+// or, with KUBEFED_TEST_SUBSTRATE=real as the vitest project `real` sets it, real control planes;
 // Redis, `kubefedctl join` / `enable`, the kubefed-controller-manager process), kubectl against
 // its kubeconfig, and reads of federated objects and their status as a user sees them.
 import { execFile } from 'node:child_process';
@@ -18,7 +19,8 @@ export const FEDERATED_CONFIG_MAPS = federated('federatedconfigmaps');
 export const FEDERATED_DEPLOYMENTS = federated('federateddeployments');
 
 /**
- * Starts a local federation (kube-sim host + `members`, Redis at REDIS_URL or a private one, the
+ * Starts a local federation (host + `members` on the substrate KUBEFED_TEST_SUBSTRATE names,
+ * kube-sim by default; Redis at REDIS_URL or a private one, the
  * controller manager process, every member joined and the default types enabled, unless
  * `options` say otherwise).
  */

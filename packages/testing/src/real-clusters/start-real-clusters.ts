@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, isNotFound, Kubeconfig, type KubeObject } from '@kubefed/client';
-import { DEFAULT_REGIONS } from '../local-federation.js';
+import { DEFAULT_REGIONS } from '../default-regions.js';
 import { createClusterPki, type ClusterPki } from './cluster-pki.js';
 import { ComponentProcess } from './component-process.js';
 import { freePort } from './free-port.js';

@@ -1,0 +1,202 @@
+import { writeFile } from 'node:fs/promises';
+import { RESOURCES } from '@kubefed/api';
+import { DynamicClient, Kubeconfig } from '@kubefed/client';
+import { ManagedProcess, sourceEntry } from './managed-process.js';
+import { kubeconfigYaml } from './real-clusters/kubeconfig-yaml.js';
+import { startRealClusters, type RealClusters } from './real-clusters/start-real-clusters.js';
+import { TestingError } from './testing-error.js';
+
+const KUBE_SIM = 'packages/kube-sim/src/cli.ts';
+
+/**
+ * What the clusters of a local federation are made of: `sim` runs the kube-sim CLI (one process
+ * simulating every cluster), `real` runs etcd, kube-apiserver, kube-controller-manager,
+ * kube-scheduler and kwok per cluster ({@link startRealClusters}, binaries of `npm run kube:build`).
+ */
+export type Substrate = 'sim' | 'real';
+
+/** The environment variable that picks the substrate of tests and the demo. */
+export const SUBSTRATE_ENV = 'KUBEFED_TEST_SUBSTRATE';
+
+/**
+ * The substrate named by `value` (default: the environment variable `KUBEFED_TEST_SUBSTRATE`);
+ * `sim` when unset or empty.
+ *
+ * @throws TestingError for any other value.
+ */
+export function substrateFromEnvironment(value: string | undefined = process.env[SUBSTRATE_ENV]): Substrate {
+  if (value === undefined || value === '' || value === 'sim') return 'sim';
+  if (value === 'real') return 'real';
+  throw new TestingError(`${SUBSTRATE_ENV} must be sim or real, got "${value}"`);
+}
+
+/** What {@link startLocalClusters} starts. */
+export interface LocalClustersSpec {
+  readonly substrate: Substrate;
+  /** Cluster names, the host first; also the kubeconfig contexts. */
+  readonly names: readonly string[];
+  /** Where the kubeconfig (one context per cluster, current-context = the first) is written. */
+  readonly kubeconfigPath: string;
+  /** Region of each cluster's Nodes (clusters absent here get the substrate's default). */
+  readonly regions: Readonly<Record<string, string>>;
+  /** Pods each cluster can run; clusters absent here are unlimited (110 pods per Node on `real`). */
+  readonly podCapacity: Readonly<Record<string, number>>;
+}
+
+/** Running clusters under a local federation, whichever the substrate. */
+export interface LocalClusters {
+  readonly substrate: Substrate;
+  /** The kube-sim CLI process (`sim` only). */
+  readonly kubeSim: ManagedProcess | undefined;
+  /** The real control planes (`real` only): processes, pids, log files. */
+  readonly real: RealClusters | undefined;
+  /**
+   * Fault injection on one cluster. `sim`: any kube-sim fault (`POST /kube-sim/faults`). `real`:
+   * `{ unreachable: true }` (its kube-apiserver is stopped with SIGSTOP: connections are accepted
+   * and never answered), `{ restore: true }` (SIGCONT), `{ podCapacity: N | null }` (the Nodes'
+   * allocatable pods); anything else is refused.
+   *
+   * @param admin an admin client of `cluster` (`sim` sends the fault through it).
+   */
+  fault(cluster: string, fault: Readonly<Record<string, unknown>>, admin: DynamicClient): Promise<void>;
+  /** Lifts every unreachable fault of every cluster at once (works while a cluster is unreachable). */
+  restoreFaults(): void;
+  /** Stops every process. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Starts the clusters of {@link LocalClustersSpec} and writes their kubeconfig; resolves once every cluster serves. */
+export function startLocalClusters(spec: LocalClustersSpec): Promise<LocalClusters> {
+  return spec.substrate === 'real' ? startReal(spec) : startSim(spec);
+}
+
+async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
+  const regionFlag = spec.names.filter((n) => spec.regions[n] !== undefined).map((n) => `${n}=${spec.regions[n]}`).join(',');
+  const capacity = Object.entries(spec.podCapacity).map(([m, n]) => `${m}=${n}`).join(',');
+  const kubeSim = new ManagedProcess('kube-sim', [
+    ...sourceEntry(KUBE_SIM),
+    '--clusters', spec.names.join(','),
+    '--kubeconfig', spec.kubeconfigPath,
+    ...(regionFlag === '' ? [] : ['--regions', regionFlag]),
+    ...(capacity === '' ? [] : ['--pod-capacity', capacity]),
+  ]);
+  try {
+    for (const name of spec.names) await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs: 60_000 });
+  } catch (err) {
+    await kubeSim.stop();
+    throw err;
+  }
+  return {
+    substrate: 'sim',
+    kubeSim,
+    real: undefined,
+    async fault(cluster, fault, admin) {
+      const res = await admin.raw('/kube-sim/faults', { method: 'POST', body: fault });
+      if (res.status >= 300) throw new TestingError(`kube-sim fault ${JSON.stringify(fault)} on ${cluster}: HTTP ${res.status} ${res.body}`);
+    },
+    // kube-sim restores every cluster's faults on SIGUSR2, even while one does not answer.
+    restoreFaults: () => void kubeSim.child.kill('SIGUSR2'),
+    stop: async () => void (await kubeSim.stop()),
+  };
+}
+
+/** `status.allocatable.pods` of a Node when a cluster's pod capacity is unlimited (the kubelet default). */
+const UNLIMITED_PODS_PER_NODE = 110;
+const NODES_PER_CLUSTER = 2;
+
+async function startReal(spec: LocalClustersSpec): Promise<LocalClusters> {
+  const real = await startRealClusters({ names: spec.names, nodes: NODES_PER_CLUSTER, podsPerNode: UNLIMITED_PODS_PER_NODE, regions: spec.regions });
+  const paused = new Set<number>();
+  const clients = new Map<string, DynamicClient>();
+  try {
+    // Admin bearer tokens rather than client certificates, as kube-sim writes them: a
+    // `kubectl --token` then acts as that token's identity alone (with a client certificate in
+    // the kubeconfig, kube-apiserver would authenticate the certificate's admin first).
+    const yaml = kubeconfigYaml({
+      apiVersion: 'v1',
+      kind: 'Config',
+      preferences: {},
+      clusters: real.clusters.map((c) => ({ name: c.name, cluster: { server: c.url, 'certificate-authority-data': Buffer.from(c.caPem).toString('base64') } })),
+      users: real.clusters.map((c) => ({ name: c.name, user: { token: c.adminToken } })),
+      contexts: real.clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: c.name } })),
+      'current-context': spec.names[0] ?? '',
+    });
+    await writeFile(spec.kubeconfigPath, yaml, { mode: 0o600 });
+    const kubeconfig = Kubeconfig.fromString(yaml);
+    const client = (name: string): DynamicClient => {
+      let c = clients.get(name);
+      if (c === undefined) clients.set(name, (c = DynamicClient.fromKubeconfig(kubeconfig, { context: name, qps: 0 })));
+      return c;
+    };
+    const setPodCapacity = async (cluster: string, pods: number | null): Promise<void> => {
+      const nodes = real.get(cluster).nodeNames;
+      const perNode = podsPerNode(pods, nodes.length);
+      await Promise.all(
+        nodes.map((node, i) => {
+          const value = String(perNode[i] ?? 0);
+          return client(cluster).resource(RESOURCES.nodes).patch(node, { status: { allocatable: { pods: value }, capacity: { pods: value } } }, 'merge', { subresource: 'status' });
+        }),
+      );
+    };
+    for (const [cluster, pods] of Object.entries(spec.podCapacity)) await setPodCapacity(cluster, pods);
+
+    const apiserverPid = (cluster: string): number => {
+      real.get(cluster);
+      const pid = real.processes().find((p) => p.name === `kube-apiserver[${cluster}]`)?.pid;
+      if (pid === undefined) throw new TestingError(`no running kube-apiserver for cluster ${cluster}`);
+      return pid;
+    };
+    const resume = (pid: number): void => {
+      paused.delete(pid);
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Already gone.
+      }
+    };
+    const resumeAll = (): void => {
+      for (const pid of [...paused]) resume(pid);
+    };
+    let stopped: Promise<void> | undefined;
+    return {
+      substrate: 'real',
+      kubeSim: undefined,
+      real,
+      async fault(cluster, fault) {
+        for (const [key, value] of Object.entries(fault)) {
+          if (key === 'unreachable' && value === true) {
+            const pid = apiserverPid(cluster);
+            process.kill(pid, 'SIGSTOP');
+            paused.add(pid);
+          } else if (key === 'restore' && value === true) {
+            resume(apiserverPid(cluster));
+          } else if (key === 'podCapacity' && (value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0))) {
+            await setPodCapacity(cluster, value);
+          } else {
+            throw new TestingError(
+              `fault ${JSON.stringify({ [key]: value })} exists only on kube-sim; the real substrate supports {"unreachable":true}, {"restore":true} and {"podCapacity":N|null}`,
+            );
+          }
+        }
+      },
+      restoreFaults: resumeAll,
+      stop: () =>
+        (stopped ??= (async () => {
+          // A stopped process would hold its SIGTERM until SIGCONT.
+          resumeAll();
+          for (const c of clients.values()) c.close();
+          await real.stop();
+        })()),
+    };
+  } catch (err) {
+    for (const c of clients.values()) c.close();
+    await real.stop();
+    throw err;
+  }
+}
+
+/** `pods` spread over `nodes` Nodes (the first ones get the remainder); `null` = unlimited. */
+export function podsPerNode(pods: number | null, nodes: number): number[] {
+  if (pods === null) return Array.from({ length: nodes }, () => UNLIMITED_PODS_PER_NODE);
+  return Array.from({ length: nodes }, (_, i) => Math.floor(pods / nodes) + (i < pods % nodes ? 1 : 0));
+}
