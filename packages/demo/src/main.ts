@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm run demo`: a whole federation on this machine. Starts kube-sim (a host and three members
- * in distinct regions), Redis and the controller manager, joins the members with `kubefedctl
+ * `npm run demo`: a whole federation on this machine. Starts a host and three members in
+ * distinct regions (kube-sim, or with `--substrate real` real control planes built by `npm run
+ * kube:build`), Redis and the controller manager, joins the members with `kubefedctl
  * join`, enables the default types, applies the samples in `packages/demo/samples`, waits until
  * everything has converged, prints `kubefedctl status` and the replicas per member, and keeps
  * running until Ctrl-C (or exits with `--exit-when-ready`).
@@ -9,7 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { parseGoDuration } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
-import { DEFAULT_REGIONS, startLocalFederation, type LocalFederation } from '@kubefed/testing';
+import { DEFAULT_REGIONS, startLocalFederation, substrateFromEnvironment, type LocalFederation, type Substrate } from '@kubefed/testing';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { alignColumns } from '@kubefed/kubefedctl';
 import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, type DemoState } from './demo.js';
@@ -18,6 +19,7 @@ const SAMPLES = fileURLToPath(new URL('../samples', import.meta.url));
 const MEMBERS = ['member1', 'member2', 'member3'];
 
 interface Flags {
+  substrate?: Substrate;
   kubeconfig?: string;
   exitWhenReady?: boolean;
   timeout: number;
@@ -25,9 +27,15 @@ interface Flags {
 
 const program = new Command('npm run demo --')
   .description(
-    'Runs a local federation: simulated host and member clusters (kube-sim), Redis, the controller manager,\n' +
-      'kubefedctl join of three members, the default federated types and the sample workload in\n' +
-      'packages/demo/samples; prints where everything landed, then keeps running until Ctrl-C.',
+    'Runs a local federation: host and member clusters (kube-sim, or real control\n' +
+      'planes with --substrate real), Redis, the controller manager, kubefedctl join\n' +
+      'of three members, the default federated types and the sample workload in\n' +
+      'packages/demo/samples; prints where everything landed, then keeps running\n' +
+      'until Ctrl-C.',
+  )
+  .addOption(
+    new Option('--substrate <substrate>', 'what the clusters run on: sim (kube-sim) or real (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from npm run kube:build); default $KUBEFED_TEST_SUBSTRATE, else sim')
+      .choices(['sim', 'real']),
   )
   .option('--kubeconfig <path>', 'write the kubeconfig (contexts host, member1, member2, member3) here instead of a temporary file')
   .option('--exit-when-ready', 'exit 0 once everything has converged (1 with what is missing if not within --timeout)')
@@ -40,7 +48,7 @@ const program = new Command('npm run demo --')
       })
       .default(180_000, '3m'),
   )
-  .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --kubeconfig ./demo.kubeconfig\n  npm run demo -- --exit-when-ready --timeout 3m');
+  .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --kubeconfig ./demo.kubeconfig\n  npm run demo -- --substrate real\n  npm run demo -- --exit-when-ready --timeout 3m');
 
 const started = Date.now();
 const say = (line: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
@@ -73,8 +81,10 @@ async function printSummary(fed: LocalFederation, state: DemoState): Promise<voi
 async function main(): Promise<number> {
   program.parse(process.argv);
   const flags = program.opts<Flags>();
-  say('starting the local federation (kube-sim, Redis, kubefed-controller-manager)');
+  const substrate = flags.substrate ?? substrateFromEnvironment();
+  say(`starting the local federation (${substrate === 'real' ? 'real control planes' : 'kube-sim'}, Redis, kubefed-controller-manager)`);
   const fed = await startLocalFederation({
+    substrate,
     members: MEMBERS,
     redisUrl: process.env['REDIS_URL'],
     ...(flags.kubeconfig === undefined ? {} : { kubeconfigPath: flags.kubeconfig }),
