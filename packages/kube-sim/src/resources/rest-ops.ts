@@ -335,7 +335,8 @@ export class RestOps {
       throw conflict(
         scope.def,
         name,
-        `Precondition failed: UID in precondition: ${incoming.metadata.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`,
+        // kube-apiserver wraps etcd3's storage error, which names the key (kube-sim: the default /registry prefix).
+        `StorageError: invalid object, Code: 4, Key: ${storageKey(scope.def, existing)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${incoming.metadata.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`,
       );
     let obj: KObject;
     if (subresource === 'status') {
@@ -393,13 +394,19 @@ export class RestOps {
   delete(scope: Scope, name: string, opts: DeleteOptions = {}): WriteResult {
     const existing = this.get(scope, name);
     const pre = opts.preconditions;
+    // kube-apiserver's rest.BeforeDelete: the conflict names the kind, not the resource.
+    const byKind = { group: scope.def.group, resource: scope.def.kind };
     if (pre?.uid !== undefined && pre.uid !== existing.metadata.uid)
-      throw conflict(scope.def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`);
+      throw conflict(
+        byKind,
+        name,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+      );
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== existing.metadata.resourceVersion)
       throw conflict(
-        scope.def,
+        byKind,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata.resourceVersion ?? ''}`,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
       );
     const isNamespace = scope.def.builtin && scope.def.resource === 'namespaces';
     if (isNamespace && immortalNamespaces.has(name)) throw forbidden(scope.def, name, 'this namespace may not be deleted');
@@ -487,6 +494,13 @@ export function specChanged(a: KObject, b: KObject, ignoreStatus: boolean): bool
     if (!jsonEqual(a[k], b[k])) return true;
   }
   return false;
+}
+
+/** The etcd key kube-apiserver would store an object under, with the default `/registry` prefix. */
+function storageKey(def: ResourceDef, obj: KObject): string {
+  const prefix = def.builtin || def.group === '' ? `/registry/${def.resource}` : `/registry/${def.group}/${def.resource}`;
+  const ns = obj.metadata.namespace;
+  return ns !== undefined && ns !== '' ? `${prefix}/${ns}/${obj.metadata.name ?? ''}` : `${prefix}/${obj.metadata.name ?? ''}`;
 }
 
 /** Value of a field label on an object (`metadata.name`, `spec.nodeName`, `source` for events ...). */

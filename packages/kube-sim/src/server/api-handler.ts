@@ -15,7 +15,7 @@ import type { JsonObject, KObject } from '../util/json.js';
 import { mediaType, parseAccept, parseBody, readBody, sendJson, sendStatus } from './http-util.js';
 import type { MediaRange } from './http-util.js';
 import { typedJson } from './object-json.js';
-import { StatusError, badRequest, methodNotAllowed, notFound, pathNotFound } from './status-error.js';
+import { StatusError, badRequest, invalid, methodNotAllowed, notFound, pathNotFound } from './status-error.js';
 import { serveWatch } from './watch-stream.js';
 
 /** Extra endpoints plugged into the handler by the cluster. */
@@ -456,6 +456,13 @@ export class ApiHandler {
       patched = { ...patched, metadata: { ...pm, managedFields: [...others, managedEntry(opts.fieldManager ?? '', 'Apply', groupVersion(scope.def.group, scope.version.name), patch)] } };
     }
     const incoming = this.ops.checkTypeMeta(scope, patched);
+    // A patch carries no preconditions: a changed uid fails metadata validation instead (the real
+    // server reports the cause twice).
+    const uid = incoming.metadata.uid;
+    if (uid !== undefined && uid !== existing.metadata.uid) {
+      const cause = { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`, field: 'metadata.uid' };
+      throw invalid(scope.def.kind, scope.def.group, name, [cause, cause]);
+    }
     const r = this.ops.updateFrom(scope, existing, incoming, opts, sub === 'status' ? 'status' : undefined);
     return { ...r, created: false };
   }

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConformanceTarget, Json, Substrate } from '../support/conformance-target.js';
-import { configMap, expectCode, expectFailure } from '../support/fixtures.js';
+import { configMap, deployment, expectCode, expectFailure } from '../support/fixtures.js';
 
 const poll = { timeout: 20_000, interval: 100 };
 
@@ -125,24 +125,53 @@ export function deleteConformance(substrate: Substrate): void {
       await gone(`${cms()}/fg-owner`);
     });
 
-    it('refuses a delete whose uid or resourceVersion precondition does not match with 409 Conflict', async () => {
+    it('refuses a delete whose uid or resourceVersion precondition does not match with 409 Conflict naming the kind', async () => {
       const obj = await create(configMap(ns, 'precond'));
+      const zero = '00000000-0000-0000-0000-000000000000';
       const byUid = await t.request('DELETE', `${cms()}/precond`, {
-        body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: '00000000-0000-0000-0000-000000000000' } },
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: zero } },
       });
+      // kube-apiserver's rest.BeforeDelete names the kind where other conflicts name the resource.
       const status = expectFailure(byUid, 409, 'Conflict');
-      expect(status.details).toMatchObject({ name: 'precond', kind: 'configmaps' });
-      expect(String(status.message)).toContain('Precondition failed');
+      expect(status.details).toEqual({ name: 'precond', kind: 'ConfigMap' });
+      expect(status.message).toBe(
+        `Operation cannot be fulfilled on ConfigMap "precond": the UID in the precondition (${zero}) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`,
+      );
       const byRv = await t.request('DELETE', `${cms()}/precond`, {
         body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: '1' } },
       });
-      expectFailure(byRv, 409, 'Conflict');
+      expect(expectFailure(byRv, 409, 'Conflict').message).toBe(
+        `Operation cannot be fulfilled on ConfigMap "precond": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`,
+      );
       expectCode(await t.request('GET', `${cms()}/precond`), 200);
+      expectCode(await t.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment(ns, 'precond') }), 201);
+      const deploy = await t.request('DELETE', `/apis/apps/v1/namespaces/${ns}/deployments/precond`, {
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: zero } },
+      });
+      const deployConflict = expectFailure(deploy, 409, 'Conflict');
+      expect(deployConflict.details).toEqual({ name: 'precond', group: 'apps', kind: 'Deployment' });
+      expect(deployConflict.message).toMatch(/^Operation cannot be fulfilled on Deployment\.apps "precond": the UID in the precondition/);
       const ok = await t.request('DELETE', `${cms()}/precond`, {
         body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion } },
       });
       expect(ok.status).toBe(200);
       await gone(`${cms()}/precond`);
+    });
+
+    it('takes the uid of a PUT body as a precondition (409) but refuses a PATCH that changes the uid as immutable (422)', async () => {
+      const obj = await create(configMap(ns, 'uid-change', { a: '1' }));
+      const zero = '00000000-0000-0000-0000-000000000000';
+      const put = await t.request('PUT', `${cms()}/uid-change`, { body: { ...configMap(ns, 'uid-change'), metadata: { name: 'uid-change', uid: zero } } });
+      const conflict = expectFailure(put, 409, 'Conflict');
+      expect(conflict.details).toEqual({ name: 'uid-change', kind: 'configmaps' });
+      // The real message embeds a StorageError with the etcd key, which depends on the etcd prefix.
+      expect(conflict.message).toMatch(/^Operation cannot be fulfilled on configmaps "uid-change": /);
+      expect(conflict.message).toContain(`Precondition failed: UID in precondition: ${zero}, UID in object meta: ${obj.metadata.uid}`);
+      const patch = await t.request('PATCH', `${cms()}/uid-change`, { contentType: 'application/merge-patch+json', body: { metadata: { uid: zero } } });
+      const invalid = expectFailure(patch, 422, 'Invalid');
+      expect(invalid.details).toMatchObject({ name: 'uid-change', kind: 'ConfigMap' });
+      expect(invalid.details.causes).toContainEqual({ reason: 'FieldValueInvalid', message: `Invalid value: "${zero}": field is immutable`, field: 'metadata.uid' });
+      expect(expectCode(await t.request('GET', `${cms()}/uid-change`), 200).metadata.uid).toBe(obj.metadata.uid);
     });
 
     it('deletes a collection selected by label and keeps the rest', async () => {
