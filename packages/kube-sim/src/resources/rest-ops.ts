@@ -343,6 +343,10 @@ export class RestOps {
       obj = { ...existing, metadata: { ...existing.metadata } };
       if (incoming['status'] === undefined) delete obj['status'];
       else obj['status'] = incoming['status'];
+      if (scope.def.builtin) {
+        statusMetadata(scope.def, obj.metadata, incoming.metadata);
+        defaultOnUpdate(scope.def, obj, existing);
+      }
     } else {
       obj = incoming;
       const m = obj.metadata;
@@ -375,7 +379,8 @@ export class RestOps {
     obj = validated.object;
     if (scope.def.generation) {
       const gen = existing.metadata.generation ?? 1;
-      obj.metadata.generation = specChanged(existing, obj, scope.version.status) ? gen + 1 : gen;
+      const bump = specChanged(existing, obj, scope.version.status) || (subresource !== 'status' && annotationsBumpGeneration(scope.def) && !sameMap(existing.metadata.annotations, obj.metadata.annotations));
+      obj.metadata.generation = bump ? gen + 1 : gen;
     }
     if (jsonEqual(obj, existing)) return { object: existing, warnings: validated.warnings };
     if (opts.dryRun === true) return { object: obj, warnings: validated.warnings };
@@ -484,6 +489,34 @@ function namespaceHasSpecFinalizers(obj: KObject): boolean {
 function setOrDelete<K extends keyof ObjectMeta>(m: ObjectMeta, key: K, value: ObjectMeta[K] | undefined): void {
   if (value === undefined) delete m[key];
   else m[key] = value;
+}
+
+/**
+ * The metadata a `/status` write may change. Built-in status strategies copy the old spec but
+ * keep the new labels, annotations, finalizers and owner references, except: Deployments keep
+ * their labels, Pods their owner references, and CRDs all of it (ResetObjectMetaForStatus).
+ * Custom resources change nothing but status (handled by the caller).
+ */
+function statusMetadata(def: ResourceDef, meta: ObjectMeta, incoming: ObjectMeta): void {
+  const key = `${def.group}/${def.resource}`;
+  if (key === 'apiextensions.k8s.io/customresourcedefinitions') return;
+  if (key !== 'apps/deployments') setOrDelete(meta, 'labels', incoming.labels);
+  setOrDelete(meta, 'annotations', incoming.annotations);
+  setOrDelete(meta, 'finalizers', incoming.finalizers);
+  if (key !== '/pods') setOrDelete(meta, 'ownerReferences', incoming.ownerReferences);
+}
+
+/**
+ * Deployments bump their generation on annotation changes too (its update strategy: annotations
+ * are copied to the ReplicaSets), other kinds only on spec changes.
+ */
+function annotationsBumpGeneration(def: ResourceDef): boolean {
+  return def.builtin && def.group === 'apps' && def.resource === 'deployments';
+}
+
+/** Map equality where an absent map equals an empty one (apimachinery's semantic DeepEqual). */
+function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  return jsonEqual(a ?? {}, b ?? {});
 }
 
 /** True when anything outside metadata (and status, with a status subresource) differs. */

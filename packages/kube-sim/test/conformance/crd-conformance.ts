@@ -103,11 +103,13 @@ export function crdConformance(substrate: Substrate): void {
       const viaStatus = expectCode(
         await t.request('PATCH', `${widgets()}/st/status`, {
           contentType: 'application/merge-patch+json',
-          body: { spec: { size: 9 }, status: { phase: 'Ready', observed: 1 } },
+          body: { spec: { size: 9 }, metadata: { labels: { fromStatus: 'yes' } }, status: { phase: 'Ready', observed: 1 } },
         }),
         200,
       );
       expect(viaStatus.spec.size).toBe(1);
+      // Unlike most built-in kinds, a custom resource's /status changes nothing but status.
+      expect(viaStatus.metadata.labels?.fromStatus).toBeUndefined();
       expect(viaStatus.status).toEqual({ phase: 'Ready', observed: 1 });
       expect(viaStatus.metadata.generation).toBe(1);
       const viaMain = expectCode(

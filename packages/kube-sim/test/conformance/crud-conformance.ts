@@ -102,32 +102,40 @@ export function crudConformance(substrate: Substrate): void {
       expectFailure(res, 400, 'BadRequest');
     });
 
-    it('bumps generation on spec changes but not on label or annotation changes', async () => {
+    it('bumps a Deployment\'s generation on spec and annotation changes but not on label changes', async () => {
       const created = expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'generations') }), 201);
       expect(created.metadata.generation).toBe(1);
-      const labelled = expectCode(
-        await t.request('PATCH', `${deploys()}/generations`, {
-          contentType: 'application/merge-patch+json',
-          body: { metadata: { labels: { extra: 'yes' }, annotations: { note: 'x' } } },
-        }),
-        200,
-      );
+      const patch = async (body: Json): Promise<Json> =>
+        expectCode(await t.request('PATCH', `${deploys()}/generations`, { contentType: 'application/merge-patch+json', body }), 200);
+      const labelled = await patch({ metadata: { labels: { extra: 'yes' } } });
       expect(labelled.metadata.generation).toBe(1);
       expect(labelled.metadata.labels).toMatchObject({ extra: 'yes' });
-      const scaled = expectCode(
-        await t.request('PATCH', `${deploys()}/generations`, {
-          contentType: 'application/merge-patch+json',
-          body: { spec: { replicas: 3 } },
-        }),
-        200,
-      );
-      expect(scaled.metadata.generation).toBe(2);
+      // The Deployment strategy bumps on annotations too: they are copied to its ReplicaSets.
+      const annotated = await patch({ metadata: { annotations: { note: 'x' } } });
+      expect(annotated.metadata.generation).toBe(2);
+      const scaled = await patch({ spec: { replicas: 3 } });
+      expect(scaled.metadata.generation).toBe(3);
       const fresh = expectCode(await t.request('GET', `${deploys()}/generations`), 200);
       const put = expectCode(
         await t.request('PUT', `${deploys()}/generations`, { body: { ...fresh, spec: { ...fresh.spec, minReadySeconds: 5 } } }),
         200,
       );
-      expect(put.metadata.generation).toBe(3);
+      expect(put.metadata.generation).toBe(4);
+    });
+
+    it('bumps a ReplicaSet\'s generation on spec changes only', async () => {
+      const rs = {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'rs-generations' },
+        spec: { replicas: 0, selector: { matchLabels: { app: 'rs-generations' } }, template: { metadata: { labels: { app: 'rs-generations' } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] } } },
+      };
+      const path = `/apis/apps/v1/namespaces/${ns}/replicasets`;
+      expect(expectCode(await t.request('POST', path, { body: rs }), 201).metadata.generation).toBe(1);
+      const patch = async (body: Json): Promise<Json> =>
+        expectCode(await t.request('PATCH', `${path}/rs-generations`, { contentType: 'application/merge-patch+json', body }), 200);
+      expect((await patch({ metadata: { labels: { l: '1' }, annotations: { a: '1' } } })).metadata.generation).toBe(1);
+      expect((await patch({ spec: { minReadySeconds: 1 } })).metadata.generation).toBe(2);
     });
 
     it('starts a created Job with the empty status, whatever status the request carried', async () => {
@@ -165,6 +173,35 @@ export function crudConformance(substrate: Substrate): void {
       expect(viaStatus.status.observedGeneration).toBe(1);
       const got = expectCode(await t.request('GET', `${deploys()}/status-split/status`), 200);
       expect(got).toMatchObject({ kind: 'Deployment', spec: { replicas: 1 } });
+    });
+
+    it('takes label, annotation and finalizer changes through /status of a built-in kind, but not a Deployment\'s labels', async () => {
+      const services = `/api/v1/namespaces/${ns}/services`;
+      expectCode(
+        await t.request('POST', services, {
+          body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'via-status' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } },
+        }),
+        201,
+      );
+      const metadata = { labels: { fromStatus: 'l' }, annotations: { fromStatus: 'a' }, finalizers: ['conformance.kubefed.io/status'] };
+      const svc = expectCode(
+        await t.request('PATCH', `${services}/via-status/status`, { contentType: 'application/merge-patch+json', body: { metadata, spec: { ports: [{ port: 81 }] } } }),
+        200,
+      );
+      expect(svc.metadata).toMatchObject(metadata);
+      expect(svc.spec.ports[0].port).toBe(80);
+      expectCode(await t.request('PATCH', `${services}/via-status`, { contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } }), 200);
+      expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'status-meta') }), 201);
+      const d = expectCode(
+        await t.request('PATCH', `${deploys()}/status-meta/status`, {
+          contentType: 'application/merge-patch+json',
+          body: { metadata: { labels: metadata.labels, annotations: metadata.annotations } },
+        }),
+        200,
+      );
+      expect(d.metadata.labels?.fromStatus).toBeUndefined();
+      expect(d.metadata.annotations?.fromStatus).toBe('a');
+      expect(d.metadata.generation).toBe(1);
     });
 
     it('keeps every field of a Deployment it does not interpret, byte for byte', async () => {

@@ -182,7 +182,9 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
     const revision = newRs?.metadata.annotations?.[revisionAnnotation];
     if (revision !== undefined && current.metadata.annotations?.[revisionAnnotation] !== revision) {
       const scope = scopeOf('apps', 'deployments', ns);
-      latest = ops.updateFrom(scope, current, { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [revisionAnnotation]: revision } } }, {}).object;
+      // Through /status, as the deployment controller does: an annotation change on the main
+      // endpoint would bump the Deployment's generation.
+      latest = ops.updateFrom(scope, current, { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [revisionAnnotation]: revision } } }, {}, 'status').object;
     }
     all = owned(latest, replicaSetsKey);
     const fresh = newRs === undefined ? undefined : all.find((rs) => rs.metadata.uid === newRs?.metadata.uid);
