@@ -639,6 +639,26 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(status, { timeout: 30_000, interval: 200 }).toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True', reason: 'TypesServed' }] });
   }, 90_000);
 
+  it('removes the managed label from a member object that has no federated object (a possible orphan), and never deletes it', async () => {
+    await startControlPlane();
+    const name = `orphan-${randomUUID().slice(0, 8)}`;
+    using member1 = clientFor(fed.member('member1'));
+    const roles = member1.resource(MEMBER_CLUSTER_ROLES);
+    // The member watch must be running before the object appears: retry the create until it is reported.
+    await roles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels: { 'kubefed.io/managed': 'true', keep: 'me' } }, rules: [] });
+    await expect
+      .poll(
+        async () => {
+          const obj = await roles.get(name);
+          if (obj.metadata.labels?.['kubefed.io/managed'] !== undefined) await roles.patch(name, { metadata: { annotations: { poke: randomUUID() } } }, 'merge');
+          return obj.metadata.labels;
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toEqual({ keep: 'me' });
+    expect(await inMember('member1', name)).toBeDefined();
+  });
+
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);

@@ -131,9 +131,12 @@ export class SyncController implements Runnable {
             logger,
             clock,
             onChange: (cluster, key) => {
-              if (informer.store.get(key) === undefined) return;
+              // A managed copy without a federated object is a possible orphan: the worker
+              // confirms on the host that the object is gone and removes the managed label.
+              const orphan = informer.store.get(key) === undefined;
+              if (orphan && !informer.hasSynced()) return;
               const { namespace, name } = splitKey(key);
-              const job = { kind: 'sync' as const, federatedType: o.type.name, ...(namespace === undefined ? {} : { namespace }), name, cluster };
+              const job = { kind: orphan ? ('remove' as const) : ('sync' as const), federatedType: o.type.name, ...(namespace === undefined ? {} : { namespace }), name, cluster };
               o.producer.enqueue(job).catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
             },
           });

@@ -96,8 +96,9 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     try {
       fed ??= await options.host.resource(type.federatedGvr, job.namespace).get(job.name);
     } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
+      if (!isNotFound(err)) throw err;
+      await releaseOrphan({ type, member, job, kubefedNamespace: options.kubefedNamespace });
+      return;
     }
     const warn = async (op: EventOperation, error: unknown): Promise<void> => {
       await options.events?.record(fed, { ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error), component: EventComponent.sync(type.federatedKind) });
@@ -245,6 +246,25 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     };
     await apply(observed, cached === undefined);
   };
+}
+
+/**
+ * A job whose federated object does not exist (confirmed on the host): a managed member copy is
+ * a possible orphan, left by a federated object deleted while the cluster could not be reached
+ * or by hand. As KubeFed does, it gets its managed label removed, never deleted.
+ */
+async function releaseOrphan(input: { type: SyncType; member: DynamicClient; job: SyncJob; kubefedNamespace: string }): Promise<void> {
+  const { type, member, job } = input;
+  const target = isNamespaceType(type.targetType) ? namespaceTargetOf({ name: job.name, namespace: job.namespace }, input.kubefedNamespace) : { propagate: true as const, name: job.name };
+  if (!target.propagate) return;
+  const members = member.resource(type.targetGvr, type.targetType.scope === 'Namespaced' ? job.namespace : undefined);
+  const observed = await observe(members, target.name);
+  if (observed.state !== 'present' || !isManaged(observed.object) || isDeleting(observed.object)) return;
+  try {
+    await members.patch(target.name, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
 }
 
 async function observe(members: ReturnType<DynamicClient['resource']>, name: string): Promise<MemberObservation> {
