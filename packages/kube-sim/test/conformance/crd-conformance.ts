@@ -147,6 +147,14 @@ export function crdConformance(substrate: Substrate): void {
       expect(expectCode(await t.request('GET', `${widgets()}/patch-invalid`), 200).spec.size).toBe(4);
     });
 
+    it('answers JSON to a client that prefers protobuf, since custom resources have no protobuf encoding', async () => {
+      await t.request('POST', widgets(), { body: widget(group, ns, 'negotiated', { size: 1 }) });
+      const res = await t.request('GET', `${widgets()}/negotiated`, { accept: 'application/vnd.kubernetes.protobuf,application/json' });
+      expect(res.status).toBe(200);
+      expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+      expect(res.json).toMatchObject({ kind: 'Widget', metadata: { name: 'negotiated' } });
+    });
+
     it('renders a Table with the additionalPrinterColumns', async () => {
       await t.request('POST', widgets(), { body: widget(group, ns, 'tbl', { size: 7, color: 'green' }) });
       const res = await t.request('GET', `${widgets()}?fieldSelector=metadata.name%3Dtbl`, { accept: tableAccept });

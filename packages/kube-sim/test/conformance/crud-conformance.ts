@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -349,9 +349,11 @@ export function crudConformance(substrate: Substrate): void {
       expectFailure(lost, 409, 'Conflict');
     });
 
-    it('answers JSON when the client prefers protobuf but also accepts JSON', async () => {
+    it('answers JSON to a client that lists JSON before protobuf', async () => {
+      // A client that lists protobuf first gets protobuf from kube-apiserver for built-in kinds;
+      // kube-sim speaks JSON only (README: remaining differences). Custom resources: crd suite.
       await t.request('POST', cms(), { body: configMap(ns, 'negotiated') });
-      const res = await t.request('GET', `${cms()}/negotiated`, { accept: 'application/vnd.kubernetes.protobuf,application/json' });
+      const res = await t.request('GET', `${cms()}/negotiated`, { accept: 'application/json, application/vnd.kubernetes.protobuf' });
       expect(res.status).toBe(200);
       expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
       expect(res.json).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'negotiated' } });
@@ -561,8 +563,16 @@ export function crudConformance(substrate: Substrate): void {
         const base = { group: 'apps', version: 'v1', namespace: ns, plural: 'deployments' };
         const created: Json = await custom.createNamespacedCustomObject({ ...base, body: deployment(ns, 'via-custom') });
         expect(created.metadata.generation).toBe(1);
-        created.spec.replicas = 2;
-        const replaced: Json = await custom.replaceNamespacedCustomObject({ ...base, name: 'via-custom', body: created });
+        // The deployment controller writes status right after the create, so a replace based on
+        // an older read is (rightly) a 409: read again until the replace meets the current version.
+        const replaced: Json = await vi.waitFor(
+          async () => {
+            const current: Json = await custom.getNamespacedCustomObject({ ...base, name: 'via-custom' });
+            current.spec.replicas = 2;
+            return custom.replaceNamespacedCustomObject({ ...base, name: 'via-custom', body: current });
+          },
+          { timeout: 10_000, interval: 50 },
+        );
         expect(replaced.metadata.generation).toBe(2);
         const got: Json = await custom.getNamespacedCustomObject({ ...base, name: 'via-custom' });
         expect(got.spec.replicas).toBe(2);
