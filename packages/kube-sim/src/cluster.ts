@@ -136,6 +136,9 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   registerServiceAccountTokenController(ops, work, authn, pki?.caCertPem ?? '');
   const workloads = registerWorkloadControllers(ops, { podCapacity });
   bootstrap(ops, region, zones);
+  // kube-apiserver's watch cache starts at the revision it listed when the server started, so a
+  // watch from an older resourceVersion (such as 1) is 410 Expired: history starts here too.
+  ops.store.compactHistory();
 
   const sockets = new Set<Socket>();
   const watchClosers = new Set<() => void>();

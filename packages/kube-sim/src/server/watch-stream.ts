@@ -69,7 +69,9 @@ export function serveWatch(ops: RestOps, res: ServerResponse, w: WatchRequest, o
       const before = e.type === 'MODIFIED' && inScope(e.prev);
       if (now && before) res.write(line('MODIFIED', e.object));
       else if (now) res.write(line('ADDED', e.object));
-      else if (before) res.write(line('DELETED', e.object));
+      // An object that stops matching is sent as its last matching state, with the
+      // resourceVersion of the change (the watch cache's convertToWatchEvent).
+      else if (before && e.prev !== undefined) res.write(line('DELETED', { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: String(e.rv) } }));
     },
   };
   const close = (): void => {
@@ -95,7 +97,7 @@ export function serveWatch(ops: RestOps, res: ServerResponse, w: WatchRequest, o
     const n = Number(rv);
     const events = Number.isInteger(n) ? ops.store.hub.since(n, grKey) : undefined;
     if (events === undefined) {
-      const err = expired(`too old resource version: ${rv} (${ops.store.hub.compactedRv + 1})`);
+      const err = expired(`too old resource version: ${rv} (${ops.store.hub.compactedRv})`);
       res.write(`{"type":"ERROR","object":${JSON.stringify(err.toStatus())}}\n`);
       close();
       return;

@@ -71,11 +71,13 @@ export function watchConformance(substrate: Substrate): void {
       const w = await watch(`${base}?watch=1&labelSelector=team%3Dblue&resourceVersion=${list.metadata.resourceVersion}`);
       await t.request('POST', base, { body: configMap(ns, 'red', {}, { team: 'red' }) });
       await t.request('POST', base, { body: configMap(ns, 'blue', {}, { team: 'blue' }) });
-      await t.request('PATCH', `${base}/blue`, { contentType: merge, body: { metadata: { labels: { team: 'green' } } } });
+      const relabelled = expectCode(await t.request('PATCH', `${base}/blue`, { contentType: merge, body: { metadata: { labels: { team: 'green' } } } }), 200);
       await t.request('PATCH', `${base}/red`, { contentType: merge, body: { metadata: { labels: { team: 'blue' } } } });
       const events = [await w.next(), await w.next(), await w.next()];
       expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED blue', 'DELETED blue', 'ADDED red']);
-      expect(events[1]!.object.metadata.labels).toEqual({ team: 'green' });
+      // The DELETED event carries the last state that matched, with the resourceVersion of the change.
+      expect(events[1]!.object.metadata.labels).toEqual({ team: 'blue' });
+      expect(events[1]!.object.metadata.resourceVersion).toBe(relabelled.metadata.resourceVersion);
     });
 
     it('sends BOOKMARK events with a resourceVersion when allowWatchBookmarks is set', async () => {
@@ -117,6 +119,17 @@ export function watchConformance(substrate: Substrate): void {
       await t.request('POST', base, { body: configMap(ns, 'one') });
       const event = await w.next();
       expect(event).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'one' } } });
+    });
+
+    it('answers a watch from a resourceVersion older than the server keeps with an ERROR event 410 Expired', async () => {
+      const w = await watch(`/api/v1/namespaces/${t.namespace}/configmaps?watch=1&resourceVersion=1`);
+      const event = await w.next();
+      expect(event).toMatchObject({
+        type: 'ERROR',
+        object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' },
+      });
+      expect(event.object.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
+      await w.ended;
     });
 
     it('works with the Watch of @kubernetes/client-node', async () => {
