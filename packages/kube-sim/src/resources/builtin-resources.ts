@@ -16,6 +16,8 @@ interface BuiltinSpec {
   extra?: string[];
   fieldLabels?: string[];
   orphan?: boolean;
+  /** Default {@link standardVerbs}. */
+  verbs?: string[];
 }
 
 const replicasScale: ScaleSpec = {
@@ -36,6 +38,8 @@ const specs: BuiltinSpec[] = [
     extra: ['finalize'],
     fieldLabels: ['status.phase'],
     columns: [{ name: 'Status', type: 'string', jsonPath: '.status.phase' }],
+    // Namespaces are deleted one by one: there is no deletecollection.
+    verbs: standardVerbs.filter((v) => v !== 'deletecollection'),
   },
   {
     group: '',
@@ -296,7 +300,7 @@ export function builtinResources(): ResourceDef[] {
     extraSubresources: s.extra ?? [],
     fieldLabels: s.fieldLabels ?? [],
     defaultPropagation: s.orphan === true ? 'Orphan' : 'Background',
-    verbs: standardVerbs,
+    verbs: s.verbs ?? standardVerbs,
     topLevelFields: topLevel[s.kind] ?? specStatus,
   }));
   return [...builtins, ...virtualResources()];

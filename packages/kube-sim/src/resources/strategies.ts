@@ -196,6 +196,20 @@ function goMap(v: unknown): string {
   return `map[string]string{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${JSON.stringify(x)}`).join(', ')}}`;
 }
 
+/** core.MaxSecretSize: the limit of a Secret's data and of a ConfigMap's data plus binaryData (1 MiB). */
+const maxDataBytes = 1024 * 1024;
+
+/** Bytes of a Secret's decoded `data`, or of a ConfigMap's `data` values (UTF-8) plus decoded `binaryData`. */
+function dataSize(obj: KObject, configMap: boolean): number {
+  let total = 0;
+  const data = obj['data'];
+  if (isObject(data))
+    for (const v of Object.values(data)) if (typeof v === 'string') total += configMap ? Buffer.byteLength(v, 'utf8') : Buffer.from(v, 'base64').length;
+  const binary = obj['binaryData'];
+  if (configMap && isObject(binary)) for (const v of Object.values(binary)) if (typeof v === 'string') total += Buffer.from(v, 'base64').length;
+  return total;
+}
+
 /** Validation kube-apiserver applies to built-in kinds (the rules clients commonly trip over). */
 export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | undefined): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -234,6 +248,10 @@ export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | u
     }
   }
   if (key === '/configmaps' || key === '/secrets') {
+    const size = dataSize(obj, key === '/configmaps');
+    // The real messages: the whole object (field `[]`) for ConfigMaps, `data` for Secrets.
+    if (size > maxDataBytes)
+      causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxDataBytes} bytes`, field: key === '/configmaps' ? '[]' : 'data' });
     if (old !== undefined && old['immutable'] === true) {
       for (const f of ['data', 'binaryData', 'stringData'])
         if (JSON.stringify(old[f]) !== JSON.stringify(obj[f]) && !(f === 'stringData'))

@@ -215,6 +215,7 @@ export class ApiHandler {
         kind: def.resource,
       });
     }
+    if (sub === undefined && !def.verbs.includes(verb)) throw methodNotAllowed();
     // Collections without a namespace segment are only readable (list/watch across namespaces).
     if (def.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
       // `/api/v1/configmaps` serves only list/watch; named paths without a namespace do not exist.

@@ -427,6 +427,37 @@ export function crudConformance(substrate: Substrate): void {
       expectFailure(bad, 400, 'BadRequest');
     });
 
+    it('refuses a ConfigMap whose data and binaryData exceed 1 MiB with 422 Invalid, and takes one of exactly 1 MiB', async () => {
+      const mib = 1024 * 1024;
+      const status = expectFailure(
+        await t.request('POST', cms(), { body: { ...configMap(ns, 'too-big', { a: 'x'.repeat(mib - 10) }), binaryData: { b: Buffer.alloc(11).toString('base64') } } }),
+        422,
+        'Invalid',
+      );
+      expect(status.message).toBe('ConfigMap "too-big" is invalid: []: Too long: may not be more than 1048576 bytes');
+      expect(status.details).toEqual({
+        name: 'too-big',
+        kind: 'ConfigMap',
+        causes: [{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes', field: '[]' }],
+      });
+      // Values count in UTF-8 bytes, keys not at all.
+      expectFailure(await t.request('POST', cms(), { body: configMap(ns, 'too-big-utf8', { a: 'é'.repeat(mib / 2 + 1) }) }), 422, 'Invalid');
+      expectCode(await t.request('POST', cms(), { body: configMap(ns, 'just-fits', { a: 'x'.repeat(mib) }) }), 201);
+      const grown = await t.request('PATCH', `${cms()}/just-fits`, { contentType: 'application/merge-patch+json', body: { data: { b: 'y' } } });
+      expectFailure(grown, 422, 'Invalid');
+    });
+
+    it('refuses a Secret whose decoded data exceeds 1 MiB with 422 Invalid on data, also through stringData', async () => {
+      const mib = 1024 * 1024;
+      const secrets = `/api/v1/namespaces/${ns}/secrets`;
+      const secret = (name: string, extra: Json): Json => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, type: 'Opaque', ...extra });
+      const big = expectFailure(await t.request('POST', secrets, { body: secret('too-big', { data: { a: Buffer.alloc(mib + 1).toString('base64') } }) }), 422, 'Invalid');
+      expect(big.message).toBe('Secret "too-big" is invalid: data: Too long: may not be more than 1048576 bytes');
+      expect(big.details.causes).toEqual([{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes', field: 'data' }]);
+      expectFailure(await t.request('POST', secrets, { body: secret('too-big-string', { stringData: { a: 'y'.repeat(mib), b: 'z' } }) }), 422, 'Invalid');
+      expectCode(await t.request('POST', secrets, { body: secret('just-fits', { data: { a: Buffer.alloc(mib).toString('base64') } }) }), 201);
+    });
+
     it('lets exactly one of many concurrent creates of a name succeed', async () => {
       const results = await Promise.all(
         Array.from({ length: 8 }, () => t.request('POST', cms(), { body: configMap(ns, 'race-create') })),

@@ -187,6 +187,20 @@ export function deleteConformance(substrate: Substrate): void {
       }, poll);
     });
 
+    it.each(['default', 'kube-system', 'kube-public'])('refuses to delete the %s namespace with 403 Forbidden', async (name) => {
+      const status = expectFailure(await t.request('DELETE', `/api/v1/namespaces/${name}`), 403, 'Forbidden');
+      expect(status.message).toBe(`namespaces "${name}" is forbidden: this namespace may not be deleted`);
+      expect(status.details).toEqual({ name, kind: 'namespaces' });
+      const ns = expectCode(await t.request('GET', `/api/v1/namespaces/${name}`), 200);
+      expect(ns.metadata.deletionTimestamp).toBeUndefined();
+    });
+
+    it('answers a deletecollection of namespaces with 405 MethodNotAllowed', async () => {
+      // The selector matches nothing, should a server ever accept the request.
+      const res = await t.request('DELETE', `/api/v1/namespaces?labelSelector=conformance.kubefed.io%2Fnone%3D${t.suffix}`);
+      expectFailure(res, 405, 'MethodNotAllowed');
+    });
+
     it('terminates a namespace: phase Terminating, no new content, contents removed, then gone', async () => {
       const doomed = await t.createNamespace('conf-doomed');
       await create(configMap(doomed, 'plain'), doomed);

@@ -85,6 +85,7 @@ export function discoveryConformance(substrate: Substrate): void {
       expect(body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
       const resources = new Map<string, Json>((body.resources as Json[]).map((r) => [r.name, r]));
       expect(resources.get('namespaces')).toMatchObject({ namespaced: false, kind: 'Namespace', shortNames: ['ns'] });
+      expect([...(resources.get('namespaces').verbs as string[])].sort()).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
       expect(resources.get('configmaps')).toMatchObject({ namespaced: true, kind: 'ConfigMap', shortNames: ['cm'] });
       expect(resources.get('secrets')).toMatchObject({ namespaced: true, kind: 'Secret' });
       expect(resources.get('nodes')).toMatchObject({ namespaced: false, kind: 'Node' });
