@@ -123,12 +123,14 @@ export class OpenApiServer {
 
   private schemaFor(def: ResourceDef, vd: VersionDef, version: string): JsonObject {
     const gvk = [{ group: def.group, version, kind: def.kind }];
+    // No x-kubernetes-group-version-kind on an open schema: kubectl apply would compute its
+    // strategic merge patch from it, fail ("unable to find api field") and print a warning; not
+    // finding the kind, it uses its compiled-in types, which know the merge keys.
     if (def.builtin || vd.schema === undefined)
       return {
         description: `${def.kind} (schema not published by kube-sim: any fields are accepted by the client).`,
         type: 'object',
         'x-kubernetes-preserve-unknown-fields': true,
-        'x-kubernetes-group-version-kind': gvk,
       };
     const props = { ...((vd.schema['properties'] as JsonObject | undefined) ?? {}) };
     props['apiVersion'] = { type: 'string' };
@@ -140,5 +142,56 @@ export class OpenApiServer {
       'x-kubernetes-group-version-kind': gvk,
     };
   }
+}
+
+/** The media type kubectl (client-go's discovery `OpenAPISchema`) asks `/openapi/v2` for. */
+export const openApiV2ProtobufAccept = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+/** The media type kube-apiserver answers that request with. */
+export const openApiV2ProtobufType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+/**
+ * `/openapi/v2` as JSON: a Swagger 2.0 document with no paths and no definitions. kube-sim
+ * publishes its schemas through OpenAPI v3 only; what v2 clients need is a document that parses:
+ * `kubectl apply -f` of a `kind: List` validates the list's items against v2, and finding no
+ * schema for them it leaves their validation to the server (fieldValidation=Strict).
+ */
+export function openApiV2Document(gitVersion: string): JsonObject {
+  return { swagger: '2.0', info: { title: 'Kubernetes', version: openApiVersion(gitVersion) }, paths: {}, definitions: {} };
+}
+
+/**
+ * The same document in the protobuf encoding of gnostic's `openapi_v2.Document`, which is the
+ * only encoding client-go's discovery client reads: field 1 `swagger`, field 2 `info` (title 1,
+ * version 2); empty paths and definitions are absent fields.
+ */
+export function openApiV2Protobuf(gitVersion: string): Buffer {
+  const info = Buffer.concat([protoString(1, 'Kubernetes'), protoString(2, openApiVersion(gitVersion))]);
+  return Buffer.concat([protoString(1, '2.0'), protoBytes(2, info)]);
+}
+
+/** `v1.34.12` → `1.34`, as kube-apiserver's OpenAPI info.version. */
+function openApiVersion(gitVersion: string): string {
+  const m = /^v?(\d+)\.(\d+)/.exec(gitVersion);
+  return m === null ? gitVersion : `${m[1]!}.${m[2]!}`;
+}
+
+function protoString(field: number, value: string): Buffer {
+  return protoBytes(field, Buffer.from(value, 'utf8'));
+}
+
+/** A length-delimited protobuf field (wire type 2). */
+function protoBytes(field: number, value: Buffer): Buffer {
+  return Buffer.concat([varint((field << 3) | 2), varint(value.length), value]);
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  let v = n;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v >>>= 7;
+  }
+  out.push(v);
+  return Buffer.from(out);
 }
 

@@ -4,6 +4,7 @@ import type { RbacAuthorizer, RequestAttributes } from '../auth/rbac-authorizer.
 import { forbiddenMessage } from '../auth/rbac-authorizer.js';
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/discovery.js';
+import { openApiV2Document, openApiV2Protobuf, openApiV2ProtobufAccept, openApiV2ProtobufType } from '../openapi/openapi.js';
 import { applyPatch } from '../patch/apply-patch.js';
 import { groupVersion } from '../resources/resource-def.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
@@ -170,6 +171,22 @@ export class ApiHandler {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
       res.end(query.has('verbose') ? `[+]ping ok\n[+]etcd ok\n${path.slice(1)} check passed\n` : 'ok');
       return;
+    }
+    if (path === '/openapi/v2') {
+      if (method !== 'GET') throw methodNotAllowed();
+      for (const r of accept) {
+        if (r.type === openApiV2ProtobufAccept || r.type === openApiV2ProtobufType) {
+          const body = openApiV2Protobuf(this.info.version.gitVersion);
+          res.writeHead(200, { 'Content-Type': openApiV2ProtobufType, 'Cache-Control': 'no-cache, private', 'Content-Length': body.length });
+          res.end(body);
+          return;
+        }
+        if (acceptsJson(r)) {
+          sendJson(res, 200, openApiV2Document(this.info.version.gitVersion));
+          return;
+        }
+      }
+      throw new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, ' + openApiV2ProtobufType, {});
     }
     if (path.startsWith('/openapi/')) {
       if (method !== 'GET') throw methodNotAllowed();

@@ -123,6 +123,16 @@ export function discoveryConformance(substrate: Substrate): void {
       }
     });
 
+    it('serves /openapi/v2 as JSON and in the protobuf encoding client-go asks for', async () => {
+      const json = expectCode(await t.request('GET', '/openapi/v2'), 200);
+      expect(json).toMatchObject({ swagger: '2.0', info: { title: 'Kubernetes' } });
+      const proto = await t.request('GET', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+      expect(proto.status).toBe(200);
+      expect(proto.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+      // Field 1 (swagger) of openapi_v2.Document: tag 0x0a, length 3, "2.0".
+      expect(proto.text.startsWith('\n\u00032.0')).toBe(true);
+    });
+
     it('serves an OpenAPI v3 index whose documents declare the PATCH operation of deployments', async () => {
       const index = expectCode(await t.request('GET', '/openapi/v3'), 200);
       const entry = index.paths?.['apis/apps/v1'];

@@ -96,6 +96,43 @@ export function kubectlConformance(substrate: Substrate): void {
       expect(got.spec.template.spec.containers).toEqual([expect.objectContaining({ name: 'app', image: 'registry.k8s.io/pause:3.10' })]);
     });
 
+    it('applies a file of kind List client-side and server-side (issue #18: needs /openapi/v2)', async () => {
+      const list = (a: string, b: string): Json => ({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [configMap(ns, 'listed-a', { v: a }), configMap(ns, 'listed-b', { v: b })],
+      });
+      const apply = async (...args: string[]): Promise<string> => {
+        const run = await kubectl('apply', ...args);
+        expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });
+        return run.stdout;
+      };
+      const path = await file('list.yaml', list('1', '1'));
+      expect(await apply('-f', path)).toBe('configmap/listed-a created\nconfigmap/listed-b created\n');
+      expect(await apply('-f', path)).toBe('configmap/listed-a unchanged\nconfigmap/listed-b unchanged\n');
+      expect(await apply('-f', await file('list.yaml', list('2', '1')))).toBe('configmap/listed-a configured\nconfigmap/listed-b unchanged\n');
+      expect(await apply('--server-side', '-f', await file('list.yaml', list('3', '1')))).toBe(
+        'configmap/listed-a serverside-applied\nconfigmap/listed-b serverside-applied\n',
+      );
+      const got = expectCode(await t.request('GET', `/api/v1/namespaces/${ns}/configmaps/listed-a`), 200);
+      expect(got.data).toEqual({ v: '3' });
+    });
+
+    it('applies a change client-side without printing warnings', async () => {
+      const d = deployment(ns, 'quiet', 1);
+      const path = await file('quiet.yaml', d);
+      expect(await ok('apply', '-f', path)).toContain('deployment.apps/quiet created');
+      d.spec.template.spec.containers[1].image = 'registry.k8s.io/pause:3.10';
+      const changed = await kubectl('apply', '-f', await file('quiet.yaml', d));
+      expect(changed).toMatchObject({ code: 0, stderr: '' });
+      expect(changed.stdout).toContain('deployment.apps/quiet configured');
+      const got = expectCode(await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/quiet`), 200);
+      expect((got.spec.template.spec.containers as Json[]).map((c) => `${c.name} ${c.image}`)).toEqual([
+        'app registry.k8s.io/pause:3.9',
+        'sidecar registry.k8s.io/pause:3.10',
+      ]);
+    });
+
     it('applies server-side with --server-side', async () => {
       const cm = configMap(ns, 'ssa', { a: '1' });
       expect(await ok('apply', '--server-side', '-f', await file('ssa.yaml', cm))).toContain('configmap/ssa serverside-applied');
