@@ -539,7 +539,7 @@ describe('sync controller against kube-sim and Redis', () => {
       (await fed.hostClient.resource(EVENTS, 'default').list()).items
         .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name && (e as { reason?: string }).reason === 'CreateInClusterFailed')
         .map((e) => (e as { count?: number }).count ?? 1);
-    await consistently(async () => expect(await failureCounts()).toEqual([1]), { durationMs: 2000, intervalMs: 200 });
+    await consistently(async () => expect(await failureCounts()).toEqual([1]), { durationMs: 3000, intervalMs: 200 });
   });
 
   it('keeps the clusterIP a member assigned to a Service when the template changes (field retention)', async () => {

@@ -5,8 +5,6 @@ import {
   computeFederatedStatus,
   formatConditionTime,
   type FederatedStatusInput,
-  isRecoverable,
-  shouldRetry,
   statusEqual,
 } from './federated-status.js';
 
@@ -211,38 +209,5 @@ describe('statusEqual', () => {
   ])('%s', (_title, a, b, expected) => {
     expect(statusEqual(a, b)).toBe(expected);
     expect(statusEqual(b, a)).toBe(expected);
-  });
-});
-
-describe('isRecoverable and shouldRetry (§1.4, §4.4.9 step 5)', () => {
-  it.each<[string | undefined, boolean]>([
-    ['CreationFailed', true],
-    ['UpdateFailed', true],
-    ['DeletionFailed', true],
-    ['LabelRemovalFailed', true],
-    ['RetrievalFailed', true],
-    ['ClientRetrievalFailed', true],
-    ['CreationTimedOut', true],
-    ['UpdateTimedOut', true],
-    ['DeletionTimedOut', true],
-    ['LabelRemovalTimedOut', true],
-    ['AlreadyExists', false],
-    ['ClusterNotReady', false],
-    ['ManagedLabelFalse', false],
-    ['WaitingForRemoval', false],
-    ['ApplyOverridesFailed', false],
-    ['', false],
-    [undefined, false],
-  ])('%j is recoverable: %s', (status, expected) => {
-    expect(isRecoverable(status)).toBe(expected);
-  });
-
-  it.each<[string, Parameters<typeof shouldRetry>[0], boolean]>([
-    ['retries when a cluster status is recoverable', { clusterStatuses: statuses({ a: {}, b: { status: 'UpdateFailed' } }) }, true],
-    ['does not retry when no status is recoverable', { clusterStatuses: statuses({ a: { status: 'AlreadyExists' } }) }, false],
-    ['does not retry for NamespaceNotFederated', { namespaceNotFederated: true, clusterStatuses: statuses({ a: { status: 'DeletionFailed' } }) }, false],
-    ['does not retry after ClusterRetrievalFailed', { reason: 'ClusterRetrievalFailed', clusterStatuses: statuses({ a: { status: 'DeletionFailed' } }) }, false],
-  ])('%s', (_title, input, expected) => {
-    expect(shouldRetry(input)).toBe(expected);
   });
 });

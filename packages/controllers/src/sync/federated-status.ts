@@ -9,7 +9,6 @@ import {
   type FederatedCondition,
   type FederatedStatus,
   PROPAGATION_CONDITION_TYPE,
-  RECOVERABLE_PROPAGATION_STATUSES,
   type PropagationStatus,
 } from '@kubefed/api';
 
@@ -171,19 +170,4 @@ export function statusEqual(a: FederatedStatus | undefined, b: FederatedStatus |
       .sort(byKey((c) => c.name)),
   });
   return isDeepStrictEqual(norm(a), norm(b));
-}
-
-/** Whether a per-cluster status causes a retry with back-off (§1.4 "recoverable"). */
-export function isRecoverable(status: string | undefined): boolean {
-  return status !== undefined && RECOVERABLE_PROPAGATION_STATUSES.has(status as PropagationStatus);
-}
-
-/**
- * Whether an otherwise successful sync must return Error to be retried with back-off
- * (§4.4.9 step 5): the aggregate reason is `""` and not `NamespaceNotFederated`, and some
- * cluster status is recoverable.
- */
-export function shouldRetry(input: Pick<FederatedStatusInput, 'reason' | 'namespaceNotFederated' | 'clusterStatuses'>): boolean {
-  if ((input.reason ?? '') !== '' || input.namespaceNotFederated === true) return false;
-  return [...input.clusterStatuses.values()].some((r) => isRecoverable(r.status));
 }

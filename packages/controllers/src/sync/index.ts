@@ -1,11 +1,10 @@
 /**
- * The sync controller's decisions, as pure functions without IO (KUBEFED-REFERENCE §4.4).
- * A reconcile of one federated object reads state, then:
- * `namespaceTargetOf` (FederatedNamespaces) → `effectivePlacement` (from `../placement`) → `planDispatch` (per-cluster operations and the
- * statuses known without IO) → per cluster `renderDesiredObject` + `needsUpdate` → IO →
- * `operationOutcomeStatus` → `buildPropagatedVersion` → `computeFederatedStatus` /
- * `shouldRetry`. Start reading at `render-desired-object.ts` and
- * `dispatch-plan.ts`.
+ * The sync path's decisions, as pure functions without IO (docs/architecture.md). The
+ * reconciler (`controller/sync-reconciler.ts`) takes `namespaceTargetOf` (FederatedNamespaces)
+ * and `effectivePlacement` (from `../placement`) and enqueues one job per cluster; the worker
+ * (`controller/sync-processor.ts`) decides with `planClusterSync`, renders with
+ * `renderDesiredObject` and skips unchanged copies with `needsUpdate`; the status writer
+ * aggregates with `computeFederatedStatus`. Start reading at `controller/sync-reconciler.ts`.
  */
 export {
   ApplyOverridesError,
@@ -34,30 +33,16 @@ export { buildPropagatedVersion, type BuildPropagatedVersionInput, type BuiltPro
 export { parseDeleteOptions } from './delete-options.js';
 export {
   isManaged,
-  isReleased,
-  operationOutcomeStatus,
   planClusterSync,
-  planDispatch,
-  planRelease,
   type ClusterOperation,
   type ClusterOperationType,
   type ClusterSyncInput,
-  type DeletionNext,
-  type DeletionPlan,
-  type DispatchCluster,
-  type DispatchInput,
   type DispatchOptions,
-  type DispatchPlan,
-  type FinalizedPlan,
   type MemberObservation,
-  type OperationOutcome,
-  type SyncPlan,
 } from './dispatch-plan.js';
 export {
   computeFederatedStatus,
   formatConditionTime,
-  isRecoverable,
-  shouldRetry,
   statusEqual,
   type ClusterPropagationResult,
   type FederatedStatusInput,
@@ -65,12 +50,11 @@ export {
 } from './federated-status.js';
 export {
   ADOPTING_EXISTING_RESOURCE,
-  cachedRetrievalFailedEvent,
   clusterNotReadyEvent,
-  clustersNotReadyMessage,
+  clustersNotJoinedEvent,
+  computePlacementFailedEvent,
   invalidFederatedNamespaceEvent,
   operationEvent,
-  operationTimeoutEvent,
   RESOURCE_PRE_EXISTS,
   waitForRemovalEvent,
   type EventOperation,

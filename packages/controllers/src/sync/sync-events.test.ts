@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   ADOPTING_EXISTING_RESOURCE,
-  cachedRetrievalFailedEvent,
   clusterNotReadyEvent,
-  clustersNotReadyMessage,
   type EventOperation,
   invalidFederatedNamespaceEvent,
   operationEvent,
-  operationTimeoutEvent,
   RESOURCE_PRE_EXISTS,
   type SyncEvent,
   waitForRemovalEvent,
@@ -37,11 +34,8 @@ describe('sync events (§4.4.9)', () => {
 
   it.each<[string, SyncEvent | string, SyncEvent | string]>([
     ['ClusterNotReady', clusterNotReadyEvent(), { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' }],
-    ['CachedRetrievalFailed', cachedRetrievalFailedEvent(new Error('gone')), { type: 'Warning', reason: 'CachedRetrievalFailed', message: 'Failed to retrieve cached cluster object: gone' }],
-    ['OperationTimeoutError', operationTimeoutEvent(3), { type: 'Warning', reason: 'OperationTimeoutError', message: 'Failed to finish 3 operations in 30s' }],
     ['WaitForRemovalInCluster (§4.4.11)', waitForRemovalEvent(['a', 'b']), { type: 'Normal', reason: 'WaitForRemovalInCluster', message: 'Waiting for managed resources to be removed from the following clusters: a, b' }],
     ['InvalidName (§4.4.2)', invalidFederatedNamespaceEvent(), { type: 'Warning', reason: 'InvalidName', message: 'The name of a federated namespace must match the name of its containing namespace.' }],
-    ['not-ready clusters error', clustersNotReadyMessage(['c2', 'c3']), 'the following clusters were not ready: c2, c3'],
   ])('renders %s', (_title, actual, expected) => {
     expect(actual).toEqual(expected);
   });

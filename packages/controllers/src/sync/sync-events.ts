@@ -54,17 +54,6 @@ export function clusterNotReadyEvent(): SyncEvent {
   return { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' };
 }
 
-/** Warning `CachedRetrievalFailed` when a member cache could not be read. */
-export function cachedRetrievalFailedEvent(error: unknown): SyncEvent {
-  const detail = errorText(error);
-  return { type: 'Warning', reason: 'CachedRetrievalFailed', message: `Failed to retrieve cached cluster object: ${detail}` };
-}
-
-/** Warning `OperationTimeoutError` when `count` operations did not finish within the dispatch wait. */
-export function operationTimeoutEvent(count: number, timeoutSeconds = 30): SyncEvent {
-  return { type: 'Warning', reason: 'OperationTimeoutError', message: `Failed to finish ${count} operations in ${timeoutSeconds}s` };
-}
-
 /** Normal `WaitForRemovalInCluster` while member objects are being removed during deletion. */
 export function waitForRemovalEvent(clusters: readonly string[]): SyncEvent {
   return {
@@ -77,11 +66,6 @@ export function waitForRemovalEvent(clusters: readonly string[]): SyncEvent {
 /** Warning `InvalidName` for a FederatedNamespace whose name differs from its namespace. */
 export function invalidFederatedNamespaceEvent(): SyncEvent {
   return { type: 'Warning', reason: 'InvalidName', message: 'The name of a federated namespace must match the name of its containing namespace.' };
-}
-
-/** The error text used when placement clusters are not Ready during deletion or release. */
-export function clustersNotReadyMessage(clusters: readonly string[]): string {
-  return `the following clusters were not ready: ${clusters.join(', ')}`;
 }
 
 /** Warning `ComputePlacementFailed` with the reason the placement cannot be computed (an invalid selector). */

@@ -76,6 +76,8 @@ export class MemberWriteError extends ClusterSyncError {}
  */
 export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProcessor {
   const written = new Map<string, PropagatedVersion>();
+  /** The generation each (type, object, cluster) last failed at in a way retrying cannot heal: a later job of that generation has nothing to add. */
+  const unhealed = new Map<string, number | undefined>();
   const settings = options.settings ?? (() => ({ adoptResources: 'Enabled' as const, remoteStatusCollection: true }));
   return async (job) => {
     const type = options.types(job.federatedType);
@@ -115,6 +117,8 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const cached = deleting ? undefined : caches?.memberCopies?.managedCopy(job.cluster, objectKey);
     const observed: MemberObservation = cached === undefined ? await observe(members, memberName) : cached === null ? { state: 'absent' } : { state: 'present', object: structuredClone(cached) };
     const versionKey = `${type.name}|${objectKey}@${job.cluster}`;
+    if (unhealed.has(versionKey) && unhealed.get(versionKey) === fed.metadata.generation) return;
+    unhealed.delete(versionKey);
     const source = fed as unknown as RenderSource & VersionSource;
 
     if (deleting && fed.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE) {
@@ -160,7 +164,11 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       const failure = new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
       // A render failure cannot heal by retrying: the next change of the object or the cluster
       // enqueues the key again (KubeFed retries only recoverable statuses).
-      if (UNHEALABLE_STATUSES.has(status)) throw new PermanentSyncError(failure.message, { cause: failure });
+      if (UNHEALABLE_STATUSES.has(status)) {
+        // A retention failure depends on the member copy too: a change of it may heal it.
+        if (status !== 'FieldRetentionFailed') unhealed.set(versionKey, fed.metadata.generation);
+        throw new PermanentSyncError(failure.message, { cause: failure });
+      }
       throw failure;
     };
     const render = async (op: ClusterOperation, existing?: KubeObject): Promise<KubeObject> => {

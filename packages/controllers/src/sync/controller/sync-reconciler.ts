@@ -5,7 +5,7 @@ import { done, type EventSink, type Reader, type ReconcileContext, type Reconcil
 import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
 import { UNHEALABLE_STATUSES } from '../errors.js';
 import { namespaceTargetOf } from '../namespace-target.js';
-import { clustersNotJoinedEvent, computePlacementFailedEvent, invalidFederatedNamespaceEvent, type SyncEvent } from '../sync-events.js';
+import { clusterNotReadyEvent, clustersNotJoinedEvent, computePlacementFailedEvent, invalidFederatedNamespaceEvent, type SyncEvent, waitForRemovalEvent } from '../sync-events.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -72,6 +72,7 @@ export class SyncReconciler implements Reconciler {
       let remaining = await this.#managedCopies(ready, namespace, name);
       if (remaining.length === 0) remaining = await this.#managedCopies(ready, namespace, name, true);
       if (remaining.length > 0) {
+        await this.#event(fed, waitForRemovalEvent(remaining));
         await o.producer.enqueueBulk(remaining.map((c) => job(c, 'remove')));
         return requeueAfter(o.removalPollMs ?? 500);
       }
@@ -96,7 +97,9 @@ export class SyncReconciler implements Reconciler {
     }
     let targets: string[];
     try {
-      targets = (await placementOf(o, o.type, fed)).clusters.filter((c) => ready.has(c));
+      const placed = (await placementOf(o, o.type, fed)).clusters;
+      targets = placed.filter((c) => ready.has(c));
+      if (targets.length < placed.length) await this.#event(fed, clusterNotReadyEvent());
     } catch (err) {
       o.recorder.markDirty(rkey);
       if (!(err instanceof ComputePlacementError)) throw err;
