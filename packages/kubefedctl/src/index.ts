@@ -56,10 +56,14 @@ export type { BuildInfo, BuildInfoSource } from './commands/version.js';
 export { AlreadyJoinedError, ContextError, DuplicateEndpointError, JoinStepError, KubefedctlError, NotJoinedError, UnjoinError, UsageError, causeMessage } from './errors.js';
 export {
   JOINED_CLUSTER_ANNOTATION,
+  JOIN_SERVICE_ACCOUNT_ANNOTATION,
   NAMESPACE_CREATED_BY_JOIN_ANNOTATION,
+  boundClusterOf,
   hostSecretObject,
   joinNames,
+  joinServiceAccountOf,
   joinedClusterOf,
+  memberRoleName,
   kubeFedClusterObject,
   kubeFedClusterSpec,
   memberRbacObjects,

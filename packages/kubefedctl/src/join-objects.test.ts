@@ -122,7 +122,7 @@ describe('host objects', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { generateName: 'member1-', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1' } },
+        metadata: { generateName: 'member1-', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1', 'kubefed.io/join-service-account': 'member1-host' } },
         type: 'Opaque',
         data: { token: 'dG9r', 'ca.crt': 'Y2E=' },
       },
@@ -133,7 +133,7 @@ describe('host objects', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: 'm1-token', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1' } },
+        metadata: { name: 'm1-token', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1', 'kubefed.io/join-service-account': 'member1-host' } },
         type: 'Opaque',
         data: { token: 'dG9r' },
       },

@@ -50,6 +50,20 @@ export const JOINED_CLUSTER_ANNOTATION = 'kubefed.io/joined-cluster';
  */
 export const NAMESPACE_CREATED_BY_JOIN_ANNOTATION = 'kubefed.io/namespace-created-by-join';
 
+/**
+ * Annotation on the host token Secret: the member ServiceAccount (in the kubefed namespace) whose
+ * token it holds. `enable`/`disable` derive the names of this join's member roles from it
+ * (`kubefed-controller-manager:<service account>`), also for a join made with
+ * `--host-cluster-name`; the Secret is bound to its cluster, so this is trusted as much as the token.
+ */
+export const JOIN_SERVICE_ACCOUNT_ANNOTATION = 'kubefed.io/join-service-account';
+
+/** The member ServiceAccount a host token Secret's join created ({@link JOIN_SERVICE_ACCOUNT_ANNOTATION}); undefined for older joins. */
+export function joinServiceAccountOf(secret: KubeObject): string | undefined {
+  const sa = secret.metadata.annotations?.[JOIN_SERVICE_ACCOUNT_ANNOTATION];
+  return sa === '' ? undefined : sa;
+}
+
 /** The cluster a host token Secret is bound to (`kubefed.io/cluster-name`); undefined when unbound (joins made before the binding). */
 export function boundClusterOf(secret: KubeObject): string | undefined {
   const bound = secret.metadata.annotations?.[CLUSTER_NAME_ANNOTATION];
@@ -61,6 +75,11 @@ export function joinedClusterOf(obj: KubeObject): string | undefined {
   return obj.metadata.annotations?.[JOINED_CLUSTER_ANNOTATION];
 }
 
+/** The name of the (Cluster)Role and (Cluster)RoleBinding join creates for a member ServiceAccount. */
+export function memberRoleName(serviceAccount: string): string {
+  return `kubefed-controller-manager:${serviceAccount}`;
+}
+
 /** Derives the join artefact names of KubeFed. */
 export function joinNames(cluster: string, host: string, namespace: string): JoinNames {
   const serviceAccount = `${cluster}-${host}`;
@@ -69,7 +88,7 @@ export function joinNames(cluster: string, host: string, namespace: string): Joi
     host,
     namespace,
     serviceAccount,
-    role: `kubefed-controller-manager:${serviceAccount}`,
+    role: memberRoleName(serviceAccount),
     healthCheckRole: `kubefed-controller-manager:${namespace}:healthcheck-${serviceAccount}`,
   };
 }
@@ -185,12 +204,13 @@ export interface TokenData {
 
 /**
  * The host Secret holding the member token (and `ca.crt` when the member secret has one):
- * named `secretName`, else `generateName: <cluster>-`, and bound to the cluster (annotation
+ * named `secretName`, else `generateName: <cluster>-`, bound to the cluster (annotation
  * `kubefed.io/cluster-name`: the control plane and kubefedctl use the token for no other
- * KubeFedCluster). `data` values are base64, as in the API.
+ * KubeFedCluster) and naming the member ServiceAccount ({@link JOIN_SERVICE_ACCOUNT_ANNOTATION}).
+ * `data` values are base64, as in the API.
  */
 export function hostSecretObject(names: JoinNames, data: TokenData | undefined, secretName: string | undefined): KubeObject {
-  const annotations = { [CLUSTER_NAME_ANNOTATION]: names.cluster };
+  const annotations = { [CLUSTER_NAME_ANNOTATION]: names.cluster, [JOIN_SERVICE_ACCOUNT_ANNOTATION]: names.serviceAccount };
   const metadata: KubeObject['metadata'] =
     secretName === undefined
       ? { generateName: `${names.cluster}-`, namespace: names.namespace, annotations }

@@ -1,9 +1,9 @@
 import { federatedTypeConfigSchema } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
-import { SecretNotBoundError, isForbidden, memberClientFromHost } from '@kubefed/client';
-import type { DynamicClient } from '@kubefed/client';
-import type { KubeFedClusterInput, KubeObject } from '@kubefed/client';
-import { causeMessage } from './errors.js';
+import { SecretNotBoundError, memberClientFromSecret } from '@kubefed/client';
+import type { DynamicClient, KubeFedClusterInput, KubeObject } from '@kubefed/client';
+import { KubefedctlError, causeMessage } from './errors.js';
+import { joinNames, joinServiceAccountOf, joinedClusterOf, memberRoleName } from './join-objects.js';
 import { LEAST_PRIVILEGE_LABEL, LEAST_PRIVILEGE_LABEL_VALUE, leastPrivilegeNamespaceRules, leastPrivilegeRules } from './least-privilege.js';
 import type { Output } from './output.js';
 import { GVR, sameJson, tryGet } from './resources.js';
@@ -11,7 +11,10 @@ import { GVR, sameJson, tryGet } from './resources.js';
 /** Inputs of {@link syncLeastPrivilegeRoles}. */
 export interface SyncLeastPrivilegeOptions {
   kubefedNamespace: string;
-  /** Host name used in join's generated names (default at join: the host context name). */
+  /**
+   * Host name used in join's generated names (default at join: the host context name); used only
+   * for joins whose host Secret does not name their service account (made before it did).
+   */
   hostClusterName: string;
   /** Fallback client for a member when its own credentials may not change RBAC (a kubeconfig context of the same name). */
   adminClientFor?: ((cluster: string) => DynamicClient | undefined) | undefined;
@@ -19,34 +22,52 @@ export interface SyncLeastPrivilegeOptions {
   timeoutMs?: number | undefined;
 }
 
-const SELECTOR = `${LEAST_PRIVILEGE_LABEL}=${LEAST_PRIVILEGE_LABEL_VALUE}`;
-const ROLE_PREFIX = 'kubefed-controller-manager:';
+/** The member role of one join, and what identifies it as that join's. */
+interface OwnJoin {
+  cluster: string;
+  namespace: string;
+  /** The join's member ServiceAccount; its roles and bindings are `kubefed-controller-manager:<serviceAccount>`. */
+  serviceAccount: string;
+}
 
-async function leastPrivilegeRoles(member: DynamicClient, cluster: string, options: SyncLeastPrivilegeOptions): Promise<{ kind: 'ClusterRole' | 'Role'; obj: KubeObject }[]> {
-  const ns = options.kubefedNamespace;
-  const found: { kind: 'ClusterRole' | 'Role'; obj: KubeObject }[] = [];
-  try {
-    const crs = await member.resource(GVR.clusterRoles).list({ labelSelector: SELECTOR });
-    for (const o of crs.items) if (o.metadata.name?.startsWith(ROLE_PREFIX) === true && !o.metadata.name.includes(':healthcheck-')) found.push({ kind: 'ClusterRole', obj: o });
-    const roles = await member.resource(GVR.roles, ns).list({ labelSelector: SELECTOR });
-    for (const o of roles.items) if (o.metadata.name?.startsWith(ROLE_PREFIX) === true) found.push({ kind: 'Role', obj: o });
-    return found;
-  } catch (e) {
-    if (!isForbidden(e)) throw e;
+type RoleKind = 'ClusterRole' | 'Role';
+
+function describeRole(kind: RoleKind, name: string, join: OwnJoin): string {
+  return kind === 'ClusterRole' ? `cluster role ${name} in ${join.cluster}` : `role ${join.namespace}/${name} in ${join.cluster}`;
+}
+
+/**
+ * The least-privilege roles of exactly this join, by name (`kubefed-controller-manager:<sa>`, a
+ * ClusterRole and a Role in the kubefed namespace): never listed, so another federation's roles
+ * in a shared member are never looked at. A role counts only when it carries
+ * {@link LEAST_PRIVILEGE_LABEL}, its joined-cluster annotation is this cluster (or absent, on
+ * joins made before it), and its binding of the same name grants exactly this join's service
+ * account; a role of this name that grants another service account is an error (not touched).
+ */
+async function ownLeastPrivilegeRoles(member: DynamicClient, join: OwnJoin): Promise<{ kind: RoleKind; obj: KubeObject }[]> {
+  const name = memberRoleName(join.serviceAccount);
+  const subject = [{ kind: 'ServiceAccount', name: join.serviceAccount, namespace: join.namespace }];
+  const found: { kind: RoleKind; obj: KubeObject }[] = [];
+  for (const kind of ['ClusterRole', 'Role'] as const) {
+    const namespace = kind === 'Role' ? join.namespace : undefined;
+    const role = await tryGet(member.resource(kind === 'Role' ? GVR.roles : GVR.clusterRoles, namespace), name);
+    if (role?.metadata.labels?.[LEAST_PRIVILEGE_LABEL] !== LEAST_PRIVILEGE_LABEL_VALUE) continue;
+    const owner = joinedClusterOf(role);
+    if (owner !== undefined && owner !== join.cluster) continue;
+    const binding = await tryGet(member.resource(kind === 'Role' ? GVR.roleBindings : GVR.clusterRoleBindings, namespace), name);
+    if (binding === undefined) continue;
+    if (!sameJson(binding['subjects'] ?? [], subject)) {
+      throw new KubefedctlError(`${describeRole(kind, name, join)} is bound to another service account than ${join.namespace}/${join.serviceAccount}; it was not changed`);
+    }
+    found.push({ kind, obj: role });
   }
-  // Listing RBAC is not allowed: try the names join generates.
-  const name = `${ROLE_PREFIX}${cluster}-${options.hostClusterName}`;
-  const cr = await tryGet(member.resource(GVR.clusterRoles), name);
-  if (cr?.metadata.labels?.[LEAST_PRIVILEGE_LABEL] === LEAST_PRIVILEGE_LABEL_VALUE) found.push({ kind: 'ClusterRole', obj: cr });
-  const role = await tryGet(member.resource(GVR.roles, ns), name);
-  if (role?.metadata.labels?.[LEAST_PRIVILEGE_LABEL] === LEAST_PRIVILEGE_LABEL_VALUE) found.push({ kind: 'Role', obj: role });
   return found;
 }
 
-async function syncMember(member: DynamicClient, cluster: string, ftcs: FederatedTypeConfig[], options: SyncLeastPrivilegeOptions, out: Output): Promise<void> {
-  for (const { kind, obj } of await leastPrivilegeRoles(member, cluster, options)) {
+async function syncMember(member: DynamicClient, join: OwnJoin, ftcs: FederatedTypeConfig[], out: Output): Promise<void> {
+  for (const { kind, obj } of await ownLeastPrivilegeRoles(member, join)) {
     const rules = kind === 'ClusterRole' ? leastPrivilegeRules(ftcs) : leastPrivilegeNamespaceRules(ftcs);
-    const what = `${kind === 'ClusterRole' ? 'cluster role' : 'role'} ${obj.metadata.namespace === undefined ? '' : `${obj.metadata.namespace}/`}${obj.metadata.name ?? ''} in ${cluster}`;
+    const what = describeRole(kind, obj.metadata.name ?? '', join);
     if (sameJson(obj['rules'] ?? [], rules)) {
       out.debug(`least privilege: ${what} is up to date`);
       continue;
@@ -58,12 +79,14 @@ async function syncMember(member: DynamicClient, cluster: string, ftcs: Federate
 }
 
 /**
- * Keeps the member roles of `join --least-privilege` in step with the enabled FTCs: for every
- * KubeFedCluster, finds its (Cluster)Role carrying {@link LEAST_PRIVILEGE_LABEL} (listing by
- * label, else join's generated name) through the member credentials of the KubeFedCluster's
- * Secret and sets its rules to `leastPrivilegeRules` (Role: the namespaced target types). When
- * the member credentials are refused, the `adminClientFor` client is tried. Best effort: every
- * cluster that could not be updated is a warning; never rejects for a member problem.
+ * Keeps the member roles of least-privilege joins in step with the enabled FTCs: for every
+ * KubeFedCluster, reads its token Secret (which must be bound to it), finds the roles of that
+ * join only ({@link ownLeastPrivilegeRoles}: the names of the service account the Secret names,
+ * else `<cluster>-<hostClusterName>`) through the member credentials, and sets their rules to
+ * `leastPrivilegeRules` (Role: `leastPrivilegeNamespaceRules`). When the member credentials are
+ * refused, the `adminClientFor` client is tried (never for a Secret not bound to the cluster).
+ * Best effort: every cluster that could not be updated is a warning; never rejects for a member
+ * problem.
  */
 export async function syncLeastPrivilegeRoles(host: DynamicClient, options: SyncLeastPrivilegeOptions, out: Output): Promise<void> {
   const ns = options.kubefedNamespace;
@@ -82,23 +105,27 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
   }
   for (const kfc of clusters) {
     const cluster = kfc.metadata.name ?? '';
+    const input = kfc as unknown as KubeFedClusterInput;
     let lastError: unknown;
+    let join: OwnJoin | undefined;
     let member: DynamicClient | undefined;
     try {
-      member = await memberClientFromHost(host, kfc as unknown as KubeFedClusterInput, { timeoutMs: options.timeoutMs ?? 20_000 });
-      await syncMember(member, cluster, ftcs, options, out);
+      const secret = await host.resource(GVR.secrets, ns).get(input.spec.secretRef.name);
+      member = memberClientFromSecret(input, secret, { timeoutMs: options.timeoutMs ?? 20_000 });
+      join = { cluster, namespace: ns, serviceAccount: joinServiceAccountOf(secret) ?? joinNames(cluster, options.hostClusterName, ns).serviceAccount };
+      await syncMember(member, join, ftcs, out);
       continue;
     } catch (e) {
       lastError = e;
     } finally {
       member?.close();
     }
-    // A KubeFedCluster whose Secret is not bound to it is not a member of this join's: nothing to update.
-    const admin = lastError instanceof SecretNotBoundError ? undefined : options.adminClientFor?.(cluster);
-    if (admin !== undefined) {
+    // No join of this cluster is known when its Secret could not be read or is not bound to it.
+    const admin = join === undefined || lastError instanceof KubefedctlError ? undefined : options.adminClientFor?.(cluster);
+    if (admin !== undefined && join !== undefined) {
       try {
         out.debug(`least privilege: member credentials of ${cluster} failed (${causeMessage(lastError)}); using the kubeconfig context "${cluster}"`);
-        await syncMember(admin, cluster, ftcs, options, out);
+        await syncMember(admin, join, ftcs, out);
         continue;
       } catch (e) {
         lastError = e;
@@ -106,6 +133,8 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
         admin.close();
       }
     }
-    out.warn(`could not update the least-privilege role of cluster "${cluster}": ${causeMessage(lastError)} (re-run "kubefedctl join ${cluster} --least-privilege --error-on-existing=false")`);
+    // Re-running join would rebind a role that grants another service account: no hint then.
+    const hint = lastError instanceof SecretNotBoundError || lastError instanceof KubefedctlError ? '' : ` (re-run "kubefedctl join ${cluster} --least-privilege --error-on-existing=false")`;
+    out.warn(`could not update the least-privilege role of cluster "${cluster}": ${causeMessage(lastError)}${hint}`);
   }
 }
