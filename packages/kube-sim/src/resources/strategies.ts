@@ -10,6 +10,11 @@ import type { ResourceDef } from './resource-def.js';
  */
 export function defaultOnCreate(def: ResourceDef, obj: KObject, allocateIp: () => string): void {
   if (!def.builtin) return;
+  defaultKindOnCreate(def, obj, allocateIp);
+  dropEmptyOptionalFields(obj);
+}
+
+function defaultKindOnCreate(def: ResourceDef, obj: KObject, allocateIp: () => string): void {
   const spec = isObject(obj['spec']) ? obj['spec'] : undefined;
   switch (`${def.group}/${def.resource}`) {
     case '/namespaces': {
@@ -79,6 +84,11 @@ export function defaultOnCreate(def: ResourceDef, obj: KObject, allocateIp: () =
 /** Defaulting that also applies on update (kept idempotent). */
 export function defaultOnUpdate(def: ResourceDef, obj: KObject, old: KObject): void {
   if (!def.builtin) return;
+  defaultKindOnUpdate(def, obj, old);
+  dropEmptyOptionalFields(obj);
+}
+
+function defaultKindOnUpdate(def: ResourceDef, obj: KObject, old: KObject): void {
   switch (`${def.group}/${def.resource}`) {
     case '/namespaces': {
       // spec.finalizers only changes through /finalize.
@@ -107,6 +117,33 @@ export function defaultOnUpdate(def: ResourceDef, obj: KObject, old: KObject): v
     }
     default:
       break;
+  }
+}
+
+/** Map fields (`map[string]string` and ResourceList, all `omitempty`) of the built-in kinds kube-sim serves. */
+const omittedEmptyMaps = new Set(['labels', 'annotations', 'data', 'binaryData', 'nodeSelector', 'matchLabels', 'limits', 'requests']);
+/** Slice fields with `omitempty` of those kinds. */
+const omittedEmptyLists = new Set([
+  'finalizers', 'ownerReferences', 'env', 'envFrom', 'args', 'command', 'volumes', 'volumeMounts', 'ports', 'tolerations',
+  'imagePullSecrets', 'initContainers', 'ephemeralContainers', 'hostAliases', 'topologySpreadConstraints', 'matchExpressions',
+  'conditions', 'secrets', 'externalIPs',
+]);
+
+/**
+ * Drops what the typed JSON encoding of kube-apiserver omits: empty or null maps and lists of the
+ * fields above, wherever they occur (ObjectMeta of pod templates, containers ...). Empty structs
+ * (`resources: {}`, `securityContext: {}`, `emptyDir: {}`) are kept, as Go keeps them.
+ */
+function dropEmptyOptionalFields(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) dropEmptyOptionalFields(item);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (omittedEmptyMaps.has(k) && (v === null || (isObject(v) && Object.keys(v).length === 0))) delete value[k];
+    else if (omittedEmptyLists.has(k) && (v === null || (Array.isArray(v) && v.length === 0))) delete value[k];
+    else dropEmptyOptionalFields(v);
   }
 }
 

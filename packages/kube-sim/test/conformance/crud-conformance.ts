@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -248,6 +248,43 @@ export function crudConformance(substrate: Substrate): void {
         });
         expect(body.spec.template.spec.containers[0]).toMatchObject(pod.containers[0]);
       }
+    });
+
+    it('omits the empty optional maps and lists of a built-in kind, as the typed encoding does, and keeps empty structs', async () => {
+      const cm = expectCode(
+        await t.request('POST', cms(), {
+          body: { ...configMap(ns, 'empties'), metadata: { name: 'empties', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] }, binaryData: {} },
+        }),
+        201,
+      );
+      for (const body of [cm, expectCode(await t.request('GET', `${cms()}/empties`), 200)]) {
+        expect(Object.keys(body).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+        for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences']) expect(body.metadata[k], k).toBeUndefined();
+      }
+      const d = deployment(ns, 'empties');
+      d.spec.template.metadata.annotations = {};
+      d.spec.template.spec.nodeSelector = {};
+      d.spec.template.spec.volumes = [];
+      d.spec.template.spec.containers[0] = { ...d.spec.template.spec.containers[0], env: [], args: [], resources: {}, securityContext: {} };
+      const created = expectCode(await t.request('POST', deploys(), { body: d }), 201);
+      const template = created.spec.template;
+      expect(template.metadata.annotations).toBeUndefined();
+      expect(template.spec.nodeSelector).toBeUndefined();
+      expect(template.spec.volumes).toBeUndefined();
+      expect(template.spec.containers[0]).toMatchObject({ resources: {}, securityContext: {} });
+      expect(template.spec.containers[0].env).toBeUndefined();
+      expect(template.spec.containers[0].args).toBeUndefined();
+      const cleared = expectCode(
+        await t.request('PATCH', `${cms()}/empties`, { contentType: 'application/merge-patch+json', body: { data: { a: '1' }, metadata: { labels: { l: '1' } } } }),
+        200,
+      );
+      expect(cleared.data).toEqual({ a: '1' });
+      const emptied = expectCode(
+        await t.request('PATCH', `${cms()}/empties`, { contentType: 'application/merge-patch+json', body: { data: { a: null }, metadata: { labels: { l: null } } } }),
+        200,
+      );
+      expect(emptied.data).toBeUndefined();
+      expect(emptied.metadata.labels).toBeUndefined();
     });
 
     it('rejects an unknown field with fieldValidation=Strict and drops it with a warning by default', async () => {
