@@ -182,6 +182,21 @@ describe('sync controller against kube-sim and Redis', () => {
       .toMatchObject({ clusterVersions: [{ clusterName: 'member1', version: expect.stringMatching(/^rv:/) }, { clusterName: 'member2' }] });
   });
 
+  it('drops a cluster from the ClusterPropagatedVersion once its copy is removed', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    const versions = async (): Promise<string[]> => {
+      const record = await fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' }).get(`clusterrole-${name}`).catch(() => undefined);
+      return ((record?.status as { clusterVersions?: { clusterName: string }[] } | undefined)?.clusterVersions ?? []).map((v) => v.clusterName);
+    };
+    await expect.poll(versions, { timeout: 15_000, interval: 100 }).toEqual(['member1', 'member2']);
+    await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+    await expect.poll(versions, { timeout: 15_000, interval: 100 }).toEqual(['member1']);
+  });
+
   it('propagates updates, removes the copy of a cluster that leaves placement, and removes every copy before the object on deletion', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;

@@ -158,6 +158,18 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       if (options.versionStore === undefined) written.set(versionKey, versionRecord(source, job.cluster, obj));
       else await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: memberVersion(obj), selectedClusters: placed });
     };
+    /**
+     * Drops the cluster's entry from the version record once its copy is gone or released
+     * (KubeFed's PropagatedVersion lists only clusters holding a copy). Not while the object is
+     * being deleted: the record goes with it (owner reference).
+     */
+    const forget = async (): Promise<void> => {
+      written.delete(versionKey);
+      if (options.versionStore === undefined || deleting) return;
+      const stored = await options.versionStore.get(type, fed);
+      if (stored?.status?.clusterVersions?.some((v) => v.clusterName === job.cluster) !== true) return;
+      await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: '', selectedClusters: placed.filter((c) => c !== job.cluster) });
+    };
     const fail = async (op: ClusterOperation, status: PropagationStatus, event: EventOperation, err: unknown): Promise<never> => {
       await record(status);
       await warn(event, err instanceof Error ? err.message : err);
@@ -236,7 +248,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           } catch (err) {
             if (!isNotFound(err)) await fail(op, 'DeletionFailed', 'delete', err);
           }
-          written.delete(versionKey);
+          await forget();
           const after = await observe(members, memberName);
           await record(after.state === 'present' ? 'WaitingForRemoval' : undefined, after.state === 'present' ? after.object : undefined);
           return;
@@ -248,6 +260,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
             if (stale(err)) return apply(await observe(members, memberName), true);
             await fail(op, 'LabelRemovalFailed', 'unlabel', err);
           }
+          await forget();
           await record(undefined);
           return;
       }
