@@ -23,8 +23,9 @@ function subresources(def: ResourceDef, version: VersionDef): SubresourceInfo[] 
   return out;
 }
 
+/** kube-apiserver's discovery.StorageVersionHash: base64 of the first 8 bytes of sha256("group/version/kind"). */
 function storageVersionHash(def: ResourceDef, version: string): string {
-  return createHash('sha256').update(`${def.group}/${version}/${def.kind}`).digest('base64').slice(0, 11);
+  return createHash('sha256').update(`${def.group}/${version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 /** `GET /api`: APIVersions. */
@@ -103,17 +104,20 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, a
         };
         if (def.shortNames.length > 0) r['shortNames'] = def.shortNames;
         if (def.categories.length > 0) r['categories'] = def.categories;
-        const subs = subresources(def, version).map((s) => ({
-          subresource: s.name,
-          responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind },
-          verbs: s.verbs,
-        }));
+        const subs = subresources(def, version)
+          .sort((a, b) => (a.name < b.name ? -1 : 1))
+          .map((s) => ({
+            subresource: s.name,
+            responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind },
+            verbs: s.verbs,
+          }));
         if (subs.length > 0) r['subresources'] = subs;
         resources.push(r);
       }
       versions.push({ version: v, resources, freshness: 'Current' });
     }
-    items.push({ metadata: { name: g.name, creationTimestamp: null }, versions });
+    // The core group's entry has empty metadata (no name), as kube-apiserver serves it.
+    items.push({ metadata: g.name === '' ? {} : { name: g.name }, versions });
   }
   return { kind: 'APIGroupDiscoveryList', apiVersion, metadata: {}, items };
 }

@@ -98,29 +98,48 @@ export function discoveryConformance(substrate: Substrate): void {
       expect(res.status).toBe(404);
     });
 
-    it('answers the aggregated discovery Accept header with APIGroupDiscoveryList or plain discovery', async () => {
+    it('answers the aggregated discovery Accept header with an APIGroupDiscoveryList', async () => {
       const res = await t.request('GET', '/apis', { accept: aggregatedAccept });
       expect(res.status).toBe(200);
-      const contentType = String(res.headers['content-type']);
-      if (contentType.includes('as=APIGroupDiscoveryList')) {
-        expect(res.json).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: expect.stringMatching(/^apidiscovery\.k8s\.io\//) });
-        const apps = (res.json.items as Json[]).find((g) => g.metadata?.name === 'apps');
-        const v1 = (apps.versions as Json[]).find((v) => v.version === 'v1');
-        const deployments = (v1.resources as Json[]).find((r) => r.resource === 'deployments');
-        expect(deployments).toMatchObject({
-          resource: 'deployments',
-          // kube-apiserver leaves group/version empty here: they default to the enclosing group version.
-          responseKind: expect.objectContaining({ kind: 'Deployment' }),
-          scope: 'Namespaced',
-          singularResource: 'deployment',
-          shortNames: ['deploy'],
-        });
-        expect(deployments.verbs).toContain('watch');
-        expect((deployments.subresources as Json[]).map((s) => s.subresource)).toContain('status');
-      } else {
-        expect(contentType).toMatch(/^application\/json/);
-        expect(res.json).toMatchObject({ kind: 'APIGroupList' });
-      }
+      expect(res.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+      expect(res.json).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
+      const apps = (res.json.items as Json[]).find((g) => g.metadata?.name === 'apps');
+      expect(apps.metadata).toEqual({ name: 'apps' });
+      const v1 = (apps.versions as Json[]).find((v) => v.version === 'v1');
+      expect(v1.freshness).toBe('Current');
+      const deployments = (v1.resources as Json[]).find((r) => r.resource === 'deployments');
+      expect(deployments).toEqual({
+        resource: 'deployments',
+        // kube-apiserver leaves group/version empty here: they default to the enclosing group version.
+        responseKind: { group: '', version: '', kind: 'Deployment' },
+        scope: 'Namespaced',
+        singularResource: 'deployment',
+        shortNames: ['deploy'],
+        categories: ['all'],
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        subresources: [
+          { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
+          { subresource: 'status', responseKind: { group: '', version: '', kind: 'Deployment' }, verbs: ['get', 'patch', 'update'] },
+        ],
+      });
+      const core = await t.request('GET', '/api', { accept: aggregatedAccept });
+      expect(core.json.kind).toBe('APIGroupDiscoveryList');
+      expect(core.json.items).toHaveLength(1);
+      expect(core.json.items[0].metadata).toEqual({});
+      const namespaces = (core.json.items[0].versions[0].resources as Json[]).find((r) => r.resource === 'namespaces');
+      expect((namespaces.subresources as Json[]).map((s) => s.subresource)).toEqual(['finalize', 'status']);
+    });
+
+    it('answers a plain Accept header at /apis with an APIGroupList', async () => {
+      const res = await t.request('GET', '/apis');
+      expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+      expect(res.json).toMatchObject({ kind: 'APIGroupList' });
+    });
+
+    it('publishes the storageVersionHash of kube-apiserver (sha256 of group/version/kind, 8 bytes, base64)', async () => {
+      const body = expectCode(await t.request('GET', '/apis/apps/v1'), 200);
+      const hashes = Object.fromEntries((body.resources as Json[]).filter((r) => !String(r.name).includes('/')).map((r) => [r.name, r.storageVersionHash]));
+      expect(hashes).toMatchObject({ deployments: '8aSe+NMegvE=', replicasets: 'P1RzHs8/mWQ=', statefulsets: 'H+vl74LkKdo=', daemonsets: 'dd7pWHUlMKQ=' });
     });
 
     it('serves /openapi/v2 as JSON and in the protobuf encoding client-go asks for', async () => {
