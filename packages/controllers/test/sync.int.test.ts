@@ -429,6 +429,27 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
   });
 
+  it('orphaning deletion does not wait for unready clusters: the Ready copies are unlabelled and the object goes', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create({ ...federatedClusterRole(name, ['member1', 'member2']), metadata: { name, annotations: { 'kubefed.io/orphan': 'true' } } });
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect.poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toContain('kubefed.io/sync-controller');
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    try {
+      await expect
+        .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
+        .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
+      await objects.delete(name);
+      await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
+      expect((await inMember('member1', name))?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+    } finally {
+      member2.faults.restore();
+    }
+  });
+
   it('repairs a member copy changed behind its back at the next resync', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;

@@ -1,4 +1,4 @@
-import { EventComponent, MANAGED_LABEL, MANAGED_LABEL_TRUE, type PropagationStatus, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
+import { EventComponent, MANAGED_LABEL, MANAGED_LABEL_TRUE, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagationStatus, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
 import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { done, type EventSink, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
@@ -78,7 +78,9 @@ export class SyncReconciler implements Reconciler {
       }
       // §4.4.11: a placed cluster that is not Ready may still hold a copy; wait for it (a
       // cluster that was unjoined is no longer placed). Removing the finalizer by hand forces it.
-      const notReady = (await this.#placedClusters(fed)).filter((c) => !ready.has(c));
+      // Orphaning leaves every copy in place anyway: it does not wait for unready clusters (as KubeFed).
+      const orphaning = fed.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE;
+      const notReady = orphaning ? [] : (await this.#placedClusters(fed)).filter((c) => !ready.has(c));
       if (notReady.length > 0) {
         ctx.logger.info({ clusters: notReady }, 'waiting for placed clusters to become ready before removing the finalizer');
         return requeueAfter(Math.max(o.removalPollMs ?? 500, 1000));
