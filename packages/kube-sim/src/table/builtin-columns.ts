@@ -56,10 +56,70 @@ function nodeStatus(o: KObject): string {
 }
 
 function nodeRoles(o: KObject): string {
-  const roles = Object.keys(o.metadata.labels ?? {})
-    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
-    .map((k) => k.slice('node-role.kubernetes.io/'.length));
-  return roles.length === 0 ? '<none>' : roles.sort().join(',');
+  const labels = o.metadata.labels ?? {};
+  const roles = new Set(
+    Object.keys(labels)
+      .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+      .map((k) => k.slice('node-role.kubernetes.io/'.length)),
+  );
+  // The legacy kubernetes.io/role label counts too (kwok's Nodes carry it).
+  const legacy = labels['kubernetes.io/role'];
+  if (legacy !== undefined && legacy !== '') roles.add(legacy);
+  return roles.size === 0 ? '<none>' : [...roles].sort().join(',');
+}
+
+function nodeAddress(o: KObject, type: string): string {
+  const addresses = evalJsonPath(o, '.status.addresses');
+  const found: unknown = Array.isArray(addresses) ? (addresses as unknown[]).find((a) => isObject(a) && a['type'] === type) : undefined;
+  return isObject(found) && typeof found['address'] === 'string' ? found['address'] : '<none>';
+}
+
+/** The pod template's containers (workloads) or a pod's own. */
+function containers(o: KObject, path: string): Record<string, unknown>[] {
+  const list = evalJsonPath(o, path);
+  return Array.isArray(list) ? list.filter(isObject) : [];
+}
+
+/** A LabelSelector as kubectl prints it: `a=b,c in (d,e),!f`. */
+function labelSelectorString(v: unknown): string {
+  if (!isObject(v)) return '<none>';
+  const parts: string[] = [];
+  if (isObject(v['matchLabels'])) for (const [k, x] of Object.entries(v['matchLabels']).sort(([a], [b]) => (a < b ? -1 : 1))) parts.push(`${k}=${String(x)}`);
+  if (Array.isArray(v['matchExpressions']))
+    for (const e of v['matchExpressions'].filter(isObject)) {
+      const key = String(e['key']);
+      const values = Array.isArray(e['values']) ? e['values'].map(String).sort().join(',') : '';
+      if (e['operator'] === 'In') parts.push(`${key} in (${values})`);
+      else if (e['operator'] === 'NotIn') parts.push(`${key} notin (${values})`);
+      else if (e['operator'] === 'Exists') parts.push(key);
+      else if (e['operator'] === 'DoesNotExist') parts.push(`!${key}`);
+    }
+  return parts.length === 0 ? '<none>' : parts.join(',');
+}
+
+/** The CONTAINERS, IMAGES (and SELECTOR) columns of `-o wide` for a workload. */
+function workloadWide(selector: boolean): BuiltinColumn[] {
+  const cols = [
+    col('Containers', 'string', (o) => containers(o, '.spec.template.spec.containers').map((c) => String(c['name'])).join(','), 1),
+    col('Images', 'string', (o) => containers(o, '.spec.template.spec.containers').map((c) => String(c['image'])).join(','), 1),
+  ];
+  if (selector) cols.push(col('Selector', 'string', (o) => labelSelectorString(evalJsonPath(o, '.spec.selector')), 1));
+  return cols;
+}
+
+/** USERS, GROUPS and SERVICEACCOUNTS of a (Cluster)RoleBinding's `-o wide`. */
+function bindingSubjects(kind: string): BuiltinColumn['cell'] {
+  return (o) => {
+    const subjects = evalJsonPath(o, '.subjects');
+    const of = Array.isArray(subjects) ? subjects.filter((x) => isObject(x) && x['kind'] === kind) : [];
+    return of
+      .filter(isObject)
+      .map((x) => {
+        const subject = typeof x['name'] === 'string' ? x['name'] : '';
+        return kind === 'ServiceAccount' ? `${typeof x['namespace'] === 'string' ? x['namespace'] : ''}/${subject}` : subject;
+      })
+      .join(', ');
+  };
 }
 
 function podReady(o: KObject): string {
@@ -83,10 +143,15 @@ function ingressHosts(o: KObject): string {
   return hosts.length === 0 ? '*' : hosts.join(',');
 }
 
+function bindingWide(): BuiltinColumn[] {
+  return [col('Users', 'string', bindingSubjects('User'), 1), col('Groups', 'string', bindingSubjects('Group'), 1), col('ServiceAccounts', 'string', bindingSubjects('ServiceAccount'), 1)];
+}
+
 const table: Record<string, BuiltinColumn[]> = {
   '/namespaces': [name, col('Status', 'string', (o) => str(o, '.status.phase', 'Active')), age],
-  '/configmaps': [name, col('Data', 'integer', (o) => count(o, '.data') + count(o, '.binaryData')), age],
-  '/secrets': [name, col('Type', 'string', (o) => str(o, '.type', 'Opaque')), col('Data', 'integer', (o) => count(o, '.data')), age],
+  // Column types as kube-apiserver declares them, even where the cells are numbers.
+  '/configmaps': [name, col('Data', 'string', (o) => count(o, '.data') + count(o, '.binaryData')), age],
+  '/secrets': [name, col('Type', 'string', (o) => str(o, '.type', 'Opaque')), col('Data', 'string', (o) => count(o, '.data')), age],
   '/services': [
     name,
     col('Type', 'string', (o) => str(o, '.spec.type', 'ClusterIP')),
@@ -108,6 +173,14 @@ const table: Record<string, BuiltinColumn[]> = {
     age,
     col('IP', 'string', (o) => str(o, '.status.podIP'), 1),
     col('Node', 'string', (o) => str(o, '.spec.nodeName'), 1),
+    col('Nominated Node', 'string', (o) => str(o, '.status.nominatedNodeName'), 1),
+    col('Readiness Gates', 'string', (o) => {
+      const gates = evalJsonPath(o, '.spec.readinessGates');
+      if (!Array.isArray(gates) || gates.length === 0) return '<none>';
+      const conds = evalJsonPath(o, '.status.conditions');
+      const ready = gates.filter((g) => isObject(g) && Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === g['conditionType'] && c['status'] === 'True')).length;
+      return `${ready}/${gates.length}`;
+    }, 1),
   ],
   '/nodes': [
     name,
@@ -115,20 +188,31 @@ const table: Record<string, BuiltinColumn[]> = {
     col('Roles', 'string', nodeRoles),
     age,
     col('Version', 'string', (o) => str(o, '.status.nodeInfo.kubeletVersion', '')),
+    col('Internal-IP', 'string', (o) => nodeAddress(o, 'InternalIP'), 1),
+    col('External-IP', 'string', (o) => nodeAddress(o, 'ExternalIP'), 1),
+    col('OS-Image', 'string', (o) => str(o, '.status.nodeInfo.osImage', '<unknown>'), 1),
+    col('Kernel-Version', 'string', (o) => str(o, '.status.nodeInfo.kernelVersion', '<unknown>'), 1),
+    col('Container-Runtime', 'string', (o) => str(o, '.status.nodeInfo.containerRuntimeVersion', '<unknown>'), 1),
   ],
   '/events': [
     col('Last Seen', 'string', (o, now) => humanAge(str(o, '.lastTimestamp', '') || str(o, '.eventTime', '') || o.metadata.creationTimestamp, now)),
     col('Type', 'string', (o) => str(o, '.type', '')),
     col('Reason', 'string', (o) => str(o, '.reason', '')),
     col('Object', 'string', (o) => `${str(o, '.involvedObject.kind', '').toLowerCase()}/${str(o, '.involvedObject.name', '')}`),
+    col('Subobject', 'string', (o) => str(o, '.involvedObject.fieldPath', ''), 1),
+    col('Source', 'string', (o) => [str(o, '.source.component', ''), str(o, '.source.host', '')].filter((x) => x !== '').join(', '), 1),
     col('Message', 'string', (o) => str(o, '.message', '')),
+    col('First Seen', 'string', (o, now) => humanAge(str(o, '.firstTimestamp', '') || str(o, '.eventTime', '') || o.metadata.creationTimestamp, now), 1),
+    col('Count', 'string', (o) => (typeof evalJsonPath(o, '.count') === 'number' ? num(o, '.count') : 1), 1),
+    { ...name, priority: 1 },
   ],
   'apps/deployments': [
     name,
     col('Ready', 'string', (o) => `${num(o, '.status.readyReplicas')}/${num(o, '.spec.replicas')}`),
-    col('Up-to-date', 'integer', (o) => num(o, '.status.updatedReplicas')),
-    col('Available', 'integer', (o) => num(o, '.status.availableReplicas')),
+    col('Up-to-date', 'string', (o) => num(o, '.status.updatedReplicas')),
+    col('Available', 'string', (o) => num(o, '.status.availableReplicas')),
     age,
+    ...workloadWide(true),
   ],
   'apps/replicasets': [
     name,
@@ -136,8 +220,9 @@ const table: Record<string, BuiltinColumn[]> = {
     col('Current', 'integer', (o) => num(o, '.status.replicas')),
     col('Ready', 'integer', (o) => num(o, '.status.readyReplicas')),
     age,
+    ...workloadWide(true),
   ],
-  'apps/statefulsets': [name, col('Ready', 'string', (o) => `${num(o, '.status.readyReplicas')}/${num(o, '.spec.replicas')}`), age],
+  'apps/statefulsets': [name, col('Ready', 'string', (o) => `${num(o, '.status.readyReplicas')}/${num(o, '.spec.replicas')}`), age, ...workloadWide(false)],
   'apps/daemonsets': [
     name,
     col('Desired', 'integer', (o) => num(o, '.status.desiredNumberScheduled')),
@@ -147,6 +232,7 @@ const table: Record<string, BuiltinColumn[]> = {
     col('Available', 'integer', (o) => num(o, '.status.numberAvailable')),
     col('Node Selector', 'string', (o) => selectorString(evalJsonPath(o, '.spec.template.spec.nodeSelector'))),
     age,
+    ...workloadWide(true),
   ],
   'batch/jobs': [
     name,
@@ -154,6 +240,7 @@ const table: Record<string, BuiltinColumn[]> = {
     col('Completions', 'string', (o) => `${num(o, '.status.succeeded')}/${evalJsonPath(o, '.spec.completions') === undefined ? 1 : num(o, '.spec.completions')}`),
     col('Duration', 'string', (o, now) => humanAge(str(o, '.status.startTime', '') || undefined, now)),
     age,
+    ...workloadWide(true),
   ],
   'networking.k8s.io/ingresses': [
     name,
@@ -168,8 +255,8 @@ const table: Record<string, BuiltinColumn[]> = {
   ],
   'rbac.authorization.k8s.io/roles': [name, createdAt],
   'rbac.authorization.k8s.io/clusterroles': [name, createdAt],
-  'rbac.authorization.k8s.io/rolebindings': [name, col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`), age],
-  'rbac.authorization.k8s.io/clusterrolebindings': [name, col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`), age],
+  'rbac.authorization.k8s.io/rolebindings': [name, col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`), age, ...bindingWide()],
+  'rbac.authorization.k8s.io/clusterrolebindings': [name, col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`), age, ...bindingWide()],
   'coordination.k8s.io/leases': [name, col('Holder', 'string', (o) => str(o, '.spec.holderIdentity', '')), age],
   'apiextensions.k8s.io/customresourcedefinitions': [name, createdAt],
 };

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- test code (the lint rules of *.test.ts): parsed API JSON is loose by design */
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -601,6 +601,56 @@ export function crudConformance(substrate: Substrate): void {
         const res = await t.request('GET', `/api/v1/namespaces/${selNs}/configmaps?limit=1&continue=not-a-token`);
         expect([400, 410]).toContain(res.status);
         expect(res.json).toMatchObject({ kind: 'Status', status: 'Failure' });
+      });
+    });
+
+    describe('tables', () => {
+      const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+      const s = (n: string, p = 0, format = ''): [string, string, string, number] => [n, 'string', format, p];
+      const i = (n: string): [string, string, string, number] => [n, 'integer', '', 0];
+      const nameCol = s('Name', 0, 'name');
+      it.each([
+        ['/api/v1/namespaces/{ns}/configmaps', [nameCol, s('Data'), s('Age')]],
+        ['/api/v1/namespaces/{ns}/secrets', [nameCol, s('Type'), s('Data'), s('Age')]],
+        ['/api/v1/namespaces/{ns}/pods', [nameCol, s('Ready'), s('Status'), s('Restarts'), s('Age'), s('IP', 1), s('Node', 1), s('Nominated Node', 1), s('Readiness Gates', 1)]],
+        ['/api/v1/namespaces/{ns}/events', [s('Last Seen'), s('Type'), s('Reason'), s('Object'), s('Subobject', 1), s('Source', 1), s('Message'), s('First Seen', 1), s('Count', 1), s('Name', 1, 'name')]],
+        ['/api/v1/nodes', [nameCol, s('Status'), s('Roles'), s('Age'), s('Version'), s('Internal-IP', 1), s('External-IP', 1), s('OS-Image', 1), s('Kernel-Version', 1), s('Container-Runtime', 1)]],
+        ['/apis/apps/v1/namespaces/{ns}/deployments', [nameCol, s('Ready'), s('Up-to-date'), s('Available'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)]],
+        ['/apis/apps/v1/namespaces/{ns}/replicasets', [nameCol, i('Desired'), i('Current'), i('Ready'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)]],
+        ['/apis/apps/v1/namespaces/{ns}/statefulsets', [nameCol, s('Ready'), s('Age'), s('Containers', 1), s('Images', 1)]],
+        ['/apis/batch/v1/namespaces/{ns}/jobs', [nameCol, s('Status'), s('Completions'), s('Duration'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)]],
+        ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings', [nameCol, s('Role'), s('Age'), s('Users', 1), s('Groups', 1), s('ServiceAccounts', 1)]],
+      ])('declares the printer columns of kube-apiserver for %s', async (path, columns) => {
+        const table = expectCode(await t.request('GET', path.replace('{ns}', ns), { accept: tableAccept }), 200);
+        expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+        expect((table.columnDefinitions as Json[]).map((c) => [c.name, c.type, c.format, c.priority])).toEqual(columns);
+      });
+
+      it('fills the wide columns of Deployments and RoleBindings', async () => {
+        expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'wide', 0) }), 201);
+        const deploy = expectCode(await t.request('GET', `${deploys()}/wide`, { accept: tableAccept }), 200);
+        expect(deploy.rows[0].cells.slice(5)).toEqual(['app,sidecar', 'registry.k8s.io/pause:3.9,registry.k8s.io/pause:3.9', 'app=wide']);
+        const bindings = `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`;
+        expectCode(
+          await t.request('POST', bindings, {
+            body: {
+              apiVersion: 'rbac.authorization.k8s.io/v1',
+              kind: 'RoleBinding',
+              metadata: { name: 'wide' },
+              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+              subjects: [
+                { kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' },
+                { kind: 'Group', name: 'devs', apiGroup: 'rbac.authorization.k8s.io' },
+                { kind: 'ServiceAccount', name: 'sa1', namespace: ns },
+                { kind: 'ServiceAccount', name: 'sa2', namespace: 'other' },
+              ],
+            },
+          }),
+          201,
+        );
+        const binding = expectCode(await t.request('GET', `${bindings}/wide`, { accept: tableAccept }), 200);
+        expect(binding.rows[0].cells[1]).toBe('ClusterRole/view');
+        expect(binding.rows[0].cells.slice(3)).toEqual(['alice', 'devs', `${ns}/sa1, other/sa2`]);
       });
     });
 

@@ -192,6 +192,14 @@ export function kubectlConformance(substrate: Substrate): void {
       expect(row).toMatch(/^tabled\s+\d+\/0\s+\d+\s+\d+\s+\S+$/);
     });
 
+    it('prints Deployments with -o wide: CONTAINERS, IMAGES and SELECTOR', async () => {
+      await t.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment(ns, 'widened', 0) });
+      const out = await ok('get', 'deploy', 'widened', '-o', 'wide');
+      const [header, row] = out.trim().split('\n');
+      expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+      expect(row).toMatch(/^widened\s+\d+\/0\s+\d+\s+\d+\s+\S+\s+app,sidecar\s+registry\.k8s\.io\/pause:3\.9,registry\.k8s\.io\/pause:3\.9\s+app=widened$/);
+    });
+
     it('prints the additionalPrinterColumns of a custom resource', async () => {
       await t.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget(group, ns, 'columns', { size: 8, color: 'blue' }) });
       const out = await ok('get', `widgets.${group}`, 'columns');
