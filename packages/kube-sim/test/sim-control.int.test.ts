@@ -68,7 +68,8 @@ describe('kube-sim control', () => {
 
   it('injects faults through the admin-only control endpoint', async () => {
     const denied = await t.request('POST', '/kube-sim/faults', { auth: 'none', body: { failRate: 1, code: 500 } });
-    expect(denied.status).toBe(401);
+    expect(denied.status).toBe(403);
+    expect((await t.request('POST', '/kube-sim/faults', { auth: { token: 'wrong' }, body: { failRate: 1, code: 500 } })).status).toBe(401);
     expect((await t.request('POST', '/kube-sim/faults', { body: { failRate: 1, code: 500 } })).status).toBeLessThan(300);
     expectFailure(await t.request('GET', cms()), 500, 'InternalError');
     expect((await t.request('POST', '/kube-sim/faults', { body: { restore: true } })).status).toBeLessThan(300);

@@ -10,3 +10,6 @@ export interface Identity {
 
 /** The admin user name written into kubeconfigs. */
 export const adminUser = 'kubernetes-admin';
+
+/** Who a request without credentials is, as kube-apiserver's default `--anonymous-auth=true` makes it. */
+export const anonymous: Identity = { user: 'system:anonymous', groups: ['system:unauthenticated'], admin: false };

@@ -16,15 +16,18 @@ export interface RequestAttributes {
   namespace: string;
 }
 
-/** Paths every authenticated user may GET (system:discovery, system:public-info-viewer). */
-const publicPaths = ['/api', '/apis', '/version', '/healthz', '/livez', '/readyz', '/openapi'];
+/** Paths (and what lies below them) every authenticated user may GET: the default ClusterRole system:discovery. */
+const discoveryPaths = ['/api', '/apis', '/version', '/healthz', '/livez', '/readyz', '/openapi'];
+/** Paths anyone may GET, anonymous requests too: the default ClusterRole system:public-info-viewer. */
+const publicInfoPaths = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 
 /**
  * RBAC authorization over the stored Roles, ClusterRoles and their bindings. The admin identity
  * (system:masters) may do everything; discovery, version and health are open to every
- * authenticated user. Role aggregation is not implemented.
+ * authenticated user, version and health to anonymous requests too (the default ClusterRoles
+ * system:discovery and system:public-info-viewer). Role aggregation is not implemented.
  */
 export class RbacAuthorizer {
   constructor(private readonly store: ObjectStore) {}
@@ -32,10 +35,12 @@ export class RbacAuthorizer {
   /** True when allowed. */
   authorize(identity: Identity, attrs: RequestAttributes): boolean {
     if (identity.admin || identity.groups.includes('system:masters')) return true;
-    if (!attrs.resourceRequest && attrs.verb === 'get' && publicPaths.some((p) => attrs.path === p || attrs.path.startsWith(`${p}/`)))
+    if (!attrs.resourceRequest && attrs.verb === 'get' && publicInfoPaths.includes(attrs.path)) return true;
+    const authenticated = identity.groups.includes('system:authenticated');
+    if (authenticated && !attrs.resourceRequest && attrs.verb === 'get' && discoveryPaths.some((p) => attrs.path === p || attrs.path.startsWith(`${p}/`)))
       return true;
     // system:basic-user: every authenticated user may review its own access.
-    if (attrs.resourceRequest && attrs.verb === 'create' && attrs.apiGroup === 'authorization.k8s.io' && attrs.resource === 'selfsubjectaccessreviews')
+    if (authenticated && attrs.resourceRequest && attrs.verb === 'create' && attrs.apiGroup === 'authorization.k8s.io' && attrs.resource === 'selfsubjectaccessreviews')
       return true;
     for (const b of this.store.list(`${rbacGroup}/clusterrolebindings`)) {
       if (!subjectMatches(b, identity, '')) continue;

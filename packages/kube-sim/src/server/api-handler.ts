@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Identity } from '../auth/identity.js';
+import { anonymous, type Identity } from '../auth/identity.js';
 import type { RbacAuthorizer, RequestAttributes } from '../auth/rbac-authorizer.js';
 import { forbiddenMessage } from '../auth/rbac-authorizer.js';
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
@@ -89,13 +89,14 @@ export class ApiHandler {
     let path = url.pathname;
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     const method = (req.method ?? 'GET').toUpperCase();
-    // kubectl (client-go) never sends credentials to an http:// server, so a plain-HTTP cluster
-    // treats a request without an Authorization header as the admin, like the legacy insecure
-    // port of kube-apiserver did. A wrong or revoked token is still a 401.
-    const identity =
-      req.headers.authorization === undefined && this.info.anonymousIsAdmin
-        ? this.authn.authenticate(`Bearer ${this.authn.adminToken}`)
-        : this.authn.authenticate(req.headers.authorization);
+    // A request without credentials is system:anonymous, as with kube-apiserver's default
+    // --anonymous-auth=true: health and /version answer, anything else is a 403. But kubectl
+    // (client-go) never sends credentials to an http:// server, so a plain-HTTP cluster treats
+    // such a request as the admin, like the legacy insecure port of kube-apiserver did. A wrong
+    // or revoked token is a 401 either way.
+    let identity: Identity | undefined;
+    if (req.headers.authorization === undefined) identity = this.info.anonymousIsAdmin ? this.authn.authenticate(`Bearer ${this.authn.adminToken}`) : anonymous;
+    else identity = this.authn.authenticate(req.headers.authorization);
     if (identity === undefined) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
     return this.routeAs(req, res, impersonate(identity, req.headers), path, method, url);
   }
