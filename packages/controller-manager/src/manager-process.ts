@@ -15,7 +15,8 @@ import {
   syncTypeLookup,
   VersionStore,
   type HealthCheckSettingsSource,
-  readKubeFedScope,
+  type KubeFedConfigSettings,
+  readKubeFedSettings,
   type SyncJobProcessor,
   type SyncSettings,
 } from '@kubefed/controllers';
@@ -146,15 +147,16 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   }
   const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
   let config: ResolvedConfig;
-  let scope: 'Cluster' | 'Namespaced';
+  let started: KubeFedConfigSettings;
   try {
     config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(host, namespace)) };
     // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
-    scope = await readKubeFedScope(host, namespace, { defaultScope: given.defaultScope, create: runControllers, signal: options.signal });
+    started = await readKubeFedSettings(host, namespace, { defaultScope: given.defaultScope, create: runControllers, signal: options.signal });
   } catch (err) {
     for (const c of connections) c.disconnect();
     throw err;
   }
+  const scope = started.scope;
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
   manager.addReadyCheck('redis', async () => {
     await Promise.all(connections.map((c) => pingRedis(c, 2000)));
@@ -197,6 +199,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,
         events,
+        pushReconciler: () => source.current().featureGates.PushReconciler,
+        onConfigChange: (listener) => source.onChange(() => listener()),
       });
       clusterInformer = clusters.informer;
       manager.add(

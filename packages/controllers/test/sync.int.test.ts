@@ -89,6 +89,8 @@ async function startControlPlane(
       remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
     }),
     events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
+    pushReconciler: () => source.current().featureGates.PushReconciler,
+    onConfigChange: (listener) => source.onChange(() => listener()),
   });
   const workers = await SyncWorkerHost.start({ connection: workerConnection, prefix, processor: (job) => ftc.processor(job), clusters: ['member1', 'member2'] });
   cleanups.push(() => workers.close({ timeoutMs: 2000 }));
@@ -693,6 +695,23 @@ describe('sync controller against kube-sim and Redis', () => {
       )
       .toEqual({ keep: 'me' });
     expect(await inMember('member1', name)).toBeDefined();
+  });
+
+  it('pauses propagation while the PushReconciler feature gate is Disabled, and resumes when it is Enabled again', async () => {
+    const ns = await startControlPlane();
+    const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
+    const ftcName = 'clusterroles.rbac.authorization.k8s.io';
+    await expect.poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 }).toMatchObject({ propagationController: 'Running' });
+    const gate = (configuration: 'Enabled' | 'Disabled') => fed.hostClient.resource(KFCONFIG, ns).patch('kubefed', { spec: { featureGates: [{ name: 'PushReconciler', configuration }] } }, 'merge');
+    await gate('Disabled');
+    await expect
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ propagationController: 'NotRunning', conditions: [{ type: 'Ready', status: 'False', reason: 'PushReconcilerDisabled' }] });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await consistently(async () => expect(await inMember('member1', name)).toBeUndefined(), { durationMs: 1500, intervalMs: 100 });
+    await gate('Enabled');
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
   });
 
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {

@@ -34,6 +34,8 @@ export interface FederatedTypeConfigReconcilerOptions {
   /** Enqueues an FTC key again (the controller's queue), so that a failed child is reported and restarted. Default none. */
   readonly requeue?: ((key: string) => void) | undefined;
   readonly clock?: Clock | undefined;
+  /** The KubeFedConfig feature gate `PushReconciler`: false pauses every sync controller (nothing in members is touched). Default always true. */
+  readonly pushReconciler?: (() => boolean) | undefined;
   /** Scope of the control plane; default `Cluster`. A Namespaced one never syncs cluster-scoped targets (nor Namespaces). */
   readonly scope?: 'Cluster' | 'Namespaced' | undefined;
 }
@@ -136,14 +138,17 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       this.#skipped.add(name);
       ctx.logger.info({ name }, 'skipping the sync controller of a cluster-scoped type: not required for a Namespaced control plane');
     }
-    const enabled = ftc.spec.propagation === 'Enabled' && !limited;
+    const paused = this.#o.pushReconciler?.() === false;
+    const enabled = ftc.spec.propagation === 'Enabled' && !limited && !paused;
     const previous = (current.status as FederatedTypeConfigStatus | undefined)?.conditions;
     let ready: Condition | undefined = previous?.find((c) => c.type === 'Ready');
     const failure = this.#failures.get(name);
     if (failure !== undefined && failure.generation !== ftc.metadata.generation) this.#failures.delete(name);
     const waitMs = failure === undefined ? 0 : failure.atMs + restartDelayMs(failure.count) - this.#clock.now();
-    if (!enabled) await this.#stop(name);
-    else if (failure !== undefined && waitMs > 0 && running === undefined) {
+    if (!enabled) {
+      await this.#stop(name);
+      if (paused) ready = readyCondition(ready, { status: 'False', reason: 'PushReconcilerDisabled', message: 'the KubeFedConfig feature gate PushReconciler is disabled: propagation is paused' });
+    } else if (failure !== undefined && waitMs > 0 && running === undefined) {
       ready = readyCondition(ready, { status: 'False', reason: 'SyncControllerFailed', message: `the sync controller failed ${failure.count} time(s), restarting in ${Math.ceil(waitMs / 1000)}s: ${failure.message}` });
     } else if (running === undefined || running.generation !== ftc.metadata.generation) {
       await this.#stop(name);

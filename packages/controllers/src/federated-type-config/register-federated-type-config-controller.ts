@@ -43,6 +43,10 @@ export interface FederatedTypeConfigControllerOptions {
   resyncPeriodMs?: number;
   /** Record written versions in (Cluster)PropagatedVersions in the host (KubeFed's way); default true. False keeps them in memory. */
   persistVersions?: boolean;
+  /** The KubeFedConfig feature gate `PushReconciler` (false pauses propagation); default always true. */
+  pushReconciler?: () => boolean;
+  /** Subscribes to KubeFedConfig changes, so that a change of `PushReconciler` applies at once; returns the unsubscribe function. */
+  onConfigChange?: (listener: () => void) => () => void;
 }
 
 /** What {@link registerFederatedTypeConfigController} added to the manager. */
@@ -75,6 +79,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
   const reconciler = new FederatedTypeConfigReconciler({
     host: options.host,
     scope: env.scope,
+    pushReconciler: options.pushReconciler,
     ftcs: informer.store,
     syncController: (type) =>
       new SyncController({
@@ -110,6 +115,9 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
     },
   });
   const controller = manager.controller({ name: 'federatedtypeconfig', reconciler }).watch(informer);
+  options.onConfigChange?.(() => {
+    for (const key of informer.store.keys()) controller.queue.add(key);
+  });
   const processor = createSyncProcessor({
     ...env,
     types: (name) => reconciler.syncType(name),

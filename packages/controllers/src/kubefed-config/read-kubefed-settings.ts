@@ -1,14 +1,14 @@
 import { formatIssues, KUBEFED_CONFIG_NAME, KubeFedError } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isNotFound, type KubeObject } from '@kubefed/client';
 import { sleep, systemClock } from '@kubefed/runtime';
-import { defaultKubeFedConfigObject, resolveKubeFedConfig } from './kubefed-config-settings.js';
+import { defaultKubeFedConfigObject, type KubeFedConfigSettings, resolveKubeFedConfig } from './kubefed-config-settings.js';
 import { KUBEFED_CONFIG_GVR } from './register-kubefed-config-controller.js';
 
 /** The stored KubeFedConfig cannot be used; the message names the object and every bad field. */
 export class InvalidKubeFedConfigError extends KubeFedError {}
 
-/** Options of {@link readKubeFedScope}. */
-export interface ReadKubeFedScopeOptions {
+/** Options of {@link readKubeFedSettings}. */
+export interface ReadKubeFedSettingsOptions {
   /** Scope of the KubeFedConfig created when none exists (`DEFAULT_KUBEFED_SCOPE`); default `Cluster`. */
   readonly defaultScope?: 'Cluster' | 'Namespaced' | undefined;
   /** Create the KubeFedConfig when none exists; false waits for another process to create it. Default true. */
@@ -20,14 +20,15 @@ export interface ReadKubeFedScopeOptions {
 }
 
 /**
- * The scope the control plane runs in, read from the KubeFedConfig `kubefed` of the kubefed
- * namespace, as KubeFed's controller manager does at start (`cmd/controller-manager/app`):
- * the environment's default only seeds the config created when none exists. The scope decides
- * what every controller watches, so it is read once, before any of them starts.
+ * The settings the control plane starts with, read from the KubeFedConfig `kubefed` of the
+ * kubefed namespace, as KubeFed's controller manager does at start (`cmd/controller-manager/app`):
+ * the environment's default scope only seeds the config created when none exists. The scope
+ * (what every controller watches) and the `PushReconciler` gate (whether propagation runs at
+ * all) are taken from here once, before any controller starts.
  *
  * @throws InvalidKubeFedConfigError naming the fields when the stored KubeFedConfig is invalid.
  */
-export async function readKubeFedScope(host: DynamicClient, namespace: string, options: ReadKubeFedScopeOptions = {}): Promise<'Cluster' | 'Namespaced'> {
+export async function readKubeFedSettings(host: DynamicClient, namespace: string, options: ReadKubeFedSettingsOptions = {}): Promise<KubeFedConfigSettings> {
   const configs = host.resource(KUBEFED_CONFIG_GVR, namespace);
   for (;;) {
     let stored: KubeObject | undefined;
@@ -48,7 +49,7 @@ export async function readKubeFedScope(host: DynamicClient, namespace: string, o
     if (stored !== undefined) {
       const resolved = resolveKubeFedConfig(stored);
       if (!resolved.ok) throw new InvalidKubeFedConfigError(`invalid KubeFedConfig "${namespace}/${KUBEFED_CONFIG_NAME}": ${formatIssues(resolved.issues)}`);
-      return resolved.settings.scope;
+      return resolved.settings;
     }
     await sleep(systemClock, options.retryMs ?? 1000, options.signal);
     options.signal?.throwIfAborted();
