@@ -714,6 +714,18 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
   });
 
+  it('reports template annotations it cannot propagate as a Warning event AnnotationsNotSupported, and propagates the rest', async () => {
+    await startControlPlane();
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const obj = federatedClusterRole(name, ['member1']);
+    (obj.spec as { template: { metadata?: unknown } }).template.metadata = { annotations: { team: 'a' } };
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(obj);
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect
+      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
+      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'AnnotationsNotSupported' }));
+  });
+
   it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);

@@ -7,7 +7,7 @@ import { isNamespaceType } from '../../placement/index.js';
 import { parseDeleteOptions } from '../delete-options.js';
 import { namespaceTargetOf } from '../namespace-target.js';
 import { ClusterSyncError, UNHEALABLE_STATUSES } from '../errors.js';
-import { renderDesiredObject, type RenderSource } from '../render-desired-object.js';
+import { type RenderedObject, renderDesiredObject, type RenderSource } from '../render-desired-object.js';
 import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
 import type { SyncOutcomeSink } from './status-recorder.js';
@@ -183,12 +183,16 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       }
       throw failure;
     };
-    const render = async (op: ClusterOperation, existing?: KubeObject): Promise<KubeObject> => {
+    const render = async (op: ClusterOperation, existing?: KubeObject): Promise<RenderedObject> => {
       try {
-        return renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster, ...(existing === undefined ? {} : { existing }) }).object;
+        return renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster, ...(existing === undefined ? {} : { existing }) });
       } catch (err) {
         return fail(op, err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', existing === undefined ? 'create' : 'update', err);
       }
+    };
+    /** The template problems of a rendering that is written (annotations, finalizers dropped) as Warning events. */
+    const reportRenderWarnings = async (rendered: RenderedObject): Promise<void> => {
+      for (const w of rendered.warnings) await options.events?.record(fed, { type: 'Warning', reason: w.reason, message: w.message, component: EventComponent.sync(type.federatedKind) });
     };
     /**
      * Plans and applies the operation for what was observed. A write planned on the watch cache
@@ -205,9 +209,10 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           return;
         case 'create': {
           const rendered = await render(op);
+          await reportRenderWarnings(rendered);
           let created: KubeObject;
           try {
-            created = await write(() => members.create(rendered));
+            created = await write(() => members.create(rendered.object));
           } catch (err) {
             if (stale(err)) return apply(await observe(members, memberName), true);
             // Someone created it meanwhile: the retry re-plans with the object.
@@ -223,13 +228,14 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           if (existing === undefined) return;
           const rendered = await render(op, existing);
           const propagatedVersion = options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
-          if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered, memberObject: existing })) {
+          if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered.object, memberObject: existing })) {
             await record('', existing);
             return;
           }
           if (op.adopt === true) await warn('create', ADOPTING_EXISTING_RESOURCE);
+          await reportRenderWarnings(rendered);
           const rv = existing.metadata.resourceVersion;
-          const desired: KubeObject = rv === undefined ? rendered : { ...rendered, metadata: { ...rendered.metadata, resourceVersion: rv } };
+          const desired: KubeObject = rv === undefined ? rendered.object : { ...rendered.object, metadata: { ...rendered.object.metadata, resourceVersion: rv } };
           let updated: KubeObject;
           try {
             updated = await write(() => members.update(desired));
