@@ -36,6 +36,12 @@ export interface ClusterAgentOptions {
 }
 
 const validityErrors = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+/**
+ * How long a TLS handshake may stay silent (Go's `TLSHandshakeTimeout` in client-go is 10 s too):
+ * a server that accepts connections and never answers (a stopped or blackholed API server) would
+ * otherwise keep the socket forever, one per request given up.
+ */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 type ConnectCallback = (err: Error | null, stream: Duplex) => void;
 
@@ -94,7 +100,9 @@ function connectTls(options: https.RequestOptions, settings: TlsSettings, socket
     cb(err, s);
   };
   const s = tls.connect(connectOpts);
+  s.setTimeout(HANDSHAKE_TIMEOUT_MS, () => finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }), s));
   s.once('secureConnect', () => {
+    s.setTimeout(0);
     if (!custom || s.authorized) {
       finish(null, s);
       return;

@@ -258,13 +258,24 @@ export class HttpTransport {
       const clientReq = send(options);
       const state: RequestState = { timedOut: false, timer: undefined };
       // An overall deadline (not the socket idle timeout): a slow drip of bytes must not keep a request alive.
+      // It rejects by itself: before the agent hands over a socket (a TLS handshake with a server that
+      // accepts connections and never answers), destroy() emits nothing until that socket arrives.
       if (timeoutMs > 0) {
         state.timer = setTimeout(() => {
           state.timedOut = true;
+          reject(ApiError.timeout(timeoutMs, req.description));
           clientReq.destroy(new Error('request timeout'));
         }, timeoutMs);
       }
-      clientReq.once('close', () => clearTimeout(state.timer));
+      const signal = req.signal;
+      const onAbort = (): void => {
+        if (signal !== undefined) reject(abortError(signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      clientReq.once('close', () => {
+        clearTimeout(state.timer);
+        signal?.removeEventListener('abort', onAbort);
+      });
       clientReq.once('response', (res) => resolve({ res, clientReq, state }));
       // `on`, not `once`: a socket error after the response (e.g. a reset watch) is emitted here too.
       clientReq.on('error', (e) => {

@@ -164,6 +164,31 @@ describe('HTTP transport', () => {
     expect(e.message).toBe('GET /slow on cluster "member1": Timeout: no response within 200 ms');
   });
 
+  it('fails with reason Timeout, or the abort reason, when the server accepts the connection and never answers the TLS handshake', async () => {
+    // What a stopped (SIGSTOP) or blackholed kube-apiserver does: the kernel accepts, nobody speaks.
+    const accepted: net.Socket[] = [];
+    const silent = net.createServer((socket) => void accepted.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of accepted) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+    const port = (silent.address() as AddressInfo).port;
+    const t0 = Date.now();
+    const e = await failure(member(port, {}, { timeoutMs: 300 }).raw('/healthz'));
+    expect(isTimeout(e)).toBe(true);
+    expect(e.message).toBe('GET /healthz on cluster "member1": Timeout: no response within 300 ms');
+    // At the deadline, not once the socket gives up on the handshake (10 s).
+    expect(Date.now() - t0).toBeLessThan(5_000);
+
+    const ac = new AbortController();
+    const t1 = Date.now();
+    const pending = member(port).raw('/healthz', { signal: ac.signal });
+    setTimeout(() => ac.abort(new Error('caller gave up')), 100);
+    await expect(pending).rejects.toThrow('caller gave up');
+    expect(Date.now() - t1).toBeLessThan(5_000);
+  });
+
   it('rejects with the abort reason when the caller aborts', async () => {
     const port = await tlsServer();
     const ac = new AbortController();
