@@ -8,7 +8,8 @@
  *
  * Start reading at `sync-job.ts` (the payload and its deduplication id), then
  * `bullmq-job-producer.ts` and `sync-worker-host.ts` (both open their BullMQ queues through
- * `sync-queue.ts`); `redis-connection.ts` opens connections.
+ * `sync-queue.ts`); `redis-connection.ts` opens connections to the URL forms of `redis-url.ts`
+ * (one server, Sentinel, Cluster; TLS).
  */
 export { syncQueueName, syncQueuePrefix, clusterOfSyncQueue, assertClusterName } from './queue-name.js';
 export {
@@ -24,10 +25,19 @@ export {
   createRedisConnection,
   pingRedis,
   reconnectDelayMs,
-  redactRedisUrl,
+  bullPrefix,
+  isClusterConnection,
   type RedisConnection,
   type RedisConnectionOptions,
 } from './redis-connection.js';
+export {
+  parseRedisUrl,
+  redactRedisUrl,
+  redisUrlSchemes,
+  type RedisTarget,
+  type RedisAddress,
+  type RedisTlsFiles,
+} from './redis-url.js';
 export type { JobProducer, QueueCounts } from './job-producer.js';
 export {
   BullMqJobProducer,

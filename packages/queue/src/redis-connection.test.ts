@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRedisConnection, reconnectDelayMs, redactRedisUrl } from './redis-connection.js';
+import { Cluster, Redis } from 'ioredis';
+import { bullPrefix, createRedisConnection, isWorkerConnection, reconnectDelayMs } from './redis-connection.js';
 import { RedisConnectionError } from './queue-error.js';
 
 describe('reconnectDelayMs', () => {
@@ -16,23 +17,11 @@ describe('reconnectDelayMs', () => {
   });
 });
 
-describe('redactRedisUrl', () => {
-  it.each([
-    ['redis://:secret@127.0.0.1:6379/0', 'redis://:***@127.0.0.1:6379/0'],
-    ['redis://user:secret@host:6380', 'redis://user:***@host:6380'],
-    ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
-    ['redis://127.0.0.1:6379/0?password=secret&db=1', 'redis://127.0.0.1:6379/0?password=***&db=1'],
-    ['rediss://u:secret@h:6380/?sentinelPassword=secret', 'rediss://u:***@h:6380/?sentinelPassword=***'],
-    ['::nonsense', '<unparsable Redis URL>'],
-  ])('redacts %j', (url, redacted) => {
-    expect(redactRedisUrl(url)).toBe(redacted);
-  });
-});
-
 describe('createRedisConnection', () => {
   it.each([
-    ['http://127.0.0.1:6379', /must start with redis:\/\/ or rediss:\/\//],
+    ['http://127.0.0.1:6379', /has scheme http: must start with redis:\/\/, rediss:\/\/, redis\+sentinel:\/\//],
     ['not a url', /is not a URL/],
+    ['redis://127.0.0.1:6379/?tlsCaFile=/ca.pem', /TLS is off: use rediss:\/\//],
   ])('rejects %j with a clear error', (url, message) => {
     expect(() => createRedisConnection(url, { lazyConnect: true })).toThrow(RedisConnectionError);
     expect(() => createRedisConnection(url, { lazyConnect: true })).toThrow(message);
@@ -47,12 +36,57 @@ describe('createRedisConnection', () => {
     const worker = createRedisConnection('redis://127.0.0.1:1', { lazyConnect: true });
     const producer = createRedisConnection('redis://127.0.0.1:1', { lazyConnect: true, role: 'producer' });
     try {
-      expect(worker.options.maxRetriesPerRequest).toBeNull();
-      expect(producer.options.maxRetriesPerRequest).toBe(1);
-      expect(producer.options.connectionName).toBe('kubefed-producer');
+      expect([isWorkerConnection(worker), isWorkerConnection(producer)]).toEqual([true, false]);
+      expect(producer).toBeInstanceOf(Redis);
+      expect((producer as Redis).options.connectionName).toBe('kubefed-producer');
     } finally {
       worker.disconnect();
       producer.disconnect();
     }
+  });
+});
+
+describe('createRedisConnection with other URL forms', () => {
+  it('finds the master through the sentinels of a redis+sentinel:// URL', () => {
+    const c = createRedisConnection('redis+sentinel://kubefed:pw@s1:26379,s2/mymaster/2?sentinelPassword=spw', { lazyConnect: true });
+    try {
+      expect(c).toBeInstanceOf(Redis);
+      expect((c as Redis).options).toMatchObject({
+        sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }],
+        name: 'mymaster',
+        db: 2,
+        username: 'kubefed',
+        password: 'pw',
+        sentinelPassword: 'spw',
+        maxRetriesPerRequest: null,
+      });
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('opens a Cluster for a redis+cluster:// URL, and hash-tags the BullMQ prefix there only', () => {
+    const cluster = createRedisConnection('redis+cluster://:pw@n1:7000,n2:7001', { lazyConnect: true, role: 'producer' });
+    const single = createRedisConnection('redis://127.0.0.1:1', { lazyConnect: true });
+    try {
+      expect(cluster).toBeInstanceOf(Cluster);
+      expect((cluster as Cluster).options.redisOptions).toMatchObject({ password: 'pw', maxRetriesPerRequest: 1, connectionName: 'kubefed-producer' });
+      expect(isWorkerConnection(cluster)).toBe(false);
+      expect([bullPrefix(cluster, 'kubefed-abc'), bullPrefix(cluster, undefined), bullPrefix(cluster, 'x{tag}y')]).toEqual(['{kubefed-abc}', '{bull}', 'x{tag}y']);
+      expect([bullPrefix(single, 'kubefed-abc'), bullPrefix(single, undefined)]).toEqual(['kubefed-abc', undefined]);
+    } finally {
+      cluster.disconnect();
+      single.disconnect();
+    }
+  });
+
+  it('names the TLS file it cannot read, without the password', () => {
+    const open = (): unknown => createRedisConnection('rediss://:hunter2@127.0.0.1:6380/?tlsCaFile=/nonexistent/ca.pem', { lazyConnect: true });
+    expect(open).toThrow(RedisConnectionError);
+    expect(open).toThrow(/cannot read the TLS CA file \/nonexistent\/ca\.pem for Redis at rediss:\/\/:\*\*\*@127\.0\.0\.1:6380\/\?tlsCaFile=\/nonexistent\/ca\.pem: ENOENT/);
+  });
+
+  it('refuses TLS files for a URL without TLS', () => {
+    expect(() => createRedisConnection('redis://127.0.0.1:6379', { lazyConnect: true, tls: { caFile: '/ca.pem' } })).toThrow(/TLS is off: use a rediss:\/\/ URL/);
   });
 });

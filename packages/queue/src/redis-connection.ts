@@ -1,6 +1,9 @@
-import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { RedisConnectionError } from './queue-error.js';
+import { parseRedisUrl, redactRedisUrl, type RedisTlsFiles } from './redis-url.js';
 
 /** Options of {@link createRedisConnection}. */
 export interface RedisConnectionOptions {
@@ -16,12 +19,21 @@ export interface RedisConnectionOptions {
   lazyConnect?: boolean;
   /** TCP connect timeout in ms. Default 10_000. */
   connectTimeoutMs?: number;
+  /**
+   * TLS files for a `rediss` URL (each field wins over the URL's `?tlsCaFile=` / `?tlsCertFile=`
+   * / `?tlsKeyFile=`). Default: the URL's, else Node's default CAs and no client certificate.
+   * Read once, when the connection is created.
+   */
+  tls?: RedisTlsFiles;
   /** Where connection errors and reconnects are logged (warn / info). Default silent. */
   logger?: QueueLogger;
 }
 
-/** The opaque Redis connection handed to {@link BullMqJobProducer} and {@link SyncWorkerHost}. */
-export type RedisConnection = Redis;
+/**
+ * The opaque Redis connection handed to {@link BullMqJobProducer}, {@link SyncWorkerHost} and
+ * the sync outcome stream: one server (also found through Sentinel) or a Redis Cluster.
+ */
+export type RedisConnection = Redis | Cluster;
 
 /**
  * Delay before reconnect attempt `times` (1-based): 100 ms doubling up to 5 s, plus up to
@@ -32,25 +44,44 @@ export function reconnectDelayMs(times: number, random: () => number = Math.rand
   return Math.round(base * (1 + 0.2 * random()));
 }
 
-/** Query parameters of a Redis URL that hold secrets (ioredis reads every parameter as an option: `?password=`, `?sentinelPassword=`). */
-const SECRET_PARAM = /pass|secret|token/i;
+/** What this package remembers about a connection it made, for messages. */
+interface ConnectionFacts {
+  /** The redacted URL. */
+  readonly where: string;
+  readonly secrets: readonly string[];
+  /** The last connection error (redacted), cleared when the connection is ready again. */
+  lastError: RedisConnectionError | undefined;
+}
 
-/** `redis://user:***@host:port/db?password=***`: the URL without its passwords, for messages and logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    for (const key of new Set(parsed.searchParams.keys())) if (SECRET_PARAM.test(key)) parsed.searchParams.set(key, '***');
-    return parsed.toString();
-  } catch {
-    return '<unparsable Redis URL>';
-  }
+const facts = new WeakMap<RedisConnection, ConnectionFacts>();
+
+/** True for a Redis Cluster connection (its BullMQ prefix is hash-tagged: {@link bullPrefix}). */
+export function isClusterConnection(connection: RedisConnection): connection is Cluster {
+  return connection instanceof Cluster;
+}
+
+/** True when the connection's commands wait across reconnects, as BullMQ workers require (role `worker`). */
+export function isWorkerConnection(connection: RedisConnection): boolean {
+  const options = isClusterConnection(connection) ? connection.options.redisOptions : connection.options;
+  return options?.maxRetriesPerRequest === null;
+}
+
+/**
+ * The BullMQ key prefix to use on `connection`: `prefix` itself (default `bull`), or on a Redis
+ * Cluster `{prefix}`, so that every key of every queue under it hashes to one slot (BullMQ's
+ * Lua scripts touch several keys of a queue at once). A prefix that already has a `{...}` hash
+ * tag is kept as is.
+ */
+export function bullPrefix(connection: RedisConnection, prefix: string | undefined): string | undefined {
+  if (!isClusterConnection(connection)) return prefix;
+  const given = prefix ?? 'bull';
+  return /\{[^}]+\}/.test(given) ? given : `{${given}}`;
 }
 
 /** The passwords a connection logs in with, as given and percent-encoded, longest first. */
-function secretsOf(connection: RedisConnection): string[] {
+function secretsOf(values: readonly unknown[]): string[] {
   const secrets = new Set<string>();
-  for (const value of [connection.options.password, connection.options.sentinelPassword]) {
+  for (const value of values) {
     if (typeof value !== 'string' || value === '') continue;
     secrets.add(value).add(encodeURIComponent(value));
   }
@@ -74,62 +105,141 @@ function redactedRedisError(err: unknown, secrets: readonly string[]): RedisConn
   return redacted;
 }
 
+/** Reads the PEM files of `files`; the error names the file and what it is for. */
+function readTls(files: RedisTlsFiles, where: string): TlsConnectionOptions {
+  const read = (path: string | undefined, what: string): Buffer | undefined => {
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new RedisConnectionError(`cannot read the ${what} ${path} for Redis at ${where}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  const ca = read(files.caFile, 'TLS CA file');
+  const cert = read(files.certFile, 'TLS client certificate file');
+  const key = read(files.keyFile, 'TLS client key file');
+  return { ...(ca === undefined ? {} : { ca }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
+}
+
+/** A Redis server answers READONLY after a failover demoted it: reconnect (Sentinel finds the new master) and resend. */
+function reconnectOnReadOnly(err: Error): 1 | 2 | boolean {
+  return err.message.startsWith('READONLY') ? 2 : false;
+}
+
 /**
- * Opens an ioredis connection to `url` (`redis://` or `rediss://`) that reconnects forever with
- * {@link reconnectDelayMs} and logs connection errors instead of printing them, without the
- * password (neither from the URL nor from the failed `AUTH` / `HELLO` command ioredis attaches).
+ * Opens an ioredis connection to `url`, which reconnects forever with {@link reconnectDelayMs}
+ * and logs connection errors instead of printing them, without the password (neither from the
+ * URL nor from the failed `AUTH` / `HELLO` command ioredis attaches). The URL forms are those of
+ * {@link parseRedisUrl}: `redis[s]://` (one server), `redis[s]+sentinel://` (the master of a
+ * Sentinel group, found again after a failover) and `redis[s]+cluster://` (a Redis Cluster: give
+ * BullMQ {@link bullPrefix}, which this package's producer and worker host do).
  *
- * @throws RedisConnectionError when the URL is not a redis:// or rediss:// URL.
+ * @throws RedisConnectionError when the URL is not one of those forms, or a TLS file cannot be read.
  */
 export function createRedisConnection(url: string, options: RedisConnectionOptions = {}): RedisConnection {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (err) {
-    throw new RedisConnectionError(`Redis URL ${JSON.stringify(redactRedisUrl(url))} is not a URL`, { cause: err });
+  const target = parseRedisUrl(url);
+  const where = redactRedisUrl(url);
+  if (options.tls !== undefined && target.tls === undefined) {
+    throw new RedisConnectionError(`TLS files are given for Redis at ${where}, but TLS is off: use a rediss:// URL`);
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new RedisConnectionError(
-      `Redis URL ${redactRedisUrl(url)} has protocol ${parsed.protocol}: must start with redis:// or rediss://`,
-    );
-  }
+  const tls = target.tls === undefined ? undefined : readTls({ ...target.tls, ...definedOnly(options.tls ?? {}) }, where);
   const role = options.role ?? 'worker';
-  const logger = (options.logger ?? silentLogger).child({ redis: redactRedisUrl(url), role });
-  const connection = new Redis(url, {
+  const logger = (options.logger ?? silentLogger).child({ redis: where, role });
+  const common = {
     connectionName: options.connectionName ?? `kubefed-${role}`,
-    lazyConnect: options.lazyConnect ?? false,
     connectTimeout: options.connectTimeoutMs ?? 10_000,
     maxRetriesPerRequest: role === 'worker' ? null : 1,
-    retryStrategy: (times) => reconnectDelayMs(times),
-  });
-  const secrets = secretsOf(connection);
-  let failing = false;
-  connection.on('error', (err: Error) => {
+    reconnectOnError: reconnectOnReadOnly,
+    ...(tls === undefined ? {} : { tls }),
+  } satisfies RedisOptions;
+  const lazyConnect = options.lazyConnect ?? false;
+  const retryStrategy = (times: number): number => reconnectDelayMs(times);
+  let connection: RedisConnection;
+  let secrets: string[];
+  switch (target.mode) {
+    case 'standalone':
+      connection = new Redis(target.url, { ...common, lazyConnect, retryStrategy });
+      secrets = secretsOf([connection.options.password]);
+      break;
+    case 'sentinel':
+      connection = new Redis({
+        ...common,
+        lazyConnect,
+        retryStrategy,
+        sentinels: target.sentinels.map((s) => ({ ...s })),
+        name: target.masterName,
+        db: target.db,
+        ...optional({ username: target.username, password: target.password, sentinelUsername: target.sentinelUsername, sentinelPassword: target.sentinelPassword }),
+        // Learn of a failover from the sentinels at once, also when the old master stays up.
+        failoverDetector: true,
+        ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
+      });
+      secrets = secretsOf([target.password, target.sentinelPassword]);
+      break;
+    case 'cluster':
+      connection = new Cluster(
+        target.nodes.map((n) => ({ ...n })),
+        {
+          lazyConnect,
+          clusterRetryStrategy: retryStrategy,
+          redisOptions: { ...common, ...optional({ username: target.username, password: target.password }) },
+        },
+      );
+      secrets = secretsOf([target.password]);
+      break;
+  }
+  const state: ConnectionFacts = { where, secrets, lastError: undefined };
+  facts.set(connection, state);
+  const onError = (err: unknown): void => {
+    const redacted = redactedRedisError(err, secrets);
     // ioredis repeats the same error on every reconnect attempt: log the first of a streak.
-    if (!failing) logger.warn({ err: redactedRedisError(err, secrets) }, 'redis connection error');
-    failing = true;
-  });
+    if (state.lastError === undefined) logger.warn({ err: redacted }, 'redis connection error');
+    state.lastError = redacted;
+  };
+  connection.on('error', onError);
+  // A Cluster reports the errors of its node connections separately.
+  if (isClusterConnection(connection)) connection.on('node error', onError);
   connection.on('ready', () => {
-    if (failing) logger.info({}, 'redis connection restored');
-    failing = false;
+    if (state.lastError !== undefined) logger.info({}, 'redis connection restored');
+    state.lastError = undefined;
   });
   return connection;
+}
+
+/** `values` without its undefined fields (`exactOptionalPropertyTypes`). */
+function optional<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
+}
+
+function definedOnly(files: RedisTlsFiles): RedisTlsFiles {
+  return optional({ caFile: files.caFile, certFile: files.certFile, keyFile: files.keyFile });
+}
+
+/** ioredis' errors that only say a command gave up, not why the connection failed. */
+function saysOnlyThatItGaveUp(err: unknown): boolean {
+  const name = (err as { name?: unknown } | undefined)?.name;
+  return name === 'MaxRetriesPerRequestError' || (err instanceof Error && err.message === 'Connection is closed.');
 }
 
 /**
  * Sends PING and waits at most `timeoutMs` for the answer: a start-up check with a clear error.
  *
  * @throws RedisConnectionError naming the (redacted) URL when Redis does not answer in time or
- *   refuses (e.g. WRONGPASS); its `cause` is the Redis error without the command's arguments.
+ *   refuses (e.g. WRONGPASS, an untrusted TLS certificate); its message and `cause` carry the
+ *   Redis or connection error without the command's arguments.
  */
 export async function pingRedis(connection: RedisConnection, timeoutMs = 5000): Promise<void> {
-  const where = redactRedisUrl(
-    `redis://${connection.options.host ?? '127.0.0.1'}:${String(connection.options.port ?? 6379)}`,
-  );
+  const known = facts.get(connection);
+  const where =
+    known?.where ??
+    (isClusterConnection(connection)
+      ? 'a Redis Cluster'
+      : redactRedisUrl(`redis://${connection.options.host ?? '127.0.0.1'}:${String(connection.options.port ?? 6379)}`));
+  const lastError = (): string => (known?.lastError === undefined ? '' : ` (last connection error: ${known.lastError.message})`);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new RedisConnectionError(`Redis at ${where} did not answer PING within ${timeoutMs}ms`)),
+      () => reject(new RedisConnectionError(`Redis at ${where} did not answer PING within ${timeoutMs}ms${lastError()}`, { cause: known?.lastError })),
       timeoutMs,
     );
   });
@@ -137,7 +247,7 @@ export async function pingRedis(connection: RedisConnection, timeoutMs = 5000): 
     await Promise.race([connection.ping(), timeout]);
   } catch (err) {
     if (err instanceof RedisConnectionError) throw err;
-    const cause = redactedRedisError(err, secretsOf(connection));
+    const cause = saysOnlyThatItGaveUp(err) && known?.lastError !== undefined ? known.lastError : redactedRedisError(err, known?.secrets ?? []);
     throw new RedisConnectionError(`Redis at ${where} did not answer PING: ${cause.message}`, { cause });
   } finally {
     clearTimeout(timer);

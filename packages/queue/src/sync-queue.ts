@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { QueueCounts } from './job-producer.js';
 import type { QueueLogger } from './logger.js';
-import type { RedisConnection } from './redis-connection.js';
+import { bullPrefix, type RedisConnection } from './redis-connection.js';
 import type { SyncJob } from './sync-job.js';
 
 /**
@@ -14,7 +14,7 @@ export type SyncQueue = Queue<SyncJob, void, SyncJob['kind']>;
 export interface OpenSyncQueueOptions {
   /** Owned by the caller: closing the queue leaves it open. */
   connection: RedisConnection;
-  /** BullMQ key prefix; undefined means BullMQ's `bull`. */
+  /** BullMQ key prefix; undefined means BullMQ's `bull`. Hash-tagged on a Redis Cluster ({@link bullPrefix}). */
   prefix?: string | undefined;
   /** Where queue errors (a lost Redis connection) are logged as warnings. */
   logger: QueueLogger;
@@ -22,9 +22,10 @@ export interface OpenSyncQueueOptions {
 
 /** Opens the BullMQ queue `name`. Errors of its commands still reach the caller. */
 export function openSyncQueue(name: string, options: OpenSyncQueueOptions): SyncQueue {
+  const prefix = bullPrefix(options.connection, options.prefix);
   const queue: SyncQueue = new Queue(name, {
     connection: options.connection,
-    ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+    ...(prefix === undefined ? {} : { prefix }),
   });
   queue.on('error', (err) => options.logger.warn({ err, queue: name }, 'sync queue error'));
   return queue;

@@ -4,7 +4,7 @@ import type { QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { PermanentSyncError, QueueError } from './queue-error.js';
 import { assertClusterName, syncQueueName } from './queue-name.js';
-import type { RedisConnection } from './redis-connection.js';
+import { bullPrefix, isWorkerConnection, type RedisConnection } from './redis-connection.js';
 import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
 import { DEFAULT_MAX_BACKOFF_MS, syncBackoffDelayMs } from './sync-backoff.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
@@ -129,7 +129,7 @@ export class SyncWorkerHost {
   static async start(options: SyncWorkerHostOptions): Promise<SyncWorkerHost> {
     for (const c of options.clusters ?? []) assertClusterName(c);
     // BullMQ workers refuse connections whose commands give up while Redis is unreachable.
-    if (options.connection.options.maxRetriesPerRequest !== null) {
+    if (!isWorkerConnection(options.connection)) {
       throw new QueueError(
         "sync worker host needs a worker connection: use createRedisConnection(url, { role: 'worker' }) (maxRetriesPerRequest null)",
       );
@@ -259,9 +259,10 @@ export class SyncWorkerHost {
   async #startWorker(cluster: string, queueName: string): Promise<ClusterWorker> {
     const settings = this.#settings(cluster);
     const logger = this.#logger.child({ queue: queueName, cluster });
+    const prefix = bullPrefix(this.#options.connection, this.#options.prefix);
     const worker: SyncWorker = new Worker(queueName, (job: SyncBullJob, token?: string) => this.#process(cluster, logger, job, token), {
       connection: this.#options.connection,
-      ...(this.#options.prefix === undefined ? {} : { prefix: this.#options.prefix }),
+      ...(prefix === undefined ? {} : { prefix }),
       concurrency: settings.concurrency,
       ...(settings.limiter === undefined
         ? {}
