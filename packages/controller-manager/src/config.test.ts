@@ -78,6 +78,13 @@ describe('parseConfig', () => {
     [['--leader-elect-lease-duration', '1500ms', '--leader-elect-renew-deadline', '1s', '--leader-elect-retry-period', '500ms'], { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 500 }],
     [['--mode', 'workers', '--log-level', 'debug', '--log-format', 'pretty'], { mode: 'workers', logLevel: 'debug', logFormat: 'pretty' }],
     [['--redis-url', 'rediss://:pw@cache:6379/2'], { redisUrl: 'rediss://:pw@cache:6379/2' }],
+    [['--redis-url', 'redis+sentinel://:pw@s1:26379,s2:26379/mymaster'], { redisUrl: 'redis+sentinel://:pw@s1:26379,s2:26379/mymaster' }],
+    [['--redis-url', 'redis+cluster://n1:7000,n2:7001'], { redisUrl: 'redis+cluster://n1:7000,n2:7001' }],
+    [['--redis-url', 'rediss://cache:6380', '--redis-ca-file', '/etc/redis tls/ca.pem'], { redisUrl: 'rediss://cache:6380?tlsCaFile=/etc/redis%20tls/ca.pem' }],
+    [
+      ['--redis-url', 'rediss+sentinel://s1/m?sentinelPassword=x', '--redis-ca-file', '/ca.pem', '--redis-cert-file', '/c.pem', '--redis-key-file', '/k.pem'],
+      { redisUrl: 'rediss+sentinel://s1/m?sentinelPassword=x&tlsCaFile=/ca.pem&tlsCertFile=/c.pem&tlsKeyFile=/k.pem' },
+    ],
     [['--healthz-addr', '127.0.0.1:8081'], { healthAddr: '127.0.0.1:8081' }],
   ])('accepts %j', (argv, expected) => {
     expect(parseConfig(argv, env)).toMatchObject(expected);
@@ -88,8 +95,14 @@ describe('parseConfig', () => {
     [['--health-addr', '127.0.0.1:99999'], '--health-addr: "127.0.0.1:99999" is not host:port'],
     [['--healthz-addr', ':x'], '--healthz-addr: ":x" is not host:port'],
     [['--kubefed-namespace', 'Bad_NS'], '--kubefed-namespace: "Bad_NS" is not a valid namespace name'],
-    [['--redis-url', 'http://cache'], '--redis-url: "http://cache/" is not a redis:// or rediss:// URL'],
-    [['--redis-url', 'redis://:secret@'], '--redis-url: '],
+    [['--redis-url', 'http://cache'], '--redis-url: Redis URL http://cache has scheme http: must start with redis://, rediss://, redis+sentinel://'],
+    [['--redis-url', 'redis://:secret@'], '--redis-url: Redis URL redis://:***@ has no host'],
+    [['--redis-url', 'redis://a:1,b:2'], '--redis-url: Redis URL redis://a:1,b:2 is not a URL: several hosts need redis+sentinel:// or redis+cluster://'],
+    [['--redis-url', 'redis+sentinel://:secret@s1:26379'], '--redis-url: Redis URL redis+sentinel://:***@s1:26379 must name the master'],
+    [['--redis-url', 'redis://:secret@cache', '--redis-ca-file', '/ca.pem'], '--redis-ca-file: needs a TLS Redis URL (rediss://, rediss+sentinel:// or rediss+cluster://), not redis://:***@cache'],
+    [['--redis-url', 'rediss://cache?tlsCaFile=/a.pem', '--redis-ca-file', '/ca.pem'], '--redis-ca-file: --redis-url has ?tlsCaFile= already'],
+    [['--redis-url', 'rediss://cache', '--redis-cert-file', '/c.pem'], '--redis-cert-file, --redis-key-file: Redis URL rediss://cache?tlsCertFile=/c.pem has only one of ?tlsCertFile= and ?tlsKeyFile='],
+    [['--redis-ca-file', ''], '--redis-ca-file: must not be empty'],
     [['--leader-elect=maybe'], '--leader-elect: "maybe" is not true or false'],
     [['--leader-elect-retry-period', 'soon'], '--leader-elect-retry-period: "soon" is not a positive duration'],
     [['--leader-elect-lease-duration', '10s'], '--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline'],
@@ -127,7 +140,7 @@ describe('parseConfig', () => {
   it('prints help explaining every flag and signals HelpShown', () => {
     let out = '';
     expect(() => parseConfig(['--help'], env, { out: (s) => (out += s) })).toThrow(HelpShown);
-    for (const flag of ['--kubeconfig', '--context', '--kubefed-namespace', '--redis-url', '--metrics-addr', '--health-addr', '--leader-elect', '--leader-elect-lease-duration', '--leader-elect-renew-deadline', '--leader-elect-retry-period', '--mode', '--log-level', '--log-format']) {
+    for (const flag of ['--kubeconfig', '--context', '--kubefed-namespace', '--redis-url', '--redis-ca-file', '--redis-cert-file', '--redis-key-file', '--metrics-addr', '--health-addr', '--leader-elect', '--leader-elect-lease-duration', '--leader-elect-renew-deadline', '--leader-elect-retry-period', '--mode', '--log-level', '--log-format']) {
       expect(out).toContain(flag);
     }
   });
@@ -138,6 +151,7 @@ describe('redactUrl', () => {
     ['redis://:pw@cache:6379', 'redis://:***@cache:6379'],
     ['redis://user:pw@cache', 'redis://user:***@cache'],
     ['redis://cache:6379', 'redis://cache:6379'],
+    ['redis+sentinel://:pw@s1,s2/m?sentinelPassword=spw', 'redis+sentinel://:***@s1,s2/m?sentinelPassword=***'],
   ])('redacts %s', (input, expected) => {
     expect(redactUrl(input)).toBe(expected);
   });

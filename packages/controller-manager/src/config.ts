@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { isDns1123Label, KubeFedError, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
 import { kubeconfigPaths } from '@kubefed/client';
+import { parseRedisUrl, redactRedisUrl } from '@kubefed/queue';
 import { parseAddress } from '@kubefed/runtime';
 import { Command, CommanderError, Option } from 'commander';
 import { z } from 'zod';
@@ -22,6 +23,12 @@ export interface ControllerManagerConfig {
   /** Kubeconfig context; undefined = current context. */
   readonly context: string | undefined;
   readonly kubefedNamespace: string;
+  /**
+   * `--redis-url` (default `$REDIS_URL`, else `redis://127.0.0.1:6379`): one of the forms of
+   * `parseRedisUrl` in @kubefed/queue (one server, Sentinel, Cluster; TLS with `rediss`), with
+   * `--redis-ca-file`, `--redis-cert-file` and `--redis-key-file` folded in as its `tlsCaFile`,
+   * `tlsCertFile` and `tlsKeyFile` parameters, so that the URL alone says how to connect.
+   */
   readonly redisUrl: string;
   /**
    * BullMQ key prefix of the sync job queues (`--queue-prefix`); default undefined: derived from
@@ -82,7 +89,15 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)')
     .option('--context <name>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)', KUBEFED_NAMESPACE_DEFAULT)
-    .option('--redis-url <url>', 'Redis for the sync job queues (redis:// or rediss://)', env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+    .option(
+      '--redis-url <url>',
+      'Redis for the sync job queues: redis://[user:password@]host:port[/db] (one server), redis+sentinel://[user:password@]host:26379,host2:26379/<master-name> (Sentinel), ' +
+        'redis+cluster://[user:password@]host:port,host2:port (Cluster; the queue prefix is wrapped in {} there); rediss… for TLS',
+      env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    )
+    .option('--redis-ca-file <path>', 'PEM CA bundle trusted for the Redis server certificates (rediss… URLs; default: the system CAs)')
+    .option('--redis-cert-file <path>', 'PEM client certificate presented to Redis (rediss… URLs; with --redis-key-file), for servers with tls-auth-clients yes')
+    .option('--redis-key-file <path>', 'PEM key of --redis-cert-file')
     .option('--queue-prefix <prefix>', 'BullMQ key prefix of the sync job queues (must match between controllers and workers; default: kubefed-<hash of the host cluster ID and the kubefed namespace>, unique per federation)')
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
     .option('--cluster-worker-concurrency <cluster=n,...>', 'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20', '')
@@ -142,16 +157,15 @@ const flagsSchema = z.object({
     if (!isDns1123Label(v)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a valid namespace name (DNS-1123 label)` });
   }),
   redisUrl: z.string().superRefine((v, ctx) => {
-    let url: URL | undefined;
     try {
-      url = new URL(v);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(redactUrl(v))} is not a redis:// or rediss:// URL` });
+      parseRedisUrl(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
     }
   }),
+  redisCaFile: z.string().min(1, 'must not be empty').optional(),
+  redisCertFile: z.string().min(1, 'must not be empty').optional(),
+  redisKeyFile: z.string().min(1, 'must not be empty').optional(),
   queuePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, "_", "." or "-"').optional(),
   workerConcurrency: z.string().transform((v, ctx) => {
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
@@ -207,15 +221,43 @@ const flagsSchema = z.object({
 
 const flagName = (key: PropertyKey | undefined): string => `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-/** A URL with its password replaced by `***` (for messages and logs). */
+/** A Redis URL with its passwords (user info, `?password=`, `?sentinelPassword=`) replaced by `***`, for messages and logs. */
 export function redactUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password !== '') url.password = '***';
-    return url.toString();
-  } catch {
-    return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  return redactRedisUrl(value);
+}
+
+/** The TLS flags and the URL parameter each one becomes. */
+const TLS_FLAGS = [
+  ['--redis-ca-file', 'tlsCaFile'],
+  ['--redis-cert-file', 'tlsCertFile'],
+  ['--redis-key-file', 'tlsKeyFile'],
+] as const;
+
+/**
+ * `url` with the TLS file flags folded in as its `tls*File` parameters.
+ *
+ * @throws ConfigError naming the flag: TLS files for a URL without TLS, a flag that repeats a
+ *   parameter of the URL, or a client certificate without its key.
+ */
+function redisUrlWithTls(url: string, files: Readonly<Record<(typeof TLS_FLAGS)[number][0], string | undefined>>): string {
+  const target = parseRedisUrl(url);
+  const params = new URLSearchParams(/\?([^#]*)/.exec(url)?.[1] ?? '');
+  const added: string[] = [];
+  for (const [flag, param] of TLS_FLAGS) {
+    const path = files[flag];
+    if (path === undefined) continue;
+    if (target.tls === undefined) throw new ConfigError(`${flag}: needs a TLS Redis URL (rediss://, rediss+sentinel:// or rediss+cluster://), not ${redactUrl(url)}`);
+    if (params.has(param)) throw new ConfigError(`${flag}: --redis-url has ?${param}= already: give the file once`);
+    // Slashes may stay as they are in a query: the path stays readable in logs.
+    added.push(`${param}=${encodeURIComponent(path).replace(/%2F/g, '/')}`);
   }
+  const withFiles = added.length === 0 ? url : `${url}${url.includes('?') ? '&' : '?'}${added.join('&')}`;
+  try {
+    parseRedisUrl(withFiles);
+  } catch (err) {
+    throw new ConfigError(`--redis-cert-file, --redis-key-file: ${(err as Error).message}`, { cause: err });
+  }
+  return withFiles;
 }
 
 /**
@@ -246,6 +288,7 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
   if (f.leaderElectRenewDeadline <= f.leaderElectRetryPeriod * 1.2) {
     throw new ConfigError('--leader-elect-renew-deadline: must be greater than --leader-elect-retry-period × 1.2');
   }
+  const redisUrl = redisUrlWithTls(f.redisUrl, { '--redis-ca-file': f.redisCaFile, '--redis-cert-file': f.redisCertFile, '--redis-key-file': f.redisKeyFile });
   const scope = env.DEFAULT_KUBEFED_SCOPE ?? '';
   if (scope !== '' && scope !== 'Cluster' && scope !== 'Namespaced') {
     throw new ConfigError(`DEFAULT_KUBEFED_SCOPE: ${JSON.stringify(scope)} is not Cluster or Namespaced`);
@@ -254,7 +297,7 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     host: hostSource(f.kubeconfig, env),
     context: f.context,
     kubefedNamespace: f.kubefedNamespace,
-    redisUrl: f.redisUrl,
+    redisUrl,
     queuePrefix: f.queuePrefix,
     workerConcurrency: f.workerConcurrency,
     clusterWorkerConcurrency: f.clusterWorkerConcurrency,
