@@ -1,6 +1,6 @@
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { RestOps } from '../resources/rest-ops.js';
-import { StatusError, badRequest, notFound } from '../server/status-error.js';
+import { badRequest, invalid, notFound } from '../server/status-error.js';
 import { isObject, nowTimestamp } from '../util/json.js';
 import type { JsonObject } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';
@@ -78,20 +78,19 @@ export function tokenRequest(ops: RestOps, authn: TokenAuthenticator, namespace:
   if (b['kind'] !== undefined && b['kind'] !== 'TokenRequest') throw badRequest(`the kind in the data (${JSON.stringify(b['kind'])}) does not match the expected kind (TokenRequest)`);
   const spec = isObject(b['spec']) ? b['spec'] : {};
   const exp = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
+  // The request body is validated as sent, without a name (so the real message says "").
   if (exp < 600)
-    throw new StatusError(422, 'Invalid', `TokenRequest.authentication.k8s.io "${name}" is invalid: spec.expirationSeconds: Invalid value: ${exp}: may not specify a duration less than 10 minutes`, {
-      name,
-      group: 'authentication.k8s.io',
-      kind: 'TokenRequest',
-      causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${exp}: may not specify a duration less than 10 minutes`, field: 'spec.expirationSeconds' }],
-    });
+    throw invalid('TokenRequest', 'authentication.k8s.io', '', [
+      { reason: 'FieldValueInvalid', message: `Invalid value: ${exp}: may not specify a duration less than 10 minutes`, field: 'spec.expirationSeconds' },
+    ]);
   const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? spec['audiences'] : ['https://kubernetes.default.svc.cluster.local'];
   const expiresAt = Date.now() + exp * 1000;
   const token = authn.issue(namespace, name, sa.metadata.uid ?? '', { expiresAt });
   return {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
-    metadata: { name, namespace, creationTimestamp: null },
+    // kube-apiserver answers with the service account's uid and the time of the request.
+    metadata: { name, namespace, uid: sa.metadata.uid ?? '', creationTimestamp: nowTimestamp(new Date()) },
     spec: { audiences, expirationSeconds: exp, boundObjectRef: spec['boundObjectRef'] ?? null },
     status: { token, expirationTimestamp: nowTimestamp(new Date(expiresAt)) },
   };

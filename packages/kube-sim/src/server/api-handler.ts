@@ -216,6 +216,9 @@ export class ApiHandler {
     const verb = verbFor(method, route.name, isWatch, sub);
     if (verb === undefined) throw methodNotAllowed();
     if (route.legacyWatch && verb !== 'watch') throw methodNotAllowed();
+    // kube-apiserver's RequestInfo reads /api/v1/namespaces/<name> as a request in namespace
+    // <name>: RoleBindings there apply, and denials say "in the namespace".
+    const isNamespace = def.builtin && def.group === '' && def.resource === 'namespaces';
     const attrs: RequestAttributes = {
       verb,
       resourceRequest: true,
@@ -224,7 +227,7 @@ export class ApiHandler {
       resource: def.resource,
       subresource: sub ?? '',
       name: route.name ?? '',
-      namespace,
+      namespace: isNamespace ? (route.name ?? '') : namespace,
     };
     if (!this.authz.authorize(identity, attrs)) {
       throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {

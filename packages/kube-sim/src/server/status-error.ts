@@ -104,7 +104,8 @@ export function badRequest(message: string): StatusError {
 export function invalid(kind: string, group: string, name: string, causes: StatusCause[]): StatusError {
   const summary = causes.map((c) => (c.field !== undefined && c.field !== '' ? `${c.field}: ${c.message}` : c.message));
   const text = summary.length === 1 ? summary[0]! : `[${summary.join(', ')}]`;
-  const d: StatusDetails = { name };
+  const d: StatusDetails = {};
+  if (name !== '') d.name = name;
   if (group !== '') d.group = group;
   d.kind = kind;
   d.causes = causes;

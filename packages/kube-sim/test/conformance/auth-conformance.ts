@@ -120,7 +120,30 @@ export function authConformance(substrate: Substrate): void {
         `configmaps is forbidden: User "system:serviceaccount:${ns}:nobody" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`,
       );
       const get = expectFailure(await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/x`, { auth: { token } }), 403, 'Forbidden');
-      expect(get.details).toMatchObject({ name: 'x', group: 'apps', kind: 'deployments' });
+      expect(get.details).toEqual({ name: 'x', group: 'apps', kind: 'deployments' });
+      expect(get.message).toBe(
+        `deployments.apps "x" is forbidden: User "system:serviceaccount:${ns}:nobody" cannot get resource "deployments" in API group "apps" in the namespace "${ns}"`,
+      );
+      const subresource = expectFailure(await t.request('PUT', `/apis/apps/v1/namespaces/${ns}/deployments/x/status`, { auth: { token }, body: {} }), 403, 'Forbidden');
+      expect(subresource.message).toBe(
+        `deployments.apps "x" is forbidden: User "system:serviceaccount:${ns}:nobody" cannot update resource "deployments/status" in API group "apps" in the namespace "${ns}"`,
+      );
+      // A named namespace is a request in that namespace (its RoleBindings apply), the collection is not.
+      const namespace = expectFailure(await t.request('DELETE', `/api/v1/namespaces/${ns}`, { auth: { token } }), 403, 'Forbidden');
+      expect(namespace.message).toBe(
+        `namespaces "${ns}" is forbidden: User "system:serviceaccount:${ns}:nobody" cannot delete resource "namespaces" in API group "" in the namespace "${ns}"`,
+      );
+      expect(namespace.details).toEqual({ name: ns, kind: 'namespaces' });
+      const clusterScoped = expectFailure(await t.request('GET', '/api/v1/namespaces', { auth: { token } }), 403, 'Forbidden');
+      expect(clusterScoped.message).toBe(
+        `namespaces is forbidden: User "system:serviceaccount:${ns}:nobody" cannot list resource "namespaces" in API group "" at the cluster scope`,
+      );
+      const allNamespaces = expectFailure(await t.request('GET', '/apis/apps/v1/deployments', { auth: { token } }), 403, 'Forbidden');
+      expect(allNamespaces.message).toBe(
+        `deployments.apps is forbidden: User "system:serviceaccount:${ns}:nobody" cannot list resource "deployments" in API group "apps" at the cluster scope`,
+      );
+      const nonResource = expectFailure(await t.request('GET', '/metrics', { auth: { token } }), 403, 'Forbidden');
+      expect(nonResource.message).toBe(`forbidden: User "system:serviceaccount:${ns}:nobody" cannot get path "/metrics"`);
       // Discovery is open to every authenticated identity.
       expect((await t.request('GET', '/apis', { auth: { token } })).status).toBe(200);
     });
@@ -179,6 +202,34 @@ export function authConformance(substrate: Substrate): void {
       // The grant is namespaced: the same verbs elsewhere are forbidden.
       expectFailure(await t.request('GET', '/api/v1/configmaps', as), 403, 'Forbidden');
       expectFailure(await t.request('GET', '/api/v1/namespaces/default/configmaps', as), 403, 'Forbidden');
+    });
+
+    it('lets a RoleBinding in a namespace grant access to that Namespace object', async () => {
+      await serviceAccount('ns-reader');
+      const { token } = await tokenSecret('ns-reader', 'ns-reader-token');
+      expectCode(
+        await t.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+          body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'ns-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }] },
+        }),
+        201,
+      );
+      expectCode(
+        await t.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+          body: {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'RoleBinding',
+            metadata: { name: 'ns-reader' },
+            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ns-reader' },
+            subjects: [{ kind: 'ServiceAccount', name: 'ns-reader', namespace: ns }],
+          },
+        }),
+        201,
+      );
+      await vi.waitFor(async () => {
+        expectCode(await t.request('GET', `/api/v1/namespaces/${ns}`, { auth: { token } }), 200);
+      }, poll);
+      expectFailure(await t.request('GET', '/api/v1/namespaces/default', { auth: { token } }), 403, 'Forbidden');
+      expectFailure(await t.request('GET', '/api/v1/namespaces', { auth: { token } }), 403, 'Forbidden');
     });
 
     it('grants cluster-wide access through a ClusterRoleBinding', async () => {
@@ -256,12 +307,18 @@ export function authConformance(substrate: Substrate): void {
     });
 
     it('issues a working token through the TokenRequest subresource', async () => {
-      await serviceAccount('requested');
+      const sa = await serviceAccount('requested');
       const res = await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/requested/token`, {
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
       });
       const body = expectCode(res, 201);
-      expect(body).toMatchObject({ kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1' });
+      expect(body).toMatchObject({
+        kind: 'TokenRequest',
+        apiVersion: 'authentication.k8s.io/v1',
+        metadata: { name: 'requested', namespace: ns, uid: sa.metadata.uid },
+        spec: { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3600, boundObjectRef: null },
+      });
+      expect(body.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       expect(typeof body.status.token).toBe('string');
       expect(body.status.token.length).toBeGreaterThan(10);
       const expires = Date.parse(body.status.expirationTimestamp as string);
@@ -273,6 +330,16 @@ export function authConformance(substrate: Substrate): void {
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
       });
       expectFailure(missing, 404, 'NotFound');
+      const short = await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/requested/token`, {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 60 } },
+      });
+      const tooShort = expectFailure(short, 422, 'Invalid');
+      expect(tooShort.message).toBe('TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes');
+      expect(tooShort.details).toEqual({
+        group: 'authentication.k8s.io',
+        kind: 'TokenRequest',
+        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 60: may not specify a duration less than 10 minutes', field: 'spec.expirationSeconds' }],
+      });
     });
   });
 }

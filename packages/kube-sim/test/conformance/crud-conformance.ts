@@ -311,9 +311,11 @@ export function crudConformance(substrate: Substrate): void {
     it('rejects a create without name or generateName with 422 Invalid', async () => {
       const res = await t.request('POST', cms(), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, data: {} } });
       const status = expectFailure(res, 422, 'Invalid');
-      expect(status.details.causes).toEqual(
-        expect.arrayContaining([expect.objectContaining({ reason: 'FieldValueRequired', field: 'metadata.name' })]),
-      );
+      expect(status.message).toBe('ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required');
+      expect(status.details).toEqual({
+        kind: 'ConfigMap',
+        causes: [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }],
+      });
     });
 
     it('rejects a body of another kind with 400 BadRequest', async () => {
