@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { parseFederatedObject, validateFederatedObject, validateOverrides } from './federated-object.js';
+import { isForbiddenOverridePath, parseFederatedObject, validateFederatedObject, validateOverrides } from './federated-object.js';
 
 const DEPLOYMENT_YAML = `
 apiVersion: types.kubefed.io/v1beta1
@@ -165,6 +165,20 @@ describe('Federated<Kind>', () => {
     const o = valid();
     mutate(o);
     expect(validateFederatedObject(o).issues).toEqual(issues);
+  });
+
+  it.each<[string, boolean]>([
+    ['/metadata', true],
+    ['/', true],
+    ['', true],
+    ['/metadata/name', true],
+    ['/metadata/labels', false],
+    ['/metadata/namespaces', false],
+    ['/spec', false],
+  ])('treats an override at %j as forbidden: %s (it could replace the name, namespace or kind)', (path, forbidden) => {
+    expect(isForbiddenOverridePath(path)).toBe(forbidden);
+    const issues = validateOverrides([{ clusterName: 'a', clusterOverrides: [{ path, value: { name: 'elsewhere' } }] }]);
+    expect(issues.some((i) => i.message.includes('has an invalid path'))).toBe(forbidden);
   });
 
   it('reports shape and rule problems of different overrides together', () => {

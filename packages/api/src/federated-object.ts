@@ -29,6 +29,17 @@ export const FORBIDDEN_OVERRIDE_PATHS: ReadonlySet<string> = new Set([
   '/kind',
 ]);
 
+/**
+ * True when an override at `path` could change a forbidden field: the field itself, or an
+ * ancestor that holds it (`/metadata` would replace the name and namespace with it, `/` the whole
+ * object).
+ */
+export function isForbiddenOverridePath(path: string): boolean {
+  if (path === '' || path === '/') return true;
+  for (const forbidden of FORBIDDEN_OVERRIDE_PATHS) if (forbidden === path || forbidden.startsWith(`${path}/`)) return true;
+  return false;
+}
+
 /** One JSON-Patch-like override: `op` (default replace), `path` (JSON pointer), `value` (any JSON, kept exactly). */
 export const clusterOverrideSchema = z.object({
   op: z.enum(['', ...OVERRIDE_OPS], { error: `must be one of ${OVERRIDE_OPS.join(', ')}` }).optional(),
@@ -123,7 +134,7 @@ export function validateOverrides(overrides: unknown, basePath = 'spec.overrides
       if (typeof path !== 'string') return;
       const at = `${itemPath}.clusterOverrides[${j}].path`;
       const c = typeof cluster === 'string' ? cluster : '';
-      if (FORBIDDEN_OVERRIDE_PATHS.has(path))
+      if (isForbiddenOverridePath(path))
         issues.push({ path: at, message: `override[${j}] for cluster ${JSON.stringify(c)} has an invalid path: ${path}` });
       else if (!path.startsWith('/'))
         issues.push({ path: at, message: `must be a JSON pointer starting with "/"` });
