@@ -22,6 +22,7 @@ import { discoveryConformance } from './conformance/discovery-conformance.js';
 import { kubectlConformance } from './conformance/kubectl-conformance.js';
 import { patchConformance } from './conformance/patch-conformance.js';
 import { watchConformance } from './conformance/watch-conformance.js';
+import { workloadsConformance } from './conformance/workloads-conformance.js';
 import { kubeconfigSubstrate } from './support/conformance-target.js';
 
 const external = process.env['KUBE_CONFORMANCE_KUBECONFIG'];
@@ -50,4 +51,5 @@ describe(`conformance against ${external === undefined || external === '' ? 'kub
   authConformance(substrate);
   crdConformance(substrate);
   kubectlConformance(substrate);
+  workloadsConformance(substrate);
 });
