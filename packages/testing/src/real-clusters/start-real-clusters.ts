@@ -348,9 +348,12 @@ async function startRest(m: Member, apiserver: Apiserver, ctx: { binaries: KubeB
     '--profiling=false',
   ], m.dir);
   // kwok runs its built-in node and pod stages (no Stage CRDs, no config): Nodes become Ready
-  // and keep heartbeating, scheduled pods become Running.
+  // and keep heartbeating, scheduled pods become Running. Node Leases as a kubelet renews them
+  // (40 s): without, kwok posts Node status only once a minute, longer than the node lifecycle
+  // controller's grace period, which then marks every Node unknown and every pod not Ready.
   const kwok = await ctx.start(`kwok[${m.name}]`, ctx.binaries.kwok, [
     `--kubeconfig=${await kubeconfigFile('kwok', pki.admin)}`,
+    '--node-lease-duration-seconds=40',
     '--manage-all-nodes=false',
     `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
     '--cidr=10.244.0.1/16',
