@@ -72,11 +72,22 @@ describe('createRedisConnection with other URL forms', () => {
       expect(cluster).toBeInstanceOf(Cluster);
       expect((cluster as Cluster).options.redisOptions).toMatchObject({ password: 'pw', maxRetriesPerRequest: 1, connectionName: 'kubefed-producer' });
       expect(isWorkerConnection(cluster)).toBe(false);
+      expect((cluster as Cluster).options.maxRedirections).toBe(16);
       expect([bullPrefix(cluster, 'kubefed-abc'), bullPrefix(cluster, undefined), bullPrefix(cluster, 'x{tag}y')]).toEqual(['{kubefed-abc}', '{bull}', 'x{tag}y']);
       expect([bullPrefix(single, 'kubefed-abc'), bullPrefix(single, undefined)]).toEqual(['kubefed-abc', undefined]);
     } finally {
       cluster.disconnect();
       single.disconnect();
+    }
+  });
+
+  it('lets the commands of a worker Cluster connection wait across a failover', () => {
+    const worker = createRedisConnection('redis+cluster://n1:7000', { lazyConnect: true });
+    try {
+      expect(isWorkerConnection(worker)).toBe(true);
+      expect((worker as Cluster).options).toMatchObject({ retryDelayOnFailover: 200, maxRedirections: 300 });
+    } finally {
+      worker.disconnect();
     }
   });
 

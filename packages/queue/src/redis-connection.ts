@@ -182,6 +182,10 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
         {
           lazyConnect,
           clusterRetryStrategy: retryStrategy,
+          // A command to a master that is failing over is retried after a slot refresh. A worker's
+          // commands wait across a failover, as on one server: about 60 s (Redis' default
+          // cluster-node-timeout is 15 s); a producer's give up after ioredis' 16 × 100 ms.
+          ...(role === 'worker' ? { retryDelayOnFailover: 200, retryDelayOnClusterDown: 200, maxRedirections: 300 } : {}),
           redisOptions: { ...common, ...optional({ username: target.username, password: target.password }) },
         },
       );

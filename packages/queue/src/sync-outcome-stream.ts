@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseWith } from '@kubefed/api';
 import { z } from 'zod';
 import { silentLogger, type QueueLogger } from './logger.js';
-import type { RedisConnection } from './redis-connection.js';
+import { bullPrefix, type RedisConnection } from './redis-connection.js';
 import { syncJobSchema } from './sync-job.js';
 
 /**
@@ -26,7 +26,7 @@ export const syncOutcomeSchema = syncJobSchema.omit({ kind: true }).extend({
 /** One outcome: see {@link syncOutcomeSchema}. */
 export type SyncOutcome = z.infer<typeof syncOutcomeSchema>;
 
-/** The Redis stream of outcomes under a BullMQ prefix: `<prefix>:kubefed-sync-outcomes`. */
+/** The Redis stream of outcomes under a BullMQ prefix: `<prefix>:kubefed-sync-outcomes` (on a Redis Cluster the prefix is `{prefix}`, as the queues'). */
 export function syncOutcomeStreamKey(prefix = 'bull'): string {
   return `${prefix}:kubefed-sync-outcomes`;
 }
@@ -61,7 +61,7 @@ export class SyncOutcomePublisher {
 
   constructor(options: SyncOutcomeStreamOptions) {
     this.#o = options;
-    this.#key = syncOutcomeStreamKey(options.prefix);
+    this.#key = syncOutcomeStreamKey(bullPrefix(options.connection, options.prefix));
   }
 
   /**
@@ -87,7 +87,7 @@ export class SyncOutcomeSubscriber {
 
   constructor(options: SyncOutcomeStreamOptions) {
     this.#o = options;
-    this.#key = syncOutcomeStreamKey(options.prefix);
+    this.#key = syncOutcomeStreamKey(bullPrefix(options.connection, options.prefix));
   }
 
   /**
