@@ -1,0 +1,79 @@
+// Replica scheduling against real kube-schedulers (vitest project `real` only): member2's fake
+// Nodes take 2 pods in all, so the third of its replicas stays Pending with PodScheduled=False,
+// reason Unschedulable, as the real scheduler writes it. After a minute of that, the
+// ReplicaSchedulingPreference adds a replica in member1; once member2's Nodes have room again
+// (their allocatable pods raised) the Pending pod runs and rebalance returns to 3 and 3. Takes about two minutes: the
+// unschedulable threshold is 60 s of wall time.
+import { RESOURCES } from '@kubefed/api';
+import type { LocalFederation } from '@kubefed/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFederatedNamespace, FEDERATED_DEPLOYMENTS, getOrUndefined, POLL, startE2eFederation } from './support/e2e-federation.js';
+
+const MEMBERS = ['member1', 'member2'] as const;
+/** Longer than the 60 s a pod must stay unschedulable before its member's capacity counts. */
+const CAPACITY_POLL = { timeout: 150_000, interval: 1_000 } as const;
+
+let fed: LocalFederation;
+
+beforeAll(async () => {
+  fed = await startE2eFederation(MEMBERS, { substrate: 'real', podCapacity: { member2: 2 } });
+}, 180_000);
+
+afterAll(async () => {
+  await fed?.stop();
+});
+
+interface PodView {
+  status?: { phase?: string; conditions?: { type?: string; status?: string; reason?: string }[] };
+}
+
+/** Per member: running and unschedulable pods of app `web`, and the member Deployment's replicas. */
+async function pods(ns: string): Promise<Record<string, { replicas: unknown; running: number; unschedulable: number }>> {
+  const entries = await Promise.all(
+    MEMBERS.map(async (m) => {
+      const items = (await fed.client(m).resource(RESOURCES.pods, ns).list({ labelSelector: 'app=web' })).items as PodView[];
+      const deployment = await getOrUndefined(fed.client(m).resource(RESOURCES.deployments, ns), 'web');
+      const unschedulable = items.filter((p) => p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable') === true);
+      return [m, { replicas: (deployment?.spec as { replicas?: number } | undefined)?.replicas, running: items.filter((p) => p.status?.phase === 'Running').length, unschedulable: unschedulable.length }] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+describe('replica scheduling with real pods and Node capacity', () => {
+  it('adds a replica elsewhere for a member whose pods stay Unschedulable for over a minute, and rebalances once its Nodes have room', async () => {
+    const ns = 'capacity';
+    await createFederatedNamespace(fed, ns, MEMBERS);
+    const host = fed.client('host');
+    await host.resource(FEDERATED_DEPLOYMENTS, ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web', namespace: ns },
+      spec: {
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+        },
+        placement: { clusters: [] },
+      },
+    });
+    await host.resource(RESOURCES.replicaSchedulingPreferences, ns).create({
+      apiVersion: 'scheduling.kubefed.io/v1alpha1',
+      kind: 'ReplicaSchedulingPreference',
+      metadata: { name: 'web', namespace: ns },
+      spec: { targetKind: 'FederatedDeployment', totalReplicas: 6, rebalance: true, clusters: { member1: { weight: 1 }, member2: { weight: 1 } } },
+    });
+
+    // 3 and 3: member2 runs two, the real scheduler leaves the third Pending as Unschedulable.
+    await expect.poll(() => pods(ns), POLL).toEqual({ member1: { replicas: 3, running: 3, unschedulable: 0 }, member2: { replicas: 3, running: 2, unschedulable: 1 } });
+    // A minute later member2's capacity (2) counts: member1 gets 4; member2 keeps 3, its capacity
+    // plus the overflow KubeFed adds on top of the plan (7 in all), so one pod stays Pending.
+    await expect.poll(() => pods(ns), CAPACITY_POLL).toEqual({ member1: { replicas: 4, running: 4, unschedulable: 0 }, member2: { replicas: 3, running: 2, unschedulable: 1 } });
+    const rsp = await host.resource(RESOURCES.replicaSchedulingPreferences, ns).get('web');
+    expect((rsp.status as { clusters?: unknown } | undefined)?.clusters).toEqual({ member1: { replicas: 4 }, member2: { replicas: 3 } });
+
+    // Room again on member2's Nodes: with rebalance the plan returns to 3 and 3 once a pod there runs.
+    await fed.fault('member2', { podCapacity: null });
+    await expect.poll(() => pods(ns), CAPACITY_POLL).toEqual({ member1: { replicas: 3, running: 3, unschedulable: 0 }, member2: { replicas: 3, running: 3, unschedulable: 0 } });
+  }, 360_000);
+});
