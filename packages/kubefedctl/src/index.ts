@@ -85,6 +85,7 @@ export {
   TARGET_TYPE_VERBS,
   leastPrivilegeNamespaceRules,
   leastPrivilegeRules,
+  rbacDelegationRules,
   replicaSchedulingRules,
   targetTypeRules,
 } from './least-privilege.js';

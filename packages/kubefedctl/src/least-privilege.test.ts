@@ -14,6 +14,10 @@ const configmaps = ftc('', 'ConfigMap', 'configmaps', 'Namespaced');
 const namespaces = ftc('', 'Namespace', 'namespaces', 'Cluster');
 const disabledSecrets = ftc('', 'Secret', 'secrets', 'Namespaced', 'Disabled');
 const replicasets = ftc('apps', 'ReplicaSet', 'replicasets', 'Namespaced');
+const rbac = 'rbac.authorization.k8s.io';
+const clusterRoles = ftc(rbac, 'ClusterRole', 'clusterroles', 'Cluster');
+const clusterRoleBindings = ftc(rbac, 'ClusterRoleBinding', 'clusterrolebindings', 'Cluster');
+const roleBindings = ftc(rbac, 'RoleBinding', 'rolebindings', 'Namespaced');
 const disabledDeployments = ftc('apps', 'Deployment', 'deployments', 'Namespaced', 'Disabled');
 
 describe('leastPrivilegeRules', () => {
@@ -39,6 +43,17 @@ describe('leastPrivilegeRules', () => {
       ],
     ],
     ['no pods for a disabled deployments FTC', [disabledDeployments], []],
+    [
+      'escalate on federated roles and bind on the roles federated bindings may reference (the API server checks both)',
+      [clusterRoles, clusterRoleBindings, roleBindings],
+      [
+        { verbs, apiGroups: [rbac], resources: ['clusterrolebindings'] },
+        { verbs, apiGroups: [rbac], resources: ['clusterroles'] },
+        { verbs, apiGroups: [rbac], resources: ['rolebindings'] },
+        { verbs: ['escalate'], apiGroups: [rbac], resources: ['clusterroles'] },
+        { verbs: ['bind'], apiGroups: [rbac], resources: ['clusterroles', 'roles'] },
+      ],
+    ],
     ['a disabled FTC grants nothing', [disabledSecrets], []],
     ['a type listed twice once', [configmaps, configmaps], [{ verbs, apiGroups: [''], resources: ['configmaps'] }]],
   ])('grants %s plus the health-check reads', (_what, ftcs, typeRules) => {
@@ -47,6 +62,13 @@ describe('leastPrivilegeRules', () => {
 
   it('keeps only namespaced target types for a Role', () => {
     expect(targetTypeRules([deployments, namespaces], { namespacedOnly: true })).toEqual([{ verbs, apiGroups: ['apps'], resources: ['deployments'] }]);
+  });
+
+  it('grants a Role (scope Namespaced) bind on the roles its federated RoleBindings may reference, and no cluster-scoped type', () => {
+    expect(leastPrivilegeNamespaceRules([clusterRoles, roleBindings])).toEqual([
+      { verbs, apiGroups: [rbac], resources: ['rolebindings'] },
+      { verbs: ['bind'], apiGroups: [rbac], resources: ['clusterroles', 'roles'] },
+    ]);
   });
 
   it('grants a Role (scope Namespaced) the namespaced target types and list pods for the replica scheduler', () => {

@@ -70,14 +70,42 @@ export function replicaSchedulingRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
   return scheduled ? [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }] : [];
 }
 
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+/**
+ * What the API server demands besides create/update to write RBAC objects (its privilege
+ * escalation check): `escalate` on a federated (Cluster)Role type, since the propagated role may
+ * grant what the control plane does not hold, and `bind` on the roles a federated binding type
+ * may reference (ClusterRoleBinding: clusterroles; RoleBinding: roles and clusterroles).
+ * Federating RBAC types therefore lets the member credentials grant anything in the member, as
+ * full access would. Only the namespaced part with `namespacedOnly` (a Role).
+ */
+export function rbacDelegationRules(ftcs: readonly FtcSpec[], options: { namespacedOnly?: boolean } = {}): PolicyRule[] {
+  const enabled = new Set(
+    ftcs
+      .filter((f) => f.spec.propagation === 'Enabled' && (f.spec.targetType.group ?? '') === RBAC_GROUP)
+      .filter((f) => options.namespacedOnly !== true || f.spec.targetType.scope === 'Namespaced')
+      .map((f) => f.spec.targetType.pluralName),
+  );
+  const escalate = ['clusterroles', 'roles'].filter((r) => enabled.has(r));
+  const bind = new Set<string>();
+  if (enabled.has('clusterrolebindings')) bind.add('clusterroles');
+  if (enabled.has('rolebindings')) for (const r of ['clusterroles', 'roles']) bind.add(r);
+  return [
+    ...(escalate.length === 0 ? [] : [{ verbs: ['escalate'], apiGroups: [RBAC_GROUP], resources: escalate }]),
+    ...(bind.size === 0 ? [] : [{ verbs: ['bind'], apiGroups: [RBAC_GROUP], resources: [...bind].sort() }]),
+  ];
+}
+
 /**
  * The rules of a least-privilege member ClusterRole: for every enabled FTC, full use of its
- * target type (get/list/watch/create/update/patch/delete), what the replica scheduler reads
+ * target type (get/list/watch/create/update/patch/delete), what writing federated RBAC types
+ * takes ({@link rbacDelegationRules}), what the replica scheduler reads
  * ({@link replicaSchedulingRules}) and what the health check reads ({@link HEALTH_CHECK_RULES}).
  * Pure; FTCs with propagation Disabled grant nothing.
  */
 export function leastPrivilegeRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
-  return [...targetTypeRules(ftcs), ...replicaSchedulingRules(ftcs), ...HEALTH_CHECK_RULES.map(cloneRule)];
+  return [...targetTypeRules(ftcs), ...rbacDelegationRules(ftcs), ...replicaSchedulingRules(ftcs), ...HEALTH_CHECK_RULES.map(cloneRule)];
 }
 
 /**
@@ -86,7 +114,7 @@ export function leastPrivilegeRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
  * has a ClusterRole of its own.
  */
 export function leastPrivilegeNamespaceRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
-  return [...targetTypeRules(ftcs, { namespacedOnly: true }), ...replicaSchedulingRules(ftcs)];
+  return [...targetTypeRules(ftcs, { namespacedOnly: true }), ...rbacDelegationRules(ftcs, { namespacedOnly: true }), ...replicaSchedulingRules(ftcs)];
 }
 
 /** A deep copy of a rule. */
