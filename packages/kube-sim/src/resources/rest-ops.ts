@@ -21,6 +21,8 @@ import type { ResourceDef, VersionDef } from './resource-def.js';
 import { groupResourceKey, groupVersion } from './resource-def.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { defaultOnCreate, defaultOnUpdate, validateBuiltin } from './strategies.js';
+import { listTypesFor, trackUpdate } from '../patch/managed-fields.js';
+import type { FieldManagerContext } from '../patch/managed-fields.js';
 
 /** What a request addresses: a resource type, the version asked for, and a namespace ('' = none). */
 export interface Scope {
@@ -34,7 +36,14 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** fieldValidation query parameter; default Warn for API requests. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /**
+   * Who writes (the fieldManager parameter, else the User-Agent's product name): the write is
+   * recorded in metadata.managedFields as an Update of this manager. Unset (kube-sim's own
+   * controllers, server-side apply, which records itself) → managedFields are left alone.
+   */
   fieldManager?: string;
+  /** The subresource the managedFields entry names (`status`, `scale`). */
+  managerSubresource?: string;
 }
 
 /** A write's outcome plus `Warning` headers to send. */
@@ -304,6 +313,7 @@ export class RestOps {
     }
     defaultOnCreate(scope.def, obj, () => this.allocateIp());
     const { object, warnings } = this.validateContent(scope, obj, undefined, opts);
+    if (opts.fieldManager !== undefined) object.metadata.managedFields = trackUpdate(undefined, object, this.managerContext(scope, opts));
     const name = meta.name;
     this.checkNamespaceForCreate(scope, name);
     const grKey = this.grKey(scope.def);
@@ -383,6 +393,7 @@ export class RestOps {
       obj.metadata.generation = bump ? gen + 1 : gen;
     }
     if (jsonEqual(obj, existing)) return { object: existing, warnings: validated.warnings };
+    if (opts.fieldManager !== undefined) obj.metadata.managedFields = trackUpdate(existing, obj, this.managerContext(scope, opts));
     if (opts.dryRun === true) return { object: obj, warnings: validated.warnings };
     const grKey = this.grKey(scope.def);
     if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0) {
@@ -453,6 +464,17 @@ export class RestOps {
       return this.store.remove(grKey, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj) ?? obj;
     }
     return this.store.put(grKey, obj, 'MODIFIED');
+  }
+
+  /** Who writes, for metadata.managedFields. */
+  managerContext(scope: Pick<Scope, 'def' | 'version'>, opts: WriteOptions): FieldManagerContext {
+    return {
+      manager: opts.fieldManager ?? 'unknown',
+      apiVersion: groupVersion(scope.def.group, scope.version.name),
+      ...(opts.managerSubresource !== undefined ? { subresource: opts.managerSubresource } : {}),
+      shape: listTypesFor(scope.def, scope.version),
+      now: this.now(),
+    };
   }
 
   private allocateIp(): string {

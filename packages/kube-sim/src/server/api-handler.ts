@@ -6,6 +6,7 @@ import type { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from '../discovery/discovery.js';
 import { openApiV2Document, openApiV2Protobuf, openApiV2ProtobufAccept, openApiV2ProtobufType } from '../openapi/openapi.js';
 import { applyPatch } from '../patch/apply-patch.js';
+import { trackApply } from '../patch/managed-fields.js';
 import { groupVersion } from '../resources/resource-def.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
 import type { DeleteOptions, RestOps, Scope, WriteOptions } from '../resources/rest-ops.js';
@@ -250,7 +251,8 @@ export class ApiHandler {
       return;
     }
     const table = tableRequest(accept, query);
-    const writeOpts = writeOptions(query);
+    const writeOpts = writeOptions(query, req.headers['user-agent']);
+    if (sub === 'status' || sub === 'scale') writeOpts.managerSubresource = sub;
     const gv = groupVersion(def.group, version.name);
     const send = (code: number, obj: KObject, warnings: string[] = []): void => {
       const headers: Record<string, string> = {};
@@ -380,7 +382,7 @@ export class ApiHandler {
               causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
             });
         }
-        const r = this.patch(scope, route.name!, ct, patch, sub, { ...writeOpts, ...(query.get('fieldManager') !== null ? { fieldManager: query.get('fieldManager')! } : {}) });
+        const r = this.patch(scope, route.name!, ct, patch, sub, writeOpts, query.get('force') === 'true');
         send(r.created ? 201 : 200, r.object, r.warnings);
         return;
       }
@@ -455,27 +457,31 @@ export class ApiHandler {
     return this.ops.finalizeNamespace(existing.metadata.name ?? name, finalizers) ?? existing;
   }
 
-  /** PATCH of every type; server-side apply creates when absent. */
-  patch(scope: Scope, name: string, contentType: string, patch: unknown, sub: string | undefined, opts: WriteOptions): { object: KObject; warnings: string[]; created: boolean } {
+  /** PATCH of every type; server-side apply creates when absent and tracks field ownership (managed-fields.ts). */
+  patch(scope: Scope, name: string, contentType: string, patch: unknown, sub: string | undefined, opts: WriteOptions, force = false): { object: KObject; warnings: string[]; created: boolean } {
     const grKey = this.ops.grKey(scope.def);
     const existing = this.ops.store.get(grKey, scope.def.namespaced ? scope.namespace : '', name);
     const isApply = contentType === 'application/apply-patch+yaml';
+    // An apply records its own managedFields entry; RestOps records the Update of other patches.
+    const applyOpts: WriteOptions = { ...opts };
+    delete applyOpts.fieldManager;
+    const ctx = { ...this.ops.managerContext(scope, opts), force };
     if (existing === undefined) {
       if (!isApply || sub !== undefined) throw notFound(scope.def, name);
       if (!isObject(patch)) throw badRequest('apply patch must be an object');
       const meta = isObject(patch['metadata']) ? patch['metadata'] : {};
       if (meta['name'] !== undefined && meta['name'] !== name) throw badRequest(`the name of the object (${JSON.stringify(meta['name'])}) does not match the name on the URL (${name})`);
-      const body = { ...patch, metadata: { ...meta, name, managedFields: [managedEntry(opts.fieldManager ?? '', 'Apply', groupVersion(scope.def.group, scope.version.name), patch)] } };
-      const r = this.ops.create(scope, body, opts);
+      const body = { ...patch, metadata: { ...meta, name } } as KObject;
+      const tracked = trackApply(undefined, body, patch, ctx);
+      const r = this.ops.create(scope, tracked, applyOpts);
       return { ...r, created: true };
     }
     const current = this.ops.withTypeMeta(scope, structuredClone(existing));
     let patched = applyPatch(contentType, current, patch, scope.def.builtin);
     if (!isObject(patched)) throw badRequest('the patch did not result in an object');
     if (isApply) {
-      const others = (existing.metadata.managedFields ?? []).filter((m) => !(isObject(m) && m['manager'] === opts.fieldManager && m['operation'] === 'Apply'));
-      const pm = isObject(patched['metadata']) ? patched['metadata'] : {};
-      patched = { ...patched, metadata: { ...pm, managedFields: [...others, managedEntry(opts.fieldManager ?? '', 'Apply', groupVersion(scope.def.group, scope.version.name), patch)] } };
+      if (!isObject(patched['metadata'])) patched['metadata'] = {};
+      patched = trackApply(existing, patched as KObject, patch, ctx);
     }
     const incoming = this.ops.checkTypeMeta(scope, patched);
     // A patch carries no preconditions: a changed uid fails metadata validation instead (the real
@@ -485,7 +491,7 @@ export class ApiHandler {
       const cause = { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`, field: 'metadata.uid' };
       throw invalid(scope.def.kind, scope.def.group, name, [cause, cause]);
     }
-    const r = this.ops.updateFrom(scope, existing, incoming, opts, sub === 'status' ? 'status' : undefined);
+    const r = this.ops.updateFrom(scope, existing, incoming, isApply ? applyOpts : opts, sub === 'status' ? 'status' : undefined);
     return { ...r, created: false };
   }
 }
@@ -514,21 +520,6 @@ function impersonate(identity: Identity, headers: IncomingMessage['headers']): I
   const result: Identity = { user, groups: [...all], admin: all.has('system:masters') };
   if (sa !== null) result.serviceAccount = { namespace: sa[1]!, name: sa[2]! };
   return result;
-}
-
-function managedEntry(manager: string, operation: string, apiVersion: string, config: unknown): JsonObject {
-  return { manager, operation, apiVersion, time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fieldsType: 'FieldsV1', fieldsV1: fieldsOf(config, true) };
-}
-
-function fieldsOf(value: unknown, top: boolean): JsonObject {
-  const out: JsonObject = {};
-  if (!isObject(value)) return out;
-  for (const [k, v] of Object.entries(value)) {
-    if (top && (k === 'apiVersion' || k === 'kind')) continue;
-    if (k === 'managedFields' || k === 'resourceVersion' || k === 'uid' || k === 'creationTimestamp') continue;
-    out[`f:${k}`] = isObject(v) ? fieldsOf(v, false) : {};
-  }
-  return out;
 }
 
 function unsupportedPatch(builtin: boolean): StatusError {
@@ -598,7 +589,11 @@ function partialMetadata(accept: MediaRange[]): boolean {
   return first !== undefined && (first.params['as'] === 'PartialObjectMetadata' || first.params['as'] === 'PartialObjectMetadataList');
 }
 
-function writeOptions(query: URLSearchParams): WriteOptions {
+/**
+ * Options of a write from its query: dryRun, fieldValidation, and the field manager (the
+ * fieldManager parameter, else the product name of the User-Agent, as kube-apiserver derives it).
+ */
+function writeOptions(query: URLSearchParams, userAgent: string | undefined): WriteOptions {
   const opts: WriteOptions = {};
   const dry = query.getAll('dryRun');
   if (dry.length > 0) {
@@ -611,7 +606,8 @@ function writeOptions(query: URLSearchParams): WriteOptions {
     opts.fieldValidation = fv;
   }
   const fm = query.get('fieldManager');
-  if (fm !== null) opts.fieldManager = fm;
+  const product = (userAgent ?? '').split('/')[0]!;
+  opts.fieldManager = fm !== null && fm !== '' ? fm : product !== '' ? product : 'unknown';
   return opts;
 }
 

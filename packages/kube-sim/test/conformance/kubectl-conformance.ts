@@ -143,6 +143,22 @@ export function kubectlConformance(substrate: Substrate): void {
       expect(got.data).toEqual({ a: '2' });
     });
 
+    it('moves an object applied client-side to server-side apply, dropping what the new configuration leaves out', async () => {
+      expect(await ok('apply', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '1', b: '2' })))).toContain('configmap/migrated created');
+      const migrated = await kubectl('apply', '--server-side', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '3' })));
+      expect(migrated).toMatchObject({ code: 0, stderr: '' });
+      expect(migrated.stdout).toContain('configmap/migrated serverside-applied');
+      const got = expectCode(await t.request('GET', `/api/v1/namespaces/${ns}/configmaps/migrated`), 200);
+      expect(got.data).toEqual({ a: '3' });
+      // The server rewrites the client-side annotation from the applied configuration (lastAppliedUpdater).
+      expect(got.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toBe(
+        `{"apiVersion":"v1","data":{"a":"3"},"kind":"ConfigMap","metadata":{"name":"migrated","namespace":"${ns}"}}\n`,
+      );
+      expect((got.metadata.managedFields as Json[]).map((m) => `${m.manager}/${m.operation}`)).toEqual(['kubectl-last-applied/Apply', 'kubectl/Apply']);
+      // And a client-side apply afterwards still works from that annotation.
+      expect(await ok('apply', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '4' })))).toContain('configmap/migrated configured');
+    });
+
     it('waits for a CRD condition with kubectl wait', async () => {
       const out = await ok('wait', '--for=condition=Established', `crd/widgets.${group}`, '--timeout=20s');
       expect(out).toContain(`customresourcedefinition.apiextensions.k8s.io/widgets.${group} condition met`);
