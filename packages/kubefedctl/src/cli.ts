@@ -7,7 +7,7 @@ import type { JoinResult } from './commands/join.js';
 import { unjoin } from './commands/unjoin.js';
 import type { UnjoinResult } from './commands/unjoin.js';
 import { formatVersion } from './commands/version.js';
-import { DEFAULT_TYPE_NAMES, enableType } from './commands/enable.js';
+import { DEFAULT_TYPE_NAMES, applyEnable, enableType } from './commands/enable.js';
 import type { EnableResult } from './commands/enable.js';
 import { disableType } from './commands/disable.js';
 import { addFederateCommand } from './commands/federate-command.js';
@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import type { BuildInfo } from './commands/version.js';
 import { KubefedctlError } from './errors.js';
 import type { Kubeconfig } from '@kubefed/client';
+import type { FederatedTypeConfig } from '@kubefed/api';
 import { clientForContext, contextDetails, loadKubeconfig, resolveContextName } from './kubeconfig-contexts.js';
 import { Output, formatError, renderYamlDocuments } from './output.js';
 import type { CliIo } from './output.js';
@@ -303,7 +304,8 @@ function hostClient(cmd: Command, io: RunIo): { globals: GlobalOptions; out: Out
   return { globals, out, kubeconfig, hostContext, host };
 }
 
-async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: RunIo): Promise<void> {
+/** Least-privilege member roles follow the FTCs, plus `pending` ones about to be written (see `syncLeastPrivilegeRoles`). */
+async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: RunIo, pending?: readonly FederatedTypeConfig[]): Promise<void> {
   const names = new Set(ctx.kubeconfig.contexts().map((c) => c.name));
   await syncLeastPrivilegeRoles(
     ctx.host,
@@ -311,6 +313,7 @@ async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: 
       kubefedNamespace: ctx.globals.kubefedNamespace,
       hostClusterName: ctx.hostContext,
       timeoutMs: io.requestTimeoutMs ?? 20_000,
+      pendingFtcs: pending,
       adminClientFor: (cluster) => (names.has(cluster) ? clientForContext(ctx.kubeconfig, cluster, { timeoutMs: io.requestTimeoutMs ?? 20_000 }) : undefined),
     },
     ctx.out,
@@ -323,16 +326,16 @@ async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Comm
   const ctx = hostClient(cmd, io);
   try {
     const dryRun = flags.output === 'yaml';
+    const options = {
+      kubefedNamespace: ctx.globals.kubefedNamespace,
+      federatedGroup: flags.federatedGroup,
+      federatedVersion: flags.federatedVersion,
+      targetVersion: flags.version,
+      dryRun: true,
+    };
     const results: EnableResult[] = [];
     const missing: string[] = [];
     for (const key of type === undefined ? DEFAULT_TYPE_NAMES : [type]) {
-      const options = {
-        kubefedNamespace: ctx.globals.kubefedNamespace,
-        federatedGroup: flags.federatedGroup,
-        federatedVersion: flags.federatedVersion,
-        targetVersion: flags.version,
-        dryRun,
-      };
       try {
         results.push(await enableType(ctx.host, key, options, ctx.out));
       } catch (e) {
@@ -348,7 +351,18 @@ ${stringify(r.ftc, { lineWidth: 0 })}---
 ${stringify(r.crd, { lineWidth: 0 })}`).join(''));
       return;
     }
-    await keepLeastPrivilegeInStep(ctx, io);
+    // Grant first: the controller manager watches a type in the members as soon as its FTC is Enabled.
+    await keepLeastPrivilegeInStep(ctx, io, results.map((r) => r.ftc));
+    let applied = 0;
+    try {
+      for (const r of results) {
+        await applyEnable(ctx.host, r, { ...options, dryRun: false }, ctx.out);
+        applied++;
+      }
+    } finally {
+      // Take back the grants of types whose FTC was not written.
+      if (applied < results.length) await keepLeastPrivilegeInStep(ctx, io);
+    }
     if (missing.length > 0) {
       throw new KubefedctlError(`enabled ${results.length} of ${DEFAULT_TYPE_NAMES.length} default types; the host does not serve: ${missing.join(', ')}`, {
         hint: 'list the served types with "kubectl api-resources"',
@@ -573,7 +587,7 @@ export function buildProgram(io: RunIo): Command {
     output: (cmd) => new Output(io, globalsOf(cmd).verbose === true),
     connect: (cmd) => {
       const ctx = hostClient(cmd, io);
-      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, afterEnable: () => keepLeastPrivilegeInStep(ctx, io) };
+      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending) };
     },
     readStdin: () => fs.readFileSync(0, 'utf8'),
   });

@@ -20,6 +20,12 @@ export interface SyncLeastPrivilegeOptions {
   adminClientFor?: ((cluster: string) => DynamicClient | undefined) | undefined;
   /** Timeout of each request in ms. */
   timeoutMs?: number | undefined;
+  /**
+   * FTCs about to be written (`enable`): they count as enabled, replacing FTCs of the same name,
+   * so that members are granted a type before the controller manager sees its FTC and starts
+   * watching it. Default none.
+   */
+  pendingFtcs?: readonly FederatedTypeConfig[] | undefined;
 }
 
 /** The member role of one join, and what identifies it as that join's. */
@@ -95,10 +101,13 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
   try {
     clusters = (await host.resource(GVR.kubeFedClusters, ns).listAll()).items;
     if (clusters.length === 0) return;
+    const pending = options.pendingFtcs ?? [];
+    const pendingNames = new Set(pending.map((f) => f.metadata.name));
     ftcs = (await host.resource(GVR.federatedTypeConfigs, ns).listAll()).items.flatMap((i) => {
       const p = federatedTypeConfigSchema.safeParse(i);
-      return p.success ? [p.data] : [];
+      return p.success && !pendingNames.has(p.data.metadata.name) ? [p.data] : [];
     });
+    ftcs.push(...pending);
   } catch (e) {
     out.warn(`could not check least-privilege member roles: ${causeMessage(e)}`);
     return;
@@ -134,7 +143,7 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
       }
     }
     // Re-running join would rebind a role that grants another service account: no hint then.
-    const hint = lastError instanceof SecretNotBoundError || lastError instanceof KubefedctlError ? '' : ` (re-run "kubefedctl join ${cluster} --least-privilege --error-on-existing=false")`;
+    const hint = lastError instanceof SecretNotBoundError || lastError instanceof KubefedctlError ? '' : ` (re-run "kubefedctl join ${cluster} --error-on-existing=false")`;
     out.warn(`could not update the least-privilege role of cluster "${cluster}": ${causeMessage(lastError)}${hint}`);
   }
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { DEFAULT_FEDERATED_GROUP } from '@kubefed/api';
+import type { FederatedTypeConfig } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
@@ -14,9 +15,10 @@ export interface FederateCommandContext {
   output(cmd: Command): Output;
   /**
    * Connects to the host (`--kubeconfig`, `--host-cluster-context`); the caller closes the client.
-   * `afterEnable` runs once when `--enable-type` enabled a type (keeps least-privilege roles in step).
+   * `leastPrivilege` keeps least-privilege member roles in step with the FTCs (plus `pending`, about
+   * to be written): run before `--enable-type` writes an FTC, and again when the command failed after that.
    */
-  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string; afterEnable: () => Promise<void> };
+  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string; leastPrivilege: (pending?: FederatedTypeConfig[]) => Promise<void> };
   /** Reads all of standard input (for `-f -`). */
   readStdin(): string;
 }
@@ -82,10 +84,11 @@ async function runFederate(type: string | undefined, name: string | undefined, f
     out.raw(federatedYaml(federateDocuments(docs, { federatedGroup: flags.federatedGroup }, out)));
     return;
   }
-  const { host, out, kubefedNamespace, afterEnable } = ctx.connect(cmd);
+  const { host, out, kubefedNamespace, leastPrivilege } = ctx.connect(cmd);
+  let granted = false;
   try {
     const dryRun = flags.output === 'yaml';
-    const { results, enabledTypes } = await federateResource(
+    const { results } = await federateResource(
       host,
       {
         type: type ?? '',
@@ -97,11 +100,19 @@ async function runFederate(type: string | undefined, name: string | undefined, f
         dryRun,
         federatedGroup: flags.federatedGroup,
         skipApiResources: (flags.skipApiResources ?? '').split(',').filter((s) => s.trim() !== ''),
+        // Members are granted a type before its FTC exists: the controller manager watches it at once.
+        beforeEnable: async (ftc) => {
+          granted = true;
+          await leastPrivilege([ftc]);
+        },
       },
       out,
     );
     if (dryRun) out.raw(federatedYaml(results.map((r) => r.object)));
-    if (enabledTypes.length > 0) await afterEnable();
+  } catch (e) {
+    // Take back the grant of a type whose FTC may not have been written.
+    if (granted) await leastPrivilege();
+    throw e;
   } finally {
     host.close();
   }

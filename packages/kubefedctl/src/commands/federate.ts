@@ -9,7 +9,7 @@ import type { FederatedTypeInfo } from '../federate-objects.js';
 import type { Output } from '../output.js';
 import { GVR, tryGet } from '../resources.js';
 import { lookupType } from '../type-lookup.js';
-import { enableType } from './enable.js';
+import { applyEnable, enableType } from './enable.js';
 
 /** Options of {@link federateResource}. */
 export interface FederateOptions {
@@ -32,6 +32,11 @@ export interface FederateOptions {
   skipApiResources?: readonly string[] | undefined;
   /** How long a create retries while the federated type is not yet served; default 10 000 ms. */
   createRetryMs?: number | undefined;
+  /**
+   * Runs with the FTC of a type `enableType` is about to write, before it is written (kubefedctl:
+   * grant it to least-privilege members first). Default none.
+   */
+  beforeEnable?: ((ftc: FederatedTypeConfig) => Promise<void>) | undefined;
 }
 
 /** What {@link federateResource} did. */
@@ -80,10 +85,12 @@ async function federatedTypeFor(
     ftc = parsed.data;
   } else if (options.enableType) {
     out.progress(`enabling ${ftcName}: its FederatedTypeConfig is missing`);
-    ftc = (
-      await enableType(host, ftcName, { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup, dryRun: false }, out)
-    ).ftc;
+    const enableOptions = { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup, dryRun: false };
+    const planned = await enableType(host, ftcName, { ...enableOptions, dryRun: true }, out);
+    await options.beforeEnable?.(planned.ftc);
     enabled.push(ftcName);
+    await applyEnable(host, planned, enableOptions, out);
+    ftc = planned.ftc;
   } else if (options.dryRun) {
     ftc = enableObjects(
       { group: target.group, version: target.version, kind: target.kind, resource: target.resource, namespaced: target.namespaced, shortNames: target.shortNames },
