@@ -78,6 +78,18 @@ describe('kubefedctl run', () => {
     expect(r.stdout).toContain('Examples:');
   });
 
+  it('documents least privilege as the default of join and --cluster-admin as the way to full access', async () => {
+    const r = await cli(['join', '--help']);
+    expect(r.stdout).toMatch(/--cluster-admin\s+grant the control plane full access/);
+    expect(r.stdout).toMatch(/--least-privilege\s+the default/);
+  });
+
+  it('refuses --cluster-admin together with --least-privilege before reading any kubeconfig', async () => {
+    const r = await cli(['join', 'member1', '--cluster-admin', '--least-privilege', '--kubeconfig', path.join(dir, 'missing')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: join: give either --cluster-admin or --least-privilege, not both');
+  });
+
   it.each([
     ['an unknown command', ['frobnicate'], "error: unknown command 'frobnicate'"],
     ['an unknown flag', ['join', 'm1', '--bogus'], "error: unknown option '--bogus'"],

@@ -55,6 +55,7 @@ interface JoinFlags {
   secretName?: string;
   errorOnExisting: boolean;
   leastPrivilege?: boolean;
+  clusterAdmin?: boolean;
   allowDuplicateEndpoint?: boolean;
   dryRun?: boolean;
   output?: 'yaml';
@@ -88,8 +89,11 @@ Examples:
   # Join the cluster of context "member1" to the host of the current context
   kubefedctl join member1 --cluster-context member1
 
-  # Name the host explicitly and keep the member's RBAC to the enabled federated types
-  kubefedctl join member1 --cluster-context member1 --host-cluster-context host --least-privilege
+  # Name the host explicitly (the member's RBAC is limited to the enabled federated types)
+  kubefedctl join member1 --cluster-context member1 --host-cluster-context host
+
+  # Grant the control plane full access in the member, as KubeFed does
+  kubefedctl join member1 --cluster-context member1 --cluster-admin
 
   # Show every object join would create, write nothing
   kubefedctl join member1 --cluster-context member1 --dry-run -o yaml
@@ -163,6 +167,7 @@ function printUnjoin(result: UnjoinResult, dryRun: boolean, hostName: string, ou
 }
 
 async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunIo): Promise<void> {
+  if (flags.clusterAdmin === true && flags.leastPrivilege === true) throw new UsageError('join: give either --cluster-admin or --least-privilege, not both');
   const globals = globalsOf(cmd);
   const out = new Output(io, globals.verbose === true);
   const kubeconfig = kubeconfigFor(globals, io);
@@ -188,7 +193,7 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunI
         secretName: flags.secretName,
         errorOnExisting: flags.errorOnExisting,
         dryRun,
-        leastPrivilege: flags.leastPrivilege === true,
+        access: flags.clusterAdmin === true ? 'clusterAdmin' : flags.leastPrivilege === true ? 'leastPrivilege' : undefined,
         allowDuplicateEndpoint: flags.allowDuplicateEndpoint === true,
         tokenTimeoutMs: flags.timeout,
       },
@@ -520,7 +525,7 @@ export function buildProgram(io: RunIo): Command {
   program
     .command('join')
     .description(
-      'Register a cluster as a member of the federation: create a service account with its RBAC and token in the member, and a Secret and KubeFedCluster in the host.',
+      'Register a cluster as a member of the federation: create a service account with its token and least-privilege RBAC (or full access with --cluster-admin) in the member, and a Secret and KubeFedCluster in the host.',
     )
     .argument('<cluster-name>', 'name of the joining cluster (becomes the KubeFedCluster name)')
     .option('--cluster-context <context>', 'kubeconfig context of the joining cluster (default: the cluster name)')
@@ -532,7 +537,14 @@ export function buildProgram(io: RunIo): Command {
         .preset('true')
         .argParser(parseBool),
     )
-    .option('--least-privilege', 'grant the control plane only the enabled federated types and health checks in the member, instead of full access')
+    .option(
+      '--cluster-admin',
+      "grant the control plane full access in the member (KubeFed's every verb on every resource) instead of least privilege; a re-join without a flag keeps the access the join has",
+    )
+    .option(
+      '--least-privilege',
+      'the default for a new join: grant only the enabled federated types, the pod reads of the replica scheduler and the health checks (enable/disable keep the role in step); on a re-join, reduces a join that has full access',
+    )
     .option(
       '--allow-duplicate-endpoint',
       'join even if this host already has the cluster under another KubeFedCluster name (same API endpoint); without it join refuses and writes nothing',

@@ -33,10 +33,10 @@ function memberClientFor(kfc: KubeObject, secret: KubeObject): DynamicClient {
 }
 
 describe('kubefedctl join against kube-sim', () => {
-  it('creates every KubeFed object in member and host, and the KubeFedCluster credentials work; a second join fails naming what exists', async () => {
+  it('with --cluster-admin creates every KubeFed object in member and host, and the KubeFedCluster credentials work; a second join fails naming what exists', async () => {
     const ns = 'fed-join';
     await fed.controlPlane('host', ns);
-    const r = await fed.cli(joinArgs('member1', ns));
+    const r = await fed.cli(joinArgs('member1', ns, '--cluster-admin'));
     expect(r.stderr).not.toContain('error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('cluster "member1" joined host cluster "host" (KubeFedCluster fed-join/member1)');
@@ -101,10 +101,10 @@ describe('kubefedctl join against kube-sim', () => {
     expect(secrets.items.filter((s) => s.metadata.name?.startsWith('member2-'))).toHaveLength(1);
   });
 
-  it('creates a Role, RoleBinding and the health-check ClusterRole when the control plane is Namespaced', async () => {
+  it('with --cluster-admin creates a Role, RoleBinding and the health-check ClusterRole when the control plane is Namespaced', async () => {
     const ns = 'fed-nsscope';
     await fed.controlPlane('host', ns, 'Namespaced');
-    const r = await fed.cli(joinArgs('member9', ns));
+    const r = await fed.cli(joinArgs('member9', ns, '--cluster-admin'));
     expect(r.stderr).not.toContain('error:');
     expect(r.code).toBe(0);
     const member = fed.client('member');
@@ -192,4 +192,35 @@ describe('kubefedctl join against kube-sim', () => {
       );
     expect(isForbidden(denied)).toBe(true);
   });
+
+  it('joins with least privilege by default (--least-privilege changes nothing), and a re-join keeps the access of the existing join unless a flag says otherwise', async () => {
+    const ns = 'fed-default';
+    await fed.controlPlane('host', ns);
+    const roles = fed.client('member').resource(gvr.clusterRoles);
+    const r = await fed.cli(joinArgs('member5', ns));
+    expect(r.stderr).not.toContain('error:');
+    expect(r.code).toBe(0);
+    const role = await roles.get('kubefed-controller-manager:member5-host');
+    expect(role.metadata.labels).toEqual({ 'kubefed.io/least-privilege': 'true' });
+    expect(role['rules']).toEqual(leastPrivilegeRules([]));
+    const alias = await fed.cli(joinArgs('member5', ns, '--least-privilege', '--error-on-existing=false'));
+    expect(alias.code).toBe(0);
+    expect(alias.stdout).toContain('unchanged cluster role kubefed-controller-manager:member5-host in member5');
+
+    // A join made with full access (as the default used to be) keeps it on a plain re-join ...
+    expect((await fed.cli(joinArgs('member6', ns, '--cluster-admin', '--allow-duplicate-endpoint'))).code).toBe(0);
+    const rejoin = await fed.cli(joinArgs('member6', ns, '--error-on-existing=false', '--allow-duplicate-endpoint'));
+    expect(rejoin.code).toBe(0);
+    expect(rejoin.stderr).toContain('note: member6 keeps the full access (cluster-admin) of its existing join; pass --least-privilege to reduce it');
+    expect((await roles.get('kubefed-controller-manager:member6-host'))['rules']).toEqual([
+      { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+      { verbs: ['get'], nonResourceURLs: ['*'] },
+    ]);
+    // ... and --least-privilege reduces it.
+    const reduced = await fed.cli(joinArgs('member6', ns, '--error-on-existing=false', '--allow-duplicate-endpoint', '--least-privilege'));
+    expect(reduced.code).toBe(0);
+    expect(reduced.stdout).toContain('updated cluster role kubefed-controller-manager:member6-host in member6');
+    expect((await roles.get('kubefed-controller-manager:member6-host'))['rules']).toEqual(leastPrivilegeRules([]));
+  });
+
 });

@@ -77,6 +77,8 @@ describe('kubefedctl plan (live)', () => {
     const member = fed.client('member');
     await fed.controlPlane('host', ns);
     await host.resource(crdGvr).create(replicaSchedulingPreferenceCrd() as unknown as KubeObject);
+    // Deployments are federated before the (least-privilege) join: its role may read them and their pods.
+    expect((await fed.cli(['enable', 'deployments.apps', '--host-cluster-context', 'host', '--kubefed-namespace', ns])).code).toBe(0);
     expect((await fed.cli(['join', 'planned', '--cluster-context', 'member', '--host-cluster-context', 'host', '--kubefed-namespace', ns])).code).toBe(0);
     const kfcs = host.resource(gvr.kubeFedClusters, ns);
     const kfc = await kfcs.get('planned');

@@ -18,7 +18,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
     const joined = await fed.cli(['join', 'member7', ...common, '--kubefed-namespace', ns]);
     expect(joined.stderr).not.toContain('error:');
     using oldCredentials = await memberViaKfc(fed, ns, 'member7');
-    await oldCredentials.resource(gvr.namespaces).list();
+    await oldCredentials.resource(gvr.nodes).list();
     const secretName = ((await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member7'))['spec'] as { secretRef: { name: string } }).secretRef.name;
 
     expect(await getOrUndefined(fed.client('member'), gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeDefined();
@@ -44,7 +44,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
     expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:member7-host')).toBeUndefined();
     await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), { timeout: 10_000 }).toBeUndefined();
     const after = await oldCredentials
-      .resource(gvr.namespaces)
+      .resource(gvr.nodes)
       .list()
       .then(
         () => undefined,

@@ -36,8 +36,13 @@ export interface JoinOptions {
   errorOnExisting: boolean;
   /** Read only: plan the objects and return them, write nothing. */
   dryRun: boolean;
-  /** Member RBAC from the enabled FTCs instead of full access (see `leastPrivilegeRules`). */
-  leastPrivilege: boolean;
+  /**
+   * Member RBAC: `leastPrivilege` = the enabled FTCs' target types, the replica scheduler's reads
+   * and the health check (see `leastPrivilegeRules`); `clusterAdmin` = KubeFed's full access
+   * (every verb on every resource). Default (undefined): least privilege for a new join; a re-join
+   * keeps the access of the existing join's role (full access when it has no least-privilege label).
+   */
+  access?: JoinAccess | undefined;
   /**
    * Join even though the member is already joined to this host under another KubeFedCluster name
    * (same API endpoint, or that name's service account is in the member); default false = refuse.
@@ -48,6 +53,9 @@ export interface JoinOptions {
   /** Poll interval while waiting for the token; default 500 ms. */
   pollIntervalMs?: number | undefined;
 }
+
+/** The member RBAC a join grants (see {@link JoinOptions.access}). */
+export type JoinAccess = 'leastPrivilege' | 'clusterAdmin';
 
 /** The two clusters of a join. */
 export interface JoinTargets {
@@ -193,9 +201,27 @@ function unreachable(side: 'host' | 'member', cluster: string, server: string, e
   return e instanceof KubefedctlError ? e : new KubefedctlError(causeMessage(e), { cause: e, hint: hintFor(e) });
 }
 
-/** The enabled FTCs in the kubefed namespace of the host (invalid ones are skipped with a warning). */
+/**
+ * The access of a re-join without `--least-privilege` / `--cluster-admin`: full access when this
+ * join's role exists without the least-privilege label (a join made with full access, the
+ * default before least privilege was), else least privilege.
+ */
+async function accessOfExistingJoin(member: DynamicClient, names: JoinNames, scope: KubeFedScope, out: Output): Promise<JoinAccess> {
+  let role: KubeObject | undefined;
+  try {
+    role = await tryGet(member.resource(scope === 'Cluster' ? GVR.clusterRoles : GVR.roles, scope === 'Cluster' ? undefined : names.namespace), names.role);
+  } catch (e) {
+    throw unreachable('member', names.cluster, member.server, e);
+  }
+  const owner = role === undefined ? undefined : joinedClusterOf(role);
+  if (role === undefined || (owner !== undefined && owner !== names.cluster) || role.metadata.labels?.[LEAST_PRIVILEGE_LABEL] !== undefined) return 'leastPrivilege';
+  out.progress(`note: ${names.cluster} keeps the full access (cluster-admin) of its existing join; pass --least-privilege to reduce it`);
+  return 'clusterAdmin';
+}
+
+/** The enabled FTCs in the kubefed namespace of the host (invalid ones are skipped with a warning; none without the FTC CRD). */
 async function readFederatedTypeConfigs(host: DynamicClient, ns: string, out: Output): Promise<FederatedTypeConfig[]> {
-  const list = await host.resource(GVR.federatedTypeConfigs, ns).listAll();
+  const list = { items: await listOrEmpty(host.resource(GVR.federatedTypeConfigs, ns)) };
   const ftcs: FederatedTypeConfig[] = [];
   for (const item of list.items) {
     const parsed = federatedTypeConfigSchema.safeParse(item);
@@ -437,7 +463,8 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   const scope = await readScope(targets.host, ns, hostName);
   out.debug(`control plane scope: ${scope}`);
   let ftcs: FederatedTypeConfig[] | undefined;
-  if (options.leastPrivilege) {
+  const access = options.access ?? (await accessOfExistingJoin(targets.member, names, scope, out));
+  if (access === 'leastPrivilege') {
     try {
       ftcs = await readFederatedTypeConfigs(targets.host, ns, out);
     } catch (e) {
