@@ -1,5 +1,5 @@
 import { buildFederatedTypeConfig } from '@kubefed/api';
-import { DynamicClient, isForbidden } from '@kubefed/client';
+import { DynamicClient, isForbidden, isUnauthorized } from '@kubefed/client';
 import type { KubeObject } from '@kubefed/client';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -223,4 +223,26 @@ describe('kubefedctl join against kube-sim', () => {
     expect((await roles.get('kubefed-controller-manager:member6-host'))['rules']).toEqual(leastPrivilegeRules([]));
   });
 
+  it('rotates the join token as documented: deleting the member token Secret revokes it, a re-join issues a new one and updates the host Secret', async () => {
+    const ns = 'fed-rotate';
+    await fed.controlPlane('host', ns);
+    expect((await fed.cli(joinArgs('member8', ns))).code).toBe(0);
+    const before = await kfcAndSecret(ns, 'member8');
+    using oldToken = memberClientFor(before.kfc, before.secret);
+    await oldToken.resource(gvr.nodes).list();
+
+    await fed.client('member').resource(gvr.secrets, ns).delete('member8-host');
+    await expect.poll(async () => isUnauthorized(await oldToken.resource(gvr.nodes).list().then(() => undefined, (e: unknown) => e)), { timeout: 10_000, interval: 200 }).toBe(true);
+
+    const r = await fed.cli(joinArgs('member8', ns, '--error-on-existing=false'));
+    expect(r.stderr).not.toContain('error:');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`created secret ${ns}/member8-host in member8`);
+    expect(r.stdout).toContain(`updated secret ${ns}/${before.secret.metadata.name ?? ''} in host`);
+    const after = await kfcAndSecret(ns, 'member8');
+    expect(after.secret.metadata.name).toBe(before.secret.metadata.name);
+    expect((after.secret['data'] as Record<string, string>)['token']).not.toBe((before.secret['data'] as Record<string, string>)['token']);
+    using newToken = memberClientFor(after.kfc, after.secret);
+    await newToken.resource(gvr.nodes).list();
+  });
 });
