@@ -112,6 +112,23 @@ describe('kube-sim control', () => {
     }
   });
 
+  it('answers a watch from a resourceVersion before the bootstrap (1) with an ERROR event 410 Expired', async () => {
+    // kube-sim's history starts after its bootstrap objects, as a kube-apiserver's watch cache
+    // starts at the revision it listed when it started. Not a shared test: which resourceVersions
+    // the real cache still serves depends on when it listed (against kube-apiserver v1.34.12 a
+    // cluster a few minutes old answered `too old resource version: 1 (261)`, a fresh one replayed
+    // every event since 1).
+    const w = await t.watch(`${cms()}?watch=1&resourceVersion=1`);
+    try {
+      const event = await w.next();
+      expect(event).toMatchObject({ type: 'ERROR', object: { kind: 'Status', status: 'Failure', code: 410, reason: 'Expired' } });
+      expect(event.object.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
+      await w.ended;
+    } finally {
+      w.close();
+    }
+  });
+
   it('serves /version as v1.31.0 by default', async () => {
     const body = expectCode(await t.request('GET', '/version'), 200);
     expect(body).toMatchObject({ gitVersion: 'v1.31.0', major: '1', minor: '31' });

@@ -121,17 +121,6 @@ export function watchConformance(substrate: Substrate): void {
       expect(event).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'one' } } });
     });
 
-    it('answers a watch from a resourceVersion older than the server keeps with an ERROR event 410 Expired', async () => {
-      const w = await watch(`/api/v1/namespaces/${t.namespace}/configmaps?watch=1&resourceVersion=1`);
-      const event = await w.next();
-      expect(event).toMatchObject({
-        type: 'ERROR',
-        object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 410, reason: 'Expired' },
-      });
-      expect(event.object.message).toMatch(/^too old resource version: 1 \(\d+\)$/);
-      await w.ended;
-    });
-
     it('works with the Watch of @kubernetes/client-node', async () => {
       const ns = await t.createNamespace('conf-w7');
       const base = `/api/v1/namespaces/${ns}/configmaps`;
