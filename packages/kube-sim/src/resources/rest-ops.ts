@@ -20,6 +20,7 @@ import type { FieldRequirement, LabelSelector } from '../util/label-selector.js'
 import type { ResourceDef, VersionDef } from './resource-def.js';
 import { groupResourceKey, groupVersion } from './resource-def.js';
 import type { ResourceRegistry } from './resource-registry.js';
+import { metadataCauses } from './metadata-validation.js';
 import { defaultOnCreate, defaultOnUpdate, validateBuiltin } from './strategies.js';
 import { listTypesFor, trackUpdate } from '../patch/managed-fields.js';
 import type { FieldManagerContext } from '../patch/managed-fields.js';
@@ -272,11 +273,13 @@ export class RestOps {
   private validateContent(scope: Scope, obj: KObject, old: KObject | undefined, opts: WriteOptions): { object: KObject; warnings: string[] } {
     let result = { object: obj, warnings: [] as string[] };
     if (scope.def.topLevelFields !== undefined) result.warnings = dropUnknownFields(scope.def.topLevelFields, obj, opts.fieldValidation === 'Strict');
+    const metaCauses = metadataCauses(obj.metadata);
+    if (!scope.def.builtin && metaCauses.length > 0) throw invalid(scope.def.kind, scope.def.group, obj.metadata.name ?? '', metaCauses);
     if (!scope.def.builtin && this.customValidator !== undefined)
       result = this.customValidator(scope, obj, opts.fieldValidation === 'Strict');
     if (opts.fieldValidation === 'Ignore') result.warnings = [];
     if (scope.def.builtin) {
-      const causes = validateBuiltin(scope.def, result.object, old);
+      const causes = [...metaCauses, ...validateBuiltin(scope.def, result.object, old)];
       if (causes.length > 0) throw invalid(scope.def.kind, scope.def.group, obj.metadata.name ?? '', causes);
     }
     const hook = this.kindHooks.get(this.grKey(scope.def));

@@ -2,6 +2,7 @@ import { isObject } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
 import { badRequest } from '../server/status-error.js';
 import type { StatusCause } from '../server/status-error.js';
+import { dataKeyCauses } from './metadata-validation.js';
 import type { ResourceDef } from './resource-def.js';
 
 /**
@@ -285,6 +286,9 @@ export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | u
     }
   }
   if (key === '/configmaps' || key === '/secrets') {
+    causes.push(...dataKeyCauses(obj, key === '/configmaps'));
+    if (key === '/secrets' && old !== undefined && (old['type'] ?? 'Opaque') !== (obj['type'] ?? 'Opaque'))
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(obj['type'] ?? '')}: field is immutable`, field: 'type' });
     const size = dataSize(obj, key === '/configmaps');
     // The real messages: the whole object (field `[]`) for ConfigMaps, `data` for Secrets.
     if (size > maxDataBytes)

@@ -308,6 +308,51 @@ export function crudConformance(substrate: Substrate): void {
       expect(String(status.message)).toMatch(/^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name"/);
     });
 
+    it('refuses invalid label keys, label values and annotation keys with 422 Invalid', async () => {
+      const withMeta = (name: string, meta: Json): Json => ({ ...configMap(ns, name), metadata: { name, ...meta } });
+      const value = expectFailure(await t.request('POST', cms(), { body: withMeta('bad-label', { labels: { a: 'has space' } }) }), 422, 'Invalid');
+      expect(value.message).toBe(
+        `ConfigMap "bad-label" is invalid: metadata.labels: Invalid value: "has space": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+      );
+      const key = expectFailure(await t.request('POST', cms(), { body: withMeta('bad-label-key', { labels: { 'bad key': 'x' } }) }), 422, 'Invalid');
+      expect(key.details.causes).toEqual([
+        {
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+          field: 'metadata.labels',
+        },
+      ]);
+      const long = expectFailure(await t.request('POST', cms(), { body: withMeta('long-label', { labels: { a: 'x'.repeat(64) } }) }), 422, 'Invalid');
+      expect(long.details.causes[0].message).toBe(`Invalid value: "${'x'.repeat(64)}": must be no more than 63 characters`);
+      const annotation = expectFailure(await t.request('POST', cms(), { body: withMeta('bad-annotation', { annotations: { 'bad key': 'x' } }) }), 422, 'Invalid');
+      expect(annotation.details.causes.map((c: Json) => c.field)).toEqual(['metadata.annotations']);
+      // Annotation keys are checked lower-cased; values are free.
+      expectCode(await t.request('POST', cms(), { body: withMeta('fine-meta', { labels: { 'example.com/app': '' }, annotations: { 'Example.com/Note': 'any value at all' } }) }), 201);
+      const relabelled = await t.request('PATCH', `${cms()}/fine-meta`, { contentType: 'application/merge-patch+json', body: { metadata: { labels: { '-x': 'y' } } } });
+      expectFailure(relabelled, 422, 'Invalid');
+    });
+
+    it('refuses ConfigMap and Secret keys outside [-._a-zA-Z0-9]+ and a Secret type change with 422 Invalid', async () => {
+      const cmKey = expectFailure(await t.request('POST', cms(), { body: configMap(ns, 'bad-key', { 'a b': '1' }) }), 422, 'Invalid');
+      expect(cmKey.message).toBe(
+        `ConfigMap "bad-key" is invalid: data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+      );
+      const secrets = `/api/v1/namespaces/${ns}/secrets`;
+      const secretKey = expectFailure(
+        await t.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bad-key' }, data: { '..x': 'eA==' } } }),
+        422,
+        'Invalid',
+      );
+      expect(secretKey.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: `Invalid value: "..x": must not start with '..'`, field: 'data[..x]' }]);
+      expectCode(await t.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'typed' }, type: 'Opaque' } }), 201);
+      const retyped = expectFailure(
+        await t.request('PATCH', `${secrets}/typed`, { contentType: 'application/merge-patch+json', body: { type: 'example.com/other' } }),
+        422,
+        'Invalid',
+      );
+      expect(retyped.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "example.com/other": field is immutable', field: 'type' }]);
+    });
+
     it('rejects a create without name or generateName with 422 Invalid', async () => {
       const res = await t.request('POST', cms(), { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {}, data: {} } });
       const status = expectFailure(res, 422, 'Invalid');
