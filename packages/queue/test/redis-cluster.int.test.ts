@@ -89,10 +89,17 @@ describe('Redis Cluster (redis+cluster://)', () => {
 
   it('loses no key and runs none twice at once when the master of the queues is killed mid-propagation', async () => {
     const prefix = 'kf-cluster-failover';
-    const before = await slotOwner(nodes[0]?.port ?? 0, `{${prefix}}`);
+    // On a loaded machine a replica may still be attaching when the test starts: wait for it.
+    const before = await vi.waitFor(
+      async () => {
+        const owner = await slotOwner(nodes[0]?.port ?? 0, `{${prefix}}`);
+        expect(owner.replicas).toHaveLength(1);
+        return owner;
+      },
+      { timeout: 30_000, interval: 200 },
+    );
     const master = nodes.find((n) => n.port === before.master);
     expect(master).toBeDefined();
-    expect(before.replicas).toHaveLength(1);
     const survivor = nodes.find((n) => n !== master)?.port ?? 0;
     await using workload = await startWorkload({ connect: (role) => createRedisConnection(clusterUrl(), { role }), prefix });
     await workload.enqueue(names(0, 20));
