@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TestingError } from './testing-error.js';
+import { killOnExit } from './kill-on-exit.js';
 
 /** The repository root (packages/testing/src → ../../..). */
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -31,17 +32,6 @@ export function runSourceEntry(entry: string, args: readonly string[], options: 
   });
 }
 
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-/** Children never outlive this process, whatever way it ends. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
-}
-
 /**
  * A long-running child process with its output kept line by line: `lines` (stdout and stderr
  * merged, newest last) and `waitForLine`. Killed with SIGKILL if the parent exits first.
@@ -53,12 +43,10 @@ export class ManagedProcess {
   readonly #waiters = new Set<() => void>();
 
   constructor(readonly name: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}) {
-    installExitHook();
     this.child = spawn(process.execPath, [...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
-    live.add(this.child);
+    killOnExit(this.child);
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
-        live.delete(this.child);
         resolve(code ?? (signal === null ? null : 128));
         this.#notify();
       }),

@@ -1,17 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
+import { killOnExit } from '../kill-on-exit.js';
 import { RealClusterStartError } from './real-cluster-error.js';
-
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-/** Components never outlive the test process, whatever way it exits. */
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const child of live) child.kill('SIGKILL');
-  });
-}
 
 /** What {@link ComponentProcess.start} runs. */
 export interface ComponentProcessOptions {
@@ -41,15 +31,13 @@ export class ComponentProcess {
     child: ChildProcess,
   ) {
     this.#child = child;
-    live.add(child);
+    killOnExit(child);
     this.exited = new Promise((resolve) => {
       child.once('error', (err) => {
         this.#spawnError = err;
-        live.delete(child);
         resolve(-1);
       });
       child.once('exit', (code) => {
-        live.delete(child);
         resolve(code ?? 128);
       });
     });
@@ -57,7 +45,6 @@ export class ComponentProcess {
 
   /** Spawns `binary args...` with its output appended to `logFile`. */
   static async start(name: string, options: ComponentProcessOptions): Promise<ComponentProcess> {
-    installExitHook();
     const log = await open(options.logFile, 'a');
     try {
       const child = spawn(options.binary, [...options.args], { stdio: ['ignore', log.fd, log.fd] });
