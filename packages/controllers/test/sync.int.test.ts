@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import type { KubeObject, ResourceClient } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
 import { EventRecorder, Manager } from '@kubefed/runtime';
 import { consistently, startRedis, type RedisHandle } from '@kubefed/testing';
@@ -125,6 +125,35 @@ async function grantFullAccess(member: string, ns: string): Promise<void> {
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
     subjects: [{ kind: 'ServiceAccount', name: `${member}-host`, namespace: ns }],
   });
+}
+
+/**
+ * Propagates a FederatedClusterRole (with `annotations`) to both members, makes member2
+ * unreachable until it reports ClusterNotReady, deletes the object and runs `check` before
+ * member2 comes back.
+ */
+async function deleteWhileMember2Unreachable(
+  annotations: Record<string, string>,
+  check: (o: { name: string; objects: ResourceClient }) => Promise<void>,
+): Promise<{ name: string; objects: ResourceClient }> {
+  await startControlPlane();
+  const name = `fcr-${randomUUID().slice(0, 8)}`;
+  const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+  await objects.create({ ...federatedClusterRole(name, ['member1', 'member2']), metadata: { name, annotations } });
+  await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+  await expect.poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toContain('kubefed.io/sync-controller');
+  const member2 = fed.member('member2');
+  member2.faults.unreachable();
+  try {
+    await expect
+      .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
+      .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
+    await objects.delete(name);
+    await check({ name, objects });
+  } finally {
+    member2.faults.restore();
+  }
+  return { name, objects };
 }
 
 function federatedClusterRole(name: string, clusters: string[]): KubeObject {
@@ -408,48 +437,19 @@ describe('sync controller against kube-sim and Redis', () => {
   });
 
   it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {
-    await startControlPlane();
-    const name = `fcr-${randomUUID().slice(0, 8)}`;
-    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
-    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
-    await expect.poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toContain('kubefed.io/sync-controller');
-
-    const member2 = fed.member('member2');
-    member2.faults.unreachable();
-    try {
-      await expect
-        .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
-        .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
-      await objects.delete(name);
+    const { name, objects } = await deleteWhileMember2Unreachable({}, async ({ name, objects }) => {
       await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
       await consistently(async () => expect((await objects.get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller'), { durationMs: 1500, intervalMs: 100 });
-    } finally {
-      member2.faults.restore();
-    }
+    });
     await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
   });
 
   it('orphaning deletion does not wait for unready clusters: the Ready copies are unlabelled and the object goes', async () => {
-    await startControlPlane();
-    const name = `fcr-${randomUUID().slice(0, 8)}`;
-    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create({ ...federatedClusterRole(name, ['member1', 'member2']), metadata: { name, annotations: { 'kubefed.io/orphan': 'true' } } });
-    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
-    await expect.poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toContain('kubefed.io/sync-controller');
-    const member2 = fed.member('member2');
-    member2.faults.unreachable();
-    try {
-      await expect
-        .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
-        .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
-      await objects.delete(name);
+    await deleteWhileMember2Unreachable({ 'kubefed.io/orphan': 'true' }, async ({ name, objects }) => {
       await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
       expect((await inMember('member1', name))?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
-    } finally {
-      member2.faults.restore();
-    }
+    });
   });
 
   it('repairs a member copy changed behind its back at the next resync', async () => {
