@@ -50,6 +50,10 @@ function runCommand(file: string, args: readonly string[], options: { input?: st
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that exits without reading its stdin (redis-cli refused, a probe) closes the pipe: EPIPE here is not a failure, the exit code is.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(options.input ?? '');
   });
 }
