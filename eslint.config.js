@@ -14,7 +14,8 @@ const allowedSiblings = {
   queue: ['api'],
   controllers: ['api', 'client', 'runtime', 'scheduler', 'queue'],
   'controller-manager': ['api', 'client', 'runtime', 'scheduler', 'queue', 'controllers'],
-  kubefedctl: ['api', 'client', 'scheduler'],
+  kubefedctl: ['api', 'client', 'scheduler', 'dashboard'],
+  dashboard: ['api', 'client', 'runtime', 'scheduler', 'queue'],
   'kube-sim': ['api'],
   testing: null, // anything
   demo: null, // anything: the demo process drives the real parts
@@ -91,6 +92,8 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
+  // The dashboard's page scripts run in the browser.
+  { files: ['packages/dashboard/assets/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
   ...allPackages.map((pkg) => ({
     files: [`packages/${pkg}/**/*.ts`],
     rules: {
