@@ -127,6 +127,8 @@ export const AggregateReason = {
   ClusterRetrievalFailed: 'ClusterRetrievalFailed',
   ComputePlacementFailed: 'ComputePlacementFailed',
   NamespaceNotFederated: 'NamespaceNotFederated',
+  /** A namespaced object in the kubefed namespace of a Cluster-scoped control plane: never propagated. */
+  KubeFedNamespaceNotPropagated: 'KubeFedNamespaceNotPropagated',
 } as const;
 export type AggregateReason = (typeof AggregateReason)[keyof typeof AggregateReason];
 

@@ -412,6 +412,33 @@ describe('sync controller against kube-sim and Redis', () => {
     await consistently(untouched, { durationMs: 2000, intervalMs: 100 });
   });
 
+  it('never propagates an object in the kubefed namespace, and says why in its Propagation condition', async () => {
+    const ns = await startControlPlane([NAMESPACES, CONFIG_MAPS]);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, ns);
+    const placement = { clusters: [{ name: 'member1' }] };
+    await types('federatednamespaces').create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns }, spec: { placement } });
+    await types('federatedconfigmaps').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'smuggled' },
+      spec: { template: { data: { a: '1' } }, placement },
+    });
+    await expect
+      .poll(async () => ((await types('federatedconfigmaps').get('smuggled')).status as { conditions?: unknown } | undefined)?.conditions, { timeout: 15_000, interval: 100 })
+      .toEqual([
+        expect.objectContaining({
+          type: 'Propagation',
+          status: 'False',
+          reason: 'KubeFedNamespaceNotPropagated',
+          message: `objects in the kubefed namespace "${ns}" are never propagated to member clusters`,
+        }),
+      ]);
+    using member1 = clientFor(fed.member('member1'));
+    const memberConfigMaps = member1.resource({ group: '', version: 'v1', resource: 'configmaps' }, ns);
+    await consistently(async () => expect(await memberConfigMaps.get('smuggled').catch(() => undefined)).toBeUndefined(), { durationMs: 2000, intervalMs: 100 });
+    expect((await types('federatedconfigmaps').get('smuggled')).metadata.finalizers ?? []).toEqual([]);
+  });
+
   it('reports ClusterNotReady for a placed member that goes offline, and Propagation True again once it is back', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;

@@ -56,7 +56,7 @@ export class StatusWriter {
     if (fed === undefined || isDeleting(fed)) return;
     const outcomes = o.recorder.outcomes(rkey);
     const statuses = new Map<string, ClusterPropagationResult>();
-    let reason: 'ComputePlacementFailed' | undefined;
+    let reason: 'ComputePlacementFailed' | 'KubeFedNamespaceNotPropagated' | undefined;
     let message: string | undefined;
     let namespaceNotFederated = false;
     let targets: string[] = [];
@@ -64,6 +64,10 @@ export class StatusWriter {
       const placement = await placementOf(o, o.type, fed);
       targets = placement.clusters;
       namespaceNotFederated = placement.reason === 'NamespaceNotFederated';
+      if (placement.reason === 'KubeFedNamespace') {
+        reason = 'KubeFedNamespaceNotPropagated';
+        message = `objects in the kubefed namespace "${o.kubefedNamespace}" are never propagated to member clusters`;
+      }
     } catch (err) {
       if (!(err instanceof ComputePlacementError)) throw err;
       reason = 'ComputePlacementFailed';

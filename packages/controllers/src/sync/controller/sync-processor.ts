@@ -14,7 +14,7 @@ import type { SyncOutcomeSink } from './status-recorder.js';
 import type { SyncCaches } from './sync-controller.js';
 import { OwnWrites } from './own-writes.js';
 import type { VersionStore } from './version-store.js';
-import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import { inKubeFedNamespace, isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
 /** The KubeFedConfig settings a sync worker reads on every job. */
 export interface SyncSettings {
@@ -83,6 +83,8 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const type = options.types(job.federatedType);
     const member = options.memberClient(job.cluster);
     if (type === undefined || member === undefined) return;
+    // Nothing is ever written into a member's kubefed namespace (see inKubeFedNamespace).
+    if (inKubeFedNamespace(options, type, job.namespace)) return;
     const objectKey = job.namespace === undefined ? job.name : `${job.namespace}/${job.name}`;
     const { adoptResources, remoteStatusCollection } = settings();
     const collect = type.statusCollection && remoteStatusCollection;

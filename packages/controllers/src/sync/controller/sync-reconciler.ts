@@ -8,7 +8,7 @@ import { namespaceTargetOf } from '../namespace-target.js';
 import { clusterNotReadyEvent, clustersNotJoinedEvent, computePlacementFailedEvent, invalidFederatedNamespaceEvent, type SyncEvent, waitForRemovalEvent } from '../sync-events.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
-import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import { inKubeFedNamespace, isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
 /** Options of {@link SyncReconciler}. */
 export interface SyncReconcilerOptions extends PlacementEnvironment {
@@ -60,6 +60,11 @@ export class SyncReconciler implements Reconciler {
     if (isNamespaceType(o.type.targetType)) {
       const target = namespaceTargetOf(fed.metadata, o.kubefedNamespace);
       if (!target.propagate) return this.#ignoreFederatedNamespace(fed, target.reason);
+    }
+    if (inKubeFedNamespace(o, o.type, fed.metadata.namespace)) {
+      // Never propagated: the status writer explains why (placement reason KubeFedNamespace).
+      o.recorder.markDirty(rkey);
+      return this.#ignoreFederatedNamespace(fed, 'Unpropagated');
     }
     const ready = o.readyClusters();
     const job = (cluster: string, kind: SyncJob['kind']): SyncJob =>
@@ -140,8 +145,9 @@ export class SyncReconciler implements Reconciler {
   }
 
   /**
-   * A FederatedNamespace that propagates nothing: no member is touched, a finalizer left by an
-   * earlier version is removed without member work, and an invalid name gets KubeFed's Warning.
+   * A FederatedNamespace, or an object in the kubefed namespace, that propagates nothing: no
+   * member is touched, a finalizer left by an earlier version is removed without member work,
+   * and an invalid name gets KubeFed's Warning.
    */
   async #ignoreFederatedNamespace(fed: KubeObject, reason: 'InvalidName' | 'Unpropagated'): Promise<ReconcileOutcome> {
     const finalizers = fed.metadata.finalizers ?? [];

@@ -37,6 +37,8 @@ export interface PlacementEnvironment {
   readonly clusters: () => readonly PlacementCluster[];
   /** Scope of the control plane; default `Cluster`. */
   readonly scope?: 'Cluster' | 'Namespaced' | undefined;
+  /** The control plane's namespace: in a Cluster-scoped plane nothing in it is propagated. */
+  readonly kubefedNamespace: string;
   /** The FederatedNamespace resource; default `types.kubefed.io/v1beta1` `federatednamespaces`. */
   readonly federatedNamespaceGvr?: GroupVersionResource | undefined;
   /** An informer cache of FederatedNamespaces, read instead of the host once synced; default none (a GET each time). */
@@ -52,13 +54,35 @@ export interface SyncedCache {
 /** The FederatedNamespace resource KubeFed generates for `namespaces`. */
 export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
 
+/** The placement of a federated object as the sync controller acts on it. */
+export interface SyncPlacement {
+  /** Selected cluster names, sorted. */
+  readonly clusters: string[];
+  /** Why nothing is selected: see {@link EffectivePlacement}, and {@link inKubeFedNamespace}. */
+  readonly reason?: EffectivePlacement['reason'] | 'KubeFedNamespace';
+}
+
+/**
+ * Whether an object in `namespace` is a namespaced object in the kubefed namespace of a Cluster-scoped
+ * control plane. Such an object is never propagated: that namespace holds the control plane's
+ * own objects in the host and the join ServiceAccount and its token in every member, so
+ * whoever may write there must not reach the members through it. (A Namespaced plane
+ * propagates from its own namespace by design.)
+ */
+export function inKubeFedNamespace(env: Pick<PlacementEnvironment, 'scope' | 'kubefedNamespace'>, type: SyncType, namespace: string | undefined): boolean {
+  if ((env.scope ?? 'Cluster') !== 'Cluster' || type.targetType.scope !== 'Namespaced' || isNamespaceType(type.targetType)) return false;
+  return namespace === env.kubefedNamespace;
+}
+
 /**
  * The effective placement of `fedObject` (§4.4.4), reading the FederatedNamespace `N/N` for
- * namespaced targets (from `federatedNamespaceCache` once synced, else from the host).
+ * namespaced targets (from `federatedNamespaceCache` once synced, else from the host); nothing,
+ * with reason `KubeFedNamespace`, for an object {@link inKubeFedNamespace}.
  *
  * @throws ComputePlacementError for an invalid selector; API errors other than NotFound as is.
  */
-export async function placementOf(env: PlacementEnvironment, type: SyncType, fedObject: KubeObject): Promise<EffectivePlacement> {
+export async function placementOf(env: PlacementEnvironment, type: SyncType, fedObject: KubeObject): Promise<SyncPlacement> {
+  if (inKubeFedNamespace(env, type, fedObject.metadata.namespace)) return { clusters: [], reason: 'KubeFedNamespace' };
   let federatedNamespace: PlacementSource | undefined;
   const ns = fedObject.metadata.namespace;
   if (type.targetType.scope === 'Namespaced' && !isNamespaceType(type.targetType) && ns !== undefined && ns !== '') {
