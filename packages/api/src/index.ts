@@ -35,6 +35,7 @@ export * from './replica-scheduling-preference.js';
 export * from './propagated-version.js';
 export * from './federated-service-status.js';
 export * from './default-types.js';
+export * from './build-info.js';
 export * from './crds/openapi.js';
 export * from './crds/crd.js';
 export * from './crds/kubefed-crds.js';
