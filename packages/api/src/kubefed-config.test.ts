@@ -25,7 +25,7 @@ spec:
     leaseDuration: 1500ms
     renewDeadline: 1000ms
     retryPeriod: 500ms
-    resourceLock: configmaps
+    resourceLock: leases
   featureGates:
     - name: PushReconciler
       configuration: Enabled
@@ -49,7 +49,7 @@ const valid = () => parse(CONFIG_YAML);
 
 const FULL_DEFAULTS: KubeFedConfigSpec = {
   controllerDuration: { availableDelay: '20s', unavailableDelay: '1m0s', cacheSyncTimeout: '5m0s' },
-  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
+  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'leases' },
   featureGates: [
     { name: 'PushReconciler', configuration: 'Enabled' },
     { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
@@ -161,7 +161,12 @@ describe('KubeFedConfig', () => {
       (o) => (o.spec.leaderElect.renewDeadline = '600ms'),
       [{ path: 'spec.leaderElect.renewDeadline', message: 'Invalid value: "600ms": renewDeadline must be greater than retryPeriod*JitterFactor(1.2)' }],
     ],
-    ['an unknown resource lock', (o) => (o.spec.leaderElect.resourceLock = 'leases'), [{ path: 'spec.leaderElect.resourceLock', message: 'must be one of configmaps, endpoints' }]],
+    ['an unknown resource lock', (o) => (o.spec.leaderElect.resourceLock = 'etcd'), [{ path: 'spec.leaderElect.resourceLock', message: 'must be one of leases' }]],
+    ...['configmaps', 'endpoints', 'configmapsleases', 'endpointsleases'].map((lock): [string, (o: ReturnType<typeof valid>) => void, { path: string; message: string }[]] => [
+      `KubeFed's ${lock} lock, which Kubernetes 1.24 removed`,
+      (o) => (o.spec.leaderElect.resourceLock = lock),
+      [{ path: 'spec.leaderElect.resourceLock', message: `Unsupported value: "${lock}": Kubernetes 1.24 and later have no ConfigMap or Endpoints leader-election locks; supported values: "leases"` }],
+    ]),
     [
       'an unknown and a duplicate feature gate',
       (o) => o.spec.featureGates.push({ name: 'Foo', configuration: 'Enabled' }, { name: 'PushReconciler', configuration: 'On' }),

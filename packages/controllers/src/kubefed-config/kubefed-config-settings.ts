@@ -67,7 +67,7 @@ export function resolveKubeFedConfig(obj: unknown): ResolvedKubeFedConfig {
         leaseDurationMs: ms(le.leaseDuration),
         renewDeadlineMs: ms(le.renewDeadline),
         retryPeriodMs: ms(le.retryPeriod),
-        resourceLock: le.resourceLock ?? 'configmaps',
+        resourceLock: le.resourceLock ?? 'leases',
       },
       featureGates: resolveFeatureGates(spec),
       clusterHealthCheck: {
