@@ -17,7 +17,7 @@ export { join, validateJoinNames } from './commands/join.js';
 export type { JoinAction, JoinOptions, JoinResult, JoinTargets, PlannedObject } from './commands/join.js';
 export { unjoin } from './commands/unjoin.js';
 export type { UnjoinOptions, UnjoinResult, UnjoinTargets } from './commands/unjoin.js';
-export { formatVersion, readBuildInfo } from './commands/version.js';
+export { formatVersion } from './commands/version.js';
 export { DEFAULT_TYPE_NAMES, applyEnable, enableType, objectsForTarget } from './commands/enable.js';
 export type { EnableOptions, EnableResult } from './commands/enable.js';
 export { disableType } from './commands/disable.js';
@@ -52,7 +52,7 @@ export type { SyncLeastPrivilegeOptions } from './sync-least-privilege.js';
 export { templateSchemaFromOpenApi } from './template-schema.js';
 export type { OpenApiV3Document, TemplateSchema } from './template-schema.js';
 export { TypeNotFoundError, lookupType } from './type-lookup.js';
-export type { BuildInfo, BuildInfoSource } from './commands/version.js';
+export type { BuildInfo } from './commands/version.js';
 export { AlreadyJoinedError, ContextError, DuplicateEndpointError, JoinStepError, KubefedctlError, NotJoinedError, UnjoinError, UsageError, causeMessage } from './errors.js';
 export {
   JOINED_CLUSTER_ANNOTATION,
