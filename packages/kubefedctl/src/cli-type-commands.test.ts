@@ -28,16 +28,16 @@ afterAll(() => {
 
 describe('argument checks of enable, disable, orphaning-deletion and plan (no cluster contacted)', () => {
   it.each([
-    [['enable'], 'error: enable: a type is required'],
-    [['enable', 'deployments.apps', '--default-types'], 'error: enable: give either a type or --default-types, not both'],
+    [['enable'], 'Error: enable: a type is required'],
+    [['enable', 'deployments.apps', '--default-types'], 'Error: enable: give either a type or --default-types, not both'],
     [['enable', 'deployments.apps', '-o', 'json'], "argument 'json' is invalid"],
-    [['disable', 'deployments.apps', '--version', 'v1'], 'error: --version flag valid only with --delete-crd'],
-    [['disable', 'deployments.apps', '--federated-group', 'x.io'], 'error: --federated-group flag valid only with --delete-crd'],
+    [['disable', 'deployments.apps', '--version', 'v1'], 'Error: --version flag valid only with --delete-crd'],
+    [['disable', 'deployments.apps', '--federated-group', 'x.io'], 'Error: --federated-group flag valid only with --delete-crd'],
     [['orphaning-deletion', 'enable', 'federateddeployments'], "missing required argument 'name'"],
     [['orphaning-deletion', 'pause', 'federateddeployments', 'web'], "unknown command 'pause'"],
-    [['plan'], 'error: plan: an RSP name (live) or -f <file> (offline) is required'],
-    [['plan', 'web', '--clusters', 'a'], 'error: --clusters is only valid with -f (offline planning)'],
-    [['plan', '-f', '/nonexistent/rsp.yaml', '--clusters', 'a'], 'error: -f /nonexistent/rsp.yaml: cannot read the file'],
+    [['plan'], 'Error: plan: an RSP name (live) or -f <file> (offline) is required'],
+    [['plan', 'web', '--clusters', 'a'], 'Error: --clusters is only valid with -f (offline planning)'],
+    [['plan', '-f', '/nonexistent/rsp.yaml', '--clusters', 'a'], 'Error: -f /nonexistent/rsp.yaml: cannot read the file'],
   ])('kubefedctl %j fails with exit 1', async (argv, message) => {
     const r = await cli(argv);
     expect(r.code).toBe(1);
@@ -50,7 +50,7 @@ describe('argument checks of enable, disable, orphaning-deletion and plan (no cl
     expect(noClusters.stderr).toContain('--clusters is required');
     const badPair = await cli(['plan', '-f', rspFile, '--clusters', 'a,b', '--current', 'a3']);
     expect(badPair.code).toBe(1);
-    expect(badPair.stderr).toContain('error: --current: "a3" is not <cluster>=<integer>');
+    expect(badPair.stderr).toContain('Error: --current: "a3" is not <cluster>=<integer>');
   });
 
   it('plans offline with the RSP namespace/name as tie-break key by default', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBool, parseTimeout, run } from './cli.js';
 import type { RunIo } from './cli.js';
 import { validateJoinNames } from './commands/join.js';
+import { normalizeVerbosityArgs } from './klog-verbosity.js';
 import { formatVersion } from './commands/version.js';
 import type { BuildInfo } from './commands/version.js';
 
@@ -87,13 +88,13 @@ describe('kubefedctl run', () => {
   it('refuses --cluster-admin together with --least-privilege before reading any kubeconfig', async () => {
     const r = await cli(['join', 'member1', '--cluster-admin', '--least-privilege', '--kubeconfig', path.join(dir, 'missing')]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error: join: give either --cluster-admin or --least-privilege, not both');
+    expect(r.stderr).toContain('Error: join: give either --cluster-admin or --least-privilege, not both');
   });
 
   it.each([
-    ['an unknown command', ['frobnicate'], "error: unknown command 'frobnicate'"],
-    ['an unknown flag', ['join', 'm1', '--bogus'], "error: unknown option '--bogus'"],
-    ['a missing cluster name', ['join'], "error: missing required argument 'cluster-name'"],
+    ['an unknown command', ['frobnicate'], "Error: unknown command 'frobnicate'"],
+    ['an unknown flag', ['join', 'm1', '--bogus'], "Error: unknown option '--bogus'"],
+    ['a missing cluster name', ['join'], "Error: missing required argument 'cluster-name'"],
     ['a non-boolean --error-on-existing', ['join', 'm1', '--error-on-existing=maybe'], 'expected true or false'],
     ['an unsupported output format', ['join', 'm1', '-o', 'json'], 'Allowed choices are yaml'],
     ['a bad --timeout', ['join', 'm1', '--timeout', 'soon'], 'expected a positive duration'],
@@ -120,7 +121,7 @@ describe('kubefedctl run', () => {
   it('fails with a hint when the kubeconfig cannot be read', async () => {
     const r = await cli(['join', 'member1', '--kubeconfig', path.join(dir, 'missing')]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: cannot read kubeconfig ".*missing"/);
+    expect(r.stderr).toMatch(/^Error: cannot read kubeconfig ".*missing"/);
     expect(r.stderr).toContain('hint: pass --kubeconfig <file> or set KUBECONFIG');
     expect(r.stderr).not.toContain('    at ');
   });
@@ -128,14 +129,43 @@ describe('kubefedctl run', () => {
   it('finds the kubeconfig through KUBECONFIG and names the known contexts when one is missing', async () => {
     const r = await cli(['join', 'member1'], { KUBECONFIG: kubeconfig });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: kubeconfig has no context "member1"\nhint: pass --cluster-context with one of: host, arn:aws:eks:x/host\n');
+    expect(r.stderr).toBe('Error: kubeconfig has no context "member1"\nhint: pass --cluster-context with one of: host, arn:aws:eks:x/host\n');
   });
 
   it('requires --host-cluster-name when the host context name contains ":" or "/"', async () => {
     const r = await cli(['join', 'member1', '--kubeconfig', kubeconfig, '--host-cluster-context', 'arn:aws:eks:x/host', '--cluster-context', 'host']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error: host-cluster-name must be set if the name of the host cluster context contains one of ":" or "/"');
+    expect(r.stderr).toContain('Error: host-cluster-name must be set if the name of the host cluster context contains one of ":" or "/"');
     expect(r.stderr).toContain('hint: pass --host-cluster-name <name>');
+  });
+
+  it.each([
+    ['--v=6', ['--v=6']],
+    ['-v 6', ['-v', '6']],
+    ['-v6', ['-v6']],
+    ['--verbose', ['--verbose']],
+  ])('prints the stack trace of an error with %s', async (_what, flags) => {
+    const r = await cli([...flags, 'join', 'member1', '--kubeconfig', path.join(dir, 'missing')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Error: cannot read kubeconfig/);
+    expect(r.stderr).toContain('    at ');
+  });
+
+  it.each([['--v=2'], ['--v=0']])('prints no stack trace with %s', async (flag) => {
+    const r = await cli(['join', 'member1', flag, '--kubeconfig', path.join(dir, 'missing')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain('    at ');
+  });
+
+  it('rejects a verbosity that is not a number', async () => {
+    const r = await cli(['--v=high', 'version']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("Error: option '-v, --v <level>' argument 'high' is invalid. expected a non-negative integer");
+  });
+
+  it('prints commander’s usage errors as Error: with a hint line after them', async () => {
+    const r = await cli(['join', 'm1', '--bogus']);
+    expect(r.stderr).toBe("Error: unknown option '--bogus'\nhint: run the command with --help for its usage\n");
   });
 
   it('prints the stack trace only with -v', async () => {
@@ -147,11 +177,24 @@ describe('kubefedctl run', () => {
   it('rejects an invalid cluster name before contacting anything', async () => {
     const r = await cli(['unjoin', 'BAD_NAME', '--kubeconfig', kubeconfig]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error: cluster name "BAD_NAME" is not a valid Kubernetes object name');
+    expect(r.stderr).toContain('Error: cluster name "BAD_NAME" is not a valid Kubernetes object name');
   });
 });
 
 describe('flag parsing', () => {
+  it.each([
+    [['--v=2', 'join'], ['--v=2', 'join']],
+    [['-v', '3', 'join'], ['--v=3', 'join']],
+    [['join', 'm1', '-v=4'], ['join', 'm1', '--v=4']],
+    [['-v5'], ['--v=5']],
+    [['-v', 'join'], ['--verbose', 'join']],
+    [['enable', 'x', '-v'], ['enable', 'x', '--verbose']],
+    [['--v', '2'], ['--v', '2']],
+    [['federate', '-f', '-', '--', '-v', '2'], ['federate', '-f', '-', '--', '-v', '2']],
+  ])('reads klog verbosity %j as %j', (argv, expected) => {
+    expect(normalizeVerbosityArgs(argv)).toEqual(expected);
+  });
+
   it.each([
     ['true', true],
     ['false', false],

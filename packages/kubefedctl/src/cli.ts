@@ -11,6 +11,7 @@ import { DEFAULT_TYPE_NAMES, applyEnable, enableType } from './commands/enable.j
 import type { EnableResult } from './commands/enable.js';
 import { disableType } from './commands/disable.js';
 import { addFederateCommand } from './commands/federate-command.js';
+import { addDashboardCommand } from './commands/dashboard-command.js';
 import { orphaningDeletion } from './commands/orphaning.js';
 import type { OrphaningAction } from './commands/orphaning.js';
 import { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml } from './commands/plan.js';
@@ -25,7 +26,8 @@ import { KubefedctlError } from './errors.js';
 import type { Kubeconfig } from '@kubefed/client';
 import type { FederatedTypeConfig } from '@kubefed/api';
 import { clientForContext, contextDetails, loadKubeconfig, resolveContextName } from './kubeconfig-contexts.js';
-import { Output, formatError, renderYamlDocuments } from './output.js';
+import { Output, TRACE_VERBOSITY, formatError, levelForVerbosity, renderYamlDocuments } from './output.js';
+import { normalizeVerbosityArgs, parseVerbosity } from './klog-verbosity.js';
 import type { CliIo } from './output.js';
 import { describeObject } from './resources.js';
 
@@ -46,7 +48,12 @@ interface GlobalOptions {
   kubeconfig?: string;
   hostClusterContext?: string;
   kubefedNamespace: string;
+  /** `--v=N` (klog verbosity). */
+  v?: number;
+  /** `--verbose` (and bare `-v`): the same as `--v=6`. */
   verbose?: boolean;
+  /** `--dry-run`: mutating commands write nothing and print what they would do. */
+  dryRun?: boolean;
 }
 
 interface JoinFlags {
@@ -121,6 +128,11 @@ function globalsOf(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals<GlobalOptions & Record<string, unknown>>();
 }
 
+/** The printer at the level the global flags ask for (see {@link levelForVerbosity}). */
+function outputFor(globals: GlobalOptions, io: RunIo): Output {
+  return new Output(io, levelForVerbosity(Math.max(globals.v ?? 0, globals.verbose === true ? TRACE_VERBOSITY : 0)));
+}
+
 function kubeconfigFor(globals: GlobalOptions, io: RunIo): Kubeconfig {
   return loadKubeconfig({ kubeconfig: globals.kubeconfig, KUBECONFIG: io.env['KUBECONFIG'], home: io.env['HOME'] });
 }
@@ -169,7 +181,7 @@ function printUnjoin(result: UnjoinResult, dryRun: boolean, hostName: string, ou
 async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunIo): Promise<void> {
   if (flags.clusterAdmin === true && flags.leastPrivilege === true) throw new UsageError('join: give either --cluster-admin or --least-privilege, not both');
   const globals = globalsOf(cmd);
-  const out = new Output(io, globals.verbose === true);
+  const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
   const hostContext = resolveContextName(kubeconfig, globals.hostClusterContext, '--host-cluster-context');
   const hostName = flags.hostClusterName ?? hostContext;
@@ -208,7 +220,7 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunI
 
 async function runUnjoin(cluster: string, flags: UnjoinFlags, cmd: Command, io: RunIo): Promise<void> {
   const globals = globalsOf(cmd);
-  const out = new Output(io, globals.verbose === true);
+  const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
   const hostContext = resolveContextName(kubeconfig, globals.hostClusterContext, '--host-cluster-context');
   const hostName = flags.hostClusterName ?? hostContext;
@@ -301,7 +313,7 @@ Examples:
 
 function hostClient(cmd: Command, io: RunIo): { globals: GlobalOptions; out: Output; kubeconfig: Kubeconfig; hostContext: string; host: DynamicClient } {
   const globals = globalsOf(cmd);
-  const out = new Output(io, globals.verbose === true);
+  const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
   const hostContext = resolveContextName(kubeconfig, globals.hostClusterContext, '--host-cluster-context');
   const host = clientForContext(kubeconfig, hostContext, { timeoutMs: io.requestTimeoutMs ?? 20_000 });
@@ -406,7 +418,7 @@ async function runOrphaning(action: OrphaningAction, type: string, name: string,
 
 async function runPlan(rspName: string | undefined, flags: PlanFlags, cmd: Command, io: RunIo): Promise<void> {
   const globals = globalsOf(cmd);
-  const out = new Output(io, globals.verbose === true);
+  const out = outputFor(globals, io);
   let explanation;
   if (flags.filename !== undefined) {
     if (rspName !== undefined) throw new UsageError('plan: give either an RSP name or -f <file>, not both');
@@ -517,10 +529,19 @@ export function buildProgram(io: RunIo): Command {
     .option('--kubeconfig <path>', 'kubeconfig file to use (default: the files in KUBECONFIG, else ~/.kube/config)')
     .option('--host-cluster-context <context>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the KubeFed control plane', KUBEFED_NAMESPACE_DEFAULT)
-    .option('-v, --verbose', 'print debug logs, and stack traces of errors, to stderr')
+    .addOption(
+      new Option('-v, --v <level>', 'log verbosity, as klog takes it (--v=2, -v 2): 2 and above print debug lines, 6 and above also stack traces of errors')
+        .argParser(parseVerbosity),
+    )
+    .option('--verbose', 'the same as --v=6 (bare -v means this too)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
-    .showHelpAfterError('(run with --help for usage)');
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      // commander's own messages follow our `Error: <message>` form too.
+      outputError: (s, write) => write(s.replace(/^error: /, 'Error: ')),
+    })
+    .showHelpAfterError('hint: run the command with --help for its usage');
 
   program
     .command('join')
@@ -596,12 +617,20 @@ export function buildProgram(io: RunIo): Command {
     .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, cmd, io));
 
   addFederateCommand(program, {
-    output: (cmd) => new Output(io, globalsOf(cmd).verbose === true),
+    output: (cmd) => outputFor(globalsOf(cmd), io),
     connect: (cmd) => {
       const ctx = hostClient(cmd, io);
       return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending) };
     },
     readStdin: () => fs.readFileSync(0, 'utf8'),
+  });
+
+  addDashboardCommand(program, {
+    connect: (cmd) => {
+      const ctx = hostClient(cmd, io);
+      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace };
+    },
+    onInterrupt: io.onInterrupt,
   });
 
   const orphaning = program
@@ -669,9 +698,9 @@ export function buildProgram(io: RunIo): Command {
 
 /**
  * Runs kubefedctl with `argv` (the arguments after the program name) and returns the exit code:
- * 0 on success (and for help), 1 on any failure. Failures print `error: <cause>` and, when
- * known, `hint: <hint>` to stderr (stack traces only with `-v`); usage errors print commander's
- * message. Never throws, never exits.
+ * 0 on success (and for help), 1 on any failure. Failures print `Error: <cause>` and, when
+ * known, `hint: <hint>` to stderr (stack traces only at `--v=6` or bare `-v`); usage errors print
+ * commander's message in the same form. Never throws, never exits.
  */
 export async function run(argv: readonly string[], io: RunIo): Promise<number> {
   const program = buildProgram(io);
@@ -680,12 +709,11 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
     return 0;
   }
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(normalizeVerbosityArgs(argv), { from: 'user' });
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1;
-    const verbose = argv.includes('-v') || argv.includes('--verbose');
-    io.stderr(formatError(e, { verbose }));
+    io.stderr(formatError(e, { verbose: outputFor(program.opts<GlobalOptions>(), io).level === 'trace' }));
     return 1;
   }
 }

@@ -14,14 +14,40 @@ export interface CliIo {
 }
 
 /**
- * The CLI's printer: `info` lines (results) go to stdout; `progress`, `warn` and `debug`
- * (only with `-v`) go to stderr. Never pass secret material to any of them.
+ * How much the CLI prints on stderr besides results, warnings and errors: `info` nothing more,
+ * `debug` the `debug:` lines, `trace` also `trace:` lines and the stack and causes of an error.
+ */
+export type LogLevel = 'info' | 'debug' | 'trace';
+
+/** The klog verbosity at and above which {@link levelForVerbosity} answers `debug`. */
+export const DEBUG_VERBOSITY = 2;
+/** The klog verbosity at and above which {@link levelForVerbosity} answers `trace` (and bare `-v`). */
+export const TRACE_VERBOSITY = 6;
+
+/**
+ * Maps a klog verbosity (`--v=N`, as KubeFed's kubefedctl takes it) to our level: 0 and 1
+ * `info`, 2 to 5 `debug` (klog's V(2) detail and V(4) debug), 6 and above `trace` (where
+ * kubectl starts to show requests).
+ */
+export function levelForVerbosity(verbosity: number): LogLevel {
+  if (verbosity >= TRACE_VERBOSITY) return 'trace';
+  return verbosity >= DEBUG_VERBOSITY ? 'debug' : 'info';
+}
+
+/**
+ * The CLI's printer: `info` lines (results) go to stdout; `progress`, `warn`, `debug` (level
+ * debug or trace) and `trace` (level trace) go to stderr. Never pass secret material to any of them.
  */
 export class Output {
   constructor(
     private readonly io: CliIo,
-    readonly verbose: boolean,
+    readonly level: LogLevel = 'info',
   ) {}
+
+  /** Debug lines are shown (level `debug` or `trace`). */
+  get verbose(): boolean {
+    return this.level !== 'info';
+  }
 
   /** A result line on stdout. */
   info(line: string): void {
@@ -43,9 +69,14 @@ export class Output {
     this.io.stderr(`warning: ${line}\n`);
   }
 
-  /** A debug line on stderr, only with `-v/--verbose`. */
+  /** A debug line on stderr, only at level `debug` or `trace` (`--v=2` and above). */
   debug(line: string): void {
     if (this.verbose) this.io.stderr(`debug: ${line}\n`);
+  }
+
+  /** A trace line on stderr, only at level `trace` (`--v=6` and above, or `-v`). */
+  trace(line: string): void {
+    if (this.level === 'trace') this.io.stderr(`trace: ${line}\n`);
   }
 }
 
@@ -90,11 +121,11 @@ export function hintFor(e: unknown): string | undefined {
 }
 
 /**
- * The text printed for a failed command: `error: <cause>` on one line and, when known,
- * `hint: <hint>`. With `verbose`, the stack and the chain of causes follow.
+ * The text printed for a failed command: `Error: <cause>` on one line (as KubeFed's kubefedctl
+ * prints it) and, when known, `hint: <hint>`. With `verbose`, the stack and the chain of causes follow.
  */
 export function formatError(e: unknown, options: { verbose: boolean }): string {
-  let out = `error: ${causeMessage(e)}\n`;
+  let out = `Error: ${causeMessage(e)}\n`;
   const hint = hintFor(e);
   if (hint !== undefined) out += `hint: ${hint}\n`;
   if (options.verbose) {

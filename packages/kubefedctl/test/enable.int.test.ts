@@ -29,7 +29,7 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
   it('enables deployments.apps, round-trips orphaning deletion, refuses unknown types and -o yaml writes nothing, and disable --delete-crd removes both', async () => {
     const host = fed.client('host');
     const r = await fed.cli(['enable', 'deployments.apps']);
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/federateddeployments.types.kubefed.io created');
     expect(r.stdout).toContain('federatedtypeconfig.core.kubefed.io/deployments.apps created in namespace kube-federation-system');
@@ -76,7 +76,7 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
 
     const unknown = await fed.cli(['enable', 'widgets.example.com']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('error: Unable to find api resource named "widgets.example.com".');
+    expect(unknown.stderr).toContain('Error: Unable to find api resource named "widgets.example.com".');
     expect(unknown.stderr).toContain('hint:');
 
     const yaml = await fed.cli(['enable', 'configmaps', '-o', 'yaml']);
@@ -91,7 +91,7 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
     await host.resource(fdGvr, 'demo').delete('web');
     await expect.poll(() => getOrUndefined(host, fdGvr, 'web', 'demo'), { timeout: 10_000 }).toBeUndefined();
     const disabled = await fed.cli(['disable', 'deployments.apps', '--delete-crd']);
-    expect(disabled.stderr).not.toContain('error:');
+    expect(disabled.stderr).not.toContain('Error:');
     expect(disabled.code).toBe(0);
     expect(disabled.stdout).toContain('Disabled propagation for FederatedTypeConfig "kube-federation-system/deployments.apps"');
     expect(disabled.stdout).toContain('customresourcedefinition "federateddeployments.types.kubefed.io" deleted');
@@ -102,7 +102,7 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
 
   it('enables the 11 default types with --default-types, status collection on for workloads', async () => {
     const r = await fedDefaults.cli(['enable', '--default-types'], 120_000);
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     const host = fedDefaults.client('host');
     const ftcs = (await host.resource(gvr.federatedTypeConfigs, 'kube-federation-system').list()).items;

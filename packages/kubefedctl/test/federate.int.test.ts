@@ -60,7 +60,7 @@ describe('kubefedctl federate against kube-sim', () => {
     expect(enabled.code).toBe(0);
 
     const r = await fed.cli(['federate', 'configmaps', 'web-config', '-n', 'demo']);
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Successfully created FederatedConfigMap "demo/web-config" from ConfigMap');
     expect(r.stderr).toContain('warning: Annotations defined for ConfigMap "demo/web-config" will not appear in the template of the federated resource: note');
@@ -78,10 +78,10 @@ describe('kubefedctl federate against kube-sim', () => {
       fed.cli(['federate', 'configmaps', 'preview', '-n', 'demo', '--contents']),
     ]);
     expect(contents.code).toBe(1);
-    expect(contents.stderr).toContain("error: Flag '--contents' can only be used with type 'namespaces'.");
+    expect(contents.stderr).toContain("Error: Flag '--contents' can only be used with type 'namespaces'.");
 
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('error: FederatedConfigMap "demo/web-config" already exists');
+    expect(again.stderr).toContain('Error: FederatedConfigMap "demo/web-config" already exists');
 
     expect(noFtc.code).toBe(1);
     expect(noFtc.stderr).toContain('"secrets" not found');
@@ -105,7 +105,7 @@ describe('kubefedctl federate against kube-sim', () => {
     const host = fed.client('host');
     await expect.poll(() => getOrUndefined(host, gvr.serviceAccounts, 'default', 'shop'), { timeout: 10_000 }).toBeDefined();
     const r = await fed.cli(['federate', 'namespace', 'shop', '--contents', '--enable-type'], 120_000);
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('federatedtypeconfig.core.kubefed.io/namespaces created in namespace kube-federation-system');
     expect(r.stdout).toContain('Successfully created FederatedNamespace "shop/shop" from Namespace');
@@ -136,7 +136,7 @@ describe('kubefedctl federate against kube-sim', () => {
       '',
     ].join('\n');
     const [r, bad] = await Promise.all([cliWithStdin(['federate', '-f', '-'], input), cliWithStdin(['federate', '-f', '-'], 'kind: Secret\nmetadata: { name: x }\n')]);
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(yamlDocs(r.stdout)).toEqual([
       {
@@ -154,6 +154,6 @@ describe('kubefedctl federate against kube-sim', () => {
     ]);
     expect(await getOrUndefined(fed.client('host'), fedGvr('federateddeployments'), 'web', 'demo')).toBeUndefined();
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('error: standard input: document 1: apiVersion is required');
+    expect(bad.stderr).toContain('Error: standard input: document 1: apiVersion is required');
   }, 120_000);
 });

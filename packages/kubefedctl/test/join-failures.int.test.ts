@@ -15,7 +15,7 @@ describe('kubefedctl join failures against kube-sim', () => {
     fed.sim('member').faults.restore();
 
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^error: cannot reach member cluster member5 at ${fed.sim('member').url}: .*NetworkError`, 'm'));
+    expect(r.stderr).toMatch(new RegExp(`^Error: cannot reach member cluster member5 at ${fed.sim('member').url}: .*NetworkError`, 'm'));
     expect(r.stderr).toContain('hint: check that the member API server is up');
     expect(r.stderr).not.toContain('    at ');
     const host = fed.client('host');
@@ -34,7 +34,7 @@ describe('kubefedctl join failures against kube-sim', () => {
     const r = await fed.cli(joinArgs('member6', ns));
 
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error: join member6: step "create KubeFedCluster fed-rollback/member6 in host" failed: ');
+    expect(r.stderr).toContain('Error: join member6: step "create KubeFedCluster fed-rollback/member6 in host" failed: ');
     expect(r.stderr).toContain('rolling back: removing service account fed-rollback/member6-host in member6');
     const host = fed.client('host');
     expect((await host.resource(gvr.secrets, ns).list()).items.filter((s) => s.metadata.name?.startsWith('member6-'))).toEqual([]);

@@ -33,7 +33,7 @@ async function expectTokenWorks(credentials: DynamicClient, windowMs = 1000): Pr
 /** Runs the CLI and expects success; a failure shows its stderr. */
 async function cliOk(fed: SimFederation, args: string[]): Promise<CliRun> {
   const r = await fed.cli(args);
-  expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 0, stderr: expect.not.stringContaining('error:') });
+  expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 0, stderr: expect.not.stringContaining('Error:') });
   return r;
 }
 
@@ -53,7 +53,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
     const r = await fed.cli(['unjoin', 'notjoined', ...common, '--kubefed-namespace', ns]);
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain('unjoined');
-    expect(r.stderr).toMatch(/^error: unjoin notjoined: cluster notjoined is not joined: there is no KubeFedCluster fed-notjoined\/notjoined in host; nothing was removed$/m);
+    expect(r.stderr).toMatch(/^Error: unjoin notjoined: cluster notjoined is not joined: there is no KubeFedCluster fed-notjoined\/notjoined in host; nothing was removed$/m);
     expect(r.stderr).toContain('hint: ');
 
     await expectNamespaceKept(fed, ns);
@@ -73,7 +73,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const r = await fed.cli(['join', 'member2b', ...common, '--kubefed-namespace', ns]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`error: join member2b: the API endpoint ${fed.sim('member').url} is already joined as KubeFedCluster fed-dupendpoint/member2; nothing was written`);
+    expect(r.stderr).toContain(`Error: join member2b: the API endpoint ${fed.sim('member').url} is already joined as KubeFedCluster fed-dupendpoint/member2; nothing was written`);
     expect(r.stderr).toContain('--allow-duplicate-endpoint');
 
     const host = fed.client('host');
@@ -129,7 +129,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const refused = await fed.cli(['unjoin', 'stale', ...common, '--kubefed-namespace', ns]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error: unjoin stale: cluster stale is not joined: there is no KubeFedCluster fed-leftovers/stale in host; nothing was removed');
+    expect(refused.stderr).toContain('Error: unjoin stale: cluster stale is not joined: there is no KubeFedCluster fed-leftovers/stale in host; nothing was removed');
     expect(refused.stderr).toContain('--force');
     expect(await getOrUndefined(member, gvr.serviceAccounts, 'stale-host', ns)).toBeDefined();
 
@@ -158,7 +158,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const r = await fed.cli(['unjoin', 'a-b', ...common, '--kubefed-namespace', ns, '--force']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error: unjoin a-b: cluster a-b is not joined: there is no KubeFedCluster fed-collide/a-b in host');
+    expect(r.stderr).toContain('Error: unjoin a-b: cluster a-b is not joined: there is no KubeFedCluster fed-collide/a-b in host');
     expect(r.stderr).toContain('service account fed-collide/a-b-host in a-b (created by the join of a)');
 
     const member = fed.client('member');
@@ -170,7 +170,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
     // Nor does a join of "a-b" adopt them, even when told to update what exists.
     const adopt = await fed.cli(['join', 'a-b', ...common, '--kubefed-namespace', ns, '--error-on-existing=false', '--allow-duplicate-endpoint']);
     expect(adopt.code).toBe(1);
-    expect(adopt.stderr).toContain('error: join a-b: service account fed-collide/a-b-host in a-b was created by the join of a; nothing was written');
+    expect(adopt.stderr).toContain('Error: join a-b: service account fed-collide/a-b-host in a-b was created by the join of a; nothing was written');
     expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'a-b', ns)).toBeUndefined();
     expect((await member.resource(gvr.serviceAccounts, ns).get('a-b-host')).metadata.annotations).toMatchObject({ 'kubefed.io/joined-cluster': 'a' });
     await expectTokenWorks(credentials);

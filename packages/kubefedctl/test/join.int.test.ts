@@ -37,7 +37,7 @@ describe('kubefedctl join against kube-sim', () => {
     const ns = 'fed-join';
     await fed.controlPlane('host', ns);
     const r = await fed.cli(joinArgs('member1', ns, '--cluster-admin'));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('cluster "member1" joined host cluster "host" (KubeFedCluster fed-join/member1)');
 
@@ -74,7 +74,7 @@ describe('kubefedctl join against kube-sim', () => {
 
     const again = await fed.cli(joinArgs('member1', ns));
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('error: join member1: already exists: service account fed-join/member1-host in member1');
+    expect(again.stderr).toContain('Error: join member1: already exists: service account fed-join/member1-host in member1');
     expect(again.stderr).toContain('KubeFedCluster fed-join/member1 in host');
     expect(again.stderr).toContain('hint: run "kubefedctl unjoin member1" first, or re-run join with --error-on-existing=false');
   });
@@ -88,7 +88,7 @@ describe('kubefedctl join against kube-sim', () => {
     await member.resource(gvr.clusterRoleBindings).delete('kubefed-controller-manager:member2-host');
 
     const r = await fed.cli(joinArgs('member2', ns, '--error-on-existing=false'));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('created cluster role binding kubefed-controller-manager:member2-host in member2');
     expect(r.stdout).toContain('unchanged service account fed-rejoin/member2-host in member2');
@@ -105,7 +105,7 @@ describe('kubefedctl join against kube-sim', () => {
     const ns = 'fed-nsscope';
     await fed.controlPlane('host', ns, 'Namespaced');
     const r = await fed.cli(joinArgs('member9', ns, '--cluster-admin'));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     const member = fed.client('member');
     const role = await member.resource(gvr.roles, ns).get('kubefed-controller-manager:member9-host');
@@ -166,7 +166,7 @@ describe('kubefedctl join against kube-sim', () => {
     for (const f of [configMaps, deployments, secrets]) await ftcClient.create(f as unknown as KubeObject);
 
     const r = await fed.cli(joinArgs('member4', ns, '--least-privilege'));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     const role = await fed.client('member').resource(gvr.clusterRoles).get('kubefed-controller-manager:member4-host');
     expect(role.metadata.labels).toEqual({ 'kubefed.io/least-privilege': 'true' });
@@ -198,7 +198,7 @@ describe('kubefedctl join against kube-sim', () => {
     await fed.controlPlane('host', ns);
     const roles = fed.client('member').resource(gvr.clusterRoles);
     const r = await fed.cli(joinArgs('member5', ns));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     const role = await roles.get('kubefed-controller-manager:member5-host');
     expect(role.metadata.labels).toEqual({ 'kubefed.io/least-privilege': 'true' });
@@ -235,7 +235,7 @@ describe('kubefedctl join against kube-sim', () => {
     await expect.poll(async () => isUnauthorized(await oldToken.resource(gvr.nodes).list().then(() => undefined, (e: unknown) => e)), { timeout: 10_000, interval: 200 }).toBe(true);
 
     const r = await fed.cli(joinArgs('member8', ns, '--error-on-existing=false'));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`created secret ${ns}/member8-host in member8`);
     expect(r.stdout).toContain(`updated secret ${ns}/${before.secret.metadata.name ?? ''} in host`);

@@ -58,7 +58,7 @@ describe('kubefedctl join against a real API server', () => {
     const ns = 'real-join';
     await controlPlane(ns);
     const r = await cli(ns, 'join', 'member1', '--cluster-context', 'member');
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
 
     const member = fed.client('member');
@@ -91,7 +91,7 @@ describe('kubefedctl join against a real API server', () => {
     // Joined under its context's name: enable and disable update the role through that context
     // (the least-privilege token itself may not change RBAC).
     const r = await cli(ns, 'join', 'member', '--cluster-context', 'member', '--least-privilege');
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
 
     using creds = await viaKubeFedCluster(ns, 'member');
@@ -104,7 +104,7 @@ describe('kubefedctl join against a real API server', () => {
 
     // enable updates the member role; the real RBAC authorizer follows its informer within moments.
     const enabled = await cli(ns, 'enable', 'secrets');
-    expect(enabled.stderr).not.toContain('error:');
+    expect(enabled.stderr).not.toContain('Error:');
     expect(enabled.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member-host in member');
     await expect.poll(() => failure(creds.resource(gvr.secrets, 'default').create(secret('lp-granted'))), POLL).toBeUndefined();
 
@@ -141,7 +141,7 @@ describe('kubefedctl join against a real API server', () => {
     try {
       const refused = await cli(ns, 'unjoin', 'member8', '--cluster-context', 'member');
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
+      expect(refused.stderr).toMatch(/^Error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
       expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member8', ns)).toBeDefined();
 
       const forced = await cli(ns, 'unjoin', 'member8', '--cluster-context', 'member', '--force');

@@ -43,7 +43,7 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     expect((await fed.cli(['join', 'other', '--cluster-context', 'member', '--least-privilege', '--allow-duplicate-endpoint', ...args])).code).toBe(0);
 
     const enabled = await fed.cli(['enable', 'configmaps', ...args]);
-    expect(enabled.stderr).not.toContain('error:');
+    expect(enabled.stderr).not.toContain('Error:');
     expect(enabled.code).toBe(0);
     expect(enabled.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member-host in member');
     expect(enabled.stderr).toContain('warning: could not update the least-privilege role of cluster "other"');
@@ -102,7 +102,7 @@ describe('kubefedctl plan (live)', () => {
     });
 
     const r = await fed.cli(['plan', 'web', '-n', 'shop', '--host-cluster-context', 'host', '--kubefed-namespace', ns, '-o', 'json']);
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('FederatedDeployment shop/web does not exist');
     const out = JSON.parse(r.stdout) as { key: string; plan: Record<string, number>; unplaced: number; clusters: { name: string; current: number | null }[] };

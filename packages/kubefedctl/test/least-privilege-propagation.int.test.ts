@@ -39,11 +39,11 @@ describe('kubefedctl join --least-privilege with the controller manager process'
     const ctl = (...args: string[]) => fed.kubefedctl([...args, '--host-cluster-context', 'host']);
 
     const joined = await ctl('join', 'member1', '--cluster-context', 'member1', '--least-privilege');
-    expect(joined.stderr).not.toContain('error:');
+    expect(joined.stderr).not.toContain('Error:');
     expect(joined.code).toBe(0);
     for (const type of ['namespaces', 'configmaps']) {
       const enabled = await ctl('enable', type);
-      expect(enabled.stderr).not.toContain('error:');
+      expect(enabled.stderr).not.toContain('Error:');
       expect(enabled.code).toBe(0);
       expect(enabled.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member1-host in member1');
     }
@@ -91,7 +91,7 @@ describe('kubefedctl join --least-privilege with the controller manager process'
 
     // unjoin deletes the service account: its token stops working altogether.
     const unjoined = await ctl('unjoin', 'member1', '--cluster-context', 'member1');
-    expect(unjoined.stderr).not.toContain('error:');
+    expect(unjoined.stderr).not.toContain('Error:');
     expect(unjoined.code).toBe(0);
     await expect.poll(async () => isUnauthorized(await failureOf(creds.resource(RESOURCES.namespaces).list())), { timeout: 10_000, interval: 200 }).toBe(true);
   }, 180_000);

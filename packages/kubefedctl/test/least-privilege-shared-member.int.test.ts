@@ -39,13 +39,13 @@ describe('least-privilege joins of several federations in one member', () => {
     await fed.controlPlane('host', 'fed-c');
     for (const [flags, extra] of [[A, []], [B, []], [C, ['--host-cluster-name', 'hq']]] as const) {
       const joined = await fed.cli(['join', 'member', '--cluster-context', 'member', '--least-privilege', ...flags, ...extra]);
-      expect(joined.stderr).not.toContain('error:');
+      expect(joined.stderr).not.toContain('Error:');
       expect(joined.code).toBe(0);
     }
     const before = { b: await rules(ROLE.b), c: await rules(ROLE.c) };
 
     const enabled = await fed.cli(['enable', 'configmaps', ...A]);
-    expect(enabled.stderr).not.toContain('error:');
+    expect(enabled.stderr).not.toContain('Error:');
     expect(enabled.code).toBe(0);
     expect(enabled.stdout).toContain(`updated least-privilege cluster role ${ROLE.a} in member`);
     expect(grants(await rules(ROLE.a), 'configmaps')).toBe(true);

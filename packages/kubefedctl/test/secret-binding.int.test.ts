@@ -62,7 +62,7 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     const ns = 'bind-join';
     await fed.controlPlane('host', ns);
     const r = await fed.cli(joinArgs('member1', ns));
-    expect(r.stderr).not.toContain('error:');
+    expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     const secret = await hostSecretOf(ns, 'member1');
     expect(secret.metadata.annotations).toEqual({ [BINDING]: 'member1', 'kubefed.io/join-service-account': 'member1-host' });
@@ -71,7 +71,7 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     const secrets = fed.client('host').resource(gvr.secrets, ns);
     await secrets.update({ ...secret, metadata: { ...secret.metadata, annotations: {} } });
     const again = await fed.cli(joinArgs('member1', ns, '--error-on-existing=false'));
-    expect(again.stderr).not.toContain('error:');
+    expect(again.stderr).not.toContain('Error:');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`updated secret ${ns}/${secret.metadata.name ?? ''} in host`);
     const rebound = await hostSecretOf(ns, 'member1');
@@ -85,7 +85,7 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect((await fed.cli(joinArgs('member2', ns, '--secret-name', 'member2-token'))).code).toBe(0);
     const r = await fed.cli(joinArgs('thief', ns, '--secret-name', 'member2-token', '--allow-duplicate-endpoint'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`error: join thief: host cluster secret ${ns}/member2-token is bound to cluster member2 (annotation ${BINDING}); nothing was written`);
+    expect(r.stderr).toContain(`Error: join thief: host cluster secret ${ns}/member2-token is bound to cluster member2 (annotation ${BINDING}); nothing was written`);
     expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'thief', ns)).toBeUndefined();
     expect(await getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'thief-host', ns)).toBeUndefined();
     expect((await fed.client('host').resource(gvr.secrets, ns).get('member2-token')).metadata.annotations).toMatchObject({ [BINDING]: 'member2' });

@@ -33,7 +33,7 @@ beforeAll(async () => {
   fed = await SimFederation.start(['host']);
   await fed.controlPlane('host', NS);
   const enabled = await fed.cli(['enable', 'configmaps', ...global()]);
-  expect(enabled.stderr).not.toContain('error:');
+  expect(enabled.stderr).not.toContain('Error:');
   expect(enabled.code).toBe(0);
   const host = fed.client('host');
   await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: APP } });
@@ -85,8 +85,8 @@ describe('kubefedctl status', () => {
   }, 60_000);
 
   it.each([
-    [['status', 'widgets', '-n', APP], 'error: no federated type matches "widgets"', 'enabled types: configmaps'],
-    [['status', 'configmaps', 'missing', '-n', APP], 'error: FederatedConfigMap "missing" not found in namespace "shop"', 'kubefedctl status configmaps -A'],
+    [['status', 'widgets', '-n', APP], 'Error: no federated type matches "widgets"', 'enabled types: configmaps'],
+    [['status', 'configmaps', 'missing', '-n', APP], 'Error: FederatedConfigMap "missing" not found in namespace "shop"', 'kubefedctl status configmaps -A'],
     [['status', '-n', APP, '-A'], 'give either -n <namespace> or -A, not both', ''],
   ])('exits 1 naming the problem for %j', async (args, message, hint) => {
     const r = await fed.cli([...args, ...global()]);

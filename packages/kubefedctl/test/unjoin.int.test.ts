@@ -16,7 +16,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
     const ns = 'fed-unjoin';
     await fed.controlPlane('host', ns);
     const joined = await fed.cli(['join', 'member7', ...common, '--kubefed-namespace', ns]);
-    expect(joined.stderr).not.toContain('error:');
+    expect(joined.stderr).not.toContain('Error:');
     using oldCredentials = await memberViaKfc(fed, ns, 'member7');
     await oldCredentials.resource(gvr.nodes).list();
     const secretName = ((await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member7'))['spec'] as { secretRef: { name: string } }).secretRef.name;
@@ -62,7 +62,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
 
     const refused = await fed.cli(['unjoin', 'member8', ...common, '--kubefed-namespace', ns]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
+    expect(refused.stderr).toMatch(/^Error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
     expect(refused.stderr).toContain('use --force to remove the host side anyway');
     const host = fed.client('host');
     expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member8', ns)).toBeDefined();

@@ -25,12 +25,12 @@ afterAll(() => {
 
 describe('kubefedctl federate argument checks (before any cluster access)', () => {
   it.each([
-    [['federate'], 'error: TYPE-NAME is required'],
-    [['federate', 'configmaps'], 'error: RESOURCE-NAME is required'],
-    [['federate', 'configmaps', 'x', '-o', 'json'], 'error: Invalid value for --output: json'],
-    [['federate', 'configmaps', 'x', '-o', 'yaml', '--enable-type'], "error: Flag '--enable-type' cannot be used with '--output [yaml]'"],
-    [['federate', 'configmaps', '-f', 'in.yaml'], "error: Flag '--filename' does not take any args. Got args: [configmaps]"],
-    [['federate', '-f', '/nonexistent/in.yaml'], 'error: -f /nonexistent/in.yaml: cannot read the file'],
+    [['federate'], 'Error: TYPE-NAME is required'],
+    [['federate', 'configmaps'], 'Error: RESOURCE-NAME is required'],
+    [['federate', 'configmaps', 'x', '-o', 'json'], 'Error: Invalid value for --output: json'],
+    [['federate', 'configmaps', 'x', '-o', 'yaml', '--enable-type'], "Error: Flag '--enable-type' cannot be used with '--output [yaml]'"],
+    [['federate', 'configmaps', '-f', 'in.yaml'], "Error: Flag '--filename' does not take any args. Got args: [configmaps]"],
+    [['federate', '-f', '/nonexistent/in.yaml'], 'Error: -f /nonexistent/in.yaml: cannot read the file'],
   ])('%j fails with exit 1: %s', async (argv, message) => {
     const r = await cli(argv);
     expect(r.code).toBe(1);
