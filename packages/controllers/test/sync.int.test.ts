@@ -514,6 +514,42 @@ describe('sync controller against kube-sim and Redis', () => {
     expect(await inMember('member1', name)).toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ resources: ['pods'] }] });
   });
 
+  it('rewrites a member copy deleted and recreated by someone else with the same generation', async () => {
+    await startControlPlane([NAMESPACES, DEPLOYMENTS]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    const placement = { clusters: [{ name: 'member1' }] };
+    await types('federatednamespaces').create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: target }, spec: { placement } });
+    const labels = { app: 'web' };
+    await types('federateddeployments').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web' },
+      spec: { template: { spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } }, placement },
+    });
+    await expect
+      .poll(async () => ((await types('federateddeployments').get('web')).status as { conditions?: unknown } | undefined)?.conditions, { timeout: 20_000, interval: 100 })
+      .toEqual([expect.objectContaining({ type: 'Propagation', status: 'True' })]);
+    using member1 = clientFor(fed.member('member1'));
+    const deployments = member1.resource({ group: 'apps', version: 'v1', resource: 'deployments' }, target);
+    const original = await deployments.get('web');
+    // Someone else deletes the copy and creates their own in its place: same metadata (so the
+    // same generation), another spec. The sync may recreate its copy in between: try again.
+    const metadata = { name: 'web', namespace: target, labels: original.metadata.labels ?? {}, annotations: original.metadata.annotations ?? {} };
+    const forged: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { ...(original['spec'] as object), replicas: 7 } };
+    const mine = await vi.waitFor(
+      async () => {
+        await deployments.delete('web').catch(() => undefined);
+        return deployments.create(forged);
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+    expect(mine.metadata.generation).toBe(original.metadata.generation);
+    await expect.poll(async () => ((await deployments.get('web'))['spec'] as { replicas?: number }).replicas, { timeout: 15_000, interval: 100 }).toBe(2);
+    expect((await deployments.get('web')).metadata.uid).toBe(mine.metadata.uid);
+  });
+
   it('reports each member workload status as remoteStatus when the type collects status', async () => {
     await startControlPlane([NAMESPACES, { ...DEPLOYMENTS, statusCollection: true }]);
     const target = `app-${randomUUID().slice(0, 8)}`;

@@ -66,6 +66,8 @@ describe('memberVersion (§1.6)', () => {
     ['uses the generation when non-zero', { generation: 3, resourceVersion: '99' }, 'gen:3'],
     ['uses the resourceVersion when the generation is 0', { generation: 0, resourceVersion: '99' }, 'rv:99'],
     ['uses the resourceVersion without a generation', { resourceVersion: '12' }, 'rv:12'],
+    ['adds the uid to a generation', { generation: 3, resourceVersion: '99', uid: 'u-1' }, 'gen:3/u-1'],
+    ['leaves the uid out of a resourceVersion (new on every write anyway)', { generation: 0, resourceVersion: '99', uid: 'u-1' }, 'rv:99'],
   ])('%s', (_title, metadata, expected) => {
     expect(memberVersion({ metadata })).toBe(expected);
   });
@@ -105,5 +107,13 @@ describe('recordedVersion and needsUpdate (§4.4.8)', () => {
   ])('needsUpdate: %s', (_title, record, cluster, desired, member, expected) => {
     expect(needsUpdate({ fedObject, propagatedVersion: record, cluster, desired, memberObject: member })).toBe(expected);
     expect(needsUpdate({ fedObject, versions, propagatedVersion: record, cluster, desired, memberObject: member })).toBe(expected);
+  });
+
+  it('writes a copy that was deleted and recreated by someone else with the same generation', () => {
+    const written = meta({ generation: 1, uid: 'written-by-kubefed' });
+    const record = pv({ clusterVersions: [{ clusterName: 'c1', version: memberVersion(written) }] });
+    expect(needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired: meta({}), memberObject: written })).toBe(false);
+    const recreated = meta({ generation: 1, uid: 'recreated-by-hand' });
+    expect(needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired: meta({}), memberObject: recreated })).toBe(true);
   });
 });

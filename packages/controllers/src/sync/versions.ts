@@ -67,9 +67,16 @@ export function objectVersions(fedObject: VersionSource): ObjectVersions {
   return { templateVersion: templateVersion(fedObject), overridesVersion: overridesVersion(fedObject) };
 }
 
-/** The version string of a member object: `gen:<generation>` when generation ≠ 0, else `rv:<resourceVersion>`. */
+/**
+ * The version string of a member object: `gen:<generation>/<uid>` when generation ≠ 0 (`gen:<generation>`
+ * without a uid), else `rv:<resourceVersion>`. KubeFed records `gen:<generation>` only, so a copy
+ * deleted and recreated by someone else with the same generation passed as current; the uid
+ * tells them apart (a resourceVersion is new on every write anyway).
+ */
 export function memberVersion(obj: Pick<KubeObject, 'metadata'>): string {
-  return memberObjectVersion(obj.metadata);
+  const version = memberObjectVersion(obj.metadata);
+  const uid = obj.metadata.uid;
+  return version.startsWith('gen:') && uid !== undefined && uid !== '' ? `${version}/${uid}` : version;
 }
 
 /**
