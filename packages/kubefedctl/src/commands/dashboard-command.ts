@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import type { DynamicClient } from '@kubefed/client';
+import { startDashboard } from '@kubefed/dashboard';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Output } from '../output.js';
+import { objectStatus } from './status.js';
+
+/** What `kubefedctl dashboard` needs from the program. */
+export interface DashboardCommandContext {
+  /** Connects to the host (`--kubeconfig`, `--host-cluster-context`); the command closes the client. */
+  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string };
+  /** Subscribes to Ctrl-C (SIGINT/SIGTERM); returns the unsubscribe function. Without it the command stops at once. */
+  onInterrupt?: ((handler: () => void) => () => void) | undefined;
+}
+
+interface DashboardFlags {
+  port: number;
+  address: string;
+  open?: boolean;
+  redisUrl?: string;
+  queuePrefix?: string;
+}
+
+const EXAMPLES = `
+Examples:
+  # Serve the dashboard on a free loopback port and print its URL
+  kubefedctl dashboard
+
+  # A fixed port, and open the browser
+  kubefedctl dashboard --port 8001 --open
+
+  # Show each member's sync queue from the control plane's Redis
+  kubefedctl dashboard --redis-url redis://127.0.0.1:6379
+
+  # Reachable from other machines: the printed URL carries the token the API requires
+  kubefedctl dashboard --address 0.0.0.0 --port 8001
+`;
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535 (0 picks a free one).');
+  return n;
+}
+
+/** Opens `url` in the desktop's browser (xdg-open, open or start); a failure is only a warning. */
+function openBrowser(url: string, out: Output): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const child = spawn(command, args, { stdio: 'ignore', detached: true });
+  child.on('error', (err) => out.warn(`cannot open a browser (${command}): ${err.message}; open the URL yourself`));
+  child.unref();
+}
+
+async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardCommandContext): Promise<void> {
+  const { host, out, kubefedNamespace } = ctx.connect(cmd);
+  try {
+    const dashboard = await startDashboard({
+      host,
+      kubefedNamespace,
+      summarize: objectStatus,
+      address: flags.address,
+      port: flags.port,
+      redisUrl: flags.redisUrl,
+      queuePrefix: flags.queuePrefix,
+    });
+    out.info(`Dashboard of the federation at ${host.server}: ${dashboard.url}`);
+    if (dashboard.token !== undefined) out.info(`Token (the page asks for it; API clients send Authorization: Bearer <token>): ${dashboard.token}`);
+    out.progress('Press Ctrl-C to stop.');
+    if (flags.open === true) openBrowser(dashboard.url, out);
+    await new Promise<void>((resolve) => {
+      const off = ctx.onInterrupt?.(() => {
+        off?.();
+        resolve();
+      });
+      if (off === undefined) resolve();
+    });
+    await dashboard.close();
+  } finally {
+    host.close();
+  }
+}
+
+/** Registers `kubefedctl dashboard` on `program`. */
+export function addDashboardCommand(program: Command, ctx: DashboardCommandContext): void {
+  program
+    .command('dashboard')
+    .description(
+      "Serve a read-only web UI of the federation from the host context: member clusters, federated objects by cluster, replica scheduling; live from watches. Loopback only unless --address says otherwise, which then requires the printed token. Stops on Ctrl-C.",
+    )
+    .addOption(new Option('--port <port>', 'port to listen on (0: a free one)').argParser(parsePort).default(0))
+    .option('--address <address>', 'address to bind; any non-loopback address requires the printed token', '127.0.0.1')
+    .option('--open', "open the page in the desktop's browser")
+    .option('--redis-url <url>', "the control plane's Redis: show each member's sync queue (waiting, active, delayed, failed)")
+    .option('--queue-prefix <prefix>', "the controller manager's --queue-prefix (default BullMQ's)")
+    .addHelpText('after', EXAMPLES)
+    .action(async (flags: DashboardFlags, command: Command) => runDashboard(flags, command, ctx));
+}
