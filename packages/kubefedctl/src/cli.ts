@@ -12,7 +12,6 @@ import type { EnableResult } from './commands/enable.js';
 import { disableType } from './commands/disable.js';
 import { addFederateCommand } from './commands/federate-command.js';
 import { addDashboardCommand } from './commands/dashboard-command.js';
-import { addDashboardCommand } from './commands/dashboard-command.js';
 import { orphaningDeletion } from './commands/orphaning.js';
 import type { OrphaningAction } from './commands/orphaning.js';
 import { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml } from './commands/plan.js';
@@ -624,14 +623,6 @@ export function buildProgram(io: RunIo): Command {
       return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending) };
     },
     readStdin: () => fs.readFileSync(0, 'utf8'),
-  });
-
-  addDashboardCommand(program, {
-    connect: (cmd) => {
-      const ctx = hostClient(cmd, io);
-      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace };
-    },
-    onInterrupt: io.onInterrupt,
   });
 
   addDashboardCommand(program, {
