@@ -1,7 +1,8 @@
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { syncTypeOf, VersionStore } from '@kubefed/controllers';
+import { syncTypeOf, VersionStore, type VersionCaches } from '@kubefed/controllers';
+import { Informer, listerWatcherFor } from '@kubefed/runtime';
 import { createNamespace, startFederation, type Federation } from './federation.js';
 
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
@@ -23,7 +24,51 @@ async function withOwner(fed: Federation): Promise<void> {
   uid = owner.metadata.uid ?? '';
 }
 
+/** A PropagatedVersion informer on the host, started until `signal` aborts, and synced. */
+async function versionCaches(fed: Federation, signal: AbortSignal): Promise<VersionCaches & { running: Promise<void> }> {
+  const namespaced = new Informer({ name: 'propagatedversions', listerWatcher: listerWatcherFor(fed.hostClient.resource(PROPAGATED_VERSIONS)) });
+  const running = namespaced.start(signal);
+  await namespaced.waitForSync(signal);
+  return { namespaced, running };
+}
+
 describe('VersionStore', () => {
+  it('reads records from its synced watch cache: no host request once a record is known', async () => {
+    await using fed = await startFederation({});
+    await withOwner(fed);
+    const abort = new AbortController();
+    const caches = await versionCaches(fed, abort.signal);
+    const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
+    // Written by another process: this store learns it from the watch.
+    await new VersionStore(fed.hostClient).record({ type, fedObject: fedObject(1, 'a'), cluster: 'member1', version: 'rv:7', selectedClusters: ['member1'] });
+    const store = new VersionStore(fed.hostClient, { caches });
+    await expect.poll(async () => (await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions, { timeout: 10_000 }).toEqual([{ clusterName: 'member1', version: 'rv:7' }]);
+    // Every host request fails now: reads still answer, from the cache.
+    fed.host.faults.failRate(1, 500);
+    expect((await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions).toEqual([{ clusterName: 'member1', version: 'rv:7' }]);
+    fed.host.faults.restore();
+    abort.abort();
+    await caches.running;
+  });
+
+  it('reads back its own write at once, before the watch delivers it', async () => {
+    await using fed = await startFederation({});
+    await withOwner(fed);
+    const abort = new AbortController();
+    const caches = await versionCaches(fed, abort.signal);
+    const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
+    const store = new VersionStore(fed.hostClient, { caches });
+    const selectedClusters = ['member1', 'member2'];
+    for (let i = 0; i < 20; i++) {
+      await store.record({ type, fedObject: fedObject(1, 'a'), cluster: `member${(i % 2) + 1}`, version: `rv:${i}`, selectedClusters });
+      // Each read follows its write immediately: a lagging cache must not answer with an older record.
+      const expected = i === 0 ? [{ clusterName: 'member1', version: 'rv:0' }] : [{ clusterName: 'member1', version: `rv:${i % 2 === 0 ? i : i - 1}` }, { clusterName: 'member2', version: `rv:${i % 2 === 1 ? i : i - 1}` }];
+      expect((await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions).toEqual(expected);
+    }
+    abort.abort();
+    await caches.running;
+  });
+
   it('coalesces concurrent writes of many clusters into few writes of one PropagatedVersion', async () => {
     await using fed = await startFederation({});
     await withOwner(fed);

@@ -11,5 +11,5 @@ export { SyncReconciler, type SyncReconcilerOptions } from './sync-reconciler.js
 export { createSyncProcessor, MemberWriteError, type SyncJobProcessor, type SyncProcessorOptions, type SyncSettings } from './sync-processor.js';
 export { MemberWatches, type MemberWatchesOptions } from './member-watches.js';
 export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
-export { VersionStore, type VersionWrite } from './version-store.js';
+export { VersionStore, watchPropagatedVersions, type VersionCaches, type VersionStoreOptions, type VersionWrite } from './version-store.js';
 export { OwnWrites, type OwnWritesOptions } from './own-writes.js';

@@ -1,5 +1,6 @@
 import { type PropagatedVersion, propagatedVersionName } from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, isAlreadyExists, isConflict, isNotFound, type KubeObject, type ResourceClient } from '@kubefed/client';
+import { type Clock, deletedObject, type Informer, listerWatcherFor, type Manager, objectKey, systemClock } from '@kubefed/runtime';
 import { buildPropagatedVersion } from '../build-propagated-version.js';
 import { objectVersions, type VersionSource } from '../versions.js';
 import type { SyncType } from './sync-type.js';
@@ -18,6 +19,45 @@ export interface VersionWrite {
   readonly selectedClusters: readonly string[];
 }
 
+/**
+ * Watch-fed caches of the version records, read instead of a host GET once synced. Without them
+ * (or before they sync) every read is a GET.
+ */
+export interface VersionCaches {
+  /** PropagatedVersions (every namespace, or the control plane's in a Namespaced plane). */
+  readonly namespaced?: Informer | undefined;
+  /** ClusterPropagatedVersions (a Cluster-scoped plane only). */
+  readonly cluster?: Informer | undefined;
+}
+
+/**
+ * Adds the informers of {@link VersionCaches} to `manager` (they run on every replica: a standby
+ * that takes over finds its cache warm). With `namespace` (a Namespaced control plane) only the
+ * PropagatedVersions of that namespace are watched, as its permissions allow.
+ */
+export function watchPropagatedVersions(manager: Pick<Manager, 'informer'>, options: { host: DynamicClient; namespace?: string | undefined }): VersionCaches {
+  const namespaced = manager.informer({ name: 'propagatedversions', listerWatcher: listerWatcherFor(options.host.resource(PROPAGATED_VERSIONS, options.namespace)) });
+  if (options.namespace !== undefined) return { namespaced };
+  return { namespaced, cluster: manager.informer({ name: 'clusterpropagatedversions', listerWatcher: listerWatcherFor(options.host.resource(CLUSTER_PROPAGATED_VERSIONS)) }) };
+}
+
+/** Options of {@link VersionStore}. */
+export interface VersionStoreOptions {
+  /** Where records are read from; default none (a GET per read). */
+  readonly caches?: VersionCaches | undefined;
+  /** Default the system clock. */
+  readonly clock?: Clock | undefined;
+}
+
+/** A record this process wrote, served until the cache shows it (or for {@link OWN_WRITE_TTL_MS} at most). */
+interface OwnRecord {
+  readonly record: PropagatedVersion;
+  readonly at: number;
+}
+
+/** How long a record this process wrote is preferred to the cache when no watch event confirms it. */
+const OWN_WRITE_TTL_MS = 30_000;
+
 interface Batch {
   /** The newest write per cluster. */
   readonly writes: Map<string, VersionWrite>;
@@ -31,24 +71,60 @@ interface Batch {
  * the same record: within this process their writes are coalesced (one write in flight per
  * record; writes arriving meanwhile go together in the next one), and writes are conditional
  * and retried on conflict with other processes.
+ *
+ * Reads come from the watch-fed {@link VersionCaches} once synced, so a job that finds its
+ * member copy up to date makes no host request. A record this process wrote is served from
+ * memory until the watch delivers that very version: the cache may lag behind a write, and a
+ * stale record would cost a needless member write.
  */
 export class VersionStore {
   readonly #host: DynamicClient;
+  readonly #caches: VersionCaches;
+  readonly #clock: Clock;
   readonly #pending = new Map<string, Batch>();
   readonly #inflight = new Set<string>();
+  /** Records written by this process that the cache may not show yet, by cache key (`namespace/name` or `name`). */
+  readonly #own = new Map<string, OwnRecord>();
 
-  constructor(host: DynamicClient) {
+  constructor(host: DynamicClient, options: VersionStoreOptions = {}) {
     this.#host = host;
+    this.#caches = options.caches ?? {};
+    this.#clock = options.clock ?? systemClock;
+    for (const cache of [this.#caches.namespaced, this.#caches.cluster]) {
+      cache?.addEventHandler({
+        onAdd: (obj) => this.#confirm(obj),
+        onUpdate: (_, obj) => this.#confirm(obj),
+        onDelete: (obj) => this.#own.delete(objectKey(deletedObject(obj))),
+      });
+    }
   }
 
-  /** The stored record of `fedObject`, if any. */
+  /** The stored record of `fedObject`, if any: from the cache once synced, else from the host. */
   async get(type: SyncType, fedObject: KubeObject): Promise<PropagatedVersion | undefined> {
+    const name = propagatedVersionName(type.targetType.kind, fedObject.metadata.name ?? '');
+    const ns = fedObject.metadata.namespace;
+    const key = ns === undefined || ns === '' ? name : `${ns}/${name}`;
+    const own = this.#own.get(key);
+    if (own !== undefined && this.#clock.now() - own.at < OWN_WRITE_TTL_MS) return own.record;
+    const cache = ns === undefined || ns === '' ? this.#caches.cluster : this.#caches.namespaced;
+    if (cache?.hasSynced() === true) return cache.store.get(key);
+    return this.#read(fedObject, name);
+  }
+
+  async #read(fedObject: KubeObject, name: string): Promise<PropagatedVersion | undefined> {
     try {
-      return (await this.#client(fedObject).get(propagatedVersionName(type.targetType.kind, fedObject.metadata.name ?? '')));
+      return await this.#client(fedObject).get(name);
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /** The watch delivered a record: a record of ours with that resourceVersion is now in the cache. */
+  #confirm(obj: KubeObject): void {
+    const key = objectKey(obj);
+    const own = this.#own.get(key);
+    if (own !== undefined && own.record.metadata.resourceVersion === obj.metadata.resourceVersion) this.#own.delete(key);
   }
 
   /**
@@ -94,9 +170,11 @@ export class VersionStore {
       return v.templateVersion === versions.templateVersion && v.overridesVersion === versions.overridesVersion;
     });
     const client = this.#client(newest.fedObject);
+    const name = propagatedVersionName(newest.type.targetType.kind, newest.fedObject.metadata.name ?? '');
     for (let attempt = 1; ; attempt++) {
       try {
-        const existing = await this.get(newest.type, newest.fedObject);
+        // The cache first; after a conflict the host's current record.
+        const existing = attempt === 1 ? await this.get(newest.type, newest.fedObject) : await this.#read(newest.fedObject, name);
         const built = buildPropagatedVersion({
           fedObject: newest.fedObject,
           targetKind: newest.type.targetType.kind,
@@ -109,7 +187,8 @@ export class VersionStore {
         const obj = built.object as unknown as KubeObject;
         // The status subresource ignores status on create: create, then write the status.
         const target = existing === undefined ? { ...(await client.create(obj)), status: obj.status } : obj;
-        await client.updateStatus(target);
+        const stored = await client.updateStatus(target);
+        this.#own.set(objectKey(stored), { record: stored, at: this.#clock.now() });
         return;
       } catch (err) {
         if (attempt >= 10 || !(isConflict(err) || isAlreadyExists(err))) throw err;
