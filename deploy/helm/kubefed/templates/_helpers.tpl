@@ -1,0 +1,257 @@
+{{/* The scope of the control plane: Cluster (default) or Namespaced; anything else fails the render. */}}
+{{- define "kubefed.scope" -}}
+{{- $scope := .Values.global.scope | default "Cluster" -}}
+{{- if not (has $scope (list "Cluster" "Namespaced")) -}}
+{{- fail (printf "global.scope: must be Cluster or Namespaced, not %q" $scope) -}}
+{{- end -}}
+{{- $scope -}}
+{{- end -}}
+
+{{/* Name of a cluster-scoped RBAC object: shared in Cluster scope, per namespace in Namespaced scope (several Namespaced planes can share a host). */}}
+{{- define "kubefed.clusterRbacName" -}}
+{{- if eq (include "kubefed.scope" .root) "Namespaced" -}}
+{{ .name }}:{{ .root.Release.Namespace }}
+{{- else -}}
+{{ .name }}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels of every object. */}}
+{{- define "kubefed.labels" -}}
+app.kubernetes.io/part-of: kubefed
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end -}}
+
+{{/* Image of a component: `<repository>/<image>:<tag>`, falling back to the controller's and the chart's appVersion. */}}
+{{- define "kubefed.image" -}}
+{{- $cm := .root.Values.controllermanager -}}
+{{- $repository := .component.repository | default $cm.controller.repository -}}
+{{- $image := .component.image | default $cm.controller.image -}}
+{{- $tag := .component.tag | default $cm.controller.tag | default .root.Chart.AppVersion -}}
+{{- if $repository -}}{{ $repository }}/{{- end -}}{{ $image }}:{{ $tag }}
+{{- end -}}
+
+{{/* The Secret and key of the bundled Redis's password. */}}
+{{- define "kubefed.bundledRedisSecret" -}}
+{{- .Values.redis.bundled.existingSecret | default "kubefed-redis-password" -}}
+{{- end -}}
+
+{{/* Checks the Redis values; renders nothing. */}}
+{{- define "kubefed.validateRedis" -}}
+{{- if not .Values.redis.bundled.enabled -}}
+{{- $url := .Values.redis.external.url -}}
+{{- if not $url -}}
+{{- fail "redis.external.url: required when redis.bundled.enabled is false (e.g. rediss://redis.example.com:6380)" -}}
+{{- end -}}
+{{- $parsed := urlParse $url -}}
+{{- if not (has $parsed.scheme (list "redis" "rediss" "redis+sentinel" "rediss+sentinel" "redis+cluster" "rediss+cluster")) -}}
+{{- fail (printf "redis.external.url: scheme must be redis, rediss, redis+sentinel, rediss+sentinel, redis+cluster or rediss+cluster, not %q" $parsed.scheme) -}}
+{{- end -}}
+{{- if and .Values.redis.external.passwordSecret.name (contains ":" ($parsed.userinfo | default "")) -}}
+{{- fail "redis.external.url: carries a password while redis.external.passwordSecret.name is set; leave the password out of the URL" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* REDIS_URL, with $(REDIS_PASSWORD) where the password goes (the kubelet expands it from the env var before it). */}}
+{{- define "kubefed.redisUrl" -}}
+{{- if .Values.redis.bundled.enabled -}}
+redis://:$(REDIS_PASSWORD)@kubefed-redis:6379
+{{- else -}}
+{{- $u := urlParse .Values.redis.external.url -}}
+{{- if .Values.redis.external.passwordSecret.name -}}
+{{- $user := $u.userinfo | default "" -}}
+{{ $u.scheme }}://{{ $user }}:$(REDIS_PASSWORD)@{{ $u.host }}{{ $u.path }}{{ if $u.query }}?{{ $u.query }}{{ end }}
+{{- else -}}
+{{ .Values.redis.external.url }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The password Secret reference of REDIS_PASSWORD, or nothing. */}}
+{{- define "kubefed.redisPasswordRef" -}}
+{{- if .Values.redis.bundled.enabled -}}
+name: {{ include "kubefed.bundledRedisSecret" . }}
+key: password
+{{- else if .Values.redis.external.passwordSecret.name -}}
+name: {{ .Values.redis.external.passwordSecret.name }}
+key: {{ .Values.redis.external.passwordSecret.key | default "password" }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The pod template of a controller-manager process (the controller manager or the sync workers).
+Arguments: root (the chart's context), component (controller or syncWorker values), role
+(controller-manager or sync-worker), mode (controllers or workers), leaderElect (bool), serviceAccount.
+*/}}
+{{- define "kubefed.processPod" -}}
+{{- $root := .root -}}
+{{- $cm := $root.Values.controllermanager -}}
+{{- $c := .component -}}
+metadata:
+  labels:
+    {{- include "kubefed.labels" $root | nindent 4 }}
+    kubefed-control-plane: {{ .role }}
+    app.kubernetes.io/name: kubefed-{{ .role }}
+    app.kubernetes.io/component: {{ .role }}
+  {{- if or $c.forceRedeployment $c.podAnnotations }}
+  annotations:
+    {{- if $c.forceRedeployment }}
+    rollme: {{ randAlphaNum 5 | quote }}
+    {{- end }}
+    {{- with $c.podAnnotations }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- end }}
+spec:
+  serviceAccountName: {{ .serviceAccount }}
+  {{- with $cm.imagePullSecrets }}
+  imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with merge (deepCopy ($c.nodeSelector | default dict)) ($cm.commonNodeSelector | default dict) }}
+  nodeSelector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with concat ($cm.commonTolerations | default list) ($c.tolerations | default list) }}
+  tolerations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  affinity:
+    {{- if $c.affinity }}
+    {{- toYaml $c.affinity | nindent 4 }}
+    {{- else }}
+    podAntiAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+        - weight: 100
+          podAffinityTerm:
+            topologyKey: kubernetes.io/hostname
+            labelSelector:
+              matchLabels:
+                kubefed-control-plane: {{ .role }}
+    {{- end }}
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 65532
+    runAsGroup: 65532
+    seccompProfile:
+      type: RuntimeDefault
+  terminationGracePeriodSeconds: 30
+  containers:
+    - name: {{ .role }}
+      image: {{ include "kubefed.image" (dict "root" $root "component" $c) | quote }}
+      imagePullPolicy: {{ $c.imagePullPolicy | default "IfNotPresent" }}
+      args:
+        - --kubefed-namespace=$(POD_NAMESPACE)
+        - --mode={{ .mode }}
+        - --leader-elect={{ .leaderElect }}
+        {{- if .leaderElect }}
+        {{- with $cm.leaderElectLeaseDuration }}
+        - --leader-elect-lease-duration={{ . }}
+        {{- end }}
+        {{- with $cm.leaderElectRenewDeadline }}
+        - --leader-elect-renew-deadline={{ . }}
+        {{- end }}
+        {{- with $cm.leaderElectRetryPeriod }}
+        - --leader-elect-retry-period={{ . }}
+        {{- end }}
+        {{- end }}
+        - --metrics-addr=:9090
+        - --health-addr=:8080
+        - --log-level={{ $c.logLevel | default "info" }}
+        - --log-format=json
+        {{- if not $root.Values.redis.bundled.enabled }}
+        {{- if $root.Values.redis.external.tls.caSecret.name }}
+        - --redis-ca-file=/etc/kubefed/redis-ca/{{ $root.Values.redis.external.tls.caSecret.key | default "ca.crt" }}
+        {{- end }}
+        {{- if $root.Values.redis.external.tls.clientCertSecret }}
+        - --redis-cert-file=/etc/kubefed/redis-client/tls.crt
+        - --redis-key-file=/etc/kubefed/redis-client/tls.key
+        {{- end }}
+        {{- end }}
+        {{- range $c.extraArgs }}
+        - {{ . | quote }}
+        {{- end }}
+      env:
+        - name: POD_NAMESPACE
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.namespace
+        {{- with include "kubefed.redisPasswordRef" $root }}
+        - name: REDIS_PASSWORD
+          valueFrom:
+            secretKeyRef:
+              {{- . | nindent 14 }}
+        {{- end }}
+        - name: REDIS_URL
+          value: {{ include "kubefed.redisUrl" $root | quote }}
+        - name: DEFAULT_KUBEFED_SCOPE
+          value: {{ include "kubefed.scope" $root }}
+        {{- range $name, $value := $c.env }}
+        - name: {{ $name | quote }}
+          value: {{ $value | toString | quote }}
+        {{- end }}
+      ports:
+        - name: metrics
+          containerPort: 9090
+          protocol: TCP
+        - name: health
+          containerPort: 8080
+          protocol: TCP
+      livenessProbe:
+        httpGet:
+          path: /healthz
+          port: health
+        initialDelaySeconds: 10
+        periodSeconds: 10
+        timeoutSeconds: 3
+        failureThreshold: 3
+      readinessProbe:
+        httpGet:
+          path: /readyz
+          port: health
+        periodSeconds: 5
+        timeoutSeconds: 3
+        failureThreshold: 3
+      {{- with $c.resources }}
+      resources:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        allowPrivilegeEscalation: false
+        readOnlyRootFilesystem: true
+        capabilities:
+          drop: [ALL]
+      volumeMounts:
+        - name: tmp
+          mountPath: /tmp
+        {{- if not $root.Values.redis.bundled.enabled }}
+        {{- if $root.Values.redis.external.tls.caSecret.name }}
+        - name: redis-ca
+          mountPath: /etc/kubefed/redis-ca
+          readOnly: true
+        {{- end }}
+        {{- if $root.Values.redis.external.tls.clientCertSecret }}
+        - name: redis-client
+          mountPath: /etc/kubefed/redis-client
+          readOnly: true
+        {{- end }}
+        {{- end }}
+  volumes:
+    - name: tmp
+      emptyDir: {}
+    {{- if not $root.Values.redis.bundled.enabled }}
+    {{- with $root.Values.redis.external.tls.caSecret.name }}
+    - name: redis-ca
+      secret:
+        secretName: {{ . }}
+    {{- end }}
+    {{- with $root.Values.redis.external.tls.clientCertSecret }}
+    - name: redis-client
+      secret:
+        secretName: {{ . }}
+    {{- end }}
+    {{- end }}
+{{- end -}}
