@@ -1,0 +1,104 @@
+// The single-file kubefedctl as users get it: `npm run package:kubefedctl` (tools/package/),
+// copied alone into an empty directory outside the repository, run as a program and as the
+// kubectl plugin `kubectl-kubefed` with the real kubectl.
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimFederation } from './sim-federation.js';
+import type { CliRun } from './sim-federation.js';
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+const productionNode = fs.readFileSync(path.join(repoRoot, 'tools/node/production-version'), 'utf8').trim();
+const kubectl = '/usr/bin/kubectl';
+
+let dir: string;
+let exe: string;
+let fed: SimFederation;
+
+/** Runs `file args` in the empty directory with a bare environment (no NODE_PATH, no KUBECONFIG). */
+function runIn(file: string, args: string[], extraPath = ''): Promise<CliRun> {
+  const env = { PATH: `${extraPath}${extraPath === '' ? '' : ':'}/usr/bin:/bin`, HOME: dir };
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: path.dirname(exe), env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubefedctl-package-'));
+  const built = path.join(dir, 'build', 'kubefedctl-linux-x64');
+  execFileSync(process.execPath, [path.join(repoRoot, 'tools/package/kubefedctl.js'), '--out', built], { cwd: repoRoot, stdio: 'ignore', timeout: 600_000 });
+  exe = path.join(dir, 'empty', 'kubefedctl');
+  fs.mkdirSync(path.dirname(exe));
+  fs.copyFileSync(built, exe);
+  fs.chmodSync(exe, 0o755);
+  fs.rmSync(path.dirname(built), { recursive: true });
+  fed = await SimFederation.start(['host', 'member1']);
+  await fed.controlPlane('host', 'kube-federation-system');
+}, 660_000);
+
+afterAll(async () => {
+  await fed?.[Symbol.asyncDispose]();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function joinDryRun(): string[] {
+  return ['join', 'member1', '--cluster-context', 'member1', '--host-cluster-context', 'host', '--dry-run', '-o', 'yaml', '--kubeconfig', fed.kubeconfig];
+}
+
+function kindsOf(yaml: string): string[] {
+  return parseAllDocuments(yaml).map((d) => (d.toJS() as { kind: string }).kind);
+}
+
+describe('the packaged kubefedctl in an empty directory', () => {
+  it('is the only file there and reports the stamped version on the production Node', async () => {
+    expect(fs.readdirSync(path.dirname(exe))).toEqual(['kubefedctl']);
+    const r = await runIn(exe, ['version', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const info = JSON.parse(r.stdout) as Record<string, string>;
+    expect(info).toMatchObject({
+      gitCommit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim(),
+      nodeVersion: `v${productionNode}`,
+      platform: 'linux/x64',
+    });
+    expect(info['gitVersion']).toMatch(/^v\d+\.\d+\.\d+/);
+    expect(info['gitVersion']).not.toMatch(/-dev$/);
+    expect(info['buildDate']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it('prints its help', async () => {
+    const r = await runIn(exe, ['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: kubefedctl');
+    expect(r.stdout).toContain('join');
+  });
+
+  it('prints the objects join would create against kube-sim with join --dry-run -o yaml', async () => {
+    const r = await runIn(exe, joinDryRun());
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(kindsOf(r.stdout)).toContain('KubeFedCluster');
+    expect(kindsOf(r.stdout)).toContain('ServiceAccount');
+  });
+
+  it('runs as the kubectl plugin kubectl-kubefed: kubectl kubefed join --dry-run with the real kubectl', async () => {
+    const plugins = path.join(dir, 'plugins');
+    fs.mkdirSync(plugins, { recursive: true });
+    fs.copyFileSync(exe, path.join(plugins, 'kubectl-kubefed'));
+    fs.chmodSync(path.join(plugins, 'kubectl-kubefed'), 0o755);
+    const list = await runIn(kubectl, ['plugin', 'list'], plugins);
+    expect(list.stdout).toContain(path.join(plugins, 'kubectl-kubefed'));
+    const direct = await runIn(exe, joinDryRun());
+    const r = await runIn(kubectl, ['kubefed', ...joinDryRun()], plugins);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(kindsOf(r.stdout)).toEqual(kindsOf(direct.stdout));
+    const version = await runIn(kubectl, ['kubefed', 'version'], plugins);
+    expect(version.stdout).toMatch(/^kubefedctl version: \{gitVersion: "v/);
+  });
+});
