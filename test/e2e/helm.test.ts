@@ -15,7 +15,7 @@ import { run } from '@kubefed/kubefedctl';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { CHART_DIR, CRDS_DIR, chartGeneratedFiles } from '../../tools/helm/chart-files.js';
-import { CHART, KUBECTL, REPO_ROOT, containerOf, crdsFirst, envVar, find, helmBinary, helmBuilt, helmTemplate, parseObjects, runCommand, runOk } from './support/helm.js';
+import { CHART, KUBECTL, REPO_ROOT, containerOf, crdsFirst, envVar, find, helmBinary, helmBuilt, helmTemplate, parseObjects, runCommand, runOk, setArgs } from './support/helm.js';
 import type { K8sObject, Parsed } from './support/helm.js';
 
 const NS = 'kube-federation-system';
@@ -61,7 +61,7 @@ describe.skipIf(!helmBuilt())(`helm chart deploy/helm/kubefed (needs ${helmBinar
     ['Namespaced scope, bundled Redis', { 'global.scope': 'Namespaced' }],
     ['external Redis with password and TLS', { ...EXTERNAL, 'redis.external.passwordSecret.name': 'redis-auth', 'redis.external.tls.caSecret.name': 'redis-ca' }],
   ])('passes helm lint --strict: %s', async (_title, values) => {
-    const r = await runCommand(helmBinary(), ['lint', '--strict', CHART, '-n', NS, ...Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${v}`])]);
+    const r = await runCommand(helmBinary(), ['lint', '--strict', CHART, '-n', NS, ...setArgs(values)]);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
     expect(r.code).toBe(0);
@@ -202,7 +202,7 @@ describe.skipIf(!helmBuilt())(`helm chart deploy/helm/kubefed (needs ${helmBinar
     [{ 'redis.bundled.enabled': 'false', 'redis.external.url': 'http://redis:6379' }, 'redis.external.url: scheme must be redis, rediss'],
     [{ ...EXTERNAL, 'redis.external.url': 'redis://:secret@redis:6379', 'redis.external.passwordSecret.name': 'redis-auth' }, 'redis.external.url: carries a password while redis.external.passwordSecret.name is set'],
   ])('refuses %j with a message naming the value', async (values, message) => {
-    const r = await runCommand(helmBinary(), ['template', 'kubefed', CHART, '-n', NS, ...Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${v}`])]);
+    const r = await runCommand(helmBinary(), ['template', 'kubefed', CHART, '-n', NS, ...setArgs(values)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(message);
   });
@@ -267,7 +267,7 @@ describe.skipIf(!helmBuilt())(`helm chart deploy/helm/kubefed (needs ${helmBinar
       const base = [`--kubeconfig=${kubeconfig}`, `--cache-dir=${join(dir, 'cache')}`];
       return {
         kubeconfig,
-        k: (args, input) => runOk(KUBECTL, [...base, ...args], input),
+        k: (args, input) => runOk(KUBECTL, [...base, ...args], { input }),
         // `kubectl auth can-i` exits 1 for "no": its answer is the output.
         canI: async (as, what, namespace) => (await runCommand(KUBECTL, [...base, 'auth', 'can-i', ...what.split(' '), '-n', namespace, `--as=${as}`])).stdout.trim(),
       };

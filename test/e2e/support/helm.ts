@@ -41,10 +41,18 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a command with a time limit (60 s); `input` goes to its stdin. */
-export function runCommand(file: string, args: readonly string[], input?: string): Promise<RunResult> {
+/** Options of {@link runCommand}. */
+export interface RunOptions {
+  /** Written to its stdin; default nothing. */
+  input?: string | undefined;
+  /** Its environment; default this process's. */
+  env?: NodeJS.ProcessEnv | undefined;
+}
+
+/** Runs a command with a time limit (120 s). */
+export function runCommand(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 });
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 120_000, ...(options.env === undefined ? {} : { env: options.env }) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -54,13 +62,13 @@ export function runCommand(file: string, args: readonly string[], input?: string
     child.stdin.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE') reject(err);
     });
-    child.stdin.end(input ?? '');
+    child.stdin.end(options.input ?? '');
   });
 }
 
 /** Runs a command and returns its stdout; a non-zero exit rejects with its stderr. */
-export async function runOk(file: string, args: readonly string[], input?: string): Promise<string> {
-  const r = await runCommand(file, args, input);
+export async function runOk(file: string, args: readonly string[], options: RunOptions = {}): Promise<string> {
+  const r = await runCommand(file, args, options);
   if (r.code !== 0) throw new Error(`${file} ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`);
   return r.stdout;
 }
