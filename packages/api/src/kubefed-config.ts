@@ -3,6 +3,7 @@
  * (KUBEFED-REFERENCE §1.2), with the defaults of the mutating webhook (§6.1) and the rules of
  * the validating webhook (§6.2).
  */
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { FEATURE_GATE_DEFAULTS, type FeatureGate, type Switch } from './constants.js';
 import { objectMetaSchema } from './meta.js';
@@ -251,4 +252,14 @@ export function validateKubeFedConfig(obj: unknown, options: ValidateKubeFedConf
 /** Parses and validates a KubeFedConfig; throws a `ValidationError` listing every problem. */
 export function parseKubeFedConfig(obj: unknown, options: ValidateKubeFedConfigOptions = {}): KubeFedConfig {
   return unwrap(validateKubeFedConfig(obj, options), describeObject('KubeFedConfig', obj));
+}
+
+/**
+ * Parses a KubeFedConfig YAML (or JSON) document, e.g. the file of the controller manager's
+ * `--kubefed-config`, into a plain object for {@link validateKubeFedConfig}.
+ *
+ * @throws Error (from the YAML parser) with the line and column of a syntax error.
+ */
+export function parseKubeFedConfigYaml(text: string): unknown {
+  return parseYaml(text) as unknown;
 }

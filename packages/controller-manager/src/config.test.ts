@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, HelpShown, parseConfig, rateLimiter, redactUrl } from './config.js';
+import { ConfigError, HelpShown, parseConfig, rateLimiter, redactUrl, VersionShown } from './config.js';
 
 const env = { HOME: '/home/op' };
 
@@ -20,9 +20,9 @@ describe('parseConfig', () => {
       metricsAddr: ':9090',
       healthAddr: ':8080',
       leaderElect: true,
-      leaseDurationMs: 15_000,
-      renewDeadlineMs: 10_000,
-      retryPeriodMs: 5_000,
+      leaseDurationMs: undefined,
+      renewDeadlineMs: undefined,
+      retryPeriodMs: undefined,
       mode: 'all',
       logLevel: 'info',
       logFormat: 'json',
@@ -53,6 +53,12 @@ describe('parseConfig', () => {
     [['--queue-prefix', 'a:b'], '--queue-prefix: must be letters, digits, "_", "." or "-"'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseConfig(argv, env)).toThrow(message);
+  });
+
+  it('prints the version line with --version and stops', () => {
+    let out = '';
+    expect(() => parseConfig(['--version'], env, { out: (t) => (out += t) })).toThrow(VersionShown);
+    expect(out).toMatch(/^kubefed-controller-manager version: \{gitVersion: "v/);
   });
 
   it('reads REDIS_URL and KUBECONFIG from the environment', () => {
@@ -86,6 +92,16 @@ describe('parseConfig', () => {
       { redisUrl: 'rediss+sentinel://s1/m?sentinelPassword=x&tlsCaFile=/ca.pem&tlsCertFile=/c.pem&tlsKeyFile=/k.pem' },
     ],
     [['--healthz-addr', '127.0.0.1:8081'], { healthAddr: '127.0.0.1:8081' }],
+    [['--rest-config-qps', '50', '--rest-config-burst', '75'], { hostRateLimit: { qps: 50, burst: 75 } }],
+    [['--kube-api-qps', '10', '--rest-config-qps', '20'], { hostRateLimit: { qps: 20, burst: 1000 } }],
+    [['--v=2'], { logLevel: 'info' }],
+    [['--v=4'], { logLevel: 'debug' }],
+    [['-v=6'], { logLevel: 'trace' }],
+    [['-v', '5'], { logLevel: 'debug' }],
+    [['--v=6', '--log-level', 'warn'], { logLevel: 'warn' }],
+    [['--master', 'https://10.0.0.1:6443'], { master: 'https://10.0.0.1:6443', host: { kind: 'masterOnly' } }],
+    [['--master', 'https://10.0.0.1:6443', '--kubeconfig', '/k'], { master: 'https://10.0.0.1:6443', host: { kind: 'kubeconfig', paths: ['/k'] } }],
+    [['--kubefed-config', '/etc/kubefed/config.yaml'], { kubefedConfigFile: '/etc/kubefed/config.yaml' }],
   ])('accepts %j', (argv, expected) => {
     expect(parseConfig(argv, env)).toMatchObject(expected);
   });
@@ -104,9 +120,10 @@ describe('parseConfig', () => {
     [['--redis-url', 'rediss://cache', '--redis-cert-file', '/c.pem'], '--redis-cert-file, --redis-key-file: Redis URL rediss://cache?tlsCertFile=/c.pem has only one of ?tlsCertFile= and ?tlsKeyFile='],
     [['--redis-ca-file', ''], '--redis-ca-file: must not be empty'],
     [['--leader-elect=maybe'], '--leader-elect: "maybe" is not true or false'],
+    [['--v=high'], '--v: is not a verbosity level (0, 1, 2, ...)'],
+    [['--master', 'api.example.com'], '--master: is not an http(s):// URL'],
+    [['--rest-config-qps', '0'], '--rest-config-qps: "0" is not a positive number'],
     [['--leader-elect-retry-period', 'soon'], '--leader-elect-retry-period: "soon" is not a positive duration'],
-    [['--leader-elect-lease-duration', '10s'], '--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline'],
-    [['--leader-elect-renew-deadline', '6s'], '--leader-elect-renew-deadline: must be greater than --leader-elect-retry-period'],
     [['--mode', 'banana'], "option '--mode <mode>' argument 'banana' is invalid"],
     [['--log-format', 'xml'], "option '--log-format <format>' argument 'xml' is invalid"],
     [['--bogus'], "unknown option '--bogus'"],

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { isDns1123Label, KubeFedError, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
+import { buildInfo, formatBuildInfo, isDns1123Label, KubeFedError, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
 import { kubeconfigPaths } from '@kubefed/client';
 import { parseRedisUrl, redactRedisUrl } from '@kubefed/queue';
 import { parseAddress } from '@kubefed/runtime';
@@ -15,6 +15,8 @@ export const LOG_FORMATS = ['json', 'pretty'] as const;
 /** Where the host cluster's credentials come from. */
 export type HostSource =
   | { readonly kind: 'kubeconfig'; readonly paths: readonly string[] }
+  /** `--master` without `--kubeconfig`: that URL alone, with no credentials (as client-go's BuildConfigFromFlags). */
+  | { readonly kind: 'masterOnly' }
   | { readonly kind: 'inCluster'; readonly host: string; readonly port: string };
 
 /** The validated configuration of the controller-manager process. */
@@ -22,6 +24,10 @@ export interface ControllerManagerConfig {
   readonly host: HostSource;
   /** Kubeconfig context; undefined = current context. */
   readonly context: string | undefined;
+  /** `--master`: API server URL of the host, replacing the kubeconfig context's server (alone: that URL without credentials). */
+  readonly master?: string | undefined;
+  /** `--kubefed-config`: a KubeFedConfig YAML file used instead of the object in the API (read at start, never written). */
+  readonly kubefedConfigFile?: string | undefined;
   readonly kubefedNamespace: string;
   /**
    * `--redis-url` (default `$REDIS_URL`, else `redis://127.0.0.1:6379`): one of the forms of
@@ -51,9 +57,12 @@ export interface ControllerManagerConfig {
   readonly metricsAddr: string;
   readonly healthAddr: string;
   readonly leaderElect: boolean;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
+  /** `--leader-elect-lease-duration`; undefined (not given): the KubeFedConfig's `spec.leaderElect.leaseDuration`. */
+  readonly leaseDurationMs: number | undefined;
+  /** `--leader-elect-renew-deadline`; undefined (not given): the KubeFedConfig's `spec.leaderElect.renewDeadline`. */
+  readonly renewDeadlineMs: number | undefined;
+  /** `--leader-elect-retry-period`; undefined (not given): the KubeFedConfig's `spec.leaderElect.retryPeriod`. */
+  readonly retryPeriodMs: number | undefined;
   readonly mode: Mode;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly logFormat: (typeof LOG_FORMATS)[number];
@@ -66,6 +75,19 @@ export class ConfigError extends KubeFedError {}
 
 /** `--help` was shown (commander printed it); the process should exit 0. */
 export class HelpShown extends KubeFedError {}
+
+/** `--version` was printed; the process should exit 0. */
+export class VersionShown extends KubeFedError {}
+
+/** The one-line version `--version` prints: the build stamp kubefedctl's `version` prints too. */
+export function versionLine(): string {
+  return formatBuildInfo('kubefed-controller-manager', buildInfo({ nodeVersion: process.version, os: process.platform, arch: process.arch }));
+}
+
+/** klog's `--v=N` as a log level: up to 3 info, 4 and 5 debug, 6 and more trace. */
+export function klogLevel(v: number): 'info' | 'debug' | 'trace' {
+  return v >= 6 ? 'trace' : v >= 4 ? 'debug' : 'info';
+}
 
 /** The environment variables the process reads. */
 export interface ConfigEnv {
@@ -88,6 +110,8 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     )
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)')
     .option('--context <name>', 'kubeconfig context of the host cluster (default: the current context)')
+    .option('--master <url>', 'API server of the host cluster; replaces the server of the kubeconfig context (without a kubeconfig: this URL with no credentials)')
+    .option('--kubefed-config <path>', 'KubeFedConfig YAML file used instead of the KubeFedConfig "kubefed" in the API (read at start; the object in the API is then neither created nor followed)')
     .option('--kubefed-namespace <namespace>', 'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)', KUBEFED_NAMESPACE_DEFAULT)
     .option(
       '--redis-url <url>',
@@ -105,17 +129,21 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--sync-resync-period <duration>', 'every federated object is synced again this often to repair drift missed by the member watches (positive Go duration)', '5m')
     .option('--kube-api-qps <qps>', 'requests per second to the host cluster API server (sustained)', '500')
     .option('--kube-api-burst <n>', 'requests to the host cluster API server in a burst', '1000')
+    .option('--rest-config-qps <qps>', "KubeFed's name of --kube-api-qps (wins when both are given)")
+    .option('--rest-config-burst <n>', "KubeFed's name of --kube-api-burst (wins when both are given)")
     .option('--member-api-qps <qps>', 'requests per second to each member cluster API server (sustained), health probes and sync workers together', '100')
     .option('--member-api-burst <n>', 'requests to each member cluster API server in a burst', '200')
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
     .addOption(new Option('--leader-elect [bool]', 'run controllers only while holding the leader Lease (true|false)').default('true'))
-    .option('--leader-elect-lease-duration <duration>', 'how long a leader claim is valid without renewal (Go duration)', '15s')
-    .option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long steps down (Go duration)', '10s')
-    .option('--leader-elect-retry-period <duration>', 'time between acquire/renew attempts (Go duration)', '5s')
+    .option('--leader-elect-lease-duration <duration>', 'how long a leader claim is valid without renewal (Go duration; default: spec.leaderElect.leaseDuration of the KubeFedConfig, 15s)')
+    .option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long steps down (Go duration; default: spec.leaderElect.renewDeadline of the KubeFedConfig, 10s)')
+    .option('--leader-elect-retry-period <duration>', 'time between acquire/renew attempts (Go duration; default: spec.leaderElect.retryPeriod of the KubeFedConfig, 5s)')
     .addOption(new Option('--mode <mode>', 'what to run: controllers, sync workers, or both').choices(MODES).default('all'))
     .addOption(new Option('--log-level <level>', 'minimum log level').choices(LOG_LEVELS).default('info'))
+    .option('-v, --v <level>', 'klog-style verbosity, as KubeFed\'s Deployment passes it: 0-3 info, 4-5 debug, 6+ trace (--log-level wins when both are given)')
+    .option('--version', 'print the version and exit')
     .addOption(new Option('--log-format <format>', 'JSON lines or human-readable output').choices(LOG_FORMATS).default('json'))
     .helpOption('-h, --help', 'show this help')
     .allowExcessArguments(false)
@@ -153,6 +181,18 @@ const positiveNumber = z.string().transform((v, ctx) => {
 const flagsSchema = z.object({
   kubeconfig: z.string().min(1, 'must not be empty').optional(),
   context: z.string().min(1, 'must not be empty').optional(),
+  master: z
+    .string()
+    .refine((v) => /^https?:\/\/[^/\s]+/.test(v), 'is not an http(s):// URL')
+    .optional(),
+  kubefedConfig: z.string().min(1, 'must not be empty').optional(),
+  restConfigQps: positiveNumber.optional(),
+  restConfigBurst: positiveNumber.optional(),
+  v: z
+    .string()
+    .regex(/^\d+$/, 'is not a verbosity level (0, 1, 2, ...)')
+    .transform(Number)
+    .optional(),
   kubefedNamespace: z.string().superRefine((v, ctx) => {
     if (!isDns1123Label(v)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a valid namespace name (DNS-1123 label)` });
   }),
@@ -211,9 +251,9 @@ const flagsSchema = z.object({
     ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not true or false` });
     return z.NEVER;
   }),
-  leaderElectLeaseDuration: durationOf,
-  leaderElectRenewDeadline: durationOf,
-  leaderElectRetryPeriod: durationOf,
+  leaderElectLeaseDuration: durationOf.optional(),
+  leaderElectRenewDeadline: durationOf.optional(),
+  leaderElectRetryPeriod: durationOf.optional(),
   mode: z.enum(MODES),
   logLevel: z.enum(LOG_LEVELS),
   logFormat: z.enum(LOG_FORMATS),
@@ -268,7 +308,8 @@ function redisUrlWithTls(url: string, files: Readonly<Record<(typeof TLS_FLAGS)[
 export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { out: (s: string) => void } = { out: () => {} }): ControllerManagerConfig {
   const program = buildProgram(env, { out: output.out, err: () => {} });
   try {
-    program.parse([...argv], { from: 'user' });
+    // klog (Go's flag package) also takes `-v=2`; commander reads a short option's `=` as part of the value.
+    program.parse(argv.map((a) => (/^-v=/.test(a) ? `-${a}` : a)), { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help') throw new HelpShown('help shown');
@@ -276,26 +317,26 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     }
     throw err;
   }
+  if (program.opts().version === true) {
+    output.out(versionLine());
+    throw new VersionShown('version shown');
+  }
   const parsed = flagsSchema.safeParse(program.opts());
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ConfigError(`${flagName(issue?.path[0])}: ${issue?.message ?? 'invalid value'}`);
   }
   const f = parsed.data;
-  if (f.leaderElectLeaseDuration <= f.leaderElectRenewDeadline) {
-    throw new ConfigError('--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline');
-  }
-  if (f.leaderElectRenewDeadline <= f.leaderElectRetryPeriod * 1.2) {
-    throw new ConfigError('--leader-elect-renew-deadline: must be greater than --leader-elect-retry-period × 1.2');
-  }
   const redisUrl = redisUrlWithTls(f.redisUrl, { '--redis-ca-file': f.redisCaFile, '--redis-cert-file': f.redisCertFile, '--redis-key-file': f.redisKeyFile });
   const scope = env.DEFAULT_KUBEFED_SCOPE ?? '';
   if (scope !== '' && scope !== 'Cluster' && scope !== 'Namespaced') {
     throw new ConfigError(`DEFAULT_KUBEFED_SCOPE: ${JSON.stringify(scope)} is not Cluster or Namespaced`);
   }
   return {
-    host: hostSource(f.kubeconfig, env),
+    host: f.master !== undefined && f.kubeconfig === undefined ? { kind: 'masterOnly' } : hostSource(f.kubeconfig, env),
     context: f.context,
+    master: f.master,
+    kubefedConfigFile: f.kubefedConfig,
     kubefedNamespace: f.kubefedNamespace,
     redisUrl,
     queuePrefix: f.queuePrefix,
@@ -303,7 +344,7 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     clusterWorkerConcurrency: f.clusterWorkerConcurrency,
     workerRateLimit: f.workerRateLimit,
     syncResyncPeriodMs: f.syncResyncPeriod,
-    hostRateLimit: { qps: f.kubeApiQps, burst: Math.max(1, Math.round(f.kubeApiBurst)) },
+    hostRateLimit: { qps: f.restConfigQps ?? f.kubeApiQps, burst: Math.max(1, Math.round(f.restConfigBurst ?? f.kubeApiBurst)) },
     memberRateLimit: { qps: f.memberApiQps, burst: Math.max(1, Math.round(f.memberApiBurst)) },
     metricsAddr: f.metricsAddr,
     healthAddr: f.healthzAddr ?? f.healthAddr,
@@ -312,7 +353,7 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     renewDeadlineMs: f.leaderElectRenewDeadline,
     retryPeriodMs: f.leaderElectRetryPeriod,
     mode: f.mode,
-    logLevel: f.logLevel,
+    logLevel: f.v !== undefined && program.getOptionValueSource('logLevel') === 'default' ? klogLevel(f.v) : f.logLevel,
     logFormat: f.logFormat,
     defaultScope: scope === 'Namespaced' ? 'Namespaced' : 'Cluster',
   };

@@ -5,7 +5,7 @@
  * A bad flag exits 1 with a one-line cause naming it.
  */
 import { createLogger } from '@kubefed/runtime';
-import { ConfigError, HelpShown, parseConfig, type ControllerManagerConfig } from './config.js';
+import { ConfigError, HelpShown, parseConfig, VersionShown, type ControllerManagerConfig } from './config.js';
 import { runControllerManager } from './manager-process.js';
 
 async function main(): Promise<number> {
@@ -13,7 +13,7 @@ async function main(): Promise<number> {
   try {
     config = parseConfig(process.argv.slice(2), process.env, { out: (s) => process.stdout.write(s) });
   } catch (err) {
-    if (err instanceof HelpShown) return 0;
+    if (err instanceof HelpShown || err instanceof VersionShown) return 0;
     if (err instanceof ConfigError) {
       console.error(`kubefed-controller-manager: ${err.message}`);
       return 1;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
-import { DynamicClient, Kubeconfig } from '@kubefed/client';
+import { type ClusterConnection, DynamicClient, Kubeconfig } from '@kubefed/client';
 import type {
   StatusRecorder} from '@kubefed/controllers';
 import {
@@ -17,6 +17,7 @@ import {
   type HealthCheckSettingsSource,
   type KubeFedConfigSettings,
   readKubeFedSettings,
+  readKubeFedSettingsFile,
   type SyncJobProcessor,
   type SyncSettings,
 } from '@kubefed/controllers';
@@ -25,6 +26,7 @@ import { BullMqJobProducer, createRedisConnection, pingRedis, SyncOutcomePublish
 import { deletedObject, EventRecorder, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
 import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
+import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
 import { MemberClients } from './member-clients.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
 
@@ -74,9 +76,9 @@ export function leaderIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
-/** The host cluster client from the configured kubeconfig (or in-cluster service account). */
+/** The host cluster client from the configured kubeconfig (or in-cluster service account), with `--master` as its server when given. */
 export function hostClient(config: ControllerManagerConfig): DynamicClient {
-  return DynamicClient.fromKubeconfig(hostKubeconfig(config), { context: config.context, userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
 }
 
 /**
@@ -85,11 +87,15 @@ export function hostClient(config: ControllerManagerConfig): DynamicClient {
  * host requests of the controllers, which would cost the leadership under load.
  */
 function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
-  return DynamicClient.fromKubeconfig(hostKubeconfig(config), { context: config.context, userAgent: 'kubefed-controller-manager/leader-election', qps: 10, burst: 20 });
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/leader-election', qps: 10, burst: 20 });
 }
 
-function hostKubeconfig(config: ControllerManagerConfig): Kubeconfig {
-  return config.host.kind === 'inCluster' ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port }) : Kubeconfig.fromFiles(config.host.paths);
+function hostConnection(config: ControllerManagerConfig): ClusterConnection {
+  const master = config.master;
+  if (config.host.kind === 'masterOnly' && master !== undefined) return { name: 'host', server: master, tls: {}, authHeaders: () => Promise.resolve({}) };
+  const kubeconfig = config.host.kind === 'inCluster' ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port }) : Kubeconfig.fromFiles(config.host.kind === 'kubeconfig' ? config.host.paths : []);
+  const connection = kubeconfig.connection({ context: config.context });
+  return master === undefined ? connection : { ...connection, server: master };
 }
 
 /**
@@ -111,29 +117,6 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   using host = hostClient(given);
   using leases = leaderElectionClient(given);
   const identity = options.identity ?? leaderIdentity();
-  // One registry for the process: its controllers, the replica scheduling controller's own
-  // manager, and Node.js process metrics (kubefed_process_*, kubefed_nodejs_*).
-  const metrics = new RuntimeMetrics({ processMetrics: true });
-  const manager = new Manager({
-    logger,
-    metrics,
-    healthAddress: given.healthAddr,
-    metricsAddress: given.metricsAddr,
-    // A workers-only process needs no Lease: its workers run on every replica.
-    ...(given.leaderElect && given.mode !== 'workers'
-      ? {
-          leaderElection: {
-            leases: leases.resource(LEASES, namespace),
-            name: LEADER_ELECTION_LOCK_NAME,
-            namespace,
-            identity,
-            leaseDurationMs: given.leaseDurationMs,
-            renewDeadlineMs: given.renewDeadlineMs,
-            retryPeriodMs: given.retryPeriodMs,
-          },
-        }
-      : {}),
-  });
   const runControllers = given.mode === 'all' || given.mode === 'controllers';
   const runWorkers = given.mode === 'all' || given.mode === 'workers';
   const connections: RedisConnection[] = [];
@@ -148,14 +131,33 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
   let config: ResolvedConfig;
   let started: KubeFedConfigSettings;
+  let timing: LeaderElectionTiming;
   try {
     config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(host, namespace)) };
     // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
-    started = await readKubeFedSettings(host, namespace, { defaultScope: given.defaultScope, create: runControllers, signal: options.signal });
+    started =
+      given.kubefedConfigFile === undefined
+        ? await readKubeFedSettings(host, namespace, { defaultScope: given.defaultScope, create: runControllers, signal: options.signal })
+        : await readKubeFedSettingsFile(given.kubefedConfigFile, namespace);
+    timing = leaderElectionTiming(given, started.leaderElect);
   } catch (err) {
     for (const c of connections) c.disconnect();
     throw err;
   }
+  // One registry for the process: its controllers, the replica scheduling controller's own
+  // manager, and Node.js process metrics (kubefed_process_*, kubefed_nodejs_*).
+  const metrics = new RuntimeMetrics({ processMetrics: true });
+  const manager = new Manager({
+    logger,
+    metrics,
+    healthAddress: given.healthAddr,
+    metricsAddress: given.metricsAddr,
+    cacheSyncTimeoutMs: started.controllerDuration.cacheSyncTimeoutMs,
+    // A workers-only process needs no Lease: its workers run on every replica.
+    ...(given.leaderElect && given.mode !== 'workers'
+      ? { leaderElection: { leases: leases.resource(LEASES, namespace), name: LEADER_ELECTION_LOCK_NAME, namespace, identity, ...timing } }
+      : {}),
+  });
   const scope = started.scope;
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
   manager.addReadyCheck('redis', async () => {
@@ -165,7 +167,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const producer = producerConnection === undefined ? undefined : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
 
   logger.info(
-    { mode: config.mode, namespace, scope, server: host.server, leaderElect: config.leaderElect, identity, redisUrl: redactUrl(config.redisUrl) },
+    { mode: config.mode, namespace, scope, server: host.server, leaderElect: config.leaderElect, ...timing, identity, redisUrl: redactUrl(config.redisUrl) },
     'starting kubefed-controller-manager',
   );
 
@@ -173,8 +175,9 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   let clusterInformer: Informer<KubeObject> | undefined;
   let memberClients: MemberClients | undefined;
   // Every mode follows the KubeFedConfig (workers read adoptResources and the status gate from it).
-  const source = new KubeFedConfigSource(namespace);
-  registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope, createDefault: runControllers });
+  const source = new KubeFedConfigSource(namespace, started);
+  // With --kubefed-config the file's settings stay in force; the object in the API is not followed.
+  if (config.kubefedConfigFile === undefined) registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope, createDefault: runControllers });
   const syncSettings = (): SyncSettings => {
     const current = source.current();
     return { adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled', remoteStatusCollection: current.featureGates.RawResourceStatusCollection };
@@ -195,6 +198,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         clusters: () => clusters.informer.store.list(),
         producer,
         scope,
+        // Read at start, as KubeFed's controller manager does: a change takes a restart.
+        maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
         resyncPeriodMs: config.syncResyncPeriodMs,
         onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,

@@ -1,18 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
+import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { listerWatcherFor, Manager, type Runnable } from '@kubefed/runtime';
+import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from '@kubefed/controllers';
-import { createNamespace, startFederation, type Federation } from './federation.js';
+import {
+  FEDERATED_TYPE_CONFIG_GVR,
+  FederatedTypeConfigReconciler,
+  registerFederatedTypeConfigController,
+  registerKubeFedClusterController,
+  staticHealthCheckSettings,
+} from '@kubefed/controllers';
+import { createNamespace, joinMember, startFederation, type Federation } from './federation.js';
 
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
+const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+const FEDERATED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 
 let fed: Federation;
 
 beforeAll(async () => {
-  fed = await startFederation({});
-  await fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
+  fed = await startFederation({ member1: {} });
+  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+  await crds.create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
+  await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
 });
 
 afterAll(async () => {
@@ -33,7 +45,80 @@ function flakyChild(failures: number): { factory: () => Runnable; starts: () => 
   return { factory, starts: () => starts };
 }
 
+/** A job producer that holds every call until released, counting how many are held at once (the sync reconciles in flight). */
+class HoldingProducer implements JobProducer {
+  inFlight = 0;
+  maxInFlight = 0;
+  #release: (() => void)[] = [];
+  #released = false;
+
+  async enqueue(job: SyncJob): Promise<void> {
+    await this.enqueueBulk([job]);
+  }
+
+  async enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    if (!this.#released) await new Promise<void>((resolve) => this.#release.push(resolve));
+    this.inFlight--;
+  }
+
+  release(): void {
+    this.#released = true;
+    for (const r of this.#release.splice(0)) r();
+  }
+
+  close(): Promise<void> {
+    this.release();
+    return Promise.resolve();
+  }
+}
+
 describe('FederatedTypeConfig controller', () => {
+  it('runs each sync controller with maxConcurrentReconciles reconciles at a time, never more', async () => {
+    const ns = `kf-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, ns);
+    await joinMember(fed, fed.member('member1'), ns);
+    const producer = new HoldingProducer();
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const clusters = registerKubeFedClusterController(manager, {
+      host: fed.hostClient,
+      namespace: ns,
+      settings: staticHealthCheckSettings({ periodMs: 200, timeoutMs: 1000, failureThreshold: 2, successThreshold: 1 }),
+    });
+    registerFederatedTypeConfigController(manager, {
+      host: fed.hostClient,
+      namespace: ns,
+      tracker: clusters.tracker,
+      clusters: () => clusters.informer.store.list(),
+      producer,
+      maxConcurrentReconciles: 2,
+      watchMembers: false,
+      persistVersions: false,
+    });
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    try {
+      await expect.poll(() => clusters.tracker.isReady('member1'), { timeout: 10_000, interval: 50 }).toBe(true);
+      const objects = fed.hostClient.resource(FEDERATED_CLUSTER_ROLES);
+      const names = Array.from({ length: 6 }, (_, i) => `fcr-${ns}-${i}`);
+      for (const name of names) {
+        await objects.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedClusterRole', metadata: { name }, spec: { template: {}, placement: { clusters: [{ name: 'member1' }] } } });
+      }
+      await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(buildFederatedTypeConfig(CLUSTER_ROLES, ns) as unknown as KubeObject);
+      // Six objects wait to be reconciled; two reconciles are held in the producer and no third starts.
+      await expect.poll(() => producer.inFlight, { timeout: 15_000, interval: 50 }).toBe(2);
+      await consistently(() => expect(producer.maxInFlight).toBe(2), { durationMs: 1000 });
+      producer.release();
+      for (const name of names) await objects.delete(name);
+    } finally {
+      producer.release();
+      stop.abort();
+      await running;
+    }
+  }, 40_000);
+
   it('reports a sync controller that failed as NotRunning with the error, and restarts it with backoff', async () => {
     const ns = `kf-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, ns);

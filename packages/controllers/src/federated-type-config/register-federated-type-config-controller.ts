@@ -41,6 +41,8 @@ export interface FederatedTypeConfigControllerOptions {
   removalPollMs?: number;
   /** Resync period of each sync controller (repairs drift in members); default 5 min. */
   resyncPeriodMs?: number;
+  /** Federated objects of one type reconciled in parallel by its sync controller (KubeFedConfig `spec.syncController.maxConcurrentReconciles`); default 4. */
+  maxConcurrentReconciles?: number;
   /** Record written versions in (Cluster)PropagatedVersions in the host (KubeFed's way); default true. False keeps them in memory. */
   persistVersions?: boolean;
   /** The KubeFedConfig feature gate `PushReconciler` (false pauses propagation); default always true. */
@@ -96,6 +98,7 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         onClusterLabelsChange: options.onClusterLabelsChange,
         remoteStatusCollection: options.settings === undefined ? undefined : () => options.settings?.().remoteStatusCollection ?? true,
         watchMembers: options.watchMembers,
+        maxConcurrentReconciles: options.maxConcurrentReconciles,
         ownWrites,
         logger: manager.logger,
         metrics: manager.metrics,

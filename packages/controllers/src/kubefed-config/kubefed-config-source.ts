@@ -14,10 +14,15 @@ export class KubeFedConfigSource {
   #settings: KubeFedConfigSettings;
   readonly #listeners = new Set<(settings: KubeFedConfigSettings) => void>();
 
-  constructor(namespace: string) {
-    const initial = resolveKubeFedConfig(defaultKubeFedConfigObject(namespace));
-    if (!initial.ok) throw new KubeFedError('the default KubeFedConfig does not validate');
-    this.#settings = initial.settings;
+  /** Starts with `initial` (e.g. what `readKubeFedSettings` returned at start-up), default KubeFed's defaults. */
+  constructor(namespace: string, initial?: KubeFedConfigSettings) {
+    if (initial !== undefined) {
+      this.#settings = initial;
+      return;
+    }
+    const defaults = resolveKubeFedConfig(defaultKubeFedConfigObject(namespace));
+    if (!defaults.ok) throw new KubeFedError('the default KubeFedConfig does not validate');
+    this.#settings = defaults.settings;
   }
 
   /** The settings in force. */

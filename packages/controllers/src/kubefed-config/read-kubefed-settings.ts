@@ -1,4 +1,5 @@
-import { formatIssues, KUBEFED_CONFIG_NAME, KubeFedError } from '@kubefed/api';
+import { readFile } from 'node:fs/promises';
+import { formatIssues, KUBEFED_CONFIG_NAME, KubeFedError, parseKubeFedConfigYaml } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isNotFound, type KubeObject } from '@kubefed/client';
 import { sleep, systemClock } from '@kubefed/runtime';
 import { defaultKubeFedConfigObject, type KubeFedConfigSettings, resolveKubeFedConfig } from './kubefed-config-settings.js';
@@ -54,4 +55,24 @@ export async function readKubeFedSettings(host: DynamicClient, namespace: string
     await sleep(systemClock, options.retryMs ?? 1000, options.signal);
     options.signal?.throwIfAborted();
   }
+}
+
+/**
+ * The settings from a KubeFedConfig YAML file (the controller manager's `--kubefed-config`, as
+ * KubeFed's): its namespace is taken to be the kubefed namespace; missing fields take the
+ * defaults, then the same validation as for the object in the API applies.
+ *
+ * @throws InvalidKubeFedConfigError naming the file (unreadable, not YAML) or every bad field.
+ */
+export async function readKubeFedSettingsFile(file: string, namespace: string): Promise<KubeFedConfigSettings> {
+  let parsed: unknown;
+  try {
+    parsed = parseKubeFedConfigYaml(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new InvalidKubeFedConfigError(`--kubefed-config ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  const obj = typeof parsed === 'object' && parsed !== null ? { ...parsed, metadata: { ...(parsed as { metadata?: object }).metadata, namespace } } : parsed;
+  const resolved = resolveKubeFedConfig(obj);
+  if (!resolved.ok) throw new InvalidKubeFedConfigError(`invalid KubeFedConfig in --kubefed-config ${file}: ${formatIssues(resolved.issues)}`);
+  return resolved.settings;
 }
