@@ -65,6 +65,14 @@ export const DELETE_OPTION_ANNOTATION = 'kubefed.io/deleteoption';
 export const SYNC_CONTROLLER_FINALIZER = 'kubefed.io/sync-controller';
 /** Finalizer on every FederatedTypeConfig. */
 export const FEDERATED_TYPE_CONFIG_FINALIZER = 'core.kubefed.io/federated-type-config';
+/**
+ * Annotation `kubefedctl join` writes on the KubeFedCluster: the control-plane scope (`Cluster` or
+ * `Namespaced`) whose RBAC it granted in the member. The cluster health controller reports a
+ * cluster whose join scope differs from the running scope (`Ready=False`, reason
+ * `JoinScopeMismatch`); a cluster without it (joined by KubeFed's kubefedctl or an older join) is
+ * taken as it is.
+ */
+export const JOIN_SCOPE_ANNOTATION = 'kubefed.io/join-scope';
 /** Secret data key holding the member cluster's bearer token. */
 export const SECRET_TOKEN_KEY = 'token';
 /** Secret data key holding a CA bundle (member SA token secrets). */
