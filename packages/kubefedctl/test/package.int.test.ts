@@ -8,9 +8,9 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation } from './sim-federation.js';
+import { expectCheckoutCommit, repoRoot } from './checkout.js';
 import type { CliRun } from './sim-federation.js';
 
-const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const productionNode = fs.readFileSync(path.join(repoRoot, 'tools/node/production-version'), 'utf8').trim();
 const kubectl = '/usr/bin/kubectl';
 
@@ -61,8 +61,8 @@ describe('the packaged kubefedctl in an empty directory', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const info = JSON.parse(r.stdout) as Record<string, string>;
+    expectCheckoutCommit(info['gitCommit']);
     expect(info).toMatchObject({
-      gitCommit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim(),
       nodeVersion: `v${productionNode}`,
       platform: 'linux/x64',
     });

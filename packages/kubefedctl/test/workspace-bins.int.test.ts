@@ -1,0 +1,84 @@
+// The workspace bins as a user runs them after `npm ci` in a checkout, with no build: the
+// node_modules/.bin links npm makes run packages/*/bin/*.js, which run the TypeScript sources
+// (tools/bin/run-source.js). dist/ plays no part: a checkout never runs it.
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectCheckoutCommit, repoRoot } from './checkout.js';
+import type { CliRun } from './sim-federation.js';
+
+const bin = (name: string): string => path.join(repoRoot, 'node_modules/.bin', name);
+const dirs: string[] = [];
+
+function run(file: string, args: string[]): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env['KUBECONFIG'];
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: repoRoot, env, timeout: 90_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
+  });
+}
+
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('workspace bins in a checkout', () => {
+  it('npm links kubefedctl, kube-sim and kubefed-controller-manager to the bin shims, not to dist/', () => {
+    for (const [name, pkg] of [['kubefedctl', 'kubefedctl'], ['kube-sim', 'kube-sim'], ['kubefed-controller-manager', 'controller-manager']] as const) {
+      expect(fs.realpathSync(bin(name))).toBe(path.join(repoRoot, 'packages', pkg, 'bin', `${name}.js`));
+    }
+  });
+
+  it('kubefedctl version runs the sources and reports the checkout commit as a -dev version', async () => {
+    const r = await run(bin('kubefedctl'), ['version', '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const info = JSON.parse(r.stdout) as Record<string, string>;
+    expectCheckoutCommit(info['gitCommit']);
+    expect(info).toMatchObject({
+      gitVersion: expect.stringMatching(/^v\d+\.\d+\.\d+.*-dev$/) as unknown,
+      buildDate: 'unknown',
+      nodeVersion: process.version,
+    });
+  });
+
+  it('npm run kubefedctl -- passes the arguments to kubefedctl', async () => {
+    const r = await run('npm', ['run', '-s', 'kubefedctl', '--', 'join', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: kubefedctl join');
+  });
+
+  it('kubefed-controller-manager --help exits 0 with its usage', async () => {
+    const r = await run(bin('kubefed-controller-manager'), ['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: kubefed-controller-manager');
+  });
+
+  it('kube-sim serves the clusters it writes into the kubeconfig and stops on SIGTERM', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workspace-bins-'));
+    dirs.push(dir);
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    const child = spawn(bin('kube-sim'), ['--clusters', 'host,member1', '--kubeconfig', kubeconfig], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const ready = new Set<string>();
+      for await (const line of readline.createInterface({ input: child.stdout })) {
+        const m = /^cluster (\S+) ready at /.exec(line);
+        if (m !== null) ready.add(m[1]!);
+        if (ready.size === 2) break;
+      }
+      expect([...ready]).toEqual(['host', 'member1']);
+      const r = await run('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, '--context', 'member1', 'get', 'namespaces', '-o', 'name']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('namespace/default');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
