@@ -4,13 +4,14 @@
  * distinct regions (kube-sim, or with `--substrate real` real control planes built by `npm run
  * kube:build`), Redis and the controller manager, joins the members with `kubefedctl
  * join`, enables the default types, applies the samples in `packages/demo/samples`, waits until
- * everything has converged, prints `kubefedctl status` and the replicas per member, and keeps
+ * everything has converged, prints `kubefedctl status` and the replicas per member, starts
+ * `kubefedctl dashboard` and prints its URL, and keeps
  * running until Ctrl-C (or exits with `--exit-when-ready`).
  */
 import { fileURLToPath } from 'node:url';
 import { parseGoDuration } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
-import { DEFAULT_REGIONS, startLocalFederation, substrateFromEnvironment, type LocalFederation, type Substrate } from '@kubefed/testing';
+import { DEFAULT_REGIONS, ManagedProcess, sourceEntry, startLocalFederation, substrateFromEnvironment, type LocalFederation, type Substrate } from '@kubefed/testing';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { alignColumns } from '@kubefed/kubefedctl';
 import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, type DemoState } from './demo.js';
@@ -78,6 +79,16 @@ async function printSummary(fed: LocalFederation, state: DemoState): Promise<voi
   console.log(`\nReplicas of ${DEMO_NAMESPACE}/web (ReplicaSchedulingPreference: 6 replicas, weights member1=2 member2=1, US/EU clusters only):\n${alignColumns(rows).trimEnd()}`);
 }
 
+/** Starts `kubefedctl dashboard` on the federation (with its Redis queues) and resolves with the process and the URL it printed. */
+async function startDashboard(fed: LocalFederation): Promise<{ process: ManagedProcess; url: string }> {
+  const env = { ...process.env };
+  delete env['KUBECONFIG'];
+  const args = ['--kubeconfig', fed.kubeconfigPath, '--host-cluster-context', 'host', 'dashboard', '--redis-url', fed.redis.url, '--queue-prefix', fed.queuePrefix];
+  const dashboard = new ManagedProcess('kubefedctl-dashboard', [...sourceEntry('packages/kubefedctl/src/main.ts'), ...args], { env });
+  const line = await dashboard.waitForLine(/Dashboard of the federation at .*: http:\/\//, { fromStart: true, timeoutMs: 60_000 });
+  return { process: dashboard, url: /(http:\/\/\S+)/.exec(line)?.[1] ?? '' };
+}
+
 async function main(): Promise<number> {
   program.parse(process.argv);
   const flags = program.opts<Flags>();
@@ -91,10 +102,12 @@ async function main(): Promise<number> {
     onProgress: (line) => say(`✓ ${line}`),
   });
   let stopping = false;
+  let dashboard: ManagedProcess | undefined;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     say('stopping every process the demo started');
+    await dashboard?.stop();
     await fed.stop();
   };
   try {
@@ -120,10 +133,13 @@ async function main(): Promise<number> {
       return 0;
     }
     const k = `--kubeconfig ${fed.kubeconfigPath}`;
+    const served = await startDashboard(fed);
+    dashboard = served.process;
     console.log(
       [
         '',
         `The federation keeps running. Kubeconfig: ${fed.kubeconfigPath} (contexts host, ${MEMBERS.join(', ')})`,
+        `Dashboard (kubefedctl dashboard): ${served.url}`,
         'Try:',
         `  kubectl ${k} --context host get kubefedclusters -n kube-federation-system`,
         `  kubectl ${k} --context host get federateddeployments -n ${DEMO_NAMESPACE} -o yaml`,
