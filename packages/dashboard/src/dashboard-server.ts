@@ -173,21 +173,20 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const token = isLoopback(address) ? undefined : (options.token ?? randomBytes(24).toString('base64url'));
   const logger = options.logger ?? silentLogger();
   const abort = new AbortController();
-  let queues: QueueCountsPoller | undefined;
-  let watch: FleetWatch | undefined;
-  const views = new ViewBroadcaster(() => dashboardView(watch?.snapshot() ?? { clusters: [], types: [], objects: new Map(), rsps: [] }, { summarize: options.summarize, queues: queues?.counts ?? new Map() }));
-  watch = new FleetWatch({ host: options.host, kubefedNamespace: options.kubefedNamespace, onChange: () => views.changed(), logger });
-  const fleet = watch;
-  if (options.redisUrl !== undefined) {
-    queues = new QueueCountsPoller({
-      redisUrl: options.redisUrl,
-      queuePrefix: options.queuePrefix,
-      clusters: () => fleet.snapshot().clusters.map((c) => c.metadata.name ?? ''),
-      onChange: () => views.changed(),
-      logger,
-    });
-    void queues.start(abort.signal);
-  }
+  // Both sources call views.changed() only once started, after `views` exists.
+  const watch = new FleetWatch({ host: options.host, kubefedNamespace: options.kubefedNamespace, onChange: () => views.changed(), logger });
+  const queues =
+    options.redisUrl === undefined
+      ? undefined
+      : new QueueCountsPoller({
+          redisUrl: options.redisUrl,
+          queuePrefix: options.queuePrefix,
+          clusters: () => watch.snapshot().clusters.map((c) => c.metadata.name ?? ''),
+          onChange: () => views.changed(),
+          logger,
+        });
+  const views = new ViewBroadcaster(() => dashboardView(watch.snapshot(), { summarize: options.summarize, queues: queues?.counts ?? new Map() }));
+  if (queues !== undefined) void queues.start(abort.signal);
   await watch.start(abort.signal);
   let server: ServerType;
   try {

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // Browser tests of `kubefedctl dashboard` against a local federation (kube-sim members, Redis, the
 // controller manager): Debian's Chromium driven by playwright-core, accessibility by axe-core.
 import { execFile } from 'node:child_process';
