@@ -1,14 +1,20 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
 import { stringify } from 'yaml';
 import type { DynamicClient } from '@kubefed/client';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import tabtab from '@pnpm/tabtab';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import path from 'node:path';
+import { COMPLETE_FILES, completeWords } from './completion.js';
+import { kubeconfigCompletionSources } from './completion-sources.js';
 import { join, validateJoinNames } from './commands/join.js';
 import type { JoinResult } from './commands/join.js';
 import { unjoin } from './commands/unjoin.js';
 import type { UnjoinResult } from './commands/unjoin.js';
 import { formatVersion } from './commands/version.js';
 import { DEFAULT_TYPE_NAMES, applyEnable, enableType } from './commands/enable.js';
-import type { EnableResult } from './commands/enable.js';
+import type { EnableOptions, EnableResult } from './commands/enable.js';
+import { parseEnableTypeDirectives } from './enable-directive.js';
+import type { EnableRequest } from './enable-directive.js';
 import { disableType } from './commands/disable.js';
 import { addFederateCommand } from './commands/federate-command.js';
 import { addDashboardCommand } from './commands/dashboard-command.js';
@@ -30,6 +36,9 @@ import { Output, TRACE_VERBOSITY, formatError, levelForVerbosity, renderYamlDocu
 import { normalizeVerbosityArgs, parseVerbosity } from './klog-verbosity.js';
 import type { CliIo } from './output.js';
 import { describeObject } from './resources.js';
+
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
+type Shell = (typeof SHELLS)[number];
 
 /** The process-facing inputs of {@link run}. */
 export interface RunIo extends CliIo {
@@ -64,7 +73,6 @@ interface JoinFlags {
   leastPrivilege?: boolean;
   clusterAdmin?: boolean;
   allowDuplicateEndpoint?: boolean;
-  dryRun?: boolean;
   output?: 'yaml';
   timeout: number;
 }
@@ -73,7 +81,6 @@ interface UnjoinFlags {
   clusterContext?: string;
   hostClusterName?: string;
   force?: boolean;
-  dryRun?: boolean;
 }
 
 /** Parses `true`/`false` (for `--error-on-existing=false`). */
@@ -137,9 +144,9 @@ function kubeconfigFor(globals: GlobalOptions, io: RunIo): Kubeconfig {
   return loadKubeconfig({ kubeconfig: globals.kubeconfig, KUBECONFIG: io.env['KUBECONFIG'], home: io.env['HOME'] });
 }
 
-function printJoin(result: JoinResult, flags: JoinFlags, hostName: string, out: Output): void {
+function printJoin(result: JoinResult, flags: JoinFlags & { dryRun: boolean }, hostName: string, out: Output): void {
   const { names } = result;
-  if (flags.dryRun === true && flags.output === 'yaml') {
+  if (flags.dryRun && flags.output === 'yaml') {
     out.raw(
       renderYamlDocuments(
         result.plan.map((p) => {
@@ -153,7 +160,7 @@ function printJoin(result: JoinResult, flags: JoinFlags, hostName: string, out: 
     );
     return;
   }
-  if (flags.dryRun === true) {
+  if (flags.dryRun) {
     for (const p of result.plan) {
       if (p.object.kind === 'Namespace' && p.exists) continue;
       out.info(`${p.exists ? 'would update (if different)' : 'would create'} ${describeObject(p.object, p.cluster)}`);
@@ -196,7 +203,7 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunI
     const member = clientForContext(kubeconfig, memberContext, { clusterName: cluster, timeoutMs });
     clients.push(member);
     out.debug(`host context "${hostContext}" (${host.server}), member context "${memberContext}" (${member.server})`);
-    const dryRun = flags.dryRun === true || flags.output === 'yaml';
+    const dryRun = globals.dryRun === true || flags.output === 'yaml';
     const result = await join(
       {
         cluster,
@@ -246,12 +253,12 @@ async function runUnjoin(cluster: string, flags: UnjoinFlags, cmd: Command, io: 
         hostClusterName: hostName,
         kubefedNamespace: globals.kubefedNamespace,
         force: flags.force === true,
-        dryRun: flags.dryRun === true,
+        dryRun: globals.dryRun === true,
       },
       { host, member, memberProblem },
       out,
     );
-    printUnjoin(result, flags.dryRun === true, hostName, out);
+    printUnjoin(result, globals.dryRun === true, hostName, out);
   } finally {
     for (const c of clients) c.close();
   }
@@ -263,10 +270,12 @@ interface EnableFlags {
   federatedVersion: string;
   version?: string;
   output?: 'yaml';
+  filename?: string;
 }
 
 interface DisableFlags {
   deleteCrd?: boolean;
+  keepFtc?: boolean;
   federatedGroup?: string;
   version?: string;
 }
@@ -291,15 +300,27 @@ Examples:
 
   # Print the FederatedTypeConfig and the CRD, write nothing
   kubefedctl enable configmaps -o yaml
+
+  # Enable the type of a KubeFed EnableTypeDirective file
+  kubefedctl enable -f config/enabletypedirectives/deployments.apps.yaml
+
+  # Show what enable would write, write nothing
+  kubefedctl enable deployments.apps --dry-run
 `;
 
 const DISABLE_EXAMPLES = `
 Examples:
-  # Stop propagating Deployments (the FTC stays, with propagation Disabled)
+  # Stop propagating Deployments and delete the FTC deployments.apps (the CRD stays)
   kubefedctl disable deployments.apps
 
-  # Also remove the FTC and the FederatedDeployment CRD (refused while FederatedDeployments exist)
+  # Stop propagating Deployments but keep the FTC, with propagation Disabled
+  kubefedctl disable deployments.apps --keep-ftc
+
+  # Also remove the FederatedDeployment CRD (refused while FederatedDeployments exist)
   kubefedctl disable deployments.apps --delete-crd
+
+  # Show what disable would do, change nothing
+  kubefedctl disable deployments.apps --dry-run
 `;
 
 const PLAN_EXAMPLES = `
@@ -337,49 +358,59 @@ async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: 
   );
 }
 
-async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Command, io: RunIo): Promise<void> {
+/** The types `enable` was asked for: the argument, `--default-types` or the directives of `-f`. */
+function enableRequests(type: string | undefined, flags: EnableFlags, cmd: Command): EnableRequest[] {
+  if (flags.filename !== undefined) {
+    const given = ['federatedGroup', 'federatedVersion', 'version', 'defaultTypes'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
+    if (type !== undefined || given.length > 0) {
+      throw new UsageError('enable -f: the type and its versions come from the file; give no type, --default-types, --version, --federated-group or --federated-version with it');
+    }
+    return parseEnableTypeDirectives(readFileArg(flags.filename), flags.filename);
+  }
   if (flags.defaultTypes === true && type !== undefined) throw new UsageError('enable: give either a type or --default-types, not both');
-  if (flags.defaultTypes !== true && type === undefined) throw new UsageError('enable: a type is required', { hint: 'e.g. kubefedctl enable deployments.apps, or kubefedctl enable --default-types' });
+  if (flags.defaultTypes !== true && type === undefined) {
+    throw new UsageError('enable: a type is required', { hint: 'e.g. kubefedctl enable deployments.apps, kubefedctl enable --default-types or kubefedctl enable -f <directive.yaml>' });
+  }
+  return (type === undefined ? DEFAULT_TYPE_NAMES : [type]).map((t) => ({
+    type: t,
+    targetVersion: flags.version,
+    federatedGroup: flags.federatedGroup,
+    federatedVersion: flags.federatedVersion,
+  }));
+}
+
+/** The text of a file named on the command line, or a UsageError naming it. */
+function readFileArg(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`-f ${file}: cannot read the file: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Command, io: RunIo): Promise<void> {
+  const requests = enableRequests(type, flags, cmd);
   const ctx = hostClient(cmd, io);
   try {
-    const dryRun = flags.output === 'yaml';
-    const options = {
-      kubefedNamespace: ctx.globals.kubefedNamespace,
-      federatedGroup: flags.federatedGroup,
-      federatedVersion: flags.federatedVersion,
-      targetVersion: flags.version,
-      dryRun: true,
-    };
-    const results: EnableResult[] = [];
+    const dryRun = ctx.globals.dryRun === true || flags.output === 'yaml';
+    const optionsOf = (r: EnableRequest): EnableOptions => ({ ...r, kubefedNamespace: ctx.globals.kubefedNamespace, targetVersion: r.targetVersion, dryRun });
+    const results: { request: EnableRequest; result: EnableResult }[] = [];
     const missing: string[] = [];
-    for (const key of type === undefined ? DEFAULT_TYPE_NAMES : [type]) {
+    for (const request of requests) {
       try {
-        results.push(await enableType(ctx.host, key, options, ctx.out));
+        results.push({ request, result: await enableType(ctx.host, request.type, { ...optionsOf(request), dryRun: true }, ctx.out) });
       } catch (e) {
         // --default-types carries on past a type the host does not serve, and fails at the end.
-        if (!(e instanceof TypeNotFoundError) || type !== undefined) throw e;
-        ctx.out.warn(`skipping ${key}: the host does not serve it`);
-        missing.push(key);
+        if (!(e instanceof TypeNotFoundError) || flags.defaultTypes !== true) throw e;
+        ctx.out.warn(`skipping ${request.type}: the host does not serve it`);
+        missing.push(request.type);
       }
     }
-    if (dryRun) {
-      ctx.out.raw(results.map((r) => `---
-${stringify(r.ftc, { lineWidth: 0 })}---
-${stringify(r.crd, { lineWidth: 0 })}`).join(''));
+    if (flags.output === 'yaml') {
+      ctx.out.raw(results.map(({ result: r }) => `---\n${stringify(r.ftc, { lineWidth: 0 })}---\n${stringify(r.crd, { lineWidth: 0 })}`).join(''));
       return;
     }
-    // Grant first: the controller manager watches a type in the members as soon as its FTC is Enabled.
-    await keepLeastPrivilegeInStep(ctx, io, results.map((r) => r.ftc));
-    let applied = 0;
-    try {
-      for (const r of results) {
-        await applyEnable(ctx.host, r, { ...options, dryRun: false }, ctx.out);
-        applied++;
-      }
-    } finally {
-      // Take back the grants of types whose FTC was not written.
-      if (applied < results.length) await keepLeastPrivilegeInStep(ctx, io);
-    }
+    await applyEnables(ctx, io, results.map((r) => ({ result: r.result, options: optionsOf(r.request) })), dryRun);
     if (missing.length > 0) {
       throw new KubefedctlError(`enabled ${results.length} of ${DEFAULT_TYPE_NAMES.length} default types; the host does not serve: ${missing.join(', ')}`, {
         hint: 'list the served types with "kubectl api-resources"',
@@ -390,18 +421,49 @@ ${stringify(r.crd, { lineWidth: 0 })}`).join(''));
   }
 }
 
+/** Writes the computed objects (or, in a dry run, prints what it would write), keeping least-privilege roles in step. */
+async function applyEnables(ctx: ReturnType<typeof hostClient>, io: RunIo, work: { result: EnableResult; options: EnableOptions }[], dryRun: boolean): Promise<void> {
+  if (dryRun) {
+    for (const w of work) await applyEnable(ctx.host, w.result, w.options, ctx.out);
+    ctx.out.info('dry run: nothing was written');
+    return;
+  }
+  // Grant first: the controller manager watches a type in the members as soon as its FTC is Enabled.
+  await keepLeastPrivilegeInStep(ctx, io, work.map((w) => w.result.ftc));
+  let applied = 0;
+  try {
+    for (const w of work) {
+      await applyEnable(ctx.host, w.result, w.options, ctx.out);
+      applied++;
+    }
+  } finally {
+    // Take back the grants of types whose FTC was not written.
+    if (applied < work.length) await keepLeastPrivilegeInStep(ctx, io);
+  }
+}
+
 async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: RunIo): Promise<void> {
   if (flags.deleteCrd !== true && flags.version !== undefined) throw new UsageError('--version flag valid only with --delete-crd');
   if (flags.deleteCrd !== true && flags.federatedGroup !== undefined) throw new UsageError('--federated-group flag valid only with --delete-crd');
+  if (flags.deleteCrd === true && flags.keepFtc === true) throw new UsageError('give either --keep-ftc or --delete-crd, not both', { hint: 'the CRD is only deleted together with its FederatedTypeConfig' });
   const ctx = hostClient(cmd, io);
+  const dryRun = ctx.globals.dryRun === true;
   try {
     await disableType(
       ctx.host,
       type,
-      { kubefedNamespace: ctx.globals.kubefedNamespace, deleteCrd: flags.deleteCrd === true, federatedGroup: flags.federatedGroup, targetVersion: flags.version },
+      {
+        kubefedNamespace: ctx.globals.kubefedNamespace,
+        deleteCrd: flags.deleteCrd === true,
+        keepFtc: flags.keepFtc === true,
+        dryRun,
+        federatedGroup: flags.federatedGroup,
+        targetVersion: flags.version,
+      },
       ctx.out,
     );
-    await keepLeastPrivilegeInStep(ctx, io);
+    if (dryRun) ctx.out.info('dry run: nothing was written');
+    else await keepLeastPrivilegeInStep(ctx, io);
   } finally {
     ctx.host.close();
   }
@@ -410,7 +472,9 @@ async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: R
 async function runOrphaning(action: OrphaningAction, type: string, name: string, flags: { namespace?: string }, cmd: Command, io: RunIo): Promise<void> {
   const ctx = hostClient(cmd, io);
   try {
-    await orphaningDeletion(ctx.host, { action, type, name, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default' }, ctx.out);
+    const dryRun = ctx.globals.dryRun === true && action !== 'status';
+    await orphaningDeletion(ctx.host, { action, type, name, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default', dryRun }, ctx.out);
+    if (dryRun) ctx.out.info('dry run: nothing was written');
   } finally {
     ctx.host.close();
   }
@@ -534,6 +598,7 @@ export function buildProgram(io: RunIo): Command {
         .argParser(parseVerbosity),
     )
     .option('--verbose', 'the same as --v=6 (bare -v means this too)')
+    .option('--dry-run', 'only read: join, unjoin, enable, disable, federate and orphaning-deletion enable|disable print what they would do and write nothing (other commands write nothing anyway)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout(s),
@@ -570,7 +635,6 @@ export function buildProgram(io: RunIo): Command {
       '--allow-duplicate-endpoint',
       'join even if this host already has the cluster under another KubeFedCluster name (same API endpoint); without it join refuses and writes nothing',
     )
-    .option('--dry-run', 'only read: show what would be created, write nothing')
     .addOption(new Option('-o, --output <format>', 'print the objects instead of creating them (implies --dry-run)').choices(['yaml']))
     .addOption(new Option('--timeout <duration>', "how long to wait for the member's token controller").default(30_000, '30s').argParser(parseTimeout))
     .addHelpText('after', JOIN_EXAMPLES)
@@ -588,7 +652,6 @@ export function buildProgram(io: RunIo): Command {
       '--force',
       "carry on when the member is unreachable: remove the host side and report what stayed in the member; for a name that is not joined (no KubeFedCluster), remove that name's leftover objects in the member (never another join's)",
     )
-    .option('--dry-run', 'only read: show what would be removed, delete nothing')
     .addHelpText('after', UNJOIN_EXAMPLES)
     .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, cmd, io));
 
@@ -599,18 +662,22 @@ export function buildProgram(io: RunIo): Command {
     )
     .argument('[type]', 'the target type, e.g. deployments.apps')
     .option('--default-types', "enable KubeFed's default set of types")
+    .option('-f, --filename <file>', "enable the types of KubeFed EnableTypeDirectives in this YAML file (the type and versions come from the file)")
     .option('--federated-group <group>', 'API group of the federated type', DEFAULT_FEDERATED_GROUP)
     .option('--federated-version <version>', 'API version of the federated type', DEFAULT_FEDERATED_VERSION)
     .option('--version <version>', "version of the target type (default: the group's preferred version)")
-    .addOption(new Option('-o, --output <format>', 'print the FederatedTypeConfig and CRD instead of writing them').choices(['yaml']))
+    .addOption(new Option('-o, --output <format>', 'print the FederatedTypeConfig and CRD instead of writing them (implies --dry-run)').choices(['yaml']))
     .addHelpText('after', ENABLE_EXAMPLES)
     .action(async (type: string | undefined, flags: EnableFlags, cmd: Command) => runEnable(type, flags, cmd, io));
 
   program
     .command('disable')
-    .description('Disable propagation of a federated type (spec.propagation: Disabled); with --delete-crd also delete its FederatedTypeConfig and CRD.')
+    .description(
+      'Disable propagation of a federated type: set spec.propagation Disabled, wait for the controller to stop, then delete the FederatedTypeConfig (the federated CRD, federated objects and member objects stay); --delete-crd also deletes the CRD.',
+    )
     .argument('<type>', 'the FTC name (e.g. deployments.apps) or a type name to look up')
-    .option('--delete-crd', 'also delete the FederatedTypeConfig and the federated CRD (refused while federated objects of the type exist)')
+    .option('--delete-crd', 'also delete the federated CRD (refused while federated objects of the type exist)')
+    .option('--keep-ftc', 'keep the FederatedTypeConfig, with propagation Disabled, instead of deleting it (re-enable by setting propagation: Enabled)')
     .option('--federated-group <group>', 'group of the federated CRD when the FTC is missing (only with --delete-crd; default types.kubefed.io)')
     .option('--version <version>', 'version of the target type for the lookup (only with --delete-crd)')
     .addHelpText('after', DISABLE_EXAMPLES)
@@ -620,7 +687,13 @@ export function buildProgram(io: RunIo): Command {
     output: (cmd) => outputFor(globalsOf(cmd), io),
     connect: (cmd) => {
       const ctx = hostClient(cmd, io);
-      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending) };
+      return {
+        host: ctx.host,
+        out: ctx.out,
+        kubefedNamespace: ctx.globals.kubefedNamespace,
+        dryRun: ctx.globals.dryRun === true,
+        leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending),
+      };
     },
     readStdin: () => fs.readFileSync(0, 'utf8'),
   });
@@ -693,7 +766,52 @@ export function buildProgram(io: RunIo): Command {
       io.stdout(formatVersion(info, flags.output === 'json' ? 'json' : 'text'));
     });
 
+  addCompletionCommands(program, io);
   return program;
+}
+
+const COMPLETION_EXAMPLES = `
+Examples:
+  # bash: load completion in this shell, or for every new one
+  source <(kubefedctl completion bash)
+  kubefedctl completion bash > /etc/bash_completion.d/kubefedctl
+
+  # zsh
+  source <(kubefedctl completion zsh)
+
+  # fish
+  kubefedctl completion fish > ~/.config/fish/completions/kubefedctl.fish
+`;
+
+/**
+ * \`completion <shell>\` prints the script (from @pnpm/tabtab); the script calls the hidden
+ * \`completion-server -- <words>\` with COMP_CWORD/COMP_LINE/SHELL set, which answers from the
+ * program tree ({@link completeWords}).
+ */
+function addCompletionCommands(program: Command, io: RunIo): void {
+  program
+    .command('completion')
+    .description('Print the shell completion script for bash, zsh or fish: subcommands, flags, kubeconfig contexts and federated type names')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addHelpText('after', COMPLETION_EXAMPLES)
+    .action(async (shell: Shell) => {
+      io.stdout(`${await tabtab.getCompletionScript({ name: 'kubefedctl', completer: 'kubefedctl', shell })}\n`);
+    });
+  program
+    .command('completion-server', { hidden: true })
+    .description('Answer a completion request of the completion script')
+    .argument('[words...]', 'the words of the command line, the program name first')
+    .allowUnknownOption()
+    .helpOption(false)
+    .action(async (words: string[]) => {
+      const shell = SHELLS.find((s) => s === path.basename(io.env['SHELL'] ?? '')) ?? 'bash';
+      const cword = Number(io.env['COMP_CWORD'] ?? words.length - 1);
+      const typed = words.slice(1, Math.max(1, cword + 1));
+      while (typed.length < cword) typed.push('');
+      const values = await completeWords(program, typed, kubeconfigCompletionSources(io.env));
+      if (values === COMPLETE_FILES) io.stdout('__tabtab_complete_files__\n');
+      else tabtab.log(values, shell, (line) => io.stdout(`${line}\n`));
+    });
 }
 
 /**

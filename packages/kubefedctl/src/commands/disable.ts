@@ -8,8 +8,12 @@ import { lookupType } from '../type-lookup.js';
 /** Options of {@link disableType}. */
 export interface DisableOptions {
   kubefedNamespace: string;
-  /** Also delete the FTC and the federated CRD. */
+  /** Also delete the federated CRD (refused while objects of the federated type exist). */
   deleteCrd: boolean;
+  /** Keep the FTC, with `propagation: Disabled`, instead of deleting it (KubeFed always deleted it); not with `deleteCrd`. */
+  keepFtc?: boolean | undefined;
+  /** Only read: print what would be done (each line ending in `(dry run)`), write nothing. */
+  dryRun?: boolean | undefined;
   /** Federated group used to name the CRD when the FTC is missing; default `types.kubefed.io`. */
   federatedGroup?: string | undefined;
   /** Target version for the lookup when the FTC is missing. */
@@ -52,13 +56,16 @@ async function verifyStopped(host: DynamicClient, ns: string, name: string, time
 }
 
 /**
- * `kubefedctl disable <type>` (KUBEFED-REFERENCE §3.5, with one change on purpose: without
- * `--delete-crd` the FTC is kept, with `propagation: Disabled`). The FTC name is `key` when it
- * contains a dot, else the type lookup's. Sets propagation Disabled and waits (up to
- * `stopTimeoutMs`) for a controller to report NotRunning, only if a controller reports status
- * at all. `deleteCrd`: refuses while federated objects exist, then deletes the CRD and the FTC.
+ * `kubefedctl disable <type>` as KubeFed's pkg/kubefedctl/disable.go does it: the FTC name is
+ * `key` when it contains a dot, else the type lookup's. Sets propagation Disabled, waits (up to
+ * `stopTimeoutMs`) for a controller to report NotRunning (only if a controller reports status at
+ * all), then deletes the FTC; the federated CRD and every federated and member object stay.
+ * `deleteCrd`: refuses while federated objects exist, and also deletes the CRD. `keepFtc`: stops
+ * after disabling propagation. `dryRun`: the same reads and refusals, no writes.
  */
 export async function disableType(host: DynamicClient, key: string, options: DisableOptions, out: Output): Promise<void> {
+  if (options.keepFtc === true && options.deleteCrd) throw new KubefedctlError('--keep-ftc cannot be used with --delete-crd: the CRD is only deleted together with its FederatedTypeConfig');
+  const suffix = options.dryRun === true ? ' (dry run)' : '';
   const ns = options.kubefedNamespace;
   let name = key;
   if (!key.includes('.')) {
@@ -92,21 +99,22 @@ export async function disableType(host: DynamicClient, key: string, options: Dis
   if (ftc !== undefined) {
     await refuseInstances();
     if (ftc.spec.propagation === 'Enabled') {
-      await ftcClient.patch(name, { spec: { propagation: 'Disabled' } }, 'merge');
-      out.info(`Disabled propagation for FederatedTypeConfig "${ns}/${name}"`);
+      if (options.dryRun !== true) await ftcClient.patch(name, { spec: { propagation: 'Disabled' } }, 'merge');
+      out.info(`Disabled propagation for FederatedTypeConfig "${ns}/${name}"${suffix}`);
     } else {
-      out.debug(`propagation of FederatedTypeConfig ${ns}/${name} is already Disabled`);
+      out.info(`Propagation already disabled for FederatedTypeConfig "${ns}/${name}"`);
     }
-    await verifyStopped(host, ns, name, options.stopTimeoutMs ?? 10_000, out);
+    if (options.dryRun !== true) await verifyStopped(host, ns, name, options.stopTimeoutMs ?? 10_000, out);
   }
 
   if (options.deleteCrd) {
     await refuseInstances();
-    const deleted = await deleteIfExists(host.resource(GVR.customResourceDefinitions), crdName);
-    out.info(deleted ? `customresourcedefinition "${crdName}" deleted` : `customresourcedefinition "${crdName}" does not exist`);
-    if (raw !== undefined) {
-      await deleteIfExists(ftcClient, name);
-      out.info(`federatedtypeconfig "${ns}/${name}" deleted`);
-    }
+    const crds = host.resource(GVR.customResourceDefinitions);
+    const exists = options.dryRun === true ? (await tryGet(crds, crdName)) !== undefined : await deleteIfExists(crds, crdName);
+    out.info(exists ? `customresourcedefinition "${crdName}" deleted${suffix}` : `customresourcedefinition "${crdName}" does not exist`);
+  }
+  if (raw !== undefined && options.keepFtc !== true) {
+    if (options.dryRun !== true) await deleteIfExists(ftcClient, name);
+    out.info(`federatedtypeconfig "${ns}/${name}" deleted${suffix}`);
   }
 }

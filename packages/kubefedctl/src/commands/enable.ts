@@ -19,7 +19,10 @@ export interface EnableOptions {
   federatedVersion?: string | undefined;
   /** Target version (KubeFed's `--version`); default the group's preferred version. */
   targetVersion?: string | undefined;
-  /** Only compute the objects (`-o yaml`): discovery reads happen, nothing is written. */
+  /**
+   * Write nothing: {@link enableType} only computes the objects (`-o yaml`; discovery reads
+   * happen); {@link applyEnable} makes its reads and refusals and prints its lines ending in `(dry run)`.
+   */
   dryRun: boolean;
   /** How long to wait for the CRD to be Established; default 30 000 ms. */
   establishTimeoutMs?: number | undefined;
@@ -115,68 +118,82 @@ async function listFtcs(host: DynamicClient, ns: string): Promise<FederatedTypeC
   });
 }
 
+/** KubeFed's refusal to change the federated type of an enabled type (KUBEFED-REFERENCE §3.4.4 step 2). */
+function refuseOtherFederatedType(existing: FederatedTypeConfig | undefined, ftc: FederatedTypeConfig): void {
+  if (existing === undefined) return;
+  const a = existing.spec.federatedType;
+  const b = ftc.spec.federatedType;
+  if (a.pluralName !== b.pluralName || a.version !== b.version || (a.group ?? '') !== (b.group ?? '')) {
+    const ftcName = ftc.metadata.name ?? '';
+    throw new KubefedctlError(
+      `Federation is already enabled for "${ftcName}" with federated type "${typeDisplayName(a)}". Changing the federated type to "${typeDisplayName(b)}" is not supported.`,
+      { hint: `disable it first: kubefedctl disable ${ftcName} --delete-crd` },
+    );
+  }
+}
+
+/** KubeFed's refusals when the federated CRD exists already: an equivalent API or another FTC uses it (§3.4.4 step 3). */
+async function refuseSharedCrd(host: DynamicClient, ftc: FederatedTypeConfig, crdName: string, ns: string): Promise<void> {
+  const ftcName = ftc.metadata.name ?? '';
+  for (const other of await listFtcs(host, ns)) {
+    const otherName = other.metadata.name ?? '';
+    if (isEquivalentApi(other.spec.targetType, ftc.spec.targetType)) {
+      throw new KubefedctlError(
+        `Failed to enable "${ftcName}". Federation of this type is already enabled for equivalent type "${typeDisplayName(other.spec.targetType)}" by FederatedTypeConfig "${ns}/${otherName}"`,
+      );
+    }
+    const otherCrd = `${other.spec.federatedType.pluralName}.${other.spec.federatedType.group ?? ''}`;
+    if (otherName !== ftcName && otherCrd === crdName) {
+      throw new KubefedctlError(
+        `Failed to enable federation of "${ftcName}" due to the FederatedTypeConfig for "${otherName}" already referencing a federated type CRD named "${crdName}". If these target types are distinct despite sharing the same kind, specifying a non-default --federated-group should allow "${ftcName}" to be enabled.`,
+      );
+    }
+  }
+}
+
 /**
  * Writes the CRD and the FTC of one target (KUBEFED-REFERENCE §3.4.4): checks that the kubefed
  * namespace exists and that an existing FTC does not use another federated type; creates or
  * replaces the CRD (refusing equivalent deprecated APIs and CRDs used by another FTC), waits
  * for it to be Established, then creates the FTC or merge-patches its spec (an existing
- * `statusCollection` is kept). Prints KubeFed's lines.
+ * `statusCollection` is kept). Prints KubeFed's lines. With `options.dryRun` it makes the same
+ * reads and refusals, writes nothing and ends each line in `(dry run)`, as kubectl does.
  */
 export async function applyEnable(host: DynamicClient, objects: EnableResult, options: EnableOptions, out: Output): Promise<void> {
   const ns = options.kubefedNamespace;
   const { ftc, crd } = objects;
   const ftcName = ftc.metadata.name ?? '';
   const crdName = crd.metadata.name;
+  const write = !options.dryRun;
+  const suffix = write ? '' : ' (dry run)';
   if ((await tryGet(host.resource(GVR.namespaces), ns)) === undefined) {
     throw new KubefedctlError(`KubeFed system namespace "${ns}" does not exist`, { hint: 'install the control plane first, or pass --kubefed-namespace' });
   }
   const ftcClient = host.resource(GVR.federatedTypeConfigs, ns);
   const existingRaw = await tryGet(ftcClient, ftcName);
   const existing = existingRaw === undefined ? undefined : federatedTypeConfigSchema.safeParse(existingRaw).data;
-  if (existing !== undefined) {
-    const a = existing.spec.federatedType;
-    const b = ftc.spec.federatedType;
-    if (a.pluralName !== b.pluralName || a.version !== b.version || (a.group ?? '') !== (b.group ?? '')) {
-      throw new KubefedctlError(
-        `Federation is already enabled for "${ftcName}" with federated type "${typeDisplayName(a)}". Changing the federated type to "${typeDisplayName(b)}" is not supported.`,
-        { hint: `disable it first: kubefedctl disable ${ftcName} --delete-crd` },
-      );
-    }
-  }
+  refuseOtherFederatedType(existing, ftc);
 
   const crdClient = host.resource(GVR.customResourceDefinitions);
   const existingCrd = await tryGet(crdClient, crdName);
   if (existingCrd === undefined) {
-    await crdClient.create(crd as unknown as KubeObject);
-    out.info(`customresourcedefinition.apiextensions.k8s.io/${crdName} created`);
+    if (write) await crdClient.create(crd as unknown as KubeObject);
+    out.info(`customresourcedefinition.apiextensions.k8s.io/${crdName} created${suffix}`);
   } else {
-    for (const other of await listFtcs(host, ns)) {
-      const otherName = other.metadata.name ?? '';
-      if (isEquivalentApi(other.spec.targetType, ftc.spec.targetType)) {
-        throw new KubefedctlError(
-          `Failed to enable "${ftcName}". Federation of this type is already enabled for equivalent type "${typeDisplayName(other.spec.targetType)}" by FederatedTypeConfig "${ns}/${otherName}"`,
-        );
-      }
-      const otherCrd = `${other.spec.federatedType.pluralName}.${other.spec.federatedType.group ?? ''}`;
-      if (otherName !== ftcName && otherCrd === crdName) {
-        throw new KubefedctlError(
-          `Failed to enable federation of "${ftcName}" due to the FederatedTypeConfig for "${otherName}" already referencing a federated type CRD named "${crdName}". If these target types are distinct despite sharing the same kind, specifying a non-default --federated-group should allow "${ftcName}" to be enabled.`,
-        );
-      }
-    }
-    if (!sameJson(existingCrd['spec'], crd.spec)) await crdClient.update({ ...existingCrd, spec: crd.spec });
-    out.info(`customresourcedefinition.apiextensions.k8s.io/${crdName} updated`);
+    await refuseSharedCrd(host, ftc, crdName, ns);
+    if (write && !sameJson(existingCrd['spec'], crd.spec)) await crdClient.update({ ...existingCrd, spec: crd.spec });
+    out.info(`customresourcedefinition.apiextensions.k8s.io/${crdName} updated${suffix}`);
   }
-  await waitEstablished(host, crdName, options.establishTimeoutMs ?? 30_000, out);
+  if (write) await waitEstablished(host, crdName, options.establishTimeoutMs ?? 30_000, out);
 
   if (existingRaw === undefined) {
-    await ftcClient.create(ftc as unknown as KubeObject);
-    out.info(`federatedtypeconfig.core.kubefed.io/${ftcName} created in namespace ${ns}`);
+    if (write) await ftcClient.create(ftc as unknown as KubeObject);
+    out.info(`federatedtypeconfig.core.kubefed.io/${ftcName} created in namespace ${ns}${suffix}`);
   } else {
     const spec: Record<string, unknown> = { ...ftc.spec };
     if (existing?.spec.statusCollection !== undefined) spec['statusCollection'] = existing.spec.statusCollection;
-    await ftcClient.patch(ftcName, { spec }, 'merge');
-    out.info(`federatedtypeconfig.core.kubefed.io/${ftcName} updated in namespace ${ns}`);
+    if (write) await ftcClient.patch(ftcName, { spec }, 'merge');
+    out.info(`federatedtypeconfig.core.kubefed.io/${ftcName} updated in namespace ${ns}${suffix}`);
   }
 }
 

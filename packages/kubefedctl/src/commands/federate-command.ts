@@ -18,7 +18,14 @@ export interface FederateCommandContext {
    * `leastPrivilege` keeps least-privilege member roles in step with the FTCs (plus `pending`, about
    * to be written): run before `--enable-type` writes an FTC, and again when the command failed after that.
    */
-  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string; leastPrivilege: (pending?: FederatedTypeConfig[]) => Promise<void> };
+  connect(cmd: Command): {
+    host: DynamicClient;
+    out: Output;
+    kubefedNamespace: string;
+    /** The global `--dry-run`: write nothing, print what would be done. */
+    dryRun: boolean;
+    leastPrivilege: (pending?: FederatedTypeConfig[]) => Promise<void>;
+  };
   /** Reads all of standard input (for `-f -`). */
   readStdin(): string;
 }
@@ -46,6 +53,9 @@ Examples:
 
   # Print the FederatedDeployment, write nothing
   kubefedctl federate deployments.apps web -n demo -o yaml
+
+  # List what would be created (and enabled), write nothing
+  kubefedctl federate namespace demo --contents --enable-type --dry-run
 
   # Convert manifests offline (no cluster access)
   kubectl get deploy web -n demo -o yaml | kubefedctl federate -f -
@@ -84,10 +94,11 @@ async function runFederate(type: string | undefined, name: string | undefined, f
     out.raw(federatedYaml(federateDocuments(docs, { federatedGroup: flags.federatedGroup }, out)));
     return;
   }
-  const { host, out, kubefedNamespace, leastPrivilege } = ctx.connect(cmd);
+  const connection = ctx.connect(cmd);
+  const { host, out, kubefedNamespace, leastPrivilege } = connection;
   let granted = false;
   try {
-    const dryRun = flags.output === 'yaml';
+    const dryRun = connection.dryRun || flags.output === 'yaml';
     const { results } = await federateResource(
       host,
       {
@@ -108,7 +119,12 @@ async function runFederate(type: string | undefined, name: string | undefined, f
       },
       out,
     );
-    if (dryRun) out.raw(federatedYaml(results.map((r) => r.object)));
+    if (flags.output === 'yaml') {
+      out.raw(federatedYaml(results.map((r) => r.object)));
+    } else if (dryRun) {
+      for (const r of results) out.info(`${r.description} created (dry run)`);
+      out.info('dry run: nothing was written');
+    }
   } catch (e) {
     // Take back the grant of a type whose FTC may not have been written.
     if (granted) await leastPrivilege();

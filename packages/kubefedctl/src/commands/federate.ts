@@ -85,10 +85,11 @@ async function federatedTypeFor(
     ftc = parsed.data;
   } else if (options.enableType) {
     out.progress(`enabling ${ftcName}: its FederatedTypeConfig is missing`);
-    const enableOptions = { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup, dryRun: false };
+    const enableOptions = { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup, dryRun: options.dryRun };
     const planned = await enableType(host, ftcName, { ...enableOptions, dryRun: true }, out);
-    await options.beforeEnable?.(planned.ftc);
+    if (!options.dryRun) await options.beforeEnable?.(planned.ftc);
     enabled.push(ftcName);
+    // In a dry run this only reads, refuses what enable would refuse, and prints its lines.
     await applyEnable(host, planned, enableOptions, out);
     ftc = planned.ftc;
   } else if (options.dryRun) {

@@ -11,11 +11,13 @@ export type OrphaningAction = 'enable' | 'disable' | 'status';
  * sets, removes or reads the `kubefed.io/orphan: "true"` annotation of a federated object.
  * A type that is not `Federated*` in `types.kubefed.io` is only warned about. `status` prints
  * `Enabled` or `Disabled`; enable/disable print a progress line to stderr (KubeFed printed
- * nothing). Resolves to the state after the command. Rejects with ApiError (e.g. NotFound).
+ * nothing). With `dryRun`, enable/disable read the object, print their line ending in
+ * `(dry run)` and write nothing. Resolves to the state after the command (that a dry run would
+ * reach). Rejects with ApiError (e.g. NotFound).
  */
 export async function orphaningDeletion(
   host: DynamicClient,
-  args: { action: OrphaningAction; type: string; name: string; namespace: string },
+  args: { action: OrphaningAction; type: string; name: string; namespace: string; dryRun?: boolean },
   out: Output,
 ): Promise<boolean> {
   const t = await lookupType(host.restMapper(), args.type);
@@ -26,6 +28,7 @@ export async function orphaningDeletion(
   const obj = await client.get(args.name);
   const enabled = obj.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE;
   const what = `${t.kind} "${t.namespaced ? `${args.namespace}/` : ''}${args.name}"`;
+  const suffix = args.dryRun === true ? ' (dry run)' : '';
   switch (args.action) {
     case 'status':
       out.info(enabled ? 'Enabled' : 'Disabled');
@@ -35,8 +38,10 @@ export async function orphaningDeletion(
         out.progress(`orphaning deletion is already enabled for ${what}`);
         return true;
       }
-      await client.update({ ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [ORPHAN_ANNOTATION]: ORPHAN_ANNOTATION_TRUE } } });
-      out.progress(`orphaning deletion enabled for ${what}: its member objects stay when it is deleted`);
+      if (args.dryRun !== true) {
+        await client.update({ ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [ORPHAN_ANNOTATION]: ORPHAN_ANNOTATION_TRUE } } });
+      }
+      out.progress(`orphaning deletion enabled for ${what}: its member objects stay when it is deleted${suffix}`);
       return true;
     }
     case 'disable': {
@@ -46,8 +51,8 @@ export async function orphaningDeletion(
       }
       const annotations = { ...(obj.metadata.annotations ?? {}) };
       delete annotations[ORPHAN_ANNOTATION];
-      await client.update({ ...obj, metadata: { ...obj.metadata, annotations } });
-      out.progress(`orphaning deletion disabled for ${what}`);
+      if (args.dryRun !== true) await client.update({ ...obj, metadata: { ...obj.metadata, annotations } });
+      out.progress(`orphaning deletion disabled for ${what}${suffix}`);
       return false;
     }
   }
