@@ -4,6 +4,7 @@ import {
   applyThresholds,
   firstHistory,
   formatKubeTime,
+  joinScopeProblem,
   probeConditions,
   probedStatus,
   statusNeedsWrite,
@@ -48,6 +49,11 @@ describe('probeConditions', () => {
       'the token Secret is bound to another cluster (nothing was probed)',
       { kind: 'secretNotBound', message: 'secret kf/member1-x is bound to cluster member1, not to evil' },
       [{ type: 'Ready', status: 'False', reason: 'ClusterSecretNotBound', message: 'secret kf/member1-x is bound to cluster member1, not to evil' }],
+    ],
+    [
+      'the cluster was joined for another scope (nothing was probed)',
+      { kind: 'scopeMismatch', message: 'cluster member1 was joined for scope Namespaced' },
+      [{ type: 'Ready', status: 'False', reason: 'JoinScopeMismatch', message: 'cluster member1 was joined for scope Namespaced' }],
     ],
   ])('writes the reference conditions when %s', (_title, result, expected) => {
     const conditions = probeConditions(result, T0);
@@ -176,5 +182,37 @@ describe('formatKubeTime', () => {
     [Date.UTC(2026, 0, 1), '2026-01-01T00:00:00Z'],
   ])('formats %i as %s', (ms, expected) => {
     expect(formatKubeTime(ms)).toBe(expected);
+  });
+});
+
+describe('joinScopeProblem', () => {
+  const cluster = (joinScope?: string) => ({
+    metadata: { name: 'member1', namespace: 'kf', ...(joinScope === undefined ? {} : { annotations: { 'kubefed.io/join-scope': joinScope } }) },
+  });
+  it.each<[string, string | undefined, 'Cluster' | 'Namespaced', string | undefined]>([
+    ['no annotation (a KubeFed join) is not checked', undefined, 'Cluster', undefined],
+    ['the same scope is fine', 'Namespaced', 'Namespaced', undefined],
+    [
+      'Namespaced RBAC under a Cluster-scope plane is refused',
+      'Namespaced',
+      'Cluster',
+      'cluster member1 was joined for scope Namespaced (annotation kubefed.io/join-scope of KubeFedCluster kf/member1) but the control plane runs with scope Cluster (KubeFedConfig spec.scope): ' +
+        'the RBAC that join granted in the member does not fit, so the cluster is not used; unjoin it and join it again with this control plane',
+    ],
+    [
+      'Cluster RBAC under a Namespaced-scope plane is refused',
+      'Cluster',
+      'Namespaced',
+      'cluster member1 was joined for scope Cluster (annotation kubefed.io/join-scope of KubeFedCluster kf/member1) but the control plane runs with scope Namespaced (KubeFedConfig spec.scope): ' +
+        'the RBAC that join granted in the member does not fit, so the cluster is not used; unjoin it and join it again with this control plane',
+    ],
+    [
+      'a value that is no scope is refused',
+      'cluster',
+      'Cluster',
+      'cluster member1 has join scope "cluster" (annotation kubefed.io/join-scope of KubeFedCluster kf/member1), which is neither Cluster nor Namespaced: it is not used',
+    ],
+  ])('%s', (_title, joinScope, scope, expected) => {
+    expect(joinScopeProblem(cluster(joinScope), scope)).toBe(expected);
   });
 });

@@ -9,6 +9,7 @@ import {
   ClusterConditionType,
   ConditionStatus,
   isClusterReady,
+  JOIN_SCOPE_ANNOTATION,
   REGION_NODE_LABEL,
   ZONE_NODE_LABEL,
   type ClusterCondition,
@@ -22,12 +23,49 @@ import {
  */
 export const SECRET_NOT_BOUND_REASON = 'ClusterSecretNotBound';
 
+/**
+ * Reason of the `Ready=False` condition (and of the Warning event) of a cluster joined for
+ * another control-plane scope than the running one (annotation `kubefed.io/join-scope`): its
+ * RBAC in the member does not fit, so it is not probed nor used. Beyond KubeFed.
+ */
+export const JOIN_SCOPE_MISMATCH_REASON = 'JoinScopeMismatch';
+
+/** Control-plane scopes (`KubeFedConfig.spec.scope`). */
+export type ControlPlaneScope = 'Cluster' | 'Namespaced';
+
+/** The identity of a KubeFedCluster {@link joinScopeProblem} reads. */
+export interface JoinedCluster {
+  readonly metadata: { readonly name?: string | undefined; readonly namespace?: string | undefined; readonly annotations?: Readonly<Record<string, string>> | undefined };
+}
+
+/**
+ * Why `cluster` must not be used by a control plane running with `scope`: the scope
+ * `kubefedctl join` granted RBAC for (annotation `kubefed.io/join-scope`) is another one, or is
+ * not a scope at all. Undefined when they agree, or when the annotation is absent (a cluster
+ * joined by KubeFed's kubefedctl or before the annotation existed: its scope is unknown).
+ */
+export function joinScopeProblem(cluster: JoinedCluster, scope: ControlPlaneScope): string | undefined {
+  const joined = cluster.metadata.annotations?.[JOIN_SCOPE_ANNOTATION];
+  if (joined === undefined || joined === scope) return undefined;
+  const name = cluster.metadata.name ?? '';
+  const where = `annotation ${JOIN_SCOPE_ANNOTATION} of KubeFedCluster ${cluster.metadata.namespace ?? ''}/${name}`;
+  if (joined !== 'Cluster' && joined !== 'Namespaced') {
+    return `cluster ${name} has join scope ${JSON.stringify(joined)} (${where}), which is neither Cluster nor Namespaced: it is not used`;
+  }
+  return (
+    `cluster ${name} was joined for scope ${joined} (${where}) but the control plane runs with scope ${scope} (KubeFedConfig spec.scope): ` +
+    `the RBAC that join granted in the member does not fit, so the cluster is not used; unjoin it and join it again with this control plane`
+  );
+}
+
 /** What one health probe of a member found. */
 export type ProbeResult =
   /** No client could be built (missing/bad Secret, bad endpoint, bad CA ...). */
   | { readonly kind: 'malformed' }
   /** The token Secret is not bound to this cluster: no client was built, nothing was sent. `message` names Secret and cluster. */
   | { readonly kind: 'secretNotBound'; readonly message: string }
+  /** The cluster was joined for another control-plane scope ({@link joinScopeProblem}): nothing was probed. `message` says what to do. */
+  | { readonly kind: 'scopeMismatch'; readonly message: string }
   /** GET /healthz failed: network error, timeout or a non-2xx answer. `error` is appended to the message. */
   | { readonly kind: 'unreachable'; readonly error: string }
   /** /healthz answered 2xx with a body other than `ok`. */
@@ -61,7 +99,8 @@ function condition(type: string, status: string, reason: string, message: string
 
 /**
  * The conditions a probe writes (the table of KUBEFED-REFERENCE §1.1, plus `Ready=False`
- * {@link SECRET_NOT_BOUND_REASON} for a token Secret bound to another cluster). Every condition gets
+ * {@link SECRET_NOT_BOUND_REASON} for a token Secret bound to another cluster and
+ * {@link JOIN_SCOPE_MISMATCH_REASON} for a cluster joined for another scope). Every condition gets
  * `lastProbeTime = lastTransitionTime = probeTime`; {@link applyThresholds} then keeps the
  * previous transition time where readiness did not change.
  */
@@ -73,6 +112,8 @@ export function probeConditions(result: ProbeResult, probeTime: string): Cluster
       return [condition(ClusterConditionType.ConfigMalformed, ConditionStatus.True, R.ClusterConfigMalformed, M.ClusterConfigMalformed, probeTime)];
     case 'secretNotBound':
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, SECRET_NOT_BOUND_REASON, result.message, probeTime)];
+    case 'scopeMismatch':
+      return [condition(ClusterConditionType.Ready, ConditionStatus.False, JOIN_SCOPE_MISMATCH_REASON, result.message, probeTime)];
     case 'unreachable':
       return [
         condition(ClusterConditionType.Offline, ConditionStatus.True, R.ClusterNotReachable, `${M.ClusterNotReachable}: ${result.error}`, probeTime),

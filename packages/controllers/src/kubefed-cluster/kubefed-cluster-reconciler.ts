@@ -26,11 +26,14 @@ import {
   applyThresholds,
   firstHistory,
   formatKubeTime,
+  JOIN_SCOPE_MISMATCH_REASON,
+  joinScopeProblem,
   probedStatus,
   SECRET_NOT_BOUND_REASON,
   statusNeedsWrite,
   topologyFromNodes,
   type ClusterTopology,
+  type ControlPlaneScope,
   type HealthHistory,
   type ProbeResult,
 } from './cluster-health.js';
@@ -58,6 +61,12 @@ export interface KubeFedClusterReconcilerOptions {
   memberRateLimit?: { qps: number; burst: number };
   /** Gauge `{cluster, state}` set to 1 for the current state (ready / notready / offline / malformed). Default none. */
   stateGauge?: GaugeMetric;
+  /**
+   * The running control plane's scope: a cluster joined for another one (annotation
+   * `kubefed.io/join-scope`) is not probed nor used, and reported `Ready=False`
+   * `JoinScopeMismatch`. Default none: join scopes are not checked.
+   */
+  scope?: ControlPlaneScope;
   /** Default the system clock. */
   clock?: Clock;
 }
@@ -86,7 +95,9 @@ const STATES = ['ready', 'notready', 'offline', 'malformed'] as const;
  * applies KubeFed's thresholds and writes the status when it changed; then asks to be run
  * again after `clusterHealthCheck.period`. A deleted cluster is forgotten.
  *
- * Failure behaviour: a token Secret not bound to the cluster (annotation `kubefed.io/cluster-name`)
+ * Failure behaviour: a cluster joined for another control-plane scope than `options.scope`
+ * (annotation `kubefed.io/join-scope`) → `Ready=False` `JoinScopeMismatch`, not probed, its token
+ * never read; a token Secret not bound to the cluster (annotation `kubefed.io/cluster-name`)
  * → `Ready=False` `ClusterSecretNotBound`, and its token is never sent; a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
  * member → `Offline`; failing to read the Secret from the host → thrown (retried with backoff);
  * failing to write status → logged, the probe loop continues (as KubeFed).
@@ -116,17 +127,21 @@ export class KubeFedClusterReconciler implements Reconciler {
     const name = raw.metadata.name ?? key;
     const logger = ctx.logger.child({ cluster: name });
     const record = this.#record(key, raw);
-    if (cluster !== undefined) await this.#ensureClient(record, cluster, logger, ctx.signal);
+    // A cluster joined for another scope is refused before its token is read or sent.
+    const scopeProblem = this.#o.scope === undefined ? undefined : joinScopeProblem(raw, this.#o.scope);
+    if (cluster !== undefined && scopeProblem === undefined) await this.#ensureClient(record, cluster, logger, ctx.signal);
     else this.#setClient(record, name, undefined);
 
     const probeTime = formatKubeTime(this.#clock.now());
     const client = record.client;
     const result: ProbeResult =
-      record.notBound !== undefined
-        ? { kind: 'secretNotBound', message: record.notBound }
-        : client === undefined
-          ? { kind: 'malformed' }
-          : await probeHealth(client, settings.timeoutMs, ctx.signal);
+      scopeProblem !== undefined
+        ? { kind: 'scopeMismatch', message: scopeProblem }
+        : record.notBound !== undefined
+          ? { kind: 'secretNotBound', message: record.notBound }
+          : client === undefined
+            ? { kind: 'malformed' }
+            : await probeHealth(client, settings.timeoutMs, ctx.signal);
     if (ctx.signal.aborted) return done();
     if (result.kind !== record.lastProbe) await this.#recordEvent(raw, record, result, logger);
     record.lastProbe = result.kind;
@@ -142,8 +157,9 @@ export class KubeFedClusterReconciler implements Reconciler {
 
     const probed = probedStatus({ result, probeTime, kubernetesVersion: version, topology });
     const previous = record.history;
-    // A refused token Secret is a fact about the configuration, not a flaky probe: shown at once.
-    const history = previous === undefined || result.kind === 'secretNotBound' ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
+    // A refused token Secret or join scope is a fact about the configuration, not a flaky probe: shown at once.
+    const refused = result.kind === 'secretNotBound' || result.kind === 'scopeMismatch';
+    const history = previous === undefined || refused ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
     record.history = history;
     const ready = isClusterReady(history);
     if (previous === undefined) logger.info({ ready, probe: result.kind }, 'cluster readiness observed');
@@ -230,7 +246,7 @@ export class KubeFedClusterReconciler implements Reconciler {
 
   /**
    * KubeFed's Warning events (`MalformedClusterConfig`, `RetrievingClusterHealthFailed`), and
-   * `ClusterSecretNotBound`, recorded when the probe outcome changes rather than on every probe
+   * `ClusterSecretNotBound` and `JoinScopeMismatch`, recorded when the probe outcome changes rather than on every probe
    * (KubeFed emits one per probe). Failing to record an event is only logged.
    */
   async #recordEvent(raw: KubeObject, record: ClusterRecord, result: ProbeResult, logger: Logger): Promise<void> {
@@ -245,6 +261,10 @@ export class KubeFedClusterReconciler implements Reconciler {
     } else if (result.kind === 'secretNotBound') {
       reason = SECRET_NOT_BOUND_REASON;
       message = result.message;
+    } else if (result.kind === 'scopeMismatch') {
+      reason = JOIN_SCOPE_MISMATCH_REASON;
+      message = result.message;
+      logger.warn({ reason, scope: this.#o.scope }, 'the cluster was joined for another control-plane scope; it is not used');
     } else {
       return;
     }
@@ -310,6 +330,7 @@ function stateOf(result: ProbeResult): (typeof STATES)[number] {
   switch (result.kind) {
     case 'malformed':
     case 'secretNotBound':
+    case 'scopeMismatch':
       return 'malformed';
     case 'notReady':
       return 'notready';

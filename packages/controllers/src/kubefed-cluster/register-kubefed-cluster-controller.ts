@@ -1,5 +1,6 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager } from '@kubefed/runtime';
+import type { ControlPlaneScope } from './cluster-health.js';
 import { ClusterHealthTracker } from './cluster-health-tracker.js';
 import { staticHealthCheckSettings, type HealthCheckSettingsSource } from './health-check-settings.js';
 import { KUBEFED_CLUSTER_GVR, KubeFedClusterReconciler } from './kubefed-cluster-reconciler.js';
@@ -20,6 +21,12 @@ export interface KubeFedClusterControllerOptions {
   resyncPeriodMs?: number;
   /** Rate limit of each member cluster's client (health probes and sync workers share it); default 100 QPS, burst 200. */
   memberRateLimit?: { qps: number; burst: number };
+  /**
+   * The running control plane's scope: clusters joined for another one (annotation
+   * `kubefed.io/join-scope`) are reported `Ready=False` `JoinScopeMismatch` and not used.
+   * Default none: join scopes are not checked.
+   */
+  scope?: ControlPlaneScope;
   clock?: Clock;
 }
 
@@ -58,6 +65,7 @@ export function registerKubeFedClusterController(manager: Manager, options: Kube
     settings,
     tracker,
     ...(options.memberRateLimit === undefined ? {} : { memberRateLimit: options.memberRateLimit }),
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
     stateGauge: manager.metrics.gauge('kubefed_cluster_health_state', 'KubeFedCluster health: 1 for the current state of each cluster', ['cluster', 'state']),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
