@@ -144,7 +144,7 @@ async function main(): Promise<number> {
         `  kubectl ${k} --context host get kubefedclusters -n kube-federation-system`,
         `  kubectl ${k} --context host get federateddeployments -n ${DEMO_NAMESPACE} -o yaml`,
         `  kubectl ${k} --context member1 get deployments,configmaps -n ${DEMO_NAMESPACE}`,
-        `  node --conditions=@kubefed/source --import tsx packages/kubefedctl/src/main.ts ${k} status -A --watch`,
+        `  npx kubefedctl ${k} status -A --watch`,
         `  kubectl ${k} --context host patch replicaschedulingpreference web -n ${DEMO_NAMESPACE} --type merge -p '{"spec":{"totalReplicas":9}}'`,
         'Press Ctrl-C to stop every process the demo started.',
       ].join('\n'),
