@@ -1,5 +1,5 @@
 /**
- * @kubefed/controller-manager: the `kubefed-controller-manager` process (bin → dist/main.js).
+ * @kubefed/controller-manager: the `kubefed-controller-manager` process (bin → bin/kubefed-controller-manager.js).
  *
  * Start reading at `main.ts` (signals, exit codes), then `config.ts` (flags + environment,
  * validated with zod; every bad value is reported naming its flag) and `manager-process.ts`
