@@ -15,7 +15,7 @@ const allowedSiblings = {
   controllers: ['api', 'client', 'runtime', 'scheduler', 'queue'],
   'controller-manager': ['api', 'client', 'runtime', 'scheduler', 'queue', 'controllers'],
   kubefedctl: ['api', 'client', 'scheduler', 'dashboard'],
-  dashboard: ['api', 'client', 'runtime', 'scheduler', 'queue'],
+  dashboard: ['api', 'client', 'runtime', 'scheduler', 'queue', 'controllers'],
   'kube-sim': ['api'],
   testing: null, // anything
   demo: null, // anything: the demo process drives the real parts
