@@ -50,10 +50,10 @@ afterAll(async () => {
 async function readyColumn(): Promise<Record<string, string>> {
   const out = succeeded(await kubectl(fed, ['get', 'kubefedclusters', '-n', fed.namespace]), 'kubectl get kubefedclusters');
   const [header = '', ...rows] = out.trimEnd().split('\n');
-  expect(header.split(/\s+/)).toEqual(['NAME', 'READY', 'KUBERNETES-VERSION', 'AGE']);
-  const [ready, version] = [header.indexOf('READY'), header.indexOf('KUBERNETES-VERSION')];
+  expect(header.split(/\s+/)).toEqual(['NAME', 'AGE', 'READY', 'KUBERNETES-VERSION']);
+  const [age, ready, version] = [header.indexOf('AGE'), header.indexOf('READY'), header.indexOf('KUBERNETES-VERSION')];
   const cell = (row: string, from: number, to: number): string => row.slice(from, to).trim().replace(/^<none>$/, '');
-  return Object.fromEntries(rows.map((r) => [cell(r, 0, ready), cell(r, ready, version)]));
+  return Object.fromEntries(rows.map((r) => [cell(r, 0, age), cell(r, ready, version)]));
 }
 
 function configMap(name: string, ns: string, data: Record<string, string>, placement: Record<string, unknown>): KubeObject {

@@ -131,7 +131,7 @@ describe('cluster health controller against kube-sim', () => {
     await expect.poll(() => [...running.tracker.readyClusters().keys()], { timeout: 3000, interval: 50 }).toEqual(['member1']);
   });
 
-  it.skipIf(!existsSync('/usr/bin/kubectl'))('shows READY, KUBERNETES-VERSION and AGE in `kubectl get kubefedclusters` (kubectl required)', async () => {
+  it.skipIf(!existsSync('/usr/bin/kubectl'))("shows KubeFed's AGE, READY and KUBERNETES-VERSION columns in `kubectl get kubefedclusters` (kubectl required)", async () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
     await using _running = runManager(ns);
@@ -144,8 +144,8 @@ describe('cluster health controller against kube-sim', () => {
       writeFileSync(kubeconfig, fed.host.kubeconfigYaml());
       const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, 'get', 'kubefedclusters', '-n', ns], { timeout: 30_000 });
       const [header, row] = stdout.trim().split('\n');
-      expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'KUBERNETES-VERSION', 'AGE']);
-      expect(row?.split(/\s+/)).toEqual(['member1', 'True', 'v1.30.2', expect.stringMatching(/^\d+s$/)]);
+      expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'AGE', 'READY', 'KUBERNETES-VERSION']);
+      expect(row?.split(/\s+/)).toEqual(['member1', expect.stringMatching(/^\d+s$/), 'True', 'v1.30.2']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -263,10 +263,10 @@ describe('cluster health controller against kube-sim', () => {
       )
       .toBeGreaterThanOrEqual(3);
 
-    // An invalid change is refused: the previous settings stay in force.
+    // An invalid change is refused at admission by the CRD's rules: the previous settings stay in force.
     const again = await configs.get('kubefed');
     (again.spec as { clusterHealthCheck: { period: string } }).clusterHealthCheck.period = '-5s';
-    await configs.update(again);
+    await expect(configs.update(again)).rejects.toMatchObject({ reason: 'Invalid', message: expect.stringContaining('spec.clusterHealthCheck.period') });
     const windowEnd = Date.now() + 800;
     while (Date.now() < windowEnd) {
       expect(running.source.current().clusterHealthCheck.periodMs).toBe(200);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_FEDERATED_TYPES } from '../default-types.js';
 import { validateFederatedTypeConfig } from '../federated-type-config.js';
+import { defaultKubeFedConfigSpec, KUBEFED_CONFIG_DEFAULTS } from '../kubefed-config.js';
 import type { CustomResourceDefinition } from './crd.js';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd } from './federated-type.js';
 import { allCrds, CRDS_KUSTOMIZATION_FILE, generateCrdFiles, GENERATED_HEADER } from './generate.js';
@@ -71,7 +72,9 @@ describe('CRD generation', () => {
     expect(crd.spec.names.singular).toBe(crd.spec.names.kind.toLowerCase());
     expect(crd.spec.names.categories).toEqual(['kubefed']);
     expect(crd.spec.versions).toHaveLength(1);
-    expect(schemaOf(crd).properties?.metadata).toEqual({ type: 'object' });
+    // FederatedTypeConfig declares metadata.name so that its name rule reports errors there.
+    const metadata = crd.spec.names.kind === 'FederatedTypeConfig' ? { type: 'object', properties: { name: { type: 'string' } } } : { type: 'object' };
+    expect(schemaOf(crd).properties?.metadata).toEqual(metadata);
   });
 
   it.each([
@@ -93,13 +96,36 @@ describe('CRD generation', () => {
     expect(crd.spec.versions[0]!.subresources !== undefined).toBe(status);
   });
 
-  it('gives KubeFedCluster READY, KUBERNETES-VERSION and AGE columns', () => {
+  it("gives KubeFedCluster KubeFed's AGE, READY and KUBERNETES-VERSION columns, then API-ENDPOINT in the wide output", () => {
     const crd = allCrds().find((c) => c.spec.names.kind === 'KubeFedCluster')!;
     expect(crd.spec.versions[0]!.additionalPrinterColumns).toEqual([
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
       { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
       { name: 'Kubernetes-Version', type: 'string', jsonPath: '.status.kubernetesVersion' },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      { name: 'API-Endpoint', type: 'string', jsonPath: '.spec.apiEndpoint', priority: 1 },
     ]);
+  });
+
+  it("defaults every KubeFedConfig field as KubeFed's mutating webhook did, except scope", () => {
+    const spec = nodeAt(schemaOf(allCrds().find((c) => c.spec.names.kind === 'KubeFedConfig')!), 'spec')!;
+    for (const [block, fields] of Object.entries(KUBEFED_CONFIG_DEFAULTS)) {
+      expect(spec.properties?.[block]?.default, block).toEqual({});
+      for (const [name, value] of Object.entries(fields)) expect(spec.properties?.[block]?.properties?.[name]?.default, `${block}.${name}`).toEqual(value);
+    }
+    expect(spec.properties?.['featureGates']?.default).toEqual(defaultKubeFedConfigSpec({}).featureGates);
+    expect(spec.properties?.['scope']?.default).toBeUndefined();
+  });
+
+  it('bounds the length of every string a CEL rule matches against a regular expression', () => {
+    const unbounded: string[] = [];
+    const visit = (node: JsonSchemaProps, path: string): void => {
+      const rules = node['x-kubernetes-validations'] ?? [];
+      if (node.type === 'string' && rules.some((r) => r.rule.includes('matches(')) && node.maxLength === undefined) unbounded.push(path);
+      for (const [k, v] of Object.entries(node.properties ?? {})) visit(v, `${path}.${k}`);
+      if (node.items !== undefined) visit(node.items, `${path}[*]`);
+    };
+    for (const crd of allCrds()) visit(schemaOf(crd), crd.metadata.name);
+    expect(unbounded).toEqual([]);
   });
 
   it('ships a federated CRD for every default type', () => {
@@ -176,7 +202,8 @@ describe('structuralProblems', () => {
     ['a node without type', { type: 'object', properties: { a: {} } }, ['a: must have a type']],
     ['an array without items', { type: 'object', properties: { a: { type: 'array' } } }, ['a: an array must have items']],
     ['a required field that does not exist', { type: 'object', properties: {}, required: ['x'] }, ['<root>: required field x is not in properties']],
-    ['metadata with properties', { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } } } }, ['metadata: must be exactly {type: object}']],
+    ['metadata declaring a label', { type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } }, ['metadata: must be {type: object}, with at most name and generateName as string properties']],
+    ['metadata declaring its name', { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } } } }, []],
     ['properties with additionalProperties', { type: 'object', properties: {}, additionalProperties: { type: 'string' } }, ['<root>: properties and additionalProperties are mutually exclusive']],
   ])('finds %s', (_title, schema, problems) => {
     expect(structuralProblems(schema)).toEqual(problems);

@@ -5,41 +5,82 @@
  * zod schemas of this package.
  */
 import {
+  ClusterConditionType,
+  ConditionStatus,
   CORE_GROUP,
   CORE_V1ALPHA1_VERSION,
   CORE_VERSION,
+  FEATURE_GATE_DEFAULTS,
   SCHEDULING_GROUP,
   SCHEDULING_VERSION,
 } from '../constants.js';
+import { TLS_VALIDATIONS } from '../kubefed-cluster.js';
+import { FEATURE_GATE_NAMES, KUBEFED_CONFIG_DEFAULTS, KUBEFED_SCOPES, RESOURCE_LOCKS } from '../kubefed-config.js';
+import {
+  apiEndpointProps,
+  apiGroupProps,
+  dns1035Props,
+  FEDERATED_GROUP_RULES,
+  FTC_NAME_RULE,
+  IMMUTABLE_SCOPE_RULE,
+  kindProps,
+  LEADER_ELECT_RULES,
+  ONLY_WILDCARD_TLS_RULE,
+  positiveDuration,
+  proxyUrlProps,
+  secretNameProps,
+  UNIQUE_FEATURE_GATES_RULE,
+} from './admission-rules.js';
 import { AGE_COLUMN, buildCrd, type CustomResourceDefinition } from './crd.js';
 import {
   arr,
+  atLeast,
   bool,
   dateTime,
   int32,
   int64,
   map,
+  metadataWithName,
   nonNegative,
   obj,
   preservedObject,
   str,
+  strEnum,
   topLevel,
+  withDefault,
+  withRules,
   type JsonSchemaProps,
 } from './openapi.js';
 
-const apiResource = (): JsonSchemaProps =>
-  obj(
+const SWITCH = ['Enabled', 'Disabled'] as const;
+const SCOPES = ['Cluster', 'Namespaced'] as const;
+const CONTROLLER_STATES = ['Running', 'NotRunning'] as const;
+
+/** KubeFed's APIResource; `federated` adds the rules of the federated and status types (group with a dot). */
+const apiResource = (federated: boolean): JsonSchemaProps => {
+  const node = obj(
     {
-      group: str({ description: 'Group of the resource; empty for the core group.' }),
-      version: str({ description: 'Version of the resource.' }),
-      kind: str({ description: 'Camel-cased singular name of the resource (e.g. ConfigMap).' }),
-      pluralName: str({ description: 'Lower-cased plural name of the resource (e.g. configmaps).' }),
-      scope: str({ description: 'Scope of the resource: Cluster or Namespaced.' }),
+      group: apiGroupProps(),
+      version: dns1035Props('version', 'v1', 'Version of the resource.'),
+      kind: kindProps(),
+      pluralName: dns1035Props('pluralName', 'configmaps', 'Lower-cased plural name of the resource (e.g. configmaps).'),
+      scope: { ...strEnum(SCOPES), description: 'Scope of the resource: Cluster or Namespaced.' },
     },
     ['kind', 'pluralName', 'scope', 'version'],
   );
+  return federated ? withRules(node, ...FEDERATED_GROUP_RULES) : node;
+};
 
-/** CRD of KubeFedCluster (short name kfc, status subresource, READY / KUBERNETES-VERSION / AGE columns). */
+/** A positive count (thresholds, concurrency) with its default. */
+const positiveCount = (def: number): JsonSchemaProps => withDefault(atLeast(int64(), 1), def);
+
+/** An optional block of KubeFedConfig: absent → `{}`, whose fields then take their defaults. */
+const defaultedBlock = (properties: Record<string, JsonSchemaProps>): JsonSchemaProps => withDefault(obj(properties), {});
+
+/**
+ * CRD of KubeFedCluster (short name kfc, status subresource). Columns in KubeFed's order (AGE,
+ * READY, KUBERNETES-VERSION), then ours: API-ENDPOINT (with `-o wide`).
+ */
 export function kubeFedClusterCrd(): CustomResourceDefinition {
   return buildCrd({
     group: CORE_GROUP,
@@ -50,19 +91,20 @@ export function kubeFedClusterCrd(): CustomResourceDefinition {
     shortNames: ['kfc'],
     status: true,
     printerColumns: [
+      AGE_COLUMN,
       { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
       { name: 'Kubernetes-Version', type: 'string', jsonPath: '.status.kubernetesVersion' },
-      AGE_COLUMN,
+      { name: 'API-Endpoint', type: 'string', jsonPath: '.spec.apiEndpoint', priority: 1 },
     ],
     schema: topLevel(
       {
         spec: obj(
           {
-            apiEndpoint: str({ description: 'API endpoint of the member cluster: host, host:port, IP, IP:port or URL.' }),
+            apiEndpoint: apiEndpointProps(),
             caBundle: str({ format: 'byte', description: 'CA bundle used to verify the member API server.' }),
-            disabledTLSValidations: arr(str()),
-            proxyURL: str({ description: 'Proxy URL (http, https or socks5) used to reach the member.' }),
-            secretRef: obj({ name: str() }, ['name']),
+            disabledTLSValidations: withRules(arr(strEnum(TLS_VALIDATIONS)), ONLY_WILDCARD_TLS_RULE),
+            proxyURL: proxyUrlProps(),
+            secretRef: obj({ name: secretNameProps() }, ['name']),
           },
           ['apiEndpoint', 'secretRef'],
         ),
@@ -75,8 +117,8 @@ export function kubeFedClusterCrd(): CustomResourceDefinition {
                   lastTransitionTime: dateTime(),
                   message: str(),
                   reason: str(),
-                  status: str(),
-                  type: str(),
+                  status: strEnum(Object.values(ConditionStatus)),
+                  type: strEnum(Object.values(ClusterConditionType)),
                 },
                 ['lastProbeTime', 'status', 'type'],
               ),
@@ -93,8 +135,15 @@ export function kubeFedClusterCrd(): CustomResourceDefinition {
   });
 }
 
-/** CRD of KubeFedConfig (no status). */
+/**
+ * CRD of KubeFedConfig (no status). Its schema defaults stand in for KubeFed's mutating webhook
+ * and its rules for the validating one: absent blocks and fields take KubeFed's defaults, an
+ * absent `featureGates` list becomes every known gate with its default; `scope` is required and
+ * immutable.
+ */
 export function kubeFedConfigCrd(): CustomResourceDefinition {
+  const d = KUBEFED_CONFIG_DEFAULTS;
+  const gates = FEATURE_GATE_NAMES.map((name) => ({ name, configuration: FEATURE_GATE_DEFAULTS[name] }));
   return buildCrd({
     group: CORE_GROUP,
     version: CORE_VERSION,
@@ -106,13 +155,39 @@ export function kubeFedConfigCrd(): CustomResourceDefinition {
       {
         spec: obj(
           {
-            clusterHealthCheck: obj({ failureThreshold: int64(), period: str(), successThreshold: int64(), timeout: str() }),
-            controllerDuration: obj({ availableDelay: str(), cacheSyncTimeout: str(), unavailableDelay: str() }),
-            featureGates: arr(obj({ configuration: str(), name: str() }, ['configuration', 'name'])),
-            leaderElect: obj({ leaseDuration: str(), renewDeadline: str(), resourceLock: str(), retryPeriod: str() }),
-            scope: str({ description: 'Scope of the control plane: Cluster or Namespaced.' }),
-            statusController: obj({ maxConcurrentReconciles: int64() }),
-            syncController: obj({ adoptResources: str(), maxConcurrentReconciles: int64() }),
+            clusterHealthCheck: defaultedBlock({
+              failureThreshold: positiveCount(d.clusterHealthCheck.failureThreshold),
+              period: positiveDuration('period', d.clusterHealthCheck.period),
+              successThreshold: positiveCount(d.clusterHealthCheck.successThreshold),
+              timeout: positiveDuration('timeout', d.clusterHealthCheck.timeout),
+            }),
+            controllerDuration: defaultedBlock({
+              availableDelay: positiveDuration('availableDelay', d.controllerDuration.availableDelay),
+              cacheSyncTimeout: positiveDuration('cacheSyncTimeout', d.controllerDuration.cacheSyncTimeout),
+              unavailableDelay: positiveDuration('unavailableDelay', d.controllerDuration.unavailableDelay),
+            }),
+            featureGates: withDefault(
+              withRules(
+                { ...arr(obj({ configuration: strEnum(SWITCH), name: strEnum(FEATURE_GATE_NAMES) }, ['configuration', 'name'])), maxItems: FEATURE_GATE_NAMES.length },
+                UNIQUE_FEATURE_GATES_RULE,
+              ),
+              gates,
+            ),
+            leaderElect: withRules(
+              defaultedBlock({
+                leaseDuration: positiveDuration('leaseDuration', d.leaderElect.leaseDuration),
+                renewDeadline: positiveDuration('renewDeadline', d.leaderElect.renewDeadline),
+                resourceLock: withDefault(strEnum(RESOURCE_LOCKS), d.leaderElect.resourceLock),
+                retryPeriod: positiveDuration('retryPeriod', d.leaderElect.retryPeriod),
+              }),
+              ...LEADER_ELECT_RULES,
+            ),
+            scope: withRules({ ...strEnum(KUBEFED_SCOPES), description: 'Scope of the control plane: Cluster or Namespaced; immutable.' }, IMMUTABLE_SCOPE_RULE),
+            statusController: defaultedBlock({ maxConcurrentReconciles: positiveCount(d.statusController.maxConcurrentReconciles) }),
+            syncController: defaultedBlock({
+              adoptResources: withDefault(strEnum(SWITCH), d.syncController.adoptResources),
+              maxConcurrentReconciles: positiveCount(d.syncController.maxConcurrentReconciles),
+            }),
           },
           ['scope'],
         ),
@@ -120,6 +195,40 @@ export function kubeFedConfigCrd(): CustomResourceDefinition {
       ['spec'],
     ),
   });
+}
+
+/**
+ * The schema of FederatedTypeConfig: KubeFed's rules on each APIResource, enums, and at the root
+ * the rule that the name is GroupQualifiedName(targetType) (reported at `metadata.name`).
+ */
+function federatedTypeConfigSchema(): JsonSchemaProps {
+  const schema = topLevel(
+    {
+      spec: obj(
+        {
+          federatedType: apiResource(true),
+          propagation: { ...strEnum(SWITCH), description: 'Enabled or Disabled.' },
+          statusCollection: { ...strEnum(SWITCH), description: 'Enabled or Disabled.' },
+          statusType: apiResource(true),
+          targetType: apiResource(false),
+        },
+        ['federatedType', 'propagation', 'targetType'],
+      ),
+      status: obj(
+        {
+          observedGeneration: nonNegative(int64()),
+          propagationController: strEnum(CONTROLLER_STATES),
+          statusController: strEnum(CONTROLLER_STATES),
+          conditions: arr(
+            obj({ lastTransitionTime: dateTime(), message: str(), reason: str(), status: str(), type: str() }, ['status', 'type']),
+          ),
+        },
+        ['observedGeneration', 'propagationController'],
+      ),
+    },
+    ['spec'],
+  );
+  return withRules({ ...schema, properties: { ...schema.properties, metadata: metadataWithName() } }, FTC_NAME_RULE);
 }
 
 /** CRD of FederatedTypeConfig (short name ftc, status subresource). */
@@ -139,35 +248,7 @@ export function federatedTypeConfigCrd(): CustomResourceDefinition {
       { name: 'Controller', type: 'string', jsonPath: '.status.propagationController' },
       AGE_COLUMN,
     ],
-    schema: topLevel(
-      {
-        spec: obj(
-          {
-            federatedType: apiResource(),
-            propagation: str({ description: 'Enabled or Disabled.' }),
-            statusCollection: str({ description: 'Enabled or Disabled.' }),
-            statusType: apiResource(),
-            targetType: apiResource(),
-          },
-          ['federatedType', 'propagation', 'targetType'],
-        ),
-        status: obj(
-          {
-            observedGeneration: int64(),
-            propagationController: str(),
-            statusController: str(),
-            conditions: arr(
-              obj(
-                { lastTransitionTime: dateTime(), message: str(), reason: str(), status: str(), type: str() },
-                ['status', 'type'],
-              ),
-            ),
-          },
-          ['observedGeneration', 'propagationController'],
-        ),
-      },
-      ['spec'],
-    ),
+    schema: federatedTypeConfigSchema(),
   });
 }
 

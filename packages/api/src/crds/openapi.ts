@@ -3,6 +3,20 @@
  * that keep the hand-written schemas short, and a structural-schema checker.
  */
 
+/**
+ * One `x-kubernetes-validations` rule: a CEL expression over `self` (and `oldSelf` for a
+ * transition rule, evaluated on updates only) that must be true.
+ */
+export interface ValidationRule {
+  rule: string;
+  /** Shown after the field path when the rule is false. Default: `failed rule: <rule>`. */
+  message?: string;
+  /** Error reason. Default: `FieldValueInvalid`. */
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  /** Path (from the node carrying the rule, e.g. `.leaseDuration`) the error is reported at. Default: the node. */
+  fieldPath?: string;
+}
+
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps our CRDs use. */
 export interface JsonSchemaProps {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -12,6 +26,11 @@ export interface JsonSchemaProps {
   pattern?: string;
   minimum?: number;
   maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  maxItems?: number;
+  /** Applied by the API server when the field is absent (structural defaulting). */
+  default?: unknown;
   properties?: Record<string, JsonSchemaProps>;
   required?: readonly string[];
   additionalProperties?: JsonSchemaProps;
@@ -21,6 +40,7 @@ export interface JsonSchemaProps {
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
   'x-kubernetes-list-map-keys'?: readonly string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-validations'?: readonly ValidationRule[];
 }
 
 /** A string node. */
@@ -37,6 +57,15 @@ export const nonNegative = (node: JsonSchemaProps): JsonSchemaProps => ({ ...nod
 export const bool = (): JsonSchemaProps => ({ type: 'boolean' });
 /** An RFC 3339 timestamp. */
 export const dateTime = (): JsonSchemaProps => ({ type: 'string', format: 'date-time' });
+/** `node` with `minimum: min`. */
+export const atLeast = (node: JsonSchemaProps, min: number): JsonSchemaProps => ({ ...node, minimum: min });
+/** `node` with `default: value`. */
+export const withDefault = (node: JsonSchemaProps, value: unknown): JsonSchemaProps => ({ ...node, default: value });
+/** `node` with CEL `x-kubernetes-validations` rules appended. */
+export const withRules = (node: JsonSchemaProps, ...rules: readonly ValidationRule[]): JsonSchemaProps => ({
+  ...node,
+  'x-kubernetes-validations': [...(node['x-kubernetes-validations'] ?? []), ...rules],
+});
 /** An array of `items`. */
 export const arr = (items: JsonSchemaProps): JsonSchemaProps => ({ type: 'array', items });
 /** An object with `properties`; `required` only when non-empty. */
@@ -61,12 +90,22 @@ export const labelSelectorSchemaProps = (): JsonSchemaProps =>
     matchLabels: map(str()),
   });
 
+/** `metadata` at the root of a CRD schema: `{type: object}`, optionally declaring `name` / `generateName` strings (for CEL rules). */
+function isRootMetadata(meta: JsonSchemaProps): boolean {
+  const { type, properties, ...rest } = meta;
+  if (type !== 'object' || Object.keys(rest).length > 0) return false;
+  return Object.entries(properties ?? {}).every(([k, v]) => (k === 'name' || k === 'generateName') && v.type === 'string' && Object.keys(v).length === 1);
+}
+
+/** Root `metadata` declaring `name`, so that a CEL rule can report its errors at `metadata.name`. */
+export const metadataWithName = (): JsonSchemaProps => ({ type: 'object', properties: { name: { type: 'string' } } });
+
 /**
  * Problems that make a schema non-structural (Kubernetes' rules, simplified to what our
  * generators can produce): every node needs a `type` unless it preserves unknown fields or is
  * int-or-string; objects may not have both `properties` and `additionalProperties`; arrays need
  * `items`; `required` names must exist in `properties`; metadata at the root may only be
- * `type: object`. Empty array when structural.
+ * `type: object` (declaring at most `name` and `generateName`). Empty array when structural.
  */
 export function structuralProblems(schema: JsonSchemaProps, path = ''): string[] {
   const problems: string[] = [];
@@ -83,8 +122,7 @@ export function structuralProblems(schema: JsonSchemaProps, path = ''): string[]
     if (schema.properties?.[r] === undefined) problems.push(`${at}: required field ${r} is not in properties`);
   if (path === '') {
     const meta = schema.properties?.metadata;
-    if (meta !== undefined && (meta.type !== 'object' || Object.keys(meta).length !== 1))
-      problems.push('metadata: must be exactly {type: object}');
+    if (meta !== undefined && !isRootMetadata(meta)) problems.push('metadata: must be {type: object}, with at most name and generateName as string properties');
   }
   for (const [k, v] of Object.entries(schema.properties ?? {})) problems.push(...structuralProblems(v, path === '' ? k : `${path}.${k}`));
   if (schema.items !== undefined) problems.push(...structuralProblems(schema.items, `${path}[*]`));

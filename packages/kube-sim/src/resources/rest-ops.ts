@@ -88,7 +88,15 @@ export interface Selectors {
  * Validation of custom resources against their CRD schema (see `schema/`), plugged in so the
  * REST semantics stay independent of the schema engine. Returns the pruned/defaulted object.
  */
-export type CustomValidator = (scope: Scope, obj: KObject, strict: boolean) => { object: KObject; warnings: string[] };
+export type CustomValidator = (scope: Scope, obj: KObject, options: CustomValidationOptions) => { object: KObject; warnings: string[] };
+
+/** Options of a {@link CustomValidator}. */
+export interface CustomValidationOptions {
+  /** fieldValidation=Strict: unknown fields are an error, not a warning. */
+  strict: boolean;
+  /** The stored object on an update (CEL transition rules compare with it); undefined on create. */
+  old?: KObject;
+}
 
 /** Kind-specific validation/preparation hook (CRDs). Throws StatusError when invalid. */
 export type KindHook = (def: ResourceDef, obj: KObject, old: KObject | undefined) => void;
@@ -276,7 +284,7 @@ export class RestOps {
     const metaCauses = metadataCauses(obj.metadata);
     if (!scope.def.builtin && metaCauses.length > 0) throw invalid(scope.def.kind, scope.def.group, obj.metadata.name ?? '', metaCauses);
     if (!scope.def.builtin && this.customValidator !== undefined)
-      result = this.customValidator(scope, obj, opts.fieldValidation === 'Strict');
+      result = this.customValidator(scope, obj, { strict: opts.fieldValidation === 'Strict', ...(old !== undefined ? { old } : {}) });
     if (opts.fieldValidation === 'Ignore') result.warnings = [];
     if (scope.def.builtin) {
       const causes = [...metaCauses, ...validateBuiltin(scope.def, result.object, old)];

@@ -141,7 +141,8 @@ function walkObject(schema: JsonObject, value: JsonObject, path: string, r: Sche
   }
   if (props !== undefined)
     for (const [k, p] of Object.entries(props)) {
-      if (out[k] === undefined && isObject(p) && p['default'] !== undefined) out[k] = structuredClone(p['default']);
+      // A default is itself walked, so that the defaults of its fields apply too (`default: {}`).
+      if (out[k] === undefined && isObject(p) && p['default'] !== undefined) out[k] = walk(p, structuredClone(p['default']), child(path, k), r);
     }
   const required = Array.isArray(schema['required']) ? schema['required'] : [];
   for (const k of required) {
