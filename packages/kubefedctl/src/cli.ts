@@ -810,7 +810,8 @@ function addCompletionCommands(program: Command, io: RunIo): void {
       while (typed.length < cword) typed.push('');
       const values = await completeWords(program, typed, kubeconfigCompletionSources(io.env));
       if (values === COMPLETE_FILES) io.stdout('__tabtab_complete_files__\n');
-      else tabtab.log(values, shell, (line) => io.stdout(`${line}\n`));
+      // bash replaces only the part of the word after `=`: give it the value alone.
+      else tabtab.log(shell === 'bash' ? values.map((v) => ({ ...v, name: v.name.replace(/^--[^=]*=/, '') })) : values, shell, (line) => io.stdout(`${line}\n`));
     });
 }
 

@@ -71,6 +71,8 @@ function positionOf(program: Command, before: readonly string[]): Position {
       const [flag = '', value] = word.split(/=(.*)/s, 2);
       const option = findOption(pos.cmd, flag);
       if (option === undefined || !option.required) continue;
+      // bash without bash-completion splits `--flag=value` into `--flag`, `=`, `value`.
+      if (value === undefined && words[i + 1] === '=') i++;
       if (value !== undefined) remember(pos.conn, option, value);
       else if (i + 1 < words.length) remember(pos.conn, option, words[++i] ?? '');
       else pos.pending = option;
