@@ -3,12 +3,11 @@
 // kubefedctl CLI (join, unjoin, enable, disable) and kubectl. member1 and member2 are joined
 // before the tests; member3 is joined and unjoined by a test.
 import { RESOURCES } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, type KubeObject } from '@kubefed/client';
 import type { LocalFederation } from '@kubefed/testing';
 import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  at,
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   federated,
@@ -160,8 +159,13 @@ describe('cluster membership', () => {
     const notReady = { current: true, propagation: 'False', reason: 'CheckClusters', clusters: { member1: 'OK', member2: 'ClusterNotReady' } };
 
     // What KubeFed's own not-ready e2e does: point the member's KubeFedCluster at an address where nothing answers.
+    // The token is bound to the endpoint, so the operator re-binds its Secret too (kubectl annotate).
     const kfcs = fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace);
-    const apiEndpoint = String(at(await kfcs.get('member2'), '/spec/apiEndpoint'));
+    const secrets = fed.client('host').resource(RESOURCES.secrets, fed.namespace);
+    const spec = (await kfcs.get('member2'))['spec'] as Parameters<typeof connectionDigest>[0] & { secretRef: { name: string } };
+    const bindTo = (apiEndpoint: string): Promise<KubeObject> =>
+      secrets.patch(spec.secretRef.name, { metadata: { annotations: { [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest({ ...spec, apiEndpoint }) } } }, 'merge');
+    await bindTo('https://127.0.0.1:1');
     await kfcs.patch('member2', { spec: { apiEndpoint: 'https://127.0.0.1:1' } }, 'merge');
     try {
       await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: '' });
@@ -174,7 +178,8 @@ describe('cluster membership', () => {
       await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(notReady);
       expect(await memberData('member2', ns, 'app')).toEqual({ v: '1' });
     } finally {
-      await kfcs.patch('member2', { spec: { apiEndpoint } }, 'merge');
+      await kfcs.patch('member2', { spec: { apiEndpoint: spec.apiEndpoint } }, 'merge');
+      await bindTo(spec.apiEndpoint);
     }
     await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: 'True' });
     await expect.poll(() => memberData('member2', ns, 'app'), POLL).toEqual({ v: '2' });

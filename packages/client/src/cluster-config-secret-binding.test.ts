@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './api-error.js';
-import { CLUSTER_NAME_ANNOTATION, SecretNotBoundError, memberClientFromSecret, secretBindingProblem } from './cluster-config-secret-binding.js';
+import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, SecretNotBoundError, connectionDigest, memberClientFromSecret, secretBindingProblem } from './cluster-config-secret-binding.js';
 import type { BoundSecretInput } from './cluster-config-secret-binding.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -10,6 +10,10 @@ const cluster = (name: string) => ({
   spec: { apiEndpoint: 'https://member1.example:6443', secretRef: { name: 'member1-x7k2p' } },
 });
 
+const spec = cluster('member1').spec;
+/** The annotations `kubefedctl join` writes for member1. */
+const boundTo = (name: string): Record<string, string> => ({ [CLUSTER_NAME_ANNOTATION]: name, [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) });
+
 const secret = (annotations: Record<string, string> | undefined): BoundSecretInput => ({
   metadata: { name: 'member1-x7k2p', namespace: 'kube-federation-system', ...(annotations === undefined ? {} : { annotations }) },
   data: { token: b64('member1-token') },
@@ -17,7 +21,7 @@ const secret = (annotations: Record<string, string> | undefined): BoundSecretInp
 
 describe('secretBindingProblem', () => {
   it.each([
-    ['bound to the cluster', 'member1', { [CLUSTER_NAME_ANNOTATION]: 'member1' }, undefined],
+    ['bound to the cluster and its connection settings', 'member1', boundTo('member1'), undefined],
     [
       'bound to another cluster',
       'evil',
@@ -49,6 +53,35 @@ describe('secretBindingProblem', () => {
     else expect(problem).toMatchObject({ cluster: name, secret: 'kube-federation-system/member1-x7k2p', ...expected });
   });
 
+  it.each<[string, Partial<typeof spec>, 'connectionChanged' | undefined]>([
+    ['the same settings', {}, undefined],
+    ['the same endpoint written as host:port', { apiEndpoint: 'member1.example:6443' }, undefined],
+    ['the same endpoint with a trailing slash', { apiEndpoint: 'https://member1.example:6443/' }, undefined],
+    ['another apiEndpoint (a server of the editor\'s own)', { apiEndpoint: 'https://evil.example:6443' }, 'connectionChanged'],
+    ['another port', { apiEndpoint: 'https://member1.example:6444' }, 'connectionChanged'],
+    ['a proxyURL added', { proxyURL: 'http://evil.example:3128' }, 'connectionChanged'],
+    ['another caBundle', { caBundle: b64('another CA') }, 'connectionChanged'],
+    ['TLS validation turned off', { disabledTLSValidations: ['*'] }, 'connectionChanged'],
+  ])('a Secret bound to member1 with %s', (_what, change, expected) => {
+    const problem = secretBindingProblem({ ...cluster('member1'), spec: { ...spec, ...change } }, secret(boundTo('member1')));
+    expect(problem?.kind).toBe(expected);
+  });
+
+  it('says how to re-bind changed connection settings, naming the endpoint and never the token', () => {
+    const evil = { ...cluster('member1'), spec: { ...spec, apiEndpoint: 'https://evil.example:6443' } };
+    const problem = secretBindingProblem(evil, secret(boundTo('member1')));
+    expect(problem?.message).toBe(
+      'the connection settings of member1 (spec.apiEndpoint "https://evil.example:6443", caBundle, proxyURL, disabledTLSValidations) differ from those secret ' +
+        'kube-federation-system/member1-x7k2p is bound to (annotation kubefed.io/cluster-connection): its token is not sent; if these settings are right, ' +
+        're-run "kubefedctl join member1 --error-on-existing=false", or bind them with ' +
+        `"kubectl annotate --overwrite secret -n kube-federation-system member1-x7k2p kubefed.io/cluster-connection=${connectionDigest(evil.spec)}"`,
+    );
+  });
+
+  it('refuses a Secret bound to the cluster by name only (a join made before the connection binding)', () => {
+    expect(secretBindingProblem(cluster('member1'), secret({ [CLUSTER_NAME_ANNOTATION]: 'member1' }))?.kind).toBe('connectionUnbound');
+  });
+
   it('names the Secret by the KubeFedCluster reference when the Secret has no metadata', () => {
     expect(secretBindingProblem(cluster('member1'), { data: {} })).toMatchObject({ kind: 'unbound', secret: 'kube-federation-system/member1-x7k2p' });
   });
@@ -56,14 +89,14 @@ describe('secretBindingProblem', () => {
 
 describe('memberClientFromSecret', () => {
   it('builds the client of a cluster from a Secret bound to it', () => {
-    using client = memberClientFromSecret(cluster('member1'), secret({ [CLUSTER_NAME_ANNOTATION]: 'member1' }));
+    using client = memberClientFromSecret(cluster('member1'), secret(boundTo('member1')));
     expect(client.server).toBe('https://member1.example:6443');
   });
 
   it('refuses, before any connection exists, a Secret bound to another cluster', () => {
     let thrown: unknown;
     try {
-      memberClientFromSecret(cluster('evil'), secret({ [CLUSTER_NAME_ANNOTATION]: 'member1' }));
+      memberClientFromSecret(cluster('evil'), secret(boundTo('member1')));
     } catch (e) {
       thrown = e;
     }

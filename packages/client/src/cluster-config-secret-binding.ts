@@ -5,11 +5,16 @@
  * The Secret therefore names its cluster (annotation {@link CLUSTER_NAME_ANNOTATION}, written by
  * `kubefedctl join`), and every member client built from a KubeFedCluster goes through
  * {@link memberClientFromSecret}, which refuses any other pairing before a connection exists.
+ * The Secret also names the connection its token is for (annotation
+ * {@link CLUSTER_CONNECTION_ANNOTATION}: a digest of `apiEndpoint`, `caBundle`, `proxyURL` and
+ * `disabledTLSValidations`), so that whoever may edit the KubeFedCluster cannot redirect its own
+ * token to a server (or through a proxy, or to a certificate authority) of their choosing.
  * Changing the binding takes write access to Secrets, which already means access to the tokens.
  */
+import { createHash } from 'node:crypto';
 import { KUBEFED_NAMESPACE_DEFAULT } from '@kubefed/api';
 import { ConfigError } from './api-error.js';
-import type { KubeFedClusterInput, SecretInput } from './cluster-config.js';
+import { type KubeFedClusterInput, parseApiEndpoint, type SecretInput } from './cluster-config.js';
 import { DynamicClient } from './dynamic-client.js';
 import type { ClientOptions } from './dynamic-client.js';
 
@@ -20,6 +25,31 @@ import type { ClientOptions } from './dynamic-client.js';
  */
 export const CLUSTER_NAME_ANNOTATION = 'kubefed.io/cluster-name';
 
+/**
+ * Annotation on a host token Secret: `sha256:<hex>` of the connection settings of the
+ * KubeFedCluster the token was issued for ({@link connectionDigest}). The token is sent only
+ * while the KubeFedCluster's settings have that digest.
+ */
+export const CLUSTER_CONNECTION_ANNOTATION = 'kubefed.io/cluster-connection';
+
+/**
+ * The digest bound in {@link CLUSTER_CONNECTION_ANNOTATION}: `sha256:` and the hex SHA-256 of
+ * the JSON array [endpoint, caBundle, proxyURL, sorted disabledTLSValidations], the endpoint
+ * normalized as the client connects to it (`member:6443` and `https://member:6443/` are one
+ * endpoint), absent fields as `""` / `[]`. Pure.
+ */
+export function connectionDigest(spec: Omit<KubeFedClusterInput['spec'], 'secretRef'>): string {
+  let endpoint = spec.apiEndpoint.trim();
+  try {
+    endpoint = parseApiEndpoint(endpoint);
+  } catch {
+    // A malformed endpoint is refused when the client is built; here it only has to differ.
+  }
+  const disabled = [...(spec.disabledTLSValidations ?? [])].sort();
+  const canonical = JSON.stringify([endpoint, spec.caBundle ?? '', spec.proxyURL ?? '', disabled]);
+  return `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
+}
+
 /** The parts of the referenced Secret the binding check and the client use. */
 export interface BoundSecretInput extends SecretInput {
   metadata?: { name?: string | undefined; namespace?: string | undefined; annotations?: Record<string, string> | undefined } | undefined;
@@ -27,8 +57,12 @@ export interface BoundSecretInput extends SecretInput {
 
 /** Why the token of a Secret must not be used for a KubeFedCluster. */
 export interface SecretBindingProblem {
-  /** `unbound`: no (or an empty) {@link CLUSTER_NAME_ANNOTATION}; `boundElsewhere`: it names another cluster. */
-  readonly kind: 'unbound' | 'boundElsewhere';
+  /**
+   * `unbound`: no (or an empty) {@link CLUSTER_NAME_ANNOTATION}; `boundElsewhere`: it names
+   * another cluster; `connectionUnbound`: no {@link CLUSTER_CONNECTION_ANNOTATION};
+   * `connectionChanged`: the KubeFedCluster's connection settings differ from the bound ones.
+   */
+  readonly kind: 'unbound' | 'boundElsewhere' | 'connectionUnbound' | 'connectionChanged';
   /** `<namespace>/<name>` of the Secret. */
   readonly secret: string;
   /** The KubeFedCluster that asked for the token. */
@@ -41,7 +75,9 @@ export interface SecretBindingProblem {
 
 /**
  * Whether the token of `secret` may be used for `cluster`: undefined when the Secret's
- * {@link CLUSTER_NAME_ANNOTATION} is exactly the cluster's name, else the problem. Pure.
+ * {@link CLUSTER_NAME_ANNOTATION} is exactly the cluster's name and its
+ * {@link CLUSTER_CONNECTION_ANNOTATION} the {@link connectionDigest} of the cluster's spec,
+ * else the problem. Pure.
  */
 export function secretBindingProblem(cluster: KubeFedClusterInput, secret: BoundSecretInput): SecretBindingProblem | undefined {
   const name = cluster.metadata.name ?? '';
@@ -49,7 +85,7 @@ export function secretBindingProblem(cluster: KubeFedClusterInput, secret: Bound
   const secretName = secret.metadata?.name ?? cluster.spec.secretRef.name;
   const shown = `${namespace}/${secretName}`;
   const boundTo = secret.metadata?.annotations?.[CLUSTER_NAME_ANNOTATION];
-  if (boundTo === name && name !== '') return undefined;
+  if (boundTo === name && name !== '') return connectionProblem(cluster, secret, shown);
   if (boundTo === undefined || boundTo === '') {
     return {
       kind: 'unbound',
@@ -67,6 +103,29 @@ export function secretBindingProblem(cluster: KubeFedClusterInput, secret: Bound
     cluster: name,
     boundTo,
     message: `secret ${shown} is bound to cluster ${boundTo}, not to ${name} (annotation ${CLUSTER_NAME_ANNOTATION}): its token is not used for ${name}`,
+  };
+}
+
+/** Whether the KubeFedCluster's connection settings are those the Secret is bound to (see {@link CLUSTER_CONNECTION_ANNOTATION}). */
+function connectionProblem(cluster: KubeFedClusterInput, secret: BoundSecretInput, shown: string): SecretBindingProblem | undefined {
+  const name = cluster.metadata.name ?? '';
+  const bound = secret.metadata?.annotations?.[CLUSTER_CONNECTION_ANNOTATION] ?? '';
+  const current = connectionDigest(cluster.spec);
+  if (bound === current) return undefined;
+  const [namespace, secretName] = shown.split('/');
+  const rebind =
+    `if these settings are right, re-run "kubefedctl join ${name} --error-on-existing=false", ` +
+    `or bind them with "kubectl annotate --overwrite secret -n ${namespace ?? ''} ${secretName ?? ''} ${CLUSTER_CONNECTION_ANNOTATION}=${current}"`;
+  const base = { secret: shown, cluster: name };
+  if (bound === '') {
+    return { ...base, kind: 'connectionUnbound', message: `secret ${shown} is not bound to the connection settings of ${name} (no ${CLUSTER_CONNECTION_ANNOTATION} annotation): its token is not sent; ${rebind}` };
+  }
+  return {
+    ...base,
+    kind: 'connectionChanged',
+    message:
+      `the connection settings of ${name} (spec.apiEndpoint "${cluster.spec.apiEndpoint}", caBundle, proxyURL, disabledTLSValidations) ` +
+      `differ from those secret ${shown} is bound to (annotation ${CLUSTER_CONNECTION_ANNOTATION}): its token is not sent; ${rebind}`,
   };
 }
 

@@ -34,7 +34,15 @@ export type { ApiErrorReason, KubeStatus, RequestDescription, StatusCause } from
 export type { TlsSettings } from './cluster-agent.js';
 export { connectionFromKubeFedCluster, parseApiEndpoint, tlsValidationSettings } from './cluster-config.js';
 export type { KubeFedClusterInput, SecretInput } from './cluster-config.js';
-export { CLUSTER_NAME_ANNOTATION, SecretNotBoundError, memberClientFromHost, memberClientFromSecret, secretBindingProblem } from './cluster-config-secret-binding.js';
+export {
+  CLUSTER_CONNECTION_ANNOTATION,
+  CLUSTER_NAME_ANNOTATION,
+  connectionDigest,
+  SecretNotBoundError,
+  memberClientFromHost,
+  memberClientFromSecret,
+  secretBindingProblem,
+} from './cluster-config-secret-binding.js';
 export type { BoundSecretInput, SecretBindingProblem } from './cluster-config-secret-binding.js';
 export { HttpDiscovery, StaticDiscovery } from './discovery.js';
 export type { ApiGroup, ApiResource, DiscoveryDocument, DiscoverySource, RawRequester } from './discovery.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, kubeFedCrds, RESOURCES, type FederatedTypeOptions } from '@kubefed/api';
-import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
 import { createRedisConnection } from '@kubefed/queue';
@@ -75,19 +75,15 @@ async function federation(): Promise<{ host: SimCluster; member: SimCluster; hos
     },
     { timeout: 5000, interval: 50 },
   );
+  const spec = { apiEndpoint: member.url, caBundle: Buffer.from(member.caPem ?? '').toString('base64'), secretRef: { name: 'member1-secret' } };
   await hostClient.resource(core('secrets'), NS).create({
     apiVersion: 'v1',
     kind: 'Secret',
-    // Bound to member1, as `kubefedctl join` binds it: the control plane uses the token for no other KubeFedCluster.
-    metadata: { name: 'member1-secret', annotations: { 'kubefed.io/cluster-name': 'member1' } },
+    // Bound to member1 and its connection settings, as `kubefedctl join` binds it: the control plane uses the token for no other KubeFedCluster or server.
+    metadata: { name: 'member1-secret', annotations: { 'kubefed.io/cluster-name': 'member1', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } },
     data: { token },
   });
-  await hostClient.resource(KFC, NS).create({
-    apiVersion: 'core.kubefed.io/v1beta1',
-    kind: 'KubeFedCluster',
-    metadata: { name: 'member1' },
-    spec: { apiEndpoint: member.url, caBundle: Buffer.from(member.caPem ?? '').toString('base64'), secretRef: { name: 'member1-secret' } },
-  });
+  await hostClient.resource(KFC, NS).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name: 'member1' }, spec });
   return { host, member, hostClient };
 }
 

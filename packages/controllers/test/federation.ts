@@ -4,7 +4,7 @@
  * token secret in the member, a token Secret and a KubeFedCluster in the host).
  */
 import { kubeFedCrds, RESOURCES } from '@kubefed/api';
-import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster, type StartClusterOptions } from '@kubefed/kube-sim';
 import { vi } from 'vitest';
 
@@ -109,18 +109,16 @@ export async function joinMember(fed: Federation, member: SimCluster, namespace:
     },
     { timeout: 5000, interval: 50 },
   );
+  const spec = { apiEndpoint: member.url, caBundle: Buffer.from(member.caPem ?? '').toString('base64'), secretRef: { name: `${member.name}-secret` } };
   await fed.hostClient.resource(core('secrets'), namespace).create({
     apiVersion: 'v1',
     kind: 'Secret',
-    // Bound to the cluster, as join binds it: the control plane sends the token to no other KubeFedCluster.
-    metadata: { name: `${member.name}-secret`, annotations: { 'kubefed.io/cluster-name': member.name } },
+    // Bound to the cluster and its connection settings, as join binds it: the control plane sends
+    // the token to no other KubeFedCluster, and to no other server.
+    metadata: { name: `${member.name}-secret`, annotations: { 'kubefed.io/cluster-name': member.name, [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } },
     data: { token },
   });
-  await registerCluster(fed, member.name, namespace, {
-    apiEndpoint: member.url,
-    caBundle: Buffer.from(member.caPem ?? '').toString('base64'),
-    secretRef: { name: `${member.name}-secret` },
-  });
+  await registerCluster(fed, member.name, namespace, spec);
 }
 
 /** Creates a KubeFedCluster in the host with the given spec. */

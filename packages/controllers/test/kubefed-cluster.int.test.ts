@@ -2,10 +2,13 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest } from '@kubefed/client';
+import { generateClusterPki } from '@kubefed/kube-sim';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeFedConfigSource, registerKubeFedClusterController, registerKubeFedConfigController, type ClusterHealthTracker } from '@kubefed/controllers';
@@ -97,6 +100,39 @@ async function recordingServer(answer: (path: string) => { status: number; body:
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface TlsListener extends AsyncDisposable {
+  readonly url: string;
+  /** base64 PEM of the CA that signed its certificate. */
+  readonly caBundle: string;
+  /** TCP connections accepted (a request needs one). */
+  readonly connections: () => number;
+  /** `<method> <path> <authorization header>` of every request received. */
+  readonly requests: string[];
+}
+
+/** A TLS server of someone else's, posing as a member API server with a certificate of its own CA: answers ok to everything. */
+async function tlsListener(): Promise<TlsListener> {
+  const pki = generateClusterPki('elsewhere');
+  const requests: string[] = [];
+  let connections = 0;
+  const server = createTlsServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
+    requests.push(`${req.method ?? ''} ${req.url ?? ''} ${req.headers.authorization ?? '-'}`);
+    res.writeHead(200, { 'content-type': req.url === '/version' ? 'application/json' : 'text/plain' }).end(req.url === '/version' ? '{"gitVersion":"v1.0.0"}' : 'ok');
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    caBundle: Buffer.from(pki.caCertPem).toString('base64'),
+    connections: () => connections,
     requests,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
@@ -226,10 +262,14 @@ describe('cluster health controller against kube-sim', () => {
     await secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret', annotations: secret.metadata.annotations ?? {} }, data: secret.data });
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
 
+    // A new endpoint takes binding the token to it (write access to the Secret), as join does.
     const clusters = fed.hostClient.resource(KFC, ns);
     const cluster = await clusters.get('member1');
-    (cluster.spec as { apiEndpoint: string }).apiEndpoint = 'https://127.0.0.1:1';
+    const spec = cluster.spec as { apiEndpoint: string };
+    spec.apiEndpoint = 'https://127.0.0.1:1';
     await clusters.update(cluster);
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'False', reason: 'ClusterSecretNotBound' });
+    await secrets.patch('member1-secret', { metadata: { annotations: { [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } } }, 'merge');
     await expect.poll(() => condition(fed, ns, 'member1', 'Offline'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterNotReachable' });
   });
 
@@ -322,9 +362,36 @@ describe('cluster health controller against kube-sim', () => {
     });
     expect(running.tracker.isReady('member1')).toBe(false);
 
-    await secrets.patch('member1-secret', { metadata: { annotations: { 'kubefed.io/cluster-name': 'member1' } } }, 'merge');
+    await secrets.patch('member1-secret', { metadata: { annotations: bound.metadata.annotations ?? {} } }, 'merge');
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterReady' });
     expect(running.tracker.isReady('member1')).toBe(true);
+  });
+
+  it.each([
+    ['apiEndpoint and caBundle', (listener: TlsListener) => ({ apiEndpoint: listener.url, caBundle: listener.caBundle })],
+    ['apiEndpoint, with TLS verification off', (listener: TlsListener) => ({ apiEndpoint: listener.url, disabledTLSValidations: ['*'] })],
+  ])('never sends a token to another server: whoever edits a KubeFedCluster\'s %s gets Ready False and no connection', async (_what, change) => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    const token = Buffer.from(String(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']), 'base64').toString();
+    await using listener = await tlsListener();
+    await using running = runManager(ns);
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+
+    await fed.hostClient.resource(KFC, ns).patch('member1', { spec: change(listener) }, 'merge');
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({
+      status: 'False',
+      reason: 'ClusterSecretNotBound',
+      message: expect.stringContaining(`the connection settings of member1 (spec.apiEndpoint "${listener.url}", caBundle, proxyURL, disabledTLSValidations) differ from those secret ${ns}/member1-secret is bound to`),
+    });
+    expect(running.tracker.isReady('member1')).toBe(false);
+    // Several probe periods later nothing has connected to the listener, least of all with member1's token.
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {
+      expect(listener.connections()).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(listener.requests.join('\n')).not.toContain(token);
   });
 
   it("keeps what a member's server answers out of the cluster's events, conditions and status", async () => {
@@ -335,7 +402,7 @@ describe('cluster health controller against kube-sim', () => {
     await fed.hostClient.resource(SECRETS, ns).create({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'echo-secret', annotations: { 'kubefed.io/cluster-name': 'echo' } },
+      metadata: { name: 'echo-secret', annotations: { 'kubefed.io/cluster-name': 'echo', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest({ apiEndpoint: server.url }) } },
       data: { token: Buffer.from('echo-token').toString('base64') },
     });
     await registerCluster(fed, 'echo', ns, { apiEndpoint: server.url, secretRef: { name: 'echo-secret' } });

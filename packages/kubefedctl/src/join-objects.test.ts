@@ -1,6 +1,7 @@
-import type { KubeObject } from '@kubefed/client';
+import { connectionDigest, type KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
 import {
+  bindToConnection,
   hostSecretObject,
   joinNames,
   kubeFedClusterObject,
@@ -140,6 +141,18 @@ describe('host objects', () => {
     ],
   ])('builds the host secret with %s, bound to the joining cluster', (_what, actual, expected) => {
     expect(actual).toEqual(expected);
+  });
+
+  it('binds the host secret to the connection settings of the KubeFedCluster join writes', () => {
+    const kfc = kubeFedClusterObject(names, { apiEndpoint: 'https://member1.example:6443', caBundle: 'Y2E=', secretName: 'm1-token', insecureSkipTlsVerify: false, proxyUrl: undefined });
+    const secret = hostSecretObject(names, { token: 'dG9r' }, 'm1-token');
+    const bound = bindToConnection(secret, kfc);
+    expect(bound.metadata.annotations).toEqual({
+      'kubefed.io/cluster-name': 'member1',
+      'kubefed.io/join-service-account': 'member1-host',
+      'kubefed.io/cluster-connection': connectionDigest({ apiEndpoint: 'https://member1.example:6443', caBundle: 'Y2E=' }),
+    });
+    expect(secret.metadata.annotations).not.toHaveProperty('kubefed.io/cluster-connection');
   });
 
   it.each([

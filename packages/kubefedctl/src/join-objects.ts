@@ -6,7 +6,7 @@ import {
   SECRET_TOKEN_KEY,
   SERVICE_ACCOUNT_NAME_ANNOTATION,
 } from '@kubefed/api';
-import { CLUSTER_NAME_ANNOTATION } from '@kubefed/client';
+import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, connectionDigest } from '@kubefed/client';
 import type { KubeObject } from '@kubefed/client';
 import {
   FULL_ACCESS_CLUSTER_RULES,
@@ -220,6 +220,17 @@ export function hostSecretObject(names: JoinNames, data: TokenData | undefined, 
     obj['data'] = { [SECRET_TOKEN_KEY]: data.token, ...(data.caCrt === undefined ? {} : { [SECRET_CA_KEY]: data.caCrt }) };
   }
   return obj;
+}
+
+/**
+ * `secret` bound to the connection settings of `kubeFedCluster` as well (annotation
+ * `kubefed.io/cluster-connection`): whoever may edit the KubeFedCluster cannot redirect the token
+ * to another server, proxy or certificate authority. Returns a copy.
+ */
+export function bindToConnection(secret: KubeObject, kubeFedCluster: KubeObject): KubeObject {
+  const spec = kubeFedCluster['spec'] as Parameters<typeof connectionDigest>[0];
+  const annotations = { ...(secret.metadata.annotations ?? {}), [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) };
+  return { ...secret, metadata: { ...secret.metadata, annotations } };
 }
 
 /** Inputs of the KubeFedCluster spec. */

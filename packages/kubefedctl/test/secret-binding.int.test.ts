@@ -4,13 +4,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { replicaSchedulingPreferenceCrd } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { connectionDigest, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
 
 const crdGvr = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const rspGvr = { group: 'scheduling.kubefed.io', version: 'v1alpha1', resource: 'replicaschedulingpreferences' };
 const BINDING = 'kubefed.io/cluster-name';
+const CONNECTION = 'kubefed.io/cluster-connection';
 
 let fed: SimFederation;
 
@@ -65,7 +66,9 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     const secret = await hostSecretOf(ns, 'member1');
-    expect(secret.metadata.annotations).toEqual({ [BINDING]: 'member1', 'kubefed.io/join-service-account': 'member1-host' });
+    const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member1');
+    const bound = { [BINDING]: 'member1', [CONNECTION]: connectionDigest(kfc['spec'] as Parameters<typeof connectionDigest>[0]), 'kubefed.io/join-service-account': 'member1-host' };
+    expect(secret.metadata.annotations).toEqual(bound);
 
     // A join made before the binding existed: the annotation is missing.
     const secrets = fed.client('host').resource(gvr.secrets, ns);
@@ -76,7 +79,13 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect(again.stdout).toContain(`updated secret ${ns}/${secret.metadata.name ?? ''} in host`);
     const rebound = await hostSecretOf(ns, 'member1');
     expect(rebound.metadata.name).toBe(secret.metadata.name);
-    expect(rebound.metadata.annotations).toEqual({ [BINDING]: 'member1', 'kubefed.io/join-service-account': 'member1-host' });
+    expect(rebound.metadata.annotations).toEqual(bound);
+
+    // Someone moved the KubeFedCluster to another server: a re-run puts the joined member back, still bound to it.
+    await fed.client('host').resource(gvr.kubeFedClusters, ns).patch('member1', { spec: { apiEndpoint: 'https://127.0.0.1:1' } }, 'merge');
+    expect((await fed.cli(joinArgs('member1', ns, '--error-on-existing=false'))).code).toBe(0);
+    expect((await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member1'))['spec']).toEqual(kfc['spec']);
+    expect((await hostSecretOf(ns, 'member1')).metadata.annotations).toEqual(bound);
   }, 120_000);
 
   it('join refuses a --secret-name Secret bound to another cluster and writes nothing', async () => {

@@ -5,6 +5,7 @@ import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client'
 import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
 import {
   boundClusterOf,
+  bindToConnection,
   hostSecretObject,
   joinNames,
   joinedClusterOf,
@@ -552,18 +553,14 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     ...member.map((object) => ({ side: 'member' as const, cluster: memberName, object, exists: memberExists.get(object) !== undefined })),
   ];
   if (options.dryRun) {
+    const plannedKfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined));
     plan.push({
       side: 'host',
       cluster: hostName,
-      object: hostSecretObject(names, undefined, hostSecretName),
+      object: bindToConnection(hostSecretObject(names, undefined, hostSecretName), plannedKfc),
       exists: hostSecretName !== undefined && (existingHostSecret !== undefined || hostSecretName !== options.secretName),
     });
-    plan.push({
-      side: 'host',
-      cluster: hostName,
-      object: kubeFedClusterObject(names, kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined)),
-      exists: existingKfc !== undefined,
-    });
+    plan.push({ side: 'host', cluster: hostName, object: plannedKfc, exists: existingKfc !== undefined });
     return { names, scope, actions: [], plan };
   }
 
@@ -590,7 +587,9 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
       }),
     );
 
-    const secretDesired = hostSecretObject(names, token, hostSecretName);
+    // The token is bound to the connection settings the KubeFedCluster gets (its secretRef aside).
+    const connection = kubeFedClusterObject(names, kfcInputs(targets.memberContext, '', token.caCrt));
+    const secretDesired = bindToConnection(hostSecretObject(names, token, hostSecretName), connection);
     let secretName: string;
     if (hostSecretName !== undefined) {
       const secret = await ensure({ ...hostCtx, errorOnExisting: options.errorOnExisting && hostSecretName === options.secretName }, secretDesired);
@@ -604,7 +603,7 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
       });
     }
     // The plan never carries the token.
-    plan.push({ side: 'host', cluster: hostName, object: hostSecretObject(names, undefined, secretName), exists: hostSecretName !== undefined });
+    plan.push({ side: 'host', cluster: hostName, object: bindToConnection(hostSecretObject(names, undefined, secretName), connection), exists: hostSecretName !== undefined });
 
     const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt));
     await ensure(hostCtx, kfc);
