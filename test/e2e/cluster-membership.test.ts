@@ -133,8 +133,10 @@ describe('cluster membership', () => {
     await secrets.create(secret('api', 'first'));
     await expect.poll(() => memberTokens('api'), POLL).toEqual(['first', 'first']);
 
+    // As KubeFed's disable: propagation stops, then the FederatedTypeConfig is deleted; the federated and member objects stay.
     await kubefedctl('disable', 'secrets');
-    await expect.poll(ftcState, POLL).toEqual(['Disabled', 'NotRunning']);
+    const ftcs = fed.client('host').resource(RESOURCES.federatedTypeConfigs, fed.namespace);
+    await expect.poll(async () => (await getOrUndefined(ftcs, 'secrets')) === undefined, POLL).toBe(true);
     await secrets.patch('api', { spec: { template: { data: { token: Buffer.from('second').toString('base64') } } } }, 'merge');
     await secrets.create(secret('late', 'new'));
     await consistently(async () => expect([...(await memberTokens('api')), ...(await memberTokens('late'))]).toEqual(['first', 'first', 'absent', 'absent']), {
