@@ -1,11 +1,11 @@
 // Lint rules that matter for this repository: promise hygiene, exhaustive switches,
 // type-only imports, no console in library packages, and the package import rules of
-// ARCHITECTURE.md (which package may import which third-party wrapper and which sibling).
+// docs/architecture.md (which package may import which third-party wrapper and which sibling).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-/** Which @kubefed packages each package may import (ARCHITECTURE.md, "Packages"). */
+/** Which @kubefed packages each package may import (docs/architecture.md, "Packages"). */
 const allowedSiblings = {
   api: [],
   client: ['api'],
@@ -51,13 +51,13 @@ function importRulesFor(pkg, { test = false } = {}) {
     if (forbidden.length > 0) {
       patterns.push({
         group: forbidden.map((p) => `@kubefed/${p}`),
-        message: `ARCHITECTURE.md: @kubefed/${pkg} may import only ${siblings.map((s) => '@kubefed/' + s).join(', ') || 'no other @kubefed package'}.`,
+        message: `docs/architecture.md: @kubefed/${pkg} may import only ${siblings.map((s) => '@kubefed/' + s).join(', ') || 'no other @kubefed package'}.`,
       });
     }
   }
   const paths = Object.entries(wrapped)
     .filter(([, owners]) => !owners.includes(pkg))
-    .map(([name, owners]) => ({ name, message: `ARCHITECTURE.md: only @kubefed/${owners[0]} imports ${name}.` }));
+    .map(([name, owners]) => ({ name, message: `docs/architecture.md: only @kubefed/${owners[0]} imports ${name}.` }));
   return { 'no-restricted-imports': ['error', { paths, patterns }] };
 }
 
@@ -101,12 +101,12 @@ export default tseslint.config(
       ...(processPackages.includes(pkg) || pkg === 'testing' ? {} : processRestriction),
     },
   })),
-  // Controllers never import each other (ARCHITECTURE.md): shared decisions live in
+  // Controllers never import each other (docs/architecture.md): shared decisions live in
   // `controllers/src/placement/`. The FTC controller alone hosts the sync controllers it starts.
   ...isolatedControllers.map((dir) => {
     const [level, options] = importRulesFor('controllers')['no-restricted-imports'];
     const others = controllerFolders.filter((d) => d !== dir);
-    const pattern = { group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`]), message: `ARCHITECTURE.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.` };
+    const pattern = { group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`]), message: `docs/architecture.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.` };
     return { files: [`packages/controllers/src/${dir}/**/*.ts`], rules: { 'no-restricted-imports': [level, { ...options, patterns: [...options.patterns, pattern] }] } };
   }),
   ...allPackages.map((pkg) => ({

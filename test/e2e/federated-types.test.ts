@@ -1,7 +1,7 @@
 // Create, update, re-place and delete one federated object of every default type through the
 // real processes: the kube-sim CLI (host + member1, member2), Redis, `kubefedctl join` and
 // `kubefedctl enable --default-types`, and the kubefed-controller-manager process. The templates
-// and the overrides of the first cluster follow KubeFed's e2e fixtures (KUBEFED-REFERENCE §7);
+// and the overrides of the first cluster follow KubeFed's e2e fixtures (docs/kubefed-compatibility.md §7);
 // every member copy is read back from the member clusters themselves.
 import type { GroupVersionResource, KubeObject } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';

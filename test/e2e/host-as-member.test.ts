@@ -1,6 +1,6 @@
 // The host joined as a member of its own federation, as KubeFed users often do: its namespaces
 // hold the federated objects themselves, so a FederatedNamespace placed there must never delete
-// the host's Namespace (it is unlabelled instead, KubeFed §4.4.12).
+// the host's Namespace (it is unlabelled instead, KubeFed docs/kubefed-compatibility.md §4.4.12).
 import { RESOURCES } from '@kubefed/api';
 import type { LocalFederation } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * KubeFed's fixed strings: API groups and versions, names, labels, annotations, finalizers,
  * condition types and reasons, propagation status values and feature gates
- * (KUBEFED-REFERENCE §1, §2, §4.2, §4.4.10). These are part of the compatibility contract.
+ * (docs/kubefed-compatibility.md §1, §2, §4.2, §4.4.10). These are part of the compatibility contract.
  */
 
 /** Default namespace of the control plane. */

@@ -1,5 +1,5 @@
 /**
- * The target types KubeFed enables by default (KUBEFED-REFERENCE §3.4.6), as data.
+ * The target types KubeFed enables by default (docs/kubefed-compatibility.md §3.4.6), as data.
  */
 import type { ResourceScope } from './constants.js';
 

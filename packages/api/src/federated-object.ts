@@ -1,5 +1,5 @@
 /**
- * The generic Federated<Kind> object of types.kubefed.io/v1beta1 (KUBEFED-REFERENCE §1.4):
+ * The generic Federated<Kind> object of types.kubefed.io/v1beta1 (docs/kubefed-compatibility.md §1.4):
  * template, placement, overrides, retainReplicas and the status the sync controller writes.
  */
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * FederatedServiceStatus (core.kubefed.io/v1alpha1): the legacy per-service status aggregate
- * written by the status controller when raw status collection is off (KUBEFED-REFERENCE §1.7).
+ * written by the status controller when raw status collection is off (docs/kubefed-compatibility.md §1.7).
  */
 import { z } from 'zod';
 import { objectMetaSchema, unstructuredSchema } from './meta.js';

@@ -1,6 +1,6 @@
 /**
  * FederatedTypeConfig (core.kubefed.io/v1beta1): declares that a target type is federated
- * through a federated type (KUBEFED-REFERENCE §1.3), with KubeFed's in-memory defaulting and
+ * through a federated type (docs/kubefed-compatibility.md §1.3), with KubeFed's in-memory defaulting and
  * the validating webhook's rules (§6.2).
  */
 import { z } from 'zod';

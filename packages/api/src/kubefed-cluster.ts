@@ -1,5 +1,5 @@
 /**
- * KubeFedCluster (core.kubefed.io/v1beta1): registers one member cluster (KUBEFED-REFERENCE §1.1).
+ * KubeFedCluster (core.kubefed.io/v1beta1): registers one member cluster (docs/kubefed-compatibility.md §1.1).
  */
 import { z } from 'zod';
 import { ClusterConditionType, ConditionStatus } from './constants.js';
@@ -182,7 +182,7 @@ function checkStatus(status: unknown, out: IssueCollector): void {
 }
 
 /**
- * Validates a KubeFedCluster: its shape plus the admission rules of KUBEFED-REFERENCE §6.2
+ * Validates a KubeFedCluster: its shape plus the admission rules of docs/kubefed-compatibility.md §6.2
  * (apiEndpoint, secretRef.name, disabledTLSValidations, proxyURL, caBundle; status conditions).
  * Reports every problem found.
  */

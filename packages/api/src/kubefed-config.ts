@@ -1,6 +1,6 @@
 /**
  * KubeFedConfig (core.kubefed.io/v1beta1): configuration of the controller manager
- * (KUBEFED-REFERENCE §1.2), with the defaults of the mutating webhook (§6.1) and the rules of
+ * (docs/kubefed-compatibility.md §1.2), with the defaults of the mutating webhook (§6.1) and the rules of
  * the validating webhook (§6.2).
  */
 import { parse as parseYaml } from 'yaml';
@@ -73,7 +73,7 @@ export const kubeFedConfigSchema = z.object({
 });
 export type KubeFedConfig = z.infer<typeof kubeFedConfigSchema>;
 
-/** The defaults of KUBEFED-REFERENCE §6.1, serialised as Go would (`1m0s`, `5m0s`). */
+/** The defaults of docs/kubefed-compatibility.md §6.1, serialised as Go would (`1m0s`, `5m0s`). */
 export const KUBEFED_CONFIG_DEFAULTS = {
   controllerDuration: { availableDelay: '20s', unavailableDelay: '1m0s', cacheSyncTimeout: '5m0s' },
   leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'leases' },

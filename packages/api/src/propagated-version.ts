@@ -1,6 +1,6 @@
 /**
  * PropagatedVersion and ClusterPropagatedVersion (core.kubefed.io/v1alpha1): the sync
- * controller's record of what it last wrote to each member (KUBEFED-REFERENCE §1.6, §4.4.8).
+ * controller's record of what it last wrote to each member (docs/kubefed-compatibility.md §1.6, §4.4.8).
  */
 import { z } from 'zod';
 import { objectMetaSchema } from './meta.js';

@@ -1,7 +1,7 @@
 /**
  * ReplicaSchedulingPreference (scheduling.kubefed.io/v1alpha1): divides a total replica count
  * across clusters for the FederatedDeployment/FederatedReplicaSet of the same namespace/name
- * (KUBEFED-REFERENCE §1.5).
+ * (docs/kubefed-compatibility.md §1.5).
  */
 import { z } from 'zod';
 import { RSP_TARGET_KINDS } from './constants.js';

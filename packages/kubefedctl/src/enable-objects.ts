@@ -34,7 +34,7 @@ export const STATUS_COLLECTION_TYPES: ReadonlySet<string> = new Set(['deployment
 
 /**
  * The FederatedTypeConfig and the `Federated<Kind>` CRD that `kubefedctl enable` writes for a
- * target type (KUBEFED-REFERENCE §3.4.1–3.4.2), with KubeFed's names; workloads of
+ * target type (docs/kubefed-compatibility.md §3.4.1–3.4.2), with KubeFed's names; workloads of
  * {@link STATUS_COLLECTION_TYPES} get `statusCollection: Enabled`. Pure.
  */
 export function enableObjects(target: EnableTarget, options: EnableObjectsOptions): { ftc: FederatedTypeConfig; crd: CustomResourceDefinition } {

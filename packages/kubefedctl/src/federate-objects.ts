@@ -34,7 +34,7 @@ function groupOf(apiVersion: string | undefined): string {
 }
 
 /**
- * The `spec.template` KubeFed's `federate` derives from a target object (KUBEFED-REFERENCE §3.6):
+ * The `spec.template` KubeFed's `federate` derives from a target object (docs/kubefed-compatibility.md §3.6):
  * `apiVersion`, `kind`, `status` and all of `metadata` except `metadata.labels` are removed; a
  * Namespace loses `spec.finalizers`, a ServiceAccount `secrets`, a Service `spec.clusterIP`,
  * `spec.clusterIPs` and every `spec.ports[].nodePort` (the member clusters allocate their own).
@@ -59,7 +59,7 @@ export function federatedTemplate(target: KubeObject): Record<string, unknown> {
 }
 
 /**
- * Converts a target object into its federated object (KUBEFED-REFERENCE §3.6): same name;
+ * Converts a target object into its federated object (docs/kubefed-compatibility.md §3.6): same name;
  * `metadata.namespace` only when the federated type is namespaced (a Namespace's own name for
  * a FederatedNamespace); `spec.template` from {@link federatedTemplate}; `spec.placement` with
  * an empty cluster selector (all clusters); no overrides. Annotations of the target are not
@@ -149,7 +149,7 @@ function checkResource(value: unknown, where: string): KubeObject {
   return value as unknown as KubeObject;
 }
 
-/** Resources `federate --contents` never federates (KUBEFED-REFERENCE §3.6). */
+/** Resources `federate --contents` never federates (docs/kubefed-compatibility.md §3.6). */
 const CONTENTS_SKIPPED: ReadonlySet<string> = new Set(['endpoints', 'events', 'events.events.k8s.io', 'propagatedversions.core.kubefed.io']);
 
 function qualifiedResource(m: Pick<ResourceMapping, 'resource' | 'group'>): string {

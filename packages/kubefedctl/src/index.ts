@@ -1,5 +1,5 @@
 /**
- * @kubefed/kubefedctl: the kubefedctl command-line tool (KUBEFED-REFERENCE §3): `join`, `unjoin`,
+ * @kubefed/kubefedctl: the kubefedctl command-line tool (docs/kubefed-compatibility.md §3): `join`, `unjoin`,
  * `enable`, `disable`, `federate`, `orphaning-deletion`, `plan`, `status` and `version`, with KubeFed's flags and objects.
  *
  * Start reading at `cli.ts` (`run(argv, io)`: the commander program, error printing, exit codes),

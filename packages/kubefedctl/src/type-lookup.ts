@@ -7,7 +7,7 @@ export class TypeNotFoundError extends KubefedctlError {}
 const qualified = (m: Pick<ResourceMapping, 'resource' | 'group'>): string => (m.group === '' ? m.resource : `${m.resource}.${m.group}`);
 
 /**
- * KubeFed's type lookup (KUBEFED-REFERENCE §3.1) on the host's discovery: `key` may be a plural,
+ * KubeFed's type lookup (docs/kubefed-compatibility.md §3.1) on the host's discovery: `key` may be a plural,
  * singular, kind, short name or `plural.group` (case-insensitive). Only each group's preferred
  * version is considered, or with `version` only groups serving that version. A core-group match
  * wins; several matches in other groups are an error asking for `plural.group`.

@@ -1,5 +1,5 @@
 /**
- * What `kubefedctl enable` generates for a target type (KUBEFED-REFERENCE §3.4.1–3.4.2): the
+ * What `kubefedctl enable` generates for a target type (docs/kubefed-compatibility.md §3.4.1–3.4.2): the
  * FederatedTypeConfig and the CRD of `Federated<Kind>`.
  */
 import {

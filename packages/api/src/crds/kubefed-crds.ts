@@ -1,5 +1,5 @@
 /**
- * The CRDs of KubeFed's own kinds (KUBEFED-REFERENCE §1.0): KubeFedCluster, KubeFedConfig,
+ * The CRDs of KubeFed's own kinds (docs/kubefed-compatibility.md §1.0): KubeFedCluster, KubeFedConfig,
  * FederatedTypeConfig, PropagatedVersion, ClusterPropagatedVersion, FederatedServiceStatus and
  * ReplicaSchedulingPreference. Schemas are written by hand as data, field for field with the
  * zod schemas of this package.

@@ -1,5 +1,5 @@
 /**
- * The decisions of the cluster health controller as pure functions (KUBEFED-REFERENCE §1.1,
+ * The decisions of the cluster health controller as pure functions (docs/kubefed-compatibility.md §1.1,
  * §4.2): the conditions a probe produces, KubeFed's threshold adjustment, the member topology
  * read from Node labels, and whether a status write is needed.
  */
@@ -98,7 +98,7 @@ function condition(type: string, status: string, reason: string, message: string
 }
 
 /**
- * The conditions a probe writes (the table of KUBEFED-REFERENCE §1.1, plus `Ready=False`
+ * The conditions a probe writes (the table of docs/kubefed-compatibility.md §1.1, plus `Ready=False`
  * {@link SECRET_NOT_BOUND_REASON} for a token Secret bound to another cluster and
  * {@link JOIN_SCOPE_MISMATCH_REASON} for a cluster joined for another scope). Every condition gets
  * `lastProbeTime = lastTransitionTime = probeTime`; {@link applyThresholds} then keeps the

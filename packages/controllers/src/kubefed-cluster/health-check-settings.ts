@@ -21,7 +21,7 @@ export interface HealthCheckSettingsSource {
 
 const d = KUBEFED_CONFIG_DEFAULTS.clusterHealthCheck;
 
-/** KubeFed's defaults (§6.1): period 10 s, timeout 3 s, failureThreshold 3, successThreshold 1. */
+/** KubeFed's defaults (docs/kubefed-compatibility.md §6.1): period 10 s, timeout 3 s, failureThreshold 3, successThreshold 1. */
 export const DEFAULT_HEALTH_CHECK_SETTINGS: HealthCheckSettings = {
   periodMs: parseGoDuration(d.period) ?? 10_000,
   timeoutMs: parseGoDuration(d.timeout) ?? 3_000,

@@ -89,7 +89,7 @@ interface ClusterRecord {
 const STATES = ['ready', 'notready', 'offline', 'malformed'] as const;
 
 /**
- * The cluster health controller's reconciler (KUBEFED-REFERENCE §4.2): for one KubeFedCluster
+ * The cluster health controller's reconciler (docs/kubefed-compatibility.md §4.2): for one KubeFedCluster
  * key it builds (or reuses) a client from the cluster's spec and token Secret, probes
  * `/healthz` with the configured timeout, reads `/version` and Node topology when healthy,
  * applies KubeFed's thresholds and writes the status when it changed; then asks to be run

@@ -43,7 +43,7 @@ const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
   JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {});
 
 /**
- * Adds the cluster health controller to `manager` (KUBEFED-REFERENCE §4.2): an informer on
+ * Adds the cluster health controller to `manager` (docs/kubefed-compatibility.md §4.2): an informer on
  * KubeFedClusters in the kubefed namespace, the `kubefedcluster` controller (leader only)
  * running {@link KubeFedClusterReconciler}, and a runnable that re-probes every cluster at once
  * when the health-check settings change and closes the member clients on stop.

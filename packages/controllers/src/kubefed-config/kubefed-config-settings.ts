@@ -1,6 +1,6 @@
 /**
  * KubeFedConfig → the settings the controller manager runs with, as pure functions
- * (KUBEFED-REFERENCE §1.2, §4.0, §6.1, §6.2).
+ * (docs/kubefed-compatibility.md §1.2, §4.0, §6.1, §6.2).
  */
 import {
   API_VERSIONS,

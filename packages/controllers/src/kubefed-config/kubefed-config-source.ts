@@ -36,7 +36,7 @@ export class KubeFedConfigSource {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Validates `obj` (after §6.1 defaulting) and uses it when valid. */
+  /** Validates `obj` (after docs/kubefed-compatibility.md §6.1 defaulting) and uses it when valid. */
   apply(obj: unknown): ApplyResult {
     const resolved = resolveKubeFedConfig(obj);
     if (!resolved.ok) return { applied: false, issues: resolved.issues };

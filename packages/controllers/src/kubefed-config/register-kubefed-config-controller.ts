@@ -29,7 +29,7 @@ export interface KubeFedConfigControllerHandle {
 
 /**
  * Reconciles the one KubeFedConfig `kubefed` of the kubefed namespace: creates the default one
- * (scope + every §6.1 default) when none exists, and hands each version to the
+ * (scope + every docs/kubefed-compatibility.md §6.1 default) when none exists, and hands each version to the
  * {@link KubeFedConfigSource}. An invalid config is logged once per version with every field
  * path, and the previous settings stay in force.
  */

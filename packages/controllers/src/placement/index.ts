@@ -1,5 +1,5 @@
 /**
- * Placement of federated objects (KUBEFED-REFERENCE §4.4.3, §4.4.4) as pure functions: shared by
+ * Placement of federated objects (docs/kubefed-compatibility.md §4.4.3, §4.4.4) as pure functions: shared by
  * the sync controller (where copies go) and the replica scheduling controller (which clusters
  * an RSP may plan over). Neither controller imports the other; both import this.
  */

@@ -18,7 +18,7 @@ const names = (...n: string[]): { name: string }[] => n.map((name) => ({ name })
 
 describe('computePlacement', () => {
   it.each<[string, PlacementSource, string[]]>([
-    ['names [cluster1] + selector {} → cluster1 only: the list wins (§4.4.3, §9)', obj({ clusters: names('cluster1'), clusterSelector: {} }), ['cluster1']],
+    ['names [cluster1] + selector {} → cluster1 only: the list wins (docs/kubefed-compatibility.md §4.4.3, §9)', obj({ clusters: names('cluster1'), clusterSelector: {} }), ['cluster1']],
     ['an empty clusters list selects nothing even with a selector (§4.4.3)', obj({ clusters: [], clusterSelector: { matchLabels: { foo: 'bar' } } }), []],
     ['no placement selects nothing (§4.4.3)', obj(), []],
     ['an empty placement selects nothing (§4.4.3)', obj({}), []],

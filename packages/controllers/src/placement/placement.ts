@@ -1,5 +1,5 @@
 /**
- * Placement of a federated object (KUBEFED-REFERENCE §4.4.3, §4.4.4): which registered member
+ * Placement of a federated object (docs/kubefed-compatibility.md §4.4.3, §4.4.4): which registered member
  * clusters should hold a copy. Pure: clusters and the FederatedNamespace are passed in.
  */
 import {

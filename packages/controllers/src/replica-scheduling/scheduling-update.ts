@@ -1,6 +1,6 @@
 /**
  * What the ReplicaSchedulingPreference controller writes into the federated object
- * (KUBEFED-REFERENCE §4.6 step 8): `spec.placement.clusters` and one `/spec/replicas` override per
+ * (docs/kubefed-compatibility.md §4.6 step 8): `spec.placement.clusters` and one `/spec/replicas` override per
  * scheduled cluster. Pure; the user's other overrides are never touched.
  */
 

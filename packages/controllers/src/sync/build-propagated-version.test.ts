@@ -11,7 +11,7 @@ const existing = (templateVersion: string, clusterVersions: [string, string][]):
   status: { templateVersion, overridesVersion: 'o1', clusterVersions: clusterVersions.map(([clusterName, version]) => ({ clusterName, version })) },
 });
 
-describe('buildPropagatedVersion (§1.6, §4.4.8)', () => {
+describe('buildPropagatedVersion (docs/kubefed-compatibility.md §1.6, §4.4.8)', () => {
   it('creates a namespaced PropagatedVersion owned by the federated object', () => {
     const { object, changed } = buildPropagatedVersion({
       fedObject,

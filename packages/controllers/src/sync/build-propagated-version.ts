@@ -1,5 +1,5 @@
 /**
- * The (Cluster)PropagatedVersion written after a sync (KUBEFED-REFERENCE §1.6, §4.4.8).
+ * The (Cluster)PropagatedVersion written after a sync (docs/kubefed-compatibility.md §1.6, §4.4.8).
  */
 import {
   API_VERSIONS,

@@ -5,7 +5,7 @@ import { ApplyOverridesError } from './errors.js';
 
 const fed = (overrides?: GenericOverrideItem[]) => ({ metadata: { name: 'web', namespace: 'ns' }, spec: overrides === undefined ? {} : { overrides } });
 
-describe('clusterOverridesFor (§1.4, §4.4.7)', () => {
+describe('clusterOverridesFor (docs/kubefed-compatibility.md §1.4, §4.4.7)', () => {
   const overrides: GenericOverrideItem[] = [
     { clusterName: 'c1', clusterOverrides: [{ path: '/spec/replicas', value: 1 }] },
     { clusterName: 'c2' },

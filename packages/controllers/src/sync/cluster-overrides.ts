@@ -1,5 +1,5 @@
 /**
- * Per-cluster overrides of a federated object (KUBEFED-REFERENCE §1.4, §4.4.7): read and
+ * Per-cluster overrides of a federated object (docs/kubefed-compatibility.md §1.4, §4.4.7): read and
  * validated once per object, then applied to the desired object as one JSON Patch.
  */
 import { type ClusterOverride, formatIssues, type GenericOverrideItem, validateOverrides } from '@kubefed/api';

@@ -5,7 +5,7 @@ import { DeleteOptionsError } from './errors.js';
 
 const withAnnotation = (value?: string) => ({ metadata: value === undefined ? {} : { annotations: { 'kubefed.io/deleteoption': value } } });
 
-describe('parseDeleteOptions (§2, §4.4.11)', () => {
+describe('parseDeleteOptions (docs/kubefed-compatibility.md §2, §4.4.11)', () => {
   it.each<[string, string | undefined, DeleteOptions]>([
     ['no annotation gives no options', undefined, {}],
     ['JSON null gives no options', 'null', {}],

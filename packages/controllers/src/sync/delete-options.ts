@@ -1,5 +1,5 @@
 /**
- * The `kubefed.io/deleteoption` annotation (KUBEFED-REFERENCE §2, §4.4.11): JSON DeleteOptions
+ * The `kubefed.io/deleteoption` annotation (docs/kubefed-compatibility.md §2, §4.4.11): JSON DeleteOptions
  * passed on every member delete while the federated object is being deleted.
  */
 import { DELETE_OPTION_ANNOTATION } from '@kubefed/api';

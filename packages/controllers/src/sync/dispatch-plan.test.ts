@@ -24,7 +24,7 @@ const hostNsUnlabelled = obj({ uid: HOST_UID });
 
 type Row = [string, Omit<ClusterSyncInput, 'cluster'>, Omit<ClusterOperation, 'cluster'>];
 
-describe('planClusterSync (§4.4.9 table)', () => {
+describe('planClusterSync (docs/kubefed-compatibility.md §4.4.9 table)', () => {
   it.each<Row>([
     ['a selected cluster that is not Ready reports ClusterNotReady', { ready: false, selected: true, member: present(managed) }, { op: 'none', status: 'ClusterNotReady' }],
     ['an unselected cluster that is not Ready is left alone without status', { ready: false, selected: false, member: present(managed) }, { op: 'none' }],

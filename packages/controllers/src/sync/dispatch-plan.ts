@@ -70,7 +70,7 @@ const isHostNamespace = (obj: KubeObject, o: DispatchOptions): boolean =>
   o.hostNamespaceUid !== undefined && o.hostNamespaceUid !== '' && obj.metadata.uid === o.hostNamespaceUid;
 
 /**
- * The sync-flow decision for one member cluster (§4.4.9 table), in KubeFed's order:
+ * The sync-flow decision for one member cluster (docs/kubefed-compatibility.md §4.4.9 table), in KubeFed's order:
  * - not Ready: `ClusterNotReady` when selected, else nothing;
  * - unreadable cache: `CachedRetrievalFailed`;
  * - not selected: nothing without a managed object (objects without the managed label are

@@ -1,7 +1,7 @@
 /**
  * Errors of the sync controller's decision functions. Every error extends `KubeFedError` (it
  * carries `cause`); the per-cluster ones also name the PropagationStatus the cluster gets in the
- * federated object's status (KUBEFED-REFERENCE §1.4, §4.4.9).
+ * federated object's status (docs/kubefed-compatibility.md §1.4, §4.4.9).
  */
 import { KubeFedError, type PropagationStatus } from '@kubefed/api';
 

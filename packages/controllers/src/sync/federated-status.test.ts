@@ -28,7 +28,7 @@ const base = (over: Partial<FederatedStatusInput>): FederatedStatusInput => ({
   ...over,
 });
 
-describe('computeFederatedStatus (§4.4.10)', () => {
+describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () => {
   it.each<[string, FederatedStatusInput, FederatedStatus, boolean]>([
     ['changes nothing when everything is as before (no timestamps move)', base({}), settled, false],
     [

@@ -1,5 +1,5 @@
 /**
- * The status of a federated object (KUBEFED-REFERENCE §1.4, §4.4.10): the `Propagation`
+ * The status of a federated object (docs/kubefed-compatibility.md §1.4, §4.4.10): the `Propagation`
  * condition, per-cluster statuses and observedGeneration, plus the retry decision.
  */
 import { isDeepStrictEqual } from 'node:util';

@@ -1,6 +1,6 @@
 /**
  * JSON exactly as Go's `encoding/json` Encoder writes it for generic values, which KubeFed
- * hashes for version tracking (KUBEFED-REFERENCE §4.4.8): map keys sorted by their UTF-8 bytes,
+ * hashes for version tracking (docs/kubefed-compatibility.md §4.4.8): map keys sorted by their UTF-8 bytes,
  * `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c` …, other control characters as `\u00XX`
  * (except `\n`, `\r`, `\t`), numbers in Go's shortest form, no whitespace.
  */

@@ -25,7 +25,7 @@ describe('JSON pointers (RFC 6901)', () => {
   });
 });
 
-describe('applyJsonPatch (evanphx/json-patch v4 semantics, §4.4.7)', () => {
+describe('applyJsonPatch (evanphx/json-patch v4 semantics, docs/kubefed-compatibility.md §4.4.7)', () => {
   it.each<[string, JsonPatchOperation[], unknown]>([
     ['add sets a new object key', [{ op: 'add', path: '/a/c', value: 5 }], { ...doc(), a: { ...doc().a, c: 5 } }],
     ['add overwrites an existing object key', [{ op: 'add', path: '/a/b', value: 'x' }], { ...doc(), a: { ...doc().a, b: 'x' } }],

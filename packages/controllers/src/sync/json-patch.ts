@@ -1,6 +1,6 @@
 /**
  * RFC 6902 JSON Patch (add, remove, replace) over RFC 6901 JSON pointers, with the semantics of
- * the patch library KubeFed uses for overrides (evanphx/json-patch v4.12, KUBEFED-REFERENCE
+ * the patch library KubeFed uses for overrides (evanphx/json-patch v4.12, docs/kubefed-compatibility.md
  * §4.4.7, §9.8):
  * - `replace` on a missing object key succeeds and sets it; only a missing parent or an invalid
  *   array index fails.

@@ -25,7 +25,7 @@ const errorOf = (fn: () => unknown): unknown => {
 const NOT_SUPPORTED = (f: string) =>
   `metadata.${f} cannot be set via template to avoid conflicting with controllers in member clusters. Consider using an override to add or remove elements from this collection.`;
 
-describe('renderDesiredObject: template and identity (§4.4.5)', () => {
+describe('renderDesiredObject: template and identity (docs/kubefed-compatibility.md §4.4.5)', () => {
   it.each<[string, FederatedObject, typeof deployment, KubeObject]>([
     [
       'copies the template and sets name, namespace, kind, apiVersion and the managed label',

@@ -1,5 +1,5 @@
 /**
- * The object the sync controller wants in one member cluster (KUBEFED-REFERENCE §4.4.5–4.4.7):
+ * The object the sync controller wants in one member cluster (docs/kubefed-compatibility.md §4.4.5–4.4.7):
  * template → name/namespace/kind/apiVersion → retained member fields (update only) → the
  * cluster's overrides → managed label.
  */

@@ -17,7 +17,7 @@ const svcPort = (p: Record<string, unknown>) => p;
 describe('retainClusterFields', () => {
   it.each<[string, string, boolean, KubeObject, KubeObject, KubeObject]>([
     [
-      'keeps resourceVersion, finalizers and annotations of the member, replacing the desired ones (§4.4.6)',
+      'keeps resourceVersion, finalizers and annotations of the member, replacing the desired ones (docs/kubefed-compatibility.md §4.4.6)',
       'ConfigMap',
       false,
       obj({ annotations: { mine: '1' }, finalizers: ['a'], resourceVersion: '1' }),

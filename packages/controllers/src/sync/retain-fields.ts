@@ -1,5 +1,5 @@
 /**
- * Fields kept from the existing member object when it is updated (KUBEFED-REFERENCE §4.4.6):
+ * Fields kept from the existing member object when it is updated (docs/kubefed-compatibility.md §4.4.6):
  * values that member-cluster controllers own (resourceVersion, finalizers, annotations, a
  * Service's allocated IPs and node ports, a ServiceAccount's token secrets, HPA-managed replicas).
  */

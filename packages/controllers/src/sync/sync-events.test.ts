@@ -12,7 +12,7 @@ import {
 
 const target = { kind: 'Deployment', name: 'ns/web' };
 
-describe('sync events (§4.4.9)', () => {
+describe('sync events (docs/kubefed-compatibility.md §4.4.9)', () => {
   it.each<[EventOperation, unknown, SyncEvent]>([
     ['create', undefined, { type: 'Normal', reason: 'CreateInCluster', message: 'Creating Deployment "ns/web" in cluster "c1"' }],
     ['update', undefined, { type: 'Normal', reason: 'UpdateInCluster', message: 'Updating Deployment "ns/web" in cluster "c1"' }],

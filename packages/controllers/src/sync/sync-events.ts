@@ -1,5 +1,5 @@
 /**
- * Kubernetes events the sync controller records on federated objects (KUBEFED-REFERENCE
+ * Kubernetes events the sync controller records on federated objects (docs/kubefed-compatibility.md
  * §4.4.2, §4.4.9, §4.4.11): reason, type and KubeFed's message texts.
  */
 import type { SyncEventReason } from '@kubefed/api';

@@ -6,7 +6,7 @@ import { memberVersion, needsUpdate, objectVersions, overridesVersion, recordedV
 
 const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
 
-describe('templateVersion (§4.4.8)', () => {
+describe('templateVersion (docs/kubefed-compatibility.md §4.4.8)', () => {
   it.each<[string, VersionSource, string]>([
     ['matches KubeFed’s test vector', { spec: { template: { spec: { foo: null } } } }, 'a5b8d4352d5aed51c51b93900258ccf3'],
     ['is empty without a template', { spec: {} }, ''],

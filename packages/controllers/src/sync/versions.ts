@@ -1,5 +1,5 @@
 /**
- * Version tracking (KUBEFED-REFERENCE §1.6, §4.4.8): hashes of the template and overrides, the
+ * Version tracking (docs/kubefed-compatibility.md §1.6, §4.4.8): hashes of the template and overrides, the
  * version of a member object, and the decision whether a member write is needed.
  */
 import { createHash } from 'node:crypto';

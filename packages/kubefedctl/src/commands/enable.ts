@@ -118,7 +118,7 @@ async function listFtcs(host: DynamicClient, ns: string): Promise<FederatedTypeC
   });
 }
 
-/** KubeFed's refusal to change the federated type of an enabled type (KUBEFED-REFERENCE §3.4.4 step 2). */
+/** KubeFed's refusal to change the federated type of an enabled type (docs/kubefed-compatibility.md §3.4.4 step 2). */
 function refuseOtherFederatedType(existing: FederatedTypeConfig | undefined, ftc: FederatedTypeConfig): void {
   if (existing === undefined) return;
   const a = existing.spec.federatedType;
@@ -152,7 +152,7 @@ async function refuseSharedCrd(host: DynamicClient, ftc: FederatedTypeConfig, cr
 }
 
 /**
- * Writes the CRD and the FTC of one target (KUBEFED-REFERENCE §3.4.4): checks that the kubefed
+ * Writes the CRD and the FTC of one target (docs/kubefed-compatibility.md §3.4.4): checks that the kubefed
  * namespace exists and that an existing FTC does not use another federated type; creates or
  * replaces the CRD (refusing equivalent deprecated APIs and CRDs used by another FTC), waits
  * for it to be Established, then creates the FTC or merge-patches its spec (an existing

@@ -134,7 +134,7 @@ async function runFederate(type: string | undefined, name: string | undefined, f
   }
 }
 
-/** Registers `kubefedctl federate` (KUBEFED-REFERENCE §3.6) on the program. */
+/** Registers `kubefedctl federate` (docs/kubefed-compatibility.md §3.6) on the program. */
 export function addFederateCommand(program: Command, ctx: FederateCommandContext): void {
   program
     .command('federate')

@@ -143,7 +143,7 @@ async function objectsIn(host: DynamicClient, m: ResourceMapping, namespace: str
 }
 
 /**
- * `kubefedctl federate <type> <name>` (KUBEFED-REFERENCE §3.6, API mode): looks the type up on
+ * `kubefedctl federate <type> <name>` (docs/kubefed-compatibility.md §3.6, API mode): looks the type up on
  * the host, finds its FTC (see {@link FederateOptions.enableType} / `dryRun`), reads the target
  * and converts it ({@link federatedObjectFor}). With `contents` (Namespaces only) every object of
  * every namespaced type in the namespace follows, except what KubeFed skips; all FTCs are

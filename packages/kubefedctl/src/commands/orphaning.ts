@@ -7,7 +7,7 @@ import { lookupType } from '../type-lookup.js';
 export type OrphaningAction = 'enable' | 'disable' | 'status';
 
 /**
- * `kubefedctl orphaning-deletion enable|disable|status <type> <name>` (KUBEFED-REFERENCE §3.7):
+ * `kubefedctl orphaning-deletion enable|disable|status <type> <name>` (docs/kubefed-compatibility.md §3.7):
  * sets, removes or reads the `kubefed.io/orphan: "true"` annotation of a federated object.
  * A type that is not `Federated*` in `types.kubefed.io` is only warned about. `status` prints
  * `Enabled` or `Disabled`; enable/disable print a progress line to stderr (KubeFed printed

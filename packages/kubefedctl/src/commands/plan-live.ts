@@ -55,7 +55,7 @@ async function memberWorkload(member: DynamicClient, target: Gvr, ns: string, na
 }
 
 /**
- * Reads what the RSP controller would plan with (KUBEFED-REFERENCE §4.6.2): the RSP, the Ready
+ * Reads what the RSP controller would plan with (docs/kubefed-compatibility.md §4.6.2): the RSP, the Ready
  * KubeFedClusters (by name), with `intersectWithClusterSelector` the selector-only placement of
  * the federated object, and current replicas / capacity from each member's copy of the
  * workload (and its pods) through the member credentials. A member that cannot be read is a

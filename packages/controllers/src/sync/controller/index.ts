@@ -1,5 +1,5 @@
 /**
- * The sync controller's IO layer (ARCHITECTURE "The flow of one change"): `SyncController`
+ * The sync controller's IO layer (docs/architecture.md "The flow of one change"): `SyncController`
  * (one federated type: informer → `SyncReconciler` → key-only jobs per member cluster, plus the
  * `StatusWriter`), the worker (`createSyncProcessor`, run inside `SyncWorkerHost`), the
  * in-process `StatusRecorder` between them and the `VersionStore` ((Cluster)PropagatedVersions).

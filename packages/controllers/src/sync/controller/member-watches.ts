@@ -39,7 +39,7 @@ function specOf(obj: KubeObject): string {
 
 /**
  * Informers on the managed copies (label `kubefed.io/managed=true`, every namespace or the one given) of one
- * federated type in every Ready member cluster (ARCHITECTURE "Drift"): engaged when a cluster
+ * federated type in every Ready member cluster (docs/architecture.md "Drift watches"): engaged when a cluster
  * becomes Ready, disengaged when it stops being Ready or leaves. A member copy changed or
  * deleted by hand reports its owner, so the sync worker reverts it at once instead of at the
  * next resync.

@@ -21,7 +21,7 @@ export interface StatusWriterOptions extends PlacementEnvironment {
 
 /**
  * Writes the `status` of federated objects of one type from the outcomes in the
- * {@link StatusRecorder} (KUBEFED-REFERENCE §4.4.10): per target cluster its recorded outcome
+ * {@link StatusRecorder} (docs/kubefed-compatibility.md §4.4.10): per target cluster its recorded outcome
  * (`ClusterNotReady` when not Ready; a cluster not reported since this process started keeps
  * its entry of the current status, so a new leader does not flap the status), plus non-target
  * clusters still reporting a status (e.g. `WaitingForRemoval`). Nothing is written while a

@@ -58,7 +58,7 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly resyncPeriodMs?: number | undefined;
   /** Whether remote status is collected (the KubeFedConfig `RawResourceStatusCollection` gate); default true. With the FTC's `statusCollection`, member status changes are watched and reported. */
   readonly remoteStatusCollection?: (() => boolean) | undefined;
-  /** Watch managed member copies to revert changes at once (ARCHITECTURE "Drift"); default true. */
+  /** Watch managed member copies to revert changes at once (docs/architecture.md "Drift watches"); default true. */
   readonly watchMembers?: boolean | undefined;
   /** The member writes of the sync workers in this process, whose watch events need no job; default none. */
   readonly ownWrites?: OwnWrites | undefined;
@@ -79,7 +79,7 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
   JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []);
 
 /**
- * The sync controller of one federated type (KUBEFED-REFERENCE §4.4), as one runnable: an
+ * The sync controller of one federated type (docs/kubefed-compatibility.md §4.4), as one runnable: an
  * informer on the federated type in the host, a controller running {@link SyncReconciler}
  * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
  * Every object is reconciled again when the set of Ready clusters or a cluster's labels change, and every object in

@@ -56,7 +56,7 @@ export type SyncJobProcessor = (job: SyncJob) => Promise<void>;
 export class MemberWriteError extends ClusterSyncError {}
 
 /**
- * The sync worker (ARCHITECTURE "The flow of one change"): for one (type, object, cluster) job,
+ * The sync worker (docs/architecture.md "The flow of one change"): for one (type, object, cluster) job,
  * reads the CURRENT federated object from the host (or the sync controller's informer cache in
  * the same process) and the member object (from the member watch cache when it has synced, else
  * with the member's client), decides with `planClusterSync`, renders with `renderDesiredObject`, and creates,
@@ -135,7 +135,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const selected = placed.includes(job.cluster);
     /**
      * The UID of the host's own Namespace of this name, for a Namespace found in the member: when
-     * the host is also a member, that copy is unlabelled, never deleted (§4.4.12).
+     * the host is also a member, that copy is unlabelled, never deleted (docs/kubefed-compatibility.md §4.4.12).
      */
     const hostNamespaceUid = async (member: MemberObservation): Promise<string | undefined> => {
       if (member.state !== 'present' || !isNamespaceType(type.targetType)) return undefined;

@@ -30,7 +30,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
 }
 
 /**
- * Reconciles one federated object of one type (KUBEFED-REFERENCE §4.4): ensures the finalizer
+ * Reconciles one federated object of one type (docs/kubefed-compatibility.md §4.4): ensures the finalizer
  * `kubefed.io/sync-controller`, computes the effective placement over the Ready clusters and
  * enqueues one key-only job per target cluster and per non-target Ready cluster still holding
  * a managed copy; the sync workers do the member IO. While the object is being deleted it

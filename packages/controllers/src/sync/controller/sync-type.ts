@@ -75,7 +75,7 @@ export function inKubeFedNamespace(env: Pick<PlacementEnvironment, 'scope' | 'ku
 }
 
 /**
- * The effective placement of `fedObject` (§4.4.4), reading the FederatedNamespace `N/N` for
+ * The effective placement of `fedObject` (docs/kubefed-compatibility.md §4.4.4), reading the FederatedNamespace `N/N` for
  * namespaced targets (from `federatedNamespaceCache` once synced, else from the host); nothing,
  * with reason `KubeFedNamespace`, for an object {@link inKubeFedNamespace}.
  *

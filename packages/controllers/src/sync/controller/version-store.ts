@@ -65,7 +65,7 @@ interface Batch {
 }
 
 /**
- * The version records of federated objects in the host (KUBEFED-REFERENCE §1.6, §4.4.8):
+ * The version records of federated objects in the host (docs/kubefed-compatibility.md §1.6, §4.4.8):
  * `PropagatedVersion` `<lowercase target kind>-<name>` in the object's namespace, or a
  * `ClusterPropagatedVersion` for cluster-scoped objects. Workers of different clusters update
  * the same record: within this process their writes are coalesced (one write in flight per
