@@ -2,6 +2,7 @@
 // events (/api/events). Light DOM, so style.css applies and checkers see one document.
 import { LitElement, html, nothing } from 'lit';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import { STATUS_FILTERS, filterRows } from './row-filter.js';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -113,6 +114,24 @@ customElements.define('kf-clusters', ClustersPage);
 
 const yamlish = (value) => (value === undefined || value === null ? '(none)' : JSON.stringify(value, null, 2));
 
+/** Rendered against live: the fields the member copy lacks or holds otherwise. */
+function differences(d) {
+  if (d.differences === undefined) {
+    return html`<section class="differences" data-differ="unknown" aria-label="Rendered against the member copy"><h3>Rendered vs ${d.cluster}</h3><p class="muted">Cannot compare: ${d.live === undefined ? d.liveProblem : d.renderProblem}.</p></section>`;
+  }
+  if (d.differences.length === 0) {
+    return html`<section class="differences" data-differ="false" aria-label="Rendered against the member copy"><h3>Rendered vs ${d.cluster}</h3><p class="tone-ok">The same: the member copy holds every rendered field (fields only the member sets, such as status and defaults, are not compared).</p></section>`;
+  }
+  return html`<section class="differences" data-differ="true" aria-label="Rendered against the member copy">
+    <h3>Rendered vs ${d.cluster}</h3>
+    <p class="tone-error">${d.differences.length === 1 ? '1 field differs' : `${d.differences.length} fields differ`} between the rendered object and the member copy.</p>
+    <table aria-label="Fields that differ">
+      <thead><tr><th scope="col">Field</th><th scope="col">Rendered</th><th scope="col">In ${d.cluster}</th></tr></thead>
+      <tbody>${d.differences.map((x) => html`<tr data-path=${x.path}><th scope="row"><code>${x.path}</code></th><td><code>${JSON.stringify(x.rendered)}</code></td><td><code>${'live' in x ? JSON.stringify(x.live) : '(absent)'}</code></td></tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
 class ObjectDetailPanel extends Light {
   static properties = { row: { attribute: false }, clusters: { attribute: false }, cluster: { state: true }, detail: { state: true }, error: { state: true } };
   willUpdate(changed) {
@@ -151,19 +170,18 @@ class ObjectDetailPanel extends Light {
         : html`<div class="detail-grid">
             <div><h3>Template</h3><pre>${yamlish(d.template)}</pre></div>
             <div><h3>Placement</h3><pre>${yamlish(d.placement)}</pre><h3>Overrides</h3><pre>${yamlish(d.overrides)}</pre></div>
-            <div><h3>Object in ${d.cluster}</h3><pre>${d.rendered === undefined ? d.renderedProblem : yamlish(d.rendered)}</pre></div>
-            <div><h3>Remote status (${d.clusterStatus ?? 'not reported'})</h3><pre>${yamlish(d.remoteStatus)}</pre></div>
-          </div>`}
+            <div><h3>Remote status (${d.clusterStatus ?? 'not reported'})</h3><pre data-part="remote-status">${yamlish(d.remoteStatus)}</pre></div>
+          </div>
+          <div class="compare">
+            <div><h3>Rendered for ${d.cluster} (by the control plane)</h3><pre data-part="rendered">${d.rendered === undefined ? d.renderProblem : yamlish(d.rendered)}</pre></div>
+            <div><h3>Object in ${d.cluster}</h3><pre data-part="live">${d.live === undefined ? d.liveProblem : yamlish(d.live)}</pre></div>
+          </div>
+          ${differences(d)}`}
     </section>`;
   }
 }
 customElements.define('kf-object-detail', ObjectDetailPanel);
 
-const STATUS_FILTERS = [
-  ['', 'any'],
-  ['problem', 'with a problem'],
-  ['ok', 'all OK'],
-];
 
 class ObjectsPage extends Light {
   static properties = {
@@ -182,15 +200,7 @@ class ObjectsPage extends Light {
     this.status = '';
   }
   rows() {
-    return this.view.objects.filter((r) => {
-      if (this.type !== '' && r.type !== this.type) return false;
-      if (this.namespace !== '' && r.namespace !== this.namespace) return false;
-      if (this.name !== '' && !r.name.includes(this.name)) return false;
-      const problem = r.propagationTone !== 'ok' || Object.values(r.cells).some((c) => c.tone === 'error' || c.tone === 'pending');
-      if (this.status === 'problem' && !problem) return false;
-      if (this.status === 'ok' && problem) return false;
-      return true;
-    });
+    return filterRows(this.view.objects, { type: this.type, namespace: this.namespace, name: this.name, status: this.status });
   }
   /** Up/Down (and Home/End) move between the rows' buttons; Enter or Space opens a row. */
   onKey(e) {

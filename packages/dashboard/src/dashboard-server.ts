@@ -149,7 +149,7 @@ function buildApp(options: DashboardOptions, parts: { watch: FleetWatch; views: 
     const type = snapshot.types.find((t) => t.name === typeName);
     const object = snapshot.objects.get(typeName ?? '')?.find((o) => (o.metadata.namespace ?? '') === namespace && o.metadata.name === name);
     if (type === undefined || object === undefined) return c.json({ error: `no federated object ${typeName}/${namespace}/${name}` }, 404);
-    return c.json(await objectDetail(options.host, { object, target: type.target, cluster: cluster ?? '', kubefedNamespace: options.kubefedNamespace }));
+    return c.json(await objectDetail(options.host, { object, type, cluster: cluster ?? '', kubefedNamespace: options.kubefedNamespace }));
   });
   return app;
 }

@@ -11,6 +11,8 @@ export interface WatchedType {
   readonly gvr: GroupVersionResource;
   /** The member objects' resource (`spec.targetType`). */
   readonly target: GroupVersionResource;
+  /** The member objects' type as the sync controller renders it (`spec.targetType`). */
+  readonly targetType: { readonly group: string; readonly version: string; readonly kind: string; readonly namespaced: boolean };
   readonly namespaced: boolean;
 }
 
@@ -41,6 +43,7 @@ interface TypeWatch {
 }
 
 const sameType = (a: WatchedType, b: WatchedType): boolean =>
+  JSON.stringify(a.targetType) === JSON.stringify(b.targetType) &&
   a.kind === b.kind && a.namespaced === b.namespaced && a.gvr.group === b.gvr.group && a.gvr.version === b.gvr.version && a.gvr.resource === b.gvr.resource;
 
 /**
@@ -123,6 +126,7 @@ function watchedTypeOf(ftc: FederatedTypeConfig): WatchedType {
   const t = ftc.spec.targetType;
   return {
     target: { group: t.group ?? '', version: t.version, resource: t.pluralName },
+    targetType: { group: t.group ?? '', version: t.version, kind: t.kind, namespaced: t.scope === 'Namespaced' },
     name: ftc.metadata.name ?? '',
     kind: f.kind,
     gvr: { group: f.group ?? '', version: f.version, resource: f.pluralName },

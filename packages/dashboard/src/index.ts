@@ -5,7 +5,8 @@
  *
  * Start reading at `dashboard-server.ts` (`startDashboard`: the hono app, token check, event
  * stream), then `fleet-watch.ts` (the informers on the host), `views.ts` (pure: what each page
- * shows) and `object-detail.ts` (a row's detail, read through the member's credentials). The
+ * shows) and `object-detail.ts` (a row's detail: the sync workers' rendering for one cluster
+ * beside the member copy read through the member's credentials, and where they differ). The
  * page itself is `assets/` (lit components and Chart.js, served from node_modules).
  */
 export { startDashboard, isLoopback, type Dashboard, type DashboardOptions } from './dashboard-server.js';
@@ -27,3 +28,4 @@ export {
   type Tone,
 } from './views.js';
 export { objectDetail, type DetailRequest, type ObjectDetail } from './object-detail.js';
+export { renderedDifferences, type RenderedDifference } from './rendered-differences.js';

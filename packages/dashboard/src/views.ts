@@ -73,6 +73,8 @@ export interface MatrixRow {
   readonly message?: string | undefined;
   readonly placement: string;
   readonly cells: Readonly<Record<string, MatrixCell>>;
+  /** True when propagation is not `True` or a placed cluster's status is not OK (the status filter). */
+  readonly problem: boolean;
 }
 
 /** One RSP on the Scheduling page. */
@@ -187,6 +189,7 @@ export function matrixRow(obj: KubeObject, type: { name: string; kind: string },
     message: condition?.message,
     placement: summary.placement,
     cells,
+    problem: propagation.tone !== 'ok' || Object.values(cells).some((c) => c.tone === 'error' || c.tone === 'pending'),
   };
 }
 

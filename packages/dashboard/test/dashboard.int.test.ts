@@ -45,6 +45,21 @@ async function seed(): Promise<void> {
     metadata: { name: 'settings', namespace: NS },
     spec: { template: { data: { colour: 'blue' } }, placement, overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/data/colour', value: 'green' }] }] },
   });
+  // A member copy labelled kubefed.io/managed=false: the control plane leaves it alone, so it stays unlike the rendering.
+  const member1 = fed.client('member1');
+  await member1.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await member1.resource({ group: '', version: 'v1', resource: 'configmaps' }, NS).create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'kept', namespace: NS, labels: { 'kubefed.io/managed': 'false' } },
+    data: { colour: 'red' },
+  });
+  await host.resource(FEDERATED('federatedconfigmaps'), NS).create({
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedConfigMap',
+    metadata: { name: 'kept', namespace: NS },
+    spec: { template: { data: { colour: 'blue' } }, placement: { clusters: [{ name: 'member1' }] } },
+  });
   await host.resource(FEDERATED('federateddeployments'), NS).create({
     apiVersion: 'types.kubefed.io/v1beta1',
     kind: 'FederatedDeployment',
@@ -122,8 +137,31 @@ describe('kubefedctl dashboard in Chromium', () => {
     expect(await cell(page, settings, 'member1').getAttribute('title')).toContain('member1: OK');
     await page.locator(`tr[data-id="${settings}"] button.row`).click();
     await page.locator('kf-object-detail select').selectOption('member2');
-    await expect.poll(() => page.locator('kf-object-detail pre').nth(3).textContent(), { timeout: 30_000 }).toContain('"colour": "green"');
+    const detail = page.locator('kf-object-detail');
+    await expect.poll(() => detail.locator('pre[data-part="live"]').textContent(), { timeout: 30_000 }).toContain('"colour": "green"');
+    const rendered = await detail.locator('pre[data-part="rendered"]').textContent();
+    expect(rendered).toContain('"colour": "green"');
+    expect(rendered).toContain('"kubefed.io/managed": "true"');
+    await expect.poll(() => detail.locator('section.differences').getAttribute('data-differ'), { timeout: 30_000 }).toBe('false');
     await page.screenshot({ path: join(ARTEFACTS, 'objects.png'), fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('shows the rendered object beside a member copy that differs from it, field by field', async () => {
+    const page = await openPage();
+    await page.getByRole('tab', { name: 'Federated objects' }).click();
+    const kept = `configmaps/${NS}/kept`;
+    await expect.poll(() => cell(page, kept, 'member1').textContent(), { timeout: 60_000 }).toBe('ManagedLabelFalse');
+    await page.locator(`tr[data-id="${kept}"] button.row`).click();
+    const detail = page.locator('kf-object-detail');
+    await expect.poll(() => detail.locator('section.differences').getAttribute('data-differ'), { timeout: 30_000 }).toBe('true');
+    expect(await detail.locator('pre[data-part="rendered"]').textContent()).toContain('"colour": "blue"');
+    expect(await detail.locator('pre[data-part="live"]').textContent()).toContain('"colour": "red"');
+    const colour = detail.locator('tr[data-path="/data/colour"] td');
+    expect(await colour.allTextContents()).toEqual(['"blue"', '"red"']);
+    expect(await detail.locator('tr[data-path="/metadata/labels/kubefed.io~1managed"] td').allTextContents()).toEqual(['"true"', '"false"']);
+    await page.screenshot({ path: join(ARTEFACTS, 'objects-detail-differs.png'), fullPage: true });
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
   }, 120_000);
