@@ -740,6 +740,26 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(status, { timeout: 30_000, interval: 200 }).toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True', reason: 'TypesServed' }] });
   }, 90_000);
 
+  it('refuses a FederatedTypeConfig whose federated type is not one (the target type itself) with Ready False InvalidSpec, and never touches those objects', async () => {
+    const ns = await startControlPlane([]);
+    const clusterRoles = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+    const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
+    await ftcs.create({
+      apiVersion: 'core.kubefed.io/v1beta1',
+      kind: 'FederatedTypeConfig',
+      metadata: { name: 'clusterroles.rbac.authorization.k8s.io' },
+      spec: { targetType: clusterRoles, federatedType: clusterRoles, propagation: 'Enabled' },
+    });
+    await expect.poll(async () => (await ftcs.get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      propagationController: 'NotRunning',
+      conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSpec', message: expect.stringContaining('spec.federatedType: clusterroles.rbac.authorization.k8s.io is the target type itself') as unknown }],
+    });
+    const hostRole = `victim-${randomUUID().slice(0, 8)}`;
+    const hostRoles = fed.hostClient.resource(MEMBER_CLUSTER_ROLES);
+    await hostRoles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: hostRole }, rules: [] });
+    await consistently(async () => expect((await hostRoles.get(hostRole)).metadata.finalizers ?? []).toEqual([]), { durationMs: 2000, intervalMs: 100 });
+  });
+
   it('removes the managed label from a member object that has no federated object (a possible orphan), and never deletes it', async () => {
     await startControlPlane();
     const name = `orphan-${randomUUID().slice(0, 8)}`;

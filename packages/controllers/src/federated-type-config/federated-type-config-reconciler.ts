@@ -6,9 +6,10 @@ import {
   type FederatedTypeConfigStatus,
   parseFederatedTypeConfig,
 } from '@kubefed/api';
-import { type DynamicClient, type GroupVersionResource, HttpDiscovery, isNotFound, type KubeObject } from '@kubefed/client';
+import { type DynamicClient, type GroupVersionResource, HttpDiscovery, isNotFound, type KubeObject, type ResourceClient } from '@kubefed/client';
 import { type Clock, done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, type Runnable, splitKey, systemClock, terminal } from '@kubefed/runtime';
 import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
+import { federatedTypeProblem } from './federated-type-problem.js';
 
 /** How often an FTC whose types are not served is checked again. */
 const TYPE_RECHECK_MS = 10_000;
@@ -105,13 +106,15 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       await this.#stop(name);
       return done();
     }
+    const client = this.#o.host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace);
     let ftc: FederatedTypeConfig;
     try {
       ftc = defaultFederatedTypeConfig(parseFederatedTypeConfig(raw));
     } catch (err) {
-      return terminal(err);
+      return this.#refuse(raw, client, err instanceof Error ? err.message : String(err));
     }
-    const client = this.#o.host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace);
+    const problem = federatedTypeProblem(ftc.spec);
+    if (problem !== undefined) return this.#refuse(raw, client, problem);
     const finalizers = raw.metadata.finalizers ?? [];
     if (raw.metadata.deletionTimestamp !== undefined && raw.metadata.deletionTimestamp !== null) {
       await this.#stop(name);
@@ -169,6 +172,38 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     if (!enabled || this.#children.has(name)) return done();
     // A failed child waits out its backoff; a type that is not served yet is looked at again.
     return requeueAfter(waitMs > 0 ? waitMs : TYPE_RECHECK_MS);
+  }
+
+  /**
+   * An FTC that is invalid (KubeFed's validation) or names a type that is not a federated type
+   * ({@link federatedTypeProblem}): its sync controller is stopped (or never started) and the
+   * status says why (`Ready` False `InvalidSpec`, propagationController `NotRunning`). Terminal:
+   * the next change of the FTC is looked at again. While it is being deleted its finalizer goes.
+   */
+  async #refuse(raw: KubeObject, client: ResourceClient, message: string): Promise<ReconcileOutcome> {
+    const name = raw.metadata.name ?? '';
+    await this.#stop(name);
+    const finalizers = raw.metadata.finalizers ?? [];
+    if (raw.metadata.deletionTimestamp !== undefined && raw.metadata.deletionTimestamp !== null) {
+      if (!finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) return done();
+      const remaining = finalizers.filter((f) => f !== FEDERATED_TYPE_CONFIG_FINALIZER);
+      await client.patch(name, { metadata: { finalizers: remaining, resourceVersion: raw.metadata.resourceVersion } }, 'merge');
+      return done();
+    }
+    const current = raw.status as FederatedTypeConfigStatus | undefined;
+    const previous = current?.conditions ?? [];
+    const ready = readyCondition(
+      previous.find((c) => c.type === 'Ready'),
+      { status: 'False', reason: 'InvalidSpec', message },
+    );
+    const status: FederatedTypeConfigStatus = {
+      observedGeneration: raw.metadata.generation ?? 0,
+      propagationController: 'NotRunning',
+      statusController: 'NotRunning',
+      conditions: [...previous.filter((c) => c.type !== 'Ready'), ready],
+    };
+    if (JSON.stringify(current ?? {}) !== JSON.stringify(status)) await client.patch(name, { status }, 'merge', { subresource: 'status' });
+    return terminal(new Error(message));
   }
 
   /** Stops every sync controller; resolves when all have stopped. */
