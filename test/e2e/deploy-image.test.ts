@@ -170,8 +170,23 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
 
   it('needs at run time none of kube-sim, the demo and the test helpers', () => {
     const closure = runtimeClosure(SHIPPED_PROGRAMS);
-    expect(closure).toEqual(['api', 'client', 'controller-manager', 'controllers', 'kubefedctl', 'queue', 'runtime', 'scheduler']);
+    // The dashboard is kubefedctl's (`kubefedctl dashboard`).
+    expect(closure).toEqual(['api', 'client', 'controller-manager', 'controllers', 'dashboard', 'kubefedctl', 'queue', 'runtime', 'scheduler']);
     for (const w of NOT_SHIPPED) expect(closure).not.toContain(w);
+  });
+
+  it('ships what each of those packages publishes, which covers every directory its code reads beside dist/', () => {
+    const assemble = buildStage.filter((i) => i.keyword === 'RUN').map((i) => i.args).find((r) => r.includes('/out')) ?? '';
+    expect(assemble).toContain(`for f in $(node -p "require('/app/$p/package.json').files.join(' ')"); do cp -R "/app/$p/$f" "$p/"; done`);
+    for (const dir of runtimeClosure(SHIPPED_PROGRAMS)) {
+      const files = (JSON.parse(readFileSync(join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as { files?: string[] }).files ?? [];
+      expect(files, `packages/${dir}/package.json files`).toContain('dist');
+      // A directory the code finds next to its own (`new URL('../assets', import.meta.url)`) must be published.
+      const read = walk(join(repoRoot, 'packages', dir, 'src'), new Set())
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .flatMap((f) => [...readFileSync(join(repoRoot, 'packages', dir, 'src', f), 'utf8').matchAll(/new URL\('\.\.\/([\w-]+)/g)].map((m) => m[1] ?? ''));
+      for (const d of read) expect(files, `packages/${dir} reads ../${d} at run time`).toContain(d);
+    }
   });
 
   it('sends the build no tests and, of kube-sim, the demo and the test helpers, only their package.json', () => {
