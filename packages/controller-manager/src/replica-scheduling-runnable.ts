@@ -1,5 +1,5 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { DEFAULT_SCHEDULING_TARGETS, registerReplicaSchedulingController, type ReadyClusterSource, type SchedulingTarget } from '@kubefed/controllers';
+import { federatedNamespaceResourceOf, registerReplicaSchedulingController, schedulingTargetsOf, type ReadyClusterSource, type SchedulingTarget } from '@kubefed/controllers';
 import { type Informer, type Logger, Manager, type Runnable, type RuntimeMetrics } from '@kubefed/runtime';
 
 /** Options of {@link replicaSchedulingRunnable}. */
@@ -21,29 +21,19 @@ export interface ReplicaSchedulingRunnableOptions {
   readonly retryMs?: number;
 }
 
-interface FtcView {
-  spec?: { federatedType?: { group?: string; version?: string; pluralName?: string }; propagation?: string };
-}
-
-/** The scheduling targets whose federated type has an FTC with propagation Enabled. */
-function enabledTargets(ftcs: readonly KubeObject[]): Map<string, SchedulingTarget> {
-  const out = new Map<string, SchedulingTarget>();
-  for (const [kind, target] of Object.entries(DEFAULT_SCHEDULING_TARGETS)) {
-    const found = ftcs.some((raw) => {
-      const spec = (raw as FtcView).spec;
-      const f = spec?.federatedType;
-      return (spec?.propagation ?? 'Enabled') === 'Enabled' && f?.pluralName === target.federated.resource && (f.group ?? '') === target.federated.group && f.version === target.federated.version;
-    });
-    if (found) out.set(kind, target);
-  }
-  return out;
+/** What identifies a running controller: a change of kinds, their federated types or the FederatedNamespace type restarts it. */
+function runKey(served: ReadonlyMap<string, SchedulingTarget>, federatedNamespaces: SchedulingTarget['federated'] | undefined): string {
+  if (served.size === 0) return '';
+  const id = (g: SchedulingTarget['federated']): string => `${g.resource}.${g.group}/${g.version}`;
+  const kinds = [...served].sort(([a], [b]) => a.localeCompare(b)).map(([kind, t]) => `${kind}=${id(t.federated)}`);
+  return [...kinds, ...(federatedNamespaces === undefined ? [] : [`namespaces=${id(federatedNamespaces)}`])].join(',');
 }
 
 /**
  * The ReplicaSchedulingPreference controller as KubeFed's scheduling manager runs it (leader
  * only): only while the `SchedulerPreferences` gate is on, and only for the schedulable kinds
  * (FederatedDeployment, FederatedReplicaSet) whose FederatedTypeConfig is enabled and whose
- * federated type the host serves. It runs in a manager of its own, restarted when that set
+ * federated type the host serves, in whatever federated group the FTC names. It runs in a manager of its own, restarted when that set
  * changes, so that a type enabled after start-up (`kubefedctl enable`) is picked up and a
  * missing CRD never blocks the other controllers.
  */
@@ -65,7 +55,9 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
       };
       const evaluate = async (): Promise<void> => {
         clearTimeout(retry);
-        const wanted = options.enabled() ? enabledTargets(options.ftcs.store.list()) : new Map<string, SchedulingTarget>();
+        const ftcs = options.ftcs.store.list();
+        const wanted = new Map(options.enabled() ? Object.entries(schedulingTargetsOf(ftcs)) : []);
+        const federatedNamespaces = federatedNamespaceResourceOf(ftcs);
         const served = new Map<string, SchedulingTarget>();
         for (const [kind, target] of wanted) {
           try {
@@ -76,7 +68,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
           }
         }
         if (served.size < wanted.size && !signal.aborted) retry = setTimeout(() => void schedule(), options.retryMs ?? 5000);
-        const key = [...served.keys()].sort().join(',');
+        const key = runKey(served, federatedNamespaces);
         if (key === (running?.key ?? '') || signal.aborted) return;
         await stopRunning();
         if (key === '') return;
@@ -88,6 +80,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
           targetNamespace: options.scope === 'Namespaced' ? options.namespace : '',
           clusters: options.clusters,
           targets: Object.fromEntries(served),
+          ...(federatedNamespaces === undefined ? {} : { federatedNamespaces }),
         });
         logger.info({ kinds: key }, 'starting the replica scheduling controller');
         const done = manager.start(abort.signal).catch((err: unknown) => logger.error({ err }, 'the replica scheduling controller failed'));

@@ -27,7 +27,9 @@ export {
   type SchedulingOutcome,
   type SchedulingStatus,
 } from './scheduling-status.js';
+export { federatedNamespaceResourceOf, schedulingTargetsOf, type FtcLike } from './scheduling-targets.js';
 export {
+  DEFAULT_FEDERATED_NAMESPACES,
   DEFAULT_SCHEDULING_TARGETS,
   ReplicaSchedulingPreferenceReconciler,
   RSP_GVR,

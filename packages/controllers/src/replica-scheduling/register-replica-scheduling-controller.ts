@@ -26,6 +26,8 @@ export interface ReplicaSchedulingControllerOptions {
    * federated type's CRD must be installed: its informer must sync before the controller starts.
    */
   targets?: Readonly<Record<string, SchedulingTarget>>;
+  /** The FederatedNamespace resource (the `namespaces` FTC's federated type); default `types.kubefed.io/v1beta1 federatednamespaces`. */
+  federatedNamespaces?: SchedulingTarget['federated'];
   /** How often member workloads are looked at again; default 10 s. */
   resyncPeriodMs?: number;
   /**
@@ -70,6 +72,7 @@ export function registerReplicaSchedulingController(manager: Manager, options: R
     clusters: options.clusters,
     kubefedNamespace: options.kubefedNamespace,
     targets,
+    ...(options.federatedNamespaces === undefined ? {} : { federatedNamespaces: options.federatedNamespaces }),
     ...(options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: options.resyncPeriodMs }),
     ...(options.statusSubresource === undefined ? {} : { statusSubresource: options.statusSubresource }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

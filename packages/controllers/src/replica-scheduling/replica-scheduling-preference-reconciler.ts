@@ -42,7 +42,8 @@ export const DEFAULT_SCHEDULING_TARGETS: Readonly<Record<string, SchedulingTarge
 });
 
 const KUBEFED_CLUSTERS = RESOURCES.kubeFedClusters;
-const FEDERATED_NAMESPACES = { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatednamespaces' } as const;
+/** KubeFed's FederatedNamespace resource, the default of `federatedNamespaces`. */
+export const DEFAULT_FEDERATED_NAMESPACES: Gvr = { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatednamespaces' };
 const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 
 /** The ready member clusters and their clients (a `ClusterHealthTracker` fits). */
@@ -65,6 +66,8 @@ export interface ReplicaSchedulingPreferenceReconcilerOptions {
   kubefedNamespace: string;
   /** Schedulable kinds by `targetKind`; default {@link DEFAULT_SCHEDULING_TARGETS}. */
   targets?: Readonly<Record<string, SchedulingTarget>>;
+  /** The FederatedNamespace resource (the `namespaces` FTC's federated type); default {@link DEFAULT_FEDERATED_NAMESPACES}. */
+  federatedNamespaces?: Gvr;
   /** How often member workloads are looked at again; default 10 s. */
   resyncPeriodMs?: number;
   /** Requeue delay while pods are unschedulable but not yet for 60 s; default 5 s (at most the resync period). */
@@ -206,7 +209,7 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     const own = new Set(computeSelectorPlacement(fedObject, registered));
     let fedNamespace: KubeObject;
     try {
-      fedNamespace = await this.#o.host.resource(FEDERATED_NAMESPACES, namespace).get(namespace, { signal });
+      fedNamespace = await this.#o.host.resource(this.#o.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace).get(namespace, { signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
