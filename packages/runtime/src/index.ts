@@ -28,6 +28,8 @@ export {
   type ReconcileResult,
   type CounterMetric,
   type GaugeMetric,
+  type GaugeSample,
+  type CollectedGaugeOptions,
   type HistogramMetric,
 } from './metrics.js';
 export { deepFreeze } from './deep-freeze.js';

@@ -44,4 +44,26 @@ describe('RuntimeMetrics', () => {
     expect(text).toContain('kubefed_informer_watch_restarts_total{informer="pods",reason="gone"} 1');
     expect(m.contentType).toContain('text/plain');
   });
+  it('reads a collected gauge on each scrape, dropping series no longer read and surviving a failed read', async () => {
+    const m = new RuntimeMetrics();
+    let samples: { labels: Record<string, string>; value: number }[] | Error = [
+      { labels: { cluster: 'a', state: 'waiting' }, value: 3 },
+      { labels: { cluster: 'b', state: 'waiting' }, value: 1 },
+    ];
+    m.collectedGauge({
+      name: 'kubefed_test_jobs',
+      help: 'Jobs.',
+      labelNames: ['cluster', 'state'],
+      read: () => (samples instanceof Error ? Promise.reject(samples) : Promise.resolve(samples)),
+    });
+    expect(await m.text()).toContain('kubefed_test_jobs{cluster="a",state="waiting"} 3');
+    samples = [{ labels: { cluster: 'a', state: 'waiting' }, value: 5 }];
+    const text = await m.text();
+    expect(text).toContain('kubefed_test_jobs{cluster="a",state="waiting"} 5');
+    expect(text).not.toContain('cluster="b"');
+    samples = new Error('redis down');
+    const failed = await m.text();
+    expect(failed).toContain('# TYPE kubefed_test_jobs gauge');
+    expect(failed).not.toContain('kubefed_test_jobs{');
+  });
 });

@@ -34,6 +34,26 @@ export interface HistogramMetric {
   observe(labels: Record<string, string>, value: number): void;
 }
 
+/** One series of a gauge read on scrape (see {@link RuntimeMetrics.collectedGauge}). */
+export interface GaugeSample {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** Options of {@link RuntimeMetrics.collectedGauge}. */
+export interface CollectedGaugeOptions {
+  /** `kubefed_<subsystem>_<name>_<unit>`. */
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  /**
+   * Reads every current series; called on each scrape. Series it no longer returns disappear.
+   * It should report its own failures and return what it could read: if it throws, the gauge
+   * has no series in that scrape (the rest of the scrape is unaffected).
+   */
+  readonly read: () => Promise<readonly GaugeSample[]>;
+}
+
 /** Options of {@link RuntimeMetrics}. */
 export interface RuntimeMetricsOptions {
   /** Also collect Node process metrics (`kubefed_process_*`); default false. */
@@ -151,6 +171,21 @@ export class RuntimeMetrics {
   gauge(name: string, help: string, labelNames: readonly string[] = []): GaugeMetric {
     const g = new Gauge({ name, help, labelNames, registers: [this.#registry] });
     return { set: (labels, value) => g.set(labels, value) };
+  }
+
+  /** Registers a gauge whose values are read when the metrics are scraped (state held elsewhere, e.g. queue lengths in Redis). */
+  collectedGauge(options: CollectedGaugeOptions): void {
+    const gauge: Gauge = new Gauge({
+      name: options.name,
+      help: options.help,
+      labelNames: options.labelNames,
+      registers: [this.#registry],
+      collect: async () => {
+        const samples = await options.read().catch(() => []);
+        gauge.reset();
+        for (const s of samples) gauge.set(s.labels, s.value);
+      },
+    });
   }
 
   /** Registers a domain histogram with duration buckets (seconds). */
