@@ -102,7 +102,11 @@ function numberChecks(schema: JsonObject, v: number, path: string, r: SchemaResu
     r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: ${path} in body should be a multiple of ${mult}`, field: path });
 }
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 function stringChecks(schema: JsonObject, v: string, path: string, r: SchemaResult): void {
+  if (schema['format'] === 'byte' && !BASE64.test(v))
+    r.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: ${JSON.stringify(v)}: ${path} in body must be of type byte: ${JSON.stringify(v)}`, field: path });
   const len = [...v].length;
   if (typeof schema['maxLength'] === 'number' && len > schema['maxLength'])
     r.causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${schema['maxLength']} bytes`, field: path });
