@@ -1,7 +1,7 @@
 // The workspace bins as a user runs them after `npm ci` in a checkout, with no build: the
 // node_modules/.bin links npm makes run packages/*/bin/*.js, which run the TypeScript sources
 // (tools/bin/run-source.js). dist/ plays no part: a checkout never runs it.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,22 @@ function run(file: string, args: string[]): Promise<CliRun> {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
     });
   });
+}
+
+function gitHead(): string {
+  return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+}
+
+/** The fields of KubeFed's one-line version form, `<program> version: {gitVersion: "v…", gitCommit: "…", …}`. */
+function versionFields(program: string, stdout: string): Record<string, string> {
+  const m = new RegExp(`^${program} version: \\{(.*)\\}\\n$`).exec(stdout);
+  expect(m, stdout).not.toBeNull();
+  return Object.fromEntries([...m![1]!.matchAll(/(\w+): ("(?:[^"\\]|\\.)*")/g)].map(([, k, v]) => [k!, JSON.parse(v!) as string]));
+}
+
+/** What both programs stamp alike: version, commit and build date. */
+function pick(info: Record<string, string>): Record<string, string | undefined> {
+  return { gitVersion: info['gitVersion'], gitCommit: info['gitCommit'], buildDate: info['buildDate'], nodeVersion: info['nodeVersion'] };
 }
 
 afterEach(() => {
@@ -57,6 +73,24 @@ describe('workspace bins in a checkout', () => {
     const r = await run(bin('kubefed-controller-manager'), ['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: kubefed-controller-manager');
+  });
+
+  it('kubefedctl version and kubefed-controller-manager --version print the same version and commit', async () => {
+    // Both read the stamp the source launcher takes from git at start: a commit landing between
+    // the two starts changes the commit, so that case is run again.
+    for (let attempt = 1; ; attempt++) {
+      const head = gitHead();
+      const [ctl, manager] = await Promise.all([run(bin('kubefedctl'), ['version']), run(bin('kubefed-controller-manager'), ['--version'])]);
+      expect(ctl.code, ctl.stderr).toBe(0);
+      expect(manager.code, manager.stderr).toBe(0);
+      const ctlInfo = versionFields('kubefedctl', ctl.stdout);
+      const managerInfo = versionFields('kubefed-controller-manager', manager.stdout);
+      if (ctlInfo['gitCommit'] !== managerInfo['gitCommit'] && gitHead() !== head && attempt < 3) continue;
+      expectCheckoutCommit(ctlInfo['gitCommit']);
+      expect(ctlInfo['gitVersion']).toMatch(/^v\d+\.\d+\.\d+.*-dev$/);
+      expect(pick(managerInfo)).toEqual(pick(ctlInfo));
+      return;
+    }
   });
 
   it('kube-sim serves the clusters it writes into the kubeconfig and stops on SIGTERM', async () => {
