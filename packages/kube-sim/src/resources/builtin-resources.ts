@@ -252,28 +252,40 @@ const topLevel: Record<string, string[]> = {
   Lease: ['spec'],
 };
 
-/** Create-only virtual resources (nothing is stored): SelfSubjectAccessReview for `kubectl auth can-i`. */
+/**
+ * Create-only virtual resources (nothing is stored): SelfSubjectAccessReview for `kubectl auth
+ * can-i`; TokenReview and SubjectAccessReview, which servers delegating authentication and
+ * authorization to the API server send (e.g. secure metrics endpoints).
+ */
 function virtualResources(): ResourceDef[] {
   return [
-    {
-      group: 'authorization.k8s.io',
-      resource: 'selfsubjectaccessreviews',
-      kind: 'SelfSubjectAccessReview',
-      listKind: 'SelfSubjectAccessReviewList',
-      singular: 'selfsubjectaccessreview',
-      namespaced: false,
-      shortNames: [],
-      categories: [],
-      versions: [{ name: 'v1', printerColumns: [], status: false }],
-      builtin: true,
-      generation: false,
-      extraSubresources: [],
-      fieldLabels: [],
-      defaultPropagation: 'Background',
-      verbs: ['create'],
-      virtual: true,
-    },
+    virtualResource('authorization.k8s.io', 'SelfSubjectAccessReview'),
+    virtualResource('authorization.k8s.io', 'SubjectAccessReview'),
+    virtualResource('authentication.k8s.io', 'TokenReview'),
   ];
+}
+
+/** A cluster-scoped create-only virtual resource `kind` of `group`. */
+function virtualResource(group: string, kind: string): ResourceDef {
+  const singular = kind.toLowerCase();
+  return {
+    group,
+    resource: `${singular}s`,
+    kind,
+    listKind: `${kind}List`,
+    singular,
+    namespaced: false,
+    shortNames: [],
+    categories: [],
+    versions: [{ name: 'v1', printerColumns: [], status: false }],
+    builtin: true,
+    generation: false,
+    extraSubresources: [],
+    fieldLabels: [],
+    defaultPropagation: 'Background',
+    verbs: ['create'],
+    virtual: true,
+  };
 }
 
 /** The built-in resources of a simulated cluster (a subset of kube-apiserver 1.31). */

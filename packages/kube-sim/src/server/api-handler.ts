@@ -247,7 +247,7 @@ export class ApiHandler {
     if (!acceptable(accept)) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml`, {});
     if (def.virtual === true) {
       if (verb !== 'create' || route.name !== undefined) throw methodNotAllowed();
-      sendJson(res, 201, this.accessReview(identity, await this.body(req)));
+      sendJson(res, 201, this.review(def.kind, identity, await this.body(req)));
       return;
     }
     const table = tableRequest(accept, query);
@@ -421,8 +421,33 @@ export class ApiHandler {
     }
   }
 
-  /** SelfSubjectAccessReview: may the caller do what `spec` describes? */
-  private accessReview(identity: Identity, body: unknown): JsonObject {
+  /** The answer to a create of a virtual review resource (`kind`). */
+  private review(kind: string, identity: Identity, body: unknown): JsonObject {
+    const b = isObject(body) ? body : {};
+    const spec = isObject(b['spec']) ? b['spec'] : {};
+    if (kind === 'TokenReview') return this.tokenReview(spec);
+    if (kind !== 'SubjectAccessReview') return this.accessReview(identity, body);
+    // SubjectAccessReview: the subject is spec.user and spec.groups, not the caller.
+    const user = typeof spec['user'] === 'string' ? spec['user'] : '';
+    const groups = Array.isArray(spec['groups']) ? spec['groups'].filter((g): g is string => typeof g === 'string') : [];
+    const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+    const subject: Identity = { user, groups, admin: groups.includes('system:masters'), ...(sa === null ? {} : { serviceAccount: { namespace: sa[1]!, name: sa[2]! } }) };
+    return { ...this.accessReview(subject, body, 'SubjectAccessReview'), kind: 'SubjectAccessReview' };
+  }
+
+  /** TokenReview: who is the bearer of `spec.token` (as the authenticator of every request says)? */
+  private tokenReview(spec: JsonObject): JsonObject {
+    const token = typeof spec['token'] === 'string' ? spec['token'] : '';
+    const who = token === '' ? undefined : this.authn.authenticate(`Bearer ${token}`);
+    const status: JsonObject =
+      who === undefined
+        ? { user: {}, error: token === '' ? 'token is required' : 'invalid bearer token' }
+        : { authenticated: true, user: { username: who.user, groups: who.groups }, audiences: ['https://kubernetes.default.svc.cluster.local'] };
+    return { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status };
+  }
+
+  /** SelfSubjectAccessReview (or, with `kind`, another access review of `identity`): may it do what `spec` describes? */
+  private accessReview(identity: Identity, body: unknown, kind = 'SelfSubjectAccessReview'): JsonObject {
     const b = isObject(body) ? body : {};
     const spec = isObject(b['spec']) ? b['spec'] : {};
     const ra = isObject(spec['resourceAttributes']) ? spec['resourceAttributes'] : undefined;
@@ -434,9 +459,9 @@ export class ApiHandler {
     else if (nra !== undefined)
       attrs = { verb: s(nra['verb']), resourceRequest: false, path: s(nra['path']), apiGroup: '', resource: '', subresource: '', name: '', namespace: '' };
     else
-      throw new StatusError(422, 'Invalid', 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', {
+      throw new StatusError(422, 'Invalid', `${kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`, {
         group: 'authorization.k8s.io',
-        kind: 'SelfSubjectAccessReview',
+        kind,
         causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' }],
       });
     const allowed = this.authz.authorize(identity, attrs);

@@ -306,6 +306,35 @@ export function authConformance(substrate: Substrate): void {
       }, poll);
     });
 
+    it('answers TokenReview and SubjectAccessReview for a server that delegates authentication and authorization (secure metrics)', async () => {
+      await serviceAccount('scraper');
+      const scraper = expectCode(
+        await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/scraper/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } }),
+        201,
+      ).status.token as string;
+      const review = async (token: string): Promise<Json> =>
+        expectCode(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } }), 201);
+      const user = `system:serviceaccount:${ns}:scraper`;
+      expect(await review(scraper)).toMatchObject({ kind: 'TokenReview', status: { authenticated: true, user: { username: user, groups: expect.arrayContaining(['system:authenticated', `system:serviceaccounts:${ns}`]) as unknown } } });
+      const forged = await review(`${scraper.slice(0, -4)}AAAA`);
+      expect(forged.status.authenticated).not.toBe(true);
+      expect(forged.status.error).toBeTruthy();
+
+      const metricsGet = (groups: string[]): Json => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, nonResourceAttributes: { path: '/metrics', verb: 'get' } } });
+      const access = async (): Promise<Json> => expectCode(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet(['system:authenticated']) }), 201);
+      expect((await access()).status.allowed).toBe(false);
+      await grantClusterRole(`${ns}-metrics-reader`, 'scraper', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
+      try {
+        await vi.waitFor(async () => expect((await access()).status.allowed).toBe(true), poll);
+      } finally {
+        await revokeClusterRole(`${ns}-metrics-reader`);
+      }
+      // Reviewing someone else's access takes a grant of its own (system:auth-delegator).
+      const asScraper = { auth: { token: scraper } } as const;
+      expectFailure(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }), 403, 'Forbidden');
+      expectFailure(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } }, ...asScraper }), 403, 'Forbidden');
+    });
+
     it('issues a working token through the TokenRequest subresource', async () => {
       const sa = await serviceAccount('requested');
       const res = await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/requested/token`, {
