@@ -24,12 +24,13 @@ export const KIND_PATTERN = '^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$';
 export const GO_DURATION_PATTERN = '^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$';
 
 const PORT = '0*(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})';
+const USERINFO = '([^@/?#\\s]*@)?';
 const HOST = '([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+\\])';
 /**
  * An API endpoint as client-go reads it: an http(s) URL, or a host, host:port, IP or IP:port
  * without a path (https is then assumed); a port is 1–65535.
  */
-export const API_ENDPOINT_PATTERN = `^(https?://${HOST}(:${PORT})?([/?#].*)?|${HOST}(:${PORT})?/?)$`;
+export const API_ENDPOINT_PATTERN = `^(https?://${USERINFO}${HOST}(:${PORT})?([/?#].*)?|${USERINFO}${HOST}(:${PORT})?/?)$`;
 /** Any URL scheme prefix (`foo://`). */
 export const URL_SCHEME_PATTERN = '^[A-Za-z][-A-Za-z0-9+.]*://';
 /** A proxy URL: http, https or socks5 (any case) and a host. */

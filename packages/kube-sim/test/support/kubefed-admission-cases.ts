@@ -99,6 +99,7 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
   cluster('a bare host name endpoint', null, (o) => (o.spec.apiEndpoint = 'kubernetes.default.svc')),
   cluster('an IPv6 endpoint with a port', null, (o) => (o.spec.apiEndpoint = '[::1]:6443')),
   cluster('an http URL endpoint', null, (o) => (o.spec.apiEndpoint = 'http://127.0.0.1:8080')),
+  cluster('an endpoint URL with user information', null, (o) => (o.spec.apiEndpoint = 'https://admin@my.example.com:6443')),
   cluster('all TLS validations disabled with *', null, (o) => (o.spec.disabledTLSValidations = ['*'])),
   cluster('two named TLS validations disabled', null, (o) => (o.spec.disabledTLSValidations = ['SubjectName', 'ValidityPeriod'])),
   cluster('a socks5 proxy', null, (o) => (o.spec.proxyURL = 'socks5://proxy.example.com:1080')),
