@@ -1,0 +1,46 @@
+// kubefed_sync_queue_jobs on the controller manager's /metrics, read from real Redis on scrape.
+import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, metricValue, startControllerManager, startProcessFederation, waitForReadyClusters } from './process-federation.js';
+
+const NS = 'queue-metrics';
+
+describe('kubefed_sync_queue_jobs', () => {
+  let fed: LocalFederation;
+  let controllers: ManagedProcess;
+
+  beforeAll(async () => {
+    fed = await startProcessFederation();
+    // Controllers without workers: the jobs they enqueue stay waiting, so the counts hold still.
+    controllers = await startControllerManager(fed, ['--mode', 'controllers']);
+    await waitForReadyClusters(fed, 60_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    await fed?.stop();
+  }, 60_000);
+
+  it("reports each member's waiting, active, delayed and failed sync jobs from Redis", async () => {
+    const host = fed.client('host');
+    await host.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    const placement = { clusters: [{ name: 'member1' }] };
+    await host.resource(FEDERATED_NAMESPACES, NS).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: NS, namespace: NS }, spec: { placement } });
+    await host.resource(FEDERATED_CONFIG_MAPS, NS).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings', namespace: NS },
+      spec: { template: { data: { colour: 'blue' } }, placement },
+    });
+    // One job per federated object for member1 (deduplicated while it waits), none for member2.
+    await expect.poll(() => metricValue(controllers, 'kubefed_sync_queue_jobs', { cluster: 'member1', state: 'waiting' }), { timeout: 60_000, interval: 500 }).toBe(2);
+    const serving = JSON.parse(await controllers.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { metrics: string };
+    const text = await (await fetch(`${serving.metrics}/metrics`)).text();
+    expect(text).toContain('# TYPE kubefed_sync_queue_jobs gauge');
+    for (const state of ['waiting', 'active', 'delayed', 'failed']) {
+      expect(text).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="member2",state="${state}"\\} 0$`, 'm'));
+    }
+    for (const state of ['active', 'delayed', 'failed']) {
+      expect(text).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="member1",state="${state}"\\} 0$`, 'm'));
+    }
+  }, 120_000);
+});
