@@ -29,6 +29,7 @@ import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js'
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
 import { MemberClients } from './member-clients.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
+import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
 const LEASES = RESOURCES.leases;
 
@@ -208,6 +209,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         onConfigChange: (listener) => source.onChange(() => listener()),
       });
       clusterInformer = clusters.informer;
+      registerSyncQueueMetrics(metrics, { producer, clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''), logger });
       manager.add(
         replicaSchedulingRunnable({
           host,
