@@ -175,6 +175,12 @@ describe('host objects', () => {
       kind: 'KubeFedCluster',
       metadata: { name: 'member1', namespace: 'kube-federation-system' },
     });
+    expect(kfc.metadata.annotations).toBeUndefined();
+  });
+
+  it.each(['Cluster', 'Namespaced'] as const)('annotates the KubeFedCluster with the join scope %s', (scope) => {
+    const kfc = kubeFedClusterObject(names, { apiEndpoint: 'https://m', caBundle: undefined, secretName: 's', insecureSkipTlsVerify: false, proxyUrl: undefined }, scope);
+    expect(kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': scope });
   });
 });
 

@@ -1,6 +1,7 @@
 import {
   API_VERSIONS,
   ENFORCE_MOUNTABLE_SECRETS_ANNOTATION,
+  JOIN_SCOPE_ANNOTATION,
   KINDS,
   SECRET_CA_KEY,
   SECRET_TOKEN_KEY,
@@ -258,12 +259,16 @@ export function kubeFedClusterSpec(inputs: KubeFedClusterInputs): Record<string,
   };
 }
 
-/** The host KubeFedCluster `<cluster>` in the kubefed namespace. */
-export function kubeFedClusterObject(names: JoinNames, inputs: KubeFedClusterInputs): KubeObject {
+/**
+ * The host KubeFedCluster `<cluster>` in the kubefed namespace. With `scope`, annotated
+ * `kubefed.io/join-scope: <scope>`: the control-plane scope whose RBAC the join granted in the
+ * member (the controller manager refuses a cluster joined for another scope than its own).
+ */
+export function kubeFedClusterObject(names: JoinNames, inputs: KubeFedClusterInputs, scope?: KubeFedScope): KubeObject {
   return {
     apiVersion: API_VERSIONS.core,
     kind: KINDS.kubeFedCluster,
-    metadata: { name: names.cluster, namespace: names.namespace },
+    metadata: { name: names.cluster, namespace: names.namespace, ...(scope === undefined ? {} : { annotations: { [JOIN_SCOPE_ANNOTATION]: scope } }) },
     spec: kubeFedClusterSpec(inputs),
   };
 }

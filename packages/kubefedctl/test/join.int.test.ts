@@ -63,6 +63,7 @@ describe('kubefedctl join against kube-sim', () => {
       caBundle: Buffer.from(fed.sim('member').caPem!).toString('base64'),
       secretRef: { name: secret.metadata.name },
     });
+    expect(kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': 'Cluster' });
     expect(secret.metadata.name).toMatch(/^member1-[a-z0-9]+$/);
     const memberData = tokenSecret['data'] as Record<string, string>;
     expect(secret['data']).toEqual({ token: memberData['token'], 'ca.crt': memberData['ca.crt'] });
@@ -119,6 +120,21 @@ describe('kubefedctl join against kube-sim', () => {
     ]);
     expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member9-host')).toBeUndefined();
     expect(await getOrUndefined(member, gvr.clusterRoleBindings, `kubefed-controller-manager:${ns}:healthcheck-member9-host`)).toBeDefined();
+    expect((await kfcAndSecret(ns, 'member9')).kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': 'Namespaced' });
+  });
+
+  it('writes the join scope on the KubeFedCluster of an older join when re-joined with --error-on-existing=false', async () => {
+    const ns = 'fed-rejoin-scope';
+    await fed.controlPlane('host', ns);
+    expect((await fed.cli(joinArgs('member7', ns))).code).toBe(0);
+    await fed.client('host').resource(gvr.kubeFedClusters, ns).patch('member7', { metadata: { annotations: { 'kubefed.io/join-scope': null } } }, 'merge');
+    expect((await kfcAndSecret(ns, 'member7')).kfc.metadata.annotations ?? {}).toEqual({});
+
+    const r = await fed.cli(joinArgs('member7', ns, '--error-on-existing=false'));
+    expect(r.stderr).not.toContain('Error:');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('updated KubeFedCluster fed-rejoin-scope/member7 in host');
+    expect((await kfcAndSecret(ns, 'member7')).kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': 'Cluster' });
   });
 
   it('prints every object with --dry-run -o yaml and writes nothing', async () => {

@@ -297,9 +297,11 @@ const reconcileHostSecret: Reconcile = (existing, desired) => {
   return { ...existing, metadata: { ...existing.metadata, annotations }, data };
 };
 
+/** The spec, and the join scope annotation (a re-join after a change of scope refreshes it). */
 const reconcileKubeFedCluster: Reconcile = (existing, desired) => {
-  if (sameJson(existing['spec'], desired['spec'])) return undefined;
-  return { ...existing, spec: desired['spec'] };
+  const annotations = annotationsOf(existing, desired);
+  if (sameJson(existing['spec'], desired['spec']) && !annotationsChange(existing, annotations)) return undefined;
+  return { ...existing, metadata: { ...existing.metadata, annotations }, spec: desired['spec'] };
 };
 
 function reconcilerFor(obj: KubeObject, side: 'host' | 'member'): Reconcile {
@@ -553,7 +555,7 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     ...member.map((object) => ({ side: 'member' as const, cluster: memberName, object, exists: memberExists.get(object) !== undefined })),
   ];
   if (options.dryRun) {
-    const plannedKfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined));
+    const plannedKfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined), scope);
     plan.push({
       side: 'host',
       cluster: hostName,
@@ -605,7 +607,7 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     // The plan never carries the token.
     plan.push({ side: 'host', cluster: hostName, object: bindToConnection(hostSecretObject(names, undefined, secretName), connection), exists: hostSecretName !== undefined });
 
-    const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt));
+    const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt), scope);
     await ensure(hostCtx, kfc);
     plan.push({ side: 'host', cluster: hostName, object: kfc, exists: existingKfc !== undefined });
     return { names, scope, actions: run.actions, plan };
