@@ -53,6 +53,7 @@ export { isCacheRunnable, type Runnable, type CacheRunnable } from './runnable.j
 export { parseAddress } from './http-address.js';
 export { EventRecorder, type EventRecorderOptions, type EventSink, type ObjectEvent } from './event-recorder.js';
 export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
+export { KubeMetricsAuthorizer, type KubeMetricsAuthorizerOptions, type MetricsAccess, type MetricsAuthorizer } from './metrics-auth.js';
 export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
 export {
   ClusterRegistry,

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { sleep, systemClock, type Clock } from './clock.js';
 import { Controller, type ControllerOptions } from './controller.js';
@@ -7,6 +8,7 @@ import { parseAddress } from './http-address.js';
 import { Informer, type InformerOptions } from './informer.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
 import { silentLogger, type Logger } from './logger.js';
+import type { MetricsAuthorizer } from './metrics-auth.js';
 import { RuntimeMetrics } from './metrics.js';
 import { isCacheRunnable, type Runnable } from './runnable.js';
 
@@ -25,6 +27,10 @@ export interface ManagerOptions {
   healthAddress?: string | null;
   /** Where `/metrics` is served; default `127.0.0.1:0` (the process passes `:9090`); null = no server. */
   metricsAddress?: string | null;
+  /** Who may read `/metrics` (e.g. {@link KubeMetricsAuthorizer}); default anyone who reaches the port. */
+  metricsAuth?: MetricsAuthorizer;
+  /** PEM certificate and key: `/metrics` is served over HTTPS; default plain HTTP. */
+  metricsTls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   /** Run leader-only runnables only while holding this Lease; default: no election (always run them). */
   leaderElection?: ManagerLeaderElectionOptions;
   /** Time allowed for all runnables to stop; default 30 s. */
@@ -251,15 +257,16 @@ export class Manager {
   }
 
   async #listen(): Promise<void> {
-    const serve = async (option: string, address: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<string> => {
+    const serve = async (option: string, address: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, tls?: ManagerOptions['metricsTls']): Promise<string> => {
       const { host, port } = parseAddress(option, address);
-      const server = createServer((req, res) => {
+      const listener = (req: IncomingMessage, res: ServerResponse): void => {
         handler(req, res).catch((err: unknown) => {
           this.logger.error({ err }, 'http handler failed');
           if (!res.headersSent) res.writeHead(500);
           res.end();
         });
-      });
+      };
+      const server: Server = tls === undefined ? createServer(listener) : createTlsServer({ cert: tls.cert, key: tls.key }, listener);
       this.#servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -267,12 +274,12 @@ export class Manager {
       });
       const bound = server.address() as AddressInfo;
       const h = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-      return `http://${h}:${bound.port}`;
+      return `${tls === undefined ? 'http' : 'https'}://${h}:${bound.port}`;
     };
     const healthAddress = this.#o.healthAddress === undefined ? '127.0.0.1:0' : this.#o.healthAddress;
     const metricsAddress = this.#o.metricsAddress === undefined ? '127.0.0.1:0' : this.#o.metricsAddress;
     if (healthAddress !== null) this.#addresses.health = await serve('healthAddress', healthAddress, (req, res) => this.#health(req, res));
-    if (metricsAddress !== null) this.#addresses.metrics = await serve('metricsAddress', metricsAddress, (req, res) => this.#metrics(req, res));
+    if (metricsAddress !== null) this.#addresses.metrics = await serve('metricsAddress', metricsAddress, (req, res) => this.#metrics(req, res), this.#o.metricsTls);
     this.logger.info({ ...this.#addresses }, 'serving health and metrics');
     this.#serving = true;
     for (const w of this.#servingWaiters.splice(0)) w();
@@ -309,6 +316,12 @@ export class Manager {
   async #metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if ((req.url ?? '/').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    const access = this.#o.metricsAuth === undefined ? 'allowed' : await this.#o.metricsAuth.check(req.headers.authorization, '/metrics');
+    if (access !== 'allowed') {
+      const code = access === 'unauthenticated' ? 401 : 403;
+      res.writeHead(code, { 'content-type': 'text/plain' }).end(code === 401 ? 'Unauthorized\n' : 'Forbidden\n');
       return;
     }
     const text = await this.metrics.text();
