@@ -32,7 +32,7 @@ export function helmBinary(): string {
   return join(process.env['KUBEFED_KUBE_CACHE'] ?? join(homedir(), '.cache', 'kubefed-kube'), `helm-${version}`, 'bin', 'helm');
 }
 
-/** Whether `bash tools/helm/build.sh` has built helm; the describe titles say to run it when not. */
+/** Whether `bash tools/helm/build.sh` has built helm (npm test builds it first; the tests fail naming the command when not). */
 export const helmBuilt = (): boolean => existsSync(helmBinary());
 
 export interface RunResult {
