@@ -5,12 +5,15 @@
 #   helm           built from its Go module into ~/.cache/kubefed-kube (tools/helm/build.sh, cached)
 # Debian packages are installed with apt-get when this runs as root (or with sudo); otherwise it
 # names what is missing and exits 1. Nothing is installed when everything is present.
+# With --demo (npm's `predemo`), only what `npm run demo` needs: redis-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+demo=false
+[ "${1:-}" = "--demo" ] && demo=true
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-[ -x /usr/bin/chromium ] || missing+=(chromium)
+$demo || [ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
@@ -27,6 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${apt[@]}" install -y -qq "${missing[@]}" >/dev/null
 fi
 
+$demo && exit 0
 export PATH="$PATH:/usr/local/go/bin"
 if ! command -v go >/dev/null 2>&1; then
   echo "test-prereqs: go is not installed: the helm chart tests need helm built from its Go module (tools/helm/README.md)" >&2
