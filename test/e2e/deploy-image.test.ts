@@ -3,14 +3,15 @@
  * Node.js 24 pinned by digest, the build context holds no tests and nothing of the workspaces the
  * image does not ship, the final stage gets only the controller manager, kubefedctl, the
  * workspace packages they import and their production dependencies, and the manifests name the
- * image by the package version, never `:latest`.
+ * image by the package version, never `:latest`. The build stage's build and stamp steps are run
+ * without Docker, and both programs report the build arguments' version and commit.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, type ExecFileOptions } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
 const KUBECTL = '/usr/bin/kubectl';
@@ -30,12 +31,19 @@ function walk(dir: string, skip: ReadonlySet<string>, prefix = ''): string[] {
   });
 }
 
-function run(file: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(file: string, args: readonly string[], options: ExecFileOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: repoRoot, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+    execFile(file, args, { cwd: repoRoot, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, ...options, encoding: 'utf8' }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
     );
   });
+}
+
+/** The fields of the one-line version form, `<program> version: {gitVersion: "v…", gitCommit: "…", …}`. */
+function versionFields(program: string, stdout: string): Record<string, string> {
+  const m = new RegExp(`^${program} version: \\{(.*)\\}\\n$`).exec(stdout);
+  expect(m, stdout).not.toBeNull();
+  return Object.fromEntries([...m![1]!.matchAll(/(\w+): ("(?:[^"\\]|\\.)*")/g)].map(([, k, v]) => [k!, JSON.parse(v!) as string]));
 }
 
 interface Instruction {
@@ -129,6 +137,19 @@ function runtimeClosure(names: readonly string[]): string[] {
   return [...seen].sort();
 }
 
+/** What `docker build` sends from this checkout: the files Dockerfile.dockerignore leaves in. */
+function buildContext(): string[] {
+  const rules = readFileSync(join(deployDir, 'Dockerfile.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  const excluded = excludedBy(rules);
+  // The directories skipped are all ignored.
+  const files = walk(repoRoot, new Set(['node_modules', '.git', 'dist', '.turbo']));
+  expect(files.length).toBeGreaterThan(100);
+  return files.filter((f) => !excluded(f));
+}
+
 const dockerfile = parseDockerfile(readFileSync(join(deployDir, 'Dockerfile'), 'utf8'));
 const stages = stagesOf(dockerfile);
 const finalStage = stages.at(-1) ?? [];
@@ -163,9 +184,11 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
     // Only what npm linked for them keeps its dist/; every other workspace directory is removed.
     expect(assemble).toContain('for link in node_modules/@kubefed/*');
     expect(assemble).toContain('[ -d "$p/dist" ] || rm -rf "$p"');
-    // Only they (and what they import) are built.
+    // Only they (and what they import) are built: turbo's graph also holds devDependencies, so
+    // the workspaces not shipped (whose sources are not in the context) are excluded, with --only.
     const build = runs.find((r) => r.startsWith('npm run build'));
-    expect(build?.match(/--filter=\S+/g)).toEqual(SHIPPED_PROGRAMS.map((p) => `--filter=${p}...`));
+    expect(build?.match(/--filter=\S+/g)).toEqual([...SHIPPED_PROGRAMS.map((p) => `--filter=${p}...`), ...NOT_SHIPPED.map((w) => `--filter=!@kubefed/${w}`)]);
+    expect(build?.split(/\s+/)).toContain('--only');
   });
 
   it('needs at run time none of kube-sim, the demo and the test helpers', () => {
@@ -190,15 +213,7 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
   });
 
   it('sends the build no tests and, of kube-sim, the demo and the test helpers, only their package.json', () => {
-    const rules = readFileSync(join(deployDir, 'Dockerfile.dockerignore'), 'utf8')
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !l.startsWith('#'));
-    const excluded = excludedBy(rules);
-    // What `docker build` would send from this checkout (the directories skipped are all ignored).
-    const files = walk(repoRoot, new Set(['node_modules', '.git', 'dist', '.turbo']));
-    expect(files.length).toBeGreaterThan(100);
-    const context = files.filter((f) => !excluded(f));
+    const context = buildContext();
     for (const w of NOT_SHIPPED) expect(context.filter((f) => f.startsWith(`packages/${w}/`))).toEqual([`packages/${w}/package.json`]);
     expect(context.filter((f) => /(^|\/)test\/|\.test\.ts$/.test(f))).toEqual([]);
     expect(context.filter((f) => f.startsWith('deploy/') || f.startsWith('docs/'))).toEqual([]);
@@ -211,6 +226,87 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
 
   it('names no image :latest anywhere in deploy/ (manifests, Dockerfile, README)', () => {
     expect(walk(deployDir, new Set()).filter((f) => /[\w./-]+:latest\b/.test(readFileSync(join(deployDir, f), 'utf8')))).toEqual([]);
+  });
+});
+
+/** The stamp build arguments the build stage declares, and a value of each for the test. */
+const STAMP_ARGS = { GIT_VERSION: 'v1.2.3-rc.1', GIT_COMMIT: '0123456789abcdef0123456789abcdef01234567', GIT_TREE_STATE: 'clean', BUILD_DATE: '2026-01-02T03:04:05Z' };
+
+/**
+ * The build stage run as Docker runs it, without Docker: the build context copied into a temporary
+ * directory (as WORKDIR /app), node_modules linked in place of `npm ci` (its workspace links
+ * pointing into the copy), then the stage's other RUN steps up to the /out assembly, with the
+ * build arguments in their environment. The programs are then run as the image runs them.
+ */
+describe('the image build stamp (the build stage run without docker)', () => {
+  const runs = buildStage.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+  const buildRun = runs.find((r) => r.startsWith('npm run build')) ?? '';
+  const stampRun = runs.find((r) => r.includes('tools/package/stamp-dist.js')) ?? '';
+  const entrypoint = JSON.parse(finalStage.find((i) => i.keyword === 'ENTRYPOINT')?.args ?? '[]') as string[];
+  let app = '';
+  let unstamped = '';
+
+  const sh = (command: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> =>
+    run('sh', ['-c', command], { cwd: app, env: { ...process.env, ...env }, timeout: 900_000 });
+  const versions = async (): Promise<Record<string, string>[]> => {
+    const env = { NODE_ENV: 'production' };
+    const manager = await run(entrypoint[0]!, [...entrypoint.slice(1), '--version'], { cwd: app, env: { ...process.env, ...env } });
+    const ctl = await run('node', ['packages/kubefedctl/dist/main.js', 'version'], { cwd: app, env: { ...process.env, ...env } });
+    expect(manager.stderr).toBe('');
+    expect(ctl.stderr).toBe('');
+    return [versionFields('kubefed-controller-manager', manager.stdout), versionFields('kubefedctl', ctl.stdout)];
+  };
+
+  beforeAll(async () => {
+    app = mkdtempSync(join(tmpdir(), 'kubefed-image-build-'));
+    for (const f of buildContext()) cpSync(join(repoRoot, f), join(app, f));
+    mkdirSync(join(app, 'node_modules', '@kubefed'), { recursive: true });
+    for (const e of readdirSync(join(repoRoot, 'node_modules'))) if (e !== '@kubefed') symlinkSync(join(repoRoot, 'node_modules', e), join(app, 'node_modules', e));
+    for (const w of workspaces) symlinkSync(join(app, 'packages', w.dir), join(app, 'node_modules', w.name));
+    const built = await sh(buildRun, {});
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+    unstamped = readFileSync(join(app, 'packages/api/dist/build-info.js'), 'utf8');
+  }, 900_000);
+
+  afterAll(() => {
+    if (app !== '') rmSync(app, { recursive: true, force: true });
+  });
+
+  it('declares the stamp build arguments in the build stage and stamps after the build, before /out is assembled', () => {
+    const declared = buildStage.filter((i) => i.keyword === 'ARG').flatMap((i) => i.args.split(/\s+/).map((a) => a.replace(/=.*$/, '')));
+    expect(declared).toEqual(expect.arrayContaining(Object.keys(STAMP_ARGS)));
+    for (const name of Object.keys(STAMP_ARGS)) expect(stampRun).toContain(`"$${name}"`);
+    const order = [buildRun, stampRun, runs.find((r) => r.includes('/out'))].map((r) => runs.indexOf(r ?? ''));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(order.every((i) => i >= 0)).toBe(true);
+  });
+
+  it('with the build arguments, the controller manager (the entrypoint) and kubefedctl report them', async () => {
+    writeFileSync(join(app, 'packages/api/dist/build-info.js'), unstamped);
+    const stamped = await sh(stampRun, STAMP_ARGS);
+    expect(stamped.code, stamped.stderr).toBe(0);
+    for (const info of await versions()) {
+      expect(info).toMatchObject({ gitVersion: STAMP_ARGS.GIT_VERSION, gitCommit: STAMP_ARGS.GIT_COMMIT, gitTreeState: STAMP_ARGS.GIT_TREE_STATE, buildDate: STAMP_ARGS.BUILD_DATE });
+    }
+  });
+
+  it('without build arguments (and no .git in the context), both report the project version, unknown commit and the build time', async () => {
+    writeFileSync(join(app, 'packages/api/dist/build-info.js'), unstamped);
+    const before = Date.now() - 1000;
+    const stamped = await sh(stampRun, Object.fromEntries(Object.keys(STAMP_ARGS).map((k) => [k, ''])));
+    expect(stamped.code, stamped.stderr).toBe(0);
+    const [manager, ctl] = await versions();
+    expect(ctl).toEqual(manager);
+    const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(manager).toMatchObject({ gitVersion: `v${version.version}`, gitCommit: 'unknown', gitTreeState: 'unknown' });
+    expect(Date.parse(manager!['buildDate']!)).toBeGreaterThanOrEqual(before);
+  });
+
+  it('refuses a malformed build argument, naming it', async () => {
+    writeFileSync(join(app, 'packages/api/dist/build-info.js'), unstamped);
+    const r = await sh(stampRun, { ...STAMP_ARGS, GIT_TREE_STATE: 'modified' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--git-tree-state: "modified" is not clean, dirty or unknown');
   });
 });
 

@@ -46,7 +46,7 @@ async function stampDist(stamp) {
   } catch {
     throw new Error(`${target} is missing: run npm run build first`);
   }
-  if (!/\bKUBEFED_BUILD_STAMP\b/.test(code)) throw new Error(`${target} has no KUBEFED_BUILD_STAMP to define (stamped already?)`);
+  if (!/\btypeof KUBEFED_BUILD_STAMP\b/.test(code)) throw new Error(`${target} reads no KUBEFED_BUILD_STAMP to define (stamped already?)`);
   const out = await transform(code, { loader: 'js', format: 'esm', define: { KUBEFED_BUILD_STAMP: JSON.stringify(stamp) } });
   writeFileSync(target, out.code);
 }
