@@ -1,5 +1,12 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { federatedNamespaceResourceOf, registerReplicaSchedulingController, schedulingTargetsOf, type ReadyClusterSource, type SchedulingTarget } from '@kubefed/controllers';
+import {
+  federatedNamespaceResourceOf,
+  registerReplicaSchedulingController,
+  schedulingTargetsOf,
+  type ClusterChangeDelays,
+  type ReadyClusterSource,
+  type SchedulingTarget,
+} from '@kubefed/controllers';
 import { type Informer, type Logger, Manager, type Runnable, type RuntimeMetrics } from '@kubefed/runtime';
 
 /** Options of {@link replicaSchedulingRunnable}. */
@@ -14,6 +21,8 @@ export interface ReplicaSchedulingRunnableOptions {
   readonly enabled: () => boolean;
   /** Subscribes to KubeFedConfig changes; returns the unsubscribe function. */
   readonly onConfigChange: (listener: () => void) => () => void;
+  /** `spec.controllerDuration` of the KubeFedConfig (cluster available / unavailable delays), read at every readiness change; default none (at once). */
+  readonly clusterChangeDelays?: () => ClusterChangeDelays;
   readonly logger: Logger;
   /** Where the controller reports (the process's metrics); default a registry nobody serves. */
   readonly metrics?: RuntimeMetrics | undefined;
@@ -80,6 +89,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
           targetNamespace: options.scope === 'Namespaced' ? options.namespace : '',
           clusters: options.clusters,
           targets: Object.fromEntries(served),
+          ...(options.clusterChangeDelays === undefined ? {} : { clusterChangeDelays: options.clusterChangeDelays }),
           ...(federatedNamespaces === undefined ? {} : { federatedNamespaces }),
         });
         logger.info({ kinds: key }, 'starting the replica scheduling controller');

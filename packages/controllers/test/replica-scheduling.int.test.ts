@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeCrd } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
-import { registerKubeFedClusterController, registerReplicaSchedulingController, RSP_GVR, staticHealthCheckSettings, type ClusterHealthTracker } from '@kubefed/controllers';
+import {
+  registerKubeFedClusterController,
+  registerReplicaSchedulingController,
+  RSP_GVR,
+  staticHealthCheckSettings,
+  type ClusterChangeDelays,
+  type ClusterHealthTracker,
+} from '@kubefed/controllers';
 import { Manager, systemClock, type Clock } from '@kubefed/runtime';
 import { planReplicas, schedulingResult, type PlanInput } from '@kubefed/scheduler';
 import { consistently } from '@kubefed/testing';
@@ -35,8 +42,8 @@ interface Running extends AsyncDisposable {
   readonly tracker: ClusterHealthTracker;
 }
 
-/** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process. */
-function runManager(ns: string, clock?: Clock): Running {
+/** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process (RSPs looked at every 500 ms unless `options` say otherwise). */
+function runManager(ns: string, clock?: Clock, options: { resyncPeriodMs?: number; clusterChangeDelays?: ClusterChangeDelays } = {}): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const { tracker } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace: ns, settings: staticHealthCheckSettings(FAST) });
   registerReplicaSchedulingController(manager, {
@@ -45,7 +52,8 @@ function runManager(ns: string, clock?: Clock): Running {
     targetNamespace: ns,
     clusters: tracker,
     targets: { FederatedDeployment: { federated: FDEPLOY, member: DEPLOY } },
-    resyncPeriodMs: 500,
+    resyncPeriodMs: options.resyncPeriodMs ?? 500,
+    ...(options.clusterChangeDelays === undefined ? {} : { clusterChangeDelays: () => options.clusterChangeDelays as ClusterChangeDelays }),
     ...(clock === undefined ? {} : { clock }),
   });
   const stop = new AbortController();
@@ -191,6 +199,33 @@ describe('replica scheduling controller against kube-sim', () => {
     }
     await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True' });
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
+  });
+
+  it('re-divides after the cluster unavailable delay when a member stops being ready, and after the available delay when it is ready again', async () => {
+    const ns = await plane('member1', 'member2');
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6 });
+    // No periodic look: only the readiness change re-reconciles the RSP.
+    const delays = { availableDelayMs: 1500, unavailableDelayMs: 3000 };
+    await using running = runManager(ns, undefined, { resyncPeriodMs: 600_000, clusterChangeDelays: delays });
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
+
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    let since: number;
+    try {
+      await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(false);
+      since = Date.now();
+      await expect.poll(() => scheduled(ns), { timeout: 15_000, interval: 50 }).toMatchObject({ placement: ['member1'], replicas: { member1: 6 } });
+      // The tracker announced the change at most one poll interval before `since`.
+      expect(Date.now() - since).toBeGreaterThanOrEqual(delays.unavailableDelayMs - 200);
+    } finally {
+      member2.faults.restore();
+    }
+    await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(true);
+    since = Date.now();
+    await expect.poll(() => scheduled(ns), { timeout: 15_000, interval: 50 }).toMatchObject({ placement: ['member1', 'member2'] });
+    expect(Date.now() - since).toBeGreaterThanOrEqual(delays.availableDelayMs - 200);
   });
 
   it('lowers the capacity of a member whose pods have been unschedulable for over a minute', async () => {

@@ -38,7 +38,9 @@ export {
   type SchedulingTarget,
 } from './replica-scheduling-preference-reconciler.js';
 export {
+  clusterChangeDelay,
   registerReplicaSchedulingController,
+  type ClusterChangeDelays,
   type ReplicaSchedulingControllerHandle,
   type ReplicaSchedulingControllerOptions,
 } from './register-replica-scheduling-controller.js';

@@ -31,6 +31,13 @@ export interface ReplicaSchedulingControllerOptions {
   /** How often member workloads are looked at again; default 10 s. */
   resyncPeriodMs?: number;
   /**
+   * `KubeFedConfig.spec.controllerDuration`, read at every change of the ready clusters: every RSP
+   * is reconciled again `availableDelayMs` after a cluster became Ready (or its client changed)
+   * and `unavailableDelayMs` after one stopped being Ready (KubeFed's cluster available /
+   * unavailable delays). Default none: at once.
+   */
+  clusterChangeDelays?: () => ClusterChangeDelays;
+  /**
    * Whether the RSP CRD has a status subresource; default true (deploy/crds defines one). False for
    * KubeFed's own CRD, whose status has no subresource and no schema.
    */
@@ -38,6 +45,24 @@ export interface ReplicaSchedulingControllerOptions {
   /** RSPs reconciled in parallel; default 2. */
   maxConcurrentReconciles?: number;
   clock?: Clock;
+}
+
+/** Delays of the re-reconcile of every RSP after a change of the ready clusters. */
+export interface ClusterChangeDelays {
+  readonly availableDelayMs: number;
+  readonly unavailableDelayMs: number;
+}
+
+/**
+ * How long after a change of the ready clusters from `previous` to `ready` every RSP is
+ * reconciled again: `unavailableDelayMs` when a cluster left the set, else (a cluster joined the
+ * set, or a ready cluster's client changed) `availableDelayMs`; with both, the shorter. Pure.
+ */
+export function clusterChangeDelay(previous: ReadonlySet<string>, ready: readonly string[], delays: ClusterChangeDelays): number {
+  const left = [...previous].some((c) => !ready.includes(c));
+  const joined = ready.some((c) => !previous.has(c));
+  if (left && joined) return Math.min(delays.availableDelayMs, delays.unavailableDelayMs);
+  return left ? delays.unavailableDelayMs : delays.availableDelayMs;
 }
 
 /** What {@link registerReplicaSchedulingController} added to the manager. */
@@ -53,7 +78,8 @@ const generationChanged = (o: KubeObject, n: KubeObject): boolean => o.metadata.
  * Adds the ReplicaSchedulingPreference controller to `manager` (KUBEFED-REFERENCE §4.6.2;
  * leader only): informers on RSPs and on each target's federated type (an event enqueues the RSP
  * of the same namespace/name), {@link ReplicaSchedulingPreferenceReconciler}, and a runnable that
- * enqueues every RSP when the set of ready clusters changes. Member workloads are polled by the
+ * enqueues every RSP when the set of ready clusters changes, after the cluster available /
+ * unavailable delay ({@link clusterChangeDelay}). Member workloads are polled by the
  * reconciler's periodic requeue.
  *
  * Only spec changes of an RSP trigger it (its own status writes do not), and only generation
@@ -91,8 +117,11 @@ export function registerReplicaSchedulingController(manager: Manager, options: R
   manager.add({
     name: 'replicaschedulingpreference-clusters',
     start: async (signal) => {
-      const off = options.clusters.onChange(() => {
-        for (const key of preferences.store.keys()) controller.queue.add(key);
+      let previous = new Set(options.clusters.readyClusters().keys());
+      const off = options.clusters.onChange((ready) => {
+        const delayMs = clusterChangeDelay(previous, ready, options.clusterChangeDelays?.() ?? { availableDelayMs: 0, unavailableDelayMs: 0 });
+        previous = new Set(ready);
+        for (const key of preferences.store.keys()) controller.queue.addAfter(key, delayMs);
       });
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
