@@ -189,7 +189,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       current: () => source.current().clusterHealthCheck,
       onChange: (listener) => source.onChange(() => listener()),
     };
-    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings: healthSettings, tracker: new ClusterHealthTracker(), memberRateLimit: config.memberRateLimit });
+    // A member joined for another scope (kubefed.io/join-scope) is reported JoinScopeMismatch and not used.
+    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings: healthSettings, tracker: new ClusterHealthTracker(), memberRateLimit: config.memberRateLimit, scope });
     logger.info('Starting cluster controller');
     if (producer !== undefined) {
       const ftc = registerFederatedTypeConfigController(manager, {
@@ -219,6 +220,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
           ftcs: ftc.informer,
           enabled: () => source.current().featureGates.SchedulerPreferences,
           onConfigChange: (listener) => source.onChange(() => listener()),
+          clusterChangeDelays: () => source.current().controllerDuration,
           logger,
           metrics,
         }),
