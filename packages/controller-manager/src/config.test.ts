@@ -150,6 +150,22 @@ describe('parseConfig', () => {
     expect(parseConfig([], { ...env, DEFAULT_KUBEFED_SCOPE: value }).defaultScope).toBe(expected);
   });
 
+  it('serves /metrics to anyone over HTTP by default, and with --metrics-secure over HTTPS with the given certificate', () => {
+    expect(parseConfig([], env).metricsSecure).toBeUndefined();
+    expect(parseConfig(['--metrics-secure', '--metrics-cert-file', '/tls/tls.crt', '--metrics-key-file', '/tls/tls.key'], env).metricsSecure).toEqual({ certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' });
+    expect(parseConfig(['--metrics-secure=false'], env).metricsSecure).toBeUndefined();
+  });
+
+  it.each([
+    [['--metrics-secure'], '--metrics-secure needs --metrics-cert-file and --metrics-key-file'],
+    [['--metrics-secure', '--metrics-cert-file', '/tls/tls.crt'], '--metrics-secure needs --metrics-cert-file and --metrics-key-file'],
+    [['--metrics-cert-file', '/tls/tls.crt', '--metrics-key-file', '/tls/tls.key'], '--metrics-cert-file and --metrics-key-file are used only with --metrics-secure'],
+    [['--metrics-secure=yes'], '"yes" is not true or false'],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseConfig(argv, env)).toThrow(ConfigError);
+    expect(() => parseConfig(argv, env)).toThrow(message);
+  });
+
   it('rejects an unknown DEFAULT_KUBEFED_SCOPE naming the variable', () => {
     expect(() => parseConfig([], { ...env, DEFAULT_KUBEFED_SCOPE: 'Galaxy' })).toThrow('DEFAULT_KUBEFED_SCOPE: "Galaxy" is not Cluster or Namespaced');
   });

@@ -55,6 +55,12 @@ export interface ControllerManagerConfig {
   /** `--member-api-qps` / `--member-api-burst`: rate limit of each member cluster's client (default 100 / 200). */
   readonly memberRateLimit: { readonly qps: number; readonly burst: number };
   readonly metricsAddr: string;
+  /**
+   * `--metrics-secure`: `/metrics` only over HTTPS (`--metrics-cert-file`, `--metrics-key-file`)
+   * and only to bearer tokens the host authenticates (TokenReview) whose user may `get` the
+   * non-resource URL `/metrics` (SubjectAccessReview); undefined = plain HTTP to anyone (default).
+   */
+  readonly metricsSecure?: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly healthAddr: string;
   readonly leaderElect: boolean;
   /** `--leader-elect-lease-duration`; undefined (not given): the KubeFedConfig's `spec.leaderElect.leaseDuration`. */
@@ -134,6 +140,9 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--member-api-qps <qps>', 'requests per second to each member cluster API server (sustained), health probes and sync workers together', '100')
     .option('--member-api-burst <n>', 'requests to each member cluster API server in a burst', '200')
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
+    .addOption(new Option('--metrics-secure [bool]', '/metrics over HTTPS, only for bearer tokens the host authenticates whose user may get /metrics (TokenReview + SubjectAccessReview; needs --metrics-cert-file and --metrics-key-file)').default('false'))
+    .option('--metrics-cert-file <path>', 'PEM certificate of /metrics with --metrics-secure')
+    .option('--metrics-key-file <path>', 'PEM private key of /metrics with --metrics-secure')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
     .addOption(new Option('--leader-elect [bool]', 'run controllers only while holding the leader Lease (true|false)').default('true'))
@@ -159,6 +168,14 @@ const addressOf = (flag: string) =>
       ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not host:port with a port in 0..65535` });
     }
   });
+
+/** A `[bool]` flag: given bare (true), or `true` / `false`. */
+const booleanFlag = z.union([z.literal(true), z.string()]).transform((v, ctx) => {
+  if (v === true || v === 'true') return true;
+  if (v === 'false') return false;
+  ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not true or false` });
+  return z.NEVER;
+});
 
 const durationOf = z.string().transform((v, ctx) => {
   const ms = parseGoDuration(v);
@@ -245,12 +262,10 @@ const flagsSchema = z.object({
   metricsAddr: addressOf('--metrics-addr'),
   healthAddr: addressOf('--health-addr'),
   healthzAddr: addressOf('--healthz-addr').optional(),
-  leaderElect: z.union([z.literal(true), z.string()]).transform((v, ctx) => {
-    if (v === true || v === 'true') return true;
-    if (v === 'false') return false;
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not true or false` });
-    return z.NEVER;
-  }),
+  leaderElect: booleanFlag,
+  metricsSecure: booleanFlag,
+  metricsCertFile: z.string().min(1, 'must not be empty').optional(),
+  metricsKeyFile: z.string().min(1, 'must not be empty').optional(),
   leaderElectLeaseDuration: durationOf.optional(),
   leaderElectRenewDeadline: durationOf.optional(),
   leaderElectRetryPeriod: durationOf.optional(),
@@ -347,6 +362,7 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     hostRateLimit: { qps: f.restConfigQps ?? f.kubeApiQps, burst: Math.max(1, Math.round(f.restConfigBurst ?? f.kubeApiBurst)) },
     memberRateLimit: { qps: f.memberApiQps, burst: Math.max(1, Math.round(f.memberApiBurst)) },
     metricsAddr: f.metricsAddr,
+    metricsSecure: metricsSecureOf(f),
     healthAddr: f.healthzAddr ?? f.healthAddr,
     leaderElect: f.leaderElect,
     leaseDurationMs: f.leaderElectLeaseDuration,
@@ -371,4 +387,18 @@ function hostSource(flag: string | undefined, env: ConfigEnv): HostSource {
 /** A BullMQ limiter allowing `perSecond` jobs per second (fractions as jobs per longer window). */
 export function rateLimiter(perSecond: number): { max: number; durationMs: number } {
   return perSecond >= 1 ? { max: Math.round(perSecond), durationMs: 1000 } : { max: 1, durationMs: Math.round(1000 / perSecond) };
+}
+
+/** The files of `--metrics-secure`; a certificate without it, or it without both files, is refused. */
+function metricsSecureOf(f: { metricsSecure: boolean; metricsCertFile?: string | undefined; metricsKeyFile?: string | undefined }): ControllerManagerConfig['metricsSecure'] {
+  if (!f.metricsSecure) {
+    if (f.metricsCertFile !== undefined || f.metricsKeyFile !== undefined) {
+      throw new ConfigError('--metrics-cert-file and --metrics-key-file are used only with --metrics-secure (without it /metrics is plain HTTP to anyone)');
+    }
+    return undefined;
+  }
+  if (f.metricsCertFile === undefined || f.metricsKeyFile === undefined) {
+    throw new ConfigError('--metrics-secure needs --metrics-cert-file and --metrics-key-file: a certificate for the metrics Service (e.g. from cert-manager), so that scrapers send their tokens over TLS');
+  }
+  return { certFile: f.metricsCertFile, keyFile: f.metricsKeyFile };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
 import { type ClusterConnection, DynamicClient, Kubeconfig } from '@kubefed/client';
@@ -23,8 +24,8 @@ import {
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, pingRedis, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
-import { deletedObject, EventRecorder, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
-import { rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
+import { deletedObject, EventRecorder, KubeMetricsAuthorizer, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
+import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
 import { MemberClients } from './member-clients.js';
@@ -153,6 +154,12 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     metrics,
     healthAddress: given.healthAddr,
     metricsAddress: given.metricsAddr,
+    ...(given.metricsSecure === undefined
+      ? {}
+      : {
+          metricsAuth: new KubeMetricsAuthorizer(host),
+          metricsTls: { cert: await readFlagFile('--metrics-cert-file', given.metricsSecure.certFile), key: await readFlagFile('--metrics-key-file', given.metricsSecure.keyFile) },
+        }),
     cacheSyncTimeoutMs: started.controllerDuration.cacheSyncTimeoutMs,
     // A workers-only process needs no Lease: its workers run on every replica.
     ...(given.leaderElect && given.mode !== 'workers'
@@ -359,4 +366,13 @@ function syncWorkersRunnable(options: {
       logger.info('sync workers stopped');
     },
   };
+}
+
+/** The contents of the file a flag names; a ConfigError naming the flag when it cannot be read. */
+async function readFlagFile(flag: string, path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (err) {
+    throw new ConfigError(`${flag}: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, kubeFedCrds, RESOURCES, type FederatedTypeOptions } from '@kubefed/api';
 import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
-import { startCluster, type SimCluster } from '@kubefed/kube-sim';
+import { generateClusterPki, startCluster, type SimCluster } from '@kubefed/kube-sim';
 import { createRedisConnection } from '@kubefed/queue';
 import { startRedis, type RedisHandle } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -178,6 +179,63 @@ describe('kubefed-controller-manager process', () => {
     const lease = await leases.get('kubefed-controller-manager');
     expect((lease.spec as { holderIdentity?: string }).holderIdentity ?? '').toBe('');
   });
+
+  it('with --metrics-secure serves /metrics over HTTPS only to a host token whose user may get /metrics, and health as before', async () => {
+    const { host, hostClient } = await federation();
+    const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
+    const pki = generateClusterPki('metrics');
+    const dir = await mkdtemp(join(tmpdir(), 'kubefed-metrics-tls-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'tls.crt'), pki.certPem);
+    await writeFile(join(dir, 'tls.key'), pki.keyPem);
+    // A scraper's token, at first without any grant.
+    await hostClient.resource(core('serviceaccounts'), 'default').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper' } });
+    const secrets = hostClient.resource(core('secrets'), 'default');
+    await secrets.create({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token', metadata: { name: 'scraper-token', annotations: { 'kubernetes.io/service-account.name': 'scraper' } } });
+    const token = await vi.waitFor(
+      async () => {
+        const t = ((await secrets.get('scraper-token')).data as Record<string, string> | undefined)?.token;
+        if (t === undefined || t === '') throw new Error('token not filled in yet');
+        return Buffer.from(t, 'base64').toString();
+      },
+      { timeout: 5000, interval: 50 },
+    );
+
+    const args = ['--metrics-secure', '--metrics-cert-file', join(dir, 'tls.crt'), '--metrics-key-file', join(dir, 'tls.key')];
+    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('secure'), '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0', ...args]);
+    const serving = await vi.waitFor(
+      () => {
+        const line = cm.lines.find((l) => l.msg === 'serving health and metrics');
+        if (line === undefined) throw new Error('not serving yet');
+        return line as { health: string; metrics: string };
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(serving.metrics).toMatch(/^https:\/\//);
+    expect((await fetch(`${serving.health}/healthz`)).status).toBe(200);
+    const scrape = (bearer?: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpsRequest(`${serving.metrics}/metrics`, { ca: pki.caCertPem, headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await scrape()).toBe(401);
+    expect(await scrape(token)).toBe(403);
+    const rbac = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
+    await hostClient.resource(rbac('clusterroles')).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] });
+    await hostClient.resource(rbac('clusterrolebindings')).create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'scraper-metrics-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: 'default' }],
+    });
+    // Decisions are cached for 10 s.
+    await expect.poll(() => scrape(token), { timeout: 20_000, interval: 500 }).toBe(200);
+  }, 60_000);
 
   it('reports Redis in /readyz: not ready while Redis does not answer, ready again once it does', async () => {
     await using privateRedis = await startRedis({ forcePrivate: true });
