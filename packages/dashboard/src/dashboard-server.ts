@@ -1,16 +1,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context, type Next } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { getMimeType } from 'hono/utils/mime';
 import type { DynamicClient } from '@kubefed/client';
 import { silentLogger, type Logger } from '@kubefed/runtime';
 import { FleetWatch } from './fleet-watch.js';
 import { objectDetail } from './object-detail.js';
+import { pageFiles, type PageFiles } from './page-files.js';
 import { QueueCountsPoller } from './queue-counts.js';
 import { dashboardView, type DashboardView, type SummarizeObject } from './views.js';
 
@@ -46,25 +44,19 @@ export interface Dashboard extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-const ASSETS = fileURLToPath(new URL('../assets', import.meta.url));
-
-/** Browser packages served under `/vendor/<name>/` (from node_modules, never a CDN). */
-const VENDOR = ['lit', 'lit-html', 'lit-element', '@lit/reactive-element', 'chart.js', '@kurkle/color'] as const;
-
 /** True for `127.0.0.0/8`, `::1` and `localhost`. */
 export function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(address);
 }
 
-function packageDir(name: string): string {
-  let dir = dirname(fileURLToPath(import.meta.resolve(name)));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === name) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`dashboard: cannot find the directory of package ${name}`);
-    dir = up;
-  }
+/** Serves the page file the request path names (page-files.ts), 404 when there is none. */
+function pageFile(files: PageFiles, path?: string) {
+  return (c: Context): Response | Promise<Response> => {
+    const urlPath = path ?? c.req.path;
+    const body = files.read(urlPath);
+    if (body === undefined) return c.notFound();
+    return c.body(body, 200, { 'content-type': getMimeType(urlPath) ?? 'application/octet-stream' });
+  };
 }
 
 function tokenCheck(token: string) {
@@ -123,12 +115,10 @@ function buildApp(options: DashboardOptions, parts: { watch: FleetWatch; views: 
   const app = new Hono();
   if (parts.token === undefined) app.use('*', localHostOnly);
   else app.use('/api/*', tokenCheck(parts.token));
-  app.get('/', serveStatic({ root: ASSETS, path: 'index.html' }));
-  app.get('/assets/*', serveStatic({ root: ASSETS, rewriteRequestPath: (p) => p.replace(/^\/assets/, '') }));
-  for (const name of VENDOR) {
-    const root = packageDir(name);
-    app.get(`/vendor/${name}/*`, serveStatic({ root, rewriteRequestPath: (p) => p.slice(`/vendor/${name}`.length) }));
-  }
+  const files = pageFiles();
+  app.get('/', pageFile(files, '/assets/index.html'));
+  app.get('/assets/*', pageFile(files));
+  app.get('/vendor/*', pageFile(files));
   app.get('/api/view', (c) => c.body(parts.views.json(), 200, { 'content-type': 'application/json' }));
   app.get('/api/events', (c) =>
     streamSSE(c, async (stream) => {
