@@ -85,20 +85,47 @@ function columnsFor(def: ResourceDef, version: VersionDef): PrinterColumn[] {
 }
 
 function cell(col: PrinterColumn, obj: KObject, now: number, builtin: boolean): unknown {
-  if (builtin && col.jsonPath === '.status.readyReplicas' && col.type === 'string') {
+  if (!builtin) return customResourceCell(col, evalJsonPath(obj, col.jsonPath), now);
+  if (col.jsonPath === '.status.readyReplicas' && col.type === 'string') {
     // READY of deployments and statefulsets: "<ready>/<desired>".
     return `${Number(evalJsonPath(obj, '.status.readyReplicas') ?? 0)}/${Number(evalJsonPath(obj, '.spec.replicas') ?? 0)}`;
   }
   const v = evalJsonPath(obj, col.jsonPath);
   if (v === undefined || v === null) {
     if (col.type === 'date') return '<unknown>';
-    if (col.type === 'integer' || col.type === 'number') return builtin ? 0 : null;
+    if (col.type === 'integer' || col.type === 'number') return 0;
     return '<none>';
   }
   if (col.type === 'date') return humanAge(typeof v === 'string' ? v : undefined, now);
   if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(',');
   if (isObject(v)) return JSON.stringify(v);
   return v;
+}
+
+/**
+ * A cell of an additionalPrinterColumn, as apiextensions-apiserver's tableconvertor makes it:
+ * `null` when the path finds nothing or the value does not fit the column type (kubectl prints
+ * an empty cell), the first match of a `[*]` path, a string column's other values as text (JSON
+ * for a list or object), `<invalid>` for a date column that is not a timestamp.
+ */
+export function customResourceCell(col: Pick<PrinterColumn, 'type' | 'jsonPath'>, found: unknown, now: number): unknown {
+  const v: unknown = Array.isArray(found) && /\[\*\]\}?$/.test(col.jsonPath) ? (found as unknown[])[0] : found;
+  if (v === undefined || v === null) return null;
+  switch (col.type) {
+    case 'string':
+      if (typeof v === 'string') return v;
+      return typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+    case 'integer':
+      return typeof v === 'number' ? Math.trunc(v) : null;
+    case 'number':
+      return typeof v === 'number' ? v : null;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : null;
+    case 'date':
+      return typeof v === 'string' ? humanAge(v, now) : null;
+    default:
+      return null;
+  }
 }
 
 /**

@@ -172,6 +172,54 @@ export function crdConformance(substrate: Substrate): void {
       expect(one.rows[0].cells.slice(0, 3)).toEqual(['tbl', 7, 'green']);
     });
 
+    it('sends a null cell for a printer column without a value or of another type, and a string column\'s value as text', async () => {
+      const g = `p${group}`;
+      const crd = {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: `gauges.${g}` },
+        spec: {
+          group: g,
+          scope: 'Namespaced',
+          names: { plural: 'gauges', singular: 'gauge', kind: 'Gauge', listKind: 'GaugeList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              additionalPrinterColumns: [
+                { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+                { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+                { name: 'Ratio', type: 'number', jsonPath: '.spec.ratio' },
+                { name: 'On', type: 'boolean', jsonPath: '.spec.on' },
+                { name: 'When', type: 'date', jsonPath: '.spec.when' },
+                { name: 'List', type: 'string', jsonPath: '.spec.list' },
+                { name: 'First', type: 'string', jsonPath: '.spec.list[*]' },
+                { name: 'Object', type: 'string', jsonPath: '.spec.obj' },
+              ],
+              schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+            },
+          ],
+        },
+      };
+      expectCode(await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }), 201);
+      try {
+        const path = `/apis/${g}/v1/namespaces/${ns}/gauges`;
+        const gauge = (name: string, spec: Json): Json => ({ apiVersion: `${g}/v1`, kind: 'Gauge', metadata: { name }, spec });
+        await vi.waitFor(async () => {
+          expectCode(await t.request('POST', path, { body: gauge('empty', {}) }), 201);
+        }, poll);
+        const mistyped = { size: 'big', color: 5, ratio: 'half', on: 'yes', when: 'soon', list: ['a', 'b'], obj: { k: 'v' } };
+        expectCode(await t.request('POST', path, { body: gauge('mistyped', mistyped) }), 201);
+        const table = expectCode(await t.request('GET', `${path}?includeObject=None`, { accept: tableAccept }), 200);
+        const cells = new Map<string, Json[]>((table.rows as Json[]).map((r) => [r.cells[0], r.cells.slice(1)]));
+        expect(cells.get('empty')).toEqual([null, null, null, null, null, null, null, null]);
+        expect(cells.get('mistyped')).toEqual([null, '5', null, null, '<invalid>', '["a","b"]', 'a', '{"k":"v"}']);
+      } finally {
+        await t.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gauges.${g}`);
+      }
+    });
+
     it('serves custom resources through CustomObjectsApi with merge patch and status', async () => {
       const custom = t.kc.makeApiClient(CustomObjectsApi);
       const base = { group, version: 'v1', namespace: ns, plural: 'widgets' };

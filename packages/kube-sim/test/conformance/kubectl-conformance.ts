@@ -226,6 +226,15 @@ export function kubectlConformance(substrate: Substrate): void {
       expect(short).toContain('columns');
     });
 
+    it('prints an empty cell for a printer column the object has no value for', async () => {
+      expectCode(await t.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget(group, ns, 'colorless', { size: 2 }) }), 201);
+      const out = await ok('get', `widgets.${group}`, 'colorless');
+      const [header, row] = out.trim().split('\n');
+      const colorAt = header!.indexOf('COLOR');
+      expect(row).toMatch(/^colorless\s+2\s+\S+$/);
+      expect(row!.slice(colorAt, header!.indexOf('AGE')).trim()).toBe('');
+    });
+
     describe('built-in table columns', () => {
       beforeAll(async () => {
         const post = async (path: string, body: unknown): Promise<void> => {
