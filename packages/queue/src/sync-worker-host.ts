@@ -65,8 +65,19 @@ export interface SyncWorkerHostOptions {
    * payload was invalid or BullMQ no longer has the job. Errors thrown here are logged.
    */
   onFailed?: (job: SyncJob | undefined, err: Error, info: FailedJobInfo) => void;
-  /** How long a job's lock lasts before another worker may take it over (stalled job). Default BullMQ's 30 s. */
+  /**
+   * How long a job's lock lasts unless its worker renews it (every half of it, while the job
+   * runs): a job whose worker died is taken over once the lock has lapsed and a stalled check
+   * ran. Default 15 s (BullMQ's 30 s made a killed worker's jobs wait up to a minute).
+   */
   lockDurationMs?: number;
+  /**
+   * How often each worker looks for jobs whose lock lapsed (their worker died) and hands them
+   * back to the queue. Default 5 s (BullMQ's 30 s). With the lock, a dead worker's job is taken
+   * over within `lockDurationMs + stalledCheckIntervalMs`; a live worker never loses its lock
+   * while its event loop answers within half the lock duration.
+   */
+  stalledCheckIntervalMs?: number;
   /** Upper bound of the retry delay of a failing job. Default 60 s. */
   maxBackoffMs?: number;
   /** Default silent. */
@@ -81,6 +92,11 @@ export interface RemoveClusterOptions {
    */
   drain?: boolean;
 }
+
+/** See {@link SyncWorkerHostOptions.lockDurationMs}. */
+const DEFAULT_LOCK_DURATION_MS = 15_000;
+/** See {@link SyncWorkerHostOptions.stalledCheckIntervalMs}. */
+const DEFAULT_STALLED_CHECK_INTERVAL_MS = 5_000;
 
 /** How long `close` waits for aborted processors to give their jobs back. */
 const abortGraceMs = 1000;
@@ -267,7 +283,8 @@ export class SyncWorkerHost {
       ...(settings.limiter === undefined
         ? {}
         : { limiter: { max: settings.limiter.max, duration: settings.limiter.durationMs } }),
-      ...(this.#options.lockDurationMs === undefined ? {} : { lockDuration: this.#options.lockDurationMs }),
+      lockDuration: this.#options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
+      stalledInterval: this.#options.stalledCheckIntervalMs ?? DEFAULT_STALLED_CHECK_INTERVAL_MS,
       settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job) },
     });
     worker.on('error', (err) => logger.warn({ err }, 'sync worker error'));
