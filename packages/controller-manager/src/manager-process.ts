@@ -203,6 +203,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       const ftc = registerFederatedTypeConfigController(manager, {
         host,
         namespace,
+        // The workers of this process read versions from a watch cache (no host GET per job).
+        cacheVersions: runWorkers,
         tracker: clusters.tracker,
         clusters: () => clusters.informer.store.list(),
         producer,

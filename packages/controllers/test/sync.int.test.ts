@@ -79,6 +79,8 @@ async function startControlPlane(
     tracker: clusters.tracker,
     clusters: () => clusters.informer.store.list(),
     producer,
+    // As the controller manager runs its own workers: versions read from the watch cache.
+    cacheVersions: true,
     statusFlushMs: 100,
     removalPollMs: 200,
     resyncPeriodMs: options.resyncPeriodMs ?? 500,

@@ -8,7 +8,7 @@ import { createSyncProcessor, type SyncJobProcessor, type SyncSettings } from '.
 import { OwnWrites } from '../sync/controller/own-writes.js';
 import { StatusRecorder } from '../sync/controller/status-recorder.js';
 import type { SyncType } from '../sync/controller/sync-type.js';
-import { VersionStore } from '../sync/controller/version-store.js';
+import { VersionStore, watchPropagatedVersions } from '../sync/controller/version-store.js';
 import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from './federated-type-config-reconciler.js';
 
 /** Options of {@link registerFederatedTypeConfigController}. */
@@ -45,6 +45,12 @@ export interface FederatedTypeConfigControllerOptions {
   maxConcurrentReconciles?: number;
   /** Record written versions in (Cluster)PropagatedVersions in the host (KubeFed's way); default true. False keeps them in memory. */
   persistVersions?: boolean;
+  /**
+   * Watch the (Cluster)PropagatedVersions for the workers of this process (when its workers run
+   * the returned processor), so that a job finding its member copy current makes no host
+   * request; default false (a GET per read, and no watch where the workers run elsewhere).
+   */
+  cacheVersions?: boolean;
   /** The KubeFedConfig feature gate `PushReconciler` (false pauses propagation); default always true. */
   pushReconciler?: () => boolean;
   /** Subscribes to KubeFedConfig changes, so that a change of `PushReconciler` applies at once; returns the unsubscribe function. */
@@ -133,8 +139,15 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
     recorder,
     settings: options.settings,
     events: options.events,
-    versionStore: options.persistVersions === false ? undefined : new VersionStore(options.host),
+    versionStore: options.persistVersions === false ? undefined : versionStore(manager, options),
     ownWrites,
   });
   return { controller, informer, recorder, syncType: (name) => reconciler.syncType(name), processor };
+}
+
+/** The (Cluster)PropagatedVersion store of this process's workers, reading from watch-fed caches with `cacheVersions`. */
+function versionStore(manager: Manager, options: FederatedTypeConfigControllerOptions): VersionStore {
+  if (options.cacheVersions !== true) return new VersionStore(options.host);
+  const namespace = (options.scope ?? 'Cluster') === 'Namespaced' ? options.namespace : undefined;
+  return new VersionStore(options.host, { caches: watchPropagatedVersions(manager, { host: options.host, namespace }) });
 }
