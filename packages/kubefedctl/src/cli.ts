@@ -8,6 +8,7 @@ import { COMPLETE_FILES, completeWords } from './completion.js';
 import { kubeconfigCompletionSources } from './completion-sources.js';
 import { join, validateJoinNames } from './commands/join.js';
 import type { JoinResult } from './commands/join.js';
+import { rotateToken } from './commands/rotate-token.js';
 import { unjoin } from './commands/unjoin.js';
 import type { UnjoinResult } from './commands/unjoin.js';
 import { formatVersion } from './commands/version.js';
@@ -223,6 +224,19 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunI
   } finally {
     for (const c of clients) c.close();
   }
+}
+
+async function runRotateToken(cluster: string, flags: { clusterContext?: string }, cmd: Command, io: RunIo): Promise<void> {
+  const globals = globalsOf(cmd);
+  const out = outputFor(globals, io);
+  const kubeconfig = kubeconfigFor(globals, io);
+  const hostContext = resolveContextName(kubeconfig, globals.hostClusterContext, '--host-cluster-context');
+  const memberContext = resolveContextName(kubeconfig, flags.clusterContext ?? cluster, '--cluster-context');
+  const timeoutMs = io.requestTimeoutMs ?? 20_000;
+  using host = clientForContext(kubeconfig, hostContext, { clusterName: hostContext, timeoutMs });
+  using member = clientForContext(kubeconfig, memberContext, { clusterName: cluster, timeoutMs });
+  const result = await rotateToken({ cluster, kubefedNamespace: globals.kubefedNamespace }, { host, member }, out);
+  out.info(`rotated the token of cluster "${cluster}": the old token is revoked, the new one is in host secret ${result.hostSecret}`);
 }
 
 async function runUnjoin(cluster: string, flags: UnjoinFlags, cmd: Command, io: RunIo): Promise<void> {
@@ -654,6 +668,16 @@ export function buildProgram(io: RunIo): Command {
     )
     .addHelpText('after', UNJOIN_EXAMPLES)
     .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, cmd, io));
+
+  program
+    .command('rotate-token')
+    .description(
+      "Give a joined cluster a new member token and revoke the old one: re-create the token Secret of the join's ServiceAccount in the member and write the new token into the host Secret of its KubeFedCluster (RBAC and the KubeFedCluster stay as they are). The cluster is unreachable for the few seconds in between.",
+    )
+    .argument('<cluster-name>', 'name of the joined cluster')
+    .option('--cluster-context <context>', 'kubeconfig context of the member cluster (default: the cluster name)')
+    .addHelpText('after', '\nExamples:\n  # Rotate the token of member1, for instance on a schedule or when a copy may have leaked\n  kubefedctl rotate-token member1 --cluster-context member1\n')
+    .action(async (cluster: string, flags: { clusterContext?: string }, cmd: Command) => runRotateToken(cluster, flags, cmd, io));
 
   program
     .command('enable')

@@ -384,7 +384,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Polls the member token Secret until the token controller filled `data.token`. */
-async function waitForToken(
+export async function waitForToken(
   client: ResourceClient,
   name: string,
   what: string,
