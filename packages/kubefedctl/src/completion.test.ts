@@ -29,6 +29,7 @@ describe('completeWords', () => {
     ['contexts for a global flag before the command', ['--host-cluster-context', 'h'], ['host']],
     ['contexts after --host-cluster-context=', ['status', '--host-cluster-context=mem'], ['--host-cluster-context=member1', '--host-cluster-context=member2']],
     ['joined clusters for unjoin', ['unjoin', ''], ['member1']],
+    ['joined clusters for rotate-token', ['rotate-token', ''], ['member1']],
     ['contexts after a flag bash split at =', ['status', '--host-cluster-context', '=', 'mem'], ['member1', 'member2']],
     ['served types for enable', ['enable', 'd'], ['deployments.apps']],
     ['enabled types for disable', ['disable', ''], ['deployments.apps', 'secrets']],

@@ -24,7 +24,7 @@ export interface CompletionSources {
   enabledTypes(conn: CompletionConnection): Promise<string[]>;
   /** Plurals of the federated types, for `orphaning-deletion`. */
   federatedTypes(conn: CompletionConnection): Promise<string[]>;
-  /** Names of the KubeFedClusters, for `unjoin`. */
+  /** Names of the KubeFedClusters, for `unjoin` and `rotate-token`. */
   joinedClusters(conn: CompletionConnection): Promise<string[]>;
 }
 
@@ -116,7 +116,7 @@ async function argumentValues(pos: Position, sources: CompletionSources): Promis
   if (arg.argChoices !== undefined) return names(arg.argChoices);
   const path = commandPath(pos.cmd);
   if (path === 'join' && pos.positional === 0) return names(sources.contexts(pos.conn));
-  if (path === 'unjoin' && pos.positional === 0) return names(await sources.joinedClusters(pos.conn));
+  if ((path === 'unjoin' || path === 'rotate-token') && pos.positional === 0) return names(await sources.joinedClusters(pos.conn));
   if (path === 'enable' && pos.positional === 0) return names(await sources.targetTypes(pos.conn));
   if (['disable', 'federate', 'status'].includes(path) && pos.positional === 0) return names(await sources.enabledTypes(pos.conn));
   if (path.startsWith('orphaning-deletion ') && pos.positional === 0) return names(await sources.federatedTypes(pos.conn));
