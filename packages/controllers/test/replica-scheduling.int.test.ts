@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeCrd } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import {
+  DEFAULT_SCHEDULING_TARGETS,
   registerKubeFedClusterController,
   registerReplicaSchedulingController,
+  ReplicaSchedulingPreferenceReconciler,
   RSP_GVR,
   staticHealthCheckSettings,
   type ClusterChangeDelays,
   type ClusterHealthTracker,
 } from '@kubefed/controllers';
-import { Manager, systemClock, type Clock } from '@kubefed/runtime';
+import { createLogger, Manager, Store, systemClock, type Clock } from '@kubefed/runtime';
 import { planReplicas, schedulingResult, type PlanInput } from '@kubefed/scheduler';
 import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -228,6 +230,37 @@ describe('replica scheduling controller against kube-sim', () => {
     expect(Date.now() - since).toBeGreaterThanOrEqual(delays.availableDelayMs - 200);
   });
 
+  it('writes its status on a fresh read when someone else wrote the RSP after the cache saw it (a 409 on the status write)', async () => {
+    const ns = await plane('member1', 'member2');
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 4 });
+    const rsps = fed.hostClient.resource(RSP_GVR, ns);
+    // The reconciler's cache holds this copy; a concurrent writer then labels the RSP.
+    const cache = new Store();
+    cache.upsert(await rsps.get('web'));
+    await rsps.patch('web', { metadata: { labels: { team: 'payments' } } }, 'merge');
+
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const { tracker } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace: ns, settings: staticHealthCheckSettings(FAST) });
+    const stop = new AbortController();
+    const finished = manager.start(stop.signal);
+    try {
+      await expect.poll(() => tracker.readyClusters().size, { timeout: 10_000, interval: 100 }).toBe(2);
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
+      const reconciler = new ReplicaSchedulingPreferenceReconciler({ host: fed.hostClient, preferences: cache, clusters: tracker, kubefedNamespace: ns, targets: DEFAULT_SCHEDULING_TARGETS });
+      await reconciler.reconcile(`${ns}/web`, { logger, signal: stop.signal, attempt: 0 });
+
+      const rsp = await rsps.get('web');
+      expect(rsp.metadata.labels).toEqual({ team: 'payments' });
+      expect(rsp.status).toMatchObject({ clusters: { member1: { replicas: 2 }, member2: { replicas: 2 } }, conditions: [{ type: 'Scheduled', status: 'True' }] });
+      expect(lines.filter((l) => l.includes('cannot write ReplicaSchedulingPreference status'))).toEqual([]);
+    } finally {
+      stop.abort();
+      await finished;
+    }
+  });
+
   it('lowers the capacity of a member whose pods have been unschedulable for over a minute', async () => {
     const ns = await plane('member1', 'member3');
     // member3 runs at most 2 pods: a member Deployment of 5 leaves 3 Pending (Unschedulable).
@@ -361,10 +394,10 @@ describe('replica scheduling controller against kube-sim', () => {
   });
 
   it('reports MissingSelector for a member workload whose pods cannot be counted, naming object and cluster', async () => {
-    const ns = await plane('member1');
-    using m1 = clientFor(fed.member('member1'));
-    // A ReplicaSet-less stand-in: replicas differ from readyReplicas and there is no matchLabels.
-    const member = memberDeployment(2);
+    // member3 runs at most 2 pods: its 5 replicas are never all ready, so its pods must be counted, and there is no matchLabels.
+    const ns = await plane('member3');
+    using m1 = clientFor(fed.member('member3'));
+    const member = memberDeployment(5);
     (member.spec as { selector: unknown }).selector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] };
     await m1.resource(DEPLOY, ns).create(member);
     await createFederatedDeployment(ns);
@@ -372,6 +405,6 @@ describe('replica scheduling controller against kube-sim', () => {
     await using _running = runManager(ns);
     await expect
       .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 10_000, interval: 100 })
-      .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'MissingSelector', message: expect.stringContaining(`missing selector on object ${ns}/web in cluster "member1"`) }] });
+      .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'MissingSelector', message: expect.stringContaining(`missing selector on object ${ns}/web in cluster "member3"`) }] });
   });
 });

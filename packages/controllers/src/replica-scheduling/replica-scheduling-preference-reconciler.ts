@@ -1,5 +1,5 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, RESOURCES } from '@kubefed/api';
-import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
+import { isConflict, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
 import { done, requeueAfter, splitKey, systemClock, terminal, type Clock, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler } from '@kubefed/runtime';
 import {
   clustersReplicaState,
@@ -85,6 +85,9 @@ interface Rsp extends KubeObject {
   spec?: unknown;
   status?: unknown;
 }
+
+/** Writes of one RSP status before a conflict is left to the next reconcile. */
+const STATUS_WRITE_ATTEMPTS = 5;
 
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -255,25 +258,53 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
   }
 
   /**
-   * Writes the status when it changed. Without a status subresource every change of `status`
-   * also bumps `metadata.generation`, so the generation the write will produce is recorded.
+   * Writes the status when it changed. A conflict (someone else wrote the RSP since it was read)
+   * re-reads the RSP and writes again on the fresh object, up to {@link STATUS_WRITE_ATTEMPTS}
+   * times; nothing is written when the fresh RSP already has this status or a newer spec (its
+   * own reconcile follows). Other failures are logged: the next reconcile writes it again.
    */
   async #writeStatus(rsp: Rsp, outcome: SchedulingOutcome, ctx: ReconcileContext): Promise<void> {
+    const client = this.#o.host.resource(RSP_GVR, rsp.metadata.namespace);
+    const reconciledGeneration = rsp.metadata.generation;
+    let current: Rsp = rsp;
+    for (let attempt = 1; ; attempt++) {
+      const body = this.#statusBody(current, outcome, reconciledGeneration);
+      if (body === undefined) return;
+      try {
+        if (this.#o.statusSubresource ?? true) await client.updateStatus(body);
+        else await client.update(body);
+        return;
+      } catch (err) {
+        if (isNotFound(err)) return;
+        if (!isConflict(err) || attempt >= STATUS_WRITE_ATTEMPTS) {
+          ctx.logger.warn({ err: errorMessage(err), attempt }, 'cannot write ReplicaSchedulingPreference status');
+          return;
+        }
+      }
+      try {
+        current = await client.get(rsp.metadata.name ?? '', { signal: ctx.signal });
+      } catch (err) {
+        if (!isNotFound(err)) ctx.logger.warn({ err: errorMessage(err), attempt }, 'cannot write ReplicaSchedulingPreference status');
+        return;
+      }
+    }
+  }
+
+  /**
+   * `rsp` with the status for `outcome`, or undefined when nothing is to be written: the status
+   * is already that, or (with a status subresource) the RSP's spec changed since generation
+   * `reconciled`. Without a status subresource every change of `status` also bumps
+   * `metadata.generation`, so the generation the write will produce is recorded.
+   */
+  #statusBody(rsp: Rsp, outcome: SchedulingOutcome, reconciled: number | undefined): KubeObject | undefined {
     const previous = readSchedulingStatus(rsp.status);
     const subresource = this.#o.statusSubresource ?? true;
     const generation = rsp.metadata.generation;
+    if (subresource && generation !== reconciled) return undefined;
     const observed = (g: number | undefined): SchedulingOutcome & { generation?: number | undefined } => ({ ...outcome, generation: g });
     let next = schedulingStatus(previous, observed(generation), this.#clock.now());
-    if (!schedulingStatusChanged(previous, next)) return;
+    if (!schedulingStatusChanged(previous, next)) return undefined;
     if (!subresource && generation !== undefined) next = schedulingStatus(previous, observed(generation + 1), this.#clock.now());
-    const client = this.#o.host.resource(RSP_GVR, rsp.metadata.namespace);
-    const body = { ...structuredClone(rsp), status: next } as KubeObject;
-    try {
-      if (subresource) await client.updateStatus(body);
-      else await client.update(body);
-    } catch (err) {
-      // The next reconcile (an RSP change or the resync) writes it again.
-      ctx.logger.warn({ err: errorMessage(err) }, 'cannot write ReplicaSchedulingPreference status');
-    }
+    return { ...structuredClone(rsp), status: next };
   }
 }
