@@ -62,6 +62,15 @@ class BarChart extends Light {
 }
 customElements.define('kf-bar-chart', BarChart);
 
+const QUEUE_SOURCE = { redis: ', from Redis', metrics: ', from the controller manager metrics', none: '' };
+
+/** The queue cell of a cluster without counts: no source given, the source failing, or not read yet. */
+function queueMissing(q) {
+  if (q.source === 'none') return html`<span class="muted">no --redis-url or --metrics-url</span>`;
+  if (q.problem !== undefined) return html`<span class="tone-error" title=${q.problem}>unavailable</span>`;
+  return html`<span class="muted">not read yet</span>`;
+}
+
 class ClustersPage extends Light {
   static properties = { view: { attribute: false }, now: { attribute: false } };
   render() {
@@ -69,9 +78,10 @@ class ClustersPage extends Light {
     const withQueues = clusters.filter((c) => c.queue !== undefined);
     return html`
       <h2>Member clusters</h2>
+      ${this.view.queueSource.problem === undefined ? nothing : html`<p class="tone-error queue-problem">Sync queue counts unavailable: ${this.view.queueSource.problem}</p>`}
       <table aria-label="Member clusters">
         <thead>
-          <tr><th scope="col">Cluster</th><th scope="col">State</th><th scope="col">In state for</th><th scope="col">Kubernetes</th><th scope="col">Region</th><th scope="col">Zones</th><th scope="col">Sync queue (waiting / active / delayed / failed)</th><th scope="col">API endpoint</th></tr>
+          <tr><th scope="col">Cluster</th><th scope="col">State</th><th scope="col">In state for</th><th scope="col">Kubernetes</th><th scope="col">Region</th><th scope="col">Zones</th><th scope="col">Sync queue (waiting / active / delayed / failed)${QUEUE_SOURCE[this.view.queueSource.source]}</th><th scope="col">API endpoint</th></tr>
         </thead>
         <tbody>
           ${clusters.map(
@@ -82,7 +92,7 @@ class ClustersPage extends Light {
               <td>${c.version ?? '-'}</td>
               <td>${c.region ?? '-'}</td>
               <td>${c.zones.length === 0 ? '-' : c.zones.join(', ')}</td>
-              <td>${c.queue === undefined ? html`<span class="muted">no --redis-url</span>` : `${c.queue.waiting} / ${c.queue.active} / ${c.queue.delayed} / ${c.queue.failed}`}</td>
+              <td>${c.queue === undefined ? queueMissing(this.view.queueSource) : `${c.queue.waiting} / ${c.queue.active} / ${c.queue.delayed} / ${c.queue.failed}`}</td>
               <td>${c.apiEndpoint}</td>
             </tr>`,
           )}

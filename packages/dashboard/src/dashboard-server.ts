@@ -9,7 +9,8 @@ import { silentLogger, type Logger } from '@kubefed/runtime';
 import { FleetWatch } from './fleet-watch.js';
 import { objectDetail } from './object-detail.js';
 import { pageFiles, type PageFiles } from './page-files.js';
-import { QueueCountsPoller } from './queue-counts.js';
+import { MetricsQueueCountsPoller } from './metrics-queue-counts.js';
+import { QueueCountsPoller, type QueueCountsSource } from './queue-counts.js';
 import { dashboardView, type DashboardView, type SummarizeObject } from './views.js';
 
 /** Options of {@link startDashboard}. */
@@ -30,6 +31,11 @@ export interface DashboardOptions {
   readonly redisUrl?: string | undefined;
   /** BullMQ key prefix of the controller manager (`--queue-prefix`); default BullMQ's. */
   readonly queuePrefix?: string | undefined;
+  /**
+   * The controller manager's metrics endpoint (`http://host:9090/metrics`): without `redisUrl`,
+   * the queue counts are read from its `kubefed_sync_queue_jobs` gauge. Default none.
+   */
+  readonly metricsUrl?: string | undefined;
   /** Default silent. */
   readonly logger?: Logger;
 }
@@ -144,6 +150,13 @@ function buildApp(options: DashboardOptions, parts: { watch: FleetWatch; views: 
   return app;
 }
 
+/** Redis when `redisUrl` is given, else the controller manager's metrics when `metricsUrl` is, else none. */
+function queueCountsSource(options: DashboardOptions, parts: { clusters: () => readonly string[]; onChange: () => void; logger: Logger }): QueueCountsSource | undefined {
+  if (options.redisUrl !== undefined) return new QueueCountsPoller({ redisUrl: options.redisUrl, queuePrefix: options.queuePrefix, ...parts });
+  if (options.metricsUrl !== undefined) return new MetricsQueueCountsPoller({ url: options.metricsUrl, onChange: parts.onChange, logger: parts.logger });
+  return undefined;
+}
+
 function listen(app: Hono, address: string, port: number): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: address, port }, () => resolve(server));
@@ -152,9 +165,10 @@ function listen(app: Hono, address: string, port: number): Promise<ServerType> {
 }
 
 /**
- * Starts the dashboard: watches the host (see {@link FleetWatch}), reads the sync queues when
- * `redisUrl` is given, and serves the page, `/api/view` (the whole view as JSON), `/api/events`
- * (server-sent events: the view again within ~100 ms of any watch event) and `/api/detail`.
+ * Starts the dashboard: watches the host (see {@link FleetWatch}), reads the sync queue counts
+ * (from Redis with `redisUrl`, else from the controller manager's metrics with `metricsUrl`),
+ * and serves the page, `/api/view` (the whole view as JSON), `/api/events` (server-sent events:
+ * the view again within ~100 ms of any watch event) and `/api/detail`.
  * Read-only: nothing is ever written to a cluster. Resolves once the first lists are in and the
  * port is bound; rejects when the address cannot be bound.
  */
@@ -165,17 +179,14 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const abort = new AbortController();
   // Both sources call views.changed() only once started, after `views` exists.
   const watch = new FleetWatch({ host: options.host, kubefedNamespace: options.kubefedNamespace, onChange: () => views.changed(), logger });
-  const queues =
-    options.redisUrl === undefined
-      ? undefined
-      : new QueueCountsPoller({
-          redisUrl: options.redisUrl,
-          queuePrefix: options.queuePrefix,
-          clusters: () => watch.snapshot().clusters.map((c) => c.metadata.name ?? ''),
-          onChange: () => views.changed(),
-          logger,
-        });
-  const views = new ViewBroadcaster(() => dashboardView(watch.snapshot(), { summarize: options.summarize, queues: queues?.counts ?? new Map() }));
+  const queues = queueCountsSource(options, { clusters: () => watch.snapshot().clusters.map((c) => c.metadata.name ?? ''), onChange: () => views.changed(), logger });
+  const views = new ViewBroadcaster(() =>
+    dashboardView(watch.snapshot(), {
+      summarize: options.summarize,
+      queues: queues?.counts ?? new Map(),
+      queueSource: { source: options.redisUrl !== undefined ? 'redis' : options.metricsUrl !== undefined ? 'metrics' : 'none', problem: queues?.problem },
+    }),
+  );
   if (queues !== undefined) void queues.start(abort.signal);
   await watch.start(abort.signal);
   let server: ServerType;

@@ -2,6 +2,29 @@ import { BullMqJobProducer, createRedisConnection, type RedisConnection } from '
 import type { Logger } from '@kubefed/runtime';
 import type { QueueCountsView } from './views.js';
 
+/** Where the Clusters page gets each member's sync queue counts. */
+export interface QueueCountsSource {
+  /** The last counts read, by cluster. */
+  readonly counts: ReadonlyMap<string, QueueCountsView>;
+  /** Why the last read failed, if it did. */
+  readonly problem: string | undefined;
+  /** Reads until `signal` aborts. */
+  start(signal: AbortSignal): Promise<void>;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function waitInterval(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** Options of {@link QueueCountsPoller}. */
 export interface QueueCountsPollerOptions {
   /** Redis of the control plane (any URL form of `@kubefed/queue`). */
@@ -21,9 +44,10 @@ export interface QueueCountsPollerOptions {
  * Reads the job counts of every member's sync queue (`kubefed-sync.<cluster>`) from Redis. Queue
  * lengths have no watch, so they are read every `intervalMs`; the page is told only of changes.
  */
-export class QueueCountsPoller {
+export class QueueCountsPoller implements QueueCountsSource {
   readonly #o: QueueCountsPollerOptions;
   readonly #counts = new Map<string, QueueCountsView>();
+  #problem: string | undefined;
 
   constructor(options: QueueCountsPollerOptions) {
     this.#o = options;
@@ -34,6 +58,11 @@ export class QueueCountsPoller {
     return this.#counts;
   }
 
+  /** The error of the last failed read of some queue, until a read of every queue succeeds. */
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
   /** Reads until `signal` aborts; a failed read is logged and retried at the next interval. */
   async start(signal: AbortSignal): Promise<void> {
     const connection: RedisConnection = createRedisConnection(this.#o.redisUrl, { role: 'producer', connectionName: 'kubefed-dashboard' });
@@ -41,10 +70,7 @@ export class QueueCountsPoller {
     try {
       while (!signal.aborted) {
         await this.#readAll(producer);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.#o.intervalMs ?? 1000);
-          signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-        });
+        await waitInterval(this.#o.intervalMs ?? 1000, signal);
       }
     } finally {
       await producer.close();
@@ -54,6 +80,7 @@ export class QueueCountsPoller {
 
   async #readAll(producer: BullMqJobProducer): Promise<void> {
     let changed = false;
+    let problem: string | undefined;
     for (const cluster of this.#o.clusters()) {
       try {
         const c = await producer.counts(cluster);
@@ -61,9 +88,12 @@ export class QueueCountsPoller {
         if (old?.waiting !== c.waiting || old.active !== c.active || old.delayed !== c.delayed || old.failed !== c.failed) changed = true;
         this.#counts.set(cluster, c);
       } catch (err) {
+        problem = `Redis: ${err instanceof Error ? err.message : String(err)}`;
         this.#o.logger.warn({ err, cluster }, 'cannot read the sync queue counts');
       }
     }
+    if (problem !== this.#problem) changed = true;
+    this.#problem = problem;
     if (changed) this.#o.onChange();
   }
 }

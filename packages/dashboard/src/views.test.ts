@@ -194,6 +194,7 @@ describe('dashboardView', () => {
     ]);
     expect(view.objects.map((r) => r.id)).toEqual(['deployments.apps/ns/api', 'deployments.apps/ns/web']);
     expect(view.types).toEqual([{ name: 'deployments.apps', kind: 'FederatedDeployment' }]);
+    expect(view.queueSource).toEqual({ source: 'none' });
     // Only the Ready cluster b is available to the plan; the workload's reported replicas are b's.
     expect(view.scheduling[0]!.clusters).toEqual([{ name: 'b', planned: 1, replicas: 2, ready: 0 }]);
     expect(view.scheduling[0]!.explanation?.clusters.map((c) => c.name)).toEqual(['b']);

@@ -91,9 +91,16 @@ export interface SchedulingView {
   readonly problem?: string | undefined;
 }
 
+/** Where the sync queue counts come from (`--redis-url`, `--metrics-url` or neither), and why they are missing. */
+export interface QueueSourceView {
+  readonly source: 'redis' | 'metrics' | 'none';
+  readonly problem?: string | undefined;
+}
+
 /** Everything the page shows at one moment. */
 export interface DashboardView {
   readonly clusters: readonly ClusterView[];
+  readonly queueSource: QueueSourceView;
   readonly types: readonly { readonly name: string; readonly kind: string }[];
   readonly objects: readonly MatrixRow[];
   readonly scheduling: readonly SchedulingView[];
@@ -260,7 +267,10 @@ export function schedulingView(raw: KubeObject, workload: KubeObject | undefined
 }
 
 /** The whole page state from a snapshot of the watches. Pure. */
-export function dashboardView(snapshot: FleetSnapshot, context: { summarize: SummarizeObject; queues: ReadonlyMap<string, QueueCountsView> }): DashboardView {
+export function dashboardView(
+  snapshot: FleetSnapshot,
+  context: { summarize: SummarizeObject; queues: ReadonlyMap<string, QueueCountsView>; queueSource?: QueueSourceView },
+): DashboardView {
   const kfcs = snapshot.clusters.flatMap((c) => {
     const p = kubeFedClusterSchema.safeParse(c);
     return p.success ? [p.data] : [];
@@ -280,5 +290,5 @@ export function dashboardView(snapshot: FleetSnapshot, context: { summarize: Sum
     );
     return schedulingView(rsp, workload, ready);
   });
-  return { clusters, types: snapshot.types.map((t) => ({ name: t.name, kind: t.kind })), objects, scheduling };
+  return { clusters, queueSource: context.queueSource ?? { source: 'none' }, types: snapshot.types.map((t) => ({ name: t.name, kind: t.kind })), objects, scheduling };
 }

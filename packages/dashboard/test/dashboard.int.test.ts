@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -128,6 +129,30 @@ describe('kubefedctl dashboard in Chromium', () => {
     await page.close();
   }, 120_000);
 
+  it("shows the sync queues from the controller manager's metrics with --metrics-url, and says when they cannot be read", async () => {
+    const serving = JSON.parse(await fed.controllerManagers[0]!.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { metrics: string };
+    const scraped = await (await fetch(`${serving.metrics}/metrics`)).text();
+    for (const m of fed.members) expect(scraped).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="${m}",state="waiting"\\} \\d+$`, 'm'));
+    const fromMetrics = startDashboardProcess(['--metrics-url', serving.metrics]);
+    const unreadable = startDashboardProcess(['--metrics-url', 'http://127.0.0.1:1/metrics']);
+    try {
+      const page = await browser.newPage();
+      await page.goto(await dashboardUrl(fromMetrics));
+      await expect.poll(() => page.locator('kf-clusters th').nth(6).textContent(), { timeout: 30_000 }).toContain('from the controller manager metrics');
+      for (const m of fed.members) {
+        await expect.poll(() => page.locator(`kf-clusters tr[data-cluster="${m}"] td`).nth(5).textContent(), { timeout: 30_000 }).toMatch(/^\d+ \/ \d+ \/ \d+ \/ \d+$/);
+      }
+      await page.screenshot({ path: join(ARTEFACTS, 'clusters-from-metrics.png'), fullPage: true });
+      await page.goto(await dashboardUrl(unreadable));
+      await expect.poll(() => page.locator('kf-clusters tr[data-cluster="member1"] td').nth(5).textContent(), { timeout: 30_000 }).toBe('unavailable');
+      expect(await page.locator('.queue-problem').textContent()).toContain('http://127.0.0.1:1/metrics');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.close();
+    } finally {
+      await Promise.all([fromMetrics.stop(), unreadable.stop()]);
+    }
+  }, 120_000);
+
   it('shows each object against each member with its status, and the detail of a row', async () => {
     const page = await openPage();
     await page.getByRole('tab', { name: 'Federated objects' }).click();
@@ -222,6 +247,27 @@ describe('kubefedctl dashboard in Chromium', () => {
     }
     await page.close();
   }, 180_000);
+
+  it('stops on Ctrl-C (SIGINT): exits 0 and frees its port, even with a page connected', async () => {
+    const p = startDashboardProcess([]);
+    const printed = await dashboardUrl(p);
+    const port = Number(new URL(printed).port);
+    expect((await fetch(new URL('api/view', printed))).status).toBe(200);
+    // An open event stream, as a browser tab keeps: closing must not wait for it.
+    const events = await fetch(new URL('api/events', printed));
+    expect(events.headers.get('content-type')).toContain('text/event-stream');
+    try {
+      expect(await p.stop('SIGINT', 20_000)).toBe(0);
+    } finally {
+      await events.body?.cancel().catch(() => undefined);
+    }
+    expect(p.lines.join('\n')).not.toMatch(/error/i);
+    await new Promise<void>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+    });
+  }, 90_000);
 
   it('requires the printed token on a non-loopback address (401 without it)', async () => {
     const open = startDashboardProcess(['--address', '0.0.0.0']);

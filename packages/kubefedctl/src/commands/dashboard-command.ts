@@ -19,6 +19,7 @@ interface DashboardFlags {
   open?: boolean;
   redisUrl?: string;
   queuePrefix?: string;
+  metricsUrl?: string;
 }
 
 const EXAMPLES = `
@@ -32,6 +33,9 @@ Examples:
   # Show each member's sync queue from the control plane's Redis
   kubefedctl dashboard --redis-url redis://127.0.0.1:6379
 
+  # ... or from the controller manager's metrics endpoint (kubefed_sync_queue_jobs)
+  kubefedctl dashboard --metrics-url http://127.0.0.1:9090/metrics
+
   # Reachable from other machines: the printed URL carries the token the API requires
   kubefedctl dashboard --address 0.0.0.0 --port 8001
 `;
@@ -40,6 +44,19 @@ function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535 (0 picks a free one).');
   return n;
+}
+
+/** An http(s) URL; one without a path gets `/metrics`. */
+function parseMetricsUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected the http(s) URL of the controller manager\'s metrics endpoint, e.g. http://127.0.0.1:9090/metrics.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http or https URL, not ${url.protocol.replace(/:$/, '')}.`);
+  if (url.pathname === '/') url.pathname = '/metrics';
+  return url.toString();
 }
 
 /** Opens `url` in the desktop's browser (xdg-open, open or start); a failure is only a warning. */
@@ -61,6 +78,7 @@ async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardC
       port: flags.port,
       redisUrl: flags.redisUrl,
       queuePrefix: flags.queuePrefix,
+      metricsUrl: flags.metricsUrl,
     });
     out.info(`Dashboard of the federation at ${host.server}: ${dashboard.url}`);
     if (dashboard.token !== undefined) out.info(`Token (the page asks for it; API clients send Authorization: Bearer <token>): ${dashboard.token}`);
@@ -91,6 +109,11 @@ export function addDashboardCommand(program: Command, ctx: DashboardCommandConte
     .option('--open', "open the page in the desktop's browser")
     .option('--redis-url <url>', "the control plane's Redis: show each member's sync queue (waiting, active, delayed, failed)")
     .option('--queue-prefix <prefix>', "the controller manager's --queue-prefix (default BullMQ's)")
+    .addOption(
+      new Option('--metrics-url <url>', "the controller manager's metrics endpoint (http://host:9090/metrics): show each member's sync queue from its kubefed_sync_queue_jobs gauge")
+        .argParser(parseMetricsUrl)
+        .conflicts('redisUrl'),
+    )
     .addHelpText('after', EXAMPLES)
     .action(async (flags: DashboardFlags, command: Command) => runDashboard(flags, command, ctx));
 }
