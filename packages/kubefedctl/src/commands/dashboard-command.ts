@@ -48,13 +48,10 @@ function parsePort(value: string): number {
 
 /** An http(s) URL; one without a path gets `/metrics`. */
 function parseMetricsUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('expected the http(s) URL of the controller manager\'s metrics endpoint, e.g. http://127.0.0.1:9090/metrics.');
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new InvalidArgumentError("expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics.");
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http or https URL, not ${url.protocol.replace(/:$/, '')}.`);
   if (url.pathname === '/') url.pathname = '/metrics';
   return url.toString();
 }
