@@ -61,6 +61,20 @@ describe('createLogger', () => {
     expect(line?.err).toMatchObject({ type: 'Error', message: 'boom' });
   });
 
+  it.each<[string, Error, string]>([
+    ['a cause whose message the error already names is printed once', new Error('Redis at redis://r:1 is unreachable: ECONNREFUSED', { cause: new Error('ECONNREFUSED') }), 'Redis at redis://r:1 is unreachable: ECONNREFUSED'],
+    ['a cause it does not name is appended', new Error('writing the status failed', { cause: new Error('409 Conflict') }), 'writing the status failed: 409 Conflict'],
+    [
+      'a chain: only the causes not named yet',
+      new Error('start failed: step B', { cause: new Error('step B', { cause: new Error('socket hang up') }) }),
+      'start failed: step B: socket hang up',
+    ],
+  ])('serializes the message with its causes: %s', (_title, err, expected) => {
+    const out = memory();
+    createLogger({ destination: out }).error({ err }, 'failed');
+    expect(out.lines()[0]?.err).toMatchObject({ message: expected });
+  });
+
   it('logs an error whose cause is not an Error', () => {
     const out = memory();
     createLogger({ destination: out }).error({ err: new Error('outer', { cause: 'just a string' }) }, 'failed');

@@ -157,7 +157,24 @@ function serializeError(value: unknown): unknown {
   const secrets = new Set<string>();
   collectCredentials(value, secrets);
   const ordered = [...secrets].sort((a, b) => b.length - a.length);
-  return withoutCommandArgs(stdSerializers.err(value as Error), ordered);
+  const serialized = stdSerializers.err(value as Error);
+  if (value instanceof Error && typeof serialized.message === 'string') serialized.message = messageWithNewCauses(value);
+  return withoutCommandArgs(serialized, ordered);
+}
+
+/**
+ * The message of `err` followed by `: <message>` of each cause in its chain whose message it
+ * does not already contain. pino's serializer appends every cause's message, and our errors
+ * usually name their cause's message themselves, which printed it twice.
+ */
+function messageWithNewCauses(err: Error): string {
+  let message = err.message;
+  const seen = new Set<unknown>([err]);
+  for (let cause: unknown = err.cause; cause instanceof Error && !seen.has(cause); cause = cause.cause) {
+    seen.add(cause);
+    if (cause.message !== '' && !message.includes(cause.message)) message = `${message}: ${cause.message}`;
+  }
+  return message;
 }
 
 /**
