@@ -6,6 +6,9 @@
 //      (KUBEFED_BUILD_STAMP, packages/api/src/build-info.ts);
 //   2. that Node writes the SEA blob (`--experimental-sea-config`);
 //   3. postject injects the blob into a copy of that Node binary.
+// The files of the `kubefedctl dashboard` page (the dashboard's assets/ and the browser packages
+// it serves from node_modules) go into the blob as SEA assets keyed by URL path, which the
+// dashboard reads with node:sea's getAsset (packages/dashboard/src/page-files.ts).
 // Options: --node <path> (a Node binary to embed instead; it must be the one that writes the
 // blob), --out <path> (default dist/kubefedctl-linux-x64).
 import { execFileSync } from 'node:child_process';
@@ -16,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { inject } from 'postject';
+import { tsImport } from 'tsx/esm/api';
 import { buildStamp } from '../build-stamp.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,6 +53,12 @@ async function bundle(outfile, stamp) {
   writeFileSync(outfile, readFileSync(outfile, 'utf8').replace(/^#!.*\n/, ''));
 }
 
+/** The dashboard page's files, URL path → file: the SEA assets. */
+async function dashboardPageFiles() {
+  const { pageFileList } = await tsImport(join(root, 'packages/dashboard/src/page-files.ts'), import.meta.url);
+  return Object.fromEntries(pageFileList());
+}
+
 async function main() {
   const { values } = parseArgs({ options: { node: { type: 'string' }, out: { type: 'string' } } });
   const node = values.node ?? productionNode();
@@ -61,7 +71,7 @@ async function main() {
   const blob = join(work, 'kubefedctl.blob');
   try {
     await bundle(main, stamp);
-    const seaConfig = { main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true };
+    const seaConfig = { main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: await dashboardPageFiles() };
     writeFileSync(join(work, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
     execFileSync(node, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
     rmSync(out, { force: true });

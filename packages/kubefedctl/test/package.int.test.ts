@@ -1,12 +1,13 @@
 // The single-file kubefedctl as users get it: `npm run package:kubefedctl` (tools/package/),
 // copied alone into an empty directory outside the repository, run as a program and as the
-// kubectl plugin `kubectl-kubefed` with the real kubectl.
-import { execFile, execFileSync } from 'node:child_process';
+// kubectl plugin `kubectl-kubefed` with the real kubectl, and serving `kubefedctl dashboard`'s page
+// from the files embedded in it.
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SimFederation } from './sim-federation.js';
 import { expectCheckoutCommit, repoRoot } from './checkout.js';
 import type { CliRun } from './sim-federation.js';
@@ -85,6 +86,49 @@ describe('the packaged kubefedctl in an empty directory', () => {
     expect(kindsOf(r.stdout)).toContain('KubeFedCluster');
     expect(kindsOf(r.stdout)).toContain('ServiceAccount');
   });
+
+  it('serves the dashboard page and the files it loads (its scripts, lit, Chart.js) from the file alone', async () => {
+    // The dashboard watches every KubeFed type: all the CRDs, as an install has them.
+    const crds = await runIn(kubectl, ['--kubeconfig', fed.kubeconfig, '--context', 'host', 'apply', '-k', path.join(repoRoot, 'deploy/crds')]);
+    expect(crds.code, crds.stderr).toBe(0);
+    const child = spawn(exe, ['dashboard', '--port', '0', '--kubeconfig', fed.kubeconfig, '--host-cluster-context', 'host'], {
+      cwd: path.dirname(exe),
+      env: { PATH: '/usr/bin:/bin', HOME: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let printed = '';
+    child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+    try {
+      const url = await vi.waitFor(
+        () => {
+          const m = /(http:\/\/127\.0\.0\.1:\d+)\/?\s/.exec(printed);
+          if (m === null) throw new Error(`no URL printed yet: ${printed}`);
+          return m[1]!;
+        },
+        { timeout: 90_000, interval: 100 },
+      );
+      const page = await fetch(`${url}/`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('<kf-dashboard>');
+      // Everything index.html loads: its import map's targets, its script and stylesheet.
+      const loaded = [...html.matchAll(/"(\/(?:assets|vendor)\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
+      expect(loaded).toEqual(expect.arrayContaining(['/assets/app.js', '/vendor/lit/index.js', '/vendor/chart.js/dist/chart.js']));
+      for (const file of loaded) {
+        const r = await fetch(`${url}${file}`);
+        expect(r.status, file).toBe(200);
+        expect(r.headers.get('content-type'), file).toMatch(/^(text\/javascript|text\/css)/);
+        expect((await r.arrayBuffer()).byteLength, file).toBeGreaterThan(0);
+      }
+      expect((await fetch(`${url}/vendor/lit/package.json`)).status).toBe(404);
+      expect((await fetch(`${url}/api/view`)).status).toBe(200);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 180_000);
 
   it('runs as the kubectl plugin kubectl-kubefed: kubectl kubefed join --dry-run with the real kubectl', async () => {
     const plugins = path.join(dir, 'plugins');
