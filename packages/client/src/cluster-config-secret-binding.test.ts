@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './api-error.js';
 import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, SecretNotBoundError, connectionDigest, memberClientFromSecret, secretBindingProblem } from './cluster-config-secret-binding.js';
 import type { BoundSecretInput } from './cluster-config-secret-binding.js';
+import type { KubeFedClusterInput } from './cluster-config.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -10,7 +11,7 @@ const cluster = (name: string) => ({
   spec: { apiEndpoint: 'https://member1.example:6443', secretRef: { name: 'member1-x7k2p' } },
 });
 
-const spec = cluster('member1').spec;
+const spec: KubeFedClusterInput['spec'] = cluster('member1').spec;
 /** The annotations `kubefedctl join` writes for member1. */
 const boundTo = (name: string): Record<string, string> => ({ [CLUSTER_NAME_ANNOTATION]: name, [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) });
 
@@ -53,7 +54,7 @@ describe('secretBindingProblem', () => {
     else expect(problem).toMatchObject({ cluster: name, secret: 'kube-federation-system/member1-x7k2p', ...expected });
   });
 
-  it.each<[string, Partial<typeof spec>, 'connectionChanged' | undefined]>([
+  it.each<[string, Partial<KubeFedClusterInput['spec']>, 'connectionChanged' | undefined]>([
     ['the same settings', {}, undefined],
     ['the same endpoint written as host:port', { apiEndpoint: 'member1.example:6443' }, undefined],
     ['the same endpoint with a trailing slash', { apiEndpoint: 'https://member1.example:6443/' }, undefined],
