@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Logger } from '@kubefed/runtime';
+import parsePrometheusText from 'parse-prometheus-text-format';
 import { waitInterval, type QueueCountsSource } from './queue-counts.js';
 import type { QueueCountsView } from './views.js';
 
@@ -9,8 +9,8 @@ interface MetricFamily {
   readonly metrics: readonly { readonly value?: string; readonly labels?: Readonly<Record<string, string>> }[];
 }
 
-// parse-prometheus-text-format is CommonJS without types: its one function, typed here.
-const parsePrometheusTextFormat = createRequire(import.meta.url)('parse-prometheus-text-format') as (text: string) => MetricFamily[];
+// parse-prometheus-text-format is CommonJS without types (parse-prometheus-text-format.d.ts).
+const parsePrometheusTextFormat: (text: string) => MetricFamily[] = parsePrometheusText;
 
 /** The controller manager's gauge of sync queue jobs (docs/operations.md, Metrics). */
 export const SYNC_QUEUE_JOBS = 'kubefed_sync_queue_jobs';
