@@ -48,24 +48,37 @@ export interface RunControllerManagerOptions {
 /** Redis did not answer at start-up; the message names the (redacted) URL. */
 export class RedisUnreachableError extends KubeFedError {}
 
-/** Opens a Redis connection and checks it answers PING within `timeoutMs`; closes it and throws {@link RedisUnreachableError} otherwise. */
+/**
+ * Opens a Redis connection and checks it answers PING within `timeoutMs`; closes it and throws
+ * {@link RedisUnreachableError} otherwise, naming the (redacted) URL and what went wrong: the
+ * connection error (refused, DNS, a TLS handshake or certificate failure), Redis' refusal
+ * (`WRONGPASS`, `NOAUTH`, `NOPERM`) with a hint, or that nothing answered in time.
+ */
 async function connectRedis(url: string, role: 'worker' | 'producer', logger: Logger, timeoutMs = 5000): Promise<RedisConnection> {
   const connection = createRedisConnection(url, { role, connectionName: `kubefed-controller-manager-${role}`, logger });
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      connection.ping(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs}ms`)), timeoutMs);
-      }),
-    ]);
+    await pingRedis(connection, timeoutMs);
     return connection;
   } catch (err) {
     connection.disconnect();
-    throw new RedisUnreachableError(`Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${(err as Error).message}`, { cause: err });
-  } finally {
-    clearTimeout(timer);
+    // The cause is the connection or Redis error itself (pingRedis' own wrapper only repeats the URL).
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause : undefined;
+    throw new RedisUnreachableError(`Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${redisFailure(cause, url, timeoutMs)}`, { cause });
   }
+}
+
+const TLS_HINT = 'TLS: a rediss:// URL needs a TLS port of Redis, and ?tlsCaFile= when its certificate is not signed by a public CA';
+
+/** Why PING failed, in one line: the connection or Redis error (`cause`; none when nothing answered), with a hint for credentials and TLS. */
+function redisFailure(cause: Error | undefined, url: string, timeoutMs: number): string {
+  // A TLS client talking to a port without TLS waits for a handshake answer that never comes.
+  if (cause === undefined) return `no answer within ${timeoutMs}ms${url.startsWith('rediss://') ? ` (${TLS_HINT})` : ''}`;
+  if (/\b(WRONGPASS|NOAUTH|NOPERM)\b/.test(cause.message)) return `${cause.message} (check the user name and password of --redis-url, and the ACL of that user)`;
+  const code = (cause as { code?: unknown }).code;
+  if (/SSL|TLS|certificate|self[- ]signed|wrong version number|EPROTO/i.test(`${cause.message} ${typeof code === 'string' ? code : ''}`)) {
+    return `${cause.message} (${TLS_HINT})`;
+  }
+  return cause.message;
 }
 
 const labelsDiffer = (a: KubeObject, b: KubeObject): boolean => JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {});
