@@ -366,6 +366,30 @@ describe('DynamicClient faults', () => {
     expect(e.message).toContain('no response within 300 ms');
   });
 
+  it('times out a request to a hung cluster that accepts the connection and never answers, on a new and on a kept-alive connection', async () => {
+    // A fresh client for a new connection; `c` keeps the connection of its earlier requests.
+    const fresh = DynamicClient.fromKubeconfig(Kubeconfig.fromString(faulty.kubeconfigYaml()), { timeoutMs: 300 });
+    try {
+      expect((await c.resource(namespaces).get('default')).metadata.name).toBe('default');
+      faulty.faults.hang();
+      for (const client of [fresh, c]) {
+        const t0 = Date.now();
+        const e = await caught(client.resource(namespaces).get('default'));
+        expect(isTimeout(e)).toBe(true);
+        expect(e.message).toBe('get namespaces "default" on cluster "faulty": Timeout: no response within 300 ms');
+        expect(Date.now() - t0).toBeLessThan(5_000);
+      }
+      const ac = new AbortController();
+      const pending = fresh.resource(namespaces).list({ signal: ac.signal });
+      ac.abort(new Error('caller gave up'));
+      await expect(pending).rejects.toThrow('caller gave up');
+      faulty.faults.restore();
+      expect((await fresh.resource(namespaces).get('default')).metadata.name).toBe('default');
+    } finally {
+      fresh.close();
+    }
+  });
+
   it('ends a running watch when the cluster becomes unreachable, and a new watch fails with NetworkError', async () => {
     const rc = c.resource(namespaces);
     const rv = (await rc.list()).metadata.resourceVersion!;

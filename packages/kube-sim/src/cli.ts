@@ -27,7 +27,7 @@ Options:
                          <region>-b); default region-<name>
   -h, --help             show this help
 
-Faults: POST /kube-sim/faults (admin token) with {"unreachable":true} | {"latencyMs":100} |
+Faults: POST /kube-sim/faults (admin token) with {"unreachable":true} | {"hang":true} | {"latencyMs":100} |
 {"failRate":0.5,"code":500} | {"podCapacity":N|null} | {"restore":true}; SIGUSR2 restores every
 cluster's faults (not its pod capacity).`;
 

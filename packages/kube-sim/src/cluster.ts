@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import type { Socket } from 'node:net';
 import { stringify as toYaml } from 'yaml';
 import { RbacAuthorizer } from './auth/rbac-authorizer.js';
@@ -71,6 +72,12 @@ export interface SimCluster extends AsyncDisposable {
   readonly faults: {
     /** Refuse all new connections and destroy open ones (incl. watches) until restore(). */
     unreachable(): void;
+    /**
+     * Hang like a stopped (SIGSTOP) kube-apiserver until restore(): new connections are accepted
+     * and never served (not even the TLS handshake), requests on open connections get no answer;
+     * open watch streams stay open. restore() then serves what was held, in arrival order.
+     */
+    hang(): void;
     /** Add this many ms of latency before every response. */
     latency(ms: number): void;
     /** Fail this fraction (0..1) of API requests with the given code (500 or 429, with Status body; 429 sets Retry-After: 1). */
@@ -158,6 +165,12 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   );
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    if (faults.hung) {
+      faults.hold(() => {
+        if (!req.socket.destroyed) onRequest(req, res);
+      });
+      return;
+    }
     const run = (): void => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       if (faults.failFraction > 0 && path !== '/kube-sim/faults' && Math.random() < faults.failFraction) {
@@ -174,23 +187,32 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   };
   const server = pki !== undefined ? https.createServer({ key: pki.keyPem, cert: pki.certPem }, onRequest) : http.createServer(onRequest);
   server.keepAliveTimeout = 65_000;
-  server.on('connection', (s: Socket) => {
+  // A listener of our own hands connections to `server`, so that a hung cluster can accept a
+  // connection and leave it unserved (paused: not even the TLS handshake is read).
+  const serve = (s: Socket): void => {
+    if (s.destroyed) return;
+    server.emit('connection', s);
+    if (pki === undefined) s.resume();
+  };
+  const front = net.createServer({ pauseOnConnect: true }, (s: Socket) => {
     if (faults.unreachable) {
       s.destroy();
       return;
     }
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
+    if (faults.hung) faults.hold(() => serve(s));
+    else serve(s);
   });
   server.on('tlsClientError', () => undefined);
 
   const listen = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const onError = (e: Error): void => reject(new ClusterStartError(`cluster ${name}: cannot listen on 127.0.0.1:${port}`, { cause: e }));
-      server.once('error', onError);
-      server.listen(port, '127.0.0.1', () => {
-        server.off('error', onError);
-        const addr = server.address();
+      front.once('error', onError);
+      front.listen(port, '127.0.0.1', () => {
+        front.off('error', onError);
+        const addr = front.address();
         if (addr !== null && typeof addr === 'object') port = addr.port;
         resolve();
       });
@@ -203,11 +225,11 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   };
   const closeListener = (): Promise<void> =>
     new Promise((resolve) => {
-      if (!server.listening) {
+      if (!front.listening) {
         resolve();
         return;
       }
-      server.close(() => resolve());
+      front.close(() => resolve());
       dropConnections();
     });
 
@@ -239,6 +261,9 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
         dropConnections();
         listening = closeListener();
       },
+      hang: () => {
+        faults.hung = true;
+      },
       latency: (ms: number) => {
         faults.latencyMs = Math.max(0, ms);
       },
@@ -249,7 +274,7 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
       restore: () => {
         const wasUnreachable = faults.unreachable;
         faults.restore();
-        if (wasUnreachable && !stopped) listening = listening.then(() => (server.listening ? undefined : listen())).catch(() => undefined);
+        if (wasUnreachable && !stopped) listening = listening.then(() => (front.listening ? undefined : listen())).catch(() => undefined);
       },
     },
     get podCapacity() {
@@ -270,6 +295,7 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      faults.dropHeld();
       work.stop();
       workloads.stop();
       await listening.catch(() => undefined);
@@ -286,6 +312,7 @@ function applyFaultRequest(body: unknown, cluster: SimCluster): (() => void) | u
   const f = cluster.faults;
   if (!isObject(body)) throw badRequest('fault request must be a JSON object');
   if (body['unreachable'] === true) return () => f.unreachable();
+  if (body['hang'] === true) return () => f.hang();
   if (body['restore'] === true) f.restore();
   else if (typeof body['latencyMs'] === 'number') f.latency(body['latencyMs']);
   else if (typeof body['failRate'] === 'number' && (body['code'] === 500 || body['code'] === 429)) f.failRate(body['failRate'], body['code']);
@@ -293,7 +320,7 @@ function applyFaultRequest(body: unknown, cluster: SimCluster): (() => void) | u
     cluster.setPodCapacity(body['podCapacity'] ?? Infinity);
   else
     throw badRequest(
-      'fault request: expected {"unreachable":true} | {"latencyMs":N} | {"failRate":F,"code":500|429} | {"podCapacity":N|null} | {"restore":true}',
+      'fault request: expected {"unreachable":true} | {"hang":true} | {"latencyMs":N} | {"failRate":F,"code":500|429} | {"podCapacity":N|null} | {"restore":true}',
     );
   return undefined;
 }
@@ -356,6 +383,16 @@ function bootstrap(ops: RestOps, region: string, zones: string[]): void {
     rules: [
       { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
       { nonResourceURLs: ['*'], verbs: ['*'] },
+    ],
+  });
+  // kube-apiserver's bootstrap role for servers that delegate authentication and authorization.
+  ops.create(scope, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'system:auth-delegator', labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
+    rules: [
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
     ],
   });
   const crbDef = ops.registry.byResource('rbac.authorization.k8s.io', 'clusterrolebindings')!;

@@ -1,4 +1,5 @@
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
+import tls from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiException, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { parse } from 'yaml';
@@ -41,6 +42,45 @@ describe('kube-sim control', () => {
     sim.faults.restore();
     // A pooled keep-alive socket the server destroyed may fail once; a fresh connection must work.
     await vi.waitFor(async () => expectCode(await t.request('GET', cms()), 200), { timeout: 5000, interval: 50 });
+  });
+
+  it('hangs like a stopped kube-apiserver: accepts connections without a TLS handshake, answers nothing, then serves what waited once restored', async () => {
+    const sim = t.sim!;
+    const port = Number(new URL(sim.url).port);
+    const settled = (p: Promise<unknown>): (() => boolean) => {
+      let done = false;
+      void p.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      return () => done;
+    };
+    expectCode(await t.request('GET', cms()), 200); // a kept-alive connection exists before the hang
+    const res = await t.request('POST', '/kube-sim/faults', { body: { hang: true } });
+    expect(res.status).toBe(200);
+    const request = t.request('GET', cms());
+    const socket = tls.connect({ host: '127.0.0.1', port, ca: sim.caPem, servername: 'localhost' });
+    const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const handshake = new Promise<void>((resolve, reject) => {
+      socket.once('secureConnect', () => resolve());
+      socket.once('error', reject);
+    });
+    try {
+      await connected;
+      const requestDone = settled(request);
+      const handshakeDone = settled(handshake);
+      // Stays unanswered for a fixed window.
+      for (let i = 0; i < 10; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(requestDone(), 'a request was answered while hung').toBe(false);
+        expect(handshakeDone(), 'a TLS handshake completed while hung').toBe(false);
+      }
+      sim.faults.restore();
+      await handshake;
+      expectCode(await request, 200);
+    } finally {
+      socket.destroy();
+    }
   });
 
   it.each([
