@@ -333,6 +333,23 @@ export function authConformance(substrate: Substrate): void {
       const asScraper = { auth: { token: scraper } } as const;
       expectFailure(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }), 403, 'Forbidden');
       expectFailure(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } }, ...asScraper }), 403, 'Forbidden');
+      const delegator = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${ns}-auth-delegator` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+        subjects: [{ kind: 'ServiceAccount', name: 'scraper', namespace: ns }],
+      };
+      expectCode(await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: delegator }), 201);
+      try {
+        await vi.waitFor(async () => {
+          const own = expectCode(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } }, ...asScraper }), 201);
+          expect(own.status.user.username).toBe(user);
+          expectCode(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }), 201);
+        }, poll);
+      } finally {
+        await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${ns}-auth-delegator`);
+      }
     });
 
     it('issues a working token through the TokenRequest subresource', async () => {
