@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { objectMetaSchema } from './meta.js';
 import { describeObject, field, unwrap, validateWith, type ValidationResult } from './validation.js';
 
-/** One member's version: `gen:<generation>` or `rv:<resourceVersion>`. */
+/** One member's version: `gen:<generation>` (KubeFed; `gen:<generation>/<uid>` as the sync workers write it) or `rv:<resourceVersion>`. */
 export const clusterObjectVersionSchema = z.object({ clusterName: z.string(), version: z.string() });
 export type ClusterObjectVersion = z.infer<typeof clusterObjectVersionSchema>;
 
