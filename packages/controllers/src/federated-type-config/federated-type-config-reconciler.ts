@@ -61,7 +61,7 @@ interface Child {
 }
 
 /**
- * The FederatedTypeConfig controller (KUBEFED-REFERENCE §4.3): for each FTC in the kubefed
+ * The FederatedTypeConfig controller (docs/kubefed-compatibility.md §4.3): for each FTC in the kubefed
  * namespace with propagation `Enabled`, runs a sync controller (a child runnable with its own
  * AbortController), restarts it when the FTC's generation changes and stops it when
  * propagation is disabled or the FTC is deleted (finalizer

@@ -69,7 +69,7 @@ export interface FederatedTypeConfigControllerHandle {
 }
 
 /**
- * Adds the FederatedTypeConfig controller to `manager` (KUBEFED-REFERENCE §4.3): an informer
+ * Adds the FederatedTypeConfig controller to `manager` (docs/kubefed-compatibility.md §4.3): an informer
  * on FTCs in the kubefed namespace (no resync) and the `federatedtypeconfig` controller, which
  * starts a {@link SyncController} per FTC with propagation Enabled. Also returns the sync job
  * processor for this process's workers (it knows the types whose controllers run here).

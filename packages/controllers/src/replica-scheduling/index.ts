@@ -1,5 +1,5 @@
 /**
- * The ReplicaSchedulingPreference controller (KUBEFED-REFERENCE §4.6): divides an RSP's
+ * The ReplicaSchedulingPreference controller (docs/kubefed-compatibility.md §4.6): divides an RSP's
  * totalReplicas over the ready member clusters with `@kubefed/scheduler` and writes placement and
  * `/spec/replicas` overrides into the FederatedDeployment/FederatedReplicaSet of the same name.
  * Start at `scheduling-update.ts` (what is written), then the reconciler.

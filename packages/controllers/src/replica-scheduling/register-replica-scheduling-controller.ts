@@ -75,7 +75,7 @@ const specChanged = (o: KubeObject, n: KubeObject): boolean => JSON.stringify(o.
 const generationChanged = (o: KubeObject, n: KubeObject): boolean => o.metadata.generation !== n.metadata.generation;
 
 /**
- * Adds the ReplicaSchedulingPreference controller to `manager` (KUBEFED-REFERENCE §4.6.2;
+ * Adds the ReplicaSchedulingPreference controller to `manager` (docs/kubefed-compatibility.md §4.6.2;
  * leader only): informers on RSPs and on each target's federated type (an event enqueues the RSP
  * of the same namespace/name), {@link ReplicaSchedulingPreferenceReconciler}, and a runnable that
  * enqueues every RSP when the set of ready clusters changes, after the cluster available /

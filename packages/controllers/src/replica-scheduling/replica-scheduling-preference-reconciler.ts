@@ -92,7 +92,7 @@ const STATUS_WRITE_ATTEMPTS = 5;
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
- * Converges one ReplicaSchedulingPreference `namespace/name` (KUBEFED-REFERENCE §4.6.2): plans
+ * Converges one ReplicaSchedulingPreference `namespace/name` (docs/kubefed-compatibility.md §4.6.2): plans
  * `spec.totalReplicas` over the ready clusters (intersected with the federated object's selector
  * placement when `intersectWithClusterSelector`), using the member workloads' current replicas
  * and capacity estimates, and writes `spec.placement.clusters` and the `/spec/replicas`
