@@ -92,6 +92,26 @@ interface RequestState {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** Methods Go's net/http replays on a new connection (`isReplayable`): they have no body and no side effect. */
+const REPLAYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/**
+ * Thrown by one attempt when its request went out on a reused keep-alive socket that the server had
+ * already closed (ECONNRESET, "socket hang up", EPIPE before any response byte): the server
+ * cannot have acted on it, so a replayable request is sent once more.
+ */
+class StaleConnectionError extends Error {
+  constructor(readonly mapped: Error) {
+    super('stale keep-alive connection', { cause: mapped });
+  }
+}
+
+function isStaleConnectionReset(e: unknown, clientReq: http.ClientRequest): boolean {
+  if (!clientReq.reusedSocket || !(e instanceof Error)) return false;
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 function byteLimit(value: number | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value <= 0) throw new ConfigError(`${option} must be a positive whole number of bytes, got ${value}`);
@@ -226,9 +246,31 @@ export class HttpTransport {
     return ApiError.fromNetworkError(e, req.description);
   }
 
+  /**
+   * Sends the request and resolves with the response headers. A replayable request (GET, and so
+   * list and watch) whose reused keep-alive socket turns out to be closed by the server before any
+   * response byte is sent once more, within the same deadline, as Go's net/http does; other
+   * methods fail with NetworkError, since the server may have acted on them.
+   */
   private async open(
     req: TransportRequest,
     timeoutMs: number,
+  ): Promise<{ res: http.IncomingMessage; clientReq: http.ClientRequest; state: RequestState }> {
+    const started = Date.now();
+    try {
+      return await this.attempt(req, timeoutMs, REPLAYABLE_METHODS.has(req.method.toUpperCase()));
+    } catch (e) {
+      if (!(e instanceof StaleConnectionError)) throw e;
+      const left = timeoutMs > 0 ? timeoutMs - (Date.now() - started) : 0;
+      if (timeoutMs > 0 && left <= 0) throw ApiError.timeout(timeoutMs, req.description);
+      return this.attempt(req, left, false);
+    }
+  }
+
+  private async attempt(
+    req: TransportRequest,
+    timeoutMs: number,
+    mayReplay: boolean,
   ): Promise<{ res: http.IncomingMessage; clientReq: http.ClientRequest; state: RequestState }> {
     if (req.signal?.aborted === true) throw abortError(req.signal);
     const auth = await this.connection.authHeaders();
@@ -276,11 +318,17 @@ export class HttpTransport {
         clearTimeout(state.timer);
         signal?.removeEventListener('abort', onAbort);
       });
-      clientReq.once('response', (res) => resolve({ res, clientReq, state }));
+      let responded = false;
+      clientReq.once('response', (res) => {
+        responded = true;
+        resolve({ res, clientReq, state });
+      });
       // `on`, not `once`: a socket error after the response (e.g. a reset watch) is emitted here too.
       clientReq.on('error', (e) => {
         clearTimeout(state.timer);
-        reject(this.mapError(e, req, timeoutMs, state));
+        const mapped = this.mapError(e, req, timeoutMs, state);
+        const stale = mayReplay && !responded && !state.timedOut && req.signal?.aborted !== true && isStaleConnectionReset(e, clientReq);
+        reject(stale ? new StaleConnectionError(mapped) : mapped);
       });
       clientReq.end(req.body);
     });
