@@ -1,49 +1,130 @@
 // Benchmark of propagation end to end through the real processes: the kube-sim CLI (host + M
 // members), Redis, `kubefedctl join`/`enable`, and one kubefed-controller-manager process
-// (`--mode all`). Prints figures; asserts nothing about time; stops by itself.
+// (`--mode all`). Prints figures, each ratio measured within the same run; asserts nothing about
+// time; stops by itself.
 //
-//   npm run bench -- test/bench/propagation.bench.ts [objects] [members]
+//   npm run bench -- test/bench/propagation.bench.ts [--objects N] [--members M] [--changes C]
+//     [--idle-seconds S] [--concurrency K] [--no-restart] [--no-kill]
 //
-// Environment (arguments win): BENCH_OBJECTS (default 1000), BENCH_MEMBERS (default 10),
-// BENCH_CHANGES (latency samples, default 200), BENCH_IDLE_SECONDS (default 60),
-// BENCH_CONCURRENCY (sync jobs in parallel per member, `--worker-concurrency`, default 10),
-// BENCH_CM_ARGS (extra controller-manager flags, space separated), REDIS_URL.
+// Scenarios, in order:
+//   1. propagation of N FederatedConfigMaps to M members, in two halves (memory is read after
+//      each: the marginal cost of a member copy is the difference of the two, not a total
+//      divided by the count), and the raw direct-write bound on the same kube-sim;
+//   2. change latency (one object changed, until every member holds it), the first change after
+//      the bulk propagation reported apart and as a ratio to the p50;
+//   3. idle: member writes while nothing changes;
+//   4. restart with everything converged: the controller manager stopped and a new one started;
+//      member writes and the time until it is idle (every object reconciled, every sync queue
+//      empty, for 2 s in a row), as objects/s;
+//   5. SIGKILL of the controller manager a quarter into the propagation of N/2 more objects (a
+//      namespace of their own) and a new one started: time from the kill to 99 % and to 100 % of
+//      the member copies (the tail is the difference: jobs the dead worker held wait for their
+//      lock to lapse), and repeated member writes.
+//
+// Positional `[objects] [members]` and the environment (BENCH_OBJECTS, BENCH_MEMBERS,
+// BENCH_CHANGES, BENCH_IDLE_SECONDS, BENCH_CONCURRENCY, BENCH_CM_ARGS: extra controller-manager
+// flags, space separated; REDIS_URL) are accepted too; flags win.
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
+import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import {
   configMapName,
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
+  metricValue,
   MemberWriteRecorder,
   residentBytes,
-  startControllerManager,
   startProcessFederation,
   waitForReadyClusters,
 } from '../../packages/controller-manager/test/process-federation.js';
 
-const arg = (i: number, env: string, fallback: number): number => Number(process.argv[2 + i] ?? process.env[env] ?? fallback);
-const OBJECTS = arg(0, 'BENCH_OBJECTS', 1000);
-const MEMBERS = arg(1, 'BENCH_MEMBERS', 10);
-const CHANGES = Number(process.env['BENCH_CHANGES'] ?? 200);
-const IDLE_SECONDS = Number(process.env['BENCH_IDLE_SECONDS'] ?? 60);
-const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 10);
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    objects: { type: 'string' },
+    members: { type: 'string' },
+    changes: { type: 'string' },
+    'idle-seconds': { type: 'string' },
+    concurrency: { type: 'string' },
+    'no-restart': { type: 'boolean', default: false },
+    'no-kill': { type: 'boolean', default: false },
+  },
+});
+const setting = (flag: string | undefined, position: number, env: string, fallback: number): number => Number(flag ?? positionals[position] ?? process.env[env] ?? fallback);
+const OBJECTS = setting(flags.objects, 0, 'BENCH_OBJECTS', 1000);
+const MEMBERS = setting(flags.members, 1, 'BENCH_MEMBERS', 10);
+const CHANGES = setting(flags.changes, 2, 'BENCH_CHANGES', 200);
+const IDLE_SECONDS = setting(flags['idle-seconds'], 3, 'BENCH_IDLE_SECONDS', 60);
+const CONCURRENCY = setting(flags.concurrency, 4, 'BENCH_CONCURRENCY', 10);
 const CM_ARGS = (process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+// A long Lease: on a loaded machine even the default 15 s lease was lost under bulk work (the
+// renewals have their own client, but share the event loop), which ends the process.
+const LEASE = ['--leader-elect-lease-duration', '60s', '--leader-elect-renew-deadline', '45s', '--leader-elect-retry-period', '2s'];
+const CM_FLAGS = [...LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS];
 /** No phase waits longer than this. */
 const PHASE_LIMIT_MS = 15 * 60_000;
+/** The namespace of the benchmark's federated objects. */
+const NS = 'bench';
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => boolean, limitMs = PHASE_LIMIT_MS, intervalMs = 5): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = PHASE_LIMIT_MS, intervalMs = 5): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not done within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await pause(intervalMs);
   }
 }
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** True while `cm` runs; throws with the end of its log once it has exited. */
+function alive(cm: ManagedProcess): boolean {
+  if (!cm.running) throw new Error(`the controller manager exited; its last lines:\n${cm.tail(40)}`);
+  return true;
+}
+
+/** Heap used after a full GC (V8, as the process reports it on /metrics) and RSS of a controller manager. */
+interface Memory {
+  readonly heap: number;
+  readonly rss: number;
+}
+
+/**
+ * Where controller managers write heap snapshots: a snapshot (SIGUSR2, `--heapsnapshot-signal`)
+ * is the one way to make another process collect all its garbage before the heap is read.
+ */
+const SNAPSHOTS = await mkdtemp(join(tmpdir(), 'kubefed-bench-heap-'));
+
+/** Starts a controller manager that writes a heap snapshot into {@link SNAPSHOTS} on SIGUSR2. */
+async function startControllerManager(fed: LocalFederation): Promise<ManagedProcess> {
+  const before = process.env['NODE_OPTIONS'];
+  process.env['NODE_OPTIONS'] = `${before ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOTS}`.trim();
+  try {
+    return await fed.startControllerManager(CM_FLAGS);
+  } finally {
+    if (before === undefined) delete process.env['NODE_OPTIONS'];
+    else process.env['NODE_OPTIONS'] = before;
+  }
+}
+
+async function memoryOf(cm: ManagedProcess): Promise<Memory> {
+  process.kill(cm.child.pid ?? 0, 'SIGUSR2');
+  await until('heap snapshot', async () => (await readdir(SNAPSHOTS)).length > 0, 120_000, 100);
+  // The snapshot is written on the process's one thread: once it answers, the GC and the write are done.
+  const heap = await metricValue(cm, 'kubefed_nodejs_heap_size_used_bytes');
+  await rm(SNAPSHOTS, { recursive: true, force: true });
+  await mkdir(SNAPSHOTS, { recursive: true });
+  return { heap, rss: await residentBytes(cm.child.pid ?? 0) };
 }
 
 /**
@@ -72,74 +153,184 @@ async function rawWrites(fed: LocalFederation): Promise<number> {
   return performance.now() - t0;
 }
 
+/** FederatedConfigMaps `from`..`to - 1` in NS (after {@link createFederatedConfigMaps} made the first ones), 16 creates at a time. */
+async function createMoreFederatedConfigMaps(fed: LocalFederation, from: number, to: number): Promise<void> {
+  const fedCms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, NS);
+  const placement = { clusters: fed.members.map((name) => ({ name })) };
+  let next = from;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < to) {
+        const i = next++;
+        const metadata = { name: configMapName(i), namespace: NS };
+        await fedCms.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata, spec: { template: { data: { index: String(i), payload: 'x'.repeat(100) } }, placement } });
+      }
+    }),
+  );
+}
+
+/** Scenario 1: propagation in two halves, memory after each, and the raw bound. */
+async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<void> {
+  const ready = await memoryOf(cm);
+  console.log(`controller manager leading, ${MEMBERS} clusters Ready: heap ${mib(ready.heap)}, RSS ${mib(ready.rss)}`);
+  const half = Math.floor(OBJECTS / 2);
+  let propagateMs = 0;
+  const memory: Memory[] = [];
+  for (const [from, to] of [[0, half], [half, OBJECTS]] as const) {
+    const t = performance.now();
+    if (from === 0) await createFederatedConfigMaps(fed, NS, to, 16);
+    else await createMoreFederatedConfigMaps(fed, from, to);
+    await until('propagation', () => alive(cm) && writes.count('ADDED') >= to * MEMBERS, PHASE_LIMIT_MS, 20);
+    propagateMs += performance.now() - t;
+    memory.push(await memoryOf(cm));
+  }
+  const total = OBJECTS * MEMBERS;
+  const cmRate = total / (propagateMs / 1000);
+  console.log(`propagation: ${total} member creates in ${seconds(propagateMs)} (two halves, host creates included): ${cmRate.toFixed(0)} member writes/s`);
+  const [first, second] = memory as [Memory, Memory];
+  const copies = (OBJECTS - half) * MEMBERS;
+  console.log(
+    `memory after ${half} / ${OBJECTS} objects: heap ${mib(first.heap)} / ${mib(second.heap)}, RSS ${mib(first.rss)} / ${mib(second.rss)}; ` +
+      `marginal per member copy (second half, ${copies} copies): heap ${kib((second.heap - first.heap) / copies)}, RSS ${kib((second.rss - first.rss) / copies)}`,
+  );
+  const rawMs = await rawWrites(fed);
+  const rawRate = total / (rawMs / 1000);
+  console.log(`raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`);
+  console.log(`ratio controller manager / raw bound: ${(cmRate / rawRate).toFixed(2)}`);
+}
+
+/** Scenario 2: one federated object changed at a time, until every member holds the change. */
+async function changeLatency(fed: LocalFederation, writes: MemberWriteRecorder): Promise<void> {
+  const fedCms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, NS);
+  const latencies: number[] = [];
+  for (let k = 0; k < CHANGES; k++) {
+    const name = configMapName(k % OBJECTS);
+    const seen = writes.writes.length;
+    const t = performance.now();
+    await fedCms.patch(name, { spec: { template: { data: { index: `change-${k}` } } } }, 'merge');
+    const updated = (): Set<string> => new Set(writes.writes.slice(seen).filter((w) => w.type === 'MODIFIED' && w.name === name).map((w) => w.cluster));
+    try {
+      await until('change', () => updated().size >= MEMBERS, 60_000, 1);
+    } catch (err) {
+      const missing = fed.members.filter((m) => !updated().has(m));
+      throw new Error(`change ${k} of ${name}: not seen in ${missing.join(', ')} within 60 s; member watch errors: ${writes.errors.join('; ') || 'none'}`, { cause: err });
+    }
+    latencies.push(performance.now() - t);
+  }
+  const firstMs = latencies[0] ?? NaN;
+  const rest = latencies.slice(1).sort((a, b) => a - b);
+  const p50 = percentile(rest, 50);
+  console.log(`change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time; the first apart): p50 ${p50.toFixed(0)} ms, p99 ${percentile(rest, 99).toFixed(0)} ms, max ${(rest.at(-1) ?? NaN).toFixed(0)} ms`);
+  console.log(`first change after the bulk propagation: ${firstMs.toFixed(0)} ms, ${(firstMs / p50).toFixed(1)}x the p50`);
+}
+
+/** Scenario 3: nothing changes in the host; nothing may be written to any member. */
+async function idle(cm: ManagedProcess, writes: MemberWriteRecorder): Promise<void> {
+  await pause(2000);
+  const before = writes.writes.length;
+  await pause(IDLE_SECONDS * 1000);
+  const idleWrites = writes.writes.length - before;
+  console.log(`member writes during ${IDLE_SECONDS} s idle: ${idleWrites}${idleWrites === 0 ? '' : ' (expected 0!)'}`);
+  const m = await memoryOf(cm);
+  console.log(`controller manager at idle: heap ${mib(m.heap)}, RSS ${mib(m.rss)}`);
+}
+
+/**
+ * Whether the controller manager is idle: leading, every object of the benchmark reconciled
+ * since it started, its work queue empty, and every member's sync queue empty.
+ */
+async function isIdle(cm: ManagedProcess, producer: BullMqJobProducer): Promise<boolean> {
+  if (!alive(cm) || (await metricValue(cm, 'kubefed_leader_election_is_leader')) < 1) return false;
+  if ((await metricValue(cm, 'kubefed_controller_reconcile_total', { controller: 'sync-configmaps' })) < OBJECTS) return false;
+  if ((await metricValue(cm, 'kubefed_workqueue_depth', { name: 'sync-configmaps' })) > 0) return false;
+  for (let i = 1; i <= MEMBERS; i++) {
+    const c = await producer.counts(`member${i}`);
+    if (c.waiting + c.active + c.delayed > 0) return false;
+  }
+  return true;
+}
+
+/** Scenario 4: a restart with everything converged. Returns the new controller manager. */
+async function restart(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<ManagedProcess> {
+  await cm.stop();
+  const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
+  const producer = new BullMqJobProducer({ connection, prefix: fed.queuePrefix });
+  try {
+    const before = writes.writes.length;
+    const t0 = performance.now();
+    const next = await startControllerManager(fed);
+    await until('leadership', async () => (await metricValue(next, 'kubefed_leader_election_is_leader')) >= 1, 120_000, 50);
+    const leadingMs = performance.now() - t0;
+    // Idle once it has held for 2 s in a row; the time to idle is the start of that window.
+    let idleSince: number | undefined;
+    await until('idle after restart', async () => {
+      if (!(await isIdle(next, producer))) idleSince = undefined;
+      else idleSince ??= performance.now();
+      return idleSince !== undefined && performance.now() - idleSince >= 2000;
+    }, PHASE_LIMIT_MS, 100);
+    const idleMs = (idleSince ?? NaN) - t0;
+    const restartWrites = writes.writes.length - before;
+    console.log(
+      `restart with ${OBJECTS} converged objects x ${MEMBERS} members: leading after ${seconds(leadingMs)}, idle after ${seconds(idleMs)} ` +
+        `(${(OBJECTS / ((idleMs - leadingMs) / 1000)).toFixed(0)} objects/s from leadership to idle); member writes ${restartWrites}${restartWrites === 0 ? '' : ' (expected 0!)'}`,
+    );
+    return next;
+  } finally {
+    await producer.close();
+    connection.disconnect();
+  }
+}
+
+/** Scenario 5: SIGKILL mid-propagation. */
+async function killMidPropagation(fed: LocalFederation, cm: ManagedProcess): Promise<void> {
+  const ns = 'bench-kill';
+  const count = Math.max(1, Math.floor(OBJECTS / 2));
+  const total = count * MEMBERS;
+  const writes = await MemberWriteRecorder.start(fed, ns);
+  try {
+    await createFederatedConfigMaps(fed, ns, count, 16);
+    await until('a quarter of the propagation', () => alive(cm) && writes.count('ADDED') >= total / 4, PHASE_LIMIT_MS, 20);
+    await cm.kill();
+    const killed = performance.now();
+    const atKill = writes.count('ADDED');
+    const next = await startControllerManager(fed);
+    // The dead leader's Lease has to expire first (the benchmark's Lease lasts 60 s).
+    await until('leadership after the kill', async () => (await metricValue(next, 'kubefed_leader_election_is_leader')) >= 1, PHASE_LIMIT_MS, 100);
+    const leadingMs = performance.now() - killed;
+    await until('99 % after the kill', () => alive(next) && writes.count('ADDED') >= 0.99 * total, PHASE_LIMIT_MS, 20);
+    const p99Ms = performance.now() - killed;
+    await until('100 % after the kill', () => alive(next) && writes.count('ADDED') >= total, PHASE_LIMIT_MS, 20);
+    const allMs = performance.now() - killed;
+    console.log(
+      `SIGKILL at ${atKill} of ${total} member creates: new leader after ${seconds(leadingMs)}, 99 % after ${seconds(p99Ms)}, all after ${seconds(allMs)} (tail from 99 %: ${seconds(allMs - p99Ms)}); ` +
+        `objects written more than once: ${writes.duplicates().length}`,
+    );
+  } finally {
+    await writes.stop();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`propagation benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`);
   const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
-  let t = performance.now();
+  const t = performance.now();
   const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'] });
   let recorder: MemberWriteRecorder | undefined;
   try {
     console.log(`setup: kube-sim, Redis, ${MEMBERS} joins and 2 enables in ${seconds(performance.now() - t)}`);
-    const cm: ManagedProcess = await startControllerManager(fed, ['--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);
-    const pid = cm.child.pid ?? 0;
-    await waitForReadyClusters(fed, 120_000);
-    const rssReady = await residentBytes(pid);
-    console.log(`controller manager leading, ${MEMBERS} clusters Ready: RSS ${mib(rssReady)} (${mib(rssReady / MEMBERS)} per member cluster)`);
-
-    const ns = 'bench';
-    const writes = (recorder = await MemberWriteRecorder.start(fed, ns));
-    const total = OBJECTS * MEMBERS;
-    t = performance.now();
-    await createFederatedConfigMaps(fed, ns, OBJECTS, 16);
-    const hostMs = performance.now() - t;
-    await until('propagation', () => writes.count('ADDED') >= total, PHASE_LIMIT_MS, 20);
-    const propagateMs = performance.now() - t;
-    const cmRate = total / (propagateMs / 1000);
-    console.log(
-      `propagation: ${total} member creates in ${seconds(propagateMs)} (host creates of the federated objects took ${seconds(hostMs)} of it): ` +
-        `${cmRate.toFixed(0)} member writes/s`,
-    );
-    const rssLoaded = await residentBytes(pid);
-    console.log(`controller manager RSS after propagation: ${mib(rssLoaded)} (${mib(rssLoaded / MEMBERS)} per member cluster; +${mib(rssLoaded - rssReady)} for ${OBJECTS} objects)`);
-
-    const rawMs = await rawWrites(fed);
-    const rawRate = total / (rawMs / 1000);
-    console.log(`raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`);
-    console.log(`ratio controller manager / raw bound: ${(cmRate / rawRate).toFixed(2)}`);
-
-    // Latency: one federated object changed, until every member holds the change.
-    const fedCms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
-    const latencies: number[] = [];
-    for (let k = 0; k < CHANGES; k++) {
-      const name = configMapName(k % OBJECTS);
-      const seen = writes.writes.length;
-      t = performance.now();
-      await fedCms.patch(name, { spec: { template: { data: { index: `change-${k}` } } } }, 'merge');
-      const updated = (): Set<string> => new Set(writes.writes.slice(seen).filter((w) => w.type === 'MODIFIED' && w.name === name).map((w) => w.cluster));
-      try {
-        await until('change', () => updated().size >= MEMBERS, 60_000, 1);
-      } catch (err) {
-        const missing = fed.members.filter((m) => !updated().has(m));
-        throw new Error(`change ${k} of ${name}: not seen in ${missing.join(', ')} within 60 s; member watch errors: ${writes.errors.join('; ') || 'none'}`, { cause: err });
-      }
-      latencies.push(performance.now() - t);
-    }
-    const slowest = latencies.indexOf(Math.max(...latencies));
-    latencies.sort((a, b) => a - b);
-    console.log(`change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time): p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms (change ${slowest})`);
-
-    // Idle: nothing changes in the host; nothing may be written to any member.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const before = writes.writes.length;
-    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-    const idleWrites = writes.writes.length - before;
-    console.log(`member writes during ${IDLE_SECONDS} s idle: ${idleWrites}${idleWrites === 0 ? '' : ' (expected 0!)'}`);
-    const rssIdle = await residentBytes(pid);
-    console.log(`controller manager RSS at idle: ${mib(rssIdle)} (${mib(rssIdle / MEMBERS)} per member cluster)`);
+    const cm = await startControllerManager(fed);
+    await waitForReadyClusters(fed, PHASE_LIMIT_MS);
+    const writes = (recorder = await MemberWriteRecorder.start(fed, NS));
+    await propagation(fed, cm, writes);
+    await changeLatency(fed, writes);
+    await idle(cm, writes);
+    const current = flags['no-restart'] === true ? cm : await restart(fed, cm, writes);
+    if (flags['no-kill'] !== true) await killMidPropagation(fed, current);
     if (writes.errors.length > 0) console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);
   } finally {
     await recorder?.stop();
     await fed.stop();
+    await rm(SNAPSHOTS, { recursive: true, force: true });
   }
 }
 
