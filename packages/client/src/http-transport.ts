@@ -209,7 +209,8 @@ export class HttpTransport {
    * Sends a rate-limited request and buffers the whole response body, at most
    * {@link maxResponseBytes} of it (else rejects with ApiError `ResponseTooLarge`).
    */
-  async request(req: TransportRequest): Promise<TransportResponse> {
+  async request(given: TransportRequest): Promise<TransportResponse> {
+    const req = ownSignal(given);
     await this.limiter.acquire(req.signal);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const { res, clientReq, state } = await this.open(req, timeoutMs);
@@ -227,7 +228,8 @@ export class HttpTransport {
    * Opens a streaming request (watch): not rate limited, the timeout covers only waiting for the
    * response headers. The caller consumes and eventually destroys the response.
    */
-  async stream(req: TransportRequest): Promise<{ res: http.IncomingMessage; close: () => void }> {
+  async stream(given: TransportRequest): Promise<{ res: http.IncomingMessage; close: () => void }> {
+    const req = ownSignal(given);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     const { res, clientReq, state } = await this.open(req, timeoutMs);
     clearTimeout(state.timer);
@@ -333,4 +335,15 @@ export class HttpTransport {
       clientReq.end(req.body);
     });
   }
+}
+
+/**
+ * `req` with a signal of its own that follows the caller's: the rate limiter, `http.request` and
+ * the abort handling listen on it, not on the caller's signal, which many requests share (one
+ * controller's stop signal across its concurrent reconciles and members). `AbortSignal.any`
+ * follows its source without an event listener on it, so a wide fan-out adds none there
+ * (before, 11 concurrent requests on one signal printed MaxListenersExceededWarning).
+ */
+function ownSignal(req: TransportRequest): TransportRequest {
+  return req.signal === undefined ? req : { ...req, signal: AbortSignal.any([req.signal]) };
 }
