@@ -12,7 +12,9 @@ const saUidAnnotation = 'kubernetes.io/service-account.uid';
 /**
  * The token controller: a Secret of type `kubernetes.io/service-account-token` annotated with
  * `kubernetes.io/service-account.name` gets `data.token`, `data.ca.crt` and `data.namespace`
- * (and the service-account uid annotation); such secrets are deleted with their service account.
+ * (and the service-account uid annotation); such secrets are deleted with their service account,
+ * and a secret naming a service account that does not exist (or another uid) is deleted, as
+ * pkg/controller/serviceaccount/tokens_controller.go does.
  * Also publishes the `kube-root-ca.crt` ConfigMap in every namespace (root CA publisher).
  */
 export function registerServiceAccountTokenController(ops: RestOps, work: WorkScheduler, authn: TokenAuthenticator, caPem: string): void {
@@ -21,10 +23,14 @@ export function registerServiceAccountTokenController(ops: RestOps, work: WorkSc
     if (secret === undefined || secret['type'] !== tokenType || secret.metadata.deletionTimestamp !== undefined) return;
     const saName = secret.metadata.annotations?.[saNameAnnotation];
     if (saName === undefined) return;
+    const sa = ops.store.get('/serviceaccounts', namespace, saName);
+    const saUid = secret.metadata.annotations?.[saUidAnnotation];
+    if (sa === undefined || (saUid !== undefined && saUid !== '' && saUid !== sa.metadata.uid)) {
+      ops.store.remove('/secrets', namespace, name);
+      return;
+    }
     const data = isObject(secret['data']) ? secret['data'] : {};
     if (typeof data['token'] === 'string' && data['token'] !== '') return;
-    const sa = ops.store.get('/serviceaccounts', namespace, saName);
-    if (sa === undefined) return;
     const token = authn.issue(namespace, saName, sa.metadata.uid ?? '', { secretName: name });
     const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
     ops.writeThrough('/secrets', {
@@ -50,20 +56,12 @@ export function registerServiceAccountTokenController(ops: RestOps, work: WorkSc
     const ns = e.object.metadata.namespace ?? '';
     const name = e.object.metadata.name ?? '';
     if (e.grKey === '/secrets' && e.type !== 'DELETED' && e.object['type'] === tokenType) work.enqueue(`sa-token/${ns}/${name}`, () => fill(ns, name));
-    if (e.grKey === '/serviceaccounts') {
-      if (e.type === 'DELETED') {
-        work.enqueue(`sa-gone/${ns}/${name}`, () => {
-          for (const s of ops.store.list('/secrets', ns)) {
-            if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name) ops.store.remove('/secrets', ns, s.metadata.name ?? '');
-          }
-        });
-      } else {
-        // A token secret created before its service account is filled once the account exists.
-        work.enqueue(`sa-added/${ns}/${name}`, () => {
-          for (const s of ops.store.list('/secrets', ns))
-            if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name) fill(ns, s.metadata.name ?? '');
-        });
-      }
+    if (e.grKey === '/serviceaccounts' && e.type === 'DELETED') {
+      work.enqueue(`sa-gone/${ns}/${name}`, () => {
+        for (const s of ops.store.list('/secrets', ns)) {
+          if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name) ops.store.remove('/secrets', ns, s.metadata.name ?? '');
+        }
+      });
     }
     if (e.grKey === '/namespaces' && e.type === 'ADDED') work.enqueue(`root-ca/${name}`, () => publishRootCa(name));
     if (e.grKey === '/configmaps' && e.type === 'DELETED' && name === 'kube-root-ca.crt') work.enqueue(`root-ca/${ns}`, () => publishRootCa(ns));

@@ -71,6 +71,28 @@ export function deleteConformance(substrate: Substrate): void {
       await gone(`${cms()}/held`);
     });
 
+    it('has the token controller delete a service-account token Secret whose ServiceAccount does not exist, or is deleted', async () => {
+      const tokenSecret = (name: string, sa: string): Json => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, annotations: { 'kubernetes.io/service-account.name': sa } },
+        type: 'kubernetes.io/service-account-token',
+      });
+      const secrets = `/api/v1/namespaces/${ns}/secrets`;
+      expectCode(await t.request('POST', secrets, { body: tokenSecret('orphan-token', 'nobody') }), 201);
+      expectCode(await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'owner' } } }), 201);
+      expectCode(await t.request('POST', secrets, { body: tokenSecret('owned-token', 'owner') }), 201);
+      await vi.waitFor(async () => {
+        expect((await t.request('GET', `${secrets}/orphan-token`)).status).toBe(404);
+        const owned = expectCode(await t.request('GET', `${secrets}/owned-token`), 200);
+        expect(owned.data?.token).toBeTruthy();
+      }, poll);
+      expect((await t.request('DELETE', `/api/v1/namespaces/${ns}/serviceaccounts/owner`)).status).toBe(200);
+      await vi.waitFor(async () => {
+        expect((await t.request('GET', `${secrets}/owned-token`)).status).toBe(404);
+      }, poll);
+    });
+
     it('deletes dependents in the background with propagationPolicy Background', async () => {
       const owner = await create(configMap(ns, 'bg-owner'));
       for (const name of ['bg-dep-1', 'bg-dep-2']) {
