@@ -1,3 +1,7 @@
+// The types of parse-prometheus-text-format, also for the programs of other packages that
+// compile this file from source (kubefedctl), where a .d.ts beside it is not otherwise included.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./parse-prometheus-text-format.d.ts" />
 import type { Logger } from '@kubefed/runtime';
 import parsePrometheusText from 'parse-prometheus-text-format';
 import { waitInterval, type QueueCountsSource } from './queue-counts.js';
