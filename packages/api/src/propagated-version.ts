@@ -27,8 +27,7 @@ export const propagatedVersionSchema = z.object({
 });
 export type PropagatedVersion = z.infer<typeof propagatedVersionSchema>;
 
-/** ClusterPropagatedVersion has the same shape as PropagatedVersion. */
-export const clusterPropagatedVersionSchema = propagatedVersionSchema;
+/** ClusterPropagatedVersion has the same shape as PropagatedVersion (parse it with propagatedVersionSchema). */
 export type ClusterPropagatedVersion = PropagatedVersion;
 
 /** Name of the version record of a federated object: `<lowercase target kind>-<federated name>`. */

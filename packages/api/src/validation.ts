@@ -58,7 +58,7 @@ function messageFor(iss: z.core.$ZodRawIssue): string | undefined {
 }
 
 /** Runs a zod schema and returns its issues with our field paths and messages (empty when valid). */
-export function shapeIssues(schema: z.ZodType, value: unknown): { issues: ValidationIssue[]; data?: unknown } {
+function shapeIssues(schema: z.ZodType, value: unknown): { issues: ValidationIssue[]; data?: unknown } {
   const result = schema.safeParse(value, { error: messageFor });
   if (result.success) return { issues: [], data: result.data };
   return { issues: result.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message })) };

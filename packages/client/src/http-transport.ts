@@ -57,9 +57,9 @@ export interface TransportOptions {
 }
 
 /** Default of {@link TransportOptions.maxResponseBytes}: 64 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Default of {@link TransportOptions.maxWatchEventBytes}: 16 MiB, ten times etcd's object size limit. */
-export const DEFAULT_MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
 
 /** One HTTP request to the API server. */
 export interface TransportRequest {
@@ -160,7 +160,7 @@ export function readLimitedBody(res: http.IncomingMessage, limitBytes: number, r
 }
 
 /** The abort reason when it is an Error (it usually is), else a generic AbortError. */
-export function abortError(signal: AbortSignal): Error {
+function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }
 

@@ -25,7 +25,7 @@ const patchContentTypes: Record<PatchType, string> = {
 };
 
 /** Page size of `listAll` when the caller gives no `limit` (client-go's pager default). */
-export const LIST_ALL_PAGE_SIZE = 500;
+const LIST_ALL_PAGE_SIZE = 500;
 
 /** `plural.group`, or the plural for the core group, as kubectl prints it. */
 export function qualifiedResource(gvr: GroupVersionResource): string {

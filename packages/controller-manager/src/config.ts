@@ -86,12 +86,12 @@ export class HelpShown extends KubeFedError {}
 export class VersionShown extends KubeFedError {}
 
 /** The one-line version `--version` prints: the build stamp kubefedctl's `version` prints too. */
-export function versionLine(): string {
+function versionLine(): string {
   return formatBuildInfo('kubefed-controller-manager', buildInfo({ nodeVersion: process.version, os: process.platform, arch: process.arch }));
 }
 
 /** klog's `--v=N` as a log level: up to 3 info, 4 and 5 debug, 6 and more trace. */
-export function klogLevel(v: number): 'info' | 'debug' | 'trace' {
+function klogLevel(v: number): 'info' | 'debug' | 'trace' {
   return v >= 6 ? 'trace' : v >= 4 ? 'debug' : 'info';
 }
 

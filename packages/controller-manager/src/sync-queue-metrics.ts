@@ -2,10 +2,10 @@ import type { QueueCounts } from '@kubefed/queue';
 import type { GaugeSample, Logger, RuntimeMetrics } from '@kubefed/runtime';
 
 /** Name of the gauge {@link registerSyncQueueMetrics} exports. */
-export const SYNC_QUEUE_JOBS = 'kubefed_sync_queue_jobs';
+const SYNC_QUEUE_JOBS = 'kubefed_sync_queue_jobs';
 
 /** The states of a sync queue's jobs that the gauge reports. */
-export const SYNC_QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+const SYNC_QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 /** Options of {@link registerSyncQueueMetrics}. */
 export interface SyncQueueMetricsOptions {

@@ -13,7 +13,7 @@ export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1bet
  * Leader election flags short enough that a replacement of a killed leader takes the Lease
  * within a few seconds (the defaults wait 15 s for the dead leader's claim to expire).
  */
-export const FAST_LEASE = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'] as const;
+const FAST_LEASE = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'] as const;
 
 /** Options of {@link startProcessFederation}. */
 export interface ProcessFederationOptions {

@@ -10,7 +10,7 @@ import { dirname, extname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Browser packages served under `/vendor/<name>/`. */
-export const VENDOR_PACKAGES = ['lit', 'lit-html', 'lit-element', '@lit/reactive-element', 'chart.js', '@kurkle/color'] as const;
+const VENDOR_PACKAGES = ['lit', 'lit-html', 'lit-element', '@lit/reactive-element', 'chart.js', '@kurkle/color'] as const;
 
 /** The kinds of file a browser loads for the page; nothing else is served or embedded. */
 const PAGE_EXTENSIONS = new Set(['.html', '.js', '.mjs', '.css', '.svg', '.png', '.ico', '.woff2']);

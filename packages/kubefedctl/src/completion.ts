@@ -2,7 +2,7 @@ import type { Command, Option } from 'commander';
 import { normalizeVerbosityArgs } from './klog-verbosity.js';
 
 /** One completion candidate; the description is shown by zsh and fish. */
-export interface Candidate {
+interface Candidate {
   name: string;
   description?: string;
 }

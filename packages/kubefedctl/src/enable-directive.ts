@@ -14,7 +14,7 @@ const optionalName = z
  * argument; `spec` carries what the flags would. Unknown `spec` fields are refused (KubeFed
  * ignored them), so a misspelt field is not silently lost.
  */
-export const enableTypeDirectiveSchema = z.object({
+const enableTypeDirectiveSchema = z.object({
   apiVersion: z.literal('core.kubefed.io/v1beta1'),
   kind: z.literal('EnableTypeDirective'),
   metadata: z.looseObject({ name: z.string().min(1, 'the type to enable is required') }),
@@ -29,9 +29,6 @@ export const enableTypeDirectiveSchema = z.object({
     })
     .optional(),
 });
-
-/** A parsed EnableTypeDirective, as written in the file. */
-export type EnableTypeDirective = z.infer<typeof enableTypeDirectiveSchema>;
 
 /** What `enable` needs from a directive, with KubeFed's defaults applied. */
 export interface EnableRequest {

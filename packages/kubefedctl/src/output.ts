@@ -20,7 +20,7 @@ export interface CliIo {
 export type LogLevel = 'info' | 'debug' | 'trace';
 
 /** The klog verbosity at and above which {@link levelForVerbosity} answers `debug`. */
-export const DEBUG_VERBOSITY = 2;
+const DEBUG_VERBOSITY = 2;
 /** The klog verbosity at and above which {@link levelForVerbosity} answers `trace` (and bare `-v`). */
 export const TRACE_VERBOSITY = 6;
 

@@ -23,7 +23,7 @@ export interface CliRun {
 const crdGvr = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 
 /** Admin client of a sim cluster. */
-export function adminClient(sim: SimCluster): DynamicClient {
+function adminClient(sim: SimCluster): DynamicClient {
   return DynamicClient.fromKubeconfig(Kubeconfig.fromString(sim.kubeconfigYaml()), { clusterName: sim.name });
 }
 

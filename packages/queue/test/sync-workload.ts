@@ -13,7 +13,7 @@ import { SyncOutcomePublisher, SyncOutcomeSubscriber } from '../src/sync-outcome
 import { SyncWorkerHost } from '../src/sync-worker-host.js';
 
 /** One run of the processor. */
-export interface Run {
+interface Run {
   readonly key: string;
   /** Sequence number when it started (shared with enqueues: a run after an enqueue has a higher one). */
   readonly start: number;

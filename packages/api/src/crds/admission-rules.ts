@@ -10,18 +10,18 @@ import type { JsonSchemaProps, ValidationRule } from './openapi.js';
 import { withRules } from './openapi.js';
 
 /** A CEL string literal holding `s` (backslashes and quotes escaped). */
-export function celString(s: string): string {
+function celString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
 /** A lowercase RFC 1123 subdomain (Kubernetes object names, API groups). */
-export const DNS1123_SUBDOMAIN_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+const DNS1123_SUBDOMAIN_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** A DNS-1035 label (versions, plural names). */
-export const DNS1035_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+const DNS1035_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 /** A kind whose lowercase form is a DNS-1035 label. */
-export const KIND_PATTERN = '^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$';
+const KIND_PATTERN = '^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$';
 /** A Go duration string as `time.ParseDuration` reads it (`20s`, `1m0s`, `1500ms`, `0`). */
-export const GO_DURATION_PATTERN = '^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$';
+const GO_DURATION_PATTERN = '^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$';
 
 const PORT = '0*(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})';
 const USERINFO = '([^@/?#\\s]*@)?';
@@ -30,11 +30,11 @@ const HOST = '([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+\\])';
  * An API endpoint as client-go reads it: an http(s) URL, or a host, host:port, IP or IP:port
  * without a path (https is then assumed); a port is 1–65535.
  */
-export const API_ENDPOINT_PATTERN = `^(https?://${USERINFO}${HOST}(:${PORT})?([/?#].*)?|${USERINFO}${HOST}(:${PORT})?/?)$`;
+const API_ENDPOINT_PATTERN = `^(https?://${USERINFO}${HOST}(:${PORT})?([/?#].*)?|${USERINFO}${HOST}(:${PORT})?/?)$`;
 /** Any URL scheme prefix (`foo://`). */
-export const URL_SCHEME_PATTERN = '^[A-Za-z][-A-Za-z0-9+.]*://';
+const URL_SCHEME_PATTERN = '^[A-Za-z][-A-Za-z0-9+.]*://';
 /** A proxy URL: http, https or socks5 (any case) and a host. */
-export const PROXY_URL_PATTERN = '(?i)^(https?|socks5)://[^/?#\\s]+([/?#].*)?$';
+const PROXY_URL_PATTERN = '(?i)^(https?|socks5)://[^/?#\\s]+([/?#].*)?$';
 
 /** A string rule: `self.matches(pattern)`. */
 function matches(pattern: string): string {

@@ -12,7 +12,7 @@ function escapeChar(code: number): string {
 }
 
 /** A string literal as Go writes it (HTML-safe escaping; lone surrogates become `\ufffd`). */
-export function goJsonString(s: string): string {
+function goJsonString(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const code = s.charCodeAt(i);

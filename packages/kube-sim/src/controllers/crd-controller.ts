@@ -119,7 +119,7 @@ function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void 
 }
 
 /** The resource def a CRD object serves (undefined when malformed). */
-export function defFromCrd(crd: KObject): ResourceDef | undefined {
+function defFromCrd(crd: KObject): ResourceDef | undefined {
   const spec = crd['spec'];
   if (!isObject(spec) || !isObject(spec['names'])) return undefined;
   const names = spec['names'];

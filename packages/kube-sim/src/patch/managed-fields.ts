@@ -19,7 +19,7 @@ import type { JsonObject, KObject } from '../util/json.js';
  */
 
 /** One `metadata.managedFields` entry. */
-export interface ManagedFieldsEntry {
+interface ManagedFieldsEntry {
   manager: string;
   operation: 'Apply' | 'Update';
   apiVersion: string;

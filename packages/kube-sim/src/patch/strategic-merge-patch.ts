@@ -14,7 +14,7 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown): unkno
 }
 
 /** Merge key of a list field, from the field name and its parent path (Kubernetes' patchMergeKey tags). */
-export function mergeKeyFor(path: readonly string[], field: string): string | undefined {
+function mergeKeyFor(path: readonly string[], field: string): string | undefined {
   switch (field) {
     case 'containers':
     case 'initContainers':

@@ -92,7 +92,7 @@ export class ResourceRegistry {
 }
 
 /** Kubernetes version priority: GA > beta > alpha, higher numbers first, then others alphabetically. */
-export function sortVersions(versions: readonly string[]): string[] {
+function sortVersions(versions: readonly string[]): string[] {
   const rank = (v: string): [number, number, number, string] => {
     const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
     if (m === null) return [3, 0, 0, v];

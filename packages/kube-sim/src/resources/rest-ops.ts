@@ -553,7 +553,7 @@ function sameMap(a: Record<string, string> | undefined, b: Record<string, string
 }
 
 /** True when anything outside metadata (and status, with a status subresource) differs. */
-export function specChanged(a: KObject, b: KObject, ignoreStatus: boolean): boolean {
+function specChanged(a: KObject, b: KObject, ignoreStatus: boolean): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const k of keys) {
     if (k === 'metadata' || (ignoreStatus && k === 'status') || k === 'kind' || k === 'apiVersion') continue;
@@ -570,7 +570,7 @@ function storageKey(def: ResourceDef, obj: KObject): string {
 }
 
 /** Value of a field label on an object (`metadata.name`, `spec.nodeName`, `source` for events ...). */
-export function fieldValue(obj: KObject, field: string): string {
+function fieldValue(obj: KObject, field: string): string {
   if (field === 'metadata.name') return obj.metadata.name ?? '';
   if (field === 'metadata.namespace') return obj.metadata.namespace ?? '';
   if (field === 'source') {

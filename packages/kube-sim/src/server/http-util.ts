@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { StatusError, badRequest } from './status-error.js';
 
 /** Largest request body accepted (kube-apiserver's limit is 3 MiB). */
-export const maxBodyBytes = 3 * 1024 * 1024;
+const maxBodyBytes = 3 * 1024 * 1024;
 
 /** Reads the whole request body. 413 when larger than {@link maxBodyBytes}. */
 export async function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -3,7 +3,7 @@ import type { KObject } from '../util/json.js';
 const cache = new WeakMap<KObject, string>();
 
 /** JSON of a stored object without type meta, cached (stored objects are immutable). */
-export function bodyJson(obj: KObject): string {
+function bodyJson(obj: KObject): string {
   let s = cache.get(obj);
   if (s === undefined) {
     s = JSON.stringify(obj);

@@ -118,21 +118,6 @@ export function methodNotAllowed(): StatusError {
   return new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {});
 }
 
-/** 415 UnsupportedMediaType for a patch or body content type the endpoint does not accept. */
-export function unsupportedMediaType(accepted: readonly string[]): StatusError {
-  return new StatusError(
-    415,
-    'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    {},
-  );
-}
-
-/** 401 Unauthorized. */
-export function unauthorized(): StatusError {
-  return new StatusError(401, 'Unauthorized', 'Unauthorized');
-}
-
 /** 410 Gone for an expired resourceVersion. */
 export function expired(message: string): StatusError {
   return new StatusError(410, 'Expired', message);

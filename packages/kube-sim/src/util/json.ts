@@ -64,38 +64,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** Deep copy of a JSON value. */
-export function clone<T>(value: T): T {
-  return structuredClone(value);
-}
-
 /** RFC 3339 timestamp with second precision, as Kubernetes writes metadata times. */
 export function nowTimestamp(date: Date = new Date()): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** Reads a dotted path (`spec.replicas`) from an object; undefined when any step is missing. */
-export function getPath(obj: unknown, path: readonly string[]): unknown {
-  let cur: unknown = obj;
-  for (const p of path) {
-    if (!isObject(cur)) return undefined;
-    cur = cur[p];
-  }
-  return cur;
-}
-
-/** Writes a value at a path, creating intermediate objects. */
-export function setPath(obj: JsonObject, path: readonly string[], value: unknown): void {
-  let cur: JsonObject = obj;
-  for (let i = 0; i < path.length - 1; i++) {
-    const p = path[i]!;
-    const next = cur[p];
-    if (isObject(next)) cur = next;
-    else {
-      const created: JsonObject = {};
-      cur[p] = created;
-      cur = created;
-    }
-  }
-  cur[path[path.length - 1]!] = value;
 }

@@ -9,7 +9,7 @@
  */
 
 /** One parsed requirement. */
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   op: 'exists' | 'notexists' | 'eq' | 'neq' | 'in' | 'notin' | 'gt' | 'lt';
   values: string[];

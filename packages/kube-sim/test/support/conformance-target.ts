@@ -25,7 +25,7 @@ export interface RawResponse {
   json: Json;
 }
 
-export interface RawRequestOptions {
+interface RawRequestOptions {
   /** Serialized with JSON.stringify unless it is already a string. */
   body?: unknown;
   /** Default `application/json` when there is a body. */
@@ -37,7 +37,7 @@ export interface RawRequestOptions {
   headers?: Record<string, string>;
 }
 
-export type RawRequest = (method: string, path: string, options?: RawRequestOptions) => Promise<RawResponse>;
+type RawRequest = (method: string, path: string, options?: RawRequestOptions) => Promise<RawResponse>;
 
 export interface WatchEvent {
   type: string;

@@ -56,7 +56,7 @@ export interface JoinOptions {
 }
 
 /** The member RBAC a join grants (see {@link JoinOptions.access}). */
-export type JoinAccess = 'leastPrivilege' | 'clusterAdmin';
+type JoinAccess = 'leastPrivilege' | 'clusterAdmin';
 
 /** The two clusters of a join. */
 export interface JoinTargets {

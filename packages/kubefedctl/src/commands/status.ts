@@ -19,7 +19,7 @@ export interface StatusType {
 }
 
 /** The state of one member cluster for one federated object. */
-export interface ClusterState {
+interface ClusterState {
   readonly name: string;
   /** `OK`, a KubeFed cluster status (`CreationFailed`, `ClusterNotReady`, ...), `Pending` (placed, not reported yet) or `NotJoined` (named in the placement, no such KubeFedCluster: nothing goes there). */
   readonly status: string;
@@ -59,7 +59,7 @@ interface Placement {
 }
 
 /** The FederatedTypeConfigs of the kubefed namespace as status types (invalid ones are skipped). */
-export async function statusTypes(host: DynamicClient, kubefedNamespace: string): Promise<StatusType[]> {
+async function statusTypes(host: DynamicClient, kubefedNamespace: string): Promise<StatusType[]> {
   const items = (await host.resource(GVR.federatedTypeConfigs, kubefedNamespace).listAll()).items;
   return items
     .flatMap((i) => {

@@ -8,7 +8,7 @@ import { RealClusterStartError } from './real-cluster-error.js';
 const run = promisify(execFile);
 
 /** A certificate and its key, as files and as PEM. */
-export interface CertPair {
+interface CertPair {
   readonly certFile: string;
   readonly keyFile: string;
   readonly certPem: string;

@@ -40,7 +40,7 @@ export interface WorkloadControllerOptions {
 }
 
 /** Default {@link WorkloadControllerOptions.reactionDelayMs}. */
-export const defaultReactionDelayMs = 100;
+const defaultReactionDelayMs = 100;
 
 /** Handle of the running workload controllers. */
 export interface WorkloadControllers {

@@ -89,7 +89,7 @@ export function podIsActive(pod: KObject): boolean {
 }
 
 /** True when the pod's Ready condition is True. */
-export function podIsReady(pod: KObject): boolean {
+function podIsReady(pod: KObject): boolean {
   const conds = isObject(pod['status']) ? pod['status']['conditions'] : undefined;
   return Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === 'Ready' && c['status'] === 'True');
 }
