@@ -15,6 +15,7 @@ import { startCluster } from '@kubefed/kube-sim';
 import { createRedisConnection, pingRedis } from '@kubefed/queue';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
+import { runCommand, type RunResult } from './support/helm.js';
 
 const KUBECTL = '/usr/bin/kubectl';
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -32,30 +33,6 @@ interface K8sObject {
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   [key: string]: Parsed;
-}
-
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command with a time limit; `input` goes to its stdin. */
-function runCommand(file: string, args: readonly string[], options: { input?: string | undefined; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 30_000, ...(options.env === undefined ? {} : { env: options.env }) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    // A command that exits without reading its stdin (redis-cli refused, a probe) closes the pipe: EPIPE here is not a failure, the exit code is.
-    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE') reject(err);
-    });
-    child.stdin.end(options.input ?? '');
-  });
 }
 
 /** Runs kubectl with a time limit; `input` goes to its stdin. */
