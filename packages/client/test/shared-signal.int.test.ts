@@ -34,14 +34,20 @@ describe('HttpTransport with one caller signal', () => {
     cleanups.push(() => void process.off('warning', onWarning));
 
     const shared = new AbortController();
-    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => transport.request({ method: 'GET', path: `/r${i}`, signal: shared.signal })));
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        transport.request({ method: 'GET', path: `/r${i}`, signal: shared.signal, description: { verb: 'GET', resource: `/r${i}` } }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 25 }, () => 200));
 
     // Requests still follow the shared signal: 25 started, then it aborts.
-    const pending = Array.from({ length: 25 }, (_, i) => transport.request({ method: 'GET', path: `/x${i}`, signal: shared.signal }).then(
-      () => 'answered',
-      (err: unknown) => (err instanceof Error ? err.name : String(err)),
-    ));
+    const pending = Array.from({ length: 25 }, (_, i) =>
+      transport.request({ method: 'GET', path: `/x${i}`, signal: shared.signal, description: { verb: 'GET', resource: `/x${i}` } }).then(
+        () => 'answered',
+        (err: unknown) => (err instanceof Error ? err.name : String(err)),
+      ),
+    );
     shared.abort();
     expect(new Set(await Promise.all(pending))).toEqual(new Set(['AbortError']));
     // Warnings are emitted on the next tick.
