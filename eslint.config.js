@@ -43,9 +43,7 @@ const testFiles = ['**/*.test.ts', '**/test/**/*.ts'];
 function importRulesFor(pkg, { test = false } = {}) {
   const base = allowedSiblings[pkg];
   const siblings = base === null ? null : test ? [...base, ...testOnlySiblings] : base;
-  const patterns = [
-    { group: ['@kubefed/*/*'], message: 'Import other packages only through their exports (no deep imports).' },
-  ];
+  const patterns = [{ group: ['@kubefed/*/*'], message: 'Import other packages only through their exports (no deep imports).' }];
   if (siblings !== null) {
     const forbidden = allPackages.filter((p) => p !== pkg && !siblings.includes(p));
     if (forbidden.length > 0) {
@@ -106,8 +104,14 @@ export default tseslint.config(
   ...isolatedControllers.map((dir) => {
     const [level, options] = importRulesFor('controllers')['no-restricted-imports'];
     const others = controllerFolders.filter((d) => d !== dir);
-    const pattern = { group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`]), message: `docs/architecture.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.` };
-    return { files: [`packages/controllers/src/${dir}/**/*.ts`], rules: { 'no-restricted-imports': [level, { ...options, patterns: [...options.patterns, pattern] }] } };
+    const pattern = {
+      group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`]),
+      message: `docs/architecture.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.`,
+    };
+    return {
+      files: [`packages/controllers/src/${dir}/**/*.ts`],
+      rules: { 'no-restricted-imports': [level, { ...options, patterns: [...options.patterns, pattern] }] },
+    };
   }),
   ...allPackages.map((pkg) => ({
     files: testFiles.map((glob) => `packages/${pkg}/${glob}`),
@@ -115,7 +119,14 @@ export default tseslint.config(
   })),
   // Processes and their entry points may print.
   {
-    files: ['packages/kubefedctl/**/*.ts', 'packages/demo/src/main.ts', 'packages/controller-manager/src/main.ts', 'packages/kube-sim/src/cli.ts', 'packages/*/scripts/**/*.ts', 'test/**/*.ts'],
+    files: [
+      'packages/kubefedctl/**/*.ts',
+      'packages/demo/src/main.ts',
+      'packages/controller-manager/src/main.ts',
+      'packages/kube-sim/src/cli.ts',
+      'packages/*/scripts/**/*.ts',
+      'test/**/*.ts',
+    ],
     rules: { 'no-console': 'off' },
   },
   // The kube-sim CLI is a process of its own (a stand-in for kube-apiserver).

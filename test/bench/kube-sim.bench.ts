@@ -21,7 +21,10 @@ const phaseBudgetMs = 60_000;
 
 interface Client {
   request(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; body: string }>;
-  watch(path: string, onEvent: (event: { type: string; object: { metadata?: { name?: string } } | undefined }) => void): Promise<() => void>;
+  watch(
+    path: string,
+    onEvent: (event: { type: string; object: { metadata?: { name?: string } } | undefined }) => void,
+  ): Promise<() => void>;
   close(): void;
 }
 
@@ -133,15 +136,28 @@ async function main(): Promise<void> {
     await createNamespace(c, 'bench-crud');
     let start = performance.now();
     const created = await pool(createCount, concurrency, phaseBudgetMs, async (i) => {
-      expectStatus(await c.request('POST', '/api/v1/namespaces/bench-crud/configmaps', cm('bench-crud', `cm-${i}`, { v: '0' })), 201, 'create');
+      expectStatus(
+        await c.request('POST', '/api/v1/namespaces/bench-crud/configmaps', cm('bench-crud', `cm-${i}`, { v: '0' })),
+        201,
+        'create',
+      );
     });
-    console.log(`creates:  ${created} configmaps in ${Math.round(performance.now() - start)} ms = ${rate(created, performance.now() - start)}`);
+    console.log(
+      `creates:  ${created} configmaps in ${Math.round(performance.now() - start)} ms = ${rate(created, performance.now() - start)}`,
+    );
     start = performance.now();
     const updated = await pool(created, concurrency, phaseBudgetMs, async (i) => {
-      const res = await c.request('PATCH', `/api/v1/namespaces/bench-crud/configmaps/cm-${i}`, { data: { v: '1' } }, 'application/merge-patch+json');
+      const res = await c.request(
+        'PATCH',
+        `/api/v1/namespaces/bench-crud/configmaps/cm-${i}`,
+        { data: { v: '1' } },
+        'application/merge-patch+json',
+      );
       expectStatus(res, 200, 'update');
     });
-    console.log(`updates:  ${updated} merge patches in ${Math.round(performance.now() - start)} ms = ${rate(updated, performance.now() - start)}`);
+    console.log(
+      `updates:  ${updated} merge patches in ${Math.round(performance.now() - start)} ms = ${rate(updated, performance.now() - start)}`,
+    );
 
     // watch fan-out: events delivered per second to 10 watchers
     await createNamespace(c, 'bench-fanout');
@@ -156,13 +172,19 @@ async function main(): Promise<void> {
     }
     start = performance.now();
     const written = await pool(fanoutWrites, concurrency, phaseBudgetMs, async (i) => {
-      expectStatus(await c.request('POST', '/api/v1/namespaces/bench-fanout/configmaps', cm('bench-fanout', `f-${i}`, {})), 201, 'fan-out write');
+      expectStatus(
+        await c.request('POST', '/api/v1/namespaces/bench-fanout/configmaps', cm('bench-fanout', `f-${i}`, {})),
+        201,
+        'fan-out write',
+      );
     });
     const fanoutDeadline = Date.now() + phaseBudgetMs;
     while (counts.some((n) => n < written) && Date.now() < fanoutDeadline) await new Promise((r) => setTimeout(r, 5));
     const fanoutMs = performance.now() - start;
     const delivered = counts.reduce((a, b) => a + b, 0);
-    console.log(`fan-out:  ${written} writes x ${watcherCount} watchers = ${delivered} events in ${Math.round(fanoutMs)} ms = ${rate(delivered, fanoutMs)}`);
+    console.log(
+      `fan-out:  ${written} writes x ${watcherCount} watchers = ${delivered} events in ${Math.round(fanoutMs)} ms = ${rate(delivered, fanoutMs)}`,
+    );
     for (const stop of stops) stop();
 
     // delivery latency at a paced write rate
@@ -183,7 +205,9 @@ async function main(): Promise<void> {
       const name = `l-${i}`;
       sentAt.set(name, performance.now());
       inflight.push(
-        c.request('POST', '/api/v1/namespaces/bench-latency/configmaps', cm('bench-latency', name, {})).then((res) => expectStatus(res, 201, 'paced write')),
+        c
+          .request('POST', '/api/v1/namespaces/bench-latency/configmaps', cm('bench-latency', name, {}))
+          .then((res) => expectStatus(res, 201, 'paced write')),
       );
     }
     await Promise.all(inflight);
@@ -205,7 +229,11 @@ async function main(): Promise<void> {
     await createNamespace(c, 'bench-memory');
     const stored = await pool(memoryObjects, concurrency, phaseBudgetMs, async (i) => {
       const data = { key: `value-${i}`, other: 'x'.repeat(64) };
-      expectStatus(await c.request('POST', '/api/v1/namespaces/bench-memory/configmaps', cm('bench-memory', `m-${i}`, data)), 201, 'memory write');
+      expectStatus(
+        await c.request('POST', '/api/v1/namespaces/bench-memory/configmaps', cm('bench-memory', `m-${i}`, data)),
+        201,
+        'memory write',
+      );
     });
     gc();
     const after = process.memoryUsage();

@@ -54,7 +54,8 @@ const { values: flags, positionals } = parseArgs({
     'no-kill': { type: 'boolean', default: false },
   },
 });
-const setting = (flag: string | undefined, position: number, env: string, fallback: number): number => Number(flag ?? positionals[position] ?? process.env[env] ?? fallback);
+const setting = (flag: string | undefined, position: number, env: string, fallback: number): number =>
+  Number(flag ?? positionals[position] ?? process.env[env] ?? fallback);
 const OBJECTS = setting(flags.objects, 0, 'BENCH_OBJECTS', 1000);
 const MEMBERS = setting(flags.members, 1, 'BENCH_MEMBERS', 10);
 const CHANGES = setting(flags.changes, 2, 'BENCH_CHANGES', 200);
@@ -134,7 +135,11 @@ async function memoryOf(cm: ManagedProcess): Promise<Memory> {
  */
 async function rawWrites(fed: LocalFederation): Promise<number> {
   const ns = 'raw-bound';
-  for (const m of fed.members) await fed.client(m).resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const m of fed.members)
+    await fed
+      .client(m)
+      .resource(RESOURCES.namespaces)
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const t0 = performance.now();
   await Promise.all(
     fed.members.map(async (m) => {
@@ -144,7 +149,12 @@ async function rawWrites(fed: LocalFederation): Promise<number> {
         Array.from({ length: CONCURRENCY }, async () => {
           while (next < OBJECTS) {
             const i = next++;
-            await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName(i), namespace: ns, labels: { app: 'raw-bound' } }, data: { index: String(i), payload: 'x'.repeat(100) } });
+            await cms.create({
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name: configMapName(i), namespace: ns, labels: { app: 'raw-bound' } },
+              data: { index: String(i), payload: 'x'.repeat(100) },
+            });
           }
         }),
       );
@@ -163,7 +173,12 @@ async function createMoreFederatedConfigMaps(fed: LocalFederation, from: number,
       while (next < to) {
         const i = next++;
         const metadata = { name: configMapName(i), namespace: NS };
-        await fedCms.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata, spec: { template: { data: { index: String(i), payload: 'x'.repeat(100) } }, placement } });
+        await fedCms.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedConfigMap',
+          metadata,
+          spec: { template: { data: { index: String(i), payload: 'x'.repeat(100) } }, placement },
+        });
       }
     }),
   );
@@ -176,7 +191,10 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   const half = Math.floor(OBJECTS / 2);
   let propagateMs = 0;
   const memory: Memory[] = [];
-  for (const [from, to] of [[0, half], [half, OBJECTS]] as const) {
+  for (const [from, to] of [
+    [0, half],
+    [half, OBJECTS],
+  ] as const) {
     const t = performance.now();
     if (from === 0) await createFederatedConfigMaps(fed, NS, to, 16);
     else await createMoreFederatedConfigMaps(fed, from, to);
@@ -186,7 +204,9 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   }
   const total = OBJECTS * MEMBERS;
   const cmRate = total / (propagateMs / 1000);
-  console.log(`propagation: ${total} member creates in ${seconds(propagateMs)} (two halves, host creates included): ${cmRate.toFixed(0)} member writes/s`);
+  console.log(
+    `propagation: ${total} member creates in ${seconds(propagateMs)} (two halves, host creates included): ${cmRate.toFixed(0)} member writes/s`,
+  );
   const [first, second] = memory as [Memory, Memory];
   const copies = (OBJECTS - half) * MEMBERS;
   console.log(
@@ -195,7 +215,9 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   );
   const rawMs = await rawWrites(fed);
   const rawRate = total / (rawMs / 1000);
-  console.log(`raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`);
+  console.log(
+    `raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`,
+  );
   console.log(`ratio controller manager / raw bound: ${(cmRate / rawRate).toFixed(2)}`);
 }
 
@@ -208,19 +230,30 @@ async function changeLatency(fed: LocalFederation, writes: MemberWriteRecorder):
     const seen = writes.writes.length;
     const t = performance.now();
     await fedCms.patch(name, { spec: { template: { data: { index: `change-${k}` } } } }, 'merge');
-    const updated = (): Set<string> => new Set(writes.writes.slice(seen).filter((w) => w.type === 'MODIFIED' && w.name === name).map((w) => w.cluster));
+    const updated = (): Set<string> =>
+      new Set(
+        writes.writes
+          .slice(seen)
+          .filter((w) => w.type === 'MODIFIED' && w.name === name)
+          .map((w) => w.cluster),
+      );
     try {
       await until('change', () => updated().size >= MEMBERS, 60_000, 1);
     } catch (err) {
       const missing = fed.members.filter((m) => !updated().has(m));
-      throw new Error(`change ${k} of ${name}: not seen in ${missing.join(', ')} within 60 s; member watch errors: ${writes.errors.join('; ') || 'none'}`, { cause: err });
+      throw new Error(
+        `change ${k} of ${name}: not seen in ${missing.join(', ')} within 60 s; member watch errors: ${writes.errors.join('; ') || 'none'}`,
+        { cause: err },
+      );
     }
     latencies.push(performance.now() - t);
   }
   const firstMs = latencies[0] ?? NaN;
   const rest = latencies.slice(1).sort((a, b) => a - b);
   const p50 = percentile(rest, 50);
-  console.log(`change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time; the first apart): p50 ${p50.toFixed(0)} ms, p99 ${percentile(rest, 99).toFixed(0)} ms, max ${(rest.at(-1) ?? NaN).toFixed(0)} ms`);
+  console.log(
+    `change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time; the first apart): p50 ${p50.toFixed(0)} ms, p99 ${percentile(rest, 99).toFixed(0)} ms, max ${(rest.at(-1) ?? NaN).toFixed(0)} ms`,
+  );
   console.log(`first change after the bulk propagation: ${firstMs.toFixed(0)} ms, ${(firstMs / p50).toFixed(1)}x the p50`);
 }
 
@@ -263,11 +296,16 @@ async function restart(fed: LocalFederation, cm: ManagedProcess, writes: MemberW
     const leadingMs = performance.now() - t0;
     // Idle once it has held for 2 s in a row; the time to idle is the start of that window.
     let idleSince: number | undefined;
-    await until('idle after restart', async () => {
-      if (!(await isIdle(next, producer))) idleSince = undefined;
-      else idleSince ??= performance.now();
-      return idleSince !== undefined && performance.now() - idleSince >= 2000;
-    }, PHASE_LIMIT_MS, 100);
+    await until(
+      'idle after restart',
+      async () => {
+        if (!(await isIdle(next, producer))) idleSince = undefined;
+        else idleSince ??= performance.now();
+        return idleSince !== undefined && performance.now() - idleSince >= 2000;
+      },
+      PHASE_LIMIT_MS,
+      100,
+    );
     const idleMs = (idleSince ?? NaN) - t0;
     const restartWrites = writes.writes.length - before;
     console.log(
@@ -295,7 +333,12 @@ async function killMidPropagation(fed: LocalFederation, cm: ManagedProcess): Pro
     const atKill = writes.count('ADDED');
     const next = await startControllerManager(fed);
     // The dead leader's Lease has to expire first (the benchmark's Lease lasts 60 s).
-    await until('leadership after the kill', async () => (await metricValue(next, 'kubefed_leader_election_is_leader')) >= 1, PHASE_LIMIT_MS, 100);
+    await until(
+      'leadership after the kill',
+      async () => (await metricValue(next, 'kubefed_leader_election_is_leader')) >= 1,
+      PHASE_LIMIT_MS,
+      100,
+    );
     const leadingMs = performance.now() - killed;
     await until('99 % after the kill', () => alive(next) && writes.count('ADDED') >= 0.99 * total, PHASE_LIMIT_MS, 20);
     const p99Ms = performance.now() - killed;
@@ -311,7 +354,9 @@ async function killMidPropagation(fed: LocalFederation, cm: ManagedProcess): Pro
 }
 
 async function main(): Promise<void> {
-  console.log(`propagation benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`);
+  console.log(
+    `propagation benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
+  );
   const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
   const t = performance.now();
   const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'] });

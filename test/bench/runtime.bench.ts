@@ -19,7 +19,12 @@ async function createMany(cms: ResourceClient, n: number): Promise<void> {
     Array.from({ length: 32 }, async () => {
       while (next < n) {
         const i = next++;
-        await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `bench-${i}`, labels: { bench: 'runtime' } }, data: { index: String(i), payload: 'x'.repeat(200) } });
+        await cms.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `bench-${i}`, labels: { bench: 'runtime' } },
+          data: { index: String(i), payload: 'x'.repeat(200) },
+        });
       }
     }),
   );
@@ -46,7 +51,8 @@ async function informerBench(): Promise<void> {
     const target = 'bench-42';
     t = performance.now();
     await cms.patch(target, { data: { index: 'changed' } }, 'merge');
-    while ((informer.store.get(`default/${target}`)?.data as Record<string, string> | undefined)?.index !== 'changed') await new Promise((r) => setImmediate(r));
+    while ((informer.store.get(`default/${target}`)?.data as Record<string, string> | undefined)?.index !== 'changed')
+      await new Promise((r) => setImmediate(r));
     const watchMs = performance.now() - t;
     console.log(
       `informer list+watch of ${informer.store.size} objects (page size ${pageSize || 'unpaged'}): synced in ${syncMs.toFixed(0)} ms, ` +

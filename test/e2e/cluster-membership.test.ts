@@ -51,12 +51,21 @@ async function readyColumn(): Promise<Record<string, string>> {
   const [header = '', ...rows] = out.trimEnd().split('\n');
   expect(header.split(/\s+/)).toEqual(['NAME', 'AGE', 'READY', 'KUBERNETES-VERSION']);
   const [age, ready, version] = [header.indexOf('AGE'), header.indexOf('READY'), header.indexOf('KUBERNETES-VERSION')];
-  const cell = (row: string, from: number, to: number): string => row.slice(from, to).trim().replace(/^<none>$/, '');
+  const cell = (row: string, from: number, to: number): string =>
+    row
+      .slice(from, to)
+      .trim()
+      .replace(/^<none>$/, '');
   return Object.fromEntries(rows.map((r) => [cell(r, 0, age), cell(r, ready, version)]));
 }
 
 function configMap(name: string, ns: string, data: Record<string, string>, placement: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata: { name, namespace: ns }, spec: { template: { data }, placement } };
+  return {
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedConfigMap',
+    metadata: { name, namespace: ns },
+    spec: { template: { data }, placement },
+  };
 }
 
 /** The data of a ConfigMap in a member, or `absent`. */
@@ -68,7 +77,10 @@ async function memberData(cluster: string, ns: string, name: string): Promise<un
 describe('cluster membership', () => {
   it('shows the members joined with kubefedctl join as Ready in kubectl get kubefedclusters', async () => {
     await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: 'True' });
-    const out = succeeded(await kubectl(fed, ['get', 'kubefedcluster', 'member1', '-n', fed.namespace, '-o', 'jsonpath={.status.kubernetesVersion}']), 'kubectl get kubefedcluster');
+    const out = succeeded(
+      await kubectl(fed, ['get', 'kubefedcluster', 'member1', '-n', fed.namespace, '-o', 'jsonpath={.status.kubernetesVersion}']),
+      'kubectl get kubefedcluster',
+    );
     expect(out).toMatch(/^v1\.\d+\.\d+/);
   });
 
@@ -77,7 +89,12 @@ describe('cluster membership', () => {
     const everyCluster = { clusterSelector: {} };
     const host = fed.client('host');
     await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await host.resource(federated('federatednamespaces'), ns).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns, namespace: ns }, spec: { placement: everyCluster } });
+    await host.resource(federated('federatednamespaces'), ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: ns, namespace: ns },
+      spec: { placement: everyCluster },
+    });
     const cms = host.resource(FEDERATED_CONFIG_MAPS, ns);
     await cms.create(configMap('app', ns, { v: '1' }, everyCluster));
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(JOINED));
@@ -100,11 +117,15 @@ describe('cluster membership', () => {
     await cms.create(configMap('after-unjoin', ns, { v: '1' }, everyCluster));
     await expect.poll(() => Promise.all(JOINED.map((m) => memberData(m, ns, 'app'))), POLL).toEqual([{ v: '2' }, { v: '2' }]);
     await expect.poll(() => propagationOf(cms, 'after-unjoin'), POLL).toEqual(propagatedTo(JOINED));
-    await consistently(async () => expect([await memberData('member3', ns, 'app'), await memberData('member3', ns, 'after-unjoin')]).toEqual([{ v: '1' }, 'absent']), {
-      durationMs: 3000,
-      intervalMs: 200,
-      message: 'member3 after unjoin',
-    });
+    await consistently(
+      async () =>
+        expect([await memberData('member3', ns, 'app'), await memberData('member3', ns, 'after-unjoin')]).toEqual([{ v: '1' }, 'absent']),
+      {
+        durationMs: 3000,
+        intervalMs: 200,
+        message: 'member3 after unjoin',
+      },
+    );
   }, 120_000);
 
   it('stops propagating a type after kubefedctl disable and catches up after kubefedctl enable', async () => {
@@ -126,7 +147,19 @@ describe('cluster membership', () => {
         }),
       );
     const ftcState = async () => {
-      const out = succeeded(await kubectl(fed, ['get', 'federatedtypeconfigs', 'secrets', '-n', fed.namespace, '--no-headers', '-o', 'custom-columns=P:.spec.propagation,C:.status.propagationController']), 'kubectl get ftc');
+      const out = succeeded(
+        await kubectl(fed, [
+          'get',
+          'federatedtypeconfigs',
+          'secrets',
+          '-n',
+          fed.namespace,
+          '--no-headers',
+          '-o',
+          'custom-columns=P:.spec.propagation,C:.status.propagationController',
+        ]),
+        'kubectl get ftc',
+      );
       return out.trim().split(/\s+/);
     };
 
@@ -139,11 +172,14 @@ describe('cluster membership', () => {
     await expect.poll(async () => (await getOrUndefined(ftcs, 'secrets')) === undefined, POLL).toBe(true);
     await secrets.patch('api', { spec: { template: { data: { token: Buffer.from('second').toString('base64') } } } }, 'merge');
     await secrets.create(secret('late', 'new'));
-    await consistently(async () => expect([...(await memberTokens('api')), ...(await memberTokens('late'))]).toEqual(['first', 'first', 'absent', 'absent']), {
-      durationMs: 3000,
-      intervalMs: 200,
-      message: 'member secrets while secrets are disabled',
-    });
+    await consistently(
+      async () => expect([...(await memberTokens('api')), ...(await memberTokens('late'))]).toEqual(['first', 'first', 'absent', 'absent']),
+      {
+        durationMs: 3000,
+        intervalMs: 200,
+        message: 'member secrets while secrets are disabled',
+      },
+    );
 
     await kubefedctl('enable', 'secrets');
     await expect.poll(ftcState, POLL).toEqual(['Enabled', 'Running']);
@@ -158,7 +194,12 @@ describe('cluster membership', () => {
     const cms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
     await cms.create(configMap('app', ns, { v: '1' }, { clusters: JOINED.map((name) => ({ name })) }));
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(JOINED));
-    const notReady = { current: true, propagation: 'False', reason: 'CheckClusters', clusters: { member1: 'OK', member2: 'ClusterNotReady' } };
+    const notReady = {
+      current: true,
+      propagation: 'False',
+      reason: 'CheckClusters',
+      clusters: { member1: 'OK', member2: 'ClusterNotReady' },
+    };
 
     // What KubeFed's own not-ready e2e does: point the member's KubeFedCluster at an address where nothing answers.
     // The token is bound to the endpoint, so the operator re-binds its Secret too (kubectl annotate).
@@ -166,12 +207,24 @@ describe('cluster membership', () => {
     const secrets = fed.client('host').resource(RESOURCES.secrets, fed.namespace);
     const spec = (await kfcs.get('member2'))['spec'] as Parameters<typeof connectionDigest>[0] & { secretRef: { name: string } };
     const bindTo = (apiEndpoint: string): Promise<KubeObject> =>
-      secrets.patch(spec.secretRef.name, { metadata: { annotations: { [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest({ ...spec, apiEndpoint }) } } }, 'merge');
+      secrets.patch(
+        spec.secretRef.name,
+        { metadata: { annotations: { [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest({ ...spec, apiEndpoint }) } } },
+        'merge',
+      );
     await bindTo('https://127.0.0.1:1');
     await kfcs.patch('member2', { spec: { apiEndpoint: 'https://127.0.0.1:1' } }, 'merge');
     try {
       await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: '' });
-      const offline = await kubectl(fed, ['get', 'kubefedcluster', 'member2', '-n', fed.namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Offline")].reason}']);
+      const offline = await kubectl(fed, [
+        'get',
+        'kubefedcluster',
+        'member2',
+        '-n',
+        fed.namespace,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Offline")].reason}',
+      ]);
       expect(succeeded(offline, 'kubectl get kubefedcluster member2')).toBe('ClusterNotReachable');
       await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(notReady);
       // A change made during the outage reaches the reachable member and waits for the other.

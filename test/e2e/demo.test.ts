@@ -52,7 +52,8 @@ describe('npm run demo', () => {
       expect(stdout).toContain('everything has converged');
       // kubefedctl status: every sample object propagated.
       const status = stdout.slice(stdout.indexOf('$ kubefedctl status -n demo'));
-      for (const name of ['FederatedNamespace', 'FederatedConfigMap', 'FederatedDeployment']) expect(status).toMatch(new RegExp(`${name}\\s+\\S+\\s+True\\s`));
+      for (const name of ['FederatedNamespace', 'FederatedConfigMap', 'FederatedDeployment'])
+        expect(status).toMatch(new RegExp(`${name}\\s+\\S+\\s+True\\s`));
       // The RSP's 6 replicas: 4 in member1 and 2 in member2 (weights 2:1), none in member3 (its region is not selected).
       const replicas = stdout.slice(stdout.indexOf('Replicas of demo/web'));
       expect(replicas).toMatch(/member1\s+us-east-1\s+4\s+4\s+4\s+nginx:1\.27\n/);
@@ -60,7 +61,22 @@ describe('npm run demo', () => {
       expect(replicas).toMatch(/member3\s+ap-southeast-1\s+0\s+0\s+0\s+-\n/);
 
       // The kubeconfig it wrote works for kubectl: the three members are joined and Ready.
-      const { stdout: clusters } = await run('kubectl', ['--kubeconfig', kubeconfigPath, '--context', 'host', 'get', 'kubefedclusters', '-n', 'kube-federation-system', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}'], { env });
+      const { stdout: clusters } = await run(
+        'kubectl',
+        [
+          '--kubeconfig',
+          kubeconfigPath,
+          '--context',
+          'host',
+          'get',
+          'kubefedclusters',
+          '-n',
+          'kube-federation-system',
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status} {end}',
+        ],
+        { env },
+      );
       expect(clusters.trim().split(' ').sort()).toEqual(['member1=True', 'member2=True', 'member3=True']);
       const servers = ['host', 'member1'].map((context) => Kubeconfig.fromFile(kubeconfigPath).connection({ context }).server);
       for (const server of servers) expect(await answers(server)).toBe(true);

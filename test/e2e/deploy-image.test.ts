@@ -31,10 +31,17 @@ function walk(dir: string, skip: ReadonlySet<string>, prefix = ''): string[] {
   });
 }
 
-function run(file: string, args: readonly string[], options: ExecFileOptions = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  file: string,
+  args: readonly string[],
+  options: ExecFileOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: repoRoot, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, ...options, encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
+    execFile(
+      file,
+      args,
+      { cwd: repoRoot, timeout: 60_000, maxBuffer: 64 * 1024 * 1024, ...options, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
     );
   });
 }
@@ -99,7 +106,9 @@ function patternRegExp(pattern: string): RegExp {
  * one of its parent directories decides, `!` patterns put it back.
  */
 function excludedBy(rules: readonly string[]): (file: string) => boolean {
-  const compiled = rules.map((r) => (r.startsWith('!') ? { include: true, re: patternRegExp(r.slice(1)) } : { include: false, re: patternRegExp(r) }));
+  const compiled = rules.map((r) =>
+    r.startsWith('!') ? { include: true, re: patternRegExp(r.slice(1)) } : { include: false, re: patternRegExp(r) },
+  );
   return (file) => {
     const parts = file.split('/');
     const candidates = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
@@ -187,19 +196,36 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
     // Only they (and what they import) are built: turbo's graph also holds devDependencies, so
     // the workspaces not shipped (whose sources are not in the context) are excluded, with --only.
     const build = runs.find((r) => r.startsWith('npm run build'));
-    expect(build?.match(/--filter=\S+/g)).toEqual([...SHIPPED_PROGRAMS.map((p) => `--filter=${p}...`), ...NOT_SHIPPED.map((w) => `--filter=!@kubefed/${w}`)]);
+    expect(build?.match(/--filter=\S+/g)).toEqual([
+      ...SHIPPED_PROGRAMS.map((p) => `--filter=${p}...`),
+      ...NOT_SHIPPED.map((w) => `--filter=!@kubefed/${w}`),
+    ]);
     expect(build?.split(/\s+/)).toContain('--only');
   });
 
   it('needs at run time none of kube-sim, the demo and the test helpers', () => {
     const closure = runtimeClosure(SHIPPED_PROGRAMS);
     // The dashboard is kubefedctl's (`kubefedctl dashboard`).
-    expect(closure).toEqual(['api', 'client', 'controller-manager', 'controllers', 'dashboard', 'kubefedctl', 'queue', 'runtime', 'scheduler']);
+    expect(closure).toEqual([
+      'api',
+      'client',
+      'controller-manager',
+      'controllers',
+      'dashboard',
+      'kubefedctl',
+      'queue',
+      'runtime',
+      'scheduler',
+    ]);
     for (const w of NOT_SHIPPED) expect(closure).not.toContain(w);
   });
 
   it('ships what each of those packages publishes, which covers every directory its code reads beside dist/', () => {
-    const assemble = buildStage.filter((i) => i.keyword === 'RUN').map((i) => i.args).find((r) => r.includes('/out')) ?? '';
+    const assemble =
+      buildStage
+        .filter((i) => i.keyword === 'RUN')
+        .map((i) => i.args)
+        .find((r) => r.includes('/out')) ?? '';
     expect(assemble).toContain(`for f in $(node -p "require('/app/$p/package.json').files.join(' ')"); do cp -R "/app/$p/$f" "$p/"; done`);
     for (const dir of runtimeClosure(SHIPPED_PROGRAMS)) {
       const files = (JSON.parse(readFileSync(join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as { files?: string[] }).files ?? [];
@@ -207,7 +233,9 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
       // A directory the code finds next to its own (`new URL('../assets', import.meta.url)`) must be published.
       const read = walk(join(repoRoot, 'packages', dir, 'src'), new Set())
         .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-        .flatMap((f) => [...readFileSync(join(repoRoot, 'packages', dir, 'src', f), 'utf8').matchAll(/new URL\('\.\.\/([\w-]+)/g)].map((m) => m[1] ?? ''));
+        .flatMap((f) =>
+          [...readFileSync(join(repoRoot, 'packages', dir, 'src', f), 'utf8').matchAll(/new URL\('\.\.\/([\w-]+)/g)].map((m) => m[1] ?? ''),
+        );
       for (const d of read) expect(files, `packages/${dir} reads ../${d} at run time`).toContain(d);
     }
   });
@@ -220,7 +248,8 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
     // Of tools/, only the build stamp step and the git-derived defaults it imports.
     expect(context.filter((f) => f.startsWith('tools/'))).toEqual(['tools/build-stamp.js', 'tools/package/stamp-dist.js']);
     const needed = ['package.json', 'package-lock.json', 'tsconfig.json', 'turbo.json', '.npmrc'];
-    for (const dir of runtimeClosure(SHIPPED_PROGRAMS)) needed.push(...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src/index.ts'].map((f) => `packages/${dir}/${f}`));
+    for (const dir of runtimeClosure(SHIPPED_PROGRAMS))
+      needed.push(...['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src/index.ts'].map((f) => `packages/${dir}/${f}`));
     expect(needed.filter((f) => !context.includes(f))).toEqual([]);
   });
 
@@ -230,7 +259,12 @@ describe('the kubefed-controller-manager image (deploy/Dockerfile)', () => {
 });
 
 /** The stamp build arguments the build stage declares, and a value of each for the test. */
-const STAMP_ARGS = { GIT_VERSION: 'v1.2.3-rc.1', GIT_COMMIT: '0123456789abcdef0123456789abcdef01234567', GIT_TREE_STATE: 'clean', BUILD_DATE: '2026-01-02T03:04:05Z' };
+const STAMP_ARGS = {
+  GIT_VERSION: 'v1.2.3-rc.1',
+  GIT_COMMIT: '0123456789abcdef0123456789abcdef01234567',
+  GIT_TREE_STATE: 'clean',
+  BUILD_DATE: '2026-01-02T03:04:05Z',
+};
 
 /**
  * The build stage run as Docker runs it, without Docker: the build context copied into a temporary
@@ -261,7 +295,8 @@ describe('the image build stamp (the build stage run without docker)', () => {
     app = mkdtempSync(join(tmpdir(), 'kubefed-image-build-'));
     for (const f of buildContext()) cpSync(join(repoRoot, f), join(app, f));
     mkdirSync(join(app, 'node_modules', '@kubefed'), { recursive: true });
-    for (const e of readdirSync(join(repoRoot, 'node_modules'))) if (e !== '@kubefed') symlinkSync(join(repoRoot, 'node_modules', e), join(app, 'node_modules', e));
+    for (const e of readdirSync(join(repoRoot, 'node_modules')))
+      if (e !== '@kubefed') symlinkSync(join(repoRoot, 'node_modules', e), join(app, 'node_modules', e));
     for (const w of workspaces) symlinkSync(join(app, 'packages', w.dir), join(app, 'node_modules', w.name));
     const built = await sh(buildRun, {});
     expect(built.code, built.stdout + built.stderr).toBe(0);
@@ -286,7 +321,12 @@ describe('the image build stamp (the build stage run without docker)', () => {
     const stamped = await sh(stampRun, STAMP_ARGS);
     expect(stamped.code, stamped.stderr).toBe(0);
     for (const info of await versions()) {
-      expect(info).toMatchObject({ gitVersion: STAMP_ARGS.GIT_VERSION, gitCommit: STAMP_ARGS.GIT_COMMIT, gitTreeState: STAMP_ARGS.GIT_TREE_STATE, buildDate: STAMP_ARGS.BUILD_DATE });
+      expect(info).toMatchObject({
+        gitVersion: STAMP_ARGS.GIT_VERSION,
+        gitCommit: STAMP_ARGS.GIT_COMMIT,
+        gitTreeState: STAMP_ARGS.GIT_TREE_STATE,
+        buildDate: STAMP_ARGS.BUILD_DATE,
+      });
     }
   });
 
@@ -328,8 +368,16 @@ describe.skipIf(!existsSync(KUBECTL))(`the image in the manifests (needs ${KUBEC
       const rendered = await run(KUBECTL, ['kustomize', join(copy, dir)]);
       expect(rendered.stderr).toBe('');
       const images = parseAllDocuments(rendered.stdout)
-        .map((d) => d.toJS() as { kind?: string; spec?: { template?: { spec?: { containers?: { image: string }[]; initContainers?: { image: string }[] } } } } | null)
-        .flatMap((o) => [...(o?.spec?.template?.spec?.containers ?? []), ...(o?.spec?.template?.spec?.initContainers ?? [])].map((c) => c.image));
+        .map(
+          (d) =>
+            d.toJS() as {
+              kind?: string;
+              spec?: { template?: { spec?: { containers?: { image: string }[]; initContainers?: { image: string }[] } } };
+            } | null,
+        )
+        .flatMap((o) =>
+          [...(o?.spec?.template?.spec?.containers ?? []), ...(o?.spec?.template?.spec?.initContainers ?? [])].map((c) => c.image),
+        );
       expect(images, dir).toContain(`kubefed-controller-manager:${version}`);
       for (const image of images) expect(image, `${dir}: ${image}`).toMatch(/^[^:@]+(:(?!latest$)[\w.-]+)?(@sha256:[0-9a-f]{64})?$/);
       for (const image of images) expect(image, `${dir}: ${image} has no tag or digest`).toMatch(/[:@]/);

@@ -93,7 +93,12 @@ const SSAR = { group: 'authorization.k8s.io', version: 'v1', resource: 'selfsubj
 
 /** The API server's answer to a SelfSubjectAccessReview made with `client`'s credentials. */
 async function allowed(client: DynamicClient, request: Request): Promise<boolean> {
-  const review = await client.resource(SSAR).create({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: { resourceAttributes: attributesOf(request) } });
+  const review = await client.resource(SSAR).create({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    metadata: {},
+    spec: { resourceAttributes: attributesOf(request) },
+  });
   return (review.status as { allowed?: boolean } | undefined)?.allowed === true;
 }
 
@@ -242,7 +247,10 @@ const SYNC_WORKER_REFUSED: readonly Request[] = [
 
 /** A kubeconfig with one context `host`: the host's server and CA, authenticated by `token` alone. */
 function tokenKubeconfig(adminKubeconfig: string, token: string): string {
-  const admin = parse(adminKubeconfig) as { contexts: { name: string; context: { cluster: string } }[]; clusters: { name: string; cluster: Record<string, unknown> }[] };
+  const admin = parse(adminKubeconfig) as {
+    contexts: { name: string; context: { cluster: string } }[];
+    clusters: { name: string; cluster: Record<string, unknown> }[];
+  };
   const clusterName = admin.contexts.find((c) => c.name === 'host')?.context.cluster;
   const cluster = admin.clusters.find((c) => c.name === clusterName)?.cluster;
   if (cluster === undefined) throw new Error('the federation kubeconfig has no host cluster');
@@ -259,168 +267,228 @@ function tokenKubeconfig(adminKubeconfig: string, token: string): string {
 /** The forbidden requests a process logged (kube-sim's message, or the reason of an ApiError). */
 const forbiddenLines = (p: ManagedProcess): string[] => p.lines.filter((l) => /forbidden|"code":403\b/i.test(l));
 
-describe.skipIf(!existsSync(KUBECTL))(`deploy RBAC of the controller manager and the sync workers (needs ${KUBECTL}; skipped when it is missing)`, () => {
-  let fed: LocalFederation;
-  let dir: string;
-  const kubeconfigs = new Map<string, string>();
-  const clients = new Map<string, DynamicClient>();
-  const processes: ManagedProcess[] = [];
-  let redis: RedisHandle | undefined;
-  const clientOf = (sa: string): DynamicClient => {
-    const c = clients.get(sa);
-    if (c === undefined) throw new Error(`no client for ${sa}`);
-    return c;
-  };
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kubefed-deploy-rbac-'));
-    // Nothing of the control plane yet: the last test starts it with the accounts' tokens, then joins.
-    fed = await startE2eFederation(['member1'], { controllerManager: false, join: false, enableDefaultTypes: false });
-    const k = (args: readonly string[], input?: string) => mustRun(KUBECTL, ['--kubeconfig', fed.kubeconfigPath, '--context', 'host', ...args], input);
-    const rendered = parseAllDocuments(await mustRun(KUBECTL, ['kustomize', join(repoRoot, 'deploy', 'base')]))
-      .map((d) => d.toJS() as KubeObject | null)
-      .filter((o): o is KubeObject => o !== null && RBAC_KINDS.has(o.kind ?? ''));
-    await k(['apply', '--server-side', '-f', '-'], rendered.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'));
-    const adminKubeconfig = await k(['config', 'view', '--raw']);
-    for (const sa of [CONTROLLER_MANAGER_SA, SYNC_WORKER_SA]) {
-      const token = (await k(['-n', NS, 'create', 'token', sa, '--duration=1h'])).trim();
-      const path = join(dir, `${sa}.kubeconfig`);
-      writeFileSync(path, tokenKubeconfig(adminKubeconfig, token), { mode: 0o600 });
-      kubeconfigs.set(sa, path);
-      clients.set(sa, DynamicClient.fromKubeconfig(Kubeconfig.fromFile(path), { context: 'host', qps: 0 }));
-    }
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const p of processes.splice(0).reverse()) await p.stop();
-    for (const c of clients.values()) c.close();
-    await redis?.stop();
-    await fed?.stop();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it.each([
-    [CONTROLLER_MANAGER_SA, CONTROLLER_MANAGER_USES],
-    [SYNC_WORKER_SA, SYNC_WORKER_USES],
-  ])('allows %s every request its mode makes in the host', async (sa, requests) => {
-    expect(await answeredOtherwise(clientOf(sa), requests, true)).toEqual([]);
-  });
-
-  it.each([
-    [CONTROLLER_MANAGER_SA, CONTROLLER_MANAGER_REFUSED],
-    [SYNC_WORKER_SA, SYNC_WORKER_REFUSED],
-  ])('refuses %s everything outside its mode: workloads, other Secrets, RBAC, CRDs, the other mode', async (sa, requests) => {
-    expect(await answeredOtherwise(clientOf(sa), requests, false)).toEqual([]);
-  });
-
-  it.each([CONTROLLER_MANAGER_SA, SYNC_WORKER_SA])('answers 403 when %s creates a Deployment, reads a Secret of kube-system or deletes a ClusterRole', async (sa) => {
-    const client = clientOf(sa);
-    const attempts = {
-      createDeployment: () =>
-        client.resource(RESOURCES.deployments, 'default').create({
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          metadata: { name: 'escalate' },
-          spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
-        }),
-      readSecret: () => client.resource(RESOURCES.secrets, 'kube-system').get('anything'),
-      listSecrets: () => client.resource(RESOURCES.secrets, NS).list(),
-      deleteClusterRole: () => client.resource(RESOURCES.clusterRoles).delete('kubefed-controller-manager'),
+describe.skipIf(!existsSync(KUBECTL))(
+  `deploy RBAC of the controller manager and the sync workers (needs ${KUBECTL}; skipped when it is missing)`,
+  () => {
+    let fed: LocalFederation;
+    let dir: string;
+    const kubeconfigs = new Map<string, string>();
+    const clients = new Map<string, DynamicClient>();
+    const processes: ManagedProcess[] = [];
+    let redis: RedisHandle | undefined;
+    const clientOf = (sa: string): DynamicClient => {
+      const c = clients.get(sa);
+      if (c === undefined) throw new Error(`no client for ${sa}`);
+      return c;
     };
-    const outcomes = Object.fromEntries(
-      await Promise.all(Object.entries(attempts).map(async ([what, attempt]) => [what, await attempt().then(() => 'allowed', (err: unknown) => (isForbidden(err) ? 'forbidden' : String(err)))])),
-    );
-    expect(outcomes).toEqual({ createDeployment: 'forbidden', readSecret: 'forbidden', listSecrets: 'forbidden', deleteClusterRole: 'forbidden' });
-    expect((await fed.client('host').resource(RESOURCES.clusterRoles).get('kubefed-controller-manager')).metadata.name).toBe('kubefed-controller-manager');
-  });
 
-  it('runs the controller manager and the sync workers with their tokens: members Ready, propagation, scheduling and deletion without a forbidden request', { timeout: 180_000 }, async () => {
-    // A private Redis: the processes derive their queue prefix from the host (no --queue-prefix).
-    redis = await startRedis({ forcePrivate: true });
-    const env = { ...process.env };
-    delete env['KUBECONFIG'];
-    const start = (sa: string, mode: string, leaderElect: boolean): ManagedProcess => {
-      const p = new ManagedProcess(`${mode} (${sa})`, [
-        ...sourceEntry('packages/controller-manager/src/main.ts'),
-        '--kubeconfig', kubeconfigs.get(sa) ?? '',
-        '--redis-url', redis?.url ?? '',
-        `--mode=${mode}`,
-        `--leader-elect=${String(leaderElect)}`,
-        '--metrics-addr', '127.0.0.1:0',
-        '--health-addr', '127.0.0.1:0',
-      ], { env });
-      processes.push(p);
-      return p;
-    };
-    const controllers = start(CONTROLLER_MANAGER_SA, 'controllers', true);
-    const workers = start(SYNC_WORKER_SA, 'workers', false);
-    await Promise.all([controllers, workers].map((p) => p.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 60_000 })));
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'kubefed-deploy-rbac-'));
+      // Nothing of the control plane yet: the last test starts it with the accounts' tokens, then joins.
+      fed = await startE2eFederation(['member1'], { controllerManager: false, join: false, enableDefaultTypes: false });
+      const k = (args: readonly string[], input?: string) =>
+        mustRun(KUBECTL, ['--kubeconfig', fed.kubeconfigPath, '--context', 'host', ...args], input);
+      const rendered = parseAllDocuments(await mustRun(KUBECTL, ['kustomize', join(repoRoot, 'deploy', 'base')]))
+        .map((d) => d.toJS() as KubeObject | null)
+        .filter((o): o is KubeObject => o !== null && RBAC_KINDS.has(o.kind ?? ''));
+      await k(['apply', '--server-side', '-f', '-'], rendered.map((o) => stringify(o, { lineWidth: 0 })).join('---\n'));
+      const adminKubeconfig = await k(['config', 'view', '--raw']);
+      for (const sa of [CONTROLLER_MANAGER_SA, SYNC_WORKER_SA]) {
+        const token = (await k(['-n', NS, 'create', 'token', sa, '--duration=1h'])).trim();
+        const path = join(dir, `${sa}.kubeconfig`);
+        writeFileSync(path, tokenKubeconfig(adminKubeconfig, token), { mode: 0o600 });
+        kubeconfigs.set(sa, path);
+        clients.set(sa, DynamicClient.fromKubeconfig(Kubeconfig.fromFile(path), { context: 'host', qps: 0 }));
+      }
+    }, 120_000);
 
-    // The controller manager creates the KubeFedConfig that kubefedctl join looks for.
-    const host = fed.client('host');
-    await expect.poll(() => getOrUndefined(host.resource(RESOURCES.kubeFedConfigs, NS), 'kubefed'), POLL).toBeDefined();
-    for (const args of [
-      ['join', 'member1', '--cluster-context', 'member1'],
-      ['join', 'host', '--cluster-context', 'host'],
-      ['enable', '--default-types'],
-    ]) {
-      const r = await fed.kubefedctl([...args, '--host-cluster-context', 'host']);
-      expect(r.stderr, `kubefedctl ${args.join(' ')}`).not.toContain('error');
-      expect(r.code).toBe(0);
-    }
-    const readyClusters = async () =>
-      (await host.resource(RESOURCES.kubeFedClusters, NS).list()).items
-        .filter((c) => ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'))
-        .map((c) => c.metadata.name)
-        .sort();
-    await expect.poll(readyClusters, POLL).toEqual(['host', 'member1']);
-
-    // Propagation into the host (a member too: its own Namespace is read by the workers) and member1.
-    const clusters = ['host', 'member1'];
-    await createFederatedNamespace(fed, TENANT, clusters);
-    const fedConfigMaps = host.resource(FEDERATED_CONFIG_MAPS, TENANT);
-    await fedConfigMaps.create({
-      apiVersion: 'types.kubefed.io/v1beta1',
-      kind: 'FederatedConfigMap',
-      metadata: { name: 'settings', namespace: TENANT },
-      spec: { template: { data: { a: 'b' } }, placement: { clusters: clusters.map((name) => ({ name })) } },
+    afterAll(async () => {
+      for (const p of processes.splice(0).reverse()) await p.stop();
+      for (const c of clients.values()) c.close();
+      await redis?.stop();
+      await fed?.stop();
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     });
-    await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(clusters));
-    expect((await fed.client('member1').resource(RESOURCES.configMaps, TENANT).get('settings'))['data']).toEqual({ a: 'b' });
-    const version = await host.resource(RESOURCES.propagatedVersions, TENANT).get('configmap-settings');
-    expect((at(version, '/status/clusterVersions') as { clusterName: string }[]).map((c) => c.clusterName).sort()).toEqual(clusters);
 
-    // Replica scheduling: the controller manager writes the FederatedDeployment and the RSP status.
-    await host.resource(FEDERATED_DEPLOYMENTS, TENANT).create({
-      apiVersion: 'types.kubefed.io/v1beta1',
-      kind: 'FederatedDeployment',
-      metadata: { name: 'web', namespace: TENANT },
-      spec: {
-        template: { spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } } },
-        placement: { clusters: [] },
+    it.each([
+      [CONTROLLER_MANAGER_SA, CONTROLLER_MANAGER_USES],
+      [SYNC_WORKER_SA, SYNC_WORKER_USES],
+    ])('allows %s every request its mode makes in the host', async (sa, requests) => {
+      expect(await answeredOtherwise(clientOf(sa), requests, true)).toEqual([]);
+    });
+
+    it.each([
+      [CONTROLLER_MANAGER_SA, CONTROLLER_MANAGER_REFUSED],
+      [SYNC_WORKER_SA, SYNC_WORKER_REFUSED],
+    ])('refuses %s everything outside its mode: workloads, other Secrets, RBAC, CRDs, the other mode', async (sa, requests) => {
+      expect(await answeredOtherwise(clientOf(sa), requests, false)).toEqual([]);
+    });
+
+    it.each([CONTROLLER_MANAGER_SA, SYNC_WORKER_SA])(
+      'answers 403 when %s creates a Deployment, reads a Secret of kube-system or deletes a ClusterRole',
+      async (sa) => {
+        const client = clientOf(sa);
+        const attempts = {
+          createDeployment: () =>
+            client.resource(RESOURCES.deployments, 'default').create({
+              apiVersion: 'apps/v1',
+              kind: 'Deployment',
+              metadata: { name: 'escalate' },
+              spec: {
+                selector: { matchLabels: { a: 'b' } },
+                template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+              },
+            }),
+          readSecret: () => client.resource(RESOURCES.secrets, 'kube-system').get('anything'),
+          listSecrets: () => client.resource(RESOURCES.secrets, NS).list(),
+          deleteClusterRole: () => client.resource(RESOURCES.clusterRoles).delete('kubefed-controller-manager'),
+        };
+        const outcomes = Object.fromEntries(
+          await Promise.all(
+            Object.entries(attempts).map(async ([what, attempt]) => [
+              what,
+              await attempt().then(
+                () => 'allowed',
+                (err: unknown) => (isForbidden(err) ? 'forbidden' : String(err)),
+              ),
+            ]),
+          ),
+        );
+        expect(outcomes).toEqual({
+          createDeployment: 'forbidden',
+          readSecret: 'forbidden',
+          listSecrets: 'forbidden',
+          deleteClusterRole: 'forbidden',
+        });
+        expect((await fed.client('host').resource(RESOURCES.clusterRoles).get('kubefed-controller-manager')).metadata.name).toBe(
+          'kubefed-controller-manager',
+        );
       },
-    });
-    const rsps = host.resource(RESOURCES.replicaSchedulingPreferences, TENANT);
-    await rsps.create({
-      apiVersion: 'scheduling.kubefed.io/v1alpha1',
-      kind: 'ReplicaSchedulingPreference',
-      metadata: { name: 'web', namespace: TENANT },
-      spec: { targetKind: 'FederatedDeployment', totalReplicas: 3, clusters: { member1: { weight: 1 } } },
-    });
-    await expect.poll(async () => at(await getOrUndefined(fed.client('member1').resource(RESOURCES.deployments, TENANT), 'web'), '/spec/replicas'), POLL).toBe(3);
-    await expect
-      .poll(async () => (at(await rsps.get('web'), '/status/conditions') as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Scheduled')?.status, POLL)
-      .toBe('True');
+    );
 
-    // Deletion: the member copies go, then the finalizer.
-    await fedConfigMaps.delete('settings');
-    await expect.poll(() => getOrUndefined(fedConfigMaps, 'settings'), POLL).toBeUndefined();
-    expect(await getOrUndefined(fed.client('member1').resource(RESOURCES.configMaps, TENANT), 'settings')).toBeUndefined();
+    it(
+      'runs the controller manager and the sync workers with their tokens: members Ready, propagation, scheduling and deletion without a forbidden request',
+      { timeout: 180_000 },
+      async () => {
+        // A private Redis: the processes derive their queue prefix from the host (no --queue-prefix).
+        redis = await startRedis({ forcePrivate: true });
+        const env = { ...process.env };
+        delete env['KUBECONFIG'];
+        const start = (sa: string, mode: string, leaderElect: boolean): ManagedProcess => {
+          const p = new ManagedProcess(
+            `${mode} (${sa})`,
+            [
+              ...sourceEntry('packages/controller-manager/src/main.ts'),
+              '--kubeconfig',
+              kubeconfigs.get(sa) ?? '',
+              '--redis-url',
+              redis?.url ?? '',
+              `--mode=${mode}`,
+              `--leader-elect=${String(leaderElect)}`,
+              '--metrics-addr',
+              '127.0.0.1:0',
+              '--health-addr',
+              '127.0.0.1:0',
+            ],
+            { env },
+          );
+          processes.push(p);
+          return p;
+        };
+        const controllers = start(CONTROLLER_MANAGER_SA, 'controllers', true);
+        const workers = start(SYNC_WORKER_SA, 'workers', false);
+        await Promise.all(
+          [controllers, workers].map((p) => p.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 60_000 })),
+        );
 
-    const lease = await host.resource(RESOURCES.leases, NS).get('kubefed-controller-manager');
-    expect(at(lease, '/spec/holderIdentity')).toEqual(expect.any(String));
-    expect(await getOrUndefined(host.resource(RESOURCES.secrets, NS), 'kubefed-sync-outcome-key')).toBeDefined();
-    expect({ controllers: forbiddenLines(controllers), workers: forbiddenLines(workers) }).toEqual({ controllers: [], workers: [] });
-    expect([controllers.running, workers.running]).toEqual([true, true]);
-  });
-});
+        // The controller manager creates the KubeFedConfig that kubefedctl join looks for.
+        const host = fed.client('host');
+        await expect.poll(() => getOrUndefined(host.resource(RESOURCES.kubeFedConfigs, NS), 'kubefed'), POLL).toBeDefined();
+        for (const args of [
+          ['join', 'member1', '--cluster-context', 'member1'],
+          ['join', 'host', '--cluster-context', 'host'],
+          ['enable', '--default-types'],
+        ]) {
+          const r = await fed.kubefedctl([...args, '--host-cluster-context', 'host']);
+          expect(r.stderr, `kubefedctl ${args.join(' ')}`).not.toContain('error');
+          expect(r.code).toBe(0);
+        }
+        const readyClusters = async () =>
+          (await host.resource(RESOURCES.kubeFedClusters, NS).list()).items
+            .filter((c) =>
+              ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+                (x) => x.type === 'Ready' && x.status === 'True',
+              ),
+            )
+            .map((c) => c.metadata.name)
+            .sort();
+        await expect.poll(readyClusters, POLL).toEqual(['host', 'member1']);
+
+        // Propagation into the host (a member too: its own Namespace is read by the workers) and member1.
+        const clusters = ['host', 'member1'];
+        await createFederatedNamespace(fed, TENANT, clusters);
+        const fedConfigMaps = host.resource(FEDERATED_CONFIG_MAPS, TENANT);
+        await fedConfigMaps.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedConfigMap',
+          metadata: { name: 'settings', namespace: TENANT },
+          spec: { template: { data: { a: 'b' } }, placement: { clusters: clusters.map((name) => ({ name })) } },
+        });
+        await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(clusters));
+        expect((await fed.client('member1').resource(RESOURCES.configMaps, TENANT).get('settings'))['data']).toEqual({ a: 'b' });
+        const version = await host.resource(RESOURCES.propagatedVersions, TENANT).get('configmap-settings');
+        expect((at(version, '/status/clusterVersions') as { clusterName: string }[]).map((c) => c.clusterName).sort()).toEqual(clusters);
+
+        // Replica scheduling: the controller manager writes the FederatedDeployment and the RSP status.
+        await host.resource(FEDERATED_DEPLOYMENTS, TENANT).create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedDeployment',
+          metadata: { name: 'web', namespace: TENANT },
+          spec: {
+            template: {
+              spec: {
+                replicas: 1,
+                selector: { matchLabels: { app: 'web' } },
+                template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+              },
+            },
+            placement: { clusters: [] },
+          },
+        });
+        const rsps = host.resource(RESOURCES.replicaSchedulingPreferences, TENANT);
+        await rsps.create({
+          apiVersion: 'scheduling.kubefed.io/v1alpha1',
+          kind: 'ReplicaSchedulingPreference',
+          metadata: { name: 'web', namespace: TENANT },
+          spec: { targetKind: 'FederatedDeployment', totalReplicas: 3, clusters: { member1: { weight: 1 } } },
+        });
+        await expect
+          .poll(
+            async () => at(await getOrUndefined(fed.client('member1').resource(RESOURCES.deployments, TENANT), 'web'), '/spec/replicas'),
+            POLL,
+          )
+          .toBe(3);
+        await expect
+          .poll(
+            async () =>
+              (at(await rsps.get('web'), '/status/conditions') as { type: string; status: string }[] | undefined)?.find(
+                (c) => c.type === 'Scheduled',
+              )?.status,
+            POLL,
+          )
+          .toBe('True');
+
+        // Deletion: the member copies go, then the finalizer.
+        await fedConfigMaps.delete('settings');
+        await expect.poll(() => getOrUndefined(fedConfigMaps, 'settings'), POLL).toBeUndefined();
+        expect(await getOrUndefined(fed.client('member1').resource(RESOURCES.configMaps, TENANT), 'settings')).toBeUndefined();
+
+        const lease = await host.resource(RESOURCES.leases, NS).get('kubefed-controller-manager');
+        expect(at(lease, '/spec/holderIdentity')).toEqual(expect.any(String));
+        expect(await getOrUndefined(host.resource(RESOURCES.secrets, NS), 'kubefed-sync-outcome-key')).toBeDefined();
+        expect({ controllers: forbiddenLines(controllers), workers: forbiddenLines(workers) }).toEqual({ controllers: [], workers: [] });
+        expect([controllers.running, workers.running]).toEqual([true, true]);
+      },
+    );
+  },
+);

@@ -8,7 +8,17 @@ import { RESOURCES } from '@kubefed/api';
 import type { LocalFederation } from '@kubefed/testing';
 import { uniqueName } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { at, createFederatedNamespace, federated, getOrUndefined, POLL, propagatedTo, propagationOf, startE2eFederation, withValueAt } from './support/e2e-federation.js';
+import {
+  at,
+  createFederatedNamespace,
+  federated,
+  getOrUndefined,
+  POLL,
+  propagatedTo,
+  propagationOf,
+  startE2eFederation,
+  withValueAt,
+} from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const [FIRST] = MEMBERS;
@@ -36,7 +46,9 @@ interface TypeCase {
 
 const podTemplate = (labels: Record<string, string>): Record<string, unknown> => ({
   metadata: { labels },
-  spec: { containers: [{ name: 'busybox', image: 'busybox', command: ['/bin/sh', '-c', 'trap "exit 0" SIGTERM; while true; do sleep 1; done'] }] },
+  spec: {
+    containers: [{ name: 'busybox', image: 'busybox', command: ['/bin/sh', '-c', 'trap "exit 0" SIGTERM; while true; do sleep 1; done'] }],
+  },
 });
 
 const CASES: readonly TypeCase[] = [
@@ -124,7 +136,10 @@ const CASES: readonly TypeCase[] = [
         parallelism: 1,
         manualSelector: true,
         selector: { matchLabels: { app: 'e2e-job' } },
-        template: { ...podTemplate({ app: 'e2e-job' }), spec: { restartPolicy: 'Never', containers: [{ name: 'busybox', image: 'busybox', command: ['true'] }] } },
+        template: {
+          ...podTemplate({ app: 'e2e-job' }),
+          spec: { restartPolicy: 'Never', containers: [{ name: 'busybox', image: 'busybox', command: ['true'] }] },
+        },
       },
     },
     overrides: [{ path: '/spec/parallelism', value: 2 }],
@@ -260,7 +275,9 @@ function widgetCrd(specFields: Record<string, 'string' | 'integer'>): KubeObject
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              properties: { spec: { type: 'object', properties: Object.fromEntries(Object.entries(specFields).map(([k, type]) => [k, { type }])) } },
+              properties: {
+                spec: { type: 'object', properties: Object.fromEntries(Object.entries(specFields).map(([k, type]) => [k, { type }])) },
+              },
             },
           },
         },
@@ -273,20 +290,42 @@ describe('a federated type whose members know more fields than the host', () => 
   it('keeps every template field, so a field only the members know reaches them (KubeFed keeps spec.template open)', async ({ expect }) => {
     const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
     const widgets = { group: 'example.io', version: 'v1', resource: 'widgets' };
-    await fed.client('host').resource(crds).create(widgetCrd({ size: 'integer' }));
-    for (const m of MEMBERS) await fed.client(m).resource(crds).create(widgetCrd({ size: 'integer', color: 'string' }));
+    await fed
+      .client('host')
+      .resource(crds)
+      .create(widgetCrd({ size: 'integer' }));
+    for (const m of MEMBERS)
+      await fed
+        .client(m)
+        .resource(crds)
+        .create(widgetCrd({ size: 'integer', color: 'string' }));
     // The CRDs need a moment before they are served.
-    await expect.poll(async () => (await fed.kubefedctl(['enable', 'widgets.example.io', '--host-cluster-context', 'host'])).code, POLL).toBe(0);
+    await expect
+      .poll(async () => (await fed.kubefedctl(['enable', 'widgets.example.io', '--host-cluster-context', 'host'])).code, POLL)
+      .toBe(0);
     const ns = uniqueName('widgets');
     await createFederatedNamespace(fed, ns, MEMBERS);
     const template = { apiVersion: 'example.io/v1', spec: { size: 1, color: 'red' } };
     const fedWidgets = fed.client('host').resource(federated('federatedwidgets'), ns);
     await expect
-      .poll(() => fedWidgets.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedWidget', metadata: { name: 'w', namespace: ns }, spec: { template, placement: { clusters: MEMBERS.map((name) => ({ name })) } } }).then(() => 'created'), POLL)
+      .poll(
+        () =>
+          fedWidgets
+            .create({
+              apiVersion: 'types.kubefed.io/v1beta1',
+              kind: 'FederatedWidget',
+              metadata: { name: 'w', namespace: ns },
+              spec: { template, placement: { clusters: MEMBERS.map((name) => ({ name })) } },
+            })
+            .then(() => 'created'),
+        POLL,
+      )
       .toBe('created');
 
     expect(at(await fedWidgets.get('w'), '/spec/template')).toEqual(template);
-    await expect.poll(() => Promise.all(MEMBERS.map(async (m) => at(await getOrUndefined(fed.client(m).resource(widgets, ns), 'w'), '/spec'))), POLL).toEqual([template.spec, template.spec]);
+    await expect
+      .poll(() => Promise.all(MEMBERS.map(async (m) => at(await getOrUndefined(fed.client(m).resource(widgets, ns), 'w'), '/spec'))), POLL)
+      .toEqual([template.spec, template.spec]);
     await expect.poll(() => propagationOf(fedWidgets, 'w'), POLL).toEqual(propagatedTo(MEMBERS));
   });
 });

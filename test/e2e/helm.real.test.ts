@@ -37,7 +37,12 @@ afterAll(async () => {
 
 /** helm against the real host, with its own cache, config and data directories. */
 function helm(args: readonly string[]): Promise<string> {
-  const env = { PATH: process.env.PATH ?? '', HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HELM_CACHE_HOME: join(helmHome, 'cache'),
+    HELM_CONFIG_HOME: join(helmHome, 'config'),
+    HELM_DATA_HOME: join(helmHome, 'data'),
+  };
   return runOk(helmBinary(), [`--kubeconfig=${real.kubeconfigPath}`, ...args], { env });
 }
 
@@ -57,7 +62,9 @@ async function rollout(namespace: string): Promise<Record<string, { replicaSetRe
     const owned = (o: Parsed) => (o.metadata.ownerReferences as Parsed[] | undefined)?.some((r) => r.uid === d.metadata.uid) === true;
     const sets = (replicaSets.items as Parsed[]).filter(owned);
     const setUids = new Set(sets.map((s) => s.metadata.uid as string));
-    const podsOf = (pods.items as Parsed[]).filter((p) => (p.metadata.ownerReferences as Parsed[] | undefined)?.some((r) => setUids.has(r.uid)) === true);
+    const podsOf = (pods.items as Parsed[]).filter(
+      (p) => (p.metadata.ownerReferences as Parsed[] | undefined)?.some((r) => setUids.has(r.uid)) === true,
+    );
     result[d.metadata.name] = {
       replicaSetReplicas: sets.reduce((n, s) => n + (s.status?.replicas ?? 0), 0),
       scheduled: podsOf.filter((p) => typeof p.spec.nodeName === 'string' && p.spec.nodeName !== '').length,
@@ -71,17 +78,27 @@ describe('helm install of deploy/helm/kubefed on real Kubernetes components', ()
   it('installs a Cluster-scoped control plane: every object accepted, the controller manager rolled out onto kwok Nodes', async () => {
     await helm(['install', 'kubefed', CHART, '-n', NS, '--create-namespace']);
     const crds = (await kubectlJson(['get', 'customresourcedefinitions'])).items as Parsed[];
-    const established = crds.filter((c) => (c.status?.conditions as Parsed[] | undefined)?.some((x) => x.type === 'Established' && x.status === 'True'));
-    expect(established.map((c) => c.metadata.name)).toEqual(expect.arrayContaining(['kubefedclusters.core.kubefed.io', 'federatedtypeconfigs.core.kubefed.io', 'federateddeployments.types.kubefed.io']));
+    const established = crds.filter((c) =>
+      (c.status?.conditions as Parsed[] | undefined)?.some((x) => x.type === 'Established' && x.status === 'True'),
+    );
+    expect(established.map((c) => c.metadata.name)).toEqual(
+      expect.arrayContaining([
+        'kubefedclusters.core.kubefed.io',
+        'federatedtypeconfigs.core.kubefed.io',
+        'federateddeployments.types.kubefed.io',
+      ]),
+    );
     const ftcs = (await kubectlJson(['-n', NS, 'get', 'federatedtypeconfigs'])).items as Parsed[];
     expect(ftcs).toHaveLength(DEFAULT_FEDERATED_TYPES.length);
     expect((await kubectlJson(['-n', NS, 'get', 'kubefedconfig', 'kubefed'])).spec.scope).toBe('Cluster');
 
-    await expect.poll(() => rollout(NS), POLL).toEqual({
-      'kubefed-controller-manager': { replicaSetReplicas: 2, scheduled: 2, running: 2 },
-      'kubefed-sync-worker': { replicaSetReplicas: 2, scheduled: 2, running: 2 },
-      'kubefed-redis': { replicaSetReplicas: 1, scheduled: 1, running: 1 },
-    });
+    await expect
+      .poll(() => rollout(NS), POLL)
+      .toEqual({
+        'kubefed-controller-manager': { replicaSetReplicas: 2, scheduled: 2, running: 2 },
+        'kubefed-sync-worker': { replicaSetReplicas: 2, scheduled: 2, running: 2 },
+        'kubefed-redis': { replicaSetReplicas: 1, scheduled: 1, running: 1 },
+      });
     const status = (await kubectlJson(['-n', NS, 'get', 'deployment', 'kubefed-controller-manager'])).status;
     expect(status.replicas).toBe(2);
   });
@@ -89,20 +106,41 @@ describe('helm install of deploy/helm/kubefed on real Kubernetes components', ()
   it('helm upgrade with new values keeps the bundled Redis password and rolls the controller manager to 3 replicas', async () => {
     const password = async () => (await kubectlJson(['-n', NS, 'get', 'secret', 'kubefed-redis-password'])).data.password as string;
     const before = await password();
-    await helm(['upgrade', 'kubefed', CHART, '-n', NS, ...setArgs({ 'controllermanager.controller.replicaCount': '3', 'controllermanager.clusterHealthCheckPeriod': '20s' })]);
+    await helm([
+      'upgrade',
+      'kubefed',
+      CHART,
+      '-n',
+      NS,
+      ...setArgs({ 'controllermanager.controller.replicaCount': '3', 'controllermanager.clusterHealthCheckPeriod': '20s' }),
+    ]);
     expect(await password()).toBe(before);
     expect((await kubectlJson(['-n', NS, 'get', 'kubefedconfig', 'kubefed'])).spec.clusterHealthCheck.period).toBe('20s');
-    await expect.poll(async () => (await rollout(NS))['kubefed-controller-manager'], POLL).toEqual({ replicaSetReplicas: 3, scheduled: 3, running: 3 });
+    await expect
+      .poll(async () => (await rollout(NS))['kubefed-controller-manager'], POLL)
+      .toEqual({ replicaSetReplicas: 3, scheduled: 3, running: 3 });
   });
 
   it('installs a Namespaced control plane beside it, whose controller manager may touch federated objects of its namespace only', async () => {
     await helm(['install', 'kubefed-tenant', CHART, '-n', TENANT, '--create-namespace', ...setArgs({ 'global.scope': 'Namespaced' })]);
     expect((await kubectlJson(['-n', TENANT, 'get', 'kubefedconfig', 'kubefed'])).spec.scope).toBe('Namespaced');
     const canI = async (what: string, namespace: string) =>
-      (await runCommand(KUBECTL, [`--kubeconfig=${real.kubeconfigPath}`, 'auth', 'can-i', ...what.split(' '), '-n', namespace, `--as=system:serviceaccount:${TENANT}:kubefed-controller`])).stdout.trim();
+      (
+        await runCommand(KUBECTL, [
+          `--kubeconfig=${real.kubeconfigPath}`,
+          'auth',
+          'can-i',
+          ...what.split(' '),
+          '-n',
+          namespace,
+          `--as=system:serviceaccount:${TENANT}:kubefed-controller`,
+        ])
+      ).stdout.trim();
     expect(await canI('patch federateddeployments.types.kubefed.io', TENANT)).toBe('yes');
     expect(await canI('patch federateddeployments.types.kubefed.io', 'default')).toBe('no');
     expect(await canI('get namespaces/kube-system', TENANT)).toBe('yes');
-    await expect.poll(async () => (await rollout(TENANT))['kubefed-controller-manager'], POLL).toEqual({ replicaSetReplicas: 2, scheduled: 2, running: 2 });
+    await expect
+      .poll(async () => (await rollout(TENANT))['kubefed-controller-manager'], POLL)
+      .toEqual({ replicaSetReplicas: 2, scheduled: 2, running: 2 });
   });
 });

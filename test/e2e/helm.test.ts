@@ -15,7 +15,22 @@ import { run } from '@kubefed/kubefedctl';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { CHART_DIR, CRDS_DIR, chartGeneratedFiles } from '../../tools/helm/chart-files.js';
-import { CHART, KUBECTL, REPO_ROOT, containerOf, crdsFirst, envVar, find, helmBinary, helmBuilt, helmTemplate, parseObjects, runCommand, runOk, setArgs } from './support/helm.js';
+import {
+  CHART,
+  KUBECTL,
+  REPO_ROOT,
+  containerOf,
+  crdsFirst,
+  envVar,
+  find,
+  helmBinary,
+  helmBuilt,
+  helmTemplate,
+  parseObjects,
+  runCommand,
+  runOk,
+  setArgs,
+} from './support/helm.js';
 import type { K8sObject, Parsed } from './support/helm.js';
 
 const NS = 'kube-federation-system';
@@ -37,7 +52,10 @@ function render(values: Readonly<Record<string, string>> = {}, namespace = NS): 
 
 const scopeValues = (scope: Scope): Record<string, string> => (scope === 'Cluster' ? {} : { 'global.scope': 'Namespaced' });
 const rulesOf = (o: K8sObject): Parsed[] => o.rules as Parsed[];
-const baseRbac = [...parseObjects(readFileSync(join(REPO_ROOT, 'deploy/base/controller-manager-rbac.yaml'), 'utf8')), ...parseObjects(readFileSync(join(REPO_ROOT, 'deploy/base/sync-worker-rbac.yaml'), 'utf8'))];
+const baseRbac = [
+  ...parseObjects(readFileSync(join(REPO_ROOT, 'deploy/base/controller-manager-rbac.yaml'), 'utf8')),
+  ...parseObjects(readFileSync(join(REPO_ROOT, 'deploy/base/sync-worker-rbac.yaml'), 'utf8')),
+];
 const crdFileCount = readdirSync(CRDS_DIR).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml').length;
 
 describe('the chart files generated from deploy/crds and kubefedctl enable', () => {
@@ -45,11 +63,17 @@ describe('the chart files generated from deploy/crds and kubefedctl enable', () 
     const expected = chartGeneratedFiles();
     const onDisk = Object.fromEntries(Object.keys(expected).map((path) => [path, readFileSync(join(CHART_DIR, path), 'utf8')]));
     expect(onDisk).toEqual(expected);
-    expect(readdirSync(join(CHART_DIR, 'crds')).sort()).toEqual(Object.keys(expected).filter((p) => p.startsWith('crds/')).map((p) => p.slice('crds/'.length)).sort());
+    expect(readdirSync(join(CHART_DIR, 'crds')).sort()).toEqual(
+      Object.keys(expected)
+        .filter((p) => p.startsWith('crds/'))
+        .map((p) => p.slice('crds/'.length))
+        .sort(),
+    );
   });
 
   it('carries the version of packages/controller-manager as chart version and appVersion (the image tag)', () => {
-    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'packages/controller-manager/package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'packages/controller-manager/package.json'), 'utf8')) as { version: string })
+      .version;
     const chart = parseObjects(readFileSync(join(CHART, 'Chart.yaml'), 'utf8'))[0] as Parsed;
     expect({ version: chart.version, appVersion: chart.appVersion }).toEqual({ version, appVersion: version });
   });
@@ -64,7 +88,10 @@ describe('helm chart deploy/helm/kubefed', () => {
   it.each([
     ['Cluster scope, bundled Redis', {}],
     ['Namespaced scope, bundled Redis', { 'global.scope': 'Namespaced' }],
-    ['external Redis with password and TLS', { ...EXTERNAL, 'redis.external.passwordSecret.name': 'redis-auth', 'redis.external.tls.caSecret.name': 'redis-ca' }],
+    [
+      'external Redis with password and TLS',
+      { ...EXTERNAL, 'redis.external.passwordSecret.name': 'redis-auth', 'redis.external.tls.caSecret.name': 'redis-ca' },
+    ],
   ])('passes helm lint --strict: %s', async (_title, values) => {
     const r = await runCommand(helmBinary(), ['lint', '--strict', CHART, '-n', NS, ...setArgs(values)]);
     expect(r.stderr).toBe('');
@@ -77,7 +104,9 @@ describe('helm chart deploy/helm/kubefed', () => {
       const objects = await render(scopeValues(scope));
       expect(objects.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(crdFileCount);
       const ftcs = objects.filter((o) => o.kind === 'FederatedTypeConfig');
-      expect(ftcs.map((o) => o.metadata.name).sort()).toEqual(DEFAULT_FEDERATED_TYPES.map((t) => (t.group === '' ? t.pluralName : `${t.pluralName}.${t.group}`)).sort());
+      expect(ftcs.map((o) => o.metadata.name).sort()).toEqual(
+        DEFAULT_FEDERATED_TYPES.map((t) => (t.group === '' ? t.pluralName : `${t.pluralName}.${t.group}`)).sort(),
+      );
       expect(ftcs.every((o) => o.metadata.namespace === NS)).toBe(true);
     });
 
@@ -86,7 +115,15 @@ describe('helm chart deploy/helm/kubefed', () => {
       const cm = find(objects, 'Deployment', 'kubefed-controller-manager');
       expect(cm.metadata.namespace).toBe(NS);
       expect(cm.spec.replicas).toBe(2);
-      expect(containerOf(cm).args).toEqual(expect.arrayContaining(['--kubefed-namespace=$(POD_NAMESPACE)', '--mode=controllers', '--leader-elect=true', '--metrics-addr=:9090', '--health-addr=:8080']));
+      expect(containerOf(cm).args).toEqual(
+        expect.arrayContaining([
+          '--kubefed-namespace=$(POD_NAMESPACE)',
+          '--mode=controllers',
+          '--leader-elect=true',
+          '--metrics-addr=:9090',
+          '--health-addr=:8080',
+        ]),
+      );
       expect(cm.spec.template.spec.serviceAccountName).toBe('kubefed-controller');
       const workers = find(objects, 'Deployment', 'kubefed-sync-worker');
       expect(workers.spec.replicas).toBe(2);
@@ -126,9 +163,17 @@ describe('helm chart deploy/helm/kubefed', () => {
   it('Cluster scope grants exactly the RBAC of deploy/base: cluster-wide ClusterRoles and Roles in the release namespace', async () => {
     const objects = await render();
     const rbac = (list: readonly K8sObject[]) =>
-      list.filter((o) => ['ClusterRole', 'Role'].includes(o.kind)).map((o) => ({ kind: o.kind, name: o.metadata.name, rules: rulesOf(o) })).sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
+      list
+        .filter((o) => ['ClusterRole', 'Role'].includes(o.kind))
+        .map((o) => ({ kind: o.kind, name: o.metadata.name, rules: rulesOf(o) }))
+        .sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
     expect(rbac(objects)).toEqual(rbac(baseRbac));
-    const bindings = objects.filter((o) => o.kind.endsWith('Binding')).map((b) => `${b.kind} ${b.metadata.name} -> ${b.roleRef.kind} ${b.roleRef.name}: ${(b.subjects as Parsed[]).map((s) => `${s.namespace}/${s.name}`).join()}`);
+    const bindings = objects
+      .filter((o) => o.kind.endsWith('Binding'))
+      .map(
+        (b) =>
+          `${b.kind} ${b.metadata.name} -> ${b.roleRef.kind} ${b.roleRef.name}: ${(b.subjects as Parsed[]).map((s) => `${s.namespace}/${s.name}`).join()}`,
+      );
     expect(bindings.sort()).toEqual([
       `ClusterRoleBinding kubefed-controller-manager -> ClusterRole kubefed-controller-manager: ${NS}/kubefed-controller`,
       `ClusterRoleBinding kubefed-sync-worker -> ClusterRole kubefed-sync-worker: ${NS}/kubefed-sync-worker`,
@@ -142,7 +187,10 @@ describe('helm chart deploy/helm/kubefed', () => {
     const objects = await render({ 'global.scope': 'Namespaced' }, ns);
     const clusterRoles = objects.filter((o) => o.kind === 'ClusterRole');
     expect(clusterRoles.map((o) => o.metadata.name).sort()).toEqual([`kubefed-controller-manager:${ns}`, `kubefed-sync-worker:${ns}`]);
-    expect(clusterRoles.flatMap(rulesOf).map((r) => `${r.resources.join()}:${r.verbs.join()}`)).toEqual(['namespaces:get', 'namespaces:get']);
+    expect(clusterRoles.flatMap(rulesOf).map((r) => `${r.resources.join()}:${r.verbs.join()}`)).toEqual([
+      'namespaces:get',
+      'namespaces:get',
+    ]);
     for (const account of ['controller-manager', 'sync-worker']) {
       const role = find(objects, 'Role', `kubefed-${account}`);
       expect(role.metadata.namespace).toBe(ns);
@@ -162,13 +210,17 @@ describe('helm chart deploy/helm/kubefed', () => {
     const redis = find(objects, 'Deployment', 'kubefed-redis');
     expect(envVar(redis, 'REDIS_PASSWORD').valueFrom).toEqual(fromSecret);
     expect(containerOf(redis).args).toEqual(['--save', '', '--appendonly', 'no', '--requirepass', '$(REDIS_PASSWORD)']);
-    for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) expect(envVar(find(objects, 'Deployment', name), 'REDIS_PASSWORD').valueFrom).toEqual(fromSecret);
+    for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker'])
+      expect(envVar(find(objects, 'Deployment', name), 'REDIS_PASSWORD').valueFrom).toEqual(fromSecret);
     expect(find(objects, 'Service', 'kubefed-redis').spec.ports[0].port).toBe(6379);
     const policy = find(objects, 'NetworkPolicy', 'kubefed-redis');
     expect(policy.spec.podSelector.matchLabels).toEqual({ 'kubefed-control-plane': 'redis' });
     expect(policy.spec.ingress).toEqual([
       {
-        from: [{ podSelector: { matchLabels: { 'kubefed-control-plane': 'controller-manager' } } }, { podSelector: { matchLabels: { 'kubefed-control-plane': 'sync-worker' } } }],
+        from: [
+          { podSelector: { matchLabels: { 'kubefed-control-plane': 'controller-manager' } } },
+          { podSelector: { matchLabels: { 'kubefed-control-plane': 'sync-worker' } } },
+        ],
         ports: [{ protocol: 'TCP', port: 6379 }],
       },
     ]);
@@ -178,20 +230,36 @@ describe('helm chart deploy/helm/kubefed', () => {
     const objects = await render({ 'redis.bundled.existingSecret': 'my-redis-password' });
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     expect(envVar(find(objects, 'Deployment', 'kubefed-redis'), 'REDIS_PASSWORD').valueFrom.secretKeyRef.name).toBe('my-redis-password');
-    expect(envVar(find(objects, 'Deployment', 'kubefed-controller-manager'), 'REDIS_PASSWORD').valueFrom.secretKeyRef.name).toBe('my-redis-password');
+    expect(envVar(find(objects, 'Deployment', 'kubefed-controller-manager'), 'REDIS_PASSWORD').valueFrom.secretKeyRef.name).toBe(
+      'my-redis-password',
+    );
   });
 
   it('external Redis: the URL with the password of a Secret, its CA and client certificate mounted and passed as flags; no Redis of its own', async () => {
-    const objects = await render({ ...EXTERNAL, 'redis.external.passwordSecret.name': 'redis-auth', 'redis.external.tls.caSecret.name': 'redis-ca', 'redis.external.tls.clientCertSecret': 'redis-client' });
+    const objects = await render({
+      ...EXTERNAL,
+      'redis.external.passwordSecret.name': 'redis-auth',
+      'redis.external.tls.caSecret.name': 'redis-ca',
+      'redis.external.tls.clientCertSecret': 'redis-client',
+    });
     expect(objects.filter((o) => o.metadata.name.startsWith('kubefed-redis'))).toEqual([]);
     for (const name of ['kubefed-controller-manager', 'kubefed-sync-worker']) {
       const d = find(objects, 'Deployment', name);
       expect(envVar(d, 'REDIS_PASSWORD').valueFrom).toEqual({ secretKeyRef: { name: 'redis-auth', key: 'password' } });
       expect(envVar(d, 'REDIS_URL').value).toBe('rediss://kubefed:$(REDIS_PASSWORD)@redis.example.com:6380/0');
       expect(containerOf(d).args).toEqual(
-        expect.arrayContaining(['--redis-ca-file=/etc/kubefed/redis-ca/ca.crt', '--redis-cert-file=/etc/kubefed/redis-client/tls.crt', '--redis-key-file=/etc/kubefed/redis-client/tls.key']),
+        expect.arrayContaining([
+          '--redis-ca-file=/etc/kubefed/redis-ca/ca.crt',
+          '--redis-cert-file=/etc/kubefed/redis-client/tls.crt',
+          '--redis-key-file=/etc/kubefed/redis-client/tls.key',
+        ]),
       );
-      expect(d.spec.template.spec.volumes).toEqual(expect.arrayContaining([{ name: 'redis-ca', secret: { secretName: 'redis-ca' } }, { name: 'redis-client', secret: { secretName: 'redis-client' } }]));
+      expect(d.spec.template.spec.volumes).toEqual(
+        expect.arrayContaining([
+          { name: 'redis-ca', secret: { secretName: 'redis-ca' } },
+          { name: 'redis-client', secret: { secretName: 'redis-client' } },
+        ]),
+      );
     }
   });
 
@@ -205,7 +273,10 @@ describe('helm chart deploy/helm/kubefed', () => {
     [{ 'global.scope': 'Cluster-wide' }, 'global.scope: must be Cluster or Namespaced, not "Cluster-wide"'],
     [{ 'redis.bundled.enabled': 'false' }, 'redis.external.url: required when redis.bundled.enabled is false'],
     [{ 'redis.bundled.enabled': 'false', 'redis.external.url': 'http://redis:6379' }, 'redis.external.url: scheme must be redis, rediss'],
-    [{ ...EXTERNAL, 'redis.external.url': 'redis://:secret@redis:6379', 'redis.external.passwordSecret.name': 'redis-auth' }, 'redis.external.url: carries a password while redis.external.passwordSecret.name is set'],
+    [
+      { ...EXTERNAL, 'redis.external.url': 'redis://:secret@redis:6379', 'redis.external.passwordSecret.name': 'redis-auth' },
+      'redis.external.url: carries a password while redis.external.passwordSecret.name is set',
+    ],
   ])('refuses %j with a message naming the value', async (values, message) => {
     const r = await runCommand(helmBinary(), ['template', 'kubefed', CHART, '-n', NS, ...setArgs(values)]);
     expect(r.code).toBe(1);
@@ -230,14 +301,18 @@ describe('helm chart deploy/helm/kubefed', () => {
       'controllermanager.commonNodeSelector.pool': 'system',
       'controllermanager.commonTolerations[0].key': 'dedicated',
       'controllermanager.commonTolerations[0].operator': 'Exists',
-      'controllermanager.controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key': 'zone',
-      'controllermanager.controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator': 'Exists',
+      'controllermanager.controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key':
+        'zone',
+      'controllermanager.controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator':
+        'Exists',
       'controllermanager.controller.resources.limits.memory': '1Gi',
     });
     const cm = find(objects, 'Deployment', 'kubefed-controller-manager');
     const workers = find(objects, 'Deployment', 'kubefed-sync-worker');
     expect([cm.spec.replicas, workers.spec.replicas]).toEqual([3, 5]);
-    expect(containerOf(cm).args).toEqual(expect.arrayContaining(['--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=4s']));
+    expect(containerOf(cm).args).toEqual(
+      expect.arrayContaining(['--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s', '--leader-elect-retry-period=4s']),
+    );
     expect((containerOf(workers).args as string[]).filter((a) => a.startsWith('--leader-elect-'))).toEqual([]);
     const config = find(objects, 'KubeFedConfig', 'kubefed').spec;
     expect(config.leaderElect).toMatchObject({ leaseDuration: '30s', renewDeadline: '20s', retryPeriod: '4s' });
@@ -251,7 +326,13 @@ describe('helm chart deploy/helm/kubefed', () => {
       expect(pod.nodeSelector).toEqual({ pool: 'system' });
       expect(pod.tolerations).toEqual([{ key: 'dedicated', operator: 'Exists' }]);
     }
-    expect(cm.spec.template.spec.affinity).toEqual({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }] } } });
+    expect(cm.spec.template.spec.affinity).toEqual({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }],
+        },
+      },
+    });
     expect(workers.spec.template.spec.affinity.podAntiAffinity).toBeDefined();
     expect(containerOf(cm).resources.limits).toEqual({ cpu: '1', memory: '1Gi' });
   });
@@ -262,7 +343,11 @@ describe('helm chart deploy/helm/kubefed', () => {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     });
 
-    async function host(): Promise<{ kubeconfig: string; k: (args: readonly string[], input?: string) => Promise<string>; canI: (as: string, what: string, namespace: string) => Promise<string> }> {
+    async function host(): Promise<{
+      kubeconfig: string;
+      k: (args: readonly string[], input?: string) => Promise<string>;
+      canI: (as: string, what: string, namespace: string) => Promise<string>;
+    }> {
       const cluster = await startCluster({ name: 'host' });
       cleanups.push(() => cluster.stop());
       const dir = mkdtempSync(join(tmpdir(), 'kubefed-helm-'));
@@ -274,7 +359,8 @@ describe('helm chart deploy/helm/kubefed', () => {
         kubeconfig,
         k: (args, input) => runOk(KUBECTL, [...base, ...args], { input }),
         // `kubectl auth can-i` exits 1 for "no": its answer is the output.
-        canI: async (as, what, namespace) => (await runCommand(KUBECTL, [...base, 'auth', 'can-i', ...what.split(' '), '-n', namespace, `--as=${as}`])).stdout.trim(),
+        canI: async (as, what, namespace) =>
+          (await runCommand(KUBECTL, [...base, 'auth', 'can-i', ...what.split(' '), '-n', namespace, `--as=${as}`])).stdout.trim(),
       };
     }
 
@@ -291,52 +377,61 @@ describe('helm chart deploy/helm/kubefed', () => {
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       const fromCli = parseObjects(stdout);
       const chart = await render();
-      const byName = (list: readonly K8sObject[], kind: string) => Object.fromEntries(list.filter((o) => o.kind === kind).map((o) => [o.metadata.name, o]));
+      const byName = (list: readonly K8sObject[], kind: string) =>
+        Object.fromEntries(list.filter((o) => o.kind === kind).map((o) => [o.metadata.name, o]));
       const chartFtcs = byName(chart, 'FederatedTypeConfig');
-      expect(byName(fromCli, 'FederatedTypeConfig')).toEqual(Object.fromEntries(Object.entries(chartFtcs).map(([name, o]) => [name, { ...o, metadata: { name, namespace: NS } }])));
+      expect(byName(fromCli, 'FederatedTypeConfig')).toEqual(
+        Object.fromEntries(Object.entries(chartFtcs).map(([name, o]) => [name, { ...o, metadata: { name, namespace: NS } }])),
+      );
       const cliCrds = byName(fromCli, 'CustomResourceDefinition');
       expect(Object.keys(cliCrds)).toHaveLength(DEFAULT_FEDERATED_TYPES.length);
       const chartCrds = byName(chart, 'CustomResourceDefinition');
       for (const [name, crd] of Object.entries(cliCrds)) expect(chartCrds[name], name).toEqual(crd);
     });
 
-    it.each(SCOPES)('%s scope: the rendered chart applies, the FederatedTypeConfigs exist, RBAC holds, the Deployments roll out', async (scope: Scope) => {
-      const { k, canI } = await host();
-      const ns = scope === 'Cluster' ? NS : 'tenant-federation';
-      await k(['create', 'namespace', ns]);
-      // kube-sim serves no networking.k8s.io: the NetworkPolicy is checked on the rendered objects above.
-      const { crds, rest } = crdsFirst((await render(scopeValues(scope), ns)).filter((o) => o.kind !== 'NetworkPolicy'));
-      const yaml = (list: readonly K8sObject[]) => list.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
-      await k(['apply', '--server-side', '-f', '-'], yaml(crds));
-      await k(['wait', '--for=condition=Established', '--timeout=60s', ...crds.map((c) => `crd/${c.metadata.name}`)]);
-      await k(['apply', '--server-side', '-f', '-'], yaml(rest));
+    it.each(SCOPES)(
+      '%s scope: the rendered chart applies, the FederatedTypeConfigs exist, RBAC holds, the Deployments roll out',
+      async (scope: Scope) => {
+        const { k, canI } = await host();
+        const ns = scope === 'Cluster' ? NS : 'tenant-federation';
+        await k(['create', 'namespace', ns]);
+        // kube-sim serves no networking.k8s.io: the NetworkPolicy is checked on the rendered objects above.
+        const { crds, rest } = crdsFirst((await render(scopeValues(scope), ns)).filter((o) => o.kind !== 'NetworkPolicy'));
+        const yaml = (list: readonly K8sObject[]) => list.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+        await k(['apply', '--server-side', '-f', '-'], yaml(crds));
+        await k(['wait', '--for=condition=Established', '--timeout=60s', ...crds.map((c) => `crd/${c.metadata.name}`)]);
+        await k(['apply', '--server-side', '-f', '-'], yaml(rest));
 
-      for (const o of rest) {
-        const ref = o.metadata.namespace === undefined ? [o.kind, o.metadata.name] : ['-n', o.metadata.namespace, o.kind, o.metadata.name];
-        expect(JSON.parse(await k(['get', ...ref, '-o', 'json'])).metadata.name).toBe(o.metadata.name);
-      }
-      const ftcs = JSON.parse(await k(['-n', ns, 'get', 'federatedtypeconfigs', '-o', 'json'])).items as Parsed[];
-      expect(ftcs).toHaveLength(DEFAULT_FEDERATED_TYPES.length);
-      expect(JSON.parse(await k(['-n', ns, 'get', 'kubefedconfig', 'kubefed', '-o', 'json'])).spec.scope).toBe(scope);
+        for (const o of rest) {
+          const ref =
+            o.metadata.namespace === undefined ? [o.kind, o.metadata.name] : ['-n', o.metadata.namespace, o.kind, o.metadata.name];
+          expect(JSON.parse(await k(['get', ...ref, '-o', 'json'])).metadata.name).toBe(o.metadata.name);
+        }
+        const ftcs = JSON.parse(await k(['-n', ns, 'get', 'federatedtypeconfigs', '-o', 'json'])).items as Parsed[];
+        expect(ftcs).toHaveLength(DEFAULT_FEDERATED_TYPES.length);
+        expect(JSON.parse(await k(['-n', ns, 'get', 'kubefedconfig', 'kubefed', '-o', 'json'])).spec.scope).toBe(scope);
 
-      const controllerManager = `system:serviceaccount:${ns}:kubefed-controller`;
-      expect(await canI(controllerManager, 'patch federateddeployments.types.kubefed.io', ns)).toBe('yes');
-      expect(await canI(controllerManager, 'patch federateddeployments.types.kubefed.io', 'default')).toBe(scope === 'Cluster' ? 'yes' : 'no');
-      expect(await canI(controllerManager, 'update leases.coordination.k8s.io/kubefed-controller-manager', ns)).toBe('yes');
-      expect(await canI(`system:serviceaccount:${ns}:kubefed-sync-worker`, 'create propagatedversions.core.kubefed.io', ns)).toBe('yes');
-      expect(await canI(controllerManager, 'create deployments.apps', ns)).toBe('no');
+        const controllerManager = `system:serviceaccount:${ns}:kubefed-controller`;
+        expect(await canI(controllerManager, 'patch federateddeployments.types.kubefed.io', ns)).toBe('yes');
+        expect(await canI(controllerManager, 'patch federateddeployments.types.kubefed.io', 'default')).toBe(
+          scope === 'Cluster' ? 'yes' : 'no',
+        );
+        expect(await canI(controllerManager, 'update leases.coordination.k8s.io/kubefed-controller-manager', ns)).toBe('yes');
+        expect(await canI(`system:serviceaccount:${ns}:kubefed-sync-worker`, 'create propagatedversions.core.kubefed.io', ns)).toBe('yes');
+        expect(await canI(controllerManager, 'create deployments.apps', ns)).toBe('no');
 
-      // The simulated deployment controller and kubelet run the pods (no image is pulled).
-      const deployments = rest.filter((o) => o.kind === 'Deployment');
-      await expect
-        .poll(
-          async () => {
-            const list = JSON.parse(await k(['-n', ns, 'get', 'deployments', '-o', 'json']));
-            return Object.fromEntries((list.items as Parsed[]).map((d) => [d.metadata.name, d.status?.readyReplicas ?? 0]));
-          },
-          { timeout: 30_000, interval: 250 },
-        )
-        .toEqual(Object.fromEntries(deployments.map((d) => [d.metadata.name, d.spec.replicas])));
-    });
+        // The simulated deployment controller and kubelet run the pods (no image is pulled).
+        const deployments = rest.filter((o) => o.kind === 'Deployment');
+        await expect
+          .poll(
+            async () => {
+              const list = JSON.parse(await k(['-n', ns, 'get', 'deployments', '-o', 'json']));
+              return Object.fromEntries((list.items as Parsed[]).map((d) => [d.metadata.name, d.status?.readyReplicas ?? 0]));
+            },
+            { timeout: 30_000, interval: 250 },
+          )
+          .toEqual(Object.fromEntries(deployments.map((d) => [d.metadata.name, d.spec.replicas])));
+      },
+    );
   });
 });

@@ -4,7 +4,16 @@
 import { RESOURCES } from '@kubefed/api';
 import type { LocalFederation } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, getOrUndefined, POLL, propagatedTo, propagationOf, startE2eFederation } from './support/e2e-federation.js';
+import {
+  createFederatedNamespace,
+  FEDERATED_CONFIG_MAPS,
+  FEDERATED_NAMESPACES,
+  getOrUndefined,
+  POLL,
+  propagatedTo,
+  propagationOf,
+  startE2eFederation,
+} from './support/e2e-federation.js';
 
 const CLUSTERS = ['host', 'member1'] as const;
 
@@ -15,7 +24,13 @@ beforeAll(async () => {
   const joined = await fed.kubefedctl(['join', 'host', '--cluster-context', 'host', '--host-cluster-context', 'host']);
   expect(joined.stderr).not.toContain('error:');
   expect(joined.code).toBe(0);
-  await vi.waitFor(async () => expect((await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('host')).status).toMatchObject({ conditions: [{ type: 'Ready', status: 'True' }] }), POLL);
+  await vi.waitFor(
+    async () =>
+      expect((await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('host')).status).toMatchObject({
+        conditions: [{ type: 'Ready', status: 'True' }],
+      }),
+    POLL,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -24,7 +39,9 @@ afterAll(async () => {
 
 const labelsOf = async (cluster: string, ns: string): Promise<Record<string, string> | 'absent'> => {
   const obj = await getOrUndefined(fed.client(cluster).resource(RESOURCES.namespaces), ns);
-  return obj === undefined ? 'absent' : { ...(obj.metadata.labels ?? {}), phase: String((obj.status as { phase?: string } | undefined)?.phase) };
+  return obj === undefined
+    ? 'absent'
+    : { ...(obj.metadata.labels ?? {}), phase: String((obj.status as { phase?: string } | undefined)?.phase) };
 };
 
 describe('the host cluster joined as a member', () => {
@@ -33,7 +50,12 @@ describe('the host cluster joined as a member', () => {
     await createFederatedNamespace(fed, ns, CLUSTERS);
     const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
     const fedConfigMaps = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
-    await fedConfigMaps.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata: { name: 'settings', namespace: ns }, spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } } });
+    await fedConfigMaps.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings', namespace: ns },
+      spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } },
+    });
     await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
     await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(CLUSTERS));
     await expect.poll(() => labelsOf('host', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });

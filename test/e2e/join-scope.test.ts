@@ -21,17 +21,27 @@ async function kubefedConfig(scope: 'Cluster' | 'Namespaced'): Promise<void> {
   const configs = fed.client('host').resource(RESOURCES.kubeFedConfigs, fed.namespace);
   await configs.delete('kubefed').catch(() => undefined);
   await expect.poll(async () => (await configs.list()).items.length, POLL).toBe(0);
-  await configs.create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed', namespace: fed.namespace }, spec: { scope } });
+  await configs.create({
+    apiVersion: 'core.kubefed.io/v1beta1',
+    kind: 'KubeFedConfig',
+    metadata: { name: 'kubefed', namespace: fed.namespace },
+    spec: { scope },
+  });
 }
 
 async function join(member: string, ...flags: string[]): Promise<void> {
-  succeeded(await fed.kubefedctl(['join', member, '--cluster-context', member, '--host-cluster-context', 'host', ...flags]), `kubefedctl join ${member}`);
+  succeeded(
+    await fed.kubefedctl(['join', member, '--cluster-context', member, '--host-cluster-context', 'host', ...flags]),
+    `kubefedctl join ${member}`,
+  );
 }
 
 /** The Ready condition of a KubeFedCluster as `status reason`. */
 async function ready(name: string): Promise<string | undefined> {
   const kfc = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get(name);
-  const c = (kfc.status as { conditions?: { type: string; status: string; reason?: string }[] } | undefined)?.conditions?.find((x) => x.type === 'Ready');
+  const c = (kfc.status as { conditions?: { type: string; status: string; reason?: string }[] } | undefined)?.conditions?.find(
+    (x) => x.type === 'Ready',
+  );
   return c === undefined ? undefined : `${c.status} ${c.reason ?? ''}`;
 }
 
@@ -48,9 +58,14 @@ describe('join scope', () => {
     await expect.poll(() => ready('member2'), POLL).toBe('True ClusterReady');
     const kfc = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('member1');
     const message = (kfc.status as { conditions: { message: string }[] }).conditions[0]?.message;
-    expect(message).toContain(`cluster member1 was joined for scope Namespaced (annotation kubefed.io/join-scope of KubeFedCluster ${fed.namespace}/member1)`);
+    expect(message).toContain(
+      `cluster member1 was joined for scope Namespaced (annotation kubefed.io/join-scope of KubeFedCluster ${fed.namespace}/member1)`,
+    );
     expect(message).toContain('unjoin it and join it again with this control plane');
-    await cm.waitForLine(/"cluster":"member1".*"msg":"the cluster was joined for another control-plane scope; it is not used"/, { fromStart: true, timeoutMs: POLL.timeout });
+    await cm.waitForLine(/"cluster":"member1".*"msg":"the cluster was joined for another control-plane scope; it is not used"/, {
+      fromStart: true,
+      timeoutMs: POLL.timeout,
+    });
 
     await join('member1', '--error-on-existing=false');
     await expect.poll(() => ready('member1'), POLL).toBe('True ClusterReady');

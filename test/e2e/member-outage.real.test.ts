@@ -8,7 +8,16 @@ import { RESOURCES } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import type { LocalFederation } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, getOrUndefined, POLL, propagatedTo, propagationOf, startE2eFederation, useFastHealthChecks } from './support/e2e-federation.js';
+import {
+  createFederatedNamespace,
+  FEDERATED_CONFIG_MAPS,
+  getOrUndefined,
+  POLL,
+  propagatedTo,
+  propagationOf,
+  startE2eFederation,
+  useFastHealthChecks,
+} from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 
@@ -54,7 +63,9 @@ describe('a member kube-apiserver that stops answering', () => {
       expect(await health('member1')).toEqual({ ready: 'True', offline: '-' });
       await cms.patch('app', { spec: { template: { data: { v: '2' } } } }, 'merge');
       await expect.poll(() => memberData('member1'), POLL).toEqual({ v: '2' });
-      await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual({ current: true, propagation: 'False', reason: 'CheckClusters', clusters: { member1: 'OK', member2: 'ClusterNotReady' } });
+      await expect
+        .poll(() => propagationOf(cms, 'app'), POLL)
+        .toEqual({ current: true, propagation: 'False', reason: 'CheckClusters', clusters: { member1: 'OK', member2: 'ClusterNotReady' } });
     } finally {
       fed.restoreFaults();
     }

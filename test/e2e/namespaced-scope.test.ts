@@ -6,21 +6,45 @@
 import { RESOURCES } from '@kubefed/api';
 import { consistently, type LocalFederation, startLocalFederation } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { federated, FEDERATED_CONFIG_MAPS, getOrUndefined, POLL, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
+import {
+  federated,
+  FEDERATED_CONFIG_MAPS,
+  getOrUndefined,
+  POLL,
+  propagatedTo,
+  propagationOf,
+  succeeded,
+} from './support/e2e-federation.js';
 
 const PLANES = ['fed-a', 'fed-b'] as const;
 
 let fed: LocalFederation;
 
 beforeAll(async () => {
-  fed = await startLocalFederation({ members: ['member1'], redisUrl: process.env.REDIS_URL, controllerManager: false, join: false, enableDefaultTypes: false });
+  fed = await startLocalFederation({
+    members: ['member1'],
+    redisUrl: process.env.REDIS_URL,
+    controllerManager: false,
+    join: false,
+    enableDefaultTypes: false,
+  });
   const host = fed.client('host');
-  for (const plane of [...PLANES, 'outside']) await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: plane } });
+  for (const plane of [...PLANES, 'outside'])
+    await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: plane } });
   for (const plane of PLANES) {
-    await host.resource(RESOURCES.kubeFedConfigs, plane).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: { scope: 'Namespaced' } });
+    await host.resource(RESOURCES.kubeFedConfigs, plane).create({
+      apiVersion: 'core.kubefed.io/v1beta1',
+      kind: 'KubeFedConfig',
+      metadata: { name: 'kubefed' },
+      spec: { scope: 'Namespaced' },
+    });
     const inPlane = (args: readonly string[]) => fed.kubefedctl(['--kubefed-namespace', plane, ...args, '--host-cluster-context', 'host']);
-    succeeded(await inPlane(['join', 'member1', '--cluster-context', 'member1', '--allow-duplicate-endpoint']), `join member1 into ${plane}`);
-    for (const type of ['configmaps', 'clusterroles.rbac.authorization.k8s.io']) succeeded(await inPlane(['enable', type]), `enable ${type} in ${plane}`);
+    succeeded(
+      await inPlane(['join', 'member1', '--cluster-context', 'member1', '--allow-duplicate-endpoint']),
+      `join member1 into ${plane}`,
+    );
+    for (const type of ['configmaps', 'clusterroles.rbac.authorization.k8s.io'])
+      succeeded(await inPlane(['enable', type]), `enable ${type} in ${plane}`);
     // A queue prefix per plane (the harness passes one explicitly; the default would differ by itself).
     await fed.startControllerManager(['--kubefed-namespace', plane, '--queue-prefix', `${fed.queuePrefix}-${plane}`]);
   }
@@ -43,7 +67,9 @@ describe('two Namespaced control planes on one host', () => {
     for (const ns of [...PLANES, 'outside']) await host.resource(FEDERATED_CONFIG_MAPS, ns).create(federatedConfigMap(ns, ns));
     const memberConfigMap = (ns: string) => getOrUndefined(fed.client('member1').resource(RESOURCES.configMaps, ns), 'settings');
     for (const plane of PLANES) {
-      await expect.poll(() => propagationOf(host.resource(FEDERATED_CONFIG_MAPS, plane), 'settings'), POLL).toEqual(propagatedTo(['member1']));
+      await expect
+        .poll(() => propagationOf(host.resource(FEDERATED_CONFIG_MAPS, plane), 'settings'), POLL)
+        .toEqual(propagatedTo(['member1']));
       await expect.poll(async () => (await memberConfigMap(plane))?.['data'], POLL).toEqual({ plane });
     }
     await consistently(
@@ -60,9 +86,14 @@ describe('two Namespaced control planes on one host', () => {
     const host = fed.client('host');
     for (const plane of PLANES) {
       await expect
-        .poll(async () => (await host.resource(RESOURCES.federatedTypeConfigs, plane).get('clusterroles.rbac.authorization.k8s.io')).status, POLL)
+        .poll(
+          async () => (await host.resource(RESOURCES.federatedTypeConfigs, plane).get('clusterroles.rbac.authorization.k8s.io')).status,
+          POLL,
+        )
         .toMatchObject({ propagationController: 'NotRunning' });
-      await expect.poll(async () => (await host.resource(RESOURCES.federatedTypeConfigs, plane).get('configmaps')).status, POLL).toMatchObject({ propagationController: 'Running' });
+      await expect
+        .poll(async () => (await host.resource(RESOURCES.federatedTypeConfigs, plane).get('configmaps')).status, POLL)
+        .toMatchObject({ propagationController: 'Running' });
     }
     await host.resource(federated('federatedclusterroles')).create({
       apiVersion: 'types.kubefed.io/v1beta1',
@@ -71,7 +102,13 @@ describe('two Namespaced control planes on one host', () => {
       spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }] } },
     });
     await consistently(
-      async () => expect(await getOrUndefined(fed.client('member1').resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' }), 'namespaced-planes-never-sync-this')).toBeUndefined(),
+      async () =>
+        expect(
+          await getOrUndefined(
+            fed.client('member1').resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' }),
+            'namespaced-planes-never-sync-this',
+          ),
+        ).toBeUndefined(),
       { durationMs: 3000, intervalMs: 200 },
     );
   }, 60_000);

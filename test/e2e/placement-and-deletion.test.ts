@@ -75,7 +75,9 @@ describe.concurrent('placement, overrides and deletion', () => {
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo([]));
   });
 
-  it('applies each cluster its own overrides and reports ApplyOverridesFailed only for the cluster whose override path does not apply', async ({ expect }) => {
+  it('applies each cluster its own overrides and reports ApplyOverridesFailed only for the cluster whose override path does not apply', async ({
+    expect,
+  }) => {
     const ns = 'overrides';
     await createFederatedNamespace(fed, ns, MEMBERS);
     const cms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
@@ -93,66 +95,124 @@ describe.concurrent('placement, overrides and deletion', () => {
     );
     await expect
       .poll(() => propagationOf(cms, 'app'), POLL)
-      .toEqual({ current: true, propagation: 'False', reason: 'CheckClusters', clusters: { member1: 'OK', member2: 'ApplyOverridesFailed', member3: 'OK' } });
-    expect(await memberData(ns, 'app')).toEqual({ member1: { greeting: 'hej', level: 'info' }, member2: 'absent', member3: { greeting: 'hello' } });
+      .toEqual({
+        current: true,
+        propagation: 'False',
+        reason: 'CheckClusters',
+        clusters: { member1: 'OK', member2: 'ApplyOverridesFailed', member3: 'OK' },
+      });
+    expect(await memberData(ns, 'app')).toEqual({
+      member1: { greeting: 'hej', level: 'info' },
+      member2: 'absent',
+      member3: { greeting: 'hello' },
+    });
 
     // Fixing the override lets member2 catch up.
-    await cms.patch('app', { spec: { overrides: [{ clusterName: 'member1', clusterOverrides: [{ path: '/data/greeting', value: 'hej' }] }] } }, 'merge');
-    await expect.poll(() => memberData(ns, 'app'), POLL).toEqual({ member1: { greeting: 'hej', level: 'info' }, member2: { greeting: 'hello', level: 'info' }, member3: { greeting: 'hello', level: 'info' } });
+    await cms.patch(
+      'app',
+      { spec: { overrides: [{ clusterName: 'member1', clusterOverrides: [{ path: '/data/greeting', value: 'hej' }] }] } },
+      'merge',
+    );
+    await expect
+      .poll(() => memberData(ns, 'app'), POLL)
+      .toEqual({
+        member1: { greeting: 'hej', level: 'info' },
+        member2: { greeting: 'hello', level: 'info' },
+        member3: { greeting: 'hello', level: 'info' },
+      });
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(MEMBERS));
   });
 
-  it('places an object by a clusterSelector on KubeFedCluster labels and follows label changes made with kubectl label', async ({ expect }) => {
+  it('places an object by a clusterSelector on KubeFedCluster labels and follows label changes made with kubectl label', async ({
+    expect,
+  }) => {
     const ns = 'selector';
     const host = fed.client('host');
     await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await host.resource(FEDERATED_NAMESPACES, ns).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns, namespace: ns }, spec: { placement: { clusterSelector: {} } } });
+    await host.resource(FEDERATED_NAMESPACES, ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: ns, namespace: ns },
+      spec: { placement: { clusterSelector: {} } },
+    });
     const label = async (cluster: string, value: string) => {
-      succeeded(await kubectl(fed, ['label', 'kubefedcluster', cluster, '-n', fed.namespace, '--overwrite', `e2e-selector=${value}`]), `kubectl label ${cluster}`);
+      succeeded(
+        await kubectl(fed, ['label', 'kubefedcluster', cluster, '-n', fed.namespace, '--overwrite', `e2e-selector=${value}`]),
+        `kubectl label ${cluster}`,
+      );
     };
     await label('member1', 'gold');
     await label('member2', 'silver');
     await label('member3', 'gold');
     const cms = host.resource(FEDERATED_CONFIG_MAPS, ns);
-    await cms.create(configMap(ns, 'app', { template: { data: { tier: 'gold' } }, placement: { clusterSelector: { matchLabels: { 'e2e-selector': 'gold' } } } }));
-    await expect.poll(() => memberData(ns, 'app'), POLL).toEqual({ member1: { tier: 'gold' }, member2: 'absent', member3: { tier: 'gold' } });
+    await cms.create(
+      configMap(ns, 'app', {
+        template: { data: { tier: 'gold' } },
+        placement: { clusterSelector: { matchLabels: { 'e2e-selector': 'gold' } } },
+      }),
+    );
+    await expect
+      .poll(() => memberData(ns, 'app'), POLL)
+      .toEqual({ member1: { tier: 'gold' }, member2: 'absent', member3: { tier: 'gold' } });
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(['member1', 'member3']));
 
     await label('member2', 'gold');
     await label('member3', 'bronze');
-    await expect.poll(() => memberData(ns, 'app'), POLL).toEqual({ member1: { tier: 'gold' }, member2: { tier: 'gold' }, member3: 'absent' });
+    await expect
+      .poll(() => memberData(ns, 'app'), POLL)
+      .toEqual({ member1: { tier: 'gold' }, member2: { tier: 'gold' }, member3: 'absent' });
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(['member1', 'member2']));
   });
 
-  it('reports NamespaceNotFederated for an object whose namespace has no FederatedNamespace, and propagates it once the namespace is federated', async ({ expect }) => {
+  it('reports NamespaceNotFederated for an object whose namespace has no FederatedNamespace, and propagates it once the namespace is federated', async ({
+    expect,
+  }) => {
     const ns = 'unfederated';
     const host = fed.client('host');
     await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     const cms = host.resource(FEDERATED_CONFIG_MAPS, ns);
     await cms.create(configMap(ns, 'app', { template: { data: { a: '1' } }, placement: clusters(...MEMBERS) }));
-    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual({ current: true, propagation: 'False', reason: 'NamespaceNotFederated', clusters: {} });
+    await expect
+      .poll(() => propagationOf(cms, 'app'), POLL)
+      .toEqual({ current: true, propagation: 'False', reason: 'NamespaceNotFederated', clusters: {} });
     expect(await memberData(ns, 'app')).toEqual({ member1: 'absent', member2: 'absent', member3: 'absent' });
 
-    await host.resource(FEDERATED_NAMESPACES, ns).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns, namespace: ns }, spec: { placement: clusters('member1', 'member2') } });
+    await host.resource(FEDERATED_NAMESPACES, ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: ns, namespace: ns },
+      spec: { placement: clusters('member1', 'member2') },
+    });
     // The object is placed in member3 too, but its namespace is not: only the namespace's clusters get it.
     await expect.poll(() => memberData(ns, 'app'), POLL).toEqual({ member1: { a: '1' }, member2: { a: '1' }, member3: 'absent' });
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(['member1', 'member2']));
   });
 
-  it('leaves the member copies in place, without the managed label, when a federated object with orphaning enabled is deleted', async ({ expect }) => {
+  it('leaves the member copies in place, without the managed label, when a federated object with orphaning enabled is deleted', async ({
+    expect,
+  }) => {
     const ns = 'orphaning';
     await createFederatedNamespace(fed, ns, MEMBERS);
     const cms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
     await cms.create(configMap(ns, 'kept', { template: { data: { a: '1' } }, placement: clusters(...MEMBERS) }));
     await cms.create(configMap(ns, 'removed', { template: { data: { a: '1' } }, placement: clusters(...MEMBERS) }));
-    await expect.poll(() => Promise.all([propagationOf(cms, 'kept'), propagationOf(cms, 'removed')]), POLL).toEqual([propagatedTo(MEMBERS), propagatedTo(MEMBERS)]);
+    await expect
+      .poll(() => Promise.all([propagationOf(cms, 'kept'), propagationOf(cms, 'removed')]), POLL)
+      .toEqual([propagatedTo(MEMBERS), propagatedTo(MEMBERS)]);
 
     await kubefedctl('orphaning-deletion', 'enable', 'federatedconfigmaps', 'kept', '-n', ns);
-    const orphaning = await Promise.all(['kept', 'removed'].map((name) => kubefedctl('orphaning-deletion', 'status', 'federatedconfigmaps', name, '-n', ns)));
+    const orphaning = await Promise.all(
+      ['kept', 'removed'].map((name) => kubefedctl('orphaning-deletion', 'status', 'federatedconfigmaps', name, '-n', ns)),
+    );
     expect(orphaning.map((o) => o.trim())).toEqual(['Enabled', 'Disabled']);
-    succeeded(await kubectl(fed, ['delete', 'federatedconfigmaps', 'kept', 'removed', '-n', ns, '--wait=false']), 'kubectl delete federatedconfigmaps');
+    succeeded(
+      await kubectl(fed, ['delete', 'federatedconfigmaps', 'kept', 'removed', '-n', ns, '--wait=false']),
+      'kubectl delete federatedconfigmaps',
+    );
 
-    await expect.poll(() => Promise.all([getOrUndefined(cms, 'kept'), getOrUndefined(cms, 'removed')]), POLL).toEqual([undefined, undefined]);
+    await expect
+      .poll(() => Promise.all([getOrUndefined(cms, 'kept'), getOrUndefined(cms, 'removed')]), POLL)
+      .toEqual([undefined, undefined]);
     await expect.poll(() => memberData(ns, 'removed'), POLL).toEqual({ member1: 'absent', member2: 'absent', member3: 'absent' });
     const managedLabels = () =>
       Promise.all(
@@ -163,10 +223,16 @@ describe.concurrent('placement, overrides and deletion', () => {
       );
     const orphaned = MEMBERS.map(() => ({ data: { a: '1' }, managed: 'unlabelled' }));
     await expect.poll(managedLabels, POLL).toEqual(orphaned);
-    await consistently(async () => expect(await managedLabels()).toEqual(orphaned), { durationMs: 2000, intervalMs: 200, message: 'orphaned member copies' });
+    await consistently(async () => expect(await managedLabels()).toEqual(orphaned), {
+      durationMs: 2000,
+      intervalMs: 200,
+      message: 'orphaned member copies',
+    });
   });
 
-  it('passes the kubefed.io/deleteoption annotation to the member deletes: with Orphan the member ReplicaSets outlive their Deployments', async ({ expect }) => {
+  it('passes the kubefed.io/deleteoption annotation to the member deletes: with Orphan the member ReplicaSets outlive their Deployments', async ({
+    expect,
+  }) => {
     const ns = 'deleteoption';
     const placed = ['member1', 'member2'];
     await createFederatedNamespace(fed, ns, placed);
@@ -177,7 +243,13 @@ describe.concurrent('placement, overrides and deletion', () => {
       kind: 'FederatedDeployment',
       metadata: { name: 'web', namespace: ns, annotations: { 'kubefed.io/deleteoption': '{"propagationPolicy":"Orphan"}' } },
       spec: {
-        template: { spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+        template: {
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: labels },
+            template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+          },
+        },
         placement: clusters(...placed),
       },
     });
@@ -193,25 +265,33 @@ describe.concurrent('placement, overrides and deletion', () => {
 
     await deployments.delete('web');
     await expect.poll(() => getOrUndefined(deployments, 'web'), POLL).toBeUndefined();
-    await expect.poll(() => Promise.all(placed.map((m) => getOrUndefined(fed.client(m).resource(RESOURCES.deployments, ns), 'web'))), POLL).toEqual([undefined, undefined]);
+    await expect
+      .poll(() => Promise.all(placed.map((m) => getOrUndefined(fed.client(m).resource(RESOURCES.deployments, ns), 'web'))), POLL)
+      .toEqual([undefined, undefined]);
     await expect.poll(replicaSets, POLL).toEqual([[{ owners: [] }], [{ owners: [] }]]);
   });
 
   it('federates an existing host ConfigMap with kubefedctl federate and propagates it to every member', async ({ expect }) => {
     const ns = 'federate';
     await createFederatedNamespace(fed, ns, MEMBERS);
-    await fed.client('host').resource(RESOURCES.configMaps, ns).create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'web-config', namespace: ns, labels: { app: 'web' } },
-      data: { greeting: 'hello', 'log-level': 'debug' },
-    });
+    await fed
+      .client('host')
+      .resource(RESOURCES.configMaps, ns)
+      .create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'web-config', namespace: ns, labels: { app: 'web' } },
+        data: { greeting: 'hello', 'log-level': 'debug' },
+      });
 
     const out = await kubefedctl('federate', 'configmaps', 'web-config', '-n', ns);
     expect(out).toContain('web-config');
     const cms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
     const created = await cms.get('web-config');
-    expect(at(created, '/spec/template')).toEqual({ metadata: { labels: { app: 'web' } }, data: { greeting: 'hello', 'log-level': 'debug' } });
+    expect(at(created, '/spec/template')).toEqual({
+      metadata: { labels: { app: 'web' } },
+      data: { greeting: 'hello', 'log-level': 'debug' },
+    });
 
     await expect.poll(() => propagationOf(cms, 'web-config'), POLL).toEqual(propagatedTo(MEMBERS));
     const copies = await Promise.all(MEMBERS.map((m) => fed.client(m).resource(RESOURCES.configMaps, ns).get('web-config')));

@@ -33,8 +33,18 @@ async function pods(ns: string): Promise<Record<string, { replicas: unknown; run
     MEMBERS.map(async (m) => {
       const items = (await fed.client(m).resource(RESOURCES.pods, ns).list({ labelSelector: 'app=web' })).items as PodView[];
       const deployment = await getOrUndefined(fed.client(m).resource(RESOURCES.deployments, ns), 'web');
-      const unschedulable = items.filter((p) => p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable') === true);
-      return [m, { replicas: (deployment?.spec as { replicas?: number } | undefined)?.replicas, running: items.filter((p) => p.status?.phase === 'Running').length, unschedulable: unschedulable.length }] as const;
+      const unschedulable = items.filter(
+        (p) =>
+          p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable') === true,
+      );
+      return [
+        m,
+        {
+          replicas: (deployment?.spec as { replicas?: number } | undefined)?.replicas,
+          running: items.filter((p) => p.status?.phase === 'Running').length,
+          unschedulable: unschedulable.length,
+        },
+      ] as const;
     }),
   );
   return Object.fromEntries(entries);
@@ -52,7 +62,11 @@ describe('replica scheduling with real pods and Node capacity', () => {
       spec: {
         template: {
           metadata: { labels: { app: 'web' } },
-          spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: 'web' } },
+            template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+          },
         },
         placement: { clusters: [] },
       },
@@ -61,19 +75,30 @@ describe('replica scheduling with real pods and Node capacity', () => {
       apiVersion: 'scheduling.kubefed.io/v1alpha1',
       kind: 'ReplicaSchedulingPreference',
       metadata: { name: 'web', namespace: ns },
-      spec: { targetKind: 'FederatedDeployment', totalReplicas: 6, rebalance: true, clusters: { member1: { weight: 1 }, member2: { weight: 1 } } },
+      spec: {
+        targetKind: 'FederatedDeployment',
+        totalReplicas: 6,
+        rebalance: true,
+        clusters: { member1: { weight: 1 }, member2: { weight: 1 } },
+      },
     });
 
     // 3 and 3: member2 runs two, the real scheduler leaves the third Pending as Unschedulable.
-    await expect.poll(() => pods(ns), POLL).toEqual({ member1: { replicas: 3, running: 3, unschedulable: 0 }, member2: { replicas: 3, running: 2, unschedulable: 1 } });
+    await expect
+      .poll(() => pods(ns), POLL)
+      .toEqual({ member1: { replicas: 3, running: 3, unschedulable: 0 }, member2: { replicas: 3, running: 2, unschedulable: 1 } });
     // A minute later member2's capacity (2) counts: member1 gets 4; member2 keeps 3, its capacity
     // plus the overflow KubeFed adds on top of the plan (7 in all), so one pod stays Pending.
-    await expect.poll(() => pods(ns), CAPACITY_POLL).toEqual({ member1: { replicas: 4, running: 4, unschedulable: 0 }, member2: { replicas: 3, running: 2, unschedulable: 1 } });
+    await expect
+      .poll(() => pods(ns), CAPACITY_POLL)
+      .toEqual({ member1: { replicas: 4, running: 4, unschedulable: 0 }, member2: { replicas: 3, running: 2, unschedulable: 1 } });
     const rsp = await host.resource(RESOURCES.replicaSchedulingPreferences, ns).get('web');
     expect((rsp.status as { clusters?: unknown } | undefined)?.clusters).toEqual({ member1: { replicas: 4 }, member2: { replicas: 3 } });
 
     // Room again on member2's Nodes: with rebalance the plan returns to 3 and 3 once a pod there runs.
     await fed.fault('member2', { podCapacity: null });
-    await expect.poll(() => pods(ns), CAPACITY_POLL).toEqual({ member1: { replicas: 3, running: 3, unschedulable: 0 }, member2: { replicas: 3, running: 3, unschedulable: 0 } });
+    await expect
+      .poll(() => pods(ns), CAPACITY_POLL)
+      .toEqual({ member1: { replicas: 3, running: 3, unschedulable: 0 }, member2: { replicas: 3, running: 3, unschedulable: 0 } });
   }, 360_000);
 });

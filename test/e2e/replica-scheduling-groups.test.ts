@@ -59,14 +59,15 @@ function preference(ns: string, name: string, targetKind: string, totalReplicas:
 
 /** `spec.replicas` of the member copies (undefined where there is none). */
 function memberReplicas(resource: GroupVersionResource, ns: string, name: string): Promise<Record<string, unknown>> {
-  return Promise.all(MEMBERS.map(async (m) => [m, at(await getOrUndefined(fed.client(m).resource(resource, ns), name), '/spec/replicas')] as const)).then(Object.fromEntries);
+  return Promise.all(
+    MEMBERS.map(async (m) => [m, at(await getOrUndefined(fed.client(m).resource(resource, ns), name), '/spec/replicas')] as const),
+  ).then(Object.fromEntries);
 }
 
 /** The RSP's scheduled clusters and its Scheduled condition's status. */
 async function scheduled(ns: string, name: string): Promise<{ clusters: unknown; scheduled: unknown }> {
   const status = (await fed.client('host').resource(RESOURCES.replicaSchedulingPreferences, ns).get(name)).status as
-    | { clusters?: unknown; conditions?: { type: string; status: string }[] }
-    | undefined;
+    { clusters?: unknown; conditions?: { type: string; status: string }[] } | undefined;
   return { clusters: status?.clusters, scheduled: status?.conditions?.find((c) => c.type === 'Scheduled')?.status };
 }
 
@@ -79,8 +80,12 @@ describe.concurrent('replica scheduling of every schedulable federated type', ()
     await host.resource(RESOURCES.replicaSchedulingPreferences, ns).create(preference(ns, 'web', 'FederatedReplicaSet', 6));
 
     await expect.poll(() => memberReplicas(REPLICA_SETS, ns, 'web'), POLL).toEqual({ member1: 4, member2: 2 });
-    await expect.poll(() => scheduled(ns, 'web'), POLL).toEqual({ clusters: { member1: { replicas: 4 }, member2: { replicas: 2 } }, scheduled: 'True' });
-    expect(at(await host.resource(FEDERATED_REPLICA_SETS, ns).get('web'), '/spec/placement')).toEqual({ clusters: [{ name: 'member1' }, { name: 'member2' }] });
+    await expect
+      .poll(() => scheduled(ns, 'web'), POLL)
+      .toEqual({ clusters: { member1: { replicas: 4 }, member2: { replicas: 2 } }, scheduled: 'True' });
+    expect(at(await host.resource(FEDERATED_REPLICA_SETS, ns).get('web'), '/spec/placement')).toEqual({
+      clusters: [{ name: 'member1' }, { name: 'member2' }],
+    });
 
     await host.resource(RESOURCES.replicaSchedulingPreferences, ns).patch('web', { spec: { totalReplicas: 9 } }, 'merge');
     await expect.poll(() => memberReplicas(REPLICA_SETS, ns, 'web'), POLL).toEqual({ member1: 6, member2: 3 });
@@ -94,8 +99,13 @@ describe.concurrent('replica scheduling of every schedulable federated type', ()
     await host.resource(RESOURCES.replicaSchedulingPreferences, ns).create(preference(ns, 'api', 'FederatedDeployment', 9));
 
     await expect.poll(() => memberReplicas(RESOURCES.deployments, ns, 'api'), POLL).toEqual({ member1: 6, member2: 3 });
-    await expect.poll(() => scheduled(ns, 'api'), POLL).toEqual({ clusters: { member1: { replicas: 6 }, member2: { replicas: 3 } }, scheduled: 'True' });
-    const overrides = at(await host.resource(CUSTOM_FEDERATED_DEPLOYMENTS, ns).get('api'), '/spec/overrides') as { clusterName: string; clusterOverrides: unknown }[];
+    await expect
+      .poll(() => scheduled(ns, 'api'), POLL)
+      .toEqual({ clusters: { member1: { replicas: 6 }, member2: { replicas: 3 } }, scheduled: 'True' });
+    const overrides = at(await host.resource(CUSTOM_FEDERATED_DEPLOYMENTS, ns).get('api'), '/spec/overrides') as {
+      clusterName: string;
+      clusterOverrides: unknown;
+    }[];
     expect(overrides.sort((a, b) => a.clusterName.localeCompare(b.clusterName))).toEqual([
       { clusterName: 'member1', clusterOverrides: [{ path: '/spec/replicas', value: 6 }] },
       { clusterName: 'member2', clusterOverrides: [{ path: '/spec/replicas', value: 3 }] },

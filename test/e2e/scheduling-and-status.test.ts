@@ -53,14 +53,27 @@ function deployment(ns: string, name: string, spec: { replicas: number; placemen
 }
 
 /** Per member: the Deployment's desired and ready replicas and its running pods (undefined when it has no Deployment). */
-function workloads(ns: string, name: string): Promise<Record<string, { desired: unknown; ready: unknown; runningPods: number } | undefined>> {
+function workloads(
+  ns: string,
+  name: string,
+): Promise<Record<string, { desired: unknown; ready: unknown; runningPods: number } | undefined>> {
   return Promise.all(
     MEMBERS.map(async (m) => {
       const d = await getOrUndefined(fed.client(m).resource(RESOURCES.deployments, ns), name);
       if (d === undefined) return [m, undefined] as const;
-      const pods = await fed.client(m).resource(RESOURCES.pods, ns).list({ labelSelector: `app=${name}` });
+      const pods = await fed
+        .client(m)
+        .resource(RESOURCES.pods, ns)
+        .list({ labelSelector: `app=${name}` });
       const running = pods.items.filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running').length;
-      return [m, { desired: at(d, '/spec/replicas'), ready: (d.status as { readyReplicas?: number } | undefined)?.readyReplicas, runningPods: running }] as const;
+      return [
+        m,
+        {
+          desired: at(d, '/spec/replicas'),
+          ready: (d.status as { readyReplicas?: number } | undefined)?.readyReplicas,
+          runningPods: running,
+        },
+      ] as const;
     }),
   ).then(Object.fromEntries);
 }
@@ -78,7 +91,9 @@ const tableRows = (out: string): string[][] =>
     .map((l) => l.trim().split(/\s{2,}/));
 
 describe.concurrent('replica scheduling and status', () => {
-  it('divides a ReplicaSchedulingPreference of 6 replicas 4/2 by weights 2:1, runs the pods, reports the plan, and re-divides when totalReplicas changes', async ({ expect }) => {
+  it('divides a ReplicaSchedulingPreference of 6 replicas 4/2 by weights 2:1, runs the pods, reports the plan, and re-divides when totalReplicas changes', async ({
+    expect,
+  }) => {
     const ns = 'rsp';
     await createFederatedNamespace(fed, ns, MEMBERS);
     const host = fed.client('host');
@@ -91,7 +106,9 @@ describe.concurrent('replica scheduling and status', () => {
       spec: { targetKind: 'FederatedDeployment', totalReplicas: 6, clusters: { member1: { weight: 2 }, member2: { weight: 1 } } },
     });
 
-    await expect.poll(() => workloads(ns, 'web'), POLL).toEqual({ member1: { desired: 4, ready: 4, runningPods: 4 }, member2: { desired: 2, ready: 2, runningPods: 2 } });
+    await expect
+      .poll(() => workloads(ns, 'web'), POLL)
+      .toEqual({ member1: { desired: 4, ready: 4, runningPods: 4 }, member2: { desired: 2, ready: 2, runningPods: 2 } });
     const scheduled = async () => {
       const status = (await rsps.get('web')).status as { clusters?: unknown; conditions?: { type: string; status: string }[] } | undefined;
       return { clusters: status?.clusters, scheduled: status?.conditions?.find((c) => c.type === 'Scheduled')?.status };
@@ -102,18 +119,24 @@ describe.concurrent('replica scheduling and status', () => {
     await expect.poll(() => propagationOf(host.resource(FEDERATED_DEPLOYMENTS, ns), 'web'), POLL).toEqual(propagatedTo(MEMBERS));
 
     await rsps.patch('web', { spec: { totalReplicas: 9 } }, 'merge');
-    await expect.poll(() => workloads(ns, 'web'), POLL).toEqual({ member1: { desired: 6, ready: 6, runningPods: 6 }, member2: { desired: 3, ready: 3, runningPods: 3 } });
+    await expect
+      .poll(() => workloads(ns, 'web'), POLL)
+      .toEqual({ member1: { desired: 6, ready: 6, runningPods: 6 }, member2: { desired: 3, ready: 3, runningPods: 3 } });
     await expect.poll(scheduled, POLL).toEqual({ clusters: { member1: { replicas: 6 }, member2: { replicas: 3 } }, scheduled: 'True' });
     const rspTable = tableRows(succeeded(await kubectl(fed, ['get', 'replicaschedulingpreferences', '-n', ns]), 'kubectl get rsp'));
     expect(rspTable[0]).toEqual(['NAME', 'TARGET-KIND', 'TOTAL-REPLICAS', 'REBALANCE', 'AGE']);
     expect(rspTable[1]?.slice(0, 3)).toEqual(['web', 'FederatedDeployment', '9']);
   });
 
-  it('shows each object with its Propagation condition and per-cluster status in kubectl get, kubectl get -o yaml and kubefedctl status', async ({ expect }) => {
+  it('shows each object with its Propagation condition and per-cluster status in kubectl get, kubectl get -o yaml and kubefedctl status', async ({
+    expect,
+  }) => {
     const ns = 'views';
     await createFederatedNamespace(fed, ns, MEMBERS);
     const host = fed.client('host');
-    await host.resource(FEDERATED_DEPLOYMENTS, ns).create(deployment(ns, 'web', { replicas: 2, placement: { clusters: MEMBERS.map((name) => ({ name })) } }));
+    await host
+      .resource(FEDERATED_DEPLOYMENTS, ns)
+      .create(deployment(ns, 'web', { replicas: 2, placement: { clusters: MEMBERS.map((name) => ({ name })) } }));
     const cms = host.resource(FEDERATED_CONFIG_MAPS, ns);
     await cms.create({
       apiVersion: 'types.kubefed.io/v1beta1',
@@ -126,8 +149,12 @@ describe.concurrent('replica scheduling and status', () => {
       },
     });
     await expect.poll(() => propagationOf(host.resource(FEDERATED_DEPLOYMENTS, ns), 'web'), POLL).toEqual(propagatedTo(MEMBERS));
-    await expect.poll(() => propagationOf(cms, 'broken'), POLL).toMatchObject({ current: true, propagation: 'False', clusters: { member1: 'OK', member2: 'ApplyOverridesFailed' } });
-    await expect.poll(() => workloads(ns, 'web'), POLL).toEqual({ member1: { desired: 2, ready: 2, runningPods: 2 }, member2: { desired: 2, ready: 2, runningPods: 2 } });
+    await expect
+      .poll(() => propagationOf(cms, 'broken'), POLL)
+      .toMatchObject({ current: true, propagation: 'False', clusters: { member1: 'OK', member2: 'ApplyOverridesFailed' } });
+    await expect
+      .poll(() => workloads(ns, 'web'), POLL)
+      .toEqual({ member1: { desired: 2, ready: 2, runningPods: 2 }, member2: { desired: 2, ready: 2, runningPods: 2 } });
 
     const [getDeployments, getYaml, status] = await Promise.all([
       kubectl(fed, ['get', 'federateddeployments', '-n', ns]),

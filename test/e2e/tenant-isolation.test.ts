@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { RESOURCES } from '@kubefed/api';
 import { consistently, type LocalFederation } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEDERATED_NAMESPACES, getOrUndefined, kubectl, POLL, propagatedTo, propagationOf, startE2eFederation, succeeded } from './support/e2e-federation.js';
+import {
+  FEDERATED_NAMESPACES,
+  getOrUndefined,
+  kubectl,
+  POLL,
+  propagatedTo,
+  propagationOf,
+  startE2eFederation,
+  succeeded,
+} from './support/e2e-federation.js';
 
 const TENANT = 'tenant-a';
 const VICTIM = 'payments';
@@ -34,13 +43,25 @@ beforeAll(async () => {
   const admin = (args: readonly string[]) => kubectl(fed, args).then((r) => succeeded(r, `kubectl ${args.join(' ')}`));
   await admin(['create', 'namespace', TENANT]);
   await admin(['create', 'serviceaccount', 'tenant', '-n', TENANT]);
-  await admin(['create', 'role', 'federate', '-n', TENANT, '--verb=*', '--resource=federatednamespaces.types.kubefed.io,federatedconfigmaps.types.kubefed.io']);
+  await admin([
+    'create',
+    'role',
+    'federate',
+    '-n',
+    TENANT,
+    '--verb=*',
+    '--resource=federatednamespaces.types.kubefed.io,federatedconfigmaps.types.kubefed.io',
+  ]);
   await admin(['create', 'rolebinding', 'federate', '-n', TENANT, '--role=federate', `--serviceaccount=${TENANT}:tenant`]);
   token = (await admin(['create', 'token', 'tenant', '-n', TENANT])).trim();
   // The victim's namespace in the member, with its own Pod Security label and a workload.
   await kubectl(fed, ['create', 'namespace', VICTIM], 'member1').then((r) => succeeded(r, 'create the victim namespace'));
-  await kubectl(fed, ['label', 'namespace', VICTIM, ...Object.entries(PSA).map(([k, v]) => `${k}=${v}`)], 'member1').then((r) => succeeded(r, 'label it'));
-  await kubectl(fed, ['create', 'configmap', 'ledger', '-n', VICTIM, '--from-literal=balance=100'], 'member1').then((r) => succeeded(r, 'create its data'));
+  await kubectl(fed, ['label', 'namespace', VICTIM, ...Object.entries(PSA).map(([k, v]) => `${k}=${v}`)], 'member1').then((r) =>
+    succeeded(r, 'label it'),
+  );
+  await kubectl(fed, ['create', 'configmap', 'ledger', '-n', VICTIM, '--from-literal=balance=100'], 'member1').then((r) =>
+    succeeded(r, 'create its data'),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -51,14 +72,31 @@ const memberNamespace = (name: string) => getOrUndefined(fed.client('member1').r
 
 describe('a tenant limited to their own namespace', () => {
   it('cannot write outside their namespace at all', async () => {
-    const result = await asTenant(['apply', '-f', await manifest({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: VICTIM, namespace: VICTIM }, spec: { placement: { clusters: [{ name: 'member1' }] } } })]);
+    const result = await asTenant([
+      'apply',
+      '-f',
+      await manifest({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedNamespace',
+        metadata: { name: VICTIM, namespace: VICTIM },
+        spec: { placement: { clusters: [{ name: 'member1' }] } },
+      }),
+    ]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('forbidden');
   });
 
   it('cannot adopt, relabel or delete another member namespace through a FederatedNamespace named after it', async () => {
-    const hostile = (name: string) => ({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name, namespace: TENANT }, spec: { placement: { clusters: [{ name: 'member1' }] } } });
-    succeeded(await asTenant(['apply', '-f', await manifest(hostile(VICTIM), hostile('kube-system'))]), 'the tenant applies FederatedNamespaces in their own namespace');
+    const hostile = (name: string) => ({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name, namespace: TENANT },
+      spec: { placement: { clusters: [{ name: 'member1' }] } },
+    });
+    succeeded(
+      await asTenant(['apply', '-f', await manifest(hostile(VICTIM), hostile('kube-system'))]),
+      'the tenant applies FederatedNamespaces in their own namespace',
+    );
     const events = fed.client('host').resource(RESOURCES.events, TENANT);
     const invalidNames = async (): Promise<string[]> =>
       (await events.list()).items
@@ -67,14 +105,20 @@ describe('a tenant limited to their own namespace', () => {
         .sort();
     await expect.poll(invalidNames, POLL).toEqual(['kube-system', VICTIM]);
 
-    await consistently(async () => {
-      const victim = await memberNamespace(VICTIM);
-      expect(victim?.metadata.labels).toMatchObject(PSA);
-      expect(victim?.metadata.labels).not.toHaveProperty('kubefed.io/managed');
-      expect((await memberNamespace('kube-system'))?.metadata.labels).not.toHaveProperty('kubefed.io/managed');
-    }, { durationMs: 2000, intervalMs: 200 });
+    await consistently(
+      async () => {
+        const victim = await memberNamespace(VICTIM);
+        expect(victim?.metadata.labels).toMatchObject(PSA);
+        expect(victim?.metadata.labels).not.toHaveProperty('kubefed.io/managed');
+        expect((await memberNamespace('kube-system'))?.metadata.labels).not.toHaveProperty('kubefed.io/managed');
+      },
+      { durationMs: 2000, intervalMs: 200 },
+    );
 
-    succeeded(await asTenant(['delete', 'federatednamespaces.types.kubefed.io', VICTIM, '-n', TENANT, '--wait=true']), 'the tenant deletes it');
+    succeeded(
+      await asTenant(['delete', 'federatednamespaces.types.kubefed.io', VICTIM, '-n', TENANT, '--wait=true']),
+      'the tenant deletes it',
+    );
     expect(await getOrUndefined(fed.client('host').resource(FEDERATED_NAMESPACES, TENANT), VICTIM)).toBeUndefined();
     const after = await memberNamespace(VICTIM);
     expect(after?.metadata.deletionTimestamp).toBeUndefined();
@@ -83,8 +127,22 @@ describe('a tenant limited to their own namespace', () => {
   }, 120_000);
 
   it('still federates their own namespace', async () => {
-    succeeded(await asTenant(['apply', '-f', await manifest({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: TENANT, namespace: TENANT }, spec: { placement: { clusters: [{ name: 'member1' }] } } })]), 'the tenant federates their namespace');
-    await expect.poll(() => propagationOf(fed.client('host').resource(FEDERATED_NAMESPACES, TENANT), TENANT), POLL).toEqual(propagatedTo(['member1']));
+    succeeded(
+      await asTenant([
+        'apply',
+        '-f',
+        await manifest({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedNamespace',
+          metadata: { name: TENANT, namespace: TENANT },
+          spec: { placement: { clusters: [{ name: 'member1' }] } },
+        }),
+      ]),
+      'the tenant federates their namespace',
+    );
+    await expect
+      .poll(() => propagationOf(fed.client('host').resource(FEDERATED_NAMESPACES, TENANT), TENANT), POLL)
+      .toEqual(propagatedTo(['member1']));
     expect((await memberNamespace(TENANT))?.metadata.labels).toMatchObject({ 'kubefed.io/managed': 'true' });
   }, 60_000);
 });

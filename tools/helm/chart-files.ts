@@ -33,9 +33,19 @@ const HEADER =
   '# the install; their Federated<Kind> CRDs are in ../crds.\n';
 
 /** What `kubefedctl enable <type>` writes for a default type: its FederatedTypeConfig and Federated CRD. */
-export function defaultTypeObjects(type: TargetTypeInfo, kubefedNamespace: string): { ftc: FederatedTypeConfig; crd: CustomResourceDefinition } {
+export function defaultTypeObjects(
+  type: TargetTypeInfo,
+  kubefedNamespace: string,
+): { ftc: FederatedTypeConfig; crd: CustomResourceDefinition } {
   return enableObjects(
-    { group: type.group, version: type.version, kind: type.kind, resource: type.pluralName, namespaced: type.scope === 'Namespaced', shortNames: type.shortNames },
+    {
+      group: type.group,
+      version: type.version,
+      kind: type.kind,
+      resource: type.pluralName,
+      namespaced: type.scope === 'Namespaced',
+      shortNames: type.shortNames,
+    },
     { kubefedNamespace, hasReplicas: type.hasReplicas },
   );
 }
@@ -43,7 +53,13 @@ export function defaultTypeObjects(type: TargetTypeInfo, kubefedNamespace: strin
 /** `templates/federatedtypeconfigs.yaml`: one FederatedTypeConfig per default type, in the release namespace. */
 export function renderFtcTemplate(): string {
   const docs = DEFAULT_FEDERATED_TYPES.map((t) => stringify(defaultTypeObjects(t, NAMESPACE_PLACEHOLDER).ftc, { lineWidth: 0 }));
-  return HEADER + docs.map((d) => `---\n${d}`).join('').replaceAll(NAMESPACE_PLACEHOLDER, '{{ .Release.Namespace }}');
+  return (
+    HEADER +
+    docs
+      .map((d) => `---\n${d}`)
+      .join('')
+      .replaceAll(NAMESPACE_PLACEHOLDER, '{{ .Release.Namespace }}')
+  );
 }
 
 /** The CRD files of deploy/crds (file name → content), without its kustomization.yaml. */

@@ -27,7 +27,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 function productionNode() {
-  return execFileSync('bash', [join(root, 'tools/node/install-node.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  return execFileSync('bash', [join(root, 'tools/node/install-node.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
 }
 
 async function bundle(outfile, stamp) {

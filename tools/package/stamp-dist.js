@@ -21,10 +21,34 @@ const target = join(root, 'packages/api/dist/build-info.js');
 
 /** Option name → stamp field, and the Dockerfile's build argument of the same value. */
 const FIELDS = [
-  { option: 'git-version', field: 'gitVersion', arg: 'GIT_VERSION', valid: /^v\d+\.\d+\.\d+\S*$/, form: 'v<major>.<minor>.<patch>[suffix]' },
-  { option: 'git-commit', field: 'gitCommit', arg: 'GIT_COMMIT', valid: /^([0-9a-f]{7,64}|unknown)$/, form: 'a hexadecimal commit or unknown' },
-  { option: 'git-tree-state', field: 'gitTreeState', arg: 'GIT_TREE_STATE', valid: /^(clean|dirty|unknown)$/, form: 'clean, dirty or unknown' },
-  { option: 'build-date', field: 'buildDate', arg: 'BUILD_DATE', valid: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, form: 'UTC ISO 8601, e.g. 2026-01-02T03:04:05Z' },
+  {
+    option: 'git-version',
+    field: 'gitVersion',
+    arg: 'GIT_VERSION',
+    valid: /^v\d+\.\d+\.\d+\S*$/,
+    form: 'v<major>.<minor>.<patch>[suffix]',
+  },
+  {
+    option: 'git-commit',
+    field: 'gitCommit',
+    arg: 'GIT_COMMIT',
+    valid: /^([0-9a-f]{7,64}|unknown)$/,
+    form: 'a hexadecimal commit or unknown',
+  },
+  {
+    option: 'git-tree-state',
+    field: 'gitTreeState',
+    arg: 'GIT_TREE_STATE',
+    valid: /^(clean|dirty|unknown)$/,
+    form: 'clean, dirty or unknown',
+  },
+  {
+    option: 'build-date',
+    field: 'buildDate',
+    arg: 'BUILD_DATE',
+    valid: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+    form: 'UTC ISO 8601, e.g. 2026-01-02T03:04:05Z',
+  },
 ];
 
 /** The stamp: each given, non-empty option, else the value git gives. */

@@ -26,4 +26,7 @@ function writeDir(outDir: string, files: Record<string, string>): void {
 const files = generateCrdFiles();
 writeDir(join(deployDir, 'crds'), files);
 // The chart installs every file of its crds/ as a CRD: no kustomization.yaml there.
-writeDir(join(deployDir, 'helm', 'kubefed', 'crds'), Object.fromEntries(Object.entries(files).filter(([name]) => name !== CRDS_KUSTOMIZATION_FILE)));
+writeDir(
+  join(deployDir, 'helm', 'kubefed', 'crds'),
+  Object.fromEntries(Object.entries(files).filter(([name]) => name !== CRDS_KUSTOMIZATION_FILE)),
+);

@@ -37,6 +37,10 @@ describe('buildInfo and formatBuildInfo', () => {
   });
 
   it('renders indented JSON', () => {
-    expect(JSON.parse(formatBuildInfo('kubefedctl', buildInfo(runtime, stamp), 'json'))).toEqual({ ...stamp, nodeVersion: 'v24.1.0', platform: 'linux/x64' });
+    expect(JSON.parse(formatBuildInfo('kubefedctl', buildInfo(runtime, stamp), 'json'))).toEqual({
+      ...stamp,
+      nodeVersion: 'v24.1.0',
+      platform: 'linux/x64',
+    });
   });
 });

@@ -129,7 +129,12 @@ describe('Federated<Kind>', () => {
     [
       'a path listed twice for a cluster',
       (o) => o.spec.overrides[0].clusterOverrides.push({ path: '/spec/replicas', value: 1 }),
-      [{ path: 'spec.overrides[0].clusterOverrides[4].path', message: 'path "/spec/replicas" appears more than once for cluster "cluster2"' }],
+      [
+        {
+          path: 'spec.overrides[0].clusterOverrides[4].path',
+          message: 'path "/spec/replicas" appears more than once for cluster "cluster2"',
+        },
+      ],
     ],
     [
       'forbidden override paths',
@@ -142,9 +147,18 @@ describe('Federated<Kind>', () => {
           { path: '/apiVersion', value: 'apps/v1' },
         ),
       [
-        { path: 'spec.overrides[0].clusterOverrides[4].path', message: 'override[4] for cluster "cluster2" has an invalid path: /metadata/name' },
-        { path: 'spec.overrides[0].clusterOverrides[5].path', message: 'override[5] for cluster "cluster2" has an invalid path: /metadata/namespace' },
-        { path: 'spec.overrides[0].clusterOverrides[6].path', message: 'override[6] for cluster "cluster2" has an invalid path: /metadata/generateName' },
+        {
+          path: 'spec.overrides[0].clusterOverrides[4].path',
+          message: 'override[4] for cluster "cluster2" has an invalid path: /metadata/name',
+        },
+        {
+          path: 'spec.overrides[0].clusterOverrides[5].path',
+          message: 'override[5] for cluster "cluster2" has an invalid path: /metadata/namespace',
+        },
+        {
+          path: 'spec.overrides[0].clusterOverrides[6].path',
+          message: 'override[6] for cluster "cluster2" has an invalid path: /metadata/generateName',
+        },
         { path: 'spec.overrides[0].clusterOverrides[7].path', message: 'override[7] for cluster "cluster2" has an invalid path: /kind' },
       ],
     ],
@@ -153,14 +167,22 @@ describe('Federated<Kind>', () => {
       (o) => (o.spec.overrides[0].clusterOverrides[0].path = 'spec.replicas'),
       [{ path: 'spec.overrides[0].clusterOverrides[0].path', message: 'must be a JSON pointer starting with "/"' }],
     ],
-    ['a placement cluster without name', (o) => (o.spec.placement.clusters[1] = {}), [{ path: 'spec.placement.clusters[1].name', message: 'Required value' }]],
+    [
+      'a placement cluster without name',
+      (o) => (o.spec.placement.clusters[1] = {}),
+      [{ path: 'spec.placement.clusters[1].name', message: 'Required value' }],
+    ],
     [
       'a selector with a bad operator',
       (o) => (o.spec.placement.clusterSelector.matchExpressions[0].operator = 'Within'),
       [{ path: 'spec.placement.clusterSelector.matchExpressions[0].operator', message: 'must be one of In, NotIn, Exists, DoesNotExist' }],
     ],
     ['a template that is not an object', (o) => (o.spec.template = 'x'), [{ path: 'spec.template', message: 'must be an object' }]],
-    ['retainReplicas that is not a boolean', (o) => (o.spec.retainReplicas = 'yes'), [{ path: 'spec.retainReplicas', message: 'must be a boolean' }]],
+    [
+      'retainReplicas that is not a boolean',
+      (o) => (o.spec.retainReplicas = 'yes'),
+      [{ path: 'spec.retainReplicas', message: 'must be a boolean' }],
+    ],
   ])('reports %s with its field path', (_title, mutate, issues) => {
     const o = valid();
     mutate(o);
@@ -206,7 +228,11 @@ describe('Federated<Kind> opaque fields', () => {
   it('keeps any JSON in template, override values and remoteStatus exactly', () => {
     // A "__proto__" key is dropped by zod's record parsing (it copies through an object literal):
     // no Kubernetes field has that name, and the generator leaves it out so the property holds.
-    const json = fc.dictionary(fc.string().filter((k) => k !== '__proto__'), fc.jsonValue(), { maxKeys: 6 });
+    const json = fc.dictionary(
+      fc.string().filter((k) => k !== '__proto__'),
+      fc.jsonValue(),
+      { maxKeys: 6 },
+    );
     fc.assert(
       fc.property(json, fc.jsonValue(), json, (template, value, remoteStatus) => {
         const input = {

@@ -6,16 +6,7 @@ import { z } from 'zod';
 import type { ValidationIssue } from './errors.js';
 import { validateLabelSelector } from './label-selector.js';
 import { labelSelectorSchema, objectMetaSchema, unstructuredSchema } from './meta.js';
-import {
-  asArray,
-  asRecord,
-  childPath,
-  describeObject,
-  field,
-  unwrap,
-  validateWith,
-  type ValidationResult,
-} from './validation.js';
+import { asArray, asRecord, childPath, describeObject, field, unwrap, validateWith, type ValidationResult } from './validation.js';
 
 /** Override operations; empty or absent means `replace`. */
 export const OVERRIDE_OPS = ['add', 'remove', 'replace'] as const;
@@ -136,8 +127,7 @@ export function validateOverrides(overrides: unknown, basePath = 'spec.overrides
       const c = typeof cluster === 'string' ? cluster : '';
       if (isForbiddenOverridePath(path))
         issues.push({ path: at, message: `override[${j}] for cluster ${JSON.stringify(c)} has an invalid path: ${path}` });
-      else if (!path.startsWith('/'))
-        issues.push({ path: at, message: `must be a JSON pointer starting with "/"` });
+      else if (!path.startsWith('/')) issues.push({ path: at, message: `must be a JSON pointer starting with "/"` });
       if (paths.has(path))
         issues.push({ path: at, message: `path ${JSON.stringify(path)} appears more than once for cluster ${JSON.stringify(c)}` });
       paths.add(path);

@@ -28,6 +28,8 @@ clusterStatus:
     expect(stringify(parseFederatedServiceStatus(input))).toBe(stringify(input));
     const bad = structuredClone(input);
     delete bad.clusterStatus[0].status;
-    expect(() => parseFederatedServiceStatus(bad)).toThrow('FederatedServiceStatus "shop/web" is invalid: clusterStatus[0].status: Required value');
+    expect(() => parseFederatedServiceStatus(bad)).toThrow(
+      'FederatedServiceStatus "shop/web" is invalid: clusterStatus[0].status: Required value',
+    );
   });
 });

@@ -85,13 +85,25 @@ describe('FederatedTypeConfig', () => {
         spec: {
           targetType: { version: 'v1', kind: 'Deployment', pluralName: '', scope: 'Namespaced' },
           propagation: 'Enabled',
-          federatedType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedDeployment', pluralName: '', scope: 'Namespaced' },
+          federatedType: {
+            group: 'types.kubefed.io',
+            version: 'v1beta1',
+            kind: 'FederatedDeployment',
+            pluralName: '',
+            scope: 'Namespaced',
+          },
         },
       },
       {
         targetType: { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' },
         propagation: 'Enabled',
-        federatedType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedDeployment', pluralName: 'federateddeployments', scope: 'Namespaced' },
+        federatedType: {
+          group: 'types.kubefed.io',
+          version: 'v1beta1',
+          kind: 'FederatedDeployment',
+          pluralName: 'federateddeployments',
+          scope: 'Namespaced',
+        },
       },
     ],
     [
@@ -101,15 +113,33 @@ describe('FederatedTypeConfig', () => {
         spec: {
           targetType: { version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' },
           propagation: 'Enabled',
-          federatedType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedService', pluralName: 'federatedservices', scope: 'Namespaced' },
+          federatedType: {
+            group: 'types.kubefed.io',
+            version: 'v1beta1',
+            kind: 'FederatedService',
+            pluralName: 'federatedservices',
+            scope: 'Namespaced',
+          },
           statusType: { version: '', kind: 'FederatedServiceStatus', pluralName: '', scope: 'Namespaced' },
         },
       },
       {
         targetType: { version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' },
         propagation: 'Enabled',
-        federatedType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedService', pluralName: 'federatedservices', scope: 'Namespaced' },
-        statusType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedServiceStatus', pluralName: 'federatedservicestatuses', scope: 'Namespaced' },
+        federatedType: {
+          group: 'types.kubefed.io',
+          version: 'v1beta1',
+          kind: 'FederatedService',
+          pluralName: 'federatedservices',
+          scope: 'Namespaced',
+        },
+        statusType: {
+          group: 'types.kubefed.io',
+          version: 'v1beta1',
+          kind: 'FederatedServiceStatus',
+          pluralName: 'federatedservicestatuses',
+          scope: 'Namespaced',
+        },
       },
     ],
   ])('defaulting %s', (_title, ftc, spec) => {
@@ -138,14 +168,26 @@ describe('FederatedTypeConfig', () => {
       (o) => (o.metadata.name = 'svc'),
       [{ path: 'metadata.name', message: `Invalid value: "svc": name must be 'TARGET_PLURAL_NAME(.TARGET_GROUP_NAME)'` }],
     ],
-    ['an unknown propagation', (o) => (o.spec.propagation = 'On'), [{ path: 'spec.propagation', message: 'must be one of Enabled, Disabled' }]],
-    ['an unknown scope', (o) => (o.spec.targetType.scope = 'Global'), [{ path: 'spec.targetType.scope', message: 'must be one of Cluster, Namespaced' }]],
+    [
+      'an unknown propagation',
+      (o) => (o.spec.propagation = 'On'),
+      [{ path: 'spec.propagation', message: 'must be one of Enabled, Disabled' }],
+    ],
+    [
+      'an unknown scope',
+      (o) => (o.spec.targetType.scope = 'Global'),
+      [{ path: 'spec.targetType.scope', message: 'must be one of Cluster, Namespaced' }],
+    ],
     [
       'a federated group without a dot',
       (o) => (o.spec.federatedType.group = 'types'),
       [{ path: 'spec.federatedType.group', message: 'Invalid value: "types": should be a domain with at least one dot' }],
     ],
-    ['a missing federated group', (o) => delete o.spec.federatedType.group, [{ path: 'spec.federatedType.group', message: 'Required value' }]],
+    [
+      'a missing federated group',
+      (o) => delete o.spec.federatedType.group,
+      [{ path: 'spec.federatedType.group', message: 'Required value' }],
+    ],
     [
       'an invalid target group',
       (o) => {
@@ -170,14 +212,26 @@ describe('FederatedTypeConfig', () => {
       (o) => (o.spec.statusType.kind = 'Federated_Status'),
       [{ path: 'spec.statusType.kind', message: expect.stringContaining('Invalid value: "Federated_Status"') }],
     ],
-    ['a missing pluralName', (o) => delete o.spec.federatedType.pluralName, [{ path: 'spec.federatedType.pluralName', message: 'Required value' }]],
-    ['an unknown status collection', (o) => (o.spec.statusCollection = 'Yes'), [{ path: 'spec.statusCollection', message: 'must be one of Enabled, Disabled' }]],
+    [
+      'a missing pluralName',
+      (o) => delete o.spec.federatedType.pluralName,
+      [{ path: 'spec.federatedType.pluralName', message: 'Required value' }],
+    ],
+    [
+      'an unknown status collection',
+      (o) => (o.spec.statusCollection = 'Yes'),
+      [{ path: 'spec.statusCollection', message: 'must be one of Enabled, Disabled' }],
+    ],
     [
       'a negative observed generation',
       (o) => (o.status.observedGeneration = -1),
       [{ path: 'status.observedGeneration', message: 'Invalid value: -1: must be greater than or equal to 0' }],
     ],
-    ['an unknown controller status', (o) => (o.status.propagationController = 'Up'), [{ path: 'status.propagationController', message: 'must be one of Running, NotRunning' }]],
+    [
+      'an unknown controller status',
+      (o) => (o.status.propagationController = 'Up'),
+      [{ path: 'status.propagationController', message: 'must be one of Running, NotRunning' }],
+    ],
   ])('reports %s with its field path', (_title, mutate, issues) => {
     const o = valid();
     mutate(o);

@@ -76,10 +76,16 @@ describe('KubeFedCluster', () => {
     ['https://[::1]:6443', undefined],
     ['https://host/prefix', undefined],
     ['', 'Required value'],
-    ['cluster.example.com/path', 'Invalid value: "cluster.example.com/path": host must be a URL or a host:port pair: "cluster.example.com/path"'],
+    [
+      'cluster.example.com/path',
+      'Invalid value: "cluster.example.com/path": host must be a URL or a host:port pair: "cluster.example.com/path"',
+    ],
     ['ftp://cluster.example.com', 'Invalid value: "ftp://cluster.example.com": scheme must be one of: [http, https]'],
     ['cluster.example.com:0', 'Invalid value: "cluster.example.com:0": invalid port "0": must be between 1 and 65535'],
-    ['https://cluster.example.com:70000', 'Invalid value: "https://cluster.example.com:70000": invalid port "70000": must be between 1 and 65535'],
+    [
+      'https://cluster.example.com:70000',
+      'Invalid value: "https://cluster.example.com:70000": invalid port "70000": must be between 1 and 65535',
+    ],
     ['https://h:abc', 'Invalid value: "https://h:abc": invalid port "abc": must be between 1 and 65535'],
   ])('judges apiEndpoint %j: %s', (endpoint, problem) => {
     expect(apiEndpointProblem(endpoint)).toBe(problem);
@@ -110,7 +116,11 @@ describe('KubeFedCluster', () => {
       (o) => (o.spec.proxyURL = 'ftp://proxy'),
       [{ path: 'spec.proxyURL', message: 'Invalid value: "ftp://proxy": proxy URL scheme must be one of: [http, https, socks5]' }],
     ],
-    ['a caBundle that is not base64', (o) => (o.spec.caBundle = 'not base64!'), [{ path: 'spec.caBundle', message: 'must be base64-encoded data' }]],
+    [
+      'a caBundle that is not base64',
+      (o) => (o.spec.caBundle = 'not base64!'),
+      [{ path: 'spec.caBundle', message: 'must be base64-encoded data' }],
+    ],
     [
       'an unknown condition type and status',
       (o) => Object.assign(o.status.conditions[0], { type: 'Healthy', status: 'Yes' }),
@@ -119,7 +129,11 @@ describe('KubeFedCluster', () => {
         { path: 'status.conditions[0].status', message: 'must be one of True, False, Unknown' },
       ],
     ],
-    ['a condition without lastProbeTime', (o) => delete o.status.conditions[0].lastProbeTime, [{ path: 'status.conditions[0].lastProbeTime', message: 'Required value' }]],
+    [
+      'a condition without lastProbeTime',
+      (o) => delete o.status.conditions[0].lastProbeTime,
+      [{ path: 'status.conditions[0].lastProbeTime', message: 'Required value' }],
+    ],
     ['status without conditions', (o) => delete o.status.conditions, [{ path: 'status.conditions', message: 'Required value' }]],
   ])('reports %s with its field path', (_title, mutate, issues) => {
     const o = valid();

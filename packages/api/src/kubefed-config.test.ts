@@ -92,7 +92,12 @@ describe('KubeFedConfig', () => {
     ],
     [
       'keeps unknown gates (validation rejects them) and sorts them in',
-      { featureGates: [{ name: 'Zeta', configuration: 'Enabled' }, { name: 'Alpha', configuration: 'Enabled' }] },
+      {
+        featureGates: [
+          { name: 'Zeta', configuration: 'Enabled' },
+          { name: 'Alpha', configuration: 'Enabled' },
+        ],
+      },
       {
         ...FULL_DEFAULTS,
         featureGates: [
@@ -159,14 +164,30 @@ describe('KubeFedConfig', () => {
     [
       'a renew deadline within the jittered retry period',
       (o) => (o.spec.leaderElect.renewDeadline = '600ms'),
-      [{ path: 'spec.leaderElect.renewDeadline', message: 'Invalid value: "600ms": renewDeadline must be greater than retryPeriod*JitterFactor(1.2)' }],
+      [
+        {
+          path: 'spec.leaderElect.renewDeadline',
+          message: 'Invalid value: "600ms": renewDeadline must be greater than retryPeriod*JitterFactor(1.2)',
+        },
+      ],
     ],
-    ['an unknown resource lock', (o) => (o.spec.leaderElect.resourceLock = 'etcd'), [{ path: 'spec.leaderElect.resourceLock', message: 'must be one of leases' }]],
-    ...['configmaps', 'endpoints', 'configmapsleases', 'endpointsleases'].map((lock): [string, (o: ReturnType<typeof valid>) => void, { path: string; message: string }[]] => [
-      `KubeFed's ${lock} lock, which Kubernetes 1.24 removed`,
-      (o) => (o.spec.leaderElect.resourceLock = lock),
-      [{ path: 'spec.leaderElect.resourceLock', message: `Unsupported value: "${lock}": Kubernetes 1.24 and later have no ConfigMap or Endpoints leader-election locks; supported values: "leases"` }],
-    ]),
+    [
+      'an unknown resource lock',
+      (o) => (o.spec.leaderElect.resourceLock = 'etcd'),
+      [{ path: 'spec.leaderElect.resourceLock', message: 'must be one of leases' }],
+    ],
+    ...['configmaps', 'endpoints', 'configmapsleases', 'endpointsleases'].map(
+      (lock): [string, (o: ReturnType<typeof valid>) => void, { path: string; message: string }[]] => [
+        `KubeFed's ${lock} lock, which Kubernetes 1.24 removed`,
+        (o) => (o.spec.leaderElect.resourceLock = lock),
+        [
+          {
+            path: 'spec.leaderElect.resourceLock',
+            message: `Unsupported value: "${lock}": Kubernetes 1.24 and later have no ConfigMap or Endpoints leader-election locks; supported values: "leases"`,
+          },
+        ],
+      ],
+    ),
     [
       'an unknown and a duplicate feature gate',
       (o) => o.spec.featureGates.push({ name: 'Foo', configuration: 'Enabled' }, { name: 'PushReconciler', configuration: 'On' }),
@@ -176,8 +197,16 @@ describe('KubeFedConfig', () => {
         { path: 'spec.featureGates[4].configuration', message: 'must be one of Enabled, Disabled' },
       ],
     ],
-    ['an empty adoptResources', (o) => (o.spec.syncController.adoptResources = ''), [{ path: 'spec.syncController.adoptResources', message: 'Required value' }]],
-    ['a fractional reconcile count', (o) => (o.spec.syncController.maxConcurrentReconciles = 1.5), [{ path: 'spec.syncController.maxConcurrentReconciles', message: 'must be an integer' }]],
+    [
+      'an empty adoptResources',
+      (o) => (o.spec.syncController.adoptResources = ''),
+      [{ path: 'spec.syncController.adoptResources', message: 'Required value' }],
+    ],
+    [
+      'a fractional reconcile count',
+      (o) => (o.spec.syncController.maxConcurrentReconciles = 1.5),
+      [{ path: 'spec.syncController.maxConcurrentReconciles', message: 'must be an integer' }],
+    ],
   ])('reports %s with its field path', (_title, mutate, issues) => {
     const o = valid();
     mutate(o);

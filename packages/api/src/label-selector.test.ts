@@ -136,11 +136,23 @@ describe('LabelSelector objects', () => {
   });
 
   it.each<[unknown, { path: string; message: string }[]]>([
-    [{ matchExpressions: [{ key: 'a', operator: 'Has', values: [] }] }, [{ path: 'matchExpressions[0].operator', message: 'must be one of In, NotIn, Exists, DoesNotExist' }]],
-    [{ matchExpressions: [{ key: 'a', operator: 'In' }] }, [{ path: 'matchExpressions[0].values', message: 'must be specified when operator is In' }]],
-    [{ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }, [{ path: 'matchExpressions[0].values', message: 'may not be specified when operator is Exists' }]],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Has', values: [] }] },
+      [{ path: 'matchExpressions[0].operator', message: 'must be one of In, NotIn, Exists, DoesNotExist' }],
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'In' }] },
+      [{ path: 'matchExpressions[0].values', message: 'must be specified when operator is In' }],
+    ],
+    [
+      { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] },
+      [{ path: 'matchExpressions[0].values', message: 'may not be specified when operator is Exists' }],
+    ],
     [{ matchLabels: { 'bad key': 'x' } }, [{ path: 'matchLabels.bad key', message: expect.stringContaining('invalid label key') }]],
-    [{ matchLabels: { ok: 'bad value' } }, [{ path: 'matchLabels.ok', message: expect.stringContaining('invalid label value "bad value"') }]],
+    [
+      { matchLabels: { ok: 'bad value' } },
+      [{ path: 'matchLabels.ok', message: expect.stringContaining('invalid label value "bad value"') }],
+    ],
   ])('reports problems of %j with field paths', (selector, issues) => {
     expect(validateLabelSelector(selector)).toEqual(issues);
   });
@@ -157,7 +169,14 @@ describe('label selector properties', () => {
   const value = fc.constantFrom('', 'a', 'b', 'web', 'prod-1');
   const labelsArb = fc.dictionary(key, value, { maxKeys: 5 });
   const requirement = fc.oneof(
-    fc.record({ key, operator: fc.constantFrom('In', 'NotIn'), values: fc.array(value.filter((v) => v !== ''), { minLength: 1, maxLength: 3 }) }),
+    fc.record({
+      key,
+      operator: fc.constantFrom('In', 'NotIn'),
+      values: fc.array(
+        value.filter((v) => v !== ''),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
     fc.record({ key, operator: fc.constantFrom('Exists', 'DoesNotExist') }),
   );
   const selectorArb = fc.record(

@@ -9,15 +9,7 @@ import { asArray, asRecord, childPath, field, labelKeyProblems, labelValueProble
 
 /** Operators of a parsed selector requirement. */
 export type SelectorOperator =
-  | 'In'
-  | 'NotIn'
-  | 'Exists'
-  | 'DoesNotExist'
-  | 'Equals'
-  | 'DoubleEquals'
-  | 'NotEquals'
-  | 'GreaterThan'
-  | 'LessThan';
+  'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Equals' | 'DoubleEquals' | 'NotEquals' | 'GreaterThan' | 'LessThan';
 
 /** One requirement of a parsed selector. `values` is empty for Exists/DoesNotExist, one value for =, ==, !=, >, <. */
 export interface SelectorRequirement {
@@ -152,7 +144,10 @@ export function parseSelector(input: string): Selector {
         next();
         requirements.push({ key, operator: op.text === 'in' ? 'In' : 'NotIn', values: valueSet(op.text) });
       } else {
-        fail(op, `expected an operator (=, ==, !=, in, notin, >, <), "," or end of input after key ${JSON.stringify(key)}, found ${describe(op)}`);
+        fail(
+          op,
+          `expected an operator (=, ==, !=, in, notin, >, <), "," or end of input after key ${JSON.stringify(key)}, found ${describe(op)}`,
+        );
       }
     } else {
       fail(t, `expected a label key or "!", found ${describe(t)}`);
@@ -255,8 +250,7 @@ export function validateLabelSelector(selector: unknown, basePath = ''): Validat
     const count = Array.isArray(values) ? values.length : 0;
     if (typeof op === 'string') {
       if (!OBJECT_OPERATORS.includes(op)) add(`${path}.operator`, `must be one of ${OBJECT_OPERATORS.join(', ')}`);
-      else if ((op === 'In' || op === 'NotIn') && count === 0)
-        add(`${path}.values`, `must be specified when operator is ${op}`);
+      else if ((op === 'In' || op === 'NotIn') && count === 0) add(`${path}.values`, `must be specified when operator is ${op}`);
       else if ((op === 'Exists' || op === 'DoesNotExist') && count > 0)
         add(`${path}.values`, `may not be specified when operator is ${op}`);
     }

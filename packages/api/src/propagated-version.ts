@@ -36,7 +36,10 @@ export function propagatedVersionName(targetKind: string, federatedName: string)
 }
 
 /** The version string recorded for a member object: `gen:<n>` when generation is non-zero, else `rv:<resourceVersion>`. */
-export function memberObjectVersion(meta: { readonly generation?: number | undefined; readonly resourceVersion?: string | undefined }): string {
+export function memberObjectVersion(meta: {
+  readonly generation?: number | undefined;
+  readonly resourceVersion?: string | undefined;
+}): string {
   return meta.generation !== undefined && meta.generation !== 0 ? `gen:${meta.generation}` : `rv:${meta.resourceVersion ?? ''}`;
 }
 

@@ -45,14 +45,42 @@ describe('ReplicaSchedulingPreference', () => {
   });
 
   it.each<[string, (o: ReturnType<typeof valid>) => void, { path: string; message: string }[]]>([
-    ['an unsupported target kind', (o) => (o.spec.targetKind = 'FederatedStatefulSet'), [{ path: 'spec.targetKind', message: 'must be one of FederatedDeployment, FederatedReplicaSet' }]],
+    [
+      'an unsupported target kind',
+      (o) => (o.spec.targetKind = 'FederatedStatefulSet'),
+      [{ path: 'spec.targetKind', message: 'must be one of FederatedDeployment, FederatedReplicaSet' }],
+    ],
     ['missing totalReplicas', (o) => delete o.spec.totalReplicas, [{ path: 'spec.totalReplicas', message: 'Required value' }]],
-    ['totalReplicas beyond int32', (o) => (o.spec.totalReplicas = 2 ** 31), [{ path: 'spec.totalReplicas', message: 'must be less than or equal to 2147483647' }]],
-    ['a non-integer weight', (o) => (o.spec.clusters.cluster1.weight = 0.5), [{ path: 'spec.clusters.cluster1.weight', message: 'must be an integer' }]],
-    ['a negative totalReplicas', (o) => (o.spec.totalReplicas = -5), [{ path: 'spec.totalReplicas', message: 'must be greater than or equal to 0' }]],
-    ['a negative weight', (o) => (o.spec.clusters.cluster1.weight = -1), [{ path: 'spec.clusters.cluster1.weight', message: 'must be greater than or equal to 0' }]],
-    ['a negative minReplicas', (o) => (o.spec.clusters.cluster1.minReplicas = -1), [{ path: 'spec.clusters.cluster1.minReplicas', message: 'must be greater than or equal to 0' }]],
-    ['a negative maxReplicas', (o) => (o.spec.clusters['*'].maxReplicas = -2), [{ path: 'spec.clusters.*.maxReplicas', message: 'must be greater than or equal to 0' }]],
+    [
+      'totalReplicas beyond int32',
+      (o) => (o.spec.totalReplicas = 2 ** 31),
+      [{ path: 'spec.totalReplicas', message: 'must be less than or equal to 2147483647' }],
+    ],
+    [
+      'a non-integer weight',
+      (o) => (o.spec.clusters.cluster1.weight = 0.5),
+      [{ path: 'spec.clusters.cluster1.weight', message: 'must be an integer' }],
+    ],
+    [
+      'a negative totalReplicas',
+      (o) => (o.spec.totalReplicas = -5),
+      [{ path: 'spec.totalReplicas', message: 'must be greater than or equal to 0' }],
+    ],
+    [
+      'a negative weight',
+      (o) => (o.spec.clusters.cluster1.weight = -1),
+      [{ path: 'spec.clusters.cluster1.weight', message: 'must be greater than or equal to 0' }],
+    ],
+    [
+      'a negative minReplicas',
+      (o) => (o.spec.clusters.cluster1.minReplicas = -1),
+      [{ path: 'spec.clusters.cluster1.minReplicas', message: 'must be greater than or equal to 0' }],
+    ],
+    [
+      'a negative maxReplicas',
+      (o) => (o.spec.clusters['*'].maxReplicas = -2),
+      [{ path: 'spec.clusters.*.maxReplicas', message: 'must be greater than or equal to 0' }],
+    ],
   ])('reports %s with its field path', (_title, mutate, issues) => {
     const o = valid();
     mutate(o);

@@ -153,8 +153,7 @@ export function labelKeyProblems(key: string): string[] {
     const prefix = parts[0] ?? '';
     name = parts[1] ?? '';
     if (prefix === '') problems.push('prefix part must be non-empty');
-    else if (!isDns1123Subdomain(prefix))
-      problems.push('prefix part must be a lowercase DNS-1123 subdomain of at most 253 characters');
+    else if (!isDns1123Subdomain(prefix)) problems.push('prefix part must be a lowercase DNS-1123 subdomain of at most 253 characters');
   } else if (parts.length > 2) {
     return ['a qualified name must consist of an optional prefix, a "/" and a name'];
   }
@@ -181,8 +180,8 @@ export function labelValueProblems(value: string): string[] {
 const DURATION_UNITS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3,
-  'μs': 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,

@@ -100,7 +100,9 @@ function connectTls(options: https.RequestOptions, settings: TlsSettings, socket
     cb(err, s);
   };
   const s = tls.connect(connectOpts);
-  s.setTimeout(HANDSHAKE_TIMEOUT_MS, () => finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }), s));
+  s.setTimeout(HANDSHAKE_TIMEOUT_MS, () =>
+    finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }), s),
+  );
   s.once('secureConnect', () => {
     s.setTimeout(0);
     if (!custom || s.authorized) {
@@ -113,7 +115,12 @@ function connectTls(options: https.RequestOptions, settings: TlsSettings, socket
     const peer = s.getPeerCertificate(true);
     const untrusted = validityErrors.has(code) ? verifyChainIgnoringDates(peer, settings.ca) : code;
     if (untrusted !== undefined) {
-      finish(Object.assign(new Error(`certificate verification failed: ${untrusted}`), { code: validityErrors.has(code) ? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' : code }), s);
+      finish(
+        Object.assign(new Error(`certificate verification failed: ${untrusted}`), {
+          code: validityErrors.has(code) ? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' : code,
+        }),
+        s,
+      );
       return;
     }
     const identityErr = settings.skipSubjectName === true ? undefined : tls.checkServerIdentity(serverName, peer);
@@ -177,7 +184,9 @@ export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
       throw new ConfigError(`proxy URL "${redactCredentials(options.proxyUrl)}" is not a valid URL`);
     }
     if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
-      throw new ConfigError(`proxy URL "${redactCredentials(options.proxyUrl)}": scheme ${proxy.protocol.replace(/:$/, '')} is not supported (use http or https)`);
+      throw new ConfigError(
+        `proxy URL "${redactCredentials(options.proxyUrl)}": scheme ${proxy.protocol.replace(/:$/, '')} is not supported (use http or https)`,
+      );
     }
   }
   if (options.protocol === 'http:') {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './api-error.js';
-import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, SecretNotBoundError, connectionDigest, memberClientFromSecret, secretBindingProblem } from './cluster-config-secret-binding.js';
+import {
+  CLUSTER_CONNECTION_ANNOTATION,
+  CLUSTER_NAME_ANNOTATION,
+  SecretNotBoundError,
+  connectionDigest,
+  memberClientFromSecret,
+  secretBindingProblem,
+} from './cluster-config-secret-binding.js';
 import type { BoundSecretInput } from './cluster-config-secret-binding.js';
 import type { KubeFedClusterInput } from './cluster-config.js';
 
@@ -13,7 +20,10 @@ const cluster = (name: string) => ({
 
 const spec: KubeFedClusterInput['spec'] = cluster('member1').spec;
 /** The annotations `kubefedctl join` writes for member1. */
-const boundTo = (name: string): Record<string, string> => ({ [CLUSTER_NAME_ANNOTATION]: name, [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) });
+const boundTo = (name: string): Record<string, string> => ({
+  [CLUSTER_NAME_ANNOTATION]: name,
+  [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec),
+});
 
 const secret = (annotations: Record<string, string> | undefined): BoundSecretInput => ({
   metadata: { name: 'member1-x7k2p', namespace: 'kube-federation-system', ...(annotations === undefined ? {} : { annotations }) },
@@ -47,7 +57,12 @@ describe('secretBindingProblem', () => {
       },
     ],
     ['annotated with an empty name', 'member1', { [CLUSTER_NAME_ANNOTATION]: '' }, { kind: 'unbound' }],
-    ['bound to a name that only differs in case', 'member1', { [CLUSTER_NAME_ANNOTATION]: 'Member1' }, { kind: 'boundElsewhere', boundTo: 'Member1' }],
+    [
+      'bound to a name that only differs in case',
+      'member1',
+      { [CLUSTER_NAME_ANNOTATION]: 'Member1' },
+      { kind: 'boundElsewhere', boundTo: 'Member1' },
+    ],
   ])('%s', (_what, name, annotations, expected) => {
     const problem = secretBindingProblem(cluster(name), secret(annotations));
     if (expected === undefined) expect(problem).toBeUndefined();
@@ -58,7 +73,7 @@ describe('secretBindingProblem', () => {
     ['the same settings', {}, undefined],
     ['the same endpoint written as host:port', { apiEndpoint: 'member1.example:6443' }, undefined],
     ['the same endpoint with a trailing slash', { apiEndpoint: 'https://member1.example:6443/' }, undefined],
-    ['another apiEndpoint (a server of the editor\'s own)', { apiEndpoint: 'https://evil.example:6443' }, 'connectionChanged'],
+    ["another apiEndpoint (a server of the editor's own)", { apiEndpoint: 'https://evil.example:6443' }, 'connectionChanged'],
     ['another port', { apiEndpoint: 'https://member1.example:6444' }, 'connectionChanged'],
     ['a proxyURL added', { proxyURL: 'http://evil.example:3128' }, 'connectionChanged'],
     ['another caBundle', { caBundle: b64('another CA') }, 'connectionChanged'],
@@ -84,7 +99,10 @@ describe('secretBindingProblem', () => {
   });
 
   it('names the Secret by the KubeFedCluster reference when the Secret has no metadata', () => {
-    expect(secretBindingProblem(cluster('member1'), { data: {} })).toMatchObject({ kind: 'unbound', secret: 'kube-federation-system/member1-x7k2p' });
+    expect(secretBindingProblem(cluster('member1'), { data: {} })).toMatchObject({
+      kind: 'unbound',
+      secret: 'kube-federation-system/member1-x7k2p',
+    });
   });
 });
 

@@ -118,7 +118,11 @@ function connectionProblem(cluster: KubeFedClusterInput, secret: BoundSecretInpu
     `or bind them with "kubectl annotate --overwrite secret -n ${namespace ?? ''} ${secretName ?? ''} ${CLUSTER_CONNECTION_ANNOTATION}=${current}"`;
   const base = { secret: shown, cluster: name };
   if (bound === '') {
-    return { ...base, kind: 'connectionUnbound', message: `secret ${shown} is not bound to the connection settings of ${name} (no ${CLUSTER_CONNECTION_ANNOTATION} annotation): its token is not sent; ${rebind}` };
+    return {
+      ...base,
+      kind: 'connectionUnbound',
+      message: `secret ${shown} is not bound to the connection settings of ${name} (no ${CLUSTER_CONNECTION_ANNOTATION} annotation): its token is not sent; ${rebind}`,
+    };
   }
   return {
     ...base,
@@ -157,7 +161,11 @@ export function memberClientFromSecret(cluster: KubeFedClusterInput, secret: Bou
  * {@link memberClientFromSecret}. Rejects with ApiError (e.g. NotFound), SecretNotBoundError or
  * ConfigError.
  */
-export async function memberClientFromHost(host: DynamicClient, cluster: KubeFedClusterInput, options: ClientOptions = {}): Promise<DynamicClient> {
+export async function memberClientFromHost(
+  host: DynamicClient,
+  cluster: KubeFedClusterInput,
+  options: ClientOptions = {},
+): Promise<DynamicClient> {
   const namespace = cluster.metadata.namespace ?? KUBEFED_NAMESPACE_DEFAULT;
   const secret = await host.resource({ group: '', version: 'v1', resource: 'secrets' }, namespace).get(cluster.spec.secretRef.name);
   return memberClientFromSecret(cluster, secret, options);

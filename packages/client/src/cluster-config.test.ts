@@ -48,12 +48,12 @@ describe('tlsValidationSettings', () => {
     expect(tlsValidationSettings(input)).toEqual(expected);
   });
 
-  it.each([[['*', 'SubjectName'], 'expected to be the only option'], [['Everything'], 'unsupported value']])(
-    'rejects %j',
-    (input, message) => {
-      expect(() => tlsValidationSettings(input)).toThrow(message);
-    },
-  );
+  it.each([
+    [['*', 'SubjectName'], 'expected to be the only option'],
+    [['Everything'], 'unsupported value'],
+  ])('rejects %j', (input, message) => {
+    expect(() => tlsValidationSettings(input)).toThrow(message);
+  });
 });
 
 describe('connectionFromKubeFedCluster', () => {
@@ -76,9 +76,19 @@ describe('connectionFromKubeFedCluster', () => {
     ['an empty token', {}, { data: { token: '' } }, 'missing a non-empty value for "token"'],
     ['an empty endpoint', { apiEndpoint: '' }, { data: { token: b64('t') } }, 'The api endpoint of cluster member1 is empty'],
     ['a bad endpoint', { apiEndpoint: 'h/x' }, { data: { token: b64('t') } }, 'KubeFedCluster "member1": spec.apiEndpoint: host must be'],
-    ['a bad proxy scheme', { proxyURL: 'ftp://p' }, { data: { token: b64('t') } }, 'proxy URL scheme must be one of: [http, https, socks5]'],
+    [
+      'a bad proxy scheme',
+      { proxyURL: 'ftp://p' },
+      { data: { token: b64('t') } },
+      'proxy URL scheme must be one of: [http, https, socks5]',
+    ],
     ['a socks5 proxy', { proxyURL: 'socks5://p:1080' }, { data: { token: b64('t') } }, 'socks5 proxies are not supported'],
-    ['an endpoint with a query, without its password', { apiEndpoint: 'https://u:hunter2@m1:6443/?x=1' }, { data: { token: b64('t') } }, 'must not contain a query or fragment: "https://u:***@m1:6443/?x=1"'],
+    [
+      'an endpoint with a query, without its password',
+      { apiEndpoint: 'https://u:hunter2@m1:6443/?x=1' },
+      { data: { token: b64('t') } },
+      'must not contain a query or fragment: "https://u:***@m1:6443/?x=1"',
+    ],
     ['a malformed CA bundle', { caBundle: '%%%' }, { data: { token: b64('t') } }, 'spec.caBundle is not valid base64'],
   ])('refuses %s', (_t, spec, secret, message) => {
     expect(() => connectionFromKubeFedCluster(cluster(spec), secret)).toThrow(message);
@@ -110,7 +120,10 @@ describe('member client from a KubeFedCluster with a malformed proxy URL', () =>
   it('names the proxy without its password', () => {
     const create = (): unknown =>
       DynamicClient.fromKubeFedCluster(
-        { metadata: { name: 'm1' }, spec: { apiEndpoint: 'https://m1:6443', secretRef: { name: 'm1' }, proxyURL: 'http://user:hunter2@proxy:99999' } },
+        {
+          metadata: { name: 'm1' },
+          spec: { apiEndpoint: 'https://m1:6443', secretRef: { name: 'm1' }, proxyURL: 'http://user:hunter2@proxy:99999' },
+        },
         { data: { token: b64('t') } },
       );
     expect(create).toThrow(ConfigError);

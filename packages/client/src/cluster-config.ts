@@ -69,7 +69,9 @@ export function parseApiEndpoint(value: string): string {
  * skips the host name check, `ValidityPeriod` accepts expired / not-yet-valid certificates.
  * An empty or missing list keeps full verification. Unknown values throw {@link ConfigError}.
  */
-export function tlsValidationSettings(disabled: readonly string[] | undefined): Pick<TlsSettings, 'insecureSkipVerify' | 'skipSubjectName' | 'skipValidityPeriod'> {
+export function tlsValidationSettings(
+  disabled: readonly string[] | undefined,
+): Pick<TlsSettings, 'insecureSkipVerify' | 'skipSubjectName' | 'skipValidityPeriod'> {
   const out: Pick<TlsSettings, 'insecureSkipVerify' | 'skipSubjectName' | 'skipValidityPeriod'> = {};
   for (const d of disabled ?? []) {
     switch (d) {

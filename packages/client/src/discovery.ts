@@ -80,7 +80,12 @@ function fromAggregated(doc: AggregatedList, into: Map<string, ApiResource[]>): 
         if (r.categories !== undefined) entry.categories = r.categories;
         resources.push(entry);
         for (const sub of r.subresources ?? []) {
-          resources.push({ name: `${r.resource}/${sub.subresource}`, namespaced: entry.namespaced, kind: sub.responseKind?.kind ?? kind, verbs: sub.verbs ?? [] });
+          resources.push({
+            name: `${r.resource}/${sub.subresource}`,
+            namespaced: entry.namespaced,
+            kind: sub.responseKind?.kind ?? kind,
+            verbs: sub.verbs ?? [],
+          });
         }
       }
       into.set(name === '' ? v.version : `${name}/${v.version}`, resources);

@@ -29,7 +29,10 @@ export class DynamicClient implements Disposable {
   }
 
   /** A client for a kubeconfig context (default: current). Throws ConfigError for a bad context. */
-  static fromKubeconfig(kubeconfig: Kubeconfig, options: ClientOptions & { context?: string | undefined; clusterName?: string | undefined } = {}): DynamicClient {
+  static fromKubeconfig(
+    kubeconfig: Kubeconfig,
+    options: ClientOptions & { context?: string | undefined; clusterName?: string | undefined } = {},
+  ): DynamicClient {
     const { context, clusterName, ...rest } = options;
     const conn = kubeconfig.connection({
       ...(context === undefined ? {} : { context }),

@@ -196,9 +196,12 @@ function connectionFor(cluster: Cluster, user: User, ctx: Context, clusterName: 
     try {
       await kc.applyToHTTPSOptions(opts);
     } catch (e) {
-      throw new ConfigError(`cannot obtain credentials of user "${user.name}" for cluster "${clusterName}": ${e instanceof Error ? e.message : String(e)}`, {
-        cause: e,
-      });
+      throw new ConfigError(
+        `cannot obtain credentials of user "${user.name}" for cluster "${clusterName}": ${e instanceof Error ? e.message : String(e)}`,
+        {
+          cause: e,
+        },
+      );
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) {

@@ -111,11 +111,15 @@ export class HttpResourceClient<T extends KubeObject = KubeObject> implements Re
   }
 
   async create(obj: T, opts: WriteOptions = {}): Promise<T> {
-    return this.send<T>('POST', { verb: 'create', name: obj.metadata.name }, {
-      namespace: this.namespaceOf(obj),
-      query: writeQuery(opts),
-      body: obj,
-    });
+    return this.send<T>(
+      'POST',
+      { verb: 'create', name: obj.metadata.name },
+      {
+        namespace: this.namespaceOf(obj),
+        query: writeQuery(opts),
+        body: obj,
+      },
+    );
   }
 
   async update(obj: T, opts: WriteOptions = {}): Promise<T> {
@@ -125,20 +129,28 @@ export class HttpResourceClient<T extends KubeObject = KubeObject> implements Re
 
   async updateStatus(obj: T): Promise<T> {
     const name = this.requireName(obj, 'update status of');
-    return this.send<T>('PUT', { verb: 'update status of', name }, { name, subresource: 'status', namespace: this.namespaceOf(obj), body: obj });
+    return this.send<T>(
+      'PUT',
+      { verb: 'update status of', name },
+      { name, subresource: 'status', namespace: this.namespaceOf(obj), body: obj },
+    );
   }
 
   async patch(name: string, patch: unknown, type: PatchType, opts: PatchOptions = {}): Promise<T> {
     const query = new URLSearchParams();
     setIf(query, 'fieldManager', opts.fieldManager);
     if (opts.force === true) query.set('force', 'true');
-    return this.send<T>('PATCH', { verb: 'patch', name }, {
-      name,
-      subresource: opts.subresource,
-      query,
-      body: patch,
-      contentType: patchContentTypes[type],
-    });
+    return this.send<T>(
+      'PATCH',
+      { verb: 'patch', name },
+      {
+        name,
+        subresource: opts.subresource,
+        query,
+        body: patch,
+        contentType: patchContentTypes[type],
+      },
+    );
   }
 
   async delete(name: string, opts: DeleteOptions = {}): Promise<void> {

@@ -28,7 +28,13 @@ const document = (): DiscoveryDocument => ({
     'events.k8s.io/v1': [{ name: 'events', singularName: 'event', namespaced: true, kind: 'Event', shortNames: ['ev'] }],
     'core.kubefed.io/v1beta1': [
       { name: 'kubefedclusters', singularName: 'kubefedcluster', namespaced: true, kind: 'KubeFedCluster' },
-      { name: 'federatedtypeconfigs', singularName: 'federatedtypeconfig', namespaced: true, kind: 'FederatedTypeConfig', shortNames: ['ftc'] },
+      {
+        name: 'federatedtypeconfigs',
+        singularName: 'federatedtypeconfig',
+        namespaced: true,
+        kind: 'FederatedTypeConfig',
+        shortNames: ['ftc'],
+      },
     ],
     'core.kubefed.io/v1alpha1': [
       { name: 'propagatedversions', singularName: 'propagatedversion', namespaced: true, kind: 'PropagatedVersion' },

@@ -113,7 +113,6 @@ async function failure(p: Promise<unknown>): Promise<ApiError> {
   return rejection(result);
 }
 
-
 describe('response size limit', () => {
   it('fails a list whose body passes maxResponseBytes with ResponseTooLarge, without reading the rest', async () => {
     const sent: Sent = { bytes: 0, closedEarly: false };
@@ -139,7 +138,9 @@ describe('response size limit', () => {
     const port = await hugeListServer(sent);
     const m = await peakGrowth(() => member('member1', port).raw('/api/v1/configmaps'));
     const e = rejection(m.result);
-    expect(e.message).toBe('GET /api/v1/configmaps on cluster "member1": ResponseTooLarge: response body exceeds the limit of 67108864 bytes');
+    expect(e.message).toBe(
+      'GET /api/v1/configmaps on cluster "member1": ResponseTooLarge: response body exceeds the limit of 67108864 bytes',
+    );
     await expect.poll(() => sent.closedEarly, { timeout: 5000 }).toBe(true);
     expect(m.arrayBuffers).toBeLessThan(96 * MiB);
   });
@@ -188,7 +189,9 @@ describe('response size limit', () => {
 
   it.each([0, -1, 1.5, Number.POSITIVE_INFINITY])('refuses a limit of %d bytes', (limit) => {
     expect(() => member('member1', 1, { maxResponseBytes: limit })).toThrow(ConfigError);
-    expect(() => member('member1', 1, { maxWatchEventBytes: limit })).toThrow(/maxWatchEventBytes must be a positive whole number of bytes/);
+    expect(() => member('member1', 1, { maxWatchEventBytes: limit })).toThrow(
+      /maxWatchEventBytes must be a positive whole number of bytes/,
+    );
   });
 });
 
@@ -201,7 +204,13 @@ describe('listAll', () => {
       const cont = query.get('continue') === null ? 'page2' : undefined;
       const name = cont === undefined ? 'b' : 'a';
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'ConfigMapList', metadata: { resourceVersion: '7', ...(cont === undefined ? {} : { continue: cont }) }, items: [{ metadata: { name } }] }));
+      res.end(
+        JSON.stringify({
+          kind: 'ConfigMapList',
+          metadata: { resourceVersion: '7', ...(cont === undefined ? {} : { continue: cont }) },
+          items: [{ metadata: { name } }],
+        }),
+      );
     });
     const list = await member('member1', port).resource(configmaps, 'ns').listAll({ labelSelector: 'a=b' });
     expect(list.items.map((i) => i.metadata.name)).toEqual(['a', 'b']);
@@ -235,7 +244,9 @@ describe('watch event size limit', () => {
     const e = rejection(m.result);
     expect(events.map((ev) => ev.object.metadata.name)).toEqual(['a']);
     expect(e.reason).toBe('ResponseTooLarge');
-    expect(e.message).toBe('watch configmaps in namespace "ns" on cluster "member1": ResponseTooLarge: watch event exceeds the limit of 16777216 bytes');
+    expect(e.message).toBe(
+      'watch configmaps in namespace "ns" on cluster "member1": ResponseTooLarge: watch event exceeds the limit of 16777216 bytes',
+    );
     await expect.poll(() => sent.closedEarly, { timeout: 5000 }).toBe(true);
     expect(sent.bytes).toBeLessThan(64 * MiB);
     expect(m.arrayBuffers).toBeLessThan(64 * MiB);
@@ -268,7 +279,9 @@ describe('watch event size limit', () => {
     const sent: Sent = { bytes: 0, closedEarly: false };
     const port = await endlessLineWatch(sent, 500);
     const e = await failure(drain(member('member1', port, { maxResponseBytes: MiB }), []));
-    expect(e.message).toBe('watch configmaps in namespace "ns" on cluster "member1": ResponseTooLarge: response body exceeds the limit of 1048576 bytes');
+    expect(e.message).toBe(
+      'watch configmaps in namespace "ns" on cluster "member1": ResponseTooLarge: response body exceeds the limit of 1048576 bytes',
+    );
     await expect.poll(() => sent.closedEarly, { timeout: 5000 }).toBe(true);
   });
 });

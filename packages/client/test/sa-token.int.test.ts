@@ -34,10 +34,13 @@ describe('member client from a service-account token secret', () => {
     using member = DynamicClient.fromKubeFedCluster(cluster, secret as { data?: Record<string, string> });
     expect(await member.raw('/healthz')).toEqual({ status: 200, body: 'ok' });
     // The service account has no RBAC grants yet: authenticated, but not allowed.
-    const denied = await member.resource(core('secrets'), ns).list().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const denied = await member
+      .resource(core('secrets'), ns)
+      .list()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isForbidden(denied)).toBe(true);
     expect((denied as Error).message).toContain('on cluster "member1": Forbidden');
   });

@@ -76,8 +76,12 @@ describe('DynamicClient against kube-sim', () => {
       template: {
         metadata: { labels: { app: 'web' }, annotations: { 'example.com/x': 'y' } },
         spec: {
-          containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80, protocol: 'TCP' }], env: [{ name: 'A', value: '1' }] }],
-          topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'web' } } }],
+          containers: [
+            { name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80, protocol: 'TCP' }], env: [{ name: 'A', value: '1' }] },
+          ],
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'web' } } },
+          ],
         },
       },
     };
@@ -196,7 +200,10 @@ describe('DynamicClient against kube-sim', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 's' },
-      spec: { selector: { matchLabels: { app: 's' } }, template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+      spec: {
+        selector: { matchLabels: { app: 's' } },
+        template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
     });
     const withStatus = await rc.updateStatus({ ...d, status: { observedGeneration: 1, replicas: 0, conditions: [] } });
     expect((withStatus.status as { observedGeneration?: number }).observedGeneration).toBe(1);
@@ -273,7 +280,17 @@ describe('DynamicClient against kube-sim', () => {
 describe('discovery', () => {
   it('finds the same resources through aggregated and plain discovery', async () => {
     const key = (m: ResourceMapping): string =>
-      [m.group, m.version, m.resource, m.kind, m.singularName, m.namespaced, m.preferred, [...m.shortNames].sort(), [...m.subresources].sort()].join('|');
+      [
+        m.group,
+        m.version,
+        m.resource,
+        m.kind,
+        m.singularName,
+        m.namespaced,
+        m.preferred,
+        [...m.shortNames].sort(),
+        [...m.subresources].sort(),
+      ].join('|');
     const counting = (): RawRequester & { paths: string[] } => {
       const paths: string[] = [];
       return {

@@ -35,7 +35,9 @@ async function droppingServer(): Promise<DroppingServer> {
     req.resume();
     if (req.url?.includes('watch=true') === true) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(`${JSON.stringify({ type: 'ADDED', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns' } } })}\n`);
+      res.end(
+        `${JSON.stringify({ type: 'ADDED', object: { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'ns' } } })}\n`,
+      );
       return;
     }
     res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
@@ -72,7 +74,11 @@ describe('a kept-alive connection the server has closed', () => {
     expect((await cms.get('a')).metadata.name).toBe('a');
     expect((await cms.get('a')).metadata.name).toBe('a');
     expect(server.dropped()).toBe(1);
-    expect(server.seen).toEqual(['GET /api/v1/namespaces/ns/configmaps/a', 'GET /api/v1/namespaces/ns/configmaps/a', 'GET /api/v1/namespaces/ns/configmaps/a']);
+    expect(server.seen).toEqual([
+      'GET /api/v1/namespaces/ns/configmaps/a',
+      'GET /api/v1/namespaces/ns/configmaps/a',
+      'GET /api/v1/namespaces/ns/configmaps/a',
+    ]);
   });
 
   it('sends a watch request once more', async () => {

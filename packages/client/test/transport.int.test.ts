@@ -45,7 +45,9 @@ async function tlsServer(certFile = 'server.crt'): Promise<number> {
       setTimeout(() => {
         res.write(`${first.slice(10)}\n${ev('MODIFIED', 'a')}\n`);
         if (req.url?.includes('fieldSelector=gone') === true) {
-          res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' } })}\n`);
+          res.end(
+            `${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' } })}\n`,
+          );
         }
       }, 20);
       return;
@@ -55,7 +57,11 @@ async function tlsServer(certFile = 'server.crt'): Promise<number> {
   return listen(server);
 }
 
-function member(port: number, spec: object = {}, options: { timeoutMs?: number; qps?: number; burst?: number; clock?: Clock } = {}): DynamicClient {
+function member(
+  port: number,
+  spec: object = {},
+  options: { timeoutMs?: number; qps?: number; burst?: number; clock?: Clock } = {},
+): DynamicClient {
   const client = DynamicClient.fromKubeFedCluster(
     {
       metadata: { name: 'member1' },
@@ -88,8 +94,18 @@ describe('TLS verification of a KubeFedCluster client', () => {
     ['no CA bundle (system roots)', 'server.crt', { caBundle: '' }, 'unable to verify'],
     ['a certificate for another name', 'server-wrong-name.crt', {}, 'ERR_TLS_CERT_ALTNAME_INVALID'],
     ['an expired certificate', 'server-expired.crt', {}, 'CERT_HAS_EXPIRED'],
-    ['a wrong name when only ValidityPeriod is disabled', 'server-wrong-name.crt', { disabledTLSValidations: ['ValidityPeriod'] }, 'ALTNAME'],
-    ['an untrusted CA when only SubjectName is disabled', 'server.crt', { caBundle: b64(read('other-ca.crt')), disabledTLSValidations: ['SubjectName'] }, 'NetworkError'],
+    [
+      'a wrong name when only ValidityPeriod is disabled',
+      'server-wrong-name.crt',
+      { disabledTLSValidations: ['ValidityPeriod'] },
+      'ALTNAME',
+    ],
+    [
+      'an untrusted CA when only SubjectName is disabled',
+      'server.crt',
+      { caBundle: b64(read('other-ca.crt')), disabledTLSValidations: ['SubjectName'] },
+      'NetworkError',
+    ],
   ])('refuses %s', async (_t, cert, spec, message) => {
     const port = await tlsServer(cert);
     const e = await failure(member(port, spec).raw('/healthz'));
@@ -127,7 +143,10 @@ describe('TLS verification of a KubeFedCluster client', () => {
 
   it('accepts an expired certificate signed by the configured CA with ValidityPeriod disabled and sends the token', async () => {
     const port = await tlsServer('server-expired.crt');
-    expect(await member(port, { disabledTLSValidations: ['ValidityPeriod'] }).raw('/whoami')).toEqual({ status: 200, body: 'Bearer member-token' });
+    expect(await member(port, { disabledTLSValidations: ['ValidityPeriod'] }).raw('/whoami')).toEqual({
+      status: 200,
+      body: 'Bearer member-token',
+    });
   });
 
   it('tunnels through an HTTP CONNECT proxy given as proxyURL', async () => {

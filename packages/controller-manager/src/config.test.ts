@@ -36,7 +36,10 @@ describe('parseConfig', () => {
   });
 
   it('reads per-cluster concurrency, the rate limit and the resync period', () => {
-    const c = parseConfig(['--cluster-worker-concurrency', 'member1=2, eu.member2=20', '--worker-rate-limit', '50', '--sync-resync-period', '30s'], env);
+    const c = parseConfig(
+      ['--cluster-worker-concurrency', 'member1=2, eu.member2=20', '--worker-rate-limit', '50', '--sync-resync-period', '30s'],
+      env,
+    );
     expect([c.clusterWorkerConcurrency, c.workerRateLimit, c.syncResyncPeriodMs]).toEqual([{ member1: 2, 'eu.member2': 20 }, 50, 30_000]);
   });
 
@@ -81,14 +84,29 @@ describe('parseConfig', () => {
     [['--metrics-addr', '127.0.0.1:0', '--health-addr', '[::1]:8081'], { metricsAddr: '127.0.0.1:0', healthAddr: '[::1]:8081' }],
     [['--leader-elect=false'], { leaderElect: false }],
     [['--leader-elect'], { leaderElect: true }],
-    [['--leader-elect-lease-duration', '1500ms', '--leader-elect-renew-deadline', '1s', '--leader-elect-retry-period', '500ms'], { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 500 }],
+    [
+      ['--leader-elect-lease-duration', '1500ms', '--leader-elect-renew-deadline', '1s', '--leader-elect-retry-period', '500ms'],
+      { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 500 },
+    ],
     [['--mode', 'workers', '--log-level', 'debug', '--log-format', 'pretty'], { mode: 'workers', logLevel: 'debug', logFormat: 'pretty' }],
     [['--redis-url', 'rediss://:pw@cache:6379/2'], { redisUrl: 'rediss://:pw@cache:6379/2' }],
     [['--redis-url', 'redis+sentinel://:pw@s1:26379,s2:26379/mymaster'], { redisUrl: 'redis+sentinel://:pw@s1:26379,s2:26379/mymaster' }],
     [['--redis-url', 'redis+cluster://n1:7000,n2:7001'], { redisUrl: 'redis+cluster://n1:7000,n2:7001' }],
-    [['--redis-url', 'rediss://cache:6380', '--redis-ca-file', '/etc/redis tls/ca.pem'], { redisUrl: 'rediss://cache:6380?tlsCaFile=/etc/redis%20tls/ca.pem' }],
     [
-      ['--redis-url', 'rediss+sentinel://s1/m?sentinelPassword=x', '--redis-ca-file', '/ca.pem', '--redis-cert-file', '/c.pem', '--redis-key-file', '/k.pem'],
+      ['--redis-url', 'rediss://cache:6380', '--redis-ca-file', '/etc/redis tls/ca.pem'],
+      { redisUrl: 'rediss://cache:6380?tlsCaFile=/etc/redis%20tls/ca.pem' },
+    ],
+    [
+      [
+        '--redis-url',
+        'rediss+sentinel://s1/m?sentinelPassword=x',
+        '--redis-ca-file',
+        '/ca.pem',
+        '--redis-cert-file',
+        '/c.pem',
+        '--redis-key-file',
+        '/k.pem',
+      ],
       { redisUrl: 'rediss+sentinel://s1/m?sentinelPassword=x&tlsCaFile=/ca.pem&tlsCertFile=/c.pem&tlsKeyFile=/k.pem' },
     ],
     [['--healthz-addr', '127.0.0.1:8081'], { healthAddr: '127.0.0.1:8081' }],
@@ -100,7 +118,10 @@ describe('parseConfig', () => {
     [['-v', '5'], { logLevel: 'debug' }],
     [['--v=6', '--log-level', 'warn'], { logLevel: 'warn' }],
     [['--master', 'https://10.0.0.1:6443'], { master: 'https://10.0.0.1:6443', host: { kind: 'masterOnly' } }],
-    [['--master', 'https://10.0.0.1:6443', '--kubeconfig', '/k'], { master: 'https://10.0.0.1:6443', host: { kind: 'kubeconfig', paths: ['/k'] } }],
+    [
+      ['--master', 'https://10.0.0.1:6443', '--kubeconfig', '/k'],
+      { master: 'https://10.0.0.1:6443', host: { kind: 'kubeconfig', paths: ['/k'] } },
+    ],
     [['--kubefed-config', '/etc/kubefed/config.yaml'], { kubefedConfigFile: '/etc/kubefed/config.yaml' }],
   ])('accepts %j', (argv, expected) => {
     expect(parseConfig(argv, env)).toMatchObject(expected);
@@ -111,13 +132,28 @@ describe('parseConfig', () => {
     [['--health-addr', '127.0.0.1:99999'], '--health-addr: "127.0.0.1:99999" is not host:port'],
     [['--healthz-addr', ':x'], '--healthz-addr: ":x" is not host:port'],
     [['--kubefed-namespace', 'Bad_NS'], '--kubefed-namespace: "Bad_NS" is not a valid namespace name'],
-    [['--redis-url', 'http://cache'], '--redis-url: Redis URL http://cache has scheme http: must start with redis://, rediss://, redis+sentinel://'],
+    [
+      ['--redis-url', 'http://cache'],
+      '--redis-url: Redis URL http://cache has scheme http: must start with redis://, rediss://, redis+sentinel://',
+    ],
     [['--redis-url', 'redis://:secret@'], '--redis-url: Redis URL redis://:***@ has no host'],
-    [['--redis-url', 'redis://a:1,b:2'], '--redis-url: Redis URL redis://a:1,b:2 is not a URL: several hosts need redis+sentinel:// or redis+cluster://'],
+    [
+      ['--redis-url', 'redis://a:1,b:2'],
+      '--redis-url: Redis URL redis://a:1,b:2 is not a URL: several hosts need redis+sentinel:// or redis+cluster://',
+    ],
     [['--redis-url', 'redis+sentinel://:secret@s1:26379'], '--redis-url: Redis URL redis+sentinel://:***@s1:26379 must name the master'],
-    [['--redis-url', 'redis://:secret@cache', '--redis-ca-file', '/ca.pem'], '--redis-ca-file: needs a TLS Redis URL (rediss://, rediss+sentinel:// or rediss+cluster://), not redis://:***@cache'],
-    [['--redis-url', 'rediss://cache?tlsCaFile=/a.pem', '--redis-ca-file', '/ca.pem'], '--redis-ca-file: --redis-url has ?tlsCaFile= already'],
-    [['--redis-url', 'rediss://cache', '--redis-cert-file', '/c.pem'], '--redis-cert-file, --redis-key-file: Redis URL rediss://cache?tlsCertFile=/c.pem has only one of ?tlsCertFile= and ?tlsKeyFile='],
+    [
+      ['--redis-url', 'redis://:secret@cache', '--redis-ca-file', '/ca.pem'],
+      '--redis-ca-file: needs a TLS Redis URL (rediss://, rediss+sentinel:// or rediss+cluster://), not redis://:***@cache',
+    ],
+    [
+      ['--redis-url', 'rediss://cache?tlsCaFile=/a.pem', '--redis-ca-file', '/ca.pem'],
+      '--redis-ca-file: --redis-url has ?tlsCaFile= already',
+    ],
+    [
+      ['--redis-url', 'rediss://cache', '--redis-cert-file', '/c.pem'],
+      '--redis-cert-file, --redis-key-file: Redis URL rediss://cache?tlsCertFile=/c.pem has only one of ?tlsCertFile= and ?tlsKeyFile=',
+    ],
     [['--redis-ca-file', ''], '--redis-ca-file: must not be empty'],
     [['--leader-elect=maybe'], '--leader-elect: "maybe" is not true or false'],
     [['--v=high'], '--v: is not a verbosity level (0, 1, 2, ...)'],
@@ -152,14 +188,19 @@ describe('parseConfig', () => {
 
   it('serves /metrics to anyone over HTTP by default, and with --metrics-secure over HTTPS with the given certificate', () => {
     expect(parseConfig([], env).metricsSecure).toBeUndefined();
-    expect(parseConfig(['--metrics-secure', '--metrics-cert-file', '/tls/tls.crt', '--metrics-key-file', '/tls/tls.key'], env).metricsSecure).toEqual({ certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' });
+    expect(
+      parseConfig(['--metrics-secure', '--metrics-cert-file', '/tls/tls.crt', '--metrics-key-file', '/tls/tls.key'], env).metricsSecure,
+    ).toEqual({ certFile: '/tls/tls.crt', keyFile: '/tls/tls.key' });
     expect(parseConfig(['--metrics-secure=false'], env).metricsSecure).toBeUndefined();
   });
 
   it.each([
     [['--metrics-secure'], '--metrics-secure needs --metrics-cert-file and --metrics-key-file'],
     [['--metrics-secure', '--metrics-cert-file', '/tls/tls.crt'], '--metrics-secure needs --metrics-cert-file and --metrics-key-file'],
-    [['--metrics-cert-file', '/tls/tls.crt', '--metrics-key-file', '/tls/tls.key'], '--metrics-cert-file and --metrics-key-file are used only with --metrics-secure'],
+    [
+      ['--metrics-cert-file', '/tls/tls.crt', '--metrics-key-file', '/tls/tls.key'],
+      '--metrics-cert-file and --metrics-key-file are used only with --metrics-secure',
+    ],
     [['--metrics-secure=yes'], '"yes" is not true or false'],
   ])('refuses %j', (argv, message) => {
     expect(() => parseConfig(argv, env)).toThrow(ConfigError);
@@ -167,13 +208,32 @@ describe('parseConfig', () => {
   });
 
   it('rejects an unknown DEFAULT_KUBEFED_SCOPE naming the variable', () => {
-    expect(() => parseConfig([], { ...env, DEFAULT_KUBEFED_SCOPE: 'Galaxy' })).toThrow('DEFAULT_KUBEFED_SCOPE: "Galaxy" is not Cluster or Namespaced');
+    expect(() => parseConfig([], { ...env, DEFAULT_KUBEFED_SCOPE: 'Galaxy' })).toThrow(
+      'DEFAULT_KUBEFED_SCOPE: "Galaxy" is not Cluster or Namespaced',
+    );
   });
 
   it('prints help explaining every flag and signals HelpShown', () => {
     let out = '';
     expect(() => parseConfig(['--help'], env, { out: (s) => (out += s) })).toThrow(HelpShown);
-    for (const flag of ['--kubeconfig', '--context', '--kubefed-namespace', '--redis-url', '--redis-ca-file', '--redis-cert-file', '--redis-key-file', '--metrics-addr', '--health-addr', '--leader-elect', '--leader-elect-lease-duration', '--leader-elect-renew-deadline', '--leader-elect-retry-period', '--mode', '--log-level', '--log-format']) {
+    for (const flag of [
+      '--kubeconfig',
+      '--context',
+      '--kubefed-namespace',
+      '--redis-url',
+      '--redis-ca-file',
+      '--redis-cert-file',
+      '--redis-key-file',
+      '--metrics-addr',
+      '--health-addr',
+      '--leader-elect',
+      '--leader-elect-lease-duration',
+      '--leader-elect-renew-deadline',
+      '--leader-elect-retry-period',
+      '--mode',
+      '--log-level',
+      '--log-format',
+    ]) {
       expect(out).toContain(flag);
     }
   });

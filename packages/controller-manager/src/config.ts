@@ -87,7 +87,10 @@ export class VersionShown extends KubeFedError {}
 
 /** The one-line version `--version` prints: the build stamp kubefedctl's `version` prints too. */
 function versionLine(): string {
-  return formatBuildInfo('kubefed-controller-manager', buildInfo({ nodeVersion: process.version, os: process.platform, arch: process.arch }));
+  return formatBuildInfo(
+    'kubefed-controller-manager',
+    buildInfo({ nodeVersion: process.version, os: process.platform, arch: process.arch }),
+  );
 }
 
 /** klog's `--v=N` as a log level: up to 3 info, 4 and 5 debug, 6 and more trace. */
@@ -114,11 +117,24 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
         'KubeFedConfig handling, the FederatedTypeConfig and sync controllers, and the sync workers (Redis/BullMQ), with leader election on the ' +
         'Lease "kubefed-controller-manager" in the kubefed namespace. Stops gracefully on SIGINT/SIGTERM.',
     )
-    .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)',
+    )
     .option('--context <name>', 'kubeconfig context of the host cluster (default: the current context)')
-    .option('--master <url>', 'API server of the host cluster; replaces the server of the kubeconfig context (without a kubeconfig: this URL with no credentials)')
-    .option('--kubefed-config <path>', 'KubeFedConfig YAML file used instead of the KubeFedConfig "kubefed" in the API (read at start; the object in the API is then neither created nor followed)')
-    .option('--kubefed-namespace <namespace>', 'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)', KUBEFED_NAMESPACE_DEFAULT)
+    .option(
+      '--master <url>',
+      'API server of the host cluster; replaces the server of the kubeconfig context (without a kubeconfig: this URL with no credentials)',
+    )
+    .option(
+      '--kubefed-config <path>',
+      'KubeFedConfig YAML file used instead of the KubeFedConfig "kubefed" in the API (read at start; the object in the API is then neither created nor followed)',
+    )
+    .option(
+      '--kubefed-namespace <namespace>',
+      'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)',
+      KUBEFED_NAMESPACE_DEFAULT,
+    )
     .option(
       '--redis-url <url>',
       'Redis for the sync job queues: redis://[user:password@]host:port[/db] (one server), redis+sentinel://[user:password@]host:26379,host2:26379/<master-name> (Sentinel), ' +
@@ -126,32 +142,71 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
       env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     )
     .option('--redis-ca-file <path>', 'PEM CA bundle trusted for the Redis server certificates (rediss… URLs; default: the system CAs)')
-    .option('--redis-cert-file <path>', 'PEM client certificate presented to Redis (rediss… URLs; with --redis-key-file), for servers with tls-auth-clients yes')
+    .option(
+      '--redis-cert-file <path>',
+      'PEM client certificate presented to Redis (rediss… URLs; with --redis-key-file), for servers with tls-auth-clients yes',
+    )
     .option('--redis-key-file <path>', 'PEM key of --redis-cert-file')
-    .option('--queue-prefix <prefix>', 'BullMQ key prefix of the sync job queues (must match between controllers and workers; default: kubefed-<hash of the host cluster ID and the kubefed namespace>, unique per federation)')
+    .option(
+      '--queue-prefix <prefix>',
+      'BullMQ key prefix of the sync job queues (must match between controllers and workers; default: kubefed-<hash of the host cluster ID and the kubefed namespace>, unique per federation)',
+    )
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
-    .option('--cluster-worker-concurrency <cluster=n,...>', 'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20', '')
-    .option('--worker-rate-limit <jobs-per-second>', 'sync jobs started per second per member cluster, across every worker process (0 = unlimited)', '0')
-    .option('--sync-resync-period <duration>', 'every federated object is synced again this often to repair drift missed by the member watches (positive Go duration)', '5m')
+    .option(
+      '--cluster-worker-concurrency <cluster=n,...>',
+      'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20',
+      '',
+    )
+    .option(
+      '--worker-rate-limit <jobs-per-second>',
+      'sync jobs started per second per member cluster, across every worker process (0 = unlimited)',
+      '0',
+    )
+    .option(
+      '--sync-resync-period <duration>',
+      'every federated object is synced again this often to repair drift missed by the member watches (positive Go duration)',
+      '5m',
+    )
     .option('--kube-api-qps <qps>', 'requests per second to the host cluster API server (sustained)', '500')
     .option('--kube-api-burst <n>', 'requests to the host cluster API server in a burst', '1000')
     .option('--rest-config-qps <qps>', "KubeFed's name of --kube-api-qps (wins when both are given)")
     .option('--rest-config-burst <n>', "KubeFed's name of --kube-api-burst (wins when both are given)")
-    .option('--member-api-qps <qps>', 'requests per second to each member cluster API server (sustained), health probes and sync workers together', '100')
+    .option(
+      '--member-api-qps <qps>',
+      'requests per second to each member cluster API server (sustained), health probes and sync workers together',
+      '100',
+    )
     .option('--member-api-burst <n>', 'requests to each member cluster API server in a burst', '200')
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
-    .addOption(new Option('--metrics-secure [bool]', '/metrics over HTTPS, only for bearer tokens the host authenticates whose user may get /metrics (TokenReview + SubjectAccessReview; needs --metrics-cert-file and --metrics-key-file)').default('false'))
+    .addOption(
+      new Option(
+        '--metrics-secure [bool]',
+        '/metrics over HTTPS, only for bearer tokens the host authenticates whose user may get /metrics (TokenReview + SubjectAccessReview; needs --metrics-cert-file and --metrics-key-file)',
+      ).default('false'),
+    )
     .option('--metrics-cert-file <path>', 'PEM certificate of /metrics with --metrics-secure')
     .option('--metrics-key-file <path>', 'PEM private key of /metrics with --metrics-secure')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
     .addOption(new Option('--leader-elect [bool]', 'run controllers only while holding the leader Lease (true|false)').default('true'))
-    .option('--leader-elect-lease-duration <duration>', 'how long a leader claim is valid without renewal (Go duration; default: spec.leaderElect.leaseDuration of the KubeFedConfig, 15s)')
-    .option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long steps down (Go duration; default: spec.leaderElect.renewDeadline of the KubeFedConfig, 10s)')
-    .option('--leader-elect-retry-period <duration>', 'time between acquire/renew attempts (Go duration; default: spec.leaderElect.retryPeriod of the KubeFedConfig, 5s)')
+    .option(
+      '--leader-elect-lease-duration <duration>',
+      'how long a leader claim is valid without renewal (Go duration; default: spec.leaderElect.leaseDuration of the KubeFedConfig, 15s)',
+    )
+    .option(
+      '--leader-elect-renew-deadline <duration>',
+      'a leader that cannot renew for this long steps down (Go duration; default: spec.leaderElect.renewDeadline of the KubeFedConfig, 10s)',
+    )
+    .option(
+      '--leader-elect-retry-period <duration>',
+      'time between acquire/renew attempts (Go duration; default: spec.leaderElect.retryPeriod of the KubeFedConfig, 5s)',
+    )
     .addOption(new Option('--mode <mode>', 'what to run: controllers, sync workers, or both').choices(MODES).default('all'))
     .addOption(new Option('--log-level <level>', 'minimum log level').choices(LOG_LEVELS).default('info'))
-    .option('-v, --v <level>', 'klog-style verbosity, as KubeFed\'s Deployment passes it: 0-3 info, 4-5 debug, 6+ trace (--log-level wins when both are given)')
+    .option(
+      '-v, --v <level>',
+      "klog-style verbosity, as KubeFed's Deployment passes it: 0-3 info, 4-5 debug, 6+ trace (--log-level wins when both are given)",
+    )
     .option('--version', 'print the version and exit')
     .addOption(new Option('--log-format <format>', 'JSON lines or human-readable output').choices(LOG_FORMATS).default('json'))
     .helpOption('-h, --help', 'show this help')
@@ -205,13 +260,10 @@ const flagsSchema = z.object({
   kubefedConfig: z.string().min(1, 'must not be empty').optional(),
   restConfigQps: positiveNumber.optional(),
   restConfigBurst: positiveNumber.optional(),
-  v: z
-    .string()
-    .regex(/^\d+$/, 'is not a verbosity level (0, 1, 2, ...)')
-    .transform(Number)
-    .optional(),
+  v: z.string().regex(/^\d+$/, 'is not a verbosity level (0, 1, 2, ...)').transform(Number).optional(),
   kubefedNamespace: z.string().superRefine((v, ctx) => {
-    if (!isDns1123Label(v)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a valid namespace name (DNS-1123 label)` });
+    if (!isDns1123Label(v))
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a valid namespace name (DNS-1123 label)` });
   }),
   redisUrl: z.string().superRefine((v, ctx) => {
     try {
@@ -223,7 +275,10 @@ const flagsSchema = z.object({
   redisCaFile: z.string().min(1, 'must not be empty').optional(),
   redisCertFile: z.string().min(1, 'must not be empty').optional(),
   redisKeyFile: z.string().min(1, 'must not be empty').optional(),
-  queuePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, "_", "." or "-"').optional(),
+  queuePrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, "_", "." or "-"')
+    .optional(),
   workerConcurrency: z.string().transform((v, ctx) => {
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > 1000) {
@@ -234,7 +289,10 @@ const flagsSchema = z.object({
   }),
   clusterWorkerConcurrency: z.string().transform((v, ctx) => {
     const out: Record<string, number> = {};
-    for (const part of v.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    for (const part of v
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')) {
       const m = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)=(\d+)$/.exec(part);
       const n = m === null ? NaN : Number(m[3]);
       if (m === null || !Number.isInteger(n) || n < 1 || n > 1000) {
@@ -301,7 +359,8 @@ function redisUrlWithTls(url: string, files: Readonly<Record<(typeof TLS_FLAGS)[
   for (const [flag, param] of TLS_FLAGS) {
     const path = files[flag];
     if (path === undefined) continue;
-    if (target.tls === undefined) throw new ConfigError(`${flag}: needs a TLS Redis URL (rediss://, rediss+sentinel:// or rediss+cluster://), not ${redactUrl(url)}`);
+    if (target.tls === undefined)
+      throw new ConfigError(`${flag}: needs a TLS Redis URL (rediss://, rediss+sentinel:// or rediss+cluster://), not ${redactUrl(url)}`);
     if (params.has(param)) throw new ConfigError(`${flag}: --redis-url has ?${param}= already: give the file once`);
     // Slashes may stay as they are in a query: the path stays readable in logs.
     added.push(`${param}=${encodeURIComponent(path).replace(/%2F/g, '/')}`);
@@ -320,11 +379,18 @@ function redisUrlWithTls(url: string, files: Readonly<Record<(typeof TLS_FLAGS)[
  * configuration. Throws {@link HelpShown} after `--help` was printed, and {@link ConfigError}
  * with a one-line message naming the flag for anything invalid.
  */
-export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { out: (s: string) => void } = { out: () => {} }): ControllerManagerConfig {
+export function parseConfig(
+  argv: readonly string[],
+  env: ConfigEnv,
+  output: { out: (s: string) => void } = { out: () => {} },
+): ControllerManagerConfig {
   const program = buildProgram(env, { out: output.out, err: () => {} });
   try {
     // klog (Go's flag package) also takes `-v=2`; commander reads a short option's `=` as part of the value.
-    program.parse(argv.map((a) => (/^-v=/.test(a) ? `-${a}` : a)), { from: 'user' });
+    program.parse(
+      argv.map((a) => (/^-v=/.test(a) ? `-${a}` : a)),
+      { from: 'user' },
+    );
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.help') throw new HelpShown('help shown');
@@ -342,7 +408,11 @@ export function parseConfig(argv: readonly string[], env: ConfigEnv, output: { o
     throw new ConfigError(`${flagName(issue?.path[0])}: ${issue?.message ?? 'invalid value'}`);
   }
   const f = parsed.data;
-  const redisUrl = redisUrlWithTls(f.redisUrl, { '--redis-ca-file': f.redisCaFile, '--redis-cert-file': f.redisCertFile, '--redis-key-file': f.redisKeyFile });
+  const redisUrl = redisUrlWithTls(f.redisUrl, {
+    '--redis-ca-file': f.redisCaFile,
+    '--redis-cert-file': f.redisCertFile,
+    '--redis-key-file': f.redisKeyFile,
+  });
   const scope = env.DEFAULT_KUBEFED_SCOPE ?? '';
   if (scope !== '' && scope !== 'Cluster' && scope !== 'Namespaced') {
     throw new ConfigError(`DEFAULT_KUBEFED_SCOPE: ${JSON.stringify(scope)} is not Cluster or Namespaced`);
@@ -390,15 +460,23 @@ export function rateLimiter(perSecond: number): { max: number; durationMs: numbe
 }
 
 /** The files of `--metrics-secure`; a certificate without it, or it without both files, is refused. */
-function metricsSecureOf(f: { metricsSecure: boolean; metricsCertFile?: string | undefined; metricsKeyFile?: string | undefined }): ControllerManagerConfig['metricsSecure'] {
+function metricsSecureOf(f: {
+  metricsSecure: boolean;
+  metricsCertFile?: string | undefined;
+  metricsKeyFile?: string | undefined;
+}): ControllerManagerConfig['metricsSecure'] {
   if (!f.metricsSecure) {
     if (f.metricsCertFile !== undefined || f.metricsKeyFile !== undefined) {
-      throw new ConfigError('--metrics-cert-file and --metrics-key-file are used only with --metrics-secure (without it /metrics is plain HTTP to anyone)');
+      throw new ConfigError(
+        '--metrics-cert-file and --metrics-key-file are used only with --metrics-secure (without it /metrics is plain HTTP to anyone)',
+      );
     }
     return undefined;
   }
   if (f.metricsCertFile === undefined || f.metricsKeyFile === undefined) {
-    throw new ConfigError('--metrics-secure needs --metrics-cert-file and --metrics-key-file: a certificate for the metrics Service (e.g. from cert-manager), so that scrapers send their tokens over TLS');
+    throw new ConfigError(
+      '--metrics-secure needs --metrics-cert-file and --metrics-key-file: a certificate for the metrics Service (e.g. from cert-manager), so that scrapers send their tokens over TLS',
+    );
   }
   return { certFile: f.metricsCertFile, keyFile: f.metricsKeyFile };
 }

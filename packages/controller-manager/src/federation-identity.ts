@@ -16,7 +16,9 @@ export const OUTCOME_SIGNING_SECRET = 'kubefed-sync-outcome-key';
  */
 export async function defaultQueuePrefix(host: DynamicClient, namespace: string): Promise<string> {
   const kubeSystem = await host.resource(RESOURCES.namespaces).get('kube-system');
-  const digest = createHash('sha256').update(`${kubeSystem.metadata.uid ?? ''}/${namespace}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${kubeSystem.metadata.uid ?? ''}/${namespace}`)
+    .digest('hex');
   return `kubefed-${digest.slice(0, 12)}`;
 }
 

@@ -7,9 +7,21 @@ const none: LeaderElectionFlags = { leaseDurationMs: undefined, renewDeadlineMs:
 
 describe('leaderElectionTiming', () => {
   it.each<[string, LeaderElectionFlags, ReturnType<typeof leaderElectionTiming>]>([
-    ["takes the KubeFedConfig's spec.leaderElect when no flag is given", none, { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 }],
-    ['lets each given flag replace its field', { ...none, leaseDurationMs: 20_000 }, { leaseDurationMs: 20_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 }],
-    ['takes every flag when all are given', { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 }, { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 }],
+    [
+      "takes the KubeFedConfig's spec.leaderElect when no flag is given",
+      none,
+      { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 },
+    ],
+    [
+      'lets each given flag replace its field',
+      { ...none, leaseDurationMs: 20_000 },
+      { leaseDurationMs: 20_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 },
+    ],
+    [
+      'takes every flag when all are given',
+      { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
+      { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 },
+    ],
   ])('%s', (_, flags, expected) => {
     expect(leaderElectionTiming(flags, kubeFedConfig)).toEqual(expected);
   });

@@ -31,10 +31,14 @@ export function leaderElectionTiming(flags: LeaderElectionFlags, config: KubeFed
   const renew = pick(flags.renewDeadlineMs, config.renewDeadlineMs, '--leader-elect-renew-deadline', 'renewDeadline');
   const retry = pick(flags.retryPeriodMs, config.retryPeriodMs, '--leader-elect-retry-period', 'retryPeriod');
   if (lease.ms <= renew.ms) {
-    throw new ConfigError(`${lease.from}: the lease duration ${seconds(lease.ms)} must be greater than the renew deadline ${seconds(renew.ms)} (${renew.from})`);
+    throw new ConfigError(
+      `${lease.from}: the lease duration ${seconds(lease.ms)} must be greater than the renew deadline ${seconds(renew.ms)} (${renew.from})`,
+    );
   }
   if (renew.ms <= retry.ms * 1.2) {
-    throw new ConfigError(`${renew.from}: the renew deadline ${seconds(renew.ms)} must be greater than 1.2 × the retry period ${seconds(retry.ms)} (${retry.from})`);
+    throw new ConfigError(
+      `${renew.from}: the renew deadline ${seconds(renew.ms)} must be greater than 1.2 × the retry period ${seconds(retry.ms)} (${retry.from})`,
+    );
   }
   return { leaseDurationMs: lease.ms, renewDeadlineMs: renew.ms, retryPeriodMs: retry.ms };
 }

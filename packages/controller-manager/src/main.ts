@@ -20,7 +20,11 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel, pretty: config.logFormat === 'pretty', base: { component: 'kubefed-controller-manager' } });
+  const logger = createLogger({
+    level: config.logLevel,
+    pretty: config.logFormat === 'pretty',
+    base: { component: 'kubefed-controller-manager' },
+  });
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stop.signal.aborted) return;

@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
 import { type ClusterConnection, DynamicClient, Kubeconfig } from '@kubefed/client';
-import type {
-  StatusRecorder} from '@kubefed/controllers';
+import type { StatusRecorder } from '@kubefed/controllers';
 import {
   ClusterHealthTracker,
   createSyncProcessor,
@@ -23,8 +22,27 @@ import {
   type SyncSettings,
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
-import { BullMqJobProducer, createRedisConnection, pingRedis, SyncOutcomePublisher, SyncOutcomeSubscriber, SyncWorkerHost, type RedisConnection } from '@kubefed/queue';
-import { deletedObject, EventRecorder, KubeMetricsAuthorizer, listerWatcherFor, Manager, RuntimeMetrics, type Informer, type Logger, type ManagerAddresses, type Runnable } from '@kubefed/runtime';
+import {
+  BullMqJobProducer,
+  createRedisConnection,
+  pingRedis,
+  SyncOutcomePublisher,
+  SyncOutcomeSubscriber,
+  SyncWorkerHost,
+  type RedisConnection,
+} from '@kubefed/queue';
+import {
+  deletedObject,
+  EventRecorder,
+  KubeMetricsAuthorizer,
+  listerWatcherFor,
+  Manager,
+  RuntimeMetrics,
+  type Informer,
+  type Logger,
+  type ManagerAddresses,
+  type Runnable,
+} from '@kubefed/runtime';
 import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
@@ -63,7 +81,9 @@ async function connectRedis(url: string, role: 'worker' | 'producer', logger: Lo
     connection.disconnect();
     // The cause is the connection or Redis error itself (pingRedis' own wrapper only repeats the URL).
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause : undefined;
-    throw new RedisUnreachableError(`Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${redisFailure(cause, url, timeoutMs)}`, { cause });
+    throw new RedisUnreachableError(`Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${redisFailure(cause, url, timeoutMs)}`, {
+      cause,
+    });
   }
 }
 
@@ -73,7 +93,8 @@ const TLS_HINT = 'TLS: a rediss:// URL needs a TLS port of Redis, and ?tlsCaFile
 function redisFailure(cause: Error | undefined, url: string, timeoutMs: number): string {
   // A TLS client talking to a port without TLS waits for a handshake answer that never comes.
   if (cause === undefined) return `no answer within ${timeoutMs}ms${url.startsWith('rediss://') ? ` (${TLS_HINT})` : ''}`;
-  if (/\b(WRONGPASS|NOAUTH|NOPERM)\b/.test(cause.message)) return `${cause.message} (check the user name and password of --redis-url, and the ACL of that user)`;
+  if (/\b(WRONGPASS|NOAUTH|NOPERM)\b/.test(cause.message))
+    return `${cause.message} (check the user name and password of --redis-url, and the ACL of that user)`;
   const code = (cause as { code?: unknown }).code;
   if (/SSL|TLS|certificate|self[- ]signed|wrong version number|EPROTO/i.test(`${cause.message} ${typeof code === 'string' ? code : ''}`)) {
     return `${cause.message} (${TLS_HINT})`;
@@ -81,7 +102,8 @@ function redisFailure(cause: Error | undefined, url: string, timeoutMs: number):
   return cause.message;
 }
 
-const labelsDiffer = (a: KubeObject, b: KubeObject): boolean => JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {});
+const labelsDiffer = (a: KubeObject, b: KubeObject): boolean =>
+  JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {});
 
 /** A workers-only process got a job for a cluster it has no Ready client for (yet); the job is retried. */
 export class MemberNotReadyError extends KubeFedError {}
@@ -107,8 +129,12 @@ function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
 
 function hostConnection(config: ControllerManagerConfig): ClusterConnection {
   const master = config.master;
-  if (config.host.kind === 'masterOnly' && master !== undefined) return { name: 'host', server: master, tls: {}, authHeaders: () => Promise.resolve({}) };
-  const kubeconfig = config.host.kind === 'inCluster' ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port }) : Kubeconfig.fromFiles(config.host.kind === 'kubeconfig' ? config.host.paths : []);
+  if (config.host.kind === 'masterOnly' && master !== undefined)
+    return { name: 'host', server: master, tls: {}, authHeaders: () => Promise.resolve({}) };
+  const kubeconfig =
+    config.host.kind === 'inCluster'
+      ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port })
+      : Kubeconfig.fromFiles(config.host.kind === 'kubeconfig' ? config.host.paths : []);
   const connection = kubeconfig.connection({ context: config.context });
   return master === undefined ? connection : { ...connection, server: master };
 }
@@ -171,7 +197,10 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       ? {}
       : {
           metricsAuth: new KubeMetricsAuthorizer(host),
-          metricsTls: { cert: await readFlagFile('--metrics-cert-file', given.metricsSecure.certFile), key: await readFlagFile('--metrics-key-file', given.metricsSecure.keyFile) },
+          metricsTls: {
+            cert: await readFlagFile('--metrics-cert-file', given.metricsSecure.certFile),
+            key: await readFlagFile('--metrics-key-file', given.metricsSecure.keyFile),
+          },
         }),
     cacheSyncTimeoutMs: started.controllerDuration.cacheSyncTimeoutMs,
     // A workers-only process needs no Lease: its workers run on every replica.
@@ -185,10 +214,22 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     await Promise.all(connections.map((c) => pingRedis(c, 2000)));
     return true;
   });
-  const producer = producerConnection === undefined ? undefined : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
+  const producer =
+    producerConnection === undefined
+      ? undefined
+      : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
 
   logger.info(
-    { mode: config.mode, namespace, scope, server: host.server, leaderElect: config.leaderElect, ...timing, identity, redisUrl: redactUrl(config.redisUrl) },
+    {
+      mode: config.mode,
+      namespace,
+      scope,
+      server: host.server,
+      leaderElect: config.leaderElect,
+      ...timing,
+      identity,
+      redisUrl: redactUrl(config.redisUrl),
+    },
     'starting kubefed-controller-manager',
   );
 
@@ -198,10 +239,14 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   // Every mode follows the KubeFedConfig (workers read adoptResources and the status gate from it).
   const source = new KubeFedConfigSource(namespace, started);
   // With --kubefed-config the file's settings stay in force; the object in the API is not followed.
-  if (config.kubefedConfigFile === undefined) registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope, createDefault: runControllers });
+  if (config.kubefedConfigFile === undefined)
+    registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope, createDefault: runControllers });
   const syncSettings = (): SyncSettings => {
     const current = source.current();
-    return { adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled', remoteStatusCollection: current.featureGates.RawResourceStatusCollection };
+    return {
+      adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled',
+      remoteStatusCollection: current.featureGates.RawResourceStatusCollection,
+    };
   };
   const events = new EventRecorder({ events: (ns) => host.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger });
   if (runControllers) {
@@ -210,7 +255,14 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       onChange: (listener) => source.onChange(() => listener()),
     };
     // A member joined for another scope (kubefed.io/join-scope) is reported JoinScopeMismatch and not used.
-    const clusters = registerKubeFedClusterController(manager, { host, namespace, settings: healthSettings, tracker: new ClusterHealthTracker(), memberRateLimit: config.memberRateLimit, scope });
+    const clusters = registerKubeFedClusterController(manager, {
+      host,
+      namespace,
+      settings: healthSettings,
+      tracker: new ClusterHealthTracker(),
+      memberRateLimit: config.memberRateLimit,
+      scope,
+    });
     logger.info('Starting cluster controller');
     if (producer !== undefined) {
       const ftc = registerFederatedTypeConfigController(manager, {
@@ -232,7 +284,11 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         onConfigChange: (listener) => source.onChange(() => listener()),
       });
       clusterInformer = clusters.informer;
-      registerSyncQueueMetrics(metrics, { producer, clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''), logger });
+      registerSyncQueueMetrics(metrics, {
+        producer,
+        clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),
+        logger,
+      });
       manager.add(
         replicaSchedulingRunnable({
           host,
@@ -248,14 +304,29 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         }),
       );
       if (runWorkers) processor = ftc.processor;
-      else manager.add(outcomeSubscriberRunnable({ config, logger, recorder: ftc.recorder, connection: workerConnection, signingKey: () => outcomeSigningKey(host, namespace) }));
+      else
+        manager.add(
+          outcomeSubscriberRunnable({
+            config,
+            logger,
+            recorder: ftc.recorder,
+            connection: workerConnection,
+            signingKey: () => outcomeSigningKey(host, namespace),
+          }),
+        );
     }
   }
   if (runWorkers && workerConnection !== undefined) {
     if (processor === undefined) {
       // Workers only: own informers on FTCs and KubeFedClusters (run on every replica).
-      const ftcs = manager.informer({ name: 'federatedtypeconfigs', listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)) });
-      const kfcs = manager.informer({ name: 'kubefedclusters', listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)) });
+      const ftcs = manager.informer({
+        name: 'federatedtypeconfigs',
+        listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)),
+      });
+      const kfcs = manager.informer({
+        name: 'kubefedclusters',
+        listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)),
+      });
       const members = new MemberClients({ host, namespace, logger, rateLimit: config.memberRateLimit });
       kfcs.addEventHandler({
         onAdd: (c) => void members.update(c),
@@ -265,7 +336,11 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       memberClients = members;
       clusterInformer = kfcs;
       // Outcomes go to the leader's status writer through Redis.
-      const outcomes = new SyncOutcomePublisher({ connection: workerConnection, prefix: config.queuePrefix, signingKey: await outcomeSigningKey(host, namespace) });
+      const outcomes = new SyncOutcomePublisher({
+        connection: workerConnection,
+        prefix: config.queuePrefix,
+        signingKey: await outcomeSigningKey(host, namespace),
+      });
       const sync = createSyncProcessor({
         host,
         clusters: () => kfcs.store.list(),
@@ -281,7 +356,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
       // Ready status or built the client yet, fail the attempt so that the job is retried.
       processor = async (job) => {
-        if (members.get(job.cluster) === undefined) throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
+        if (members.get(job.cluster) === undefined)
+          throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
         await sync(job);
       };
     }
@@ -289,7 +365,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     // In `all` mode the processor only knows types and member clients while this replica leads
     // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
     const leaderOnly = config.mode === 'all';
-    if (informer !== undefined) manager.add(syncWorkersRunnable({ config, logger, connection: workerConnection, processor: run, informer, leaderOnly }));
+    if (informer !== undefined)
+      manager.add(syncWorkersRunnable({ config, logger, connection: workerConnection, processor: run, informer, leaderOnly }));
   }
 
   void manager.serving().then((addresses) => options.onServing?.(addresses));
@@ -322,7 +399,12 @@ function outcomeSubscriberRunnable(options: {
     needLeaderElection: true,
     start: async (signal) => {
       if (options.connection === undefined) throw new RedisUnreachableError('no Redis connection for the sync outcome reader');
-      const subscriber = new SyncOutcomeSubscriber({ connection: options.connection, prefix: options.config.queuePrefix, signingKey: await options.signingKey(), logger: options.logger });
+      const subscriber = new SyncOutcomeSubscriber({
+        connection: options.connection,
+        prefix: options.config.queuePrefix,
+        signingKey: await options.signingKey(),
+        logger: options.logger,
+      });
       await subscriber.run(signal, (outcome) => options.recorder.report(outcome));
     },
   };
@@ -358,7 +440,8 @@ function syncWorkersRunnable(options: {
         perCluster: Object.fromEntries(Object.entries(config.clusterWorkerConcurrency).map(([c, concurrency]) => [c, { concurrency }])),
         logger,
       });
-      const failed = (action: string, cluster: string) => (err: unknown) => logger.error({ cluster, err }, `sync workers: ${action} cluster failed`);
+      const failed = (action: string, cluster: string) => (err: unknown) =>
+        logger.error({ cluster, err }, `sync workers: ${action} cluster failed`);
       const add = (c: KubeObject): void => {
         const name = c.metadata.name ?? '';
         host.addCluster(name).catch(failed('adding', name));

@@ -1,5 +1,13 @@
 import { RESOURCES } from '@kubefed/api';
-import { ConfigError, isNotFound, memberClientFromSecret, SecretNotBoundError, type DynamicClient, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import {
+  ConfigError,
+  isNotFound,
+  memberClientFromSecret,
+  SecretNotBoundError,
+  type DynamicClient,
+  type KubeFedClusterInput,
+  type KubeObject,
+} from '@kubefed/client';
 import type { Logger } from '@kubefed/runtime';
 
 interface Entry {
@@ -8,7 +16,9 @@ interface Entry {
 }
 
 const isReady = (cluster: KubeObject): boolean =>
-  ((cluster.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  ((cluster.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+    (c) => c.type === 'Ready' && c.status === 'True',
+  );
 
 /**
  * Member cluster clients for a workers-only process (which runs no cluster health controller):
@@ -57,7 +67,11 @@ export class MemberClients {
         this.#entries.get(name)?.client?.close();
         this.#entries.delete(name);
       }
-      if (err instanceof SecretNotBoundError) this.#logger.warn({ cluster: name, secret: secretName, reason: err.problem.kind }, 'the secret of the cluster is not bound to it; its token is not used');
+      if (err instanceof SecretNotBoundError)
+        this.#logger.warn(
+          { cluster: name, secret: secretName, reason: err.problem.kind },
+          'the secret of the cluster is not bound to it; its token is not used',
+        );
       else this.#logger.warn({ cluster: name, err }, 'cannot build a client for the member cluster');
     }
   }

@@ -82,7 +82,12 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
         await stopRunning();
         if (key === '') return;
         const abort = new AbortController();
-        const manager = new Manager({ logger, healthAddress: null, metricsAddress: null, ...(options.metrics === undefined ? {} : { metrics: options.metrics }) });
+        const manager = new Manager({
+          logger,
+          healthAddress: null,
+          metricsAddress: null,
+          ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+        });
         registerReplicaSchedulingController(manager, {
           host: options.host,
           kubefedNamespace: options.namespace,
@@ -97,7 +102,11 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
         running = { key, abort, done };
       };
       const schedule = (): Promise<void> => (evaluating = evaluating.then(evaluate, evaluate));
-      const offFtc = options.ftcs.addEventHandler({ onAdd: () => void schedule(), onUpdate: () => void schedule(), onDelete: () => void schedule() });
+      const offFtc = options.ftcs.addEventHandler({
+        onAdd: () => void schedule(),
+        onUpdate: () => void schedule(),
+        onDelete: () => void schedule(),
+      });
       const offConfig = options.onConfigChange(() => void schedule());
       await schedule();
       await new Promise<void>((resolve) => {

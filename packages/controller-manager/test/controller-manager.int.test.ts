@@ -18,7 +18,13 @@ const core = (resource: string) => ({ group: '', version: 'v1', resource });
 const KFC = RESOURCES.kubeFedClusters;
 const LEASES = RESOURCES.leases;
 
-const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+const CLUSTER_ROLES: FederatedTypeOptions = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  pluralName: 'clusterroles',
+  scope: 'Cluster',
+};
 const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 
@@ -45,7 +51,10 @@ async function federation(): Promise<{ host: SimCluster; member: SimCluster; hos
   cleanups.push(() => member.stop());
   const hostClient = clientFor(host);
   cleanups.push(() => Promise.resolve(hostClient.close()));
-  for (const crd of kubeFedCrds()) await hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).create(crd as unknown as KubeObject);
+  for (const crd of kubeFedCrds())
+    await hostClient
+      .resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' })
+      .create(crd as unknown as KubeObject);
   await hostClient.resource(core('namespaces')).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
   using m = clientFor(member);
@@ -53,7 +62,12 @@ async function federation(): Promise<{ host: SimCluster; member: SimCluster; hos
   await m.resource(core('serviceaccounts'), NS).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'member1-host' } });
   // Full access for the joined service account, as `kubefedctl join` grants.
   const role = 'kubefed-controller-manager:member1-host';
-  await m.resource(RBAC('clusterroles')).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
+  await m.resource(RBAC('clusterroles')).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: role },
+    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+  });
   await m.resource(RBAC('clusterrolebindings')).create({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
@@ -76,15 +90,24 @@ async function federation(): Promise<{ host: SimCluster; member: SimCluster; hos
     },
     { timeout: 5000, interval: 50 },
   );
-  const spec = { apiEndpoint: member.url, caBundle: Buffer.from(member.caPem ?? '').toString('base64'), secretRef: { name: 'member1-secret' } };
+  const spec = {
+    apiEndpoint: member.url,
+    caBundle: Buffer.from(member.caPem ?? '').toString('base64'),
+    secretRef: { name: 'member1-secret' },
+  };
   await hostClient.resource(core('secrets'), NS).create({
     apiVersion: 'v1',
     kind: 'Secret',
     // Bound to member1 and its connection settings, as `kubefedctl join` binds it: the control plane uses the token for no other KubeFedCluster or server.
-    metadata: { name: 'member1-secret', annotations: { 'kubefed.io/cluster-name': 'member1', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } },
+    metadata: {
+      name: 'member1-secret',
+      annotations: { 'kubefed.io/cluster-name': 'member1', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) },
+    },
     data: { token },
   });
-  await hostClient.resource(KFC, NS).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name: 'member1' }, spec });
+  await hostClient
+    .resource(KFC, NS)
+    .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name: 'member1' }, spec });
   return { host, member, hostClient };
 }
 
@@ -106,11 +129,15 @@ interface Spawned {
 }
 
 function spawnControllerManager(args: string[]): Spawned {
-  const child = spawn(process.execPath, ['--conditions=@kubefed/source', '--import', 'tsx', 'packages/controller-manager/src/main.ts', ...args], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, KUBECONFIG: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@kubefed/source', '--import', 'tsx', 'packages/controller-manager/src/main.ts', ...args],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '' },
+    },
+  );
   const lines: Record<string, unknown>[] = [];
   let buffered = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -141,7 +168,18 @@ describe('kubefed-controller-manager process', () => {
     const { host, hostClient } = await federation();
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
 
-    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('cm'), '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
+    const cm = spawnControllerManager([
+      '--kubeconfig',
+      kubeconfig,
+      '--redis-url',
+      redis.url,
+      '--queue-prefix',
+      redis.prefix('cm'),
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+    ]);
     const serving = await vi.waitFor(
       () => {
         const line = cm.lines.find((l) => l.msg === 'serving health and metrics');
@@ -159,19 +197,36 @@ describe('kubefed-controller-manager process', () => {
 
     const leases = hostClient.resource(LEASES, NS);
     await expect
-      .poll(async () => ((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity, {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(
+        async () =>
+          ((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)
+            ?.holderIdentity,
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      )
       .toMatch(/^.+_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
     await expect
-      .poll(async () => ((await hostClient.resource(KFC, NS).get('member1')).status as { conditions?: unknown[] } | undefined)?.conditions, {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(
+        async () => ((await hostClient.resource(KFC, NS).get('member1')).status as { conditions?: unknown[] } | undefined)?.conditions,
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      )
       .toMatchObject([{ type: 'Ready', status: 'True', reason: 'ClusterReady' }]);
-    await expect.poll(() => hostClient.resource({ group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedconfigs' }, NS).get('kubefed').then((c) => c.spec), { timeout: 5000 }).toMatchObject({ scope: 'Cluster' });
+    await expect
+      .poll(
+        () =>
+          hostClient
+            .resource({ group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedconfigs' }, NS)
+            .get('kubefed')
+            .then((c) => c.spec),
+        { timeout: 5000 },
+      )
+      .toMatchObject({ scope: 'Cluster' });
 
     cm.child.kill('SIGTERM');
     const code = await Promise.race([cm.exited, new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 15_000))]);
@@ -189,9 +244,16 @@ describe('kubefed-controller-manager process', () => {
     await writeFile(join(dir, 'tls.crt'), pki.certPem);
     await writeFile(join(dir, 'tls.key'), pki.keyPem);
     // A scraper's token, at first without any grant.
-    await hostClient.resource(core('serviceaccounts'), 'default').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper' } });
+    await hostClient
+      .resource(core('serviceaccounts'), 'default')
+      .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'scraper' } });
     const secrets = hostClient.resource(core('secrets'), 'default');
-    await secrets.create({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token', metadata: { name: 'scraper-token', annotations: { 'kubernetes.io/service-account.name': 'scraper' } } });
+    await secrets.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/service-account-token',
+      metadata: { name: 'scraper-token', annotations: { 'kubernetes.io/service-account.name': 'scraper' } },
+    });
     const token = await vi.waitFor(
       async () => {
         const t = ((await secrets.get('scraper-token')).data as Record<string, string> | undefined)?.token;
@@ -202,7 +264,19 @@ describe('kubefed-controller-manager process', () => {
     );
 
     const args = ['--metrics-secure', '--metrics-cert-file', join(dir, 'tls.crt'), '--metrics-key-file', join(dir, 'tls.key')];
-    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('secure'), '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0', ...args]);
+    const cm = spawnControllerManager([
+      '--kubeconfig',
+      kubeconfig,
+      '--redis-url',
+      redis.url,
+      '--queue-prefix',
+      redis.prefix('secure'),
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      ...args,
+    ]);
     const serving = await vi.waitFor(
       () => {
         const line = cm.lines.find((l) => l.msg === 'serving health and metrics');
@@ -215,17 +289,26 @@ describe('kubefed-controller-manager process', () => {
     expect((await fetch(`${serving.health}/healthz`)).status).toBe(200);
     const scrape = (bearer?: string): Promise<number> =>
       new Promise((resolve, reject) => {
-        const req = httpsRequest(`${serving.metrics}/metrics`, { ca: pki.caCertPem, headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = httpsRequest(
+          `${serving.metrics}/metrics`,
+          { ca: pki.caCertPem, headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end();
       });
     expect(await scrape()).toBe(401);
     expect(await scrape(token)).toBe(403);
     const rbac = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
-    await hostClient.resource(rbac('clusterroles')).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] });
+    await hostClient.resource(rbac('clusterroles')).create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'metrics-reader' },
+      rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+    });
     await hostClient.resource(rbac('clusterrolebindings')).create({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -244,7 +327,16 @@ describe('kubefed-controller-manager process', () => {
     probe.disconnect();
     const { host } = await federation();
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
-    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', privateRedis.url, '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
+    const cm = spawnControllerManager([
+      '--kubeconfig',
+      kubeconfig,
+      '--redis-url',
+      privateRedis.url,
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+    ]);
     const serving = await vi.waitFor(
       () => {
         const line = cm.lines.find((l) => l.msg === 'serving health and metrics');
@@ -275,19 +367,39 @@ describe('kubefed-controller-manager process', () => {
     await hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, NS).create(buildFederatedTypeConfig(CLUSTER_ROLES, NS) as unknown as KubeObject);
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
     const cm = spawnControllerManager([
-      '--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('cm'),
-      '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0', '--worker-concurrency', '2',
+      '--kubeconfig',
+      kubeconfig,
+      '--redis-url',
+      redis.url,
+      '--queue-prefix',
+      redis.prefix('cm'),
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      '--worker-concurrency',
+      '2',
     ]);
     const fedRoles = hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' });
     await fedRoles.create({
       apiVersion: 'types.kubefed.io/v1beta1',
       kind: 'FederatedClusterRole',
       metadata: { name: 'reader' },
-      spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] }, placement: { clusters: [{ name: 'member1' }] } },
+      spec: {
+        template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] },
+        placement: { clusters: [{ name: 'member1' }] },
+      },
     });
     using m = clientFor(member);
     await expect
-      .poll(() => m.resource(RBAC('clusterroles')).get('reader').catch(() => undefined), { timeout: 25_000, interval: 200 })
+      .poll(
+        () =>
+          m
+            .resource(RBAC('clusterroles'))
+            .get('reader')
+            .catch(() => undefined),
+        { timeout: 25_000, interval: 200 },
+      )
       .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ verbs: ['get'] }] });
     await expect
       .poll(async () => (await fedRoles.get('reader')).status, { timeout: 10_000, interval: 200 })
@@ -296,7 +408,9 @@ describe('kubefed-controller-manager process', () => {
     // The sync controller of the type reports its reconciles.
     const serving = cm.lines.find((l) => l.msg === 'serving health and metrics') as { metrics: string } | undefined;
     const text = await (await fetch(`${serving?.metrics ?? ''}/metrics`)).text();
-    expect(text).toMatch(/^kubefed_controller_reconcile_total\{controller="sync-clusterroles\.rbac\.authorization\.k8s\.io",result="success"\} [1-9]/m);
+    expect(text).toMatch(
+      /^kubefed_controller_reconcile_total\{controller="sync-clusterroles\.rbac\.authorization\.k8s\.io",result="success"\} [1-9]/m,
+    );
 
     cm.child.kill('SIGTERM');
     expect(await exitOf(cm)).toBe(0);
@@ -308,22 +422,51 @@ describe('kubefed-controller-manager process', () => {
     await hostClient.resource(CRDS).create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
     await hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, NS).create(buildFederatedTypeConfig(CLUSTER_ROLES, NS) as unknown as KubeObject);
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
-    const common = ['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--queue-prefix', redis.prefix('split'), '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0'];
+    const common = [
+      '--kubeconfig',
+      kubeconfig,
+      '--redis-url',
+      redis.url,
+      '--queue-prefix',
+      redis.prefix('split'),
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+    ];
     const controllers = spawnControllerManager([...common, '--mode', 'controllers']);
     const workers = spawnControllerManager([...common, '--mode', 'workers']);
     await hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' }).create({
       apiVersion: 'types.kubefed.io/v1beta1',
       kind: 'FederatedClusterRole',
       metadata: { name: 'split-reader' },
-      spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] }, placement: { clusters: [{ name: 'member1' }] } },
+      spec: {
+        template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] },
+        placement: { clusters: [{ name: 'member1' }] },
+      },
     });
     using m = clientFor(member);
     await expect
-      .poll(() => m.resource(RBAC('clusterroles')).get('split-reader').catch(() => undefined), { timeout: 30_000, interval: 200 })
+      .poll(
+        () =>
+          m
+            .resource(RBAC('clusterroles'))
+            .get('split-reader')
+            .catch(() => undefined),
+        { timeout: 30_000, interval: 200 },
+      )
       .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ verbs: ['list'] }] });
     // The workers' outcomes reach the leader's status writer through Redis.
     await expect
-      .poll(async () => (await hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' }).get('split-reader')).status, { timeout: 15_000, interval: 200 })
+      .poll(
+        async () =>
+          (
+            await hostClient
+              .resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' })
+              .get('split-reader')
+          ).status,
+        { timeout: 15_000, interval: 200 },
+      )
       .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
     expect(controllers.lines.some((l) => l.msg === 'sync workers started')).toBe(false);
 
@@ -335,9 +478,26 @@ describe('kubefed-controller-manager process', () => {
 
   it('exits 1 naming the Redis URL without its password when Redis is unreachable', async () => {
     const kubeconfig = await writeKubeconfig(
-      ['apiVersion: v1', 'kind: Config', 'current-context: c', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', 'users: [{name: u, user: {token: t}}]', 'contexts: [{name: c, context: {cluster: c, user: u}}]', ''].join('\n'),
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'current-context: c',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: c, context: {cluster: c, user: u}}]',
+        '',
+      ].join('\n'),
     );
-    const cm = spawnControllerManager(['--kubeconfig', kubeconfig, '--redis-url', 'redis://op:s3cret@127.0.0.1:1', '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0']);
+    const cm = spawnControllerManager([
+      '--kubeconfig',
+      kubeconfig,
+      '--redis-url',
+      'redis://op:s3cret@127.0.0.1:1',
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+    ]);
     expect(await exitOf(cm)).toBe(1);
     const fatal = cm.lines.find((l) => l.msg === 'kubefed-controller-manager failed') as { err?: { message?: string } } | undefined;
     expect(fatal?.err?.message).toContain('Redis at redis://op:***@127.0.0.1:1 (--redis-url) is unreachable');
@@ -349,6 +509,8 @@ describe('kubefed-controller-manager process', () => {
     let stderr = '';
     cm.child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
     expect(await cm.exited).toBe(1);
-    expect(stderr.trim().split('\n')).toEqual(['kubefed-controller-manager: --metrics-addr: "nowhere" is not host:port with a port in 0..65535']);
+    expect(stderr.trim().split('\n')).toEqual([
+      'kubefed-controller-manager: --metrics-addr: "nowhere" is not host:port with a port in 0..65535',
+    ]);
   });
 });

@@ -13,7 +13,9 @@ beforeAll(async () => {
     clusters.push(cluster);
     clients.push(DynamicClient.fromKubeconfig(Kubeconfig.fromString(cluster.kubeconfigYaml())));
   }
-  await clients[0]!.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-federation-system' } });
+  await clients[0]!
+    .resource(RESOURCES.namespaces)
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-federation-system' } });
 });
 
 afterAll(async () => {

@@ -13,7 +13,14 @@ export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1bet
  * Leader election flags short enough that a replacement of a killed leader takes the Lease
  * within a few seconds (the defaults wait 15 s for the dead leader's claim to expire).
  */
-const FAST_LEASE = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'] as const;
+const FAST_LEASE = [
+  '--leader-elect-lease-duration',
+  '3s',
+  '--leader-elect-renew-deadline',
+  '2s',
+  '--leader-elect-retry-period',
+  '500ms',
+] as const;
 
 /** Options of {@link startProcessFederation}. */
 export interface ProcessFederationOptions {
@@ -35,10 +42,19 @@ export interface ProcessFederationOptions {
  */
 export async function startProcessFederation(options: ProcessFederationOptions = {}): Promise<LocalFederation> {
   const members = options.members ?? ['member1', 'member2'];
-  const fed = await startLocalFederation({ members, redisUrl: options.redisUrl, controllerManager: false, join: false, enableDefaultTypes: false });
+  const fed = await startLocalFederation({
+    members,
+    redisUrl: options.redisUrl,
+    controllerManager: false,
+    join: false,
+    enableDefaultTypes: false,
+  });
   try {
     // What the controller manager would create at its start (join needs it).
-    await fed.client('host').resource(RESOURCES.kubeFedConfigs, fed.namespace).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: { scope: 'Cluster' } });
+    await fed
+      .client('host')
+      .resource(RESOURCES.kubeFedConfigs, fed.namespace)
+      .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: { scope: 'Cluster' } });
     for (const m of members) {
       const r = await fed.kubefedctl(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...(options.joinFlags ?? [])]);
       if (r.code !== 0) throw new Error(`kubefedctl join ${m} exited ${r.code}: ${r.stderr}`);
@@ -64,7 +80,11 @@ export async function waitForReadyClusters(fed: LocalFederation, timeoutMs = 30_
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const list = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).list();
-    const ready = list.items.filter((c) => ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'));
+    const ready = list.items.filter((c) =>
+      ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+        (x) => x.type === 'Ready' && x.status === 'True',
+      ),
+    );
     if (fed.members.every((m) => ready.some((c) => c.metadata.name === m))) return;
     if (Date.now() > deadline) throw new Error(`KubeFedClusters not Ready within ${timeoutMs}ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -82,7 +102,12 @@ export async function createFederatedConfigMaps(fed: LocalFederation, ns: string
   const host = fed.client('host');
   const placement = { clusters: fed.members.map((name) => ({ name })) };
   await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await host.resource(FEDERATED_NAMESPACES, ns).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns, namespace: ns }, spec: { placement } });
+  await host.resource(FEDERATED_NAMESPACES, ns).create({
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedNamespace',
+    metadata: { name: ns, namespace: ns },
+    spec: { placement },
+  });
   const fedCms = host.resource(FEDERATED_CONFIG_MAPS, ns);
   let next = 0;
   await Promise.all(
@@ -157,7 +182,12 @@ export class MemberWriteRecorder {
               this.errors.push(`${cluster}: watch error ${JSON.stringify(obj)}`);
               continue;
             }
-            this.writes.push({ cluster, type: event.type, name: obj.metadata.name ?? '', resourceVersion: obj.metadata.resourceVersion ?? '' });
+            this.writes.push({
+              cluster,
+              type: event.type,
+              name: obj.metadata.name ?? '',
+              resourceVersion: obj.metadata.resourceVersion ?? '',
+            });
           }
           if (!signal.aborted) this.errors.push(`${cluster}: watch ended`);
         } catch (err) {

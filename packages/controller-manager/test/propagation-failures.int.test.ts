@@ -53,10 +53,22 @@ function expectEachWrittenOnce(writes: MemberWriteRecorder, fed: LocalFederation
 }
 
 /** Waits until every member holds `count` managed copies, then checks that no further write happens for `windowMs`. */
-async function expectConverged(fed: LocalFederation, ns: string, writes: MemberWriteRecorder, count: number, timeoutMs: number): Promise<void> {
-  await expect.poll(() => managedCopies(fed, ns), { timeout: timeoutMs, interval: 500 }).toEqual(Object.fromEntries(fed.members.map((m) => [m, count])));
+async function expectConverged(
+  fed: LocalFederation,
+  ns: string,
+  writes: MemberWriteRecorder,
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
+  await expect
+    .poll(() => managedCopies(fed, ns), { timeout: timeoutMs, interval: 500 })
+    .toEqual(Object.fromEntries(fed.members.map((m) => [m, count])));
   const settled = writes.writes.length;
-  await consistently(() => expect(writes.writes.length).toBe(settled), { durationMs: 5000, intervalMs: 100, message: 'member writes after convergence' });
+  await consistently(() => expect(writes.writes.length).toBe(settled), {
+    durationMs: 5000,
+    intervalMs: 100,
+    message: 'member writes after convergence',
+  });
 }
 
 const PROPAGATING = 200;
@@ -89,7 +101,11 @@ describe('propagation through controller-manager processes under failures', () =
     // with a 500 ms renewal period and a 2 s renew deadline a shared budget loses the lease.
     const cm = await startControllerManager(fed, ['--kube-api-qps', '2', '--kube-api-burst', '2']);
     const leases = fed.client('host').resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' }, fed.namespace);
-    const holder = async (): Promise<string> => String(((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '');
+    const holder = async (): Promise<string> =>
+      String(
+        ((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)
+          ?.holderIdentity ?? '',
+      );
     await expect.poll(holder, { timeout: 20_000, interval: 100 }).not.toBe('');
     const leader = await holder();
     await consistently(
@@ -129,17 +145,31 @@ describe('propagation through controller-manager processes under failures', () =
     await expect.poll(() => totalManagedCopies(fed, ns), { timeout: 60_000, interval: 500 }).toBe(objects * fed.members.length);
     // Every version recorded: each ConfigMap's PropagatedVersion names every member.
     await expect
-      .poll(async () => {
-        const pvs = await fed.client('host').resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' }, ns).list();
-        return pvs.items.filter((pv) => pv.metadata.name?.startsWith('configmap-') === true && ((pv.status as { clusterVersions?: unknown[] } | undefined)?.clusterVersions ?? []).length === fed.members.length).length;
-      }, { timeout: 30_000, interval: 500 })
+      .poll(
+        async () => {
+          const pvs = await fed
+            .client('host')
+            .resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' }, ns)
+            .list();
+          return pvs.items.filter(
+            (pv) =>
+              pv.metadata.name?.startsWith('configmap-') === true &&
+              ((pv.status as { clusterVersions?: unknown[] } | undefined)?.clusterVersions ?? []).length === fed.members.length,
+          ).length;
+        },
+        { timeout: 30_000, interval: 500 },
+      )
       .toBe(objects);
 
     const writes = await recorder(fed, ns);
     const reconciles = () => metricValue(cm, 'kubefed_controller_reconcile_total', { controller: 'sync-configmaps' });
     const before = await reconciles();
     // At least two resyncs of every object happen in this window; none may write.
-    await consistently(() => expect(writes.writes).toEqual([]), { durationMs: 6000, intervalMs: 100, message: 'member writes across resyncs' });
+    await consistently(() => expect(writes.writes).toEqual([]), {
+      durationMs: 6000,
+      intervalMs: 100,
+      message: 'member writes across resyncs',
+    });
     expect(await reconciles()).toBeGreaterThanOrEqual(before + 2 * objects);
 
     // Every process but the simulated clusters restarts: Redis comes back empty, the controller
@@ -148,14 +178,27 @@ describe('propagation through controller-manager processes under failures', () =
     await redis.restart();
     cm = await startControllerManager(fed, resync);
     await expect.poll(() => reconciles(), { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(2 * objects);
-    await consistently(() => expect(writes.writes).toEqual([]), { durationMs: 6000, intervalMs: 100, message: 'member writes after the restart' });
+    await consistently(() => expect(writes.writes).toEqual([]), {
+      durationMs: 6000,
+      intervalMs: 100,
+      message: 'member writes after the restart',
+    });
     expect(writes.errors).toEqual([]);
 
     // The pipeline is live (the silence above is not a dead watch): one change, one write per member.
-    await fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns).patch(configMapName(7), { spec: { template: { data: { index: 'changed' } } } }, 'merge');
+    await fed
+      .client('host')
+      .resource(FEDERATED_CONFIG_MAPS, ns)
+      .patch(configMapName(7), { spec: { template: { data: { index: 'changed' } } } }, 'merge');
     await expect.poll(() => writes.count('MODIFIED'), { timeout: 30_000, interval: 100 }).toBe(fed.members.length);
-    await consistently(() => expect(writes.writes.length).toBe(fed.members.length), { durationMs: 4000, intervalMs: 100, message: 'member writes after one change' });
-    expect(new Set(writes.writes.map((w) => `${w.cluster}/${w.name}`))).toEqual(new Set(fed.members.map((m) => `${m}/${configMapName(7)}`)));
+    await consistently(() => expect(writes.writes.length).toBe(fed.members.length), {
+      durationMs: 4000,
+      intervalMs: 100,
+      message: 'member writes after one change',
+    });
+    expect(new Set(writes.writes.map((w) => `${w.cluster}/${w.name}`))).toEqual(
+      new Set(fed.members.map((m) => `${m}/${configMapName(7)}`)),
+    );
   }, 240_000);
 
   it('shares each member queue between two worker processes without writing any object twice (--mode controllers + 2 x --mode workers)', async () => {

@@ -24,7 +24,15 @@ beforeAll(async () => {
   }
   dir = await mkdtemp(join(tmpdir(), 'kubefed-cm-redis-'));
   kubeconfig = join(dir, 'kubeconfig');
-  const yaml = ['apiVersion: v1', 'kind: Config', 'current-context: c', 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', 'users: [{name: u, user: {token: t}}]', 'contexts: [{name: c, context: {cluster: c, user: u}}]', ''];
+  const yaml = [
+    'apiVersion: v1',
+    'kind: Config',
+    'current-context: c',
+    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+    'users: [{name: u, user: {token: t}}]',
+    'contexts: [{name: c, context: {cluster: c, user: u}}]',
+    '',
+  ];
   await writeFile(kubeconfig, yaml.join('\n'), { mode: 0o600 });
 });
 
@@ -36,11 +44,15 @@ afterAll(async () => {
 /** Runs the controller manager with `redisUrl` until it exits (at most 30 s); its exit code and JSON log lines. */
 async function runWithRedis(redisUrl: string): Promise<{ code: number | null; lines: Record<string, unknown>[] }> {
   const args = ['--kubeconfig', kubeconfig, '--redis-url', redisUrl, '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0'];
-  const child = spawn(process.execPath, ['--conditions=@kubefed/source', '--import', 'tsx', 'packages/controller-manager/src/main.ts', ...args], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, KUBECONFIG: '' },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@kubefed/source', '--import', 'tsx', 'packages/controller-manager/src/main.ts', ...args],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, KUBECONFIG: '' },
+    },
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);

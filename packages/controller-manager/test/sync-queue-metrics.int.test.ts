@@ -1,7 +1,14 @@
 // kubefed_sync_queue_jobs on the controller manager's /metrics, read from real Redis on scrape.
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, metricValue, startControllerManager, startProcessFederation, waitForReadyClusters } from './process-federation.js';
+import {
+  FEDERATED_CONFIG_MAPS,
+  FEDERATED_NAMESPACES,
+  metricValue,
+  startControllerManager,
+  startProcessFederation,
+  waitForReadyClusters,
+} from './process-federation.js';
 
 const NS = 'queue-metrics';
 
@@ -22,9 +29,16 @@ describe('kubefed_sync_queue_jobs', () => {
 
   it("reports each member's waiting, active, delayed and failed sync jobs from Redis", async () => {
     const host = fed.client('host');
-    await host.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await host
+      .resource({ group: '', version: 'v1', resource: 'namespaces' })
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     const placement = { clusters: [{ name: 'member1' }] };
-    await host.resource(FEDERATED_NAMESPACES, NS).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: NS, namespace: NS }, spec: { placement } });
+    await host.resource(FEDERATED_NAMESPACES, NS).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: NS, namespace: NS },
+      spec: { placement },
+    });
     await host.resource(FEDERATED_CONFIG_MAPS, NS).create({
       apiVersion: 'types.kubefed.io/v1beta1',
       kind: 'FederatedConfigMap',
@@ -32,8 +46,15 @@ describe('kubefed_sync_queue_jobs', () => {
       spec: { template: { data: { colour: 'blue' } }, placement },
     });
     // One job per federated object for member1 (deduplicated while it waits), none for member2.
-    await expect.poll(() => metricValue(controllers, 'kubefed_sync_queue_jobs', { cluster: 'member1', state: 'waiting' }), { timeout: 60_000, interval: 500 }).toBe(2);
-    const serving = JSON.parse(await controllers.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { metrics: string };
+    await expect
+      .poll(() => metricValue(controllers, 'kubefed_sync_queue_jobs', { cluster: 'member1', state: 'waiting' }), {
+        timeout: 60_000,
+        interval: 500,
+      })
+      .toBe(2);
+    const serving = JSON.parse(await controllers.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as {
+      metrics: string;
+    };
     const text = await (await fetch(`${serving.metrics}/metrics`)).text();
     expect(text).toContain('# TYPE kubefed_sync_queue_jobs gauge');
     for (const state of ['waiting', 'active', 'delayed', 'failed']) {

@@ -15,7 +15,13 @@ import {
 import { createNamespace, joinMember, startFederation, type Federation } from './federation.js';
 
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
-const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+const CLUSTER_ROLES: FederatedTypeOptions = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  pluralName: 'clusterroles',
+  scope: 'Cluster',
+};
 const FEDERATED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 
 let fed: Federation;
@@ -104,9 +110,16 @@ describe('FederatedTypeConfig controller', () => {
       const objects = fed.hostClient.resource(FEDERATED_CLUSTER_ROLES);
       const names = Array.from({ length: 6 }, (_, i) => `fcr-${ns}-${i}`);
       for (const name of names) {
-        await objects.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedClusterRole', metadata: { name }, spec: { template: {}, placement: { clusters: [{ name: 'member1' }] } } });
+        await objects.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedClusterRole',
+          metadata: { name },
+          spec: { template: {}, placement: { clusters: [{ name: 'member1' }] } },
+        });
       }
-      await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(buildFederatedTypeConfig(CLUSTER_ROLES, ns) as unknown as KubeObject);
+      await fed.hostClient
+        .resource(FEDERATED_TYPE_CONFIG_GVR, ns)
+        .create(buildFederatedTypeConfig(CLUSTER_ROLES, ns) as unknown as KubeObject);
       // Six objects wait to be reconciled; two reconciles are held in the producer and no third starts.
       await expect.poll(() => producer.inFlight, { timeout: 15_000, interval: 50 }).toBe(2);
       await consistently(() => expect(producer.maxInFlight).toBe(2), { durationMs: 1000 });
@@ -140,10 +153,15 @@ describe('FederatedTypeConfig controller', () => {
     try {
       await ftcs.create(buildFederatedTypeConfig(CONFIG_MAPS, ns) as unknown as KubeObject);
       const status = async (): Promise<unknown> => (await ftcs.get('configmaps')).status;
+      await expect.poll(status, { timeout: 10_000, interval: 50 }).toMatchObject({
+        propagationController: 'NotRunning',
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'SyncControllerFailed', message: expect.stringContaining('watch failed') as unknown },
+        ],
+      });
       await expect
-        .poll(status, { timeout: 10_000, interval: 50 })
-        .toMatchObject({ propagationController: 'NotRunning', conditions: [{ type: 'Ready', status: 'False', reason: 'SyncControllerFailed', message: expect.stringContaining('watch failed') as unknown }] });
-      await expect.poll(status, { timeout: 20_000, interval: 100 }).toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
+        .poll(status, { timeout: 20_000, interval: 100 })
+        .toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
       expect(child.starts()).toBe(3);
       expect(errors).toEqual(['watch failed (start 1)', 'watch failed (start 2)']);
     } finally {

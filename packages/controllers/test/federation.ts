@@ -109,13 +109,20 @@ export async function joinMember(fed: Federation, member: SimCluster, namespace:
     },
     { timeout: 5000, interval: 50 },
   );
-  const spec = { apiEndpoint: member.url, caBundle: Buffer.from(member.caPem ?? '').toString('base64'), secretRef: { name: `${member.name}-secret` } };
+  const spec = {
+    apiEndpoint: member.url,
+    caBundle: Buffer.from(member.caPem ?? '').toString('base64'),
+    secretRef: { name: `${member.name}-secret` },
+  };
   await fed.hostClient.resource(core('secrets'), namespace).create({
     apiVersion: 'v1',
     kind: 'Secret',
     // Bound to the cluster and its connection settings, as join binds it: the control plane sends
     // the token to no other KubeFedCluster, and to no other server.
-    metadata: { name: `${member.name}-secret`, annotations: { 'kubefed.io/cluster-name': member.name, [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } },
+    metadata: {
+      name: `${member.name}-secret`,
+      annotations: { 'kubefed.io/cluster-name': member.name, [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) },
+    },
     data: { token },
   });
   await registerCluster(fed, member.name, namespace, spec);
@@ -123,12 +130,19 @@ export async function joinMember(fed: Federation, member: SimCluster, namespace:
 
 /** Creates a KubeFedCluster in the host with the given spec. */
 export async function registerCluster(fed: Federation, name: string, namespace: string, spec: Record<string, unknown>): Promise<void> {
-  await fed.hostClient.resource(KFC, namespace).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name }, spec });
+  await fed.hostClient
+    .resource(KFC, namespace)
+    .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name }, spec });
 }
 
 /** The KubeFedCluster's condition of `type`, if any. */
-export async function condition(fed: Federation, namespace: string, name: string, type: string): Promise<Record<string, string> | undefined> {
+export async function condition(
+  fed: Federation,
+  namespace: string,
+  name: string,
+  type: string,
+): Promise<Record<string, string> | undefined> {
   const obj = await fed.hostClient.resource(KFC, namespace).get(name);
-  const conditions = ((obj.status as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? []);
+  const conditions = (obj.status as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? [];
   return conditions.find((c) => c.type === type);
 }

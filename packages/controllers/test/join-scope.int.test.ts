@@ -48,7 +48,8 @@ async function joined(joinScopes: Readonly<Record<string, string>>): Promise<str
   for (const name of ['member1', 'member2']) {
     await joinMember(fed, fed.member(name), ns);
     const scope = joinScopes[name];
-    if (scope !== undefined) await fed.hostClient.resource(KFC, ns).patch(name, { metadata: { annotations: { [JOIN_SCOPE_ANNOTATION]: scope } } }, 'merge');
+    if (scope !== undefined)
+      await fed.hostClient.resource(KFC, ns).patch(name, { metadata: { annotations: { [JOIN_SCOPE_ANNOTATION]: scope } } }, 'merge');
   }
   return ns;
 }
@@ -58,20 +59,28 @@ describe('join scope against the running scope', () => {
     const ns = await joined({ member1: 'Namespaced', member2: 'Cluster' });
     await using running = runHealthController(ns, 'Cluster');
 
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({
-      status: 'False',
-      reason: 'JoinScopeMismatch',
-      message: expect.stringContaining(
-        `cluster member1 was joined for scope Namespaced (annotation kubefed.io/join-scope of KubeFedCluster ${ns}/member1) but the control plane runs with scope Cluster`,
-      ) as unknown,
-    });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({
+        status: 'False',
+        reason: 'JoinScopeMismatch',
+        message: expect.stringContaining(
+          `cluster member1 was joined for scope Namespaced (annotation kubefed.io/join-scope of KubeFedCluster ${ns}/member1) but the control plane runs with scope Cluster`,
+        ) as unknown,
+      });
     await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True' });
     expect([...running.tracker.readyClusters().keys()]).toEqual(['member2']);
     await expect
-      .poll(async () => (await fed.hostClient.resource(EVENTS, ns).list()).items.filter((e) => e['reason'] === 'JoinScopeMismatch').map((e) => (e['involvedObject'] as { name: string }).name), {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, ns).list()).items
+            .filter((e) => e['reason'] === 'JoinScopeMismatch')
+            .map((e) => (e['involvedObject'] as { name: string }).name),
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      )
       .toEqual(['member1']);
   });
 
@@ -79,12 +88,16 @@ describe('join scope against the running scope', () => {
     const ns = await joined({ member1: 'Cluster', member2: 'namespaced' });
     await using running = runHealthController(ns, 'Namespaced');
 
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'False', reason: 'JoinScopeMismatch' });
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({
-      status: 'False',
-      reason: 'JoinScopeMismatch',
-      message: `cluster member2 has join scope "namespaced" (annotation kubefed.io/join-scope of KubeFedCluster ${ns}/member2), which is neither Cluster nor Namespaced: it is not used`,
-    });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'False', reason: 'JoinScopeMismatch' });
+    await expect
+      .poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({
+        status: 'False',
+        reason: 'JoinScopeMismatch',
+        message: `cluster member2 has join scope "namespaced" (annotation kubefed.io/join-scope of KubeFedCluster ${ns}/member2), which is neither Cluster nor Namespaced: it is not used`,
+      });
     expect(running.tracker.readyClusters().size).toBe(0);
   });
 
@@ -92,11 +105,19 @@ describe('join scope against the running scope', () => {
     const ns = await joined({ member2: 'Namespaced' });
     await using running = runHealthController(ns, 'Cluster');
 
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterReady' });
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'False', reason: 'JoinScopeMismatch' });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'True', reason: 'ClusterReady' });
+    await expect
+      .poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'False', reason: 'JoinScopeMismatch' });
 
     await fed.hostClient.resource(KFC, ns).patch('member2', { metadata: { annotations: { [JOIN_SCOPE_ANNOTATION]: 'Cluster' } } }, 'merge');
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterReady' });
-    await expect.poll(() => [...running.tracker.readyClusters().keys()], { timeout: 10_000, interval: 100 }).toEqual(['member1', 'member2']);
+    await expect
+      .poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'True', reason: 'ClusterReady' });
+    await expect
+      .poll(() => [...running.tracker.readyClusters().keys()], { timeout: 10_000, interval: 100 })
+      .toEqual(['member1', 'member2']);
   });
 });

@@ -11,7 +11,12 @@ import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest } from '@kubefed/client
 import { generateClusterPki } from '@kubefed/kube-sim';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeFedConfigSource, registerKubeFedClusterController, registerKubeFedConfigController, type ClusterHealthTracker } from '@kubefed/controllers';
+import {
+  KubeFedConfigSource,
+  registerKubeFedClusterController,
+  registerKubeFedConfigController,
+  type ClusterHealthTracker,
+} from '@kubefed/controllers';
 import { condition, createNamespace, joinMember, KFC, KFCONFIG, registerCluster, startFederation, type Federation } from './federation.js';
 
 let fed: Federation;
@@ -34,7 +39,9 @@ async function kubefedNamespace(spec?: object): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
   if (spec !== undefined) {
-    await fed.hostClient.resource(KFCONFIG, ns).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
+    await fed.hostClient
+      .resource(KFCONFIG, ns)
+      .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
   }
   return ns;
 }
@@ -125,7 +132,9 @@ async function tlsListener(): Promise<TlsListener> {
   let connections = 0;
   const server = createTlsServer({ key: pki.keyPem, cert: pki.certPem }, (req, res) => {
     requests.push(`${req.method ?? ''} ${req.url ?? ''} ${req.headers.authorization ?? '-'}`);
-    res.writeHead(200, { 'content-type': req.url === '/version' ? 'application/json' : 'text/plain' }).end(req.url === '/version' ? '{"gitVersion":"v1.0.0"}' : 'ok');
+    res
+      .writeHead(200, { 'content-type': req.url === '/version' ? 'application/json' : 'text/plain' })
+      .end(req.url === '/version' ? '{"gitVersion":"v1.0.0"}' : 'ok');
   });
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,16 +157,20 @@ describe('cluster health controller against kube-sim', () => {
     await joinMember(fed, fed.member('member2'), ns, { listNodes: false });
     await using running = runManager(ns);
 
-    await expect.poll(() => status(ns, 'member1'), { timeout: 5000, interval: 100 }).toMatchObject({
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '/healthz responded with ok' }],
-      kubernetesVersion: 'v1.30.2',
-      region: 'eu-west',
-      zones: ['eu-west-a', 'eu-west-b'],
-    });
-    await expect.poll(() => status(ns, 'member2'), { timeout: 5000, interval: 100 }).toMatchObject({
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady' }],
-      kubernetesVersion: 'v1.31.0',
-    });
+    await expect
+      .poll(() => status(ns, 'member1'), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '/healthz responded with ok' }],
+        kubernetesVersion: 'v1.30.2',
+        region: 'eu-west',
+        zones: ['eu-west-a', 'eu-west-b'],
+      });
+    await expect
+      .poll(() => status(ns, 'member2'), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady' }],
+        kubernetesVersion: 'v1.31.0',
+      });
     const s2 = await status(ns, 'member2');
     expect(s2.region).toBeUndefined();
     expect(s2.zones).toBeUndefined();
@@ -167,25 +180,32 @@ describe('cluster health controller against kube-sim', () => {
     await expect.poll(() => [...running.tracker.readyClusters().keys()], { timeout: 3000, interval: 50 }).toEqual(['member1']);
   });
 
-  it.skipIf(!existsSync('/usr/bin/kubectl'))("shows KubeFed's AGE, READY and KUBERNETES-VERSION columns in `kubectl get kubefedclusters` (kubectl required)", async () => {
-    const ns = await kubefedNamespace(FAST);
-    await joinMember(fed, fed.member('member1'), ns);
-    await using _running = runManager(ns);
-    await expect.poll(() => status(ns, 'member1'), { timeout: 5000, interval: 100 }).toMatchObject({
-      conditions: [{ type: 'Ready', status: 'True' }],
-    });
-    const dir = mkdtempSync(join(tmpdir(), 'kfc-kubectl-'));
-    try {
-      const kubeconfig = join(dir, 'kubeconfig');
-      writeFileSync(kubeconfig, fed.host.kubeconfigYaml());
-      const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, 'get', 'kubefedclusters', '-n', ns], { timeout: 30_000 });
-      const [header, row] = stdout.trim().split('\n');
-      expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'AGE', 'READY', 'KUBERNETES-VERSION']);
-      expect(row?.split(/\s+/)).toEqual(['member1', expect.stringMatching(/^\d+s$/), 'True', 'v1.30.2']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(!existsSync('/usr/bin/kubectl'))(
+    "shows KubeFed's AGE, READY and KUBERNETES-VERSION columns in `kubectl get kubefedclusters` (kubectl required)",
+    async () => {
+      const ns = await kubefedNamespace(FAST);
+      await joinMember(fed, fed.member('member1'), ns);
+      await using _running = runManager(ns);
+      await expect
+        .poll(() => status(ns, 'member1'), { timeout: 5000, interval: 100 })
+        .toMatchObject({
+          conditions: [{ type: 'Ready', status: 'True' }],
+        });
+      const dir = mkdtempSync(join(tmpdir(), 'kfc-kubectl-'));
+      try {
+        const kubeconfig = join(dir, 'kubeconfig');
+        writeFileSync(kubeconfig, fed.host.kubeconfigYaml());
+        const { stdout } = await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfig, 'get', 'kubefedclusters', '-n', ns], {
+          timeout: 30_000,
+        });
+        const [header, row] = stdout.trim().split('\n');
+        expect(header?.split(/\s{2,}/)).toEqual(['NAME', 'AGE', 'READY', 'KUBERNETES-VERSION']);
+        expect(row?.split(/\s+/)).toEqual(['member1', expect.stringMatching(/^\d+s$/), 'True', 'v1.30.2']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('reports an unreachable member Offline within failureThreshold periods and Ready again after restore', async () => {
     const ns = await kubefedNamespace(FAST);
@@ -197,13 +217,19 @@ describe('cluster health controller against kube-sim', () => {
     member2.faults.unreachable();
     try {
       // failureThreshold 3 × period 200 ms, plus the 1 s probe timeout and slack.
-      await expect.poll(() => condition(fed, ns, 'member2', 'Offline'), { timeout: 4000, interval: 100 }).toMatchObject({
-        status: 'True',
-        reason: 'ClusterNotReachable',
-        message: expect.stringMatching(/^cluster is not reachable: /),
-      });
       await expect
-        .poll(async () => (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items.map((e) => e.reason), { timeout: 3000, interval: 100 })
+        .poll(() => condition(fed, ns, 'member2', 'Offline'), { timeout: 4000, interval: 100 })
+        .toMatchObject({
+          status: 'True',
+          reason: 'ClusterNotReachable',
+          message: expect.stringMatching(/^cluster is not reachable: /),
+        });
+      await expect
+        .poll(
+          async () =>
+            (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items.map((e) => e.reason),
+          { timeout: 3000, interval: 100 },
+        )
         .toContain('RetrievingClusterHealthFailed');
       const offline = await status(ns, 'member2');
       expect(offline.conditions).toHaveLength(1);
@@ -232,12 +258,24 @@ describe('cluster health controller against kube-sim', () => {
     const ns = await kubefedNamespace(FAST);
     await registerCluster(fed, 'ghost', ns, { apiEndpoint: fed.member('member1').url, secretRef: { name: 'no-such-secret' } });
     await using running = runManager(ns);
-    await expect.poll(() => status(ns, 'ghost'), { timeout: 5000, interval: 100 }).toMatchObject({
-      conditions: [{ type: 'ConfigMalformed', status: 'True', reason: 'ClusterConfigMalformed', message: "cluster's configuration may be malformed" }],
-    });
+    await expect
+      .poll(() => status(ns, 'ghost'), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        conditions: [
+          {
+            type: 'ConfigMalformed',
+            status: 'True',
+            reason: 'ClusterConfigMalformed',
+            message: "cluster's configuration may be malformed",
+          },
+        ],
+      });
     expect(running.tracker.isReady('ghost')).toBe(false);
     await expect
-      .poll(async () => (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items, { timeout: 3000, interval: 100 })
+      .poll(async () => (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items, {
+        timeout: 3000,
+        interval: 100,
+      })
       .toContainEqual(
         expect.objectContaining({
           type: 'Warning',
@@ -257,9 +295,16 @@ describe('cluster health controller against kube-sim', () => {
     const secrets = fed.hostClient.resource({ group: '', version: 'v1', resource: 'secrets' }, ns);
     const secret = await secrets.get('member1-secret');
     await secrets.delete('member1-secret');
-    await expect.poll(() => condition(fed, ns, 'member1', 'ConfigMalformed'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'ConfigMalformed'), { timeout: 4000, interval: 100 })
+      .toMatchObject({ status: 'True' });
 
-    await secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret', annotations: secret.metadata.annotations ?? {} }, data: secret.data });
+    await secrets.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'member1-secret', annotations: secret.metadata.annotations ?? {} },
+      data: secret.data,
+    });
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
 
     // A new endpoint takes binding the token to it (write access to the Secret), as join does.
@@ -268,9 +313,17 @@ describe('cluster health controller against kube-sim', () => {
     const spec = cluster.spec as { apiEndpoint: string };
     spec.apiEndpoint = 'https://127.0.0.1:1';
     await clusters.update(cluster);
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'False', reason: 'ClusterSecretNotBound' });
-    await secrets.patch('member1-secret', { metadata: { annotations: { [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } } }, 'merge');
-    await expect.poll(() => condition(fed, ns, 'member1', 'Offline'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterNotReachable' });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 })
+      .toMatchObject({ status: 'False', reason: 'ClusterSecretNotBound' });
+    await secrets.patch(
+      'member1-secret',
+      { metadata: { annotations: { [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) } } },
+      'merge',
+    );
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Offline'), { timeout: 4000, interval: 100 })
+      .toMatchObject({ status: 'True', reason: 'ClusterNotReachable' });
   });
 
   it('creates the default KubeFedConfig and applies a changed health-check period without a restart', async () => {
@@ -278,11 +331,13 @@ describe('cluster health controller against kube-sim', () => {
     await joinMember(fed, fed.member('member1'), ns);
     await using running = runManager(ns);
     const configs = fed.hostClient.resource(KFCONFIG, ns);
-    await expect.poll(() => configs.get('kubefed').then((c) => c.spec), { timeout: 5000, interval: 100 }).toMatchObject({
-      scope: 'Cluster',
-      clusterHealthCheck: { period: '10s', timeout: '3s', failureThreshold: 3, successThreshold: 1 },
-      leaderElect: { leaseDuration: '15s' },
-    });
+    await expect
+      .poll(() => configs.get('kubefed').then((c) => c.spec), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        scope: 'Cluster',
+        clusterHealthCheck: { period: '10s', timeout: '3s', failureThreshold: 3, successThreshold: 1 },
+        leaderElect: { leaseDuration: '15s' },
+      });
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
 
     const config = await configs.get('kubefed');
@@ -306,7 +361,10 @@ describe('cluster health controller against kube-sim', () => {
     // An invalid change is refused at admission by the CRD's rules: the previous settings stay in force.
     const again = await configs.get('kubefed');
     (again.spec as { clusterHealthCheck: { period: string } }).clusterHealthCheck.period = '-5s';
-    await expect(configs.update(again)).rejects.toMatchObject({ reason: 'Invalid', message: expect.stringContaining('spec.clusterHealthCheck.period') });
+    await expect(configs.update(again)).rejects.toMatchObject({
+      reason: 'Invalid',
+      message: expect.stringContaining('spec.clusterHealthCheck.period'),
+    });
     const windowEnd = Date.now() + 800;
     while (Date.now() < windowEnd) {
       expect(running.source.current().clusterHealthCheck.periodMs).toBe(200);
@@ -314,28 +372,37 @@ describe('cluster health controller against kube-sim', () => {
     }
   });
 
-  it('never sends a token Secret bound to another cluster: a KubeFedCluster naming member1\'s Secret and its own server is refused in its status', async () => {
+  it("never sends a token Secret bound to another cluster: a KubeFedCluster naming member1's Secret and its own server is refused in its status", async () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
-    const token = Buffer.from(String(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']), 'base64').toString();
-    await using server = await recordingServer((path) => (path === '/version' ? { status: 200, body: '{"gitVersion":"v1.0.0"}' } : { status: 200, body: 'ok' }));
+    const token = Buffer.from(
+      String(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']),
+      'base64',
+    ).toString();
+    await using server = await recordingServer((path) =>
+      path === '/version' ? { status: 200, body: '{"gitVersion":"v1.0.0"}' } : { status: 200, body: 'ok' },
+    );
     await registerCluster(fed, 'evil', ns, { apiEndpoint: server.url, secretRef: { name: 'member1-secret' } });
     await using running = runManager(ns);
 
-    await expect.poll(() => status(ns, 'evil'), { timeout: 5000, interval: 100 }).toMatchObject({
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'False',
-          reason: 'ClusterSecretNotBound',
-          message: expect.stringMatching(new RegExp(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`)),
-        },
-      ],
-    });
-    await expect.poll(() => events(ns), { timeout: 3000, interval: 100 }).toContainEqual({
-      reason: 'ClusterSecretNotBound',
-      message: expect.stringContaining(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`),
-    });
+    await expect
+      .poll(() => status(ns, 'evil'), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ClusterSecretNotBound',
+            message: expect.stringMatching(new RegExp(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`)),
+          },
+        ],
+      });
+    await expect
+      .poll(() => events(ns), { timeout: 3000, interval: 100 })
+      .toContainEqual({
+        reason: 'ClusterSecretNotBound',
+        message: expect.stringContaining(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`),
+      });
     await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
     expect(running.tracker.isReady('evil')).toBe(false);
     // Several probe periods later the server has still not been contacted at all, least of all with member1's token.
@@ -355,54 +422,73 @@ describe('cluster health controller against kube-sim', () => {
     await secrets.update({ ...bound, metadata: { ...bound.metadata, annotations: {} } });
     await using running = runManager(ns);
 
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({
-      status: 'False',
-      reason: 'ClusterSecretNotBound',
-      message: expect.stringContaining(`secret ${ns}/member1-secret is not bound to a cluster (no kubefed.io/cluster-name annotation)`),
-    });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        status: 'False',
+        reason: 'ClusterSecretNotBound',
+        message: expect.stringContaining(`secret ${ns}/member1-secret is not bound to a cluster (no kubefed.io/cluster-name annotation)`),
+      });
     expect(running.tracker.isReady('member1')).toBe(false);
 
     await secrets.patch('member1-secret', { metadata: { annotations: bound.metadata.annotations ?? {} } }, 'merge');
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True', reason: 'ClusterReady' });
+    await expect
+      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True', reason: 'ClusterReady' });
     expect(running.tracker.isReady('member1')).toBe(true);
   });
 
   it.each([
     ['apiEndpoint and caBundle', (listener: TlsListener) => ({ apiEndpoint: listener.url, caBundle: listener.caBundle })],
     ['apiEndpoint, with TLS verification off', (listener: TlsListener) => ({ apiEndpoint: listener.url, disabledTLSValidations: ['*'] })],
-  ])('never sends a token to another server: whoever edits a KubeFedCluster\'s %s gets Ready False and no connection', async (_what, change) => {
-    const ns = await kubefedNamespace(FAST);
-    await joinMember(fed, fed.member('member1'), ns);
-    const token = Buffer.from(String(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']), 'base64').toString();
-    await using listener = await tlsListener();
-    await using running = runManager(ns);
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+  ])(
+    "never sends a token to another server: whoever edits a KubeFedCluster's %s gets Ready False and no connection",
+    async (_what, change) => {
+      const ns = await kubefedNamespace(FAST);
+      await joinMember(fed, fed.member('member1'), ns);
+      const token = Buffer.from(
+        String(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']),
+        'base64',
+      ).toString();
+      await using listener = await tlsListener();
+      await using running = runManager(ns);
+      await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
 
-    await fed.hostClient.resource(KFC, ns).patch('member1', { spec: change(listener) }, 'merge');
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({
-      status: 'False',
-      reason: 'ClusterSecretNotBound',
-      message: expect.stringContaining(`the connection settings of member1 (spec.apiEndpoint "${listener.url}", caBundle, proxyURL, disabledTLSValidations) differ from those secret ${ns}/member1-secret is bound to`),
-    });
-    expect(running.tracker.isReady('member1')).toBe(false);
-    // Several probe periods later nothing has connected to the listener, least of all with member1's token.
-    const until = Date.now() + 1000;
-    while (Date.now() < until) {
-      expect(listener.connections()).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(listener.requests.join('\n')).not.toContain(token);
-  });
+      await fed.hostClient.resource(KFC, ns).patch('member1', { spec: change(listener) }, 'merge');
+      await expect
+        .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+        .toMatchObject({
+          status: 'False',
+          reason: 'ClusterSecretNotBound',
+          message: expect.stringContaining(
+            `the connection settings of member1 (spec.apiEndpoint "${listener.url}", caBundle, proxyURL, disabledTLSValidations) differ from those secret ${ns}/member1-secret is bound to`,
+          ),
+        });
+      expect(running.tracker.isReady('member1')).toBe(false);
+      // Several probe periods later nothing has connected to the listener, least of all with member1's token.
+      const until = Date.now() + 1000;
+      while (Date.now() < until) {
+        expect(listener.connections()).toBe(0);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(listener.requests.join('\n')).not.toContain(token);
+    },
+  );
 
   it("keeps what a member's server answers out of the cluster's events, conditions and status", async () => {
     const ns = await kubefedNamespace(FAST);
     const marker = `MARKER-${randomUUID()}`;
     let healthz = { status: 500, body: `internal error ${marker}` };
-    await using server = await recordingServer((path) => (path === '/version' ? { status: 200, body: JSON.stringify({ gitVersion: `v1.30.0 ${marker}` }) } : healthz));
+    await using server = await recordingServer((path) =>
+      path === '/version' ? { status: 200, body: JSON.stringify({ gitVersion: `v1.30.0 ${marker}` }) } : healthz,
+    );
     await fed.hostClient.resource(SECRETS, ns).create({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'echo-secret', annotations: { 'kubefed.io/cluster-name': 'echo', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest({ apiEndpoint: server.url }) } },
+      metadata: {
+        name: 'echo-secret',
+        annotations: { 'kubefed.io/cluster-name': 'echo', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest({ apiEndpoint: server.url }) },
+      },
       data: { token: Buffer.from('echo-token').toString('base64') },
     });
     await registerCluster(fed, 'echo', ns, { apiEndpoint: server.url, secretRef: { name: 'echo-secret' } });
@@ -410,20 +496,26 @@ describe('cluster health controller against kube-sim', () => {
     const seen = async (): Promise<string> => JSON.stringify([await status(ns, 'echo'), await events(ns)]);
 
     // An HTTP error: the status code is reported, the body is not.
-    await expect.poll(() => condition(fed, ns, 'echo', 'Offline'), { timeout: 5000, interval: 100 }).toMatchObject({
-      status: 'True',
-      reason: 'ClusterNotReachable',
-      message: 'cluster is not reachable: GET /healthz returned HTTP 500',
-    });
-    await expect.poll(() => events(ns), { timeout: 3000, interval: 100 }).toContainEqual({
-      reason: 'RetrievingClusterHealthFailed',
-      message: 'Failed to retrieve health of the cluster: GET /healthz returned HTTP 500',
-    });
+    await expect
+      .poll(() => condition(fed, ns, 'echo', 'Offline'), { timeout: 5000, interval: 100 })
+      .toMatchObject({
+        status: 'True',
+        reason: 'ClusterNotReachable',
+        message: 'cluster is not reachable: GET /healthz returned HTTP 500',
+      });
+    await expect
+      .poll(() => events(ns), { timeout: 3000, interval: 100 })
+      .toContainEqual({
+        reason: 'RetrievingClusterHealthFailed',
+        message: 'Failed to retrieve health of the cluster: GET /healthz returned HTTP 500',
+      });
     expect(await seen()).not.toContain(marker);
 
     // A 2xx answer other than ok.
     healthz = { status: 200, body: `not ok ${marker}` };
-    await expect.poll(() => condition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'False', reason: 'ClusterNotReady' });
+    await expect
+      .poll(() => condition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'False', reason: 'ClusterNotReady' });
     expect(await seen()).not.toContain(marker);
 
     // Healthy, with a /version that is not a version.

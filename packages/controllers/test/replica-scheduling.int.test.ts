@@ -30,7 +30,14 @@ let fed: Federation;
 beforeAll(async () => {
   fed = await startFederation({ member1: {}, member2: {}, member3: { podCapacity: 2 } });
   const crds = fed.hostClient.resource(CRDS);
-  const fdeploy = buildFederatedTypeCrd({ group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced', hasReplicas: true });
+  const fdeploy = buildFederatedTypeCrd({
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    pluralName: 'deployments',
+    scope: 'Namespaced',
+    hasReplicas: true,
+  });
   await crds.create(fdeploy as unknown as KubeObject);
   const fns = buildFederatedTypeCrd({ group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' });
   await crds.create(fns as unknown as KubeObject);
@@ -45,9 +52,17 @@ interface Running extends AsyncDisposable {
 }
 
 /** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process (RSPs looked at every 500 ms unless `options` say otherwise). */
-function runManager(ns: string, clock?: Clock, options: { resyncPeriodMs?: number; clusterChangeDelays?: ClusterChangeDelays } = {}): Running {
+function runManager(
+  ns: string,
+  clock?: Clock,
+  options: { resyncPeriodMs?: number; clusterChangeDelays?: ClusterChangeDelays } = {},
+): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
-  const { tracker } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace: ns, settings: staticHealthCheckSettings(FAST) });
+  const { tracker } = registerKubeFedClusterController(manager, {
+    host: fed.hostClient,
+    namespace: ns,
+    settings: staticHealthCheckSettings(FAST),
+  });
   registerReplicaSchedulingController(manager, {
     host: fed.hostClient,
     kubefedNamespace: ns,
@@ -109,7 +124,13 @@ async function createFederatedDeployment(ns: string, spec: Record<string, unknow
     kind: 'FederatedDeployment',
     metadata: { name: 'web' },
     spec: {
-      template: { spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+      template: {
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+        },
+      },
       ...spec,
     },
   });
@@ -120,12 +141,18 @@ function memberDeployment(replicas: number): KubeObject {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'web' },
-    spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+    },
   };
 }
 
 async function createRsp(ns: string, spec: Record<string, unknown>): Promise<void> {
-  await fed.hostClient.resource(RSP_GVR, ns).create({ apiVersion: 'scheduling.kubefed.io/v1alpha1', kind: 'ReplicaSchedulingPreference', metadata: { name: 'web' }, spec });
+  await fed.hostClient
+    .resource(RSP_GVR, ns)
+    .create({ apiVersion: 'scheduling.kubefed.io/v1alpha1', kind: 'ReplicaSchedulingPreference', metadata: { name: 'web' }, spec });
 }
 
 interface Scheduled {
@@ -136,9 +163,13 @@ interface Scheduled {
 
 async function scheduled(ns: string): Promise<Scheduled> {
   const obj = await fed.hostClient.resource(FDEPLOY, ns).get('web');
-  const spec = obj.spec as { placement?: { clusters?: { name: string }[] }; overrides?: { clusterName: string; clusterOverrides?: { path: string; value?: unknown }[] }[] };
+  const spec = obj.spec as {
+    placement?: { clusters?: { name: string }[] };
+    overrides?: { clusterName: string; clusterOverrides?: { path: string; value?: unknown }[] }[];
+  };
   const replicas: Record<string, unknown> = {};
-  for (const e of spec.overrides ?? []) for (const o of e.clusterOverrides ?? []) if (o.path === '/spec/replicas') replicas[e.clusterName] = o.value;
+  for (const e of spec.overrides ?? [])
+    for (const o of e.clusterOverrides ?? []) if (o.path === '/spec/replicas') replicas[e.clusterName] = o.value;
   return { placement: (spec.placement?.clusters ?? []).map((c) => c.name), replicas, overrides: spec.overrides };
 }
 
@@ -153,11 +184,20 @@ describe('replica scheduling controller against kube-sim', () => {
   it('splits totalReplicas 1:2 over two ready members and reports the plan in the RSP status', async () => {
     const ns = await plane('member1', 'member2');
     await createFederatedDeployment(ns);
-    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 9, clusters: { member1: { weight: 1 }, member2: { weight: 2 } } });
+    await createRsp(ns, {
+      targetKind: 'FederatedDeployment',
+      totalReplicas: 9,
+      clusters: { member1: { weight: 1 }, member2: { weight: 2 } },
+    });
     await using _running = runManager(ns);
 
-    const want = expected({ totalReplicas: 9, clusters: { member1: { weight: 1 }, member2: { weight: 2 } }, availableClusters: ['member1', 'member2'] }, ns);
-    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'], replicas: want });
+    const want = expected(
+      { totalReplicas: 9, clusters: { member1: { weight: 1 }, member2: { weight: 2 } }, availableClusters: ['member1', 'member2'] },
+      ns,
+    );
+    await expect
+      .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ placement: ['member1', 'member2'], replicas: want });
     expect(sum(want)).toBe(9);
     await expect
       .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 5000, interval: 100 })
@@ -180,7 +220,10 @@ describe('replica scheduling controller against kube-sim', () => {
     expect(want.member2).toBeLessThanOrEqual(2);
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: want });
     const { overrides } = await scheduled(ns);
-    expect(overrides).toContainEqual({ clusterName: 'member1', clusterOverrides: [image, { path: '/spec/replicas', value: want.member1 }] });
+    expect(overrides).toContainEqual({
+      clusterName: 'member1',
+      clusterOverrides: [image, { path: '/spec/replicas', value: want.member1 }],
+    });
   });
 
   it('moves the replicas of a member that became unreachable to the others once it is not ready', async () => {
@@ -189,13 +232,17 @@ describe('replica scheduling controller against kube-sim', () => {
     await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6 });
     await using running = runManager(ns);
     const both = expected({ totalReplicas: 6, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'] }, ns);
-    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'], replicas: both });
+    await expect
+      .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ placement: ['member1', 'member2'], replicas: both });
 
     const member2 = fed.member('member2');
     member2.faults.unreachable();
     try {
       await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(false);
-      await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toEqual(expect.objectContaining({ placement: ['member1'], replicas: { member1: 6 } }));
+      await expect
+        .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
+        .toEqual(expect.objectContaining({ placement: ['member1'], replicas: { member1: 6 } }));
     } finally {
       member2.faults.restore();
     }
@@ -218,7 +265,9 @@ describe('replica scheduling controller against kube-sim', () => {
     try {
       await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(false);
       since = Date.now();
-      await expect.poll(() => scheduled(ns), { timeout: 15_000, interval: 50 }).toMatchObject({ placement: ['member1'], replicas: { member1: 6 } });
+      await expect
+        .poll(() => scheduled(ns), { timeout: 15_000, interval: 50 })
+        .toMatchObject({ placement: ['member1'], replicas: { member1: 6 } });
       // The tracker announced the change at most one poll interval before `since`.
       expect(Date.now() - since).toBeGreaterThanOrEqual(delays.unavailableDelayMs - 200);
     } finally {
@@ -241,19 +290,32 @@ describe('replica scheduling controller against kube-sim', () => {
     await rsps.patch('web', { metadata: { labels: { team: 'payments' } } }, 'merge');
 
     const manager = new Manager({ healthAddress: null, metricsAddress: null });
-    const { tracker } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace: ns, settings: staticHealthCheckSettings(FAST) });
+    const { tracker } = registerKubeFedClusterController(manager, {
+      host: fed.hostClient,
+      namespace: ns,
+      settings: staticHealthCheckSettings(FAST),
+    });
     const stop = new AbortController();
     const finished = manager.start(stop.signal);
     try {
       await expect.poll(() => tracker.readyClusters().size, { timeout: 10_000, interval: 100 }).toBe(2);
       const lines: string[] = [];
       const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
-      const reconciler = new ReplicaSchedulingPreferenceReconciler({ host: fed.hostClient, preferences: cache, clusters: tracker, kubefedNamespace: ns, targets: DEFAULT_SCHEDULING_TARGETS });
+      const reconciler = new ReplicaSchedulingPreferenceReconciler({
+        host: fed.hostClient,
+        preferences: cache,
+        clusters: tracker,
+        kubefedNamespace: ns,
+        targets: DEFAULT_SCHEDULING_TARGETS,
+      });
       await reconciler.reconcile(`${ns}/web`, { logger, signal: stop.signal, attempt: 0 });
 
       const rsp = await rsps.get('web');
       expect(rsp.metadata.labels).toEqual({ team: 'payments' });
-      expect(rsp.status).toMatchObject({ clusters: { member1: { replicas: 2 }, member2: { replicas: 2 } }, conditions: [{ type: 'Scheduled', status: 'True' }] });
+      expect(rsp.status).toMatchObject({
+        clusters: { member1: { replicas: 2 }, member2: { replicas: 2 } },
+        conditions: [{ type: 'Scheduled', status: 'True' }],
+      });
       expect(lines.filter((l) => l.includes('cannot write ReplicaSchedulingPreference status'))).toEqual([]);
     } finally {
       stop.abort();
@@ -269,7 +331,11 @@ describe('replica scheduling controller against kube-sim', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web' },
-      spec: { replicas: 5, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: {
+        replicas: 5,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      },
     });
     await createFederatedDeployment(ns);
     await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 10, rebalance: true });
@@ -277,7 +343,14 @@ describe('replica scheduling controller against kube-sim', () => {
     await using _running = runManager(ns, { ...systemClock, now: () => Date.now() + 120_000 });
 
     const want = expected(
-      { totalReplicas: 10, rebalance: true, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member3'], currentReplicas: { member3: 2 }, capacity: { member3: 2 } },
+      {
+        totalReplicas: 10,
+        rebalance: true,
+        clusters: { '*': { weight: 1 } },
+        availableClusters: ['member1', 'member3'],
+        currentReplicas: { member3: 2 },
+        capacity: { member3: 2 },
+      },
       ns,
     );
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: want });
@@ -308,7 +381,8 @@ describe('replica scheduling controller against kube-sim', () => {
           else await deployments.patch('web', { spec: { replicas: count } }, 'merge');
         }
       };
-      const readyReplicas = async (cluster: keyof typeof members): Promise<number> => ((await members[cluster].resource(DEPLOY, ns).get('web')).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+      const readyReplicas = async (cluster: keyof typeof members): Promise<number> =>
+        ((await members[cluster].resource(DEPLOY, ns).get('web')).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
       await propagate({ member1: 3, member2: 3 });
       await expect.poll(() => readyReplicas('member2'), { timeout: 10_000, interval: 100 }).toBe(2);
 
@@ -317,7 +391,17 @@ describe('replica scheduling controller against kube-sim', () => {
       // Two minutes ahead: the Pending pod counts as unschedulable for longer than 60 s.
       await using _running = runManager(ns, { ...systemClock, now: () => Date.now() + 120_000 });
 
-      const short = expected({ totalReplicas: 6, rebalance, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'], currentReplicas: { member1: 3, member2: 2 }, capacity: { member2: 2 } }, ns);
+      const short = expected(
+        {
+          totalReplicas: 6,
+          rebalance,
+          clusters: { '*': { weight: 1 } },
+          availableClusters: ['member1', 'member2'],
+          currentReplicas: { member1: 3, member2: 2 },
+          capacity: { member2: 2 },
+        },
+        ns,
+      );
       expect(short.member1).toBe(4);
       await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: short });
       await propagate(short);
@@ -326,7 +410,16 @@ describe('replica scheduling controller against kube-sim', () => {
       // Capacity comes back: the Pending pod runs, no pod is unschedulable any more.
       member2.setPodCapacity(Infinity);
       await expect.poll(() => readyReplicas('member2'), { timeout: 10_000, interval: 100 }).toBe(short.member2);
-      const back = expected({ totalReplicas: 6, rebalance, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'], currentReplicas: { member1: 4, member2: short.member2 ?? 0 } }, ns);
+      const back = expected(
+        {
+          totalReplicas: 6,
+          rebalance,
+          clusters: { '*': { weight: 1 } },
+          availableClusters: ['member1', 'member2'],
+          currentReplicas: { member1: 4, member2: short.member2 ?? 0 },
+        },
+        ns,
+      );
       if (rebalance) {
         expect(back).toEqual({ member1: 3, member2: 3 });
         await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ replicas: back });
@@ -334,7 +427,9 @@ describe('replica scheduling controller against kube-sim', () => {
         expect(back.member1).toBe(4);
         // Several resyncs (every 500 ms) see the new capacity and keep the current replicas.
         await consistently(async () => expect((await scheduled(ns)).replicas).toEqual(short), { durationMs: 3000, intervalMs: 200 });
-        expect((await fed.hostClient.resource(RSP_GVR, ns).get('web')).status).toMatchObject({ conditions: [{ type: 'Scheduled', status: 'True' }] });
+        expect((await fed.hostClient.resource(RSP_GVR, ns).get('web')).status).toMatchObject({
+          conditions: [{ type: 'Scheduled', status: 'True' }],
+        });
       }
     } finally {
       member2.setPodCapacity(Infinity);
@@ -355,20 +450,32 @@ describe('replica scheduling controller against kube-sim', () => {
     await createFederatedDeployment(ns, { placement: { clusterSelector: { matchLabels: { tier: 'gold' } } } });
     await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 4, intersectWithClusterSelector: true });
     await using _running = runManager(ns);
-    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1'], replicas: { member1: 4 } });
+    await expect
+      .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ placement: ['member1'], replicas: { member1: 4 } });
     const obj = await fed.hostClient.resource(FDEPLOY, ns).get('web');
-    expect((obj.spec as { placement: unknown }).placement).toEqual({ clusterSelector: { matchLabels: { tier: 'gold' } }, clusters: [{ name: 'member1' }] });
+    expect((obj.spec as { placement: unknown }).placement).toEqual({
+      clusterSelector: { matchLabels: { tier: 'gold' } },
+      clusters: [{ name: 'member1' }],
+    });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
     ['a negative totalReplicas', { targetKind: 'FederatedDeployment', totalReplicas: -5 }, 'spec.totalReplicas'],
-    ['a negative weight', { targetKind: 'FederatedDeployment', totalReplicas: 3, clusters: { member1: { weight: -1 } } }, 'spec.clusters.member1.weight'],
+    [
+      'a negative weight',
+      { targetKind: 'FederatedDeployment', totalReplicas: 3, clusters: { member1: { weight: -1 } } },
+      'spec.clusters.member1.weight',
+    ],
   ])('refuses %s at admission, naming the field, and touches nothing', async (_title, spec, path) => {
     const ns = await plane('member1');
     await createFederatedDeployment(ns);
     await using _running = runManager(ns);
     await expect(createRsp(ns, spec)).rejects.toThrow(path);
-    await consistently(async () => expect(await scheduled(ns)).toMatchObject({ placement: [], replicas: {} }), { durationMs: 1000, intervalMs: 100 });
+    await consistently(async () => expect(await scheduled(ns)).toMatchObject({ placement: [], replicas: {} }), {
+      durationMs: 1000,
+      intervalMs: 100,
+    });
   });
 
   it('reports a bad targetKind as Scheduled False without touching the federated object', async () => {
@@ -405,6 +512,15 @@ describe('replica scheduling controller against kube-sim', () => {
     await using _running = runManager(ns);
     await expect
       .poll(async () => (await fed.hostClient.resource(RSP_GVR, ns).get('web')).status, { timeout: 10_000, interval: 100 })
-      .toMatchObject({ conditions: [{ type: 'Scheduled', status: 'False', reason: 'MissingSelector', message: expect.stringContaining(`missing selector on object ${ns}/web in cluster "member3"`) }] });
+      .toMatchObject({
+        conditions: [
+          {
+            type: 'Scheduled',
+            status: 'False',
+            reason: 'MissingSelector',
+            message: expect.stringContaining(`missing selector on object ${ns}/web in cluster "member3"`),
+          },
+        ],
+      });
   });
 });

@@ -14,12 +14,24 @@ import {
 } from '@kubefed/controllers';
 import { clientFor, createNamespace, joinMember, KFC, KFCONFIG, startFederation, type Federation } from './federation.js';
 
-const CLUSTER_ROLES: FederatedTypeOptions = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+const CLUSTER_ROLES: FederatedTypeOptions = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  pluralName: 'clusterroles',
+  scope: 'Cluster',
+};
 const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
-const DEPLOYMENTS: FederatedTypeOptions = { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' };
+const DEPLOYMENTS: FederatedTypeOptions = {
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  pluralName: 'deployments',
+  scope: 'Namespaced',
+};
 const SERVICES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' };
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
 const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
@@ -32,7 +44,8 @@ beforeAll(async () => {
   fed = await startFederation({ member1: {}, member2: {} });
   redis = await startRedis({ url: process.env.REDIS_URL });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS, DEPLOYMENTS, SERVICES]) await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
+  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS, DEPLOYMENTS, SERVICES])
+    await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
 });
 
 afterAll(async () => {
@@ -52,7 +65,9 @@ async function startControlPlane(
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
   const spec = options.syncController === undefined ? FAST : { ...FAST, syncController: options.syncController };
-  await fed.hostClient.resource(KFCONFIG, ns).create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
+  await fed.hostClient
+    .resource(KFCONFIG, ns)
+    .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
   await joinMember(fed, fed.member('member1'), ns);
   await joinMember(fed, fed.member('member2'), ns);
   for (const member of ['member1', 'member2']) await grantFullAccess(member, ns);
@@ -62,7 +77,11 @@ async function startControlPlane(
   const workerConnection = createRedisConnection(redis.url, { role: 'worker' });
   cleanups.push(() => Promise.resolve(producerConnection.disconnect()));
   cleanups.push(() => Promise.resolve(workerConnection.disconnect()));
-  const producer = new BullMqJobProducer({ connection: producerConnection, prefix, retry: { attempts: 10, backoffDelayMs: 50, jitter: 0 } });
+  const producer = new BullMqJobProducer({
+    connection: producerConnection,
+    prefix,
+    retry: { attempts: 10, backoffDelayMs: 50, jitter: 0 },
+  });
   cleanups.push(() => producer.close());
 
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
@@ -85,7 +104,9 @@ async function startControlPlane(
     removalPollMs: 200,
     resyncPeriodMs: options.resyncPeriodMs ?? 500,
     onClusterLabelsChange: (listener) =>
-      clusters.informer.addEventHandler({ onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener() }),
+      clusters.informer.addEventHandler({
+        onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener(),
+      }),
     settings: () => ({
       adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
       remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
@@ -94,7 +115,12 @@ async function startControlPlane(
     pushReconciler: () => source.current().featureGates.PushReconciler,
     onConfigChange: (listener) => source.onChange(() => listener()),
   });
-  const workers = await SyncWorkerHost.start({ connection: workerConnection, prefix, processor: (job) => ftc.processor(job), clusters: ['member1', 'member2'] });
+  const workers = await SyncWorkerHost.start({
+    connection: workerConnection,
+    prefix,
+    processor: (job) => ftc.processor(job),
+    clusters: ['member1', 'member2'],
+  });
   cleanups.push(() => workers.close({ timeoutMs: 2000 }));
   const stop = new AbortController();
   const finished = manager.start(stop.signal);
@@ -143,12 +169,17 @@ async function deleteWhileMember2Unreachable(
   const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
   await objects.create({ ...federatedClusterRole(name, ['member1', 'member2']), metadata: { name, annotations } });
   await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
-  await expect.poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toContain('kubefed.io/sync-controller');
+  await expect
+    .poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 })
+    .toContain('kubefed.io/sync-controller');
   const member2 = fed.member('member2');
   member2.faults.unreachable();
   try {
     await expect
-      .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
+      .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, {
+        timeout: 15_000,
+        interval: 100,
+      })
       .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
     await objects.delete(name);
     await check({ name, objects });
@@ -183,8 +214,16 @@ describe('sync controller against kube-sim and Redis', () => {
   it('reports propagation Running in the FederatedTypeConfig status', async () => {
     const ns = await startControlPlane();
     await expect
-      .poll(async () => (await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 10_000, interval: 100 })
-      .toEqual({ observedGeneration: 1, propagationController: 'Running', statusController: 'NotRunning', conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown] });
+      .poll(
+        async () => (await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).get('clusterroles.rbac.authorization.k8s.io')).status,
+        { timeout: 10_000, interval: 100 },
+      )
+      .toEqual({
+        observedGeneration: 1,
+        propagationController: 'Running',
+        statusController: 'NotRunning',
+        conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown],
+      });
   });
 
   it('propagates a federated object to the placed members with the managed label and overrides, then reports Propagation True', async () => {
@@ -192,13 +231,17 @@ describe('sync controller against kube-sim and Redis', () => {
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1', 'member2']));
 
-    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toMatchObject({
-      metadata: { labels: { 'kubefed.io/managed': 'true' } },
-      rules: [{ verbs: ['get'] }],
-    });
-    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toMatchObject({
-      metadata: { labels: { 'kubefed.io/managed': 'true', tier: 'second' } },
-    });
+    await expect
+      .poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 })
+      .toMatchObject({
+        metadata: { labels: { 'kubefed.io/managed': 'true' } },
+        rules: [{ verbs: ['get'] }],
+      });
+    await expect
+      .poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 })
+      .toMatchObject({
+        metadata: { labels: { 'kubefed.io/managed': 'true', tier: 'second' } },
+      });
     await expect
       .poll(async () => (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).status, { timeout: 10_000, interval: 100 })
       .toMatchObject({
@@ -208,10 +251,18 @@ describe('sync controller against kube-sim and Redis', () => {
       });
     expect((await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller');
     await expect
-      .poll(async () => (await fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' }).get(`clusterrole-${name}`)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(
+        async () =>
+          (
+            await fed.hostClient
+              .resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' })
+              .get(`clusterrole-${name}`)
+          ).status,
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      )
       .toMatchObject({ clusterVersions: [{ clusterName: 'member1', version: expect.stringMatching(/^rv:/) }, { clusterName: 'member2' }] });
   });
 
@@ -221,8 +272,13 @@ describe('sync controller against kube-sim and Redis', () => {
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(federatedClusterRole(name, ['member1', 'member2']));
     const versions = async (): Promise<string[]> => {
-      const record = await fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' }).get(`clusterrole-${name}`).catch(() => undefined);
-      return ((record?.status as { clusterVersions?: { clusterName: string }[] } | undefined)?.clusterVersions ?? []).map((v) => v.clusterName);
+      const record = await fed.hostClient
+        .resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' })
+        .get(`clusterrole-${name}`)
+        .catch(() => undefined);
+      return ((record?.status as { clusterVersions?: { clusterName: string }[] } | undefined)?.clusterVersions ?? []).map(
+        (v) => v.clusterName,
+      );
     };
     await expect.poll(versions, { timeout: 15_000, interval: 100 }).toEqual(['member1', 'member2']);
     await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
@@ -238,8 +294,14 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     // Merge patches: a get + update could race with the controller's own writes.
-    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } }, 'merge');
-    await expect.poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 }).toMatchObject([{ verbs: ['get', 'list'] }]);
+    await objects.patch(
+      name,
+      { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } },
+      'merge',
+    );
+    await expect
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toMatchObject([{ verbs: ['get', 'list'] }]);
 
     await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
     await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
@@ -250,7 +312,16 @@ describe('sync controller against kube-sim and Redis', () => {
 
     await objects.delete(name);
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
-    await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+    await expect
+      .poll(
+        () =>
+          objects.get(name).then(
+            () => 'present',
+            () => 'gone',
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('gone');
   });
 
   it('reports a new generation as propagated only after every placed member holds it', async () => {
@@ -258,7 +329,9 @@ describe('sync controller against kube-sim and Redis', () => {
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(federatedClusterRole(name, ['member1', 'member2']));
-    await expect.poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 }).toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Propagation', status: 'True' }] });
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Propagation', status: 'True' }] });
 
     // member2 answers slowly; its copy's change is seen on a watch opened before.
     using m2 = clientFor(fed.member('member2'));
@@ -274,11 +347,20 @@ describe('sync controller against kube-sim and Redis', () => {
       }
     })().catch(() => undefined);
     // The watch is established (it delivered the sentinel) before member2 turns slow.
-    await roles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${name}-sentinel` }, rules: [] });
+    await roles.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${name}-sentinel` },
+      rules: [],
+    });
     await vi.waitFor(() => expect(watchLive).toBe(true), { timeout: 10_000, interval: 20 });
     fed.member('member2').faults.latency(700);
     try {
-      await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } }, 'merge');
+      await objects.patch(
+        name,
+        { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } },
+        'merge',
+      );
       // The first status that claims generation 2 comes after member2's copy changed.
       const firstClaim = await vi.waitFor(
         async () => {
@@ -289,7 +371,9 @@ describe('sync controller against kube-sim and Redis', () => {
         { timeout: 15_000, interval: 10 },
       );
       expect(firstClaim).toEqual({ member2Updated: true });
-      await expect.poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 }).toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }] });
+      await expect
+        .poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 })
+        .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }] });
     } finally {
       fed.member('member2').faults.restore();
       abort.abort();
@@ -307,7 +391,16 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     await objects.delete(name);
-    await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+    await expect
+      .poll(
+        () =>
+          objects.get(name).then(
+            () => 'present',
+            () => 'gone',
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('gone');
     const orphaned = await inMember('member1', name);
     expect(orphaned).toBeDefined();
     expect(orphaned?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
@@ -317,7 +410,9 @@ describe('sync controller against kube-sim and Redis', () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     const ftcName = 'clusterroles.rbac.authorization.k8s.io';
-    await expect.poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 }).toMatchObject({ propagationController: 'Running' });
+    await expect
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ propagationController: 'Running' });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(federatedClusterRole(name, ['member1']));
@@ -326,7 +421,12 @@ describe('sync controller against kube-sim and Redis', () => {
     await ftcs.patch(ftcName, { spec: { propagation: 'Disabled' } }, 'merge');
     await expect
       .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
-      .toEqual({ observedGeneration: 2, propagationController: 'NotRunning', statusController: 'NotRunning', conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown] });
+      .toEqual({
+        observedGeneration: 2,
+        propagationController: 'NotRunning',
+        statusController: 'NotRunning',
+        conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown],
+      });
     const other = `fcr-${randomUUID().slice(0, 8)}`;
     await objects.create(federatedClusterRole(other, ['member1']));
     await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });
@@ -365,10 +465,12 @@ describe('sync controller against kube-sim and Redis', () => {
         .get('settings')
         .catch(() => undefined);
     };
-    await expect.poll(() => configMap('member1'), { timeout: 15_000, interval: 100 }).toMatchObject({
-      metadata: { labels: { 'kubefed.io/managed': 'true' } },
-      data: { mode: 'default' },
-    });
+    await expect
+      .poll(() => configMap('member1'), { timeout: 15_000, interval: 100 })
+      .toMatchObject({
+        metadata: { labels: { 'kubefed.io/managed': 'true' } },
+        data: { mode: 'default' },
+      });
     await expect.poll(() => configMap('member2'), { timeout: 15_000, interval: 100 }).toMatchObject({ data: { mode: 'override' } });
     await expect
       .poll(async () => (await types('federatedconfigmaps').get('settings')).status, { timeout: 10_000, interval: 100 })
@@ -378,12 +480,15 @@ describe('sync controller against kube-sim and Redis', () => {
     await types('federatednamespaces').patch(target, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
     await expect.poll(() => configMap('member2'), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect
-      .poll(async () => ((await types('federatedconfigmaps').get('settings')).status as { clusters?: unknown } | undefined)?.clusters, { timeout: 10_000, interval: 100 })
+      .poll(async () => ((await types('federatedconfigmaps').get('settings')).status as { clusters?: unknown } | undefined)?.clusters, {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toEqual([{ name: 'member1' }]);
     expect(await configMap('member1')).toBeDefined();
   });
 
-  it('never adopts, relabels or deletes a member Namespace other than the FederatedNamespace\'s own namespace', async () => {
+  it("never adopts, relabels or deletes a member Namespace other than the FederatedNamespace's own namespace", async () => {
     const ns = await startControlPlane([NAMESPACES]);
     const tenant = `tenant-${randomUUID().slice(0, 8)}`;
     const victim = `victim-${randomUUID().slice(0, 8)}`;
@@ -392,14 +497,29 @@ describe('sync controller against kube-sim and Redis', () => {
     const memberNamespaces = member1.resource({ group: '', version: 'v1', resource: 'namespaces' });
     const podSecurity = { 'pod-security.kubernetes.io/enforce': 'restricted' };
     await memberNamespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: victim, labels: podSecurity } });
-    const fedNamespaces = fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' }, tenant);
+    const fedNamespaces = fed.hostClient.resource(
+      { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' },
+      tenant,
+    );
     // A tenant names another namespace, and the system namespaces, from their own namespace.
     for (const name of [victim, 'kube-system', ns]) {
-      await fedNamespaces.create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name }, spec: { placement: { clusters: [{ name: 'member1' }] } } });
+      await fedNamespaces.create({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedNamespace',
+        metadata: { name },
+        spec: { placement: { clusters: [{ name: 'member1' }] } },
+      });
     }
     const events = fed.hostClient.resource(EVENTS, tenant);
     await expect
-      .poll(async () => (await events.list()).items.filter((e) => (e as { reason?: string }).reason === 'InvalidName').map((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name).sort(), { timeout: 15_000, interval: 100 })
+      .poll(
+        async () =>
+          (await events.list()).items
+            .filter((e) => (e as { reason?: string }).reason === 'InvalidName')
+            .map((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name)
+            .sort(),
+        { timeout: 15_000, interval: 100 },
+      )
       .toEqual([ns, 'kube-system', victim].sort());
     const untouched = async (): Promise<void> => {
       const got = await memberNamespaces.get(victim);
@@ -418,7 +538,12 @@ describe('sync controller against kube-sim and Redis', () => {
     const ns = await startControlPlane([NAMESPACES, CONFIG_MAPS]);
     const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, ns);
     const placement = { clusters: [{ name: 'member1' }] };
-    await types('federatednamespaces').create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: ns }, spec: { placement } });
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: ns },
+      spec: { placement },
+    });
     await types('federatedconfigmaps').create({
       apiVersion: 'types.kubefed.io/v1beta1',
       kind: 'FederatedConfigMap',
@@ -426,7 +551,10 @@ describe('sync controller against kube-sim and Redis', () => {
       spec: { template: { data: { a: '1' } }, placement },
     });
     await expect
-      .poll(async () => ((await types('federatedconfigmaps').get('smuggled')).status as { conditions?: unknown } | undefined)?.conditions, { timeout: 15_000, interval: 100 })
+      .poll(async () => ((await types('federatedconfigmaps').get('smuggled')).status as { conditions?: unknown } | undefined)?.conditions, {
+        timeout: 15_000,
+        interval: 100,
+      })
       .toEqual([
         expect.objectContaining({
           type: 'Propagation',
@@ -437,7 +565,10 @@ describe('sync controller against kube-sim and Redis', () => {
       ]);
     using member1 = clientFor(fed.member('member1'));
     const memberConfigMaps = member1.resource({ group: '', version: 'v1', resource: 'configmaps' }, ns);
-    await consistently(async () => expect(await memberConfigMaps.get('smuggled').catch(() => undefined)).toBeUndefined(), { durationMs: 2000, intervalMs: 100 });
+    await consistently(async () => expect(await memberConfigMaps.get('smuggled').catch(() => undefined)).toBeUndefined(), {
+      durationMs: 2000,
+      intervalMs: 100,
+    });
     expect((await types('federatedconfigmaps').get('smuggled')).metadata.finalizers ?? []).toEqual([]);
   });
 
@@ -468,15 +599,36 @@ describe('sync controller against kube-sim and Redis', () => {
   it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {
     const { name, objects } = await deleteWhileMember2Unreachable({}, async ({ name, objects }) => {
       await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
-      await consistently(async () => expect((await objects.get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller'), { durationMs: 1500, intervalMs: 100 });
+      await consistently(async () => expect((await objects.get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller'), {
+        durationMs: 1500,
+        intervalMs: 100,
+      });
     });
     await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
-    await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
+    await expect
+      .poll(
+        () =>
+          objects.get(name).then(
+            () => 'present',
+            () => 'gone',
+          ),
+        { timeout: 15_000, interval: 100 },
+      )
+      .toBe('gone');
   });
 
   it('orphaning deletion does not wait for unready clusters: the Ready copies are unlabelled and the object goes', async () => {
     await deleteWhileMember2Unreachable({ 'kubefed.io/orphan': 'true' }, async ({ name, objects }) => {
-      await expect.poll(() => objects.get(name).then(() => 'present', () => 'gone'), { timeout: 15_000, interval: 100 }).toBe('gone');
+      await expect
+        .poll(
+          () =>
+            objects.get(name).then(
+              () => 'present',
+              () => 'gone',
+            ),
+          { timeout: 15_000, interval: 100 },
+        )
+        .toBe('gone');
       expect((await inMember('member1', name))?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
     });
   });
@@ -488,7 +640,9 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     using member1 = clientFor(fed.member('member1'));
-    await member1.resource(MEMBER_CLUSTER_ROLES).patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
+    await member1
+      .resource(MEMBER_CLUSTER_ROLES)
+      .patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
     await expect
       .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
       .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
@@ -501,19 +655,27 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     using member1 = clientFor(fed.member('member1'));
-    await member1.resource(MEMBER_CLUSTER_ROLES).patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
+    await member1
+      .resource(MEMBER_CLUSTER_ROLES)
+      .patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
     await expect
       .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
       .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
     const uid = (await inMember('member1', name))?.metadata.uid;
     await member1.resource(MEMBER_CLUSTER_ROLES).delete(name);
     await expect
-      .poll(async () => {
-        const recreated = await inMember('member1', name);
-        return recreated !== undefined && recreated.metadata.uid !== uid;
-      }, { timeout: 10_000, interval: 100 })
+      .poll(
+        async () => {
+          const recreated = await inMember('member1', name);
+          return recreated !== undefined && recreated.metadata.uid !== uid;
+        },
+        { timeout: 10_000, interval: 100 },
+      )
       .toBe(true);
-    expect(await inMember('member1', name)).toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ resources: ['pods'] }] });
+    expect(await inMember('member1', name)).toMatchObject({
+      metadata: { labels: { 'kubefed.io/managed': 'true' } },
+      rules: [{ resources: ['pods'] }],
+    });
   });
 
   it('rewrites a member copy deleted and recreated by someone else with the same generation', async () => {
@@ -522,24 +684,51 @@ describe('sync controller against kube-sim and Redis', () => {
     await createNamespace(fed.hostClient, target);
     const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
     const placement = { clusters: [{ name: 'member1' }] };
-    await types('federatednamespaces').create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: target }, spec: { placement } });
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement },
+    });
     const labels = { app: 'web' };
     await types('federateddeployments').create({
       apiVersion: 'types.kubefed.io/v1beta1',
       kind: 'FederatedDeployment',
       metadata: { name: 'web' },
-      spec: { template: { spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } }, placement },
+      spec: {
+        template: {
+          spec: {
+            replicas: 2,
+            selector: { matchLabels: labels },
+            template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+          },
+        },
+        placement,
+      },
     });
     await expect
-      .poll(async () => ((await types('federateddeployments').get('web')).status as { conditions?: unknown } | undefined)?.conditions, { timeout: 20_000, interval: 100 })
+      .poll(async () => ((await types('federateddeployments').get('web')).status as { conditions?: unknown } | undefined)?.conditions, {
+        timeout: 20_000,
+        interval: 100,
+      })
       .toEqual([expect.objectContaining({ type: 'Propagation', status: 'True' })]);
     using member1 = clientFor(fed.member('member1'));
     const deployments = member1.resource({ group: 'apps', version: 'v1', resource: 'deployments' }, target);
     const original = await deployments.get('web');
     // Someone else deletes the copy and creates their own in its place: same metadata (so the
     // same generation), another spec. The sync may recreate its copy in between: try again.
-    const metadata = { name: 'web', namespace: target, labels: original.metadata.labels ?? {}, annotations: original.metadata.annotations ?? {} };
-    const forged: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata, spec: { ...(original['spec'] as object), replicas: 7 } };
+    const metadata = {
+      name: 'web',
+      namespace: target,
+      labels: original.metadata.labels ?? {},
+      annotations: original.metadata.annotations ?? {},
+    };
+    const forged: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata,
+      spec: { ...(original['spec'] as object), replicas: 7 },
+    };
     const mine = await vi.waitFor(
       async () => {
         await deployments.delete('web').catch(() => undefined);
@@ -548,7 +737,9 @@ describe('sync controller against kube-sim and Redis', () => {
       { timeout: 15_000, interval: 50 },
     );
     expect(mine.metadata.generation).toBe(original.metadata.generation);
-    await expect.poll(async () => ((await deployments.get('web'))['spec'] as { replicas?: number }).replicas, { timeout: 15_000, interval: 100 }).toBe(2);
+    await expect
+      .poll(async () => ((await deployments.get('web'))['spec'] as { replicas?: number }).replicas, { timeout: 15_000, interval: 100 })
+      .toBe(2);
     expect((await deployments.get('web')).metadata.uid).toBe(mine.metadata.uid);
   });
 
@@ -569,7 +760,13 @@ describe('sync controller against kube-sim and Redis', () => {
       kind: 'FederatedDeployment',
       metadata: { name: 'web' },
       spec: {
-        template: { spec: { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } },
+        template: {
+          spec: {
+            replicas: 2,
+            selector: { matchLabels: labels },
+            template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+          },
+        },
         placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] },
         overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/spec/replicas', value: 3 }] }],
       },
@@ -589,17 +786,28 @@ describe('sync controller against kube-sim and Redis', () => {
     const ns = await startControlPlane([CLUSTER_ROLES], { syncController: { adoptResources: 'Disabled' } });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     using member1 = clientFor(fed.member('member1'));
-    await member1.resource(MEMBER_CLUSTER_ROLES).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: [] });
+    await member1
+      .resource(MEMBER_CLUSTER_ROLES)
+      .create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: [] });
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(federatedClusterRole(name, ['member1']));
     await expect
       .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }], clusters: [{ name: 'member1', status: 'AlreadyExists' }] });
+      .toMatchObject({
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1', status: 'AlreadyExists' }],
+      });
     await expect
-      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+          ),
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      )
       .toContainEqual(
         expect.objectContaining({
           type: 'Warning',
@@ -624,23 +832,44 @@ describe('sync controller against kube-sim and Redis', () => {
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     const obj = federatedClusterRole(name, ['member1', 'member2']);
-    (obj.spec as { overrides: unknown[] }).overrides = [{ clusterName: 'member2', clusterOverrides: [{ op: 'remove', path: '/no/such/field' }] }];
+    (obj.spec as { overrides: unknown[] }).overrides = [
+      { clusterName: 'member2', clusterOverrides: [{ op: 'remove', path: '/no/such/field' }] },
+    ];
     await objects.create(obj);
     await expect
       .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }], clusters: [{ name: 'member1' }, { name: 'member2', status: 'ApplyOverridesFailed' }] });
+      .toMatchObject({
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'ApplyOverridesFailed' }],
+      });
     expect(await inMember('member1', name)).toBeDefined();
     expect(await inMember('member2', name)).toBeUndefined();
     await expect
-      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'CreateInClusterFailed', message: expect.stringContaining(`Failed to create ClusterRole "${name}" in cluster "member2"`) as unknown }));
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+          ),
+        {
+          timeout: 10_000,
+          interval: 100,
+        },
+      )
+      .toContainEqual(
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'CreateInClusterFailed',
+          message: expect.stringContaining(`Failed to create ClusterRole "${name}" in cluster "member2"`) as unknown,
+        }),
+      );
     // Retrying cannot heal a bad override: the event is not repeated (its count stays 1).
     const failureCounts = async (): Promise<number[]> =>
       (await fed.hostClient.resource(EVENTS, 'default').list()).items
-        .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name && (e as { reason?: string }).reason === 'CreateInClusterFailed')
+        .filter(
+          (e) =>
+            (e as { involvedObject?: { name?: string } }).involvedObject?.name === name &&
+            (e as { reason?: string }).reason === 'CreateInClusterFailed',
+        )
         .map((e) => (e as { count?: number }).count ?? 1);
     await consistently(async () => expect(await failureCounts()).toEqual([1]), { durationMs: 3000, intervalMs: 200 });
   });
@@ -650,7 +879,12 @@ describe('sync controller against kube-sim and Redis', () => {
     const target = `app-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, target);
     const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
-    await types('federatednamespaces').create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: target }, spec: { placement: { clusters: [{ name: 'member1' }] } } });
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [{ name: 'member1' }] } },
+    });
     await types('federatedservices').create({
       apiVersion: 'types.kubefed.io/v1beta1',
       kind: 'FederatedService',
@@ -658,12 +892,24 @@ describe('sync controller against kube-sim and Redis', () => {
       spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }, placement: { clusters: [{ name: 'member1' }] } },
     });
     using member1 = clientFor(fed.member('member1'));
-    const service = () => member1.resource({ group: '', version: 'v1', resource: 'services' }, target).get('web').catch(() => undefined);
-    await expect.poll(async () => ((await service())?.spec as { clusterIP?: string } | undefined)?.clusterIP, { timeout: 15_000, interval: 100 }).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const service = () =>
+      member1
+        .resource({ group: '', version: 'v1', resource: 'services' }, target)
+        .get('web')
+        .catch(() => undefined);
+    await expect
+      .poll(async () => ((await service())?.spec as { clusterIP?: string } | undefined)?.clusterIP, { timeout: 15_000, interval: 100 })
+      .toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     const clusterIP = ((await service())?.spec as { clusterIP: string }).clusterIP;
 
-    await types('federatedservices').patch('web', { spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 8080 }] } } } }, 'merge');
-    await expect.poll(async () => (await service())?.spec, { timeout: 15_000, interval: 100 }).toMatchObject({ clusterIP, ports: [{ port: 8080 }] });
+    await types('federatedservices').patch(
+      'web',
+      { spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 8080 }] } } } },
+      'merge',
+    );
+    await expect
+      .poll(async () => (await service())?.spec, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ clusterIP, ports: [{ port: 8080 }] });
     await expect
       .poll(async () => (await types('federatedservices').get('web')).status, { timeout: 10_000, interval: 100 })
       .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
@@ -690,15 +936,39 @@ describe('sync controller against kube-sim and Redis', () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const obj = federatedClusterRole(name, []);
-    (obj.spec as { placement: unknown }).placement = { clusterSelector: { matchExpressions: [{ key: 'region', operator: 'Near', values: ['eu'] }] } };
+    (obj.spec as { placement: unknown }).placement = {
+      clusterSelector: { matchExpressions: [{ key: 'region', operator: 'Near', values: ['eu'] }] },
+    };
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(obj);
     await expect
-      .poll(async () => ((await objects.get(name)).status as { conditions?: unknown[] } | undefined)?.conditions, { timeout: 15_000, interval: 100 })
-      .toMatchObject([{ type: 'Propagation', status: 'False', reason: 'ComputePlacementFailed', message: expect.stringContaining('spec.placement.clusterSelector') as unknown }]);
+      .poll(async () => ((await objects.get(name)).status as { conditions?: unknown[] } | undefined)?.conditions, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toMatchObject([
+        {
+          type: 'Propagation',
+          status: 'False',
+          reason: 'ComputePlacementFailed',
+          message: expect.stringContaining('spec.placement.clusterSelector') as unknown,
+        },
+      ]);
     await expect
-      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
-      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ComputePlacementFailed', message: expect.stringContaining('matchExpressions[0].operator') as unknown }));
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toContainEqual(
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'ComputePlacementFailed',
+          message: expect.stringContaining('matchExpressions[0].operator') as unknown,
+        }),
+      );
   });
 
   it('propagates to the joined clusters of a placement that names an unknown one, and says so in a Warning event', async () => {
@@ -710,21 +980,49 @@ describe('sync controller against kube-sim and Redis', () => {
       .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
       .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
     await expect
-      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
-      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ClusterNotJoined', message: expect.stringContaining('no-such-cluster') as unknown }));
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toContainEqual(
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'ClusterNotJoined',
+          message: expect.stringContaining('no-such-cluster') as unknown,
+        }),
+      );
   });
 
   it('reports a FederatedTypeConfig for a type the host does not serve as NotRunning with a reason, and starts once it is served', async () => {
     const ns = await startControlPlane([]);
     const suffix = randomUUID().slice(0, 8);
-    const widgets: FederatedTypeOptions = { group: `w${suffix}.example.com`, version: 'v1', kind: 'Widget', pluralName: 'widgets', scope: 'Namespaced' };
+    const widgets: FederatedTypeOptions = {
+      group: `w${suffix}.example.com`,
+      version: 'v1',
+      kind: 'Widget',
+      pluralName: 'widgets',
+      scope: 'Namespaced',
+    };
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     const ftc = buildFederatedTypeConfig(widgets, ns);
     await ftcs.create(ftc as unknown as KubeObject);
     const status = async (): Promise<unknown> => (await ftcs.get(ftc.metadata.name ?? '')).status;
-    await expect
-      .poll(status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({ propagationController: 'NotRunning', conditions: [{ type: 'Ready', status: 'False', reason: 'TargetTypeNotFound', message: expect.stringContaining(`spec.targetType: the host API server does not serve widgets.w${suffix}.example.com/v1`) as unknown }] });
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      propagationController: 'NotRunning',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'TargetTypeNotFound',
+          message: expect.stringContaining(
+            `spec.targetType: the host API server does not serve widgets.w${suffix}.example.com/v1`,
+          ) as unknown,
+        },
+      ],
+    });
     const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
     await crds.create({
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -734,17 +1032,34 @@ describe('sync controller against kube-sim and Redis', () => {
         group: `w${suffix}.example.com`,
         scope: 'Namespaced',
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     });
-    await expect.poll(status, { timeout: 30_000, interval: 200 }).toMatchObject({ propagationController: 'NotRunning', conditions: [{ reason: 'FederatedTypeNotFound' }] });
+    await expect
+      .poll(status, { timeout: 30_000, interval: 200 })
+      .toMatchObject({ propagationController: 'NotRunning', conditions: [{ reason: 'FederatedTypeNotFound' }] });
     await crds.create(buildFederatedTypeCrd(widgets) as unknown as KubeObject);
-    await expect.poll(status, { timeout: 30_000, interval: 200 }).toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True', reason: 'TypesServed' }] });
+    await expect
+      .poll(status, { timeout: 30_000, interval: 200 })
+      .toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True', reason: 'TypesServed' }] });
   }, 90_000);
 
   it('refuses a FederatedTypeConfig whose federated type is not one (the target type itself) with Ready False InvalidSpec, and never touches those objects', async () => {
     const ns = await startControlPlane([]);
-    const clusterRoles = { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', pluralName: 'clusterroles', scope: 'Cluster' };
+    const clusterRoles = {
+      group: 'rbac.authorization.k8s.io',
+      version: 'v1',
+      kind: 'ClusterRole',
+      pluralName: 'clusterroles',
+      scope: 'Cluster',
+    };
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     await ftcs.create({
       apiVersion: 'core.kubefed.io/v1beta1',
@@ -752,14 +1067,28 @@ describe('sync controller against kube-sim and Redis', () => {
       metadata: { name: 'clusterroles.rbac.authorization.k8s.io' },
       spec: { targetType: clusterRoles, federatedType: clusterRoles, propagation: 'Enabled' },
     });
-    await expect.poll(async () => (await ftcs.get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 15_000, interval: 100 }).toMatchObject({
-      propagationController: 'NotRunning',
-      conditions: [{ type: 'Ready', status: 'False', reason: 'InvalidSpec', message: expect.stringContaining('spec.federatedType: clusterroles.rbac.authorization.k8s.io is the target type itself') as unknown }],
-    });
+    await expect
+      .poll(async () => (await ftcs.get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({
+        propagationController: 'NotRunning',
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'InvalidSpec',
+            message: expect.stringContaining(
+              'spec.federatedType: clusterroles.rbac.authorization.k8s.io is the target type itself',
+            ) as unknown,
+          },
+        ],
+      });
     const hostRole = `victim-${randomUUID().slice(0, 8)}`;
     const hostRoles = fed.hostClient.resource(MEMBER_CLUSTER_ROLES);
     await hostRoles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: hostRole }, rules: [] });
-    await consistently(async () => expect((await hostRoles.get(hostRole)).metadata.finalizers ?? []).toEqual([]), { durationMs: 2000, intervalMs: 100 });
+    await consistently(async () => expect((await hostRoles.get(hostRole)).metadata.finalizers ?? []).toEqual([]), {
+      durationMs: 2000,
+      intervalMs: 100,
+    });
   });
 
   it('removes the managed label from a member object that has no federated object (a possible orphan), and never deletes it', async () => {
@@ -768,12 +1097,18 @@ describe('sync controller against kube-sim and Redis', () => {
     using member1 = clientFor(fed.member('member1'));
     const roles = member1.resource(MEMBER_CLUSTER_ROLES);
     // The member watch must be running before the object appears: retry the create until it is reported.
-    await roles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels: { 'kubefed.io/managed': 'true', keep: 'me' } }, rules: [] });
+    await roles.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels: { 'kubefed.io/managed': 'true', keep: 'me' } },
+      rules: [],
+    });
     await expect
       .poll(
         async () => {
           const obj = await roles.get(name);
-          if (obj.metadata.labels?.['kubefed.io/managed'] !== undefined) await roles.patch(name, { metadata: { annotations: { poke: randomUUID() } } }, 'merge');
+          if (obj.metadata.labels?.['kubefed.io/managed'] !== undefined)
+            await roles.patch(name, { metadata: { annotations: { poke: randomUUID() } } }, 'merge');
           return obj.metadata.labels;
         },
         { timeout: 15_000, interval: 500 },
@@ -786,12 +1121,20 @@ describe('sync controller against kube-sim and Redis', () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     const ftcName = 'clusterroles.rbac.authorization.k8s.io';
-    await expect.poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 }).toMatchObject({ propagationController: 'Running' });
-    const gate = (configuration: 'Enabled' | 'Disabled') => fed.hostClient.resource(KFCONFIG, ns).patch('kubefed', { spec: { featureGates: [{ name: 'PushReconciler', configuration }] } }, 'merge');
+    await expect
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ propagationController: 'Running' });
+    const gate = (configuration: 'Enabled' | 'Disabled') =>
+      fed.hostClient
+        .resource(KFCONFIG, ns)
+        .patch('kubefed', { spec: { featureGates: [{ name: 'PushReconciler', configuration }] } }, 'merge');
     await gate('Disabled');
     await expect
       .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
-      .toMatchObject({ propagationController: 'NotRunning', conditions: [{ type: 'Ready', status: 'False', reason: 'PushReconcilerDisabled' }] });
+      .toMatchObject({
+        propagationController: 'NotRunning',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'PushReconcilerDisabled' }],
+      });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
     await consistently(async () => expect(await inMember('member1', name)).toBeUndefined(), { durationMs: 1500, intervalMs: 100 });
@@ -807,7 +1150,13 @@ describe('sync controller against kube-sim and Redis', () => {
     await fed.hostClient.resource(FED_CLUSTER_ROLES).create(obj);
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
     await expect
-      .poll(async () => (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name), { timeout: 10_000, interval: 100 })
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
       .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'AnnotationsNotSupported' }));
   });
 
@@ -815,14 +1164,25 @@ describe('sync controller against kube-sim and Redis', () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     const ftcName = 'clusterroles.rbac.authorization.k8s.io';
-    await expect.poll(async () => (await ftcs.get(ftcName)).metadata.finalizers, { timeout: 10_000, interval: 100 }).toEqual(['core.kubefed.io/federated-type-config']);
+    await expect
+      .poll(async () => (await ftcs.get(ftcName)).metadata.finalizers, { timeout: 10_000, interval: 100 })
+      .toEqual(['core.kubefed.io/federated-type-config']);
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(federatedClusterRole(name, ['member1']));
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     await ftcs.delete(ftcName);
-    await expect.poll(() => ftcs.get(ftcName).then(() => 'present', () => 'gone'), { timeout: 10_000, interval: 100 }).toBe('gone');
+    await expect
+      .poll(
+        () =>
+          ftcs.get(ftcName).then(
+            () => 'present',
+            () => 'gone',
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBe('gone');
     const other = `fcr-${randomUUID().slice(0, 8)}`;
     await objects.create(federatedClusterRole(other, ['member1']));
     await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });

@@ -19,14 +19,21 @@ const fedObject = (generation: number, data: string): KubeObject => ({
 /** The namespace `app` with the FederatedConfigMap `settings` (the owner the records are collected with). */
 async function withOwner(fed: Federation): Promise<void> {
   await createNamespace(fed.hostClient, 'app');
-  await fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }).create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
-  const owner = await fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' }, 'app').create(fedObject(1, 'a'));
+  await fed.hostClient
+    .resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' })
+    .create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
+  const owner = await fed.hostClient
+    .resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' }, 'app')
+    .create(fedObject(1, 'a'));
   uid = owner.metadata.uid ?? '';
 }
 
 /** A PropagatedVersion informer on the host, started until `signal` aborts, and synced. */
 async function versionCaches(fed: Federation, signal: AbortSignal): Promise<VersionCaches & { running: Promise<void> }> {
-  const namespaced = new Informer({ name: 'propagatedversions', listerWatcher: listerWatcherFor(fed.hostClient.resource(PROPAGATED_VERSIONS)) });
+  const namespaced = new Informer({
+    name: 'propagatedversions',
+    listerWatcher: listerWatcherFor(fed.hostClient.resource(PROPAGATED_VERSIONS)),
+  });
   const running = namespaced.start(signal);
   await namespaced.waitForSync(signal);
   return { namespaced, running };
@@ -40,9 +47,17 @@ describe('VersionStore', () => {
     const caches = await versionCaches(fed, abort.signal);
     const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
     // Written by another process: this store learns it from the watch.
-    await new VersionStore(fed.hostClient).record({ type, fedObject: fedObject(1, 'a'), cluster: 'member1', version: 'rv:7', selectedClusters: ['member1'] });
+    await new VersionStore(fed.hostClient).record({
+      type,
+      fedObject: fedObject(1, 'a'),
+      cluster: 'member1',
+      version: 'rv:7',
+      selectedClusters: ['member1'],
+    });
     const store = new VersionStore(fed.hostClient, { caches });
-    await expect.poll(async () => (await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions, { timeout: 10_000 }).toEqual([{ clusterName: 'member1', version: 'rv:7' }]);
+    await expect
+      .poll(async () => (await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions, { timeout: 10_000 })
+      .toEqual([{ clusterName: 'member1', version: 'rv:7' }]);
     // Every host request fails now: reads still answer, from the cache.
     fed.host.faults.failRate(1, 500);
     expect((await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions).toEqual([{ clusterName: 'member1', version: 'rv:7' }]);
@@ -62,7 +77,13 @@ describe('VersionStore', () => {
     for (let i = 0; i < 20; i++) {
       await store.record({ type, fedObject: fedObject(1, 'a'), cluster: `member${(i % 2) + 1}`, version: `rv:${i}`, selectedClusters });
       // Each read follows its write immediately: a lagging cache must not answer with an older record.
-      const expected = i === 0 ? [{ clusterName: 'member1', version: 'rv:0' }] : [{ clusterName: 'member1', version: `rv:${i % 2 === 0 ? i : i - 1}` }, { clusterName: 'member2', version: `rv:${i % 2 === 1 ? i : i - 1}` }];
+      const expected =
+        i === 0
+          ? [{ clusterName: 'member1', version: 'rv:0' }]
+          : [
+              { clusterName: 'member1', version: `rv:${i % 2 === 0 ? i : i - 1}` },
+              { clusterName: 'member2', version: `rv:${i % 2 === 1 ? i : i - 1}` },
+            ];
       expect((await store.get(type, fedObject(1, 'a')))?.status?.clusterVersions).toEqual(expected);
     }
     abort.abort();
@@ -82,9 +103,15 @@ describe('VersionStore', () => {
       for await (const e of pvs.watch({ signal: abort.signal })) events.push(e.type);
     })().catch(() => undefined);
 
-    await Promise.all(clusters.map((cluster, i) => store.record({ type, fedObject: fedObject(1, 'a'), cluster, version: `rv:${100 + i}`, selectedClusters: clusters })));
+    await Promise.all(
+      clusters.map((cluster, i) =>
+        store.record({ type, fedObject: fedObject(1, 'a'), cluster, version: `rv:${100 + i}`, selectedClusters: clusters }),
+      ),
+    );
     const pv = await pvs.get('configmap-settings');
-    expect((pv.status as { clusterVersions?: unknown[] }).clusterVersions).toEqual(clusters.map((clusterName, i) => ({ clusterName, version: `rv:${100 + i}` })));
+    expect((pv.status as { clusterVersions?: unknown[] }).clusterVersions).toEqual(
+      clusters.map((clusterName, i) => ({ clusterName, version: `rv:${100 + i}` })),
+    );
     // Create + its status, then one status write for the nine that waited: never one write each.
     await expect.poll(() => events.length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
     expect(events.length).toBeLessThanOrEqual(3);

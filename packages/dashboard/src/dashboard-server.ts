@@ -70,7 +70,8 @@ function tokenCheck(token: string) {
   return async (c: Context, next: Next): Promise<Response | undefined> => {
     const header = c.req.header('authorization') ?? '';
     const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : (c.req.query('token') ?? ''));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return c.json({ error: 'a valid token is required (Authorization: Bearer <token>)' }, 401);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return c.json({ error: 'a valid token is required (Authorization: Bearer <token>)' }, 401);
     await next();
     return undefined;
   };
@@ -117,7 +118,10 @@ class ViewBroadcaster {
   }
 }
 
-function buildApp(options: DashboardOptions, parts: { watch: FleetWatch; views: ViewBroadcaster; token: string | undefined; signal: AbortSignal }): Hono {
+function buildApp(
+  options: DashboardOptions,
+  parts: { watch: FleetWatch; views: ViewBroadcaster; token: string | undefined; signal: AbortSignal },
+): Hono {
   const app = new Hono();
   if (parts.token === undefined) app.use('*', localHostOnly);
   else app.use('/api/*', tokenCheck(parts.token));
@@ -143,7 +147,9 @@ function buildApp(options: DashboardOptions, parts: { watch: FleetWatch; views: 
     const [typeName, namespace, name, cluster] = ['type', 'namespace', 'name', 'cluster'].map((k) => c.req.query(k) ?? '');
     const snapshot = parts.watch.snapshot();
     const type = snapshot.types.find((t) => t.name === typeName);
-    const object = snapshot.objects.get(typeName ?? '')?.find((o) => (o.metadata.namespace ?? '') === namespace && o.metadata.name === name);
+    const object = snapshot.objects
+      .get(typeName ?? '')
+      ?.find((o) => (o.metadata.namespace ?? '') === namespace && o.metadata.name === name);
     if (type === undefined || object === undefined) return c.json({ error: `no federated object ${typeName}/${namespace}/${name}` }, 404);
     return c.json(await objectDetail(options.host, { object, type, cluster: cluster ?? '', kubefedNamespace: options.kubefedNamespace }));
   });
@@ -151,9 +157,14 @@ function buildApp(options: DashboardOptions, parts: { watch: FleetWatch; views: 
 }
 
 /** Redis when `redisUrl` is given, else the controller manager's metrics when `metricsUrl` is, else none. */
-function queueCountsSource(options: DashboardOptions, parts: { clusters: () => readonly string[]; onChange: () => void; logger: Logger }): QueueCountsSource | undefined {
-  if (options.redisUrl !== undefined) return new QueueCountsPoller({ redisUrl: options.redisUrl, queuePrefix: options.queuePrefix, ...parts });
-  if (options.metricsUrl !== undefined) return new MetricsQueueCountsPoller({ url: options.metricsUrl, onChange: parts.onChange, logger: parts.logger });
+function queueCountsSource(
+  options: DashboardOptions,
+  parts: { clusters: () => readonly string[]; onChange: () => void; logger: Logger },
+): QueueCountsSource | undefined {
+  if (options.redisUrl !== undefined)
+    return new QueueCountsPoller({ redisUrl: options.redisUrl, queuePrefix: options.queuePrefix, ...parts });
+  if (options.metricsUrl !== undefined)
+    return new MetricsQueueCountsPoller({ url: options.metricsUrl, onChange: parts.onChange, logger: parts.logger });
   return undefined;
 }
 
@@ -179,12 +190,19 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const abort = new AbortController();
   // Both sources call views.changed() only once started, after `views` exists.
   const watch = new FleetWatch({ host: options.host, kubefedNamespace: options.kubefedNamespace, onChange: () => views.changed(), logger });
-  const queues = queueCountsSource(options, { clusters: () => watch.snapshot().clusters.map((c) => c.metadata.name ?? ''), onChange: () => views.changed(), logger });
+  const queues = queueCountsSource(options, {
+    clusters: () => watch.snapshot().clusters.map((c) => c.metadata.name ?? ''),
+    onChange: () => views.changed(),
+    logger,
+  });
   const views = new ViewBroadcaster(() =>
     dashboardView(watch.snapshot(), {
       summarize: options.summarize,
       queues: queues?.counts ?? new Map(),
-      queueSource: { source: options.redisUrl !== undefined ? 'redis' : options.metricsUrl !== undefined ? 'metrics' : 'none', problem: queues?.problem },
+      queueSource: {
+        source: options.redisUrl !== undefined ? 'redis' : options.metricsUrl !== undefined ? 'metrics' : 'none',
+        problem: queues?.problem,
+      },
     }),
   );
   if (queues !== undefined) void queues.start(abort.signal);

@@ -44,7 +44,11 @@ interface TypeWatch {
 
 const sameType = (a: WatchedType, b: WatchedType): boolean =>
   JSON.stringify(a.targetType) === JSON.stringify(b.targetType) &&
-  a.kind === b.kind && a.namespaced === b.namespaced && a.gvr.group === b.gvr.group && a.gvr.version === b.gvr.version && a.gvr.resource === b.gvr.resource;
+  a.kind === b.kind &&
+  a.namespaced === b.namespaced &&
+  a.gvr.group === b.gvr.group &&
+  a.gvr.version === b.gvr.version &&
+  a.gvr.resource === b.gvr.resource;
 
 /**
  * Watches the host like the control plane does (runtime informers: list, then watch, re-list on

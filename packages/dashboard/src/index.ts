@@ -29,6 +29,11 @@ export {
   type Tone,
 } from './views.js';
 export { objectDetail, type DetailRequest, type ObjectDetail } from './object-detail.js';
-export { queueCountsFromMetrics, MetricsQueueCountsPoller, SYNC_QUEUE_JOBS, type MetricsQueueCountsPollerOptions } from './metrics-queue-counts.js';
+export {
+  queueCountsFromMetrics,
+  MetricsQueueCountsPoller,
+  SYNC_QUEUE_JOBS,
+  type MetricsQueueCountsPollerOptions,
+} from './metrics-queue-counts.js';
 export { QueueCountsPoller, type QueueCountsSource, type QueueCountsPollerOptions } from './queue-counts.js';
 export { renderedDifferences, type RenderedDifference } from './rendered-differences.js';

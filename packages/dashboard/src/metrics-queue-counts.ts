@@ -27,7 +27,8 @@ export const SYNC_QUEUE_JOBS = 'kubefed_sync_queue_jobs';
  */
 export function queueCountsFromMetrics(text: string): Map<string, QueueCountsView> {
   const family = parsePrometheusTextFormat(text).find((f) => f.name === SYNC_QUEUE_JOBS);
-  if (family === undefined) throw new Error(`no ${SYNC_QUEUE_JOBS} gauge in the metrics (is this a controller manager running the controllers?)`);
+  if (family === undefined)
+    throw new Error(`no ${SYNC_QUEUE_JOBS} gauge in the metrics (is this a controller manager running the controllers?)`);
   const out = new Map<string, { waiting: number; active: number; delayed: number; failed: number }>();
   for (const sample of family.metrics) {
     const cluster = sample.labels?.['cluster'];

@@ -45,7 +45,11 @@ async function readLive(host: DynamicClient, request: DetailRequest): Promise<Li
   const { object, cluster, type } = request;
   let member: DynamicClient | undefined;
   try {
-    const kfc = kubeFedClusterSchema.parse(await host.resource({ group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' }, request.kubefedNamespace).get(cluster));
+    const kfc = kubeFedClusterSchema.parse(
+      await host
+        .resource({ group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' }, request.kubefedNamespace)
+        .get(cluster),
+    );
     member = await memberClientFromHost(host, kfc, { timeoutMs: 5000 });
     // A Namespace (FederatedNamespace) and cluster-scoped targets are read without a namespace.
     const namespace = type.targetType.namespaced ? object.metadata.namespace : undefined;
@@ -62,7 +66,12 @@ async function readLive(host: DynamicClient, request: DetailRequest): Promise<Li
 /** The sync workers' rendering for `cluster`, on the member copy when there is one (as an update would). */
 function render(request: DetailRequest, live: KubeObject | undefined): Pick<ObjectDetail, 'rendered' | 'renderProblem' | 'renderWarnings'> {
   try {
-    const { object, warnings } = renderDesiredObject({ fedObject: request.object, targetType: request.type.targetType, cluster: request.cluster, existing: live });
+    const { object, warnings } = renderDesiredObject({
+      fedObject: request.object,
+      targetType: request.type.targetType,
+      cluster: request.cluster,
+      existing: live,
+    });
     return { rendered: object, renderWarnings: warnings };
   } catch (err) {
     if (err instanceof ClusterSyncError) return { renderProblem: `${err.status}: ${err.message}` };
@@ -90,7 +99,8 @@ export async function objectDetail(host: DynamicClient, request: DetailRequest):
     cluster,
     ...rendered,
     ...live,
-    differences: rendered.rendered === undefined || liveObject === undefined ? undefined : renderedDifferences(rendered.rendered, liveObject),
+    differences:
+      rendered.rendered === undefined || liveObject === undefined ? undefined : renderedDifferences(rendered.rendered, liveObject),
     remoteStatus: reported?.remoteStatus,
     clusterStatus: reported === undefined ? undefined : (reported.status ?? '') === '' ? 'OK' : reported.status,
   };

@@ -8,7 +8,9 @@ const loaded = [...indexHtml.matchAll(/"(\/(?:assets|vendor)\/[^"]+\.(?:js|css))
 
 describe('the page files', () => {
   it('lists every file index.html loads (import map, script, stylesheet), as the single executable embeds them', () => {
-    expect(loaded).toEqual(expect.arrayContaining(['/assets/app.js', '/assets/style.css', '/vendor/lit/index.js', '/vendor/chart.js/dist/chart.js']));
+    expect(loaded).toEqual(
+      expect.arrayContaining(['/assets/app.js', '/assets/style.css', '/vendor/lit/index.js', '/vendor/chart.js/dist/chart.js']),
+    );
     const list = pageFileList();
     expect(list.has('/assets/index.html')).toBe(true);
     expect(loaded.filter((p) => !list.has(p))).toEqual([]);
@@ -21,8 +23,16 @@ describe('the page files', () => {
 
   it('reads the listed files from disk and nothing outside them', () => {
     const files = pageFiles();
-    for (const [path, file] of pageFileList()) if (loaded.includes(path)) expect(files.read(path)).toEqual(new Uint8Array(readFileSync(file)));
-    for (const path of ['/assets/../package.json', '/vendor/lit/package.json', '/vendor/lit/../../package.json', '/vendor/unknown/index.js', '/assets/missing.js', '/assets/']) {
+    for (const [path, file] of pageFileList())
+      if (loaded.includes(path)) expect(files.read(path)).toEqual(new Uint8Array(readFileSync(file)));
+    for (const path of [
+      '/assets/../package.json',
+      '/vendor/lit/package.json',
+      '/vendor/lit/../../package.json',
+      '/vendor/unknown/index.js',
+      '/assets/missing.js',
+      '/assets/',
+    ]) {
       expect(files.read(path), path).toBeUndefined();
     }
   });

@@ -3,5 +3,7 @@
 // kubefedctl, tools/package/) include it.
 declare module 'parse-prometheus-text-format' {
   /** The metric families of a Prometheus text exposition; sample values are the text as written. */
-  export default function parsePrometheusTextFormat(text: string): { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[];
+  export default function parsePrometheusTextFormat(
+    text: string,
+  ): { name: string; metrics: { value?: string; labels?: Record<string, string> }[] }[];
 }

@@ -4,10 +4,25 @@ import { renderedDifferences, type RenderedDifference } from './rendered-differe
 describe('renderedDifferences', () => {
   it.each<[string, unknown, unknown, RenderedDifference[]]>([
     ['equal objects', { data: { a: '1' } }, { data: { a: '1' } }, []],
-    ['fields only the member has (status, server metadata, defaults)', { spec: { replicas: 2 } }, { spec: { replicas: 2, strategy: { type: 'RollingUpdate' } }, status: { replicas: 2 }, metadata: { uid: 'u' } }, []],
-    ['a changed value', { data: { colour: 'blue' } }, { data: { colour: 'red' } }, [{ path: '/data/colour', rendered: 'blue', live: 'red' }]],
+    [
+      'fields only the member has (status, server metadata, defaults)',
+      { spec: { replicas: 2 } },
+      { spec: { replicas: 2, strategy: { type: 'RollingUpdate' } }, status: { replicas: 2 }, metadata: { uid: 'u' } },
+      [],
+    ],
+    [
+      'a changed value',
+      { data: { colour: 'blue' } },
+      { data: { colour: 'red' } },
+      [{ path: '/data/colour', rendered: 'blue', live: 'red' }],
+    ],
     ['a field the member lacks', { data: { colour: 'blue' } }, { data: {} }, [{ path: '/data/colour', rendered: 'blue' }]],
-    ['a key that needs JSON Pointer escapes', { metadata: { labels: { 'kubefed.io/managed': 'true', 'a~b': 'x' } } }, { metadata: { labels: { 'kubefed.io/managed': 'false', 'a~b': 'x' } } }, [{ path: '/metadata/labels/kubefed.io~1managed', rendered: 'true', live: 'false' }]],
+    [
+      'a key that needs JSON Pointer escapes',
+      { metadata: { labels: { 'kubefed.io/managed': 'true', 'a~b': 'x' } } },
+      { metadata: { labels: { 'kubefed.io/managed': 'false', 'a~b': 'x' } } },
+      [{ path: '/metadata/labels/kubefed.io~1managed', rendered: 'true', live: 'false' }],
+    ],
     [
       'list items compared field by field (defaults inside a container are no difference)',
       { containers: [{ name: 'web', image: 'nginx:1.27' }] },

@@ -2,11 +2,24 @@ import type { KubeFedCluster } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
 import type { FleetSnapshot, WatchedType } from './fleet-watch.js';
-import { cellTone, clusterView, dashboardView, matrixRow, schedulingView, type ObjectSummary, type SummarizeObject, type Tone } from './views.js';
+import {
+  cellTone,
+  clusterView,
+  dashboardView,
+  matrixRow,
+  schedulingView,
+  type ObjectSummary,
+  type SummarizeObject,
+  type Tone,
+} from './views.js';
 
 const T0 = '2025-01-02T03:04:05Z';
 
-function kfc(name: string, conditions: { type: string; status: string; reason?: string; message?: string }[] = [], extra: Partial<NonNullable<KubeFedCluster['status']>> = {}): KubeFedCluster {
+function kfc(
+  name: string,
+  conditions: { type: string; status: string; reason?: string; message?: string }[] = [],
+  extra: Partial<NonNullable<KubeFedCluster['status']>> = {},
+): KubeFedCluster {
   return {
     apiVersion: 'core.kubefed.io/v1beta1',
     kind: 'KubeFedCluster',
@@ -27,7 +40,13 @@ const summarizeAs =
 const CONFIGMAPS = { name: 'configmaps', kind: 'FederatedConfigMap' };
 
 function federated(name: string, spec: Record<string, unknown> = {}, status?: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata: { name, namespace: 'ns', generation: 1 }, spec, ...(status === undefined ? {} : { status }) };
+  return {
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedConfigMap',
+    metadata: { name, namespace: 'ns', generation: 1 },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  };
 }
 
 describe('cellTone', () => {
@@ -51,8 +70,23 @@ describe('cellTone', () => {
 describe('clusterView', () => {
   it.each<[string, Parameters<typeof kfc>[1], string, Tone, string | undefined]>([
     ['Ready', [READY], 'Ready', 'ok', 'ClusterReady'],
-    ['not Ready', [{ type: 'Ready', status: 'False', reason: 'ClusterNotReady', message: '/healthz responded without ok' }], 'NotReady', 'error', 'ClusterNotReady'],
-    ['Offline over NotReady', [{ type: 'Ready', status: 'False', reason: 'ClusterNotReady' }, { type: 'Offline', status: 'True', reason: 'ClusterNotReachable' }], 'Offline', 'error', 'ClusterNotReachable'],
+    [
+      'not Ready',
+      [{ type: 'Ready', status: 'False', reason: 'ClusterNotReady', message: '/healthz responded without ok' }],
+      'NotReady',
+      'error',
+      'ClusterNotReady',
+    ],
+    [
+      'Offline over NotReady',
+      [
+        { type: 'Ready', status: 'False', reason: 'ClusterNotReady' },
+        { type: 'Offline', status: 'True', reason: 'ClusterNotReachable' },
+      ],
+      'Offline',
+      'error',
+      'ClusterNotReachable',
+    ],
     ['an Offline condition that is False', [READY, { type: 'Offline', status: 'False' }], 'Ready', 'ok', 'ClusterReady'],
     ['no conditions yet', [], 'Unknown', 'pending', undefined],
   ])('shows a cluster with %s', (_title, conditions, state, tone, reason) => {
@@ -85,36 +119,87 @@ describe('matrixRow', () => {
   it('gives every member a cell: its status where placed, an empty one elsewhere', () => {
     const row = matrixRow(federated('web'), CONFIGMAPS, {
       clusters,
-      summarize: summarizeAs({ clusters: [{ name: 'a', status: 'OK' }, { name: 'b', status: 'Pending' }] }),
+      summarize: summarizeAs({
+        clusters: [
+          { name: 'a', status: 'OK' },
+          { name: 'b', status: 'Pending' },
+        ],
+      }),
     });
-    expect(Object.fromEntries(Object.entries(row.cells).map(([n, c]) => [n, [c.status, c.tone]]))).toEqual({ a: ['OK', 'ok'], b: ['Pending', 'pending'], c: ['', 'none'] });
-    expect(row).toMatchObject({ id: 'configmaps/ns/web', type: 'configmaps', kind: 'FederatedConfigMap', namespace: 'ns', name: 'web', propagation: 'True', propagationTone: 'ok' });
+    expect(Object.fromEntries(Object.entries(row.cells).map(([n, c]) => [n, [c.status, c.tone]]))).toEqual({
+      a: ['OK', 'ok'],
+      b: ['Pending', 'pending'],
+      c: ['', 'none'],
+    });
+    expect(row).toMatchObject({
+      id: 'configmaps/ns/web',
+      type: 'configmaps',
+      kind: 'FederatedConfigMap',
+      namespace: 'ns',
+      name: 'web',
+      propagation: 'True',
+      propagationTone: 'ok',
+    });
     expect(row.cells['a']!.title).toBe('a: OK: the member object matches the federated object');
     expect(row.cells['c']!.title).toBe('c: not placed: not placed in this cluster');
   });
 
   it('adds a column for a placed cluster that has no KubeFedCluster (NotJoined)', () => {
-    const row = matrixRow(federated('web'), CONFIGMAPS, { clusters, summarize: summarizeAs({ clusters: [{ name: 'gone', status: 'NotJoined' }] }) });
+    const row = matrixRow(federated('web'), CONFIGMAPS, {
+      clusters,
+      summarize: summarizeAs({ clusters: [{ name: 'gone', status: 'NotJoined' }] }),
+    });
     expect(Object.keys(row.cells)).toEqual(['a', 'b', 'c', 'gone']);
     expect(row.cells['gone']).toMatchObject({ status: 'NotJoined', tone: 'error' });
   });
 
   it("puts the member's reported status, and for a failure the condition message, in the cell's title", () => {
-    const status = { conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters', message: 'cluster b: update failed: quota exceeded' }] };
+    const status = {
+      conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters', message: 'cluster b: update failed: quota exceeded' }],
+    };
     const row = matrixRow(federated('web', {}, status), CONFIGMAPS, {
       clusters,
-      summarize: summarizeAs({ propagation: 'False', reason: 'CheckClusters', clusters: [{ name: 'a', status: 'OK', remote: '2/2 ready' }, { name: 'b', status: 'UpdateFailed' }] }),
+      summarize: summarizeAs({
+        propagation: 'False',
+        reason: 'CheckClusters',
+        clusters: [
+          { name: 'a', status: 'OK', remote: '2/2 ready' },
+          { name: 'b', status: 'UpdateFailed' },
+        ],
+      }),
     });
     expect(row.cells['a']!.title).toBe('a: OK: the member object matches the federated object\nmember reports: 2/2 ready');
     expect(row.cells['b']!.title).toBe('b: UpdateFailed: updating the member object failed\ncluster b: update failed: quota exceeded');
-    expect(row).toMatchObject({ propagation: 'False (CheckClusters)', propagationTone: 'error', message: 'cluster b: update failed: quota exceeded', problem: true });
+    expect(row).toMatchObject({
+      propagation: 'False (CheckClusters)',
+      propagationTone: 'error',
+      message: 'cluster b: update failed: quota exceeded',
+      problem: true,
+    });
   });
 
   it.each<[string, Partial<ObjectSummary>, string, Tone, boolean]>([
     ['propagated everywhere', { clusters: [{ name: 'a', status: 'OK' }] }, 'True', 'ok', false],
-    ['a newer generation not yet observed', { generation: 3, observedGeneration: 2, clusters: [{ name: 'a', status: 'OK' }] }, 'Pending (generation 3 not yet propagated)', 'pending', true],
+    [
+      'a newer generation not yet observed',
+      { generation: 3, observedGeneration: 2, clusters: [{ name: 'a', status: 'OK' }] },
+      'Pending (generation 3 not yet propagated)',
+      'pending',
+      true,
+    ],
     ['an Unknown condition', { propagation: 'Unknown', clusters: [] }, 'Unknown', 'pending', true],
-    ['a cluster still pending', { clusters: [{ name: 'a', status: 'OK' }, { name: 'b', status: 'CreationTimedOut' }] }, 'True', 'ok', true],
+    [
+      'a cluster still pending',
+      {
+        clusters: [
+          { name: 'a', status: 'OK' },
+          { name: 'b', status: 'CreationTimedOut' },
+        ],
+      },
+      'True',
+      'ok',
+      true,
+    ],
   ])('reads the Propagation column and problem flag of an object with %s', (_title, summary, text, tone, problem) => {
     const row = matrixRow(federated('web'), CONFIGMAPS, { clusters, summarize: summarizeAs(summary) });
     expect([row.propagation, row.propagationTone, row.problem]).toEqual([text, tone, problem]);
@@ -122,12 +207,29 @@ describe('matrixRow', () => {
 });
 
 function rsp(spec: Record<string, unknown>): KubeObject {
-  return { apiVersion: 'scheduling.kubefed.io/v1alpha1', kind: 'ReplicaSchedulingPreference', metadata: { name: 'web', namespace: 'ns' }, spec };
+  return {
+    apiVersion: 'scheduling.kubefed.io/v1alpha1',
+    kind: 'ReplicaSchedulingPreference',
+    metadata: { name: 'web', namespace: 'ns' },
+    spec,
+  };
 }
 
-function deployment(spec: Record<string, unknown>, reported: Record<string, { replicas?: number; readyReplicas?: number } | undefined> = {}): KubeObject {
-  const clusters = Object.entries(reported).map(([name, remoteStatus]) => ({ name, ...(remoteStatus === undefined ? {} : { remoteStatus }) }));
-  return { apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedDeployment', metadata: { name: 'web', namespace: 'ns' }, spec, status: { clusters } };
+function deployment(
+  spec: Record<string, unknown>,
+  reported: Record<string, { replicas?: number; readyReplicas?: number } | undefined> = {},
+): KubeObject {
+  const clusters = Object.entries(reported).map(([name, remoteStatus]) => ({
+    name,
+    ...(remoteStatus === undefined ? {} : { remoteStatus }),
+  }));
+  return {
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedDeployment',
+    metadata: { name: 'web', namespace: 'ns' },
+    spec,
+    status: { clusters },
+  };
 }
 
 describe('schedulingView', () => {
@@ -138,7 +240,11 @@ describe('schedulingView', () => {
   };
 
   it('draws planned replicas from the overrides (else the template) and actual ones from the reported status', () => {
-    const view = schedulingView(rsp({ targetKind: 'FederatedDeployment', totalReplicas: 6, clusters: { a: { weight: 2 }, b: { weight: 1 } } }), deployment(plannedSpec, { a: { replicas: 4, readyReplicas: 3 }, b: { replicas: 2 } }), ['a', 'b', 'c']);
+    const view = schedulingView(
+      rsp({ targetKind: 'FederatedDeployment', totalReplicas: 6, clusters: { a: { weight: 2 }, b: { weight: 1 } } }),
+      deployment(plannedSpec, { a: { replicas: 4, readyReplicas: 3 }, b: { replicas: 2 } }),
+      ['a', 'b', 'c'],
+    );
     expect(view.clusters).toEqual([
       { name: 'a', planned: 4, replicas: 4, ready: 3 },
       { name: 'b', planned: 5, replicas: 2, ready: 0 },
@@ -158,7 +264,11 @@ describe('schedulingView', () => {
   });
 
   it('defaults a template without replicas to one planned replica', () => {
-    const view = schedulingView(rsp({ targetKind: 'FederatedDeployment', totalReplicas: 2 }), deployment({ template: { spec: {} }, placement: { clusters: [{ name: 'a' }] } }), ['a']);
+    const view = schedulingView(
+      rsp({ targetKind: 'FederatedDeployment', totalReplicas: 2 }),
+      deployment({ template: { spec: {} }, placement: { clusters: [{ name: 'a' }] } }),
+      ['a'],
+    );
     expect(view.clusters).toEqual([{ name: 'a', planned: 1, replicas: null, ready: null }]);
   });
 
@@ -184,10 +294,21 @@ describe('dashboardView', () => {
     const snapshot: FleetSnapshot = {
       clusters: [asObject(kfc('b', [READY])), asObject(kfc('a', [{ type: 'Ready', status: 'False' }])), { metadata: { name: 'broken' } }],
       types: [watched('deployments.apps', 'FederatedDeployment', 'federateddeployments')],
-      objects: new Map([['deployments.apps', [deployment({ placement: { clusters: [{ name: 'b' }] } }, { b: { replicas: 2 } }), { ...deployment({}), metadata: { name: 'api', namespace: 'ns' } }]]]),
+      objects: new Map([
+        [
+          'deployments.apps',
+          [
+            deployment({ placement: { clusters: [{ name: 'b' }] } }, { b: { replicas: 2 } }),
+            { ...deployment({}), metadata: { name: 'api', namespace: 'ns' } },
+          ],
+        ],
+      ]),
       rsps: [rsp({ targetKind: 'FederatedDeployment', totalReplicas: 2 })],
     };
-    const view = dashboardView(snapshot, { summarize: summarizeAs({}), queues: new Map([['b', { waiting: 1, active: 0, delayed: 0, failed: 2 }]]) });
+    const view = dashboardView(snapshot, {
+      summarize: summarizeAs({}),
+      queues: new Map([['b', { waiting: 1, active: 0, delayed: 0, failed: 2 }]]),
+    });
     expect(view.clusters.map((c) => [c.name, c.state, c.queue?.failed])).toEqual([
       ['a', 'NotReady', undefined],
       ['b', 'Ready', 2],

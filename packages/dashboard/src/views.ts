@@ -84,7 +84,12 @@ export interface SchedulingView {
   readonly targetKind: string;
   readonly totalReplicas: number;
   /** Per cluster: replicas the control plane wrote into the workload (placement + overrides), and those the members report. */
-  readonly clusters: readonly { readonly name: string; readonly planned: number; readonly replicas: number | null; readonly ready: number | null }[];
+  readonly clusters: readonly {
+    readonly name: string;
+    readonly planned: number;
+    readonly replicas: number | null;
+    readonly ready: number | null;
+  }[];
   /** `kubefedctl plan`'s explanation from the Ready clusters and the replicas the members report; absent when the RSP is invalid. */
   readonly explanation?: PlanExplanation | undefined;
   /** Why there is no explanation (an invalid RSP). */
@@ -145,7 +150,8 @@ export function clusterView(cluster: KubeFedCluster, queue?: QueueCountsView): C
   const offline = conditions.find((c) => c.type === 'Offline' && c.status === 'True');
   const ready = conditions.find((c) => c.type === 'Ready');
   const decisive = offline ?? ready;
-  const state: ClusterView['state'] = offline !== undefined ? 'Offline' : ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady';
+  const state: ClusterView['state'] =
+    offline !== undefined ? 'Offline' : ready === undefined ? 'Unknown' : ready.status === 'True' ? 'Ready' : 'NotReady';
   return {
     name: cluster.metadata.name ?? '',
     state,
@@ -168,7 +174,11 @@ function propagationOf(s: ObjectSummary): { text: string; tone: Tone } {
 }
 
 /** One matrix row: a cell per member cluster (`none` where the object is not placed). */
-export function matrixRow(obj: KubeObject, type: { name: string; kind: string }, context: { clusters: readonly KubeObject[]; summarize: SummarizeObject }): MatrixRow {
+export function matrixRow(
+  obj: KubeObject,
+  type: { name: string; kind: string },
+  context: { clusters: readonly KubeObject[]; summarize: SummarizeObject },
+): MatrixRow {
   const summary = context.summarize(obj, type.kind, context.clusters);
   const condition = federatedObjectSchema.shape.status.safeParse(obj.status).data?.conditions?.find((c) => c.type === 'Propagation');
   const propagation = propagationOf(summary);
@@ -220,7 +230,10 @@ function reportedWorkloads(obj: KubeObject | undefined): Map<string, Workload> {
   const status = federatedObjectSchema.shape.status.safeParse(obj?.status).data;
   for (const c of status?.clusters ?? []) {
     const r = c.remoteStatus as { replicas?: unknown; readyReplicas?: unknown } | undefined;
-    out.set(c.name, { replicas: typeof r?.replicas === 'number' ? r.replicas : null, ready: typeof r?.readyReplicas === 'number' ? r.readyReplicas : r === undefined ? null : 0 });
+    out.set(c.name, {
+      replicas: typeof r?.replicas === 'number' ? r.replicas : null,
+      ready: typeof r?.readyReplicas === 'number' ? r.readyReplicas : r === undefined ? null : 0,
+    });
   }
   return out;
 }
@@ -278,7 +291,8 @@ export function dashboardView(
   const clusters = kfcs.map((c) => clusterView(c, context.queues.get(c.metadata.name ?? ''))).sort((a, b) => a.name.localeCompare(b.name));
   const objects: MatrixRow[] = [];
   for (const type of snapshot.types) {
-    for (const obj of snapshot.objects.get(type.name) ?? []) objects.push(matrixRow(obj, type, { clusters: snapshot.clusters, summarize: context.summarize }));
+    for (const obj of snapshot.objects.get(type.name) ?? [])
+      objects.push(matrixRow(obj, type, { clusters: snapshot.clusters, summarize: context.summarize }));
   }
   objects.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
   const ready = clusters.filter((c) => c.state === 'Ready').map((c) => c.name);
@@ -290,5 +304,11 @@ export function dashboardView(
     );
     return schedulingView(rsp, workload, ready);
   });
-  return { clusters, queueSource: context.queueSource ?? { source: 'none' }, types: snapshot.types.map((t) => ({ name: t.name, kind: t.kind })), objects, scheduling };
+  return {
+    clusters,
+    queueSource: context.queueSource ?? { source: 'none' },
+    types: snapshot.types.map((t) => ({ name: t.name, kind: t.kind })),
+    objects,
+    scheduling,
+  };
 }

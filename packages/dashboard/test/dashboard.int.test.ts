@@ -27,7 +27,19 @@ let browser: Browser;
 function startDashboardProcess(args: readonly string[]): ManagedProcess {
   const env = { ...process.env };
   delete env['KUBECONFIG'];
-  return new ManagedProcess('kubefedctl-dashboard', [...sourceEntry('packages/kubefedctl/src/main.ts'), '--kubeconfig', fed.kubeconfigPath, '--host-cluster-context', 'host', 'dashboard', ...args], { env });
+  return new ManagedProcess(
+    'kubefedctl-dashboard',
+    [
+      ...sourceEntry('packages/kubefedctl/src/main.ts'),
+      '--kubeconfig',
+      fed.kubeconfigPath,
+      '--host-cluster-context',
+      'host',
+      'dashboard',
+      ...args,
+    ],
+    { env },
+  );
 }
 
 async function dashboardUrl(p: ManagedProcess): Promise<string> {
@@ -37,18 +49,31 @@ async function dashboardUrl(p: ManagedProcess): Promise<string> {
 
 async function seed(): Promise<void> {
   const host = fed.client('host');
-  await host.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await host
+    .resource({ group: '', version: 'v1', resource: 'namespaces' })
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   const placement = { clusters: fed.members.map((name) => ({ name })) };
-  await host.resource(FEDERATED('federatednamespaces'), NS).create({ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedNamespace', metadata: { name: NS, namespace: NS }, spec: { placement } });
+  await host.resource(FEDERATED('federatednamespaces'), NS).create({
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedNamespace',
+    metadata: { name: NS, namespace: NS },
+    spec: { placement },
+  });
   await host.resource(FEDERATED('federatedconfigmaps'), NS).create({
     apiVersion: 'types.kubefed.io/v1beta1',
     kind: 'FederatedConfigMap',
     metadata: { name: 'settings', namespace: NS },
-    spec: { template: { data: { colour: 'blue' } }, placement, overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/data/colour', value: 'green' }] }] },
+    spec: {
+      template: { data: { colour: 'blue' } },
+      placement,
+      overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/data/colour', value: 'green' }] }],
+    },
   });
   // A member copy labelled kubefed.io/managed=false: the control plane leaves it alone, so it stays unlike the rendering.
   const member1 = fed.client('member1');
-  await member1.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  await member1
+    .resource({ group: '', version: 'v1', resource: 'namespaces' })
+    .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await member1.resource({ group: '', version: 'v1', resource: 'configmaps' }, NS).create({
     apiVersion: 'v1',
     kind: 'ConfigMap',
@@ -66,7 +91,13 @@ async function seed(): Promise<void> {
     kind: 'FederatedDeployment',
     metadata: { name: 'web', namespace: NS },
     spec: {
-      template: { spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } } },
+      template: {
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+        },
+      },
       placement: { clusters: [{ name: 'member1' }] },
     },
   });
@@ -90,7 +121,11 @@ const cell = (page: Page, row: string, cluster: string) => page.locator(`tr[data
 async function axeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
   const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; nodes: { target: unknown }[] }[] }> };
+      }
+    ).axe;
     return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
   });
   return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
@@ -98,7 +133,10 @@ async function axeViolations(page: Page): Promise<string[]> {
 
 describe('kubefedctl dashboard in Chromium', () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the dashboard's browser tests need Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `${CHROMIUM} is missing: the dashboard's browser tests need Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`,
+      );
     await mkdir(ARTEFACTS, { recursive: true });
     fed = await startLocalFederation({ members: ['member1', 'member2', 'member3'] });
     await seed();
@@ -106,7 +144,14 @@ describe('kubefedctl dashboard in Chromium', () => {
     url = await dashboardUrl(dashboard);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 240_000);
 
@@ -123,28 +168,39 @@ describe('kubefedctl dashboard in Chromium', () => {
       const row = page.locator(`kf-clusters tr[data-cluster="${m}"]`);
       await expect.poll(() => row.locator('td').first().textContent(), { timeout: 60_000 }).toContain('Ready');
     }
-    await expect.poll(() => page.locator('kf-clusters tr[data-cluster="member1"] td').nth(5).textContent(), { timeout: 30_000 }).toMatch(/^\d+ \/ \d+ \/ \d+ \/ \d+$/);
+    await expect
+      .poll(() => page.locator('kf-clusters tr[data-cluster="member1"] td').nth(5).textContent(), { timeout: 30_000 })
+      .toMatch(/^\d+ \/ \d+ \/ \d+ \/ \d+$/);
     await page.screenshot({ path: join(ARTEFACTS, 'clusters.png'), fullPage: true });
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
   }, 120_000);
 
   it("shows the sync queues from the controller manager's metrics with --metrics-url, and says when they cannot be read", async () => {
-    const serving = JSON.parse(await fed.controllerManagers[0]!.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { metrics: string };
+    const serving = JSON.parse(await fed.controllerManagers[0]!.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as {
+      metrics: string;
+    };
     const scraped = await (await fetch(`${serving.metrics}/metrics`)).text();
-    for (const m of fed.members) expect(scraped).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="${m}",state="waiting"\\} \\d+$`, 'm'));
+    for (const m of fed.members)
+      expect(scraped).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="${m}",state="waiting"\\} \\d+$`, 'm'));
     const fromMetrics = startDashboardProcess(['--metrics-url', serving.metrics]);
     const unreadable = startDashboardProcess(['--metrics-url', 'http://127.0.0.1:1/metrics']);
     try {
       const page = await browser.newPage();
       await page.goto(await dashboardUrl(fromMetrics));
-      await expect.poll(() => page.locator('kf-clusters th').nth(6).textContent(), { timeout: 30_000 }).toContain('from the controller manager metrics');
+      await expect
+        .poll(() => page.locator('kf-clusters th').nth(6).textContent(), { timeout: 30_000 })
+        .toContain('from the controller manager metrics');
       for (const m of fed.members) {
-        await expect.poll(() => page.locator(`kf-clusters tr[data-cluster="${m}"] td`).nth(5).textContent(), { timeout: 30_000 }).toMatch(/^\d+ \/ \d+ \/ \d+ \/ \d+$/);
+        await expect
+          .poll(() => page.locator(`kf-clusters tr[data-cluster="${m}"] td`).nth(5).textContent(), { timeout: 30_000 })
+          .toMatch(/^\d+ \/ \d+ \/ \d+ \/ \d+$/);
       }
       await page.screenshot({ path: join(ARTEFACTS, 'clusters-from-metrics.png'), fullPage: true });
       await page.goto(await dashboardUrl(unreadable));
-      await expect.poll(() => page.locator('kf-clusters tr[data-cluster="member1"] td').nth(5).textContent(), { timeout: 30_000 }).toBe('unavailable');
+      await expect
+        .poll(() => page.locator('kf-clusters tr[data-cluster="member1"] td').nth(5).textContent(), { timeout: 30_000 })
+        .toBe('unavailable');
       expect(await page.locator('.queue-problem').textContent()).toContain('http://127.0.0.1:1/metrics');
       expect(await axeViolations(page)).toEqual([]);
       await page.close();
@@ -185,7 +241,10 @@ describe('kubefedctl dashboard in Chromium', () => {
     expect(await detail.locator('pre[data-part="live"]').textContent()).toContain('"colour": "red"');
     const colour = detail.locator('tr[data-path="/data/colour"] td');
     expect(await colour.allTextContents()).toEqual(['"blue"', '"red"']);
-    expect(await detail.locator('tr[data-path="/metadata/labels/kubefed.io~1managed"] td').allTextContents()).toEqual(['"true"', '"false"']);
+    expect(await detail.locator('tr[data-path="/metadata/labels/kubefed.io~1managed"] td').allTextContents()).toEqual([
+      '"true"',
+      '"false"',
+    ]);
     await page.screenshot({ path: join(ARTEFACTS, 'objects-detail-differs.png'), fullPage: true });
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
@@ -213,7 +272,21 @@ describe('kubefedctl dashboard in Chromium', () => {
     await expect.poll(() => cell(page, settings, 'member3').textContent(), { timeout: 60_000 }).toBe('OK');
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
     const placement = JSON.stringify({ spec: { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } } });
-    await run('kubectl', ['--kubeconfig', fed.kubeconfigPath, '--context', 'host', 'patch', 'federatedconfigmap', 'settings', '-n', NS, '--type', 'merge', '-p', placement]);
+    await run('kubectl', [
+      '--kubeconfig',
+      fed.kubeconfigPath,
+      '--context',
+      'host',
+      'patch',
+      'federatedconfigmap',
+      'settings',
+      '-n',
+      NS,
+      '--type',
+      'merge',
+      '-p',
+      placement,
+    ]);
     await expect.poll(() => cell(page, settings, 'member3').textContent(), { timeout: 30_000 }).toBe('—');
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42);
     await page.close();

@@ -28,7 +28,10 @@ export async function readSamples(dir: string): Promise<{ file: string; objects:
 export async function applyObject(client: DynamicClient, obj: KubeObject): Promise<void> {
   const [group, version] = (obj.apiVersion ?? '').includes('/') ? (obj.apiVersion ?? '').split('/') : ['', obj.apiVersion ?? ''];
   const mapping = await client.restMapper().forKind({ group: group ?? '', version: version ?? '', kind: obj.kind ?? '' });
-  const resource = client.resource({ group: mapping.group, version: mapping.version, resource: mapping.resource }, mapping.namespaced ? obj.metadata.namespace : undefined);
+  const resource = client.resource(
+    { group: mapping.group, version: mapping.version, resource: mapping.resource },
+    mapping.namespaced ? obj.metadata.namespace : undefined,
+  );
   try {
     await resource.create(obj);
   } catch (err) {
@@ -71,44 +74,67 @@ export async function demoState(host: DynamicClient, members: ReadonlyMap<string
       const status = (obj.status ?? {}) as FederatedStatus;
       const propagation = status.conditions?.find((c) => c.type === 'Propagation');
       const name = `${obj.kind ?? resource} ${DEMO_NAMESPACE}/${obj.metadata.name ?? ''}`;
-      if (status.observedGeneration !== obj.metadata.generation) pending.push(`${name}: generation ${obj.metadata.generation ?? 0} not yet propagated`);
+      if (status.observedGeneration !== obj.metadata.generation)
+        pending.push(`${name}: generation ${obj.metadata.generation ?? 0} not yet propagated`);
       else if (propagation?.status !== 'True') {
         const bad = (status.clusters ?? []).filter((c) => (c.status ?? '') !== '').map((c) => `${c.name}=${c.status ?? ''}`);
-        pending.push(`${name}: Propagation ${propagation?.status ?? 'unknown'}${propagation?.reason === undefined ? '' : ` (${propagation.reason})`}${bad.length > 0 ? ` ${bad.join(', ')}` : ''}`);
+        pending.push(
+          `${name}: Propagation ${propagation?.status ?? 'unknown'}${propagation?.reason === undefined ? '' : ` (${propagation.reason})`}${bad.length > 0 ? ` ${bad.join(', ')}` : ''}`,
+        );
       }
     }
   }
   let planned: Record<string, number> = {};
   try {
     const rsp = await host.resource(RSPS, DEMO_NAMESPACE).get('web');
-    const status = (rsp.status ?? {}) as { conditions?: Condition[]; clusters?: Record<string, { replicas?: number }> | { name: string; replicas?: number }[] };
+    const status = (rsp.status ?? {}) as {
+      conditions?: Condition[];
+      clusters?: Record<string, { replicas?: number }> | { name: string; replicas?: number }[];
+    };
     const scheduled = status.conditions?.find((c) => c.type === 'Scheduled');
-    if (scheduled?.status !== 'True') pending.push(`ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not scheduled yet${scheduled?.reason === undefined ? '' : ` (${scheduled.reason})`}`);
+    if (scheduled?.status !== 'True')
+      pending.push(
+        `ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not scheduled yet${scheduled?.reason === undefined ? '' : ` (${scheduled.reason})`}`,
+      );
     planned = plannedReplicas(status.clusters);
   } catch {
     pending.push(`ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not found`);
   }
   const replicas = new Map<string, { desired: number; ready: number; image: string }>();
   for (const [name, client] of members) {
-    const deployment = await client.resource(DEPLOYMENTS, DEMO_NAMESPACE).get('web').catch(() => undefined);
+    const deployment = await client
+      .resource(DEPLOYMENTS, DEMO_NAMESPACE)
+      .get('web')
+      .catch(() => undefined);
     if (deployment === undefined) continue;
     const spec = deployment.spec as { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } } | undefined;
     const status = deployment.status as { readyReplicas?: number } | undefined;
-    replicas.set(name, { desired: spec?.replicas ?? 1, ready: status?.readyReplicas ?? 0, image: spec?.template?.spec?.containers?.[0]?.image ?? '' });
+    replicas.set(name, {
+      desired: spec?.replicas ?? 1,
+      ready: status?.readyReplicas ?? 0,
+      image: spec?.template?.spec?.containers?.[0]?.image ?? '',
+    });
   }
   for (const [name, client] of members) {
     const want = planned[name] ?? 0;
     const have = replicas.get(name);
-    if (want > 0 && (have === undefined || have.desired !== want || have.ready !== want)) pending.push(`Deployment ${DEMO_NAMESPACE}/web in ${name}: ${have?.ready ?? 0}/${want} replicas ready`);
-    if (want === 0 && have !== undefined && have.desired > 0) pending.push(`Deployment ${DEMO_NAMESPACE}/web in ${name}: ${have.desired} replicas, none planned`);
-    const configMap = await client.resource(CONFIGMAPS, DEMO_NAMESPACE).get('web-config').catch(() => undefined);
+    if (want > 0 && (have === undefined || have.desired !== want || have.ready !== want))
+      pending.push(`Deployment ${DEMO_NAMESPACE}/web in ${name}: ${have?.ready ?? 0}/${want} replicas ready`);
+    if (want === 0 && have !== undefined && have.desired > 0)
+      pending.push(`Deployment ${DEMO_NAMESPACE}/web in ${name}: ${have.desired} replicas, none planned`);
+    const configMap = await client
+      .resource(CONFIGMAPS, DEMO_NAMESPACE)
+      .get('web-config')
+      .catch(() => undefined);
     if (configMap === undefined) pending.push(`ConfigMap ${DEMO_NAMESPACE}/web-config in ${name}: missing`);
   }
   return { pending, replicas, planned };
 }
 
 /** The RSP status's planned replicas, whichever of the two shapes it has (map by cluster or list). */
-function plannedReplicas(clusters: Record<string, { replicas?: number }> | { name: string; replicas?: number }[] | undefined): Record<string, number> {
+function plannedReplicas(
+  clusters: Record<string, { replicas?: number }> | { name: string; replicas?: number }[] | undefined,
+): Record<string, number> {
   if (clusters === undefined) return {};
   if (Array.isArray(clusters)) return Object.fromEntries(clusters.map((c) => [c.name, c.replicas ?? 0]));
   return Object.fromEntries(Object.entries(clusters).map(([name, c]) => [name, c.replicas ?? 0]));

@@ -11,7 +11,15 @@
 import { fileURLToPath } from 'node:url';
 import { parseGoDuration } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
-import { DEFAULT_REGIONS, ManagedProcess, sourceEntry, startLocalFederation, substrateFromEnvironment, type LocalFederation, type Substrate } from '@kubefed/testing';
+import {
+  DEFAULT_REGIONS,
+  ManagedProcess,
+  sourceEntry,
+  startLocalFederation,
+  substrateFromEnvironment,
+  type LocalFederation,
+  type Substrate,
+} from '@kubefed/testing';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { alignColumns } from '@kubefed/kubefedctl';
 import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, type DemoState } from './demo.js';
@@ -35,8 +43,10 @@ const program = new Command('npm run demo --')
       'until Ctrl-C.',
   )
   .addOption(
-    new Option('--substrate <substrate>', 'what the clusters run on: sim (kube-sim) or real (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from npm run kube:build); default $KUBEFED_TEST_SUBSTRATE, else sim')
-      .choices(['sim', 'real']),
+    new Option(
+      '--substrate <substrate>',
+      'what the clusters run on: sim (kube-sim) or real (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok from npm run kube:build); default $KUBEFED_TEST_SUBSTRATE, else sim',
+    ).choices(['sim', 'real']),
   )
   .option('--kubeconfig <path>', 'write the kubeconfig (contexts host, member1, member2, member3) here instead of a temporary file')
   .option('--exit-when-ready', 'exit 0 once everything has converged (1 with what is missing if not within --timeout)')
@@ -49,7 +59,10 @@ const program = new Command('npm run demo --')
       })
       .default(180_000, '3m'),
   )
-  .addHelpText('after', '\nExamples:\n  npm run demo\n  npm run demo -- --kubeconfig ./demo.kubeconfig\n  npm run demo -- --substrate real\n  npm run demo -- --exit-when-ready --timeout 3m');
+  .addHelpText(
+    'after',
+    '\nExamples:\n  npm run demo\n  npm run demo -- --kubeconfig ./demo.kubeconfig\n  npm run demo -- --substrate real\n  npm run demo -- --exit-when-ready --timeout 3m',
+  );
 
 const started = Date.now();
 const say = (line: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
@@ -74,16 +87,35 @@ async function printSummary(fed: LocalFederation, state: DemoState): Promise<voi
   const rows = [['CLUSTER', 'REGION', 'PLANNED', 'REPLICAS', 'READY', 'IMAGE']];
   for (const m of fed.members) {
     const r = state.replicas.get(m);
-    rows.push([m, DEFAULT_REGIONS[m] ?? '', String(state.planned[m] ?? 0), String(r?.desired ?? 0), String(r?.ready ?? 0), r?.image ?? '-']);
+    rows.push([
+      m,
+      DEFAULT_REGIONS[m] ?? '',
+      String(state.planned[m] ?? 0),
+      String(r?.desired ?? 0),
+      String(r?.ready ?? 0),
+      r?.image ?? '-',
+    ]);
   }
-  console.log(`\nReplicas of ${DEMO_NAMESPACE}/web (ReplicaSchedulingPreference: 6 replicas, weights member1=2 member2=1, US/EU clusters only):\n${alignColumns(rows).trimEnd()}`);
+  console.log(
+    `\nReplicas of ${DEMO_NAMESPACE}/web (ReplicaSchedulingPreference: 6 replicas, weights member1=2 member2=1, US/EU clusters only):\n${alignColumns(rows).trimEnd()}`,
+  );
 }
 
 /** Starts `kubefedctl dashboard` on the federation (with its Redis queues) and resolves with the process and the URL it printed. */
 async function startDashboard(fed: LocalFederation): Promise<{ process: ManagedProcess; url: string }> {
   const env = { ...process.env };
   delete env['KUBECONFIG'];
-  const args = ['--kubeconfig', fed.kubeconfigPath, '--host-cluster-context', 'host', 'dashboard', '--redis-url', fed.redis.url, '--queue-prefix', fed.queuePrefix];
+  const args = [
+    '--kubeconfig',
+    fed.kubeconfigPath,
+    '--host-cluster-context',
+    'host',
+    'dashboard',
+    '--redis-url',
+    fed.redis.url,
+    '--queue-prefix',
+    fed.queuePrefix,
+  ];
   const dashboard = new ManagedProcess('kubefedctl-dashboard', [...sourceEntry('packages/kubefedctl/src/main.ts'), ...args], { env });
   const line = await dashboard.waitForLine(/Dashboard of the federation at .*: http:\/\//, { fromStart: true, timeoutMs: 60_000 });
   return { process: dashboard, url: /(http:\/\/\S+)/.exec(line)?.[1] ?? '' };

@@ -29,7 +29,10 @@ afterEach(async () => {
 async function run(args: string[]): Promise<Started> {
   const dir = await mkdtemp(join(tmpdir(), 'kube-sim-cli-capacity-'));
   dirs.push(dir);
-  const child = spawn(tsx, ['--conditions=@kubefed/source', cli, '--http', '--kubeconfig', join(dir, 'kc'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(tsx, ['--conditions=@kubefed/source', cli, '--http', '--kubeconfig', join(dir, 'kc'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -45,7 +48,11 @@ async function run(args: string[]): Promise<Started> {
 }
 
 async function json(url: string, method = 'GET', body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method, headers: { 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(url, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -57,17 +64,25 @@ describe('kube-sim CLI --pod-capacity', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web' },
-      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'pause' }] } } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'pause' }] } },
+      },
     };
-    for (const url of started.urls.values()) expect((await json(`${url}/apis/apps/v1/namespaces/default/deployments`, 'POST', deployment)).status).toBe(201);
+    for (const url of started.urls.values())
+      expect((await json(`${url}/apis/apps/v1/namespaces/default/deployments`, 'POST', deployment)).status).toBe(201);
     const phase = async (cluster: string): Promise<unknown> => {
       const list = await json(`${started.urls.get(cluster) ?? ''}/api/v1/namespaces/default/pods`);
       return (list.body['items'] as { status: { phase: string } }[]).map((p) => p.status.phase);
     };
-    await vi.waitFor(async () => {
-      expect(await phase('host')).toEqual(['Running']);
-      expect(await phase('member1')).toEqual(['Pending']);
-    }, { timeout: 5000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        expect(await phase('host')).toEqual(['Running']);
+        expect(await phase('member1')).toEqual(['Pending']);
+      },
+      { timeout: 5000, interval: 50 },
+    );
     started.child.kill('SIGTERM');
     expect(await started.exit).toBe(0);
   });

@@ -56,7 +56,10 @@ async function main(): Promise<number> {
     console.log(usage);
     return 0;
   }
-  const names = (values.clusters ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = (values.clusters ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (names.length === 0 || values.kubeconfig === undefined) {
     console.error(`kube-sim: --clusters and --kubeconfig are required\n\n${usage}`);
     return 2;
@@ -78,7 +81,10 @@ async function main(): Promise<number> {
     return 2;
   }
   const regions = new Map<string, string>();
-  for (const part of (values.regions ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of (values.regions ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const [name, region] = part.split('=');
     if (name === undefined || region === undefined || region === '' || !names.includes(name)) {
       console.error(`kube-sim: --regions: "${part}" is not <cluster>=<region> for one of ${names.join(', ')}`);

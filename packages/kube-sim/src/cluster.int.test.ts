@@ -12,7 +12,14 @@ interface Reply {
   text: string;
 }
 
-function call(c: SimCluster, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, token = c.adminToken): Promise<Reply> {
+function call(
+  c: SimCluster,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  token = c.adminToken,
+): Promise<Reply> {
   const u = new URL(path, c.url);
   const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   const opts: https.RequestOptions = {
@@ -110,11 +117,15 @@ describe('kube-sim smoke', () => {
     const rv = list.body.metadata.resourceVersion as string;
     await call(c, 'POST', '/api/v1/namespaces/default/configmaps', cm('w1'));
     const events = await new Promise<string[]>((resolve, reject) => {
-      const req = http.get(`${c.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}&timeoutSeconds=1`, { headers: { Authorization: `Bearer ${c.adminToken}` } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve(text.trim().split('\n')));
-      });
+      const req = http.get(
+        `${c.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}&timeoutSeconds=1`,
+        { headers: { Authorization: `Bearer ${c.adminToken}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve(text.trim().split('\n')));
+        },
+      );
       req.on('error', reject);
     });
     expect(events.map((e) => JSON.parse(e).type)).toEqual(['ADDED']);
@@ -127,10 +138,15 @@ describe('kube-sim smoke', () => {
     const c = await start();
     await call(c, 'POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
     const owner = (await call(c, 'POST', '/api/v1/namespaces/doomed/configmaps', cm('owner'))).body;
-    const dependent = { ...cm('dependent'), metadata: { name: 'dependent', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }] } };
+    const dependent = {
+      ...cm('dependent'),
+      metadata: { name: 'dependent', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid }] },
+    };
     expect((await call(c, 'POST', '/api/v1/namespaces/doomed/configmaps', dependent)).status).toBe(201);
     await call(c, 'DELETE', '/api/v1/namespaces/doomed/configmaps/owner');
-    await expect.poll(async () => (await call(c, 'GET', '/api/v1/namespaces/doomed/configmaps/dependent')).status, { timeout: 5000 }).toBe(404);
+    await expect
+      .poll(async () => (await call(c, 'GET', '/api/v1/namespaces/doomed/configmaps/dependent')).status, { timeout: 5000 })
+      .toBe(404);
     const terminating = await call(c, 'DELETE', '/api/v1/namespaces/doomed');
     expect(terminating.body.status.phase).toBe('Terminating');
     await expect.poll(async () => (await call(c, 'GET', '/api/v1/namespaces/doomed')).status, { timeout: 5000 }).toBe(404);
@@ -138,8 +154,16 @@ describe('kube-sim smoke', () => {
 
   it('authenticates a service-account token and forbids what RBAC does not grant', async () => {
     const c = await start();
-    await call(c, 'POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'bot' } });
-    const tr = await call(c, 'POST', '/api/v1/namespaces/default/serviceaccounts/bot/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+    await call(c, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'bot' },
+    });
+    const tr = await call(c, 'POST', '/api/v1/namespaces/default/serviceaccounts/bot/token', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: {},
+    });
     expect(tr.status).toBe(201);
     const token = tr.body.status.token as string;
     const denied = await call(c, 'GET', '/api/v1/namespaces/default/configmaps', undefined, {}, token);
@@ -149,11 +173,15 @@ describe('kube-sim smoke', () => {
     );
     expect((await call(c, 'GET', '/version', undefined, {}, token)).status).toBe(200);
     await call(c, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'read' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'read' },
       rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
     });
     await call(c, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'read' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'read' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read' },
       subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: 'default' }],
     });
@@ -165,20 +193,43 @@ describe('kube-sim smoke', () => {
   it('serves a CRD once created and validates its objects against the schema', async () => {
     const c = await start();
     const crd = {
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.io' },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.io' },
       spec: {
-        group: 'example.io', scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } } } }],
+        group: 'example.io',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } } },
+            },
+          },
+        ],
       },
     };
     const created = await call(c, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
     expect(created.body.status.conditions.map((x: { type: string }) => x.type)).toEqual(['NamesAccepted', 'Established']);
     const discovery = await call(c, 'GET', '/apis/example.io/v1');
     expect(discovery.body.resources.map((r: { name: string }) => r.name)).toEqual(['gadgets']);
-    const bad = await call(c, 'POST', '/apis/example.io/v1/namespaces/default/gadgets', { apiVersion: 'example.io/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 'x' } });
+    const bad = await call(c, 'POST', '/apis/example.io/v1/namespaces/default/gadgets', {
+      apiVersion: 'example.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g' },
+      spec: { n: 'x' },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.details.causes[0]).toMatchObject({ reason: 'FieldValueTypeInvalid', field: 'spec.n' });
-    const good = await call(c, 'POST', '/apis/example.io/v1/namespaces/default/gadgets', { apiVersion: 'example.io/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { n: 1, extra: true } });
+    const good = await call(c, 'POST', '/apis/example.io/v1/namespaces/default/gadgets', {
+      apiVersion: 'example.io/v1',
+      kind: 'Gadget',
+      metadata: { name: 'g' },
+      spec: { n: 1, extra: true },
+    });
     expect(good.body.spec).toEqual({ n: 1 });
     expect(good.headers['warning']).toContain('unknown field');
   });

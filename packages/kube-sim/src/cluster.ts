@@ -125,7 +125,9 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   const gitVersion = options.version ?? 'v1.31.0';
   const podCapacity = options.podCapacity ?? Infinity;
   if (!isValidPodCapacity(podCapacity))
-    throw new ClusterStartError(`cluster ${name}: options.podCapacity must be a non-negative integer or Infinity, got ${String(podCapacity)}`);
+    throw new ClusterStartError(
+      `cluster ${name}: options.podCapacity must be a non-negative integer or Infinity, got ${String(podCapacity)}`,
+    );
 
   const registry = new ResourceRegistry(builtinResources());
   const ops = new RestOps(new ObjectStore(options.watchHistory ?? 10_000, 1), registry);
@@ -176,8 +178,16 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
       if (faults.failFraction > 0 && path !== '/kube-sim/faults' && Math.random() < faults.failFraction) {
         req.resume();
         if (faults.failCode === 429)
-          sendStatus(res, new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }), { 'Retry-After': '1' });
-        else sendStatus(res, new StatusError(500, 'InternalError', 'Internal error occurred: injected fault', { causes: [{ reason: '', message: 'injected fault' }] }));
+          sendStatus(res, new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }), {
+            'Retry-After': '1',
+          });
+        else
+          sendStatus(
+            res,
+            new StatusError(500, 'InternalError', 'Internal error occurred: injected fault', {
+              causes: [{ reason: '', message: 'injected fault' }],
+            }),
+          );
         return;
       }
       void handler.handle(req, res);
@@ -208,7 +218,8 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
 
   const listen = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const onError = (e: Error): void => reject(new ClusterStartError(`cluster ${name}: cannot listen on 127.0.0.1:${port}`, { cause: e }));
+      const onError = (e: Error): void =>
+        reject(new ClusterStartError(`cluster ${name}: cannot listen on 127.0.0.1:${port}`, { cause: e }));
       front.once('error', onError);
       front.listen(port, '127.0.0.1', () => {
         front.off('error', onError);
@@ -242,7 +253,10 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   const entries = (): { cluster: object; user: object; context: object } => ({
     cluster: {
       name,
-      cluster: pki !== undefined ? { server: url, 'certificate-authority-data': Buffer.from(pki.caCertPem).toString('base64') } : { server: url, 'insecure-skip-tls-verify': true },
+      cluster:
+        pki !== undefined
+          ? { server: url, 'certificate-authority-data': Buffer.from(pki.caCertPem).toString('base64') }
+          : { server: url, 'insecure-skip-tls-verify': true },
     },
     user: { name, user: { token: adminToken } },
     context: { name, context: { cluster: name, user: name } },
@@ -282,7 +296,9 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
     },
     setPodCapacity: (capacity: number) => {
       if (!isValidPodCapacity(capacity))
-        throw new SimControlError(`cluster ${name}: setPodCapacity: capacity must be a non-negative integer or Infinity, got ${String(capacity)}`);
+        throw new SimControlError(
+          `cluster ${name}: setPodCapacity: capacity must be a non-negative integer or Infinity, got ${String(capacity)}`,
+        );
       workloads.setPodCapacity(capacity);
     },
     compactHistory: () => ops.store.compactHistory(),
@@ -306,7 +322,6 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
   return api;
 }
 
-
 /** Applies a fault request of the control endpoint; cutting connections waits for the reply (returned). */
 function applyFaultRequest(body: unknown, cluster: SimCluster): (() => void) | undefined {
   const f = cluster.faults;
@@ -315,7 +330,8 @@ function applyFaultRequest(body: unknown, cluster: SimCluster): (() => void) | u
   if (body['hang'] === true) return () => f.hang();
   if (body['restore'] === true) f.restore();
   else if (typeof body['latencyMs'] === 'number') f.latency(body['latencyMs']);
-  else if (typeof body['failRate'] === 'number' && (body['code'] === 500 || body['code'] === 429)) f.failRate(body['failRate'], body['code']);
+  else if (typeof body['failRate'] === 'number' && (body['code'] === 500 || body['code'] === 429))
+    f.failRate(body['failRate'], body['code']);
   else if ('podCapacity' in body && (body['podCapacity'] === null || isValidPodCapacity(body['podCapacity'])))
     cluster.setPodCapacity(body['podCapacity'] ?? Infinity);
   else
@@ -332,12 +348,15 @@ function bootstrap(ops: RestOps, region: string, zones: string[]): void {
     ensureDefaultServiceAccount(ops, ns);
   }
   const svcDef = ops.registry.byResource('', 'services')!;
-  ops.create({ def: svcDef, version: svcDef.versions[0]!, namespace: 'default' }, {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
-    spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }] },
-  });
+  ops.create(
+    { def: svcDef, version: svcDef.versions[0]!, namespace: 'default' },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'kubernetes', labels: { component: 'apiserver', provider: 'kubernetes' } },
+      spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }] },
+    },
+  );
   const nodeDef = ops.registry.byResource('', 'nodes')!;
   zones.forEach((zone, i) => {
     const nodeName = `${region}-node-${i + 1}`;
@@ -362,17 +381,38 @@ function bootstrap(ops: RestOps, region: string, zones: string[]): void {
       },
     );
     const stored = ops.store.get('/nodes', '', nodeName)!;
-    ops.store.put('/nodes', {
-      ...stored,
-      metadata: { ...stored.metadata },
-      status: {
-        capacity: { cpu: '4', memory: '16Gi', pods: '110' },
-        allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
-        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: stored.metadata.creationTimestamp, lastTransitionTime: stored.metadata.creationTimestamp }],
-        nodeInfo: { kubeletVersion: 'v1.31.0', operatingSystem: 'linux', architecture: 'amd64', containerRuntimeVersion: 'containerd://1.7.0' },
-        addresses: [{ type: 'InternalIP', address: `10.0.0.${i + 10}` }, { type: 'Hostname', address: nodeName }],
+    ops.store.put(
+      '/nodes',
+      {
+        ...stored,
+        metadata: { ...stored.metadata },
+        status: {
+          capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+          allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'kubelet is posting ready status',
+              lastHeartbeatTime: stored.metadata.creationTimestamp,
+              lastTransitionTime: stored.metadata.creationTimestamp,
+            },
+          ],
+          nodeInfo: {
+            kubeletVersion: 'v1.31.0',
+            operatingSystem: 'linux',
+            architecture: 'amd64',
+            containerRuntimeVersion: 'containerd://1.7.0',
+          },
+          addresses: [
+            { type: 'InternalIP', address: `10.0.0.${i + 10}` },
+            { type: 'Hostname', address: nodeName },
+          ],
+        },
       },
-    }, 'MODIFIED');
+      'MODIFIED',
+    );
   });
   const crDef = ops.registry.byResource('rbac.authorization.k8s.io', 'clusterroles')!;
   const scope = { def: crDef, version: crDef.versions[0]!, namespace: '' };
@@ -396,13 +436,16 @@ function bootstrap(ops: RestOps, region: string, zones: string[]): void {
     ],
   });
   const crbDef = ops.registry.byResource('rbac.authorization.k8s.io', 'clusterrolebindings')!;
-  ops.create({ def: crbDef, version: crbDef.versions[0]!, namespace: '' }, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'cluster-admin', labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
-  });
+  ops.create(
+    { def: crbDef, version: crbDef.versions[0]!, namespace: '' },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'cluster-admin', labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:masters' }],
+    },
+  );
 }
 
 /** One kubeconfig YAML holding all given clusters (contexts named after clusters); current-context = first. */

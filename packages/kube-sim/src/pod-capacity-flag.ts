@@ -5,7 +5,8 @@ export class PodCapacityFlagError extends KubeSimError {}
 
 function parseCapacity(text: string, flag: string): number {
   if (text === 'unlimited') return Infinity;
-  if (!/^\d+$/.test(text)) throw new PodCapacityFlagError(`--pod-capacity: "${flag}": capacity must be a non-negative integer or "unlimited"`);
+  if (!/^\d+$/.test(text))
+    throw new PodCapacityFlagError(`--pod-capacity: "${flag}": capacity must be a non-negative integer or "unlimited"`);
   return Number(text);
 }
 

@@ -24,10 +24,14 @@ describe('kube-sim CLI', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kube-sim-cli-'));
     kubeconfig = join(dir, 'sim.kubeconfig');
-    child = spawn(tsx, ['--conditions=@kubefed/source', cli, '--clusters', 'host,member1', '--kubeconfig', kubeconfig, '--regions', 'member1=eu-west-1'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      tsx,
+      ['--conditions=@kubefed/source', cli, '--clusters', 'host,member1', '--kubeconfig', kubeconfig, '--regions', 'member1=eu-west-1'],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     exit = new Promise((r) => child.on('exit', (code) => r(code)));
     child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
     await vi.waitFor(() => expect(stdout.match(/^cluster \S+ ready at \S+$/gm)?.length).toBe(2), { timeout: 30_000, interval: 100 });
@@ -48,8 +52,11 @@ describe('kube-sim CLI', () => {
   it.skipIf(!existsSync(kubectlPath))('serves each context to kubectl', async () => {
     for (const context of ['host', 'member1']) {
       const out = await new Promise<string>((res, rej) =>
-        execFile(kubectlPath, ['--kubeconfig', kubeconfig, '--context', context, 'get', 'nodes', '-o', 'name'], { timeout: 30_000 }, (err, so, se) =>
-          err === null ? res(so) : rej(new Error(`${err.message}\n${se}`)),
+        execFile(
+          kubectlPath,
+          ['--kubeconfig', kubeconfig, '--context', context, 'get', 'nodes', '-o', 'name'],
+          { timeout: 30_000 },
+          (err, so, se) => (err === null ? res(so) : rej(new Error(`${err.message}\n${se}`))),
         ),
       );
       expect(out.trim().split('\n')).toHaveLength(2);
@@ -67,8 +74,20 @@ describe('kube-sim CLI', () => {
 describe('kube-sim CLI flags', () => {
   it('exits 2 naming a --regions entry for an unknown cluster', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((res) => {
-      execFile(tsx, ['--conditions=@kubefed/source', cli, '--clusters', 'host', '--kubeconfig', join(tmpdir(), 'never-written.kubeconfig'), '--regions', 'member9=eu'], { cwd: root, timeout: 30_000 }, (err, _so, se) =>
-        res({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stderr: se }),
+      execFile(
+        tsx,
+        [
+          '--conditions=@kubefed/source',
+          cli,
+          '--clusters',
+          'host',
+          '--kubeconfig',
+          join(tmpdir(), 'never-written.kubeconfig'),
+          '--regions',
+          'member9=eu',
+        ],
+        { cwd: root, timeout: 30_000 },
+        (err, _so, se) => res({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stderr: se }),
       );
     });
     expect(result.code).toBe(2);

@@ -31,7 +31,10 @@ describe('kube-sim control', () => {
     const w = await t.watch(`${cms()}?watch=1`);
     sim.faults.unreachable();
     await expect(t.request('GET', cms())).rejects.toThrow();
-    const viaClient: unknown = await t.kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: ns }).catch((e: unknown) => e);
+    const viaClient: unknown = await t.kc
+      .makeApiClient(CoreV1Api)
+      .listNamespacedConfigMap({ namespace: ns })
+      .catch((e: unknown) => e);
     expect(viaClient).toBeInstanceOf(Error);
     expect(viaClient).not.toBeInstanceOf(ApiException);
     try {
@@ -91,7 +94,10 @@ describe('kube-sim control', () => {
     const res = await t.request('GET', cms());
     expectFailure(res, code, reason);
     if (code === 429) expect(res.headers['retry-after']).toBe('1');
-    const viaClient: unknown = await t.kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: ns }).catch((e: unknown) => e);
+    const viaClient: unknown = await t.kc
+      .makeApiClient(CoreV1Api)
+      .listNamespacedConfigMap({ namespace: ns })
+      .catch((e: unknown) => e);
     expect(viaClient).toBeInstanceOf(ApiException);
     expect((viaClient as ApiException<string>).code).toBe(code);
     expect(JSON.parse((viaClient as ApiException<string>).body)).toMatchObject({ kind: 'Status', code, reason });

@@ -6,7 +6,11 @@ import { run } from './cli.js';
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = { stdout: '', stderr: '' };
-  const code = await run(argv, { stdout: (s) => void (r.stdout += s), stderr: (s) => void (r.stderr += s), env: { HOME: '/nonexistent-home' } });
+  const code = await run(argv, {
+    stdout: (s) => void (r.stdout += s),
+    stderr: (s) => void (r.stderr += s),
+    env: { HOME: '/nonexistent-home' },
+  });
   return { code, ...r };
 }
 

@@ -18,7 +18,10 @@ const buildInfo: BuildInfo = {
   platform: 'linux/x64',
 };
 
-async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = { stdout: '', stderr: '' };
   const io: RunIo = {
     stdout: (s) => void (r.stdout += s),
@@ -129,11 +132,22 @@ describe('kubefedctl run', () => {
   it('finds the kubeconfig through KUBECONFIG and names the known contexts when one is missing', async () => {
     const r = await cli(['join', 'member1'], { KUBECONFIG: kubeconfig });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('Error: kubeconfig has no context "member1"\nhint: pass --cluster-context with one of: host, arn:aws:eks:x/host\n');
+    expect(r.stderr).toBe(
+      'Error: kubeconfig has no context "member1"\nhint: pass --cluster-context with one of: host, arn:aws:eks:x/host\n',
+    );
   });
 
   it('requires --host-cluster-name when the host context name contains ":" or "/"', async () => {
-    const r = await cli(['join', 'member1', '--kubeconfig', kubeconfig, '--host-cluster-context', 'arn:aws:eks:x/host', '--cluster-context', 'host']);
+    const r = await cli([
+      'join',
+      'member1',
+      '--kubeconfig',
+      kubeconfig,
+      '--host-cluster-context',
+      'arn:aws:eks:x/host',
+      '--cluster-context',
+      'host',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Error: host-cluster-name must be set if the name of the host cluster context contains one of ":" or "/"');
     expect(r.stderr).toContain('hint: pass --host-cluster-name <name>');
@@ -183,14 +197,35 @@ describe('kubefedctl run', () => {
 
 describe('flag parsing', () => {
   it.each([
-    [['--v=2', 'join'], ['--v=2', 'join']],
-    [['-v', '3', 'join'], ['--v=3', 'join']],
-    [['join', 'm1', '-v=4'], ['join', 'm1', '--v=4']],
+    [
+      ['--v=2', 'join'],
+      ['--v=2', 'join'],
+    ],
+    [
+      ['-v', '3', 'join'],
+      ['--v=3', 'join'],
+    ],
+    [
+      ['join', 'm1', '-v=4'],
+      ['join', 'm1', '--v=4'],
+    ],
     [['-v5'], ['--v=5']],
-    [['-v', 'join'], ['--verbose', 'join']],
-    [['enable', 'x', '-v'], ['enable', 'x', '--verbose']],
-    [['--v', '2'], ['--v', '2']],
-    [['federate', '-f', '-', '--', '-v', '2'], ['federate', '-f', '-', '--', '-v', '2']],
+    [
+      ['-v', 'join'],
+      ['--verbose', 'join'],
+    ],
+    [
+      ['enable', 'x', '-v'],
+      ['enable', 'x', '--verbose'],
+    ],
+    [
+      ['--v', '2'],
+      ['--v', '2'],
+    ],
+    [
+      ['federate', '-f', '-', '--', '-v', '2'],
+      ['federate', '-f', '-', '--', '-v', '2'],
+    ],
   ])('reads klog verbosity %j as %j', (argv, expected) => {
     expect(normalizeVerbosityArgs(argv)).toEqual(expected);
   });

@@ -151,9 +151,18 @@ function printJoin(result: JoinResult, flags: JoinFlags & { dryRun: boolean }, h
     out.raw(
       renderYamlDocuments(
         result.plan.map((p) => {
-          const lines = [`${p.side === 'host' ? 'host' : 'member'} cluster "${p.cluster}"${p.exists ? ' (exists: join updates it where it differs)' : ''}`];
-          if (p.side === 'host' && p.object.kind === 'Secret') lines.push("data.token (and data.ca.crt) are copied from the member's token secret at join time");
-          if (p.side === 'host' && p.object.kind === 'KubeFedCluster' && p.object.metadata.name !== undefined && flags.secretName === undefined && !p.exists)
+          const lines = [
+            `${p.side === 'host' ? 'host' : 'member'} cluster "${p.cluster}"${p.exists ? ' (exists: join updates it where it differs)' : ''}`,
+          ];
+          if (p.side === 'host' && p.object.kind === 'Secret')
+            lines.push("data.token (and data.ca.crt) are copied from the member's token secret at join time");
+          if (
+            p.side === 'host' &&
+            p.object.kind === 'KubeFedCluster' &&
+            p.object.metadata.name !== undefined &&
+            flags.secretName === undefined &&
+            !p.exists
+          )
             lines.push('secretRef.name is the generated name of the secret above');
           return { comment: lines.join('\n'), object: p.object };
         }),
@@ -187,7 +196,8 @@ function printUnjoin(result: UnjoinResult, dryRun: boolean, hostName: string, ou
 }
 
 async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunIo): Promise<void> {
-  if (flags.clusterAdmin === true && flags.leastPrivilege === true) throw new UsageError('join: give either --cluster-admin or --least-privilege, not both');
+  if (flags.clusterAdmin === true && flags.leastPrivilege === true)
+    throw new UsageError('join: give either --cluster-admin or --least-privilege, not both');
   const globals = globalsOf(cmd);
   const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
@@ -346,7 +356,10 @@ Examples:
   kubefedctl plan -f rsp.yaml --clusters a,b,c --current a=3 --capacity b=5 -o json
 `;
 
-function hostClient(cmd: Command, io: RunIo): { globals: GlobalOptions; out: Output; kubeconfig: Kubeconfig; hostContext: string; host: DynamicClient } {
+function hostClient(
+  cmd: Command,
+  io: RunIo,
+): { globals: GlobalOptions; out: Output; kubeconfig: Kubeconfig; hostContext: string; host: DynamicClient } {
   const globals = globalsOf(cmd);
   const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
@@ -357,7 +370,11 @@ function hostClient(cmd: Command, io: RunIo): { globals: GlobalOptions; out: Out
 }
 
 /** Least-privilege member roles follow the FTCs, plus `pending` ones about to be written (see `syncLeastPrivilegeRoles`). */
-async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: RunIo, pending?: readonly FederatedTypeConfig[]): Promise<void> {
+async function keepLeastPrivilegeInStep(
+  ctx: ReturnType<typeof hostClient>,
+  io: RunIo,
+  pending?: readonly FederatedTypeConfig[],
+): Promise<void> {
   const names = new Set(ctx.kubeconfig.contexts().map((c) => c.name));
   await syncLeastPrivilegeRoles(
     ctx.host,
@@ -366,7 +383,8 @@ async function keepLeastPrivilegeInStep(ctx: ReturnType<typeof hostClient>, io: 
       hostClusterName: ctx.hostContext,
       timeoutMs: io.requestTimeoutMs ?? 20_000,
       pendingFtcs: pending,
-      adminClientFor: (cluster) => (names.has(cluster) ? clientForContext(ctx.kubeconfig, cluster, { timeoutMs: io.requestTimeoutMs ?? 20_000 }) : undefined),
+      adminClientFor: (cluster) =>
+        names.has(cluster) ? clientForContext(ctx.kubeconfig, cluster, { timeoutMs: io.requestTimeoutMs ?? 20_000 }) : undefined,
     },
     ctx.out,
   );
@@ -377,13 +395,17 @@ function enableRequests(type: string | undefined, flags: EnableFlags, cmd: Comma
   if (flags.filename !== undefined) {
     const given = ['federatedGroup', 'federatedVersion', 'version', 'defaultTypes'].filter((o) => cmd.getOptionValueSource(o) === 'cli');
     if (type !== undefined || given.length > 0) {
-      throw new UsageError('enable -f: the type and its versions come from the file; give no type, --default-types, --version, --federated-group or --federated-version with it');
+      throw new UsageError(
+        'enable -f: the type and its versions come from the file; give no type, --default-types, --version, --federated-group or --federated-version with it',
+      );
     }
     return parseEnableTypeDirectives(readFileArg(flags.filename), flags.filename);
   }
   if (flags.defaultTypes === true && type !== undefined) throw new UsageError('enable: give either a type or --default-types, not both');
   if (flags.defaultTypes !== true && type === undefined) {
-    throw new UsageError('enable: a type is required', { hint: 'e.g. kubefedctl enable deployments.apps, kubefedctl enable --default-types or kubefedctl enable -f <directive.yaml>' });
+    throw new UsageError('enable: a type is required', {
+      hint: 'e.g. kubefedctl enable deployments.apps, kubefedctl enable --default-types or kubefedctl enable -f <directive.yaml>',
+    });
   }
   return (type === undefined ? DEFAULT_TYPE_NAMES : [type]).map((t) => ({
     type: t,
@@ -407,7 +429,12 @@ async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Comm
   const ctx = hostClient(cmd, io);
   try {
     const dryRun = ctx.globals.dryRun === true || flags.output === 'yaml';
-    const optionsOf = (r: EnableRequest): EnableOptions => ({ ...r, kubefedNamespace: ctx.globals.kubefedNamespace, targetVersion: r.targetVersion, dryRun });
+    const optionsOf = (r: EnableRequest): EnableOptions => ({
+      ...r,
+      kubefedNamespace: ctx.globals.kubefedNamespace,
+      targetVersion: r.targetVersion,
+      dryRun,
+    });
     const results: { request: EnableRequest; result: EnableResult }[] = [];
     const missing: string[] = [];
     for (const request of requests) {
@@ -421,14 +448,24 @@ async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Comm
       }
     }
     if (flags.output === 'yaml') {
-      ctx.out.raw(results.map(({ result: r }) => `---\n${stringify(r.ftc, { lineWidth: 0 })}---\n${stringify(r.crd, { lineWidth: 0 })}`).join(''));
+      ctx.out.raw(
+        results.map(({ result: r }) => `---\n${stringify(r.ftc, { lineWidth: 0 })}---\n${stringify(r.crd, { lineWidth: 0 })}`).join(''),
+      );
       return;
     }
-    await applyEnables(ctx, io, results.map((r) => ({ result: r.result, options: optionsOf(r.request) })), dryRun);
+    await applyEnables(
+      ctx,
+      io,
+      results.map((r) => ({ result: r.result, options: optionsOf(r.request) })),
+      dryRun,
+    );
     if (missing.length > 0) {
-      throw new KubefedctlError(`enabled ${results.length} of ${DEFAULT_TYPE_NAMES.length} default types; the host does not serve: ${missing.join(', ')}`, {
-        hint: 'list the served types with "kubectl api-resources"',
-      });
+      throw new KubefedctlError(
+        `enabled ${results.length} of ${DEFAULT_TYPE_NAMES.length} default types; the host does not serve: ${missing.join(', ')}`,
+        {
+          hint: 'list the served types with "kubectl api-resources"',
+        },
+      );
     }
   } finally {
     ctx.host.close();
@@ -436,14 +473,23 @@ async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Comm
 }
 
 /** Writes the computed objects (or, in a dry run, prints what it would write), keeping least-privilege roles in step. */
-async function applyEnables(ctx: ReturnType<typeof hostClient>, io: RunIo, work: { result: EnableResult; options: EnableOptions }[], dryRun: boolean): Promise<void> {
+async function applyEnables(
+  ctx: ReturnType<typeof hostClient>,
+  io: RunIo,
+  work: { result: EnableResult; options: EnableOptions }[],
+  dryRun: boolean,
+): Promise<void> {
   if (dryRun) {
     for (const w of work) await applyEnable(ctx.host, w.result, w.options, ctx.out);
     ctx.out.info('dry run: nothing was written');
     return;
   }
   // Grant first: the controller manager watches a type in the members as soon as its FTC is Enabled.
-  await keepLeastPrivilegeInStep(ctx, io, work.map((w) => w.result.ftc));
+  await keepLeastPrivilegeInStep(
+    ctx,
+    io,
+    work.map((w) => w.result.ftc),
+  );
   let applied = 0;
   try {
     for (const w of work) {
@@ -458,8 +504,12 @@ async function applyEnables(ctx: ReturnType<typeof hostClient>, io: RunIo, work:
 
 async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: RunIo): Promise<void> {
   if (flags.deleteCrd !== true && flags.version !== undefined) throw new UsageError('--version flag valid only with --delete-crd');
-  if (flags.deleteCrd !== true && flags.federatedGroup !== undefined) throw new UsageError('--federated-group flag valid only with --delete-crd');
-  if (flags.deleteCrd === true && flags.keepFtc === true) throw new UsageError('give either --keep-ftc or --delete-crd, not both', { hint: 'the CRD is only deleted together with its FederatedTypeConfig' });
+  if (flags.deleteCrd !== true && flags.federatedGroup !== undefined)
+    throw new UsageError('--federated-group flag valid only with --delete-crd');
+  if (flags.deleteCrd === true && flags.keepFtc === true)
+    throw new UsageError('give either --keep-ftc or --delete-crd, not both', {
+      hint: 'the CRD is only deleted together with its FederatedTypeConfig',
+    });
   const ctx = hostClient(cmd, io);
   const dryRun = ctx.globals.dryRun === true;
   try {
@@ -483,11 +533,22 @@ async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: R
   }
 }
 
-async function runOrphaning(action: OrphaningAction, type: string, name: string, flags: { namespace?: string }, cmd: Command, io: RunIo): Promise<void> {
+async function runOrphaning(
+  action: OrphaningAction,
+  type: string,
+  name: string,
+  flags: { namespace?: string },
+  cmd: Command,
+  io: RunIo,
+): Promise<void> {
   const ctx = hostClient(cmd, io);
   try {
     const dryRun = ctx.globals.dryRun === true && action !== 'status';
-    await orphaningDeletion(ctx.host, { action, type, name, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default', dryRun }, ctx.out);
+    await orphaningDeletion(
+      ctx.host,
+      { action, type, name, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default', dryRun },
+      ctx.out,
+    );
     if (dryRun) ctx.out.info('dry run: nothing was written');
   } finally {
     ctx.host.close();
@@ -500,7 +561,8 @@ async function runPlan(rspName: string | undefined, flags: PlanFlags, cmd: Comma
   let explanation;
   if (flags.filename !== undefined) {
     if (rspName !== undefined) throw new UsageError('plan: give either an RSP name or -f <file>, not both');
-    if (flags.clusters === undefined) throw new UsageError('plan -f: --clusters is required (the available clusters, e.g. --clusters a,b,c)');
+    if (flags.clusters === undefined)
+      throw new UsageError('plan -f: --clusters is required (the available clusters, e.g. --clusters a,b,c)');
     let text: string;
     try {
       text = fs.readFileSync(flags.filename, 'utf8');
@@ -522,7 +584,11 @@ async function runPlan(rspName: string | undefined, flags: PlanFlags, cmd: Comma
     try {
       const live = await gatherLivePlan(
         ctx.host,
-        { name: rspName, namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default', kubefedNamespace: ctx.globals.kubefedNamespace },
+        {
+          name: rspName,
+          namespace: flags.namespace ?? ctx.host.defaultNamespace ?? 'default',
+          kubefedNamespace: ctx.globals.kubefedNamespace,
+        },
         ctx.out,
       );
       explanation = explainRsp(live.rsp, flags.key === undefined ? live.clusters : { ...live.clusters, key: flags.key });
@@ -562,13 +628,18 @@ WaitingForRemoval (see docs/troubleshooting.md).
 `;
 
 async function runStatus(type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command, io: RunIo): Promise<void> {
-  if (flags.namespace !== undefined && flags.allNamespaces === true) throw new UsageError('status: give either -n <namespace> or -A, not both');
+  if (flags.namespace !== undefined && flags.allNamespaces === true)
+    throw new UsageError('status: give either -n <namespace> or -A, not both');
   const ctx = hostClient(cmd, io);
   const namespace = flags.allNamespaces === true ? undefined : (flags.namespace ?? ctx.host.defaultNamespace ?? 'default');
   const render = async (): Promise<string> => {
     const objects = await gatherStatus(ctx.host, { kubefedNamespace: ctx.globals.kubefedNamespace, type, name, namespace });
     if (flags.output === 'json') return `${JSON.stringify({ items: objects }, null, 2)}\n`;
-    return formatStatus(objects, { wide: flags.output === 'wide', allNamespaces: namespace === undefined, ...(io.color === true ? { paint: terminalPaint } : {}) });
+    return formatStatus(objects, {
+      wide: flags.output === 'wide',
+      allNamespaces: namespace === undefined,
+      ...(io.color === true ? { paint: terminalPaint } : {}),
+    });
   };
   try {
     let last = await render();
@@ -580,10 +651,14 @@ async function runStatus(type: string | undefined, name: string | undefined, fla
       for (;;) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, flags.interval);
-          stop.signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            resolve();
-          }, { once: true });
+          stop.signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
         });
         if (stop.signal.aborted) break;
         const next = await render();
@@ -603,16 +678,23 @@ async function runStatus(type: string | undefined, name: string | undefined, fla
 /** Builds the commander program; actions write through `io`. Exposed for help-text tests. */
 export function buildProgram(io: RunIo): Command {
   const program = new Command('kubefedctl')
-    .description('kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types, shows where federated objects landed and explains replica scheduling.')
+    .description(
+      'kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types, shows where federated objects landed and explains replica scheduling.',
+    )
     .option('--kubeconfig <path>', 'kubeconfig file to use (default: the files in KUBECONFIG, else ~/.kube/config)')
     .option('--host-cluster-context <context>', 'kubeconfig context of the host cluster (default: the current context)')
     .option('--kubefed-namespace <namespace>', 'namespace of the KubeFed control plane', KUBEFED_NAMESPACE_DEFAULT)
     .addOption(
-      new Option('-v, --v <level>', 'log verbosity, as klog takes it (--v=2, -v 2): 2 and above print debug lines, 6 and above also stack traces of errors')
-        .argParser(parseVerbosity),
+      new Option(
+        '-v, --v <level>',
+        'log verbosity, as klog takes it (--v=2, -v 2): 2 and above print debug lines, 6 and above also stack traces of errors',
+      ).argParser(parseVerbosity),
     )
     .option('--verbose', 'the same as --v=6 (bare -v means this too)')
-    .option('--dry-run', 'only read: join, unjoin, enable, disable, federate and orphaning-deletion enable|disable print what they would do and write nothing (other commands write nothing anyway)')
+    .option(
+      '--dry-run',
+      'only read: join, unjoin, enable, disable, federate and orphaning-deletion enable|disable print what they would do and write nothing (other commands write nothing anyway)',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout(s),
@@ -632,7 +714,10 @@ export function buildProgram(io: RunIo): Command {
     .option('--host-cluster-name <name>', 'host name used in generated names (default: the host context name); may not contain "/" or ":"')
     .option('--secret-name <name>', 'name of the host Secret holding the member token (default: generated <cluster-name>-xxxxx)')
     .addOption(
-      new Option('--error-on-existing [bool]', 'fail when the cluster is already (partly) joined; false: update what differs and create what is missing')
+      new Option(
+        '--error-on-existing [bool]',
+        'fail when the cluster is already (partly) joined; false: update what differs and create what is missing',
+      )
         .default(true)
         .preset('true')
         .argParser(parseBool),
@@ -650,7 +735,11 @@ export function buildProgram(io: RunIo): Command {
       'join even if this host already has the cluster under another KubeFedCluster name (same API endpoint); without it join refuses and writes nothing',
     )
     .addOption(new Option('-o, --output <format>', 'print the objects instead of creating them (implies --dry-run)').choices(['yaml']))
-    .addOption(new Option('--timeout <duration>', "how long to wait for the member's token controller").default(30_000, '30s').argParser(parseTimeout))
+    .addOption(
+      new Option('--timeout <duration>', "how long to wait for the member's token controller")
+        .default(30_000, '30s')
+        .argParser(parseTimeout),
+    )
     .addHelpText('after', JOIN_EXAMPLES)
     .action(async (cluster: string, flags: JoinFlags, cmd: Command) => runJoin(cluster, flags, cmd, io));
 
@@ -676,7 +765,10 @@ export function buildProgram(io: RunIo): Command {
     )
     .argument('<cluster-name>', 'name of the joined cluster')
     .option('--cluster-context <context>', 'kubeconfig context of the member cluster (default: the cluster name)')
-    .addHelpText('after', '\nExamples:\n  # Rotate the token of member1, for instance on a schedule or when a copy may have leaked\n  kubefedctl rotate-token member1 --cluster-context member1\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  # Rotate the token of member1, for instance on a schedule or when a copy may have leaked\n  kubefedctl rotate-token member1 --cluster-context member1\n',
+    )
     .action(async (cluster: string, flags: { clusterContext?: string }, cmd: Command) => runRotateToken(cluster, flags, cmd, io));
 
   program
@@ -686,11 +778,18 @@ export function buildProgram(io: RunIo): Command {
     )
     .argument('[type]', 'the target type, e.g. deployments.apps')
     .option('--default-types', "enable KubeFed's default set of types")
-    .option('-f, --filename <file>', "enable the types of KubeFed EnableTypeDirectives in this YAML file (the type and versions come from the file)")
+    .option(
+      '-f, --filename <file>',
+      'enable the types of KubeFed EnableTypeDirectives in this YAML file (the type and versions come from the file)',
+    )
     .option('--federated-group <group>', 'API group of the federated type', DEFAULT_FEDERATED_GROUP)
     .option('--federated-version <version>', 'API version of the federated type', DEFAULT_FEDERATED_VERSION)
     .option('--version <version>', "version of the target type (default: the group's preferred version)")
-    .addOption(new Option('-o, --output <format>', 'print the FederatedTypeConfig and CRD instead of writing them (implies --dry-run)').choices(['yaml']))
+    .addOption(
+      new Option('-o, --output <format>', 'print the FederatedTypeConfig and CRD instead of writing them (implies --dry-run)').choices([
+        'yaml',
+      ]),
+    )
     .addHelpText('after', ENABLE_EXAMPLES)
     .action(async (type: string | undefined, flags: EnableFlags, cmd: Command) => runEnable(type, flags, cmd, io));
 
@@ -701,8 +800,14 @@ export function buildProgram(io: RunIo): Command {
     )
     .argument('<type>', 'the FTC name (e.g. deployments.apps) or a type name to look up')
     .option('--delete-crd', 'also delete the federated CRD (refused while federated objects of the type exist)')
-    .option('--keep-ftc', 'keep the FederatedTypeConfig, with propagation Disabled, instead of deleting it (re-enable by setting propagation: Enabled)')
-    .option('--federated-group <group>', 'group of the federated CRD when the FTC is missing (only with --delete-crd; default types.kubefed.io)')
+    .option(
+      '--keep-ftc',
+      'keep the FederatedTypeConfig, with propagation Disabled, instead of deleting it (re-enable by setting propagation: Enabled)',
+    )
+    .option(
+      '--federated-group <group>',
+      'group of the federated CRD when the FTC is missing (only with --delete-crd; default types.kubefed.io)',
+    )
     .option('--version <version>', 'version of the target type for the lookup (only with --delete-crd)')
     .addHelpText('after', DISABLE_EXAMPLES)
     .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, cmd, io));
@@ -732,16 +837,24 @@ export function buildProgram(io: RunIo): Command {
 
   const orphaning = program
     .command('orphaning-deletion')
-    .description('Manage the kubefed.io/orphan annotation of a federated object: when enabled, deleting it leaves its member objects in place.');
+    .description(
+      'Manage the kubefed.io/orphan annotation of a federated object: when enabled, deleting it leaves its member objects in place.',
+    );
   for (const action of ['enable', 'disable', 'status'] as const) {
-    const what = { enable: 'Keep the member objects when the federated object is deleted', disable: 'Delete the member objects with the federated object (the default)', status: 'Print Enabled or Disabled' }[action];
+    const what = {
+      enable: 'Keep the member objects when the federated object is deleted',
+      disable: 'Delete the member objects with the federated object (the default)',
+      status: 'Print Enabled or Disabled',
+    }[action];
     orphaning
       .command(action)
       .description(what)
       .argument('<federated-type>', 'the federated type, e.g. federateddeployments')
       .argument('<name>', 'the federated object')
       .option('-n, --namespace <namespace>', "namespace of the object (default: the context's namespace, else default)")
-      .action(async (type: string, name: string, flags: { namespace?: string }, cmd: Command) => runOrphaning(action, type, name, flags, cmd, io));
+      .action(async (type: string, name: string, flags: { namespace?: string }, cmd: Command) =>
+        runOrphaning(action, type, name, flags, cmd, io),
+      );
   }
 
   program
@@ -762,16 +875,26 @@ export function buildProgram(io: RunIo): Command {
 
   program
     .command('status')
-    .description('Show federated objects by member cluster: the Propagation condition, each cluster\'s status and what its members report')
-    .argument('[type]', 'a federated type: FTC name (deployments.apps), kind or plural of the federated or target type; default every enabled type')
+    .description("Show federated objects by member cluster: the Propagation condition, each cluster's status and what its members report")
+    .argument(
+      '[type]',
+      'a federated type: FTC name (deployments.apps), kind or plural of the federated or target type; default every enabled type',
+    )
     .argument('[name]', 'one object of that type')
     .option('-n, --namespace <namespace>', "namespace to list (default: the context's namespace, else default)")
     .option('-A, --all-namespaces', 'list every namespace')
     .option('-w, --watch', 'keep running and print the table again whenever it changes')
     .addOption(new Option('--interval <duration>', 'how often --watch looks (Go duration)').argParser(parseTimeout).default(2000, '2s'))
-    .addOption(new Option('-o, --output <format>', 'wide: a row per cluster with remote status and placement; json: machine-readable').choices(['wide', 'json']))
+    .addOption(
+      new Option('-o, --output <format>', 'wide: a row per cluster with remote status and placement; json: machine-readable').choices([
+        'wide',
+        'json',
+      ]),
+    )
     .addHelpText('after', STATUS_EXAMPLES)
-    .action(async (type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command) => runStatus(type, name, flags, cmd, io));
+    .action(async (type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command) =>
+      runStatus(type, name, flags, cmd, io),
+    );
 
   program
     .command('version')
@@ -815,7 +938,9 @@ Examples:
 function addCompletionCommands(program: Command, io: RunIo): void {
   program
     .command('completion')
-    .description('Print the shell completion script for bash, zsh or fish: subcommands, flags, kubeconfig contexts and federated type names')
+    .description(
+      'Print the shell completion script for bash, zsh or fish: subcommands, flags, kubeconfig contexts and federated type names',
+    )
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText('after', COMPLETION_EXAMPLES)
     .action(async (shell: Shell) => {
@@ -835,7 +960,10 @@ function addCompletionCommands(program: Command, io: RunIo): void {
       const values = await completeWords(program, typed, kubeconfigCompletionSources(io.env));
       if (values === COMPLETE_FILES) io.stdout('__tabtab_complete_files__\n');
       // bash replaces only the part of the word after `=`: give it the value alone.
-      else tabtab.log(shell === 'bash' ? values.map((v) => ({ ...v, name: v.name.replace(/^--[^=]*=/, '') })) : values, shell, (line) => io.stdout(`${line}\n`));
+      else
+        tabtab.log(shell === 'bash' ? values.map((v) => ({ ...v, name: v.name.replace(/^--[^=]*=/, '') })) : values, shell, (line) =>
+          io.stdout(`${line}\n`),
+        );
     });
 }
 

@@ -27,7 +27,11 @@ describe('completeWords', () => {
     ['contexts for join', ['join', 'm'], ['member1', 'member2']],
     ['contexts for --cluster-context', ['join', 'member1', '--cluster-context', ''], ['host', 'member1', 'member2']],
     ['contexts for a global flag before the command', ['--host-cluster-context', 'h'], ['host']],
-    ['contexts after --host-cluster-context=', ['status', '--host-cluster-context=mem'], ['--host-cluster-context=member1', '--host-cluster-context=member2']],
+    [
+      'contexts after --host-cluster-context=',
+      ['status', '--host-cluster-context=mem'],
+      ['--host-cluster-context=member1', '--host-cluster-context=member2'],
+    ],
     ['joined clusters for unjoin', ['unjoin', ''], ['member1']],
     ['joined clusters for rotate-token', ['rotate-token', ''], ['member1']],
     ['contexts after a flag bash split at =', ['status', '--host-cluster-context', '=', 'mem'], ['member1', 'member2']],
@@ -45,13 +49,28 @@ describe('completeWords', () => {
 
   it('completes every visible subcommand, and not the hidden completion-server', async () => {
     const all = await names(['']);
-    expect(all).toEqual(expect.arrayContaining(['join', 'unjoin', 'enable', 'disable', 'federate', 'orphaning-deletion', 'plan', 'status', 'version', 'completion']));
+    expect(all).toEqual(
+      expect.arrayContaining([
+        'join',
+        'unjoin',
+        'enable',
+        'disable',
+        'federate',
+        'orphaning-deletion',
+        'plan',
+        'status',
+        'version',
+        'completion',
+      ]),
+    );
     expect(all).not.toContain('completion-server');
   });
 
   it('completes the flags of a command and the global flags', async () => {
     const flags = await names(['disable', 'x', '--']);
-    expect(flags).toEqual(expect.arrayContaining(['--keep-ftc', '--delete-crd', '--dry-run', '--kubeconfig', '--host-cluster-context', '--v', '--help']));
+    expect(flags).toEqual(
+      expect.arrayContaining(['--keep-ftc', '--delete-crd', '--dry-run', '--kubeconfig', '--host-cluster-context', '--v', '--help']),
+    );
     expect(flags).not.toContain('--cluster-admin');
     expect(await names(['join', 'm', '--clu'])).toEqual(['--cluster-context', '--cluster-admin']);
   });

@@ -59,7 +59,12 @@ function remember(conn: CompletionConnection, option: Option, value: string): vo
 
 /** Walks the words before the one being completed through the program tree. */
 function positionOf(program: Command, before: readonly string[]): Position {
-  const pos: Position = { cmd: program, positional: 0, pending: undefined, conn: { kubeconfig: undefined, hostClusterContext: undefined, kubefedNamespace: undefined } };
+  const pos: Position = {
+    cmd: program,
+    positional: 0,
+    pending: undefined,
+    conn: { kubeconfig: undefined, hostClusterContext: undefined, kubefedNamespace: undefined },
+  };
   const words = normalizeVerbosityArgs(before);
   for (let i = 0; i < words.length; i++) {
     const word = words[i] ?? '';
@@ -150,8 +155,17 @@ export async function completeWords(program: Command, words: readonly string[], 
   } else if (current.startsWith('-')) {
     values = flagCandidates(pos.cmd);
   } else {
-    const subcommands = pos.positional === 0 ? pos.cmd.createHelp().visibleCommands(pos.cmd).filter((c) => c.name() !== 'help') : [];
-    values = [...subcommands.map((c) => ({ name: c.name(), description: c.summary() || c.description().split('. ')[0] || '' })), ...(await argumentValues(pos, sources))];
+    const subcommands =
+      pos.positional === 0
+        ? pos.cmd
+            .createHelp()
+            .visibleCommands(pos.cmd)
+            .filter((c) => c.name() !== 'help')
+        : [];
+    values = [
+      ...subcommands.map((c) => ({ name: c.name(), description: c.summary() || c.description().split('. ')[0] || '' })),
+      ...(await argumentValues(pos, sources)),
+    ];
   }
   if (values === COMPLETE_FILES) return values;
   const typed = current.slice(prefix.length);

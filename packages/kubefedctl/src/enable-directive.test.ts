@@ -19,14 +19,38 @@ describe('parseEnableTypeDirectives', () => {
   });
 
   it.each([
-    ['a wrong kind', 'apiVersion: core.kubefed.io/v1beta1\nkind: FederatedTypeConfig\nmetadata: {name: x}\n', 'd.yaml: document 1 is not a valid EnableTypeDirective: kind: Invalid input: expected "EnableTypeDirective"'],
-    ['a wrong apiVersion', 'apiVersion: v1\nkind: EnableTypeDirective\nmetadata: {name: x}\n', 'd.yaml: document 1 is not a valid EnableTypeDirective: apiVersion: Invalid input: expected "core.kubefed.io/v1beta1"'],
-    ['no name', `${header}metadata: {}\n`, 'document 1 is not a valid EnableTypeDirective: metadata.name: Invalid input: expected string, received undefined'],
+    [
+      'a wrong kind',
+      'apiVersion: core.kubefed.io/v1beta1\nkind: FederatedTypeConfig\nmetadata: {name: x}\n',
+      'd.yaml: document 1 is not a valid EnableTypeDirective: kind: Invalid input: expected "EnableTypeDirective"',
+    ],
+    [
+      'a wrong apiVersion',
+      'apiVersion: v1\nkind: EnableTypeDirective\nmetadata: {name: x}\n',
+      'd.yaml: document 1 is not a valid EnableTypeDirective: apiVersion: Invalid input: expected "core.kubefed.io/v1beta1"',
+    ],
+    [
+      'no name',
+      `${header}metadata: {}\n`,
+      'document 1 is not a valid EnableTypeDirective: metadata.name: Invalid input: expected string, received undefined',
+    ],
     ['an empty name', `${header}metadata: {name: ""}\n`, 'metadata.name: the type to enable is required'],
     ['a misspelt spec field', `${header}metadata: {name: x}\nspec: {federatedGroups: a.io}\n`, 'spec: Unrecognized key: "federatedGroups"'],
-    ['a spec field of the wrong type', `${header}metadata: {name: x}\nspec: {targetVersion: 2}\n`, 'spec.targetVersion: Invalid input: expected string, received number'],
-    ['the second document', `${header}metadata: {name: x}\n---\nkind: EnableTypeDirective\n`, 'd.yaml: document 2 is not a valid EnableTypeDirective: apiVersion:'],
-    ['a list instead of an object', '- a\n- b\n', 'd.yaml: document 1 is not a valid EnableTypeDirective: <document>: Invalid input: expected object, received array'],
+    [
+      'a spec field of the wrong type',
+      `${header}metadata: {name: x}\nspec: {targetVersion: 2}\n`,
+      'spec.targetVersion: Invalid input: expected string, received number',
+    ],
+    [
+      'the second document',
+      `${header}metadata: {name: x}\n---\nkind: EnableTypeDirective\n`,
+      'd.yaml: document 2 is not a valid EnableTypeDirective: apiVersion:',
+    ],
+    [
+      'a list instead of an object',
+      '- a\n- b\n',
+      'd.yaml: document 1 is not a valid EnableTypeDirective: <document>: Invalid input: expected object, received array',
+    ],
     ['broken YAML', 'kind: [\n', 'd.yaml: document 1 is not valid YAML:'],
     ['an empty file', '', 'd.yaml: no EnableTypeDirective found'],
   ])('refuses %s, naming the file, document and field', (_what, text, message) => {

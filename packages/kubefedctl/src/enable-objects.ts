@@ -37,7 +37,10 @@ export const STATUS_COLLECTION_TYPES: ReadonlySet<string> = new Set(['deployment
  * target type (docs/kubefed-compatibility.md §3.4.1–3.4.2), with KubeFed's names; workloads of
  * {@link STATUS_COLLECTION_TYPES} get `statusCollection: Enabled`. Pure.
  */
-export function enableObjects(target: EnableTarget, options: EnableObjectsOptions): { ftc: FederatedTypeConfig; crd: CustomResourceDefinition } {
+export function enableObjects(
+  target: EnableTarget,
+  options: EnableObjectsOptions,
+): { ftc: FederatedTypeConfig; crd: CustomResourceDefinition } {
   const typeOptions = {
     group: target.group,
     version: target.version,

@@ -31,7 +31,11 @@ const deployment: KubeObject = {
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name: 'web', namespace: 'demo', generation: 3, uid: 'u1' },
-  spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } },
+  spec: {
+    replicas: 3,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
+  },
   status: { replicas: 3, readyReplicas: 2, observedGeneration: 3 },
 };
 
@@ -68,15 +72,30 @@ const serviceAccount: KubeObject = {
   imagePullSecrets: [{ name: 'registry' }],
 };
 
-const fedType = (kind: string, namespaced = true) => ({ group: 'types.kubefed.io', version: 'v1beta1', kind: `Federated${kind}`, namespaced });
+const fedType = (kind: string, namespaced = true) => ({
+  group: 'types.kubefed.io',
+  version: 'v1beta1',
+  kind: `Federated${kind}`,
+  namespaced,
+});
 
 describe('federatedTemplate', () => {
   it.each([
-    ['a ConfigMap keeps its data and labels only', configMap, { metadata: { labels: { app: 'web' } }, data: { 'app.properties': 'color=blue' } }],
+    [
+      'a ConfigMap keeps its data and labels only',
+      configMap,
+      { metadata: { labels: { app: 'web' } }, data: { 'app.properties': 'color=blue' } },
+    ],
     [
       'a Deployment loses its status and metadata',
       deployment,
-      { spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } } },
+      {
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
+        },
+      },
     ],
     ['a Namespace loses spec.finalizers', namespace, { metadata: { labels: { team: 'a' } }, spec: {} }],
     [
@@ -109,8 +128,18 @@ describe('federatedObjectFor', () => {
   it.each([
     ['ConfigMap', configMap, fedType('ConfigMap'), { name: 'web-config', namespace: 'demo' }],
     ['Deployment', deployment, fedType('Deployment'), { name: 'web', namespace: 'demo' }],
-    ['Namespace (the FederatedNamespace lives in the namespace itself)', namespace, fedType('Namespace'), { name: 'demo', namespace: 'demo' }],
-    ['cluster-scoped federated type (no namespace)', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader' }, rules: [] }, fedType('ClusterRole', false), { name: 'reader' }],
+    [
+      'Namespace (the FederatedNamespace lives in the namespace itself)',
+      namespace,
+      fedType('Namespace'),
+      { name: 'demo', namespace: 'demo' },
+    ],
+    [
+      'cluster-scoped federated type (no namespace)',
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader' }, rules: [] },
+      fedType('ClusterRole', false),
+      { name: 'reader' },
+    ],
   ])('names the federated object of a %s after the target and places it in all clusters', (_kind, target, type, metadata) => {
     const { object } = federatedObjectFor(target, type);
     expect(object.apiVersion).toBe('types.kubefed.io/v1beta1');
@@ -130,10 +159,32 @@ describe('federatedObjectFor', () => {
 
 describe('defaultFederatedType', () => {
   it.each([
-    ['a namespaced Deployment', deployment, { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedDeployment', namespaced: true, ftcName: 'deployments.apps' }],
-    ['a Namespace (namespaced federated type)', namespace, { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedNamespace', namespaced: true, ftcName: 'namespaces' }],
-    ['a document without namespace', { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' } }, { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedIngressClass', namespaced: false, ftcName: 'ingressclasses.networking.k8s.io' }],
-    ['a Policy (plural ies)', { apiVersion: 'example.com/v1', kind: 'Policy', metadata: { name: 'p', namespace: 'x' } }, { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedPolicy', namespaced: true, ftcName: 'policies.example.com' }],
+    [
+      'a namespaced Deployment',
+      deployment,
+      { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedDeployment', namespaced: true, ftcName: 'deployments.apps' },
+    ],
+    [
+      'a Namespace (namespaced federated type)',
+      namespace,
+      { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedNamespace', namespaced: true, ftcName: 'namespaces' },
+    ],
+    [
+      'a document without namespace',
+      { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' } },
+      {
+        group: 'types.kubefed.io',
+        version: 'v1beta1',
+        kind: 'FederatedIngressClass',
+        namespaced: false,
+        ftcName: 'ingressclasses.networking.k8s.io',
+      },
+    ],
+    [
+      'a Policy (plural ies)',
+      { apiVersion: 'example.com/v1', kind: 'Policy', metadata: { name: 'p', namespace: 'x' } },
+      { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedPolicy', namespaced: true, ftcName: 'policies.example.com' },
+    ],
   ])('derives the type of %s', (_title, doc, expected) => {
     expect(defaultFederatedType(doc)).toEqual(expected);
   });
@@ -164,7 +215,10 @@ describe('parseFederateInput', () => {
   it.each([
     ['a: [1, 2', /in\.yaml: document 1 is not valid YAML/],
     ['- 1\n- 2\n', /in\.yaml: document 1 is not a Kubernetes resource/],
-    ['apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n---\nkind: Secret\nmetadata: { name: b }\n', /in\.yaml: document 2: apiVersion is required/],
+    [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\n---\nkind: Secret\nmetadata: { name: b }\n',
+      /in\.yaml: document 2: apiVersion is required/,
+    ],
     ['apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n', /in\.yaml: document 1: metadata\.name is required/],
     ['', /in\.yaml: no resources found/],
   ])('rejects %j naming the document and the problem', (text, message) => {
@@ -195,11 +249,35 @@ describe('contentsTypes and skippedForContents', () => {
     mapping({ group: 'extensions', version: 'v1beta1', resource: 'ingresses', kind: 'Ingress' }),
     mapping({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps', kind: 'FederatedConfigMap' }),
     mapping({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions', kind: 'PropagatedVersion' }),
-    mapping({ group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', shortNames: ['hpa'] }),
-    mapping({ group: 'autoscaling', version: 'v2beta2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', preferred: false }),
-    mapping({ group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', preferred: false }),
+    mapping({
+      group: 'autoscaling',
+      version: 'v1',
+      resource: 'horizontalpodautoscalers',
+      kind: 'HorizontalPodAutoscaler',
+      shortNames: ['hpa'],
+    }),
+    mapping({
+      group: 'autoscaling',
+      version: 'v2beta2',
+      resource: 'horizontalpodautoscalers',
+      kind: 'HorizontalPodAutoscaler',
+      preferred: false,
+    }),
+    mapping({
+      group: 'autoscaling',
+      version: 'v2',
+      resource: 'horizontalpodautoscalers',
+      kind: 'HorizontalPodAutoscaler',
+      preferred: false,
+    }),
     mapping({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment' }),
-    mapping({ group: 'authorization.k8s.io', version: 'v1', resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', verbs: ['create'] }),
+    mapping({
+      group: 'authorization.k8s.io',
+      version: 'v1',
+      resource: 'localsubjectaccessreviews',
+      kind: 'LocalSubjectAccessReview',
+      verbs: ['create'],
+    }),
   ];
 
   it('keeps namespaced, listable types once each (highest version), without the ones KubeFed skips', () => {

@@ -132,7 +132,10 @@ export function parseFederateInput(text: string, source: string): KubeObject[] {
     if (doc.errors.length > 0) throw new UsageError(`${source}: document ${index} is not valid YAML: ${doc.errors[0]?.message ?? ''}`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
-    const items = isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items']) ? (value['items'] as unknown[]) : [value];
+    const items =
+      isRecord(value) && typeof value['kind'] === 'string' && value['kind'].endsWith('List') && Array.isArray(value['items'])
+        ? (value['items'] as unknown[])
+        : [value];
     for (const item of items) out.push(checkResource(item, `${source}: document ${index}`));
   }
   if (out.length === 0) throw new UsageError(`${source}: no resources found in the input`);
@@ -145,12 +148,18 @@ function checkResource(value: unknown, where: string): KubeObject {
     if (typeof value[field] !== 'string' || value[field] === '') throw new UsageError(`${where}: ${field} is required`);
   }
   const metadata = value['metadata'];
-  if (!isRecord(metadata) || typeof metadata['name'] !== 'string' || metadata['name'] === '') throw new UsageError(`${where}: metadata.name is required`);
+  if (!isRecord(metadata) || typeof metadata['name'] !== 'string' || metadata['name'] === '')
+    throw new UsageError(`${where}: metadata.name is required`);
   return value as unknown as KubeObject;
 }
 
 /** Resources `federate --contents` never federates (docs/kubefed-compatibility.md §3.6). */
-const CONTENTS_SKIPPED: ReadonlySet<string> = new Set(['endpoints', 'events', 'events.events.k8s.io', 'propagatedversions.core.kubefed.io']);
+const CONTENTS_SKIPPED: ReadonlySet<string> = new Set([
+  'endpoints',
+  'events',
+  'events.events.k8s.io',
+  'propagatedversions.core.kubefed.io',
+]);
 
 function qualifiedResource(m: Pick<ResourceMapping, 'resource' | 'group'>): string {
   return m.group === '' ? m.resource : `${m.resource}.${m.group}`;

@@ -41,7 +41,15 @@ export type { FederatedConversion, FederatedTypeInfo } from './federate-objects.
 export type { DisableOptions } from './commands/disable.js';
 export { orphaningDeletion } from './commands/orphaning.js';
 export type { OrphaningAction } from './commands/orphaning.js';
-export { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml, planInputFor } from './commands/plan.js';
+export {
+  explainRsp,
+  formatPlanJson,
+  formatPlanTable,
+  parseClusterList,
+  parseClusterNumbers,
+  parseRspYaml,
+  planInputFor,
+} from './commands/plan.js';
 export type { PlanClusters } from './commands/plan.js';
 export { gatherLivePlan } from './commands/plan-live.js';
 export type { LivePlan } from './commands/plan-live.js';
@@ -53,7 +61,17 @@ export { templateSchemaFromOpenApi } from './template-schema.js';
 export type { OpenApiV3Document, TemplateSchema } from './template-schema.js';
 export { TypeNotFoundError, lookupType } from './type-lookup.js';
 export type { BuildInfo } from './commands/version.js';
-export { AlreadyJoinedError, ContextError, DuplicateEndpointError, JoinStepError, KubefedctlError, NotJoinedError, UnjoinError, UsageError, causeMessage } from './errors.js';
+export {
+  AlreadyJoinedError,
+  ContextError,
+  DuplicateEndpointError,
+  JoinStepError,
+  KubefedctlError,
+  NotJoinedError,
+  UnjoinError,
+  UsageError,
+  causeMessage,
+} from './errors.js';
 export {
   JOINED_CLUSTER_ANNOTATION,
   JOIN_SERVICE_ACCOUNT_ANNOTATION,
@@ -73,7 +91,15 @@ export {
   serviceAccountObject,
   tokenSecretObject,
 } from './join-objects.js';
-export type { JoinNames, KubeFedClusterInputs, KubeFedScope, MemberRbacOptions, OtherJoin, OtherJoinsInputs, TokenData } from './join-objects.js';
+export type {
+  JoinNames,
+  KubeFedClusterInputs,
+  KubeFedScope,
+  MemberRbacOptions,
+  OtherJoin,
+  OtherJoinsInputs,
+  TokenData,
+} from './join-objects.js';
 export { clientForContext, contextDetails, loadKubeconfig, resolveContextName } from './kubeconfig-contexts.js';
 export type { ContextDetails, KubeconfigSource } from './kubeconfig-contexts.js';
 export {

@@ -19,8 +19,22 @@ const names = joinNames('member1', 'host', 'kube-federation-system');
 
 describe('joinNames', () => {
   it.each([
-    ['member1', 'host', 'kube-federation-system', 'member1-host', 'kubefed-controller-manager:member1-host', 'kubefed-controller-manager:kube-federation-system:healthcheck-member1-host'],
-    ['c2', 'kind-host', 'fed', 'c2-kind-host', 'kubefed-controller-manager:c2-kind-host', 'kubefed-controller-manager:fed:healthcheck-c2-kind-host'],
+    [
+      'member1',
+      'host',
+      'kube-federation-system',
+      'member1-host',
+      'kubefed-controller-manager:member1-host',
+      'kubefed-controller-manager:kube-federation-system:healthcheck-member1-host',
+    ],
+    [
+      'c2',
+      'kind-host',
+      'fed',
+      'c2-kind-host',
+      'kubefed-controller-manager:c2-kind-host',
+      'kubefed-controller-manager:fed:healthcheck-c2-kind-host',
+    ],
   ])('derives KubeFed names for cluster %s, host %s, namespace %s', (cluster, host, ns, sa, role, health) => {
     expect(joinNames(cluster, host, ns)).toEqual({ cluster, host, namespace: ns, serviceAccount: sa, role, healthCheckRole: health });
   });
@@ -31,7 +45,11 @@ describe('member objects', () => {
     [
       'namespace',
       namespaceObject(names),
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-federation-system', annotations: { 'kubefed.io/namespace-created-by-join': 'member1' } } },
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'kube-federation-system', annotations: { 'kubefed.io/namespace-created-by-join': 'member1' } },
+      },
     ],
     [
       'service account',
@@ -101,7 +119,11 @@ describe('memberRbacObjects', () => {
       ['ClusterRoleBinding', 'kubefed-controller-manager:kube-federation-system:healthcheck-member1-host', undefined],
     ]);
     expect(objs[0]!['rules']).toEqual([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
-    expect(objs[1]!['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kubefed-controller-manager:member1-host' });
+    expect(objs[1]!['roleRef']).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'kubefed-controller-manager:member1-host',
+    });
     expect(objs[2]!['rules']).toEqual(HEALTH_CHECK_RULES);
     expect(objs[3]!['subjects']).toEqual(subject);
     expect(objs.map((o) => o.metadata.annotations)).toEqual([joinedByMember1, joinedByMember1, joinedByMember1, joinedByMember1]);
@@ -123,7 +145,11 @@ describe('host objects', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { generateName: 'member1-', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1', 'kubefed.io/join-service-account': 'member1-host' } },
+        metadata: {
+          generateName: 'member1-',
+          namespace: 'kube-federation-system',
+          annotations: { 'kubefed.io/cluster-name': 'member1', 'kubefed.io/join-service-account': 'member1-host' },
+        },
         type: 'Opaque',
         data: { token: 'dG9r', 'ca.crt': 'Y2E=' },
       },
@@ -134,7 +160,11 @@ describe('host objects', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: 'm1-token', namespace: 'kube-federation-system', annotations: { 'kubefed.io/cluster-name': 'member1', 'kubefed.io/join-service-account': 'member1-host' } },
+        metadata: {
+          name: 'm1-token',
+          namespace: 'kube-federation-system',
+          annotations: { 'kubefed.io/cluster-name': 'member1', 'kubefed.io/join-service-account': 'member1-host' },
+        },
         type: 'Opaque',
         data: { token: 'dG9r' },
       },
@@ -144,7 +174,13 @@ describe('host objects', () => {
   });
 
   it('binds the host secret to the connection settings of the KubeFedCluster join writes', () => {
-    const kfc = kubeFedClusterObject(names, { apiEndpoint: 'https://member1.example:6443', caBundle: 'Y2E=', secretName: 'm1-token', insecureSkipTlsVerify: false, proxyUrl: undefined });
+    const kfc = kubeFedClusterObject(names, {
+      apiEndpoint: 'https://member1.example:6443',
+      caBundle: 'Y2E=',
+      secretName: 'm1-token',
+      insecureSkipTlsVerify: false,
+      proxyUrl: undefined,
+    });
     const secret = hostSecretObject(names, { token: 'dG9r' }, 'm1-token');
     const bound = bindToConnection(secret, kfc);
     expect(bound.metadata.annotations).toEqual({
@@ -157,7 +193,13 @@ describe('host objects', () => {
 
   it.each([
     [
-      { apiEndpoint: 'https://127.0.0.1:6443', caBundle: 'Q0E=', secretName: 'member1-abcde', insecureSkipTlsVerify: false, proxyUrl: undefined },
+      {
+        apiEndpoint: 'https://127.0.0.1:6443',
+        caBundle: 'Q0E=',
+        secretName: 'member1-abcde',
+        insecureSkipTlsVerify: false,
+        proxyUrl: undefined,
+      },
       { apiEndpoint: 'https://127.0.0.1:6443', caBundle: 'Q0E=', secretRef: { name: 'member1-abcde' } },
     ],
     [
@@ -169,7 +211,13 @@ describe('host objects', () => {
   });
 
   it('names the KubeFedCluster after the joining cluster in the kubefed namespace', () => {
-    const kfc = kubeFedClusterObject(names, { apiEndpoint: 'https://m', caBundle: undefined, secretName: 's', insecureSkipTlsVerify: false, proxyUrl: undefined });
+    const kfc = kubeFedClusterObject(names, {
+      apiEndpoint: 'https://m',
+      caBundle: undefined,
+      secretName: 's',
+      insecureSkipTlsVerify: false,
+      proxyUrl: undefined,
+    });
     expect(kfc).toMatchObject({
       apiVersion: 'core.kubefed.io/v1beta1',
       kind: 'KubeFedCluster',
@@ -179,7 +227,11 @@ describe('host objects', () => {
   });
 
   it.each(['Cluster', 'Namespaced'] as const)('annotates the KubeFedCluster with the join scope %s', (scope) => {
-    const kfc = kubeFedClusterObject(names, { apiEndpoint: 'https://m', caBundle: undefined, secretName: 's', insecureSkipTlsVerify: false, proxyUrl: undefined }, scope);
+    const kfc = kubeFedClusterObject(
+      names,
+      { apiEndpoint: 'https://m', caBundle: undefined, secretName: 's', insecureSkipTlsVerify: false, proxyUrl: undefined },
+      scope,
+    );
     expect(kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': scope });
   });
 });
@@ -197,11 +249,20 @@ describe('normalizeEndpoint', () => {
 
 describe('otherJoinsOfMember', () => {
   const ns = 'kube-federation-system';
-  const kfc = (name: string, apiEndpoint: string): KubeObject => ({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name, namespace: ns }, spec: { apiEndpoint } });
+  const kfc = (name: string, apiEndpoint: string): KubeObject => ({
+    apiVersion: 'core.kubefed.io/v1beta1',
+    kind: 'KubeFedCluster',
+    metadata: { name, namespace: ns },
+    spec: { apiEndpoint },
+  });
   const sa = (name: string, joinedCluster?: string): KubeObject => ({
     apiVersion: 'v1',
     kind: 'ServiceAccount',
-    metadata: { name, namespace: ns, ...(joinedCluster === undefined ? {} : { annotations: { 'kubefed.io/joined-cluster': joinedCluster } }) },
+    metadata: {
+      name,
+      namespace: ns,
+      ...(joinedCluster === undefined ? {} : { annotations: { 'kubefed.io/joined-cluster': joinedCluster } }),
+    },
   });
   const joining = joinNames('member2b', 'host', ns);
 
@@ -216,7 +277,12 @@ describe('otherJoinsOfMember', () => {
       [sa('default'), sa('member2-host')],
       [{ cluster: 'member2', evidence: `its service account ${ns}/member2-host is in the member` }],
     ],
-    ["a service account named like another name's but created by a third join", [kfc('member2', 'https://10.0.0.2:6443')], [sa('member2-host', 'member')], []],
+    [
+      "a service account named like another name's but created by a third join",
+      [kfc('member2', 'https://10.0.0.2:6443')],
+      [sa('member2-host', 'member')],
+      [],
+    ],
   ])('finds %s', (_what, kubeFedClusters, memberServiceAccounts, expected) => {
     expect(otherJoinsOfMember({ names: joining, endpoint: 'https://m2:6443', kubeFedClusters, memberServiceAccounts })).toEqual(expected);
   });

@@ -102,7 +102,11 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 /** The kubefed namespace (created in the member when missing), marked as created by this join. */
 export function namespaceObject(names: JoinNames): KubeObject {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: names.namespace, annotations: { [NAMESPACE_CREATED_BY_JOIN_ANNOTATION]: names.cluster } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: names.namespace, annotations: { [NAMESPACE_CREATED_BY_JOIN_ANNOTATION]: names.cluster } },
+  };
 }
 
 function joinedBy(names: JoinNames): Record<string, string> {
@@ -179,7 +183,12 @@ export function memberRbacObjects(names: JoinNames, options: MemberRbacOptions):
   if (options.scope === 'Cluster') {
     const rules = (lp?.clusterRules ?? FULL_ACCESS_CLUSTER_RULES).map(cloneRule);
     return [
-      { apiVersion: RBAC_API_VERSION, kind: 'ClusterRole', metadata: roleMetadata(names.role, names, { namespaced: false, leastPrivilege }), rules },
+      {
+        apiVersion: RBAC_API_VERSION,
+        kind: 'ClusterRole',
+        metadata: roleMetadata(names.role, names, { namespaced: false, leastPrivilege }),
+        rules,
+      },
       binding('ClusterRoleBinding', names.role, names),
     ];
   }
@@ -268,7 +277,11 @@ export function kubeFedClusterObject(names: JoinNames, inputs: KubeFedClusterInp
   return {
     apiVersion: API_VERSIONS.core,
     kind: KINDS.kubeFedCluster,
-    metadata: { name: names.cluster, namespace: names.namespace, ...(scope === undefined ? {} : { annotations: { [JOIN_SCOPE_ANNOTATION]: scope } }) },
+    metadata: {
+      name: names.cluster,
+      namespace: names.namespace,
+      ...(scope === undefined ? {} : { annotations: { [JOIN_SCOPE_ANNOTATION]: scope } }),
+    },
     spec: kubeFedClusterSpec(inputs),
   };
 }

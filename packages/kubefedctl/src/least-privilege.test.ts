@@ -1,9 +1,21 @@
 import { buildFederatedTypeConfig } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
-import { HEALTH_CHECK_RULES, TARGET_TYPE_VERBS, leastPrivilegeNamespaceRules, leastPrivilegeRules, targetTypeRules } from './least-privilege.js';
+import {
+  HEALTH_CHECK_RULES,
+  TARGET_TYPE_VERBS,
+  leastPrivilegeNamespaceRules,
+  leastPrivilegeRules,
+  targetTypeRules,
+} from './least-privilege.js';
 
-function ftc(group: string, kind: string, pluralName: string, scope: 'Namespaced' | 'Cluster', propagation: 'Enabled' | 'Disabled' = 'Enabled'): FederatedTypeConfig {
+function ftc(
+  group: string,
+  kind: string,
+  pluralName: string,
+  scope: 'Namespaced' | 'Cluster',
+  propagation: 'Enabled' | 'Disabled' = 'Enabled',
+): FederatedTypeConfig {
   const c = buildFederatedTypeConfig({ group, version: 'v1', kind, pluralName, scope });
   return { ...c, spec: { ...c.spec, propagation } };
 }
@@ -61,7 +73,9 @@ describe('leastPrivilegeRules', () => {
   });
 
   it('keeps only namespaced target types for a Role', () => {
-    expect(targetTypeRules([deployments, namespaces], { namespacedOnly: true })).toEqual([{ verbs, apiGroups: ['apps'], resources: ['deployments'] }]);
+    expect(targetTypeRules([deployments, namespaces], { namespacedOnly: true })).toEqual([
+      { verbs, apiGroups: ['apps'], resources: ['deployments'] },
+    ]);
   });
 
   it('grants a Role (scope Namespaced) bind on the roles its federated RoleBindings may reference, and no cluster-scoped type', () => {

@@ -66,7 +66,9 @@ const SCHEDULED_TARGETS: ReadonlySet<string> = new Set(['apps/deployments', 'app
  * nothing otherwise.
  */
 export function replicaSchedulingRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
-  const scheduled = ftcs.some((f) => f.spec.propagation === 'Enabled' && SCHEDULED_TARGETS.has(`${f.spec.targetType.group ?? ''}/${f.spec.targetType.pluralName}`));
+  const scheduled = ftcs.some(
+    (f) => f.spec.propagation === 'Enabled' && SCHEDULED_TARGETS.has(`${f.spec.targetType.group ?? ''}/${f.spec.targetType.pluralName}`),
+  );
   return scheduled ? [{ verbs: ['list'], apiGroups: [''], resources: ['pods'] }] : [];
 }
 
@@ -114,7 +116,11 @@ export function leastPrivilegeRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
  * has a ClusterRole of its own.
  */
 export function leastPrivilegeNamespaceRules(ftcs: readonly FtcSpec[]): PolicyRule[] {
-  return [...targetTypeRules(ftcs, { namespacedOnly: true }), ...rbacDelegationRules(ftcs, { namespacedOnly: true }), ...replicaSchedulingRules(ftcs)];
+  return [
+    ...targetTypeRules(ftcs, { namespacedOnly: true }),
+    ...rbacDelegationRules(ftcs, { namespacedOnly: true }),
+    ...replicaSchedulingRules(ftcs),
+  ];
 }
 
 /** A deep copy of a rule. */

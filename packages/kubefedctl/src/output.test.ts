@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { AlreadyJoinedError, JoinStepError, UnjoinError } from './errors.js';
 import { Output, formatError, levelForVerbosity, renderYamlDocuments } from './output.js';
 
-const request = { verb: 'create', resource: 'serviceaccounts', name: 'member1-host', namespace: 'kube-federation-system', cluster: 'member1' };
+const request = {
+  verb: 'create',
+  resource: 'serviceaccounts',
+  name: 'member1-host',
+  namespace: 'kube-federation-system',
+  cluster: 'member1',
+};
 
 describe('formatError', () => {
   it.each([

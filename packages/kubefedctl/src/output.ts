@@ -102,7 +102,8 @@ export function renderYamlDocuments(docs: readonly YamlDocument[]): string {
 /** A hint for an error thrown below the CLI (client, kubeconfig) or by kubefedctl itself. */
 export function hintFor(e: unknown): string | undefined {
   if (e instanceof KubefedctlError) return e.hint ?? hintFor(e.cause);
-  if (e instanceof ConfigError) return 'check the kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config) and the context names (kubectl config get-contexts)';
+  if (e instanceof ConfigError)
+    return 'check the kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config) and the context names (kubectl config get-contexts)';
   if (e instanceof ApiError) {
     const cluster = e.request.cluster === undefined ? 'the cluster' : `cluster "${e.request.cluster}"`;
     switch (e.reason) {
@@ -149,7 +150,12 @@ export function alignColumns(rows: readonly (readonly string[])[]): string {
   const width = (cell: string): number => stripVTControlCharacters(cell).length;
   const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, width(cell))), []);
   return rows
-    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - width(cell)))).join('   ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - width(cell))))
+        .join('   ')
+        .trimEnd(),
+    )
     .map((line) => `${line}\n`)
     .join('');
 }

@@ -4,7 +4,12 @@ import { SecretNotBoundError, memberClientFromSecret } from '@kubefed/client';
 import type { DynamicClient, KubeFedClusterInput, KubeObject } from '@kubefed/client';
 import { KubefedctlError, causeMessage } from './errors.js';
 import { joinNames, joinServiceAccountOf, joinedClusterOf, memberRoleName } from './join-objects.js';
-import { LEAST_PRIVILEGE_LABEL, LEAST_PRIVILEGE_LABEL_VALUE, leastPrivilegeNamespaceRules, leastPrivilegeRules } from './least-privilege.js';
+import {
+  LEAST_PRIVILEGE_LABEL,
+  LEAST_PRIVILEGE_LABEL_VALUE,
+  leastPrivilegeNamespaceRules,
+  leastPrivilegeRules,
+} from './least-privilege.js';
 import type { Output } from './output.js';
 import { GVR, sameJson, tryGet } from './resources.js';
 
@@ -63,7 +68,9 @@ async function ownLeastPrivilegeRoles(member: DynamicClient, join: OwnJoin): Pro
     const binding = await tryGet(member.resource(kind === 'Role' ? GVR.roleBindings : GVR.clusterRoleBindings, namespace), name);
     if (binding === undefined) continue;
     if (!sameJson(binding['subjects'] ?? [], subject)) {
-      throw new KubefedctlError(`${describeRole(kind, name, join)} is bound to another service account than ${join.namespace}/${join.serviceAccount}; it was not changed`);
+      throw new KubefedctlError(
+        `${describeRole(kind, name, join)} is bound to another service account than ${join.namespace}/${join.serviceAccount}; it was not changed`,
+      );
     }
     found.push({ kind, obj: role });
   }
@@ -121,7 +128,11 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
     try {
       const secret = await host.resource(GVR.secrets, ns).get(input.spec.secretRef.name);
       member = memberClientFromSecret(input, secret, { timeoutMs: options.timeoutMs ?? 20_000 });
-      join = { cluster, namespace: ns, serviceAccount: joinServiceAccountOf(secret) ?? joinNames(cluster, options.hostClusterName, ns).serviceAccount };
+      join = {
+        cluster,
+        namespace: ns,
+        serviceAccount: joinServiceAccountOf(secret) ?? joinNames(cluster, options.hostClusterName, ns).serviceAccount,
+      };
       await syncMember(member, join, ftcs, out);
       continue;
     } catch (e) {
@@ -133,7 +144,9 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
     const admin = join === undefined || lastError instanceof KubefedctlError ? undefined : options.adminClientFor?.(cluster);
     if (admin !== undefined && join !== undefined) {
       try {
-        out.debug(`least privilege: member credentials of ${cluster} failed (${causeMessage(lastError)}); using the kubeconfig context "${cluster}"`);
+        out.debug(
+          `least privilege: member credentials of ${cluster} failed (${causeMessage(lastError)}); using the kubeconfig context "${cluster}"`,
+        );
         await syncMember(admin, join, ftcs, out);
         continue;
       } catch (e) {
@@ -143,7 +156,10 @@ export async function syncLeastPrivilegeRoles(host: DynamicClient, options: Sync
       }
     }
     // Re-running join would rebind a role that grants another service account: no hint then.
-    const hint = lastError instanceof SecretNotBoundError || lastError instanceof KubefedctlError ? '' : ` (re-run "kubefedctl join ${cluster} --error-on-existing=false")`;
+    const hint =
+      lastError instanceof SecretNotBoundError || lastError instanceof KubefedctlError
+        ? ''
+        : ` (re-run "kubefedctl join ${cluster} --error-on-existing=false")`;
     out.warn(`could not update the least-privilege role of cluster "${cluster}": ${causeMessage(lastError)}${hint}`);
   }
 }

@@ -29,9 +29,23 @@ const doc: OpenApiV3Document = {
           selector: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
           strategy: {
             type: 'object',
-            properties: { rollingUpdate: { type: 'object', properties: { maxSurge: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString' } } } },
+            properties: {
+              rollingUpdate: {
+                type: 'object',
+                properties: { maxSurge: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.util.intstr.IntOrString' } },
+              },
+            },
           },
-          template: { type: 'object', properties: { metadata: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }] }, spec: { type: 'object', properties: { nodeSelector: { type: 'object', additionalProperties: { type: 'string', default: '' } } } } } },
+          template: {
+            type: 'object',
+            properties: {
+              metadata: { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }] },
+              spec: {
+                type: 'object',
+                properties: { nodeSelector: { type: 'object', additionalProperties: { type: 'string', default: '' } } },
+              },
+            },
+          },
           raw: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.runtime.RawExtension' },
           quantity: { oneOf: [{ type: 'string' }, { type: 'number' }] },
           port: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
@@ -71,13 +85,18 @@ describe('templateSchemaFromOpenApi', () => {
       properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
       'x-kubernetes-map-type': 'atomic',
     });
-    expect(spec.properties!['strategy']!.properties!['rollingUpdate']!.properties!['maxSurge']).toEqual({ 'x-kubernetes-int-or-string': true });
+    expect(spec.properties!['strategy']!.properties!['rollingUpdate']!.properties!['maxSurge']).toEqual({
+      'x-kubernetes-int-or-string': true,
+    });
     expect(spec.properties!['quantity']).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
     expect(spec.properties!['port']).toEqual({ 'x-kubernetes-int-or-string': true });
     expect(spec.properties!['raw']).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     expect(spec.properties!['template']!.properties!['metadata']).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     // A recursive type stops at the first repetition.
-    expect(spec.properties!['tree']!.properties!['children']!.items).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    expect(spec.properties!['tree']!.properties!['children']!.items).toEqual({
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
   });
 
   it.each([
@@ -85,7 +104,11 @@ describe('templateSchemaFromOpenApi', () => {
     ['no schema for the kind', { components: { schemas: {} } }, true, 'has no schema for kind Deployment'],
     [
       'an open schema (kube-sim built-ins)',
-      { components: { schemas: { D: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-group-version-kind': [gvk] } } } },
+      {
+        components: {
+          schemas: { D: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-group-version-kind': [gvk] } },
+        },
+      },
       true,
       'is open',
     ],

@@ -76,7 +76,8 @@ class Converter {
       } else {
         out['x-kubernetes-preserve-unknown-fields'] = true;
       }
-      if (node['x-kubernetes-map-type'] === 'atomic' || node['x-kubernetes-map-type'] === 'granular') out['x-kubernetes-map-type'] = node['x-kubernetes-map-type'];
+      if (node['x-kubernetes-map-type'] === 'atomic' || node['x-kubernetes-map-type'] === 'granular')
+        out['x-kubernetes-map-type'] = node['x-kubernetes-map-type'];
       return out;
     }
     if (type === 'array') {
@@ -104,12 +105,18 @@ function componentFor(doc: OpenApiV3Document, gvk: { group: string; version: str
     if (!isRecord(schema)) continue;
     const gvks = schema['x-kubernetes-group-version-kind'];
     if (!Array.isArray(gvks)) continue;
-    if (gvks.some((g) => isRecord(g) && (g['group'] ?? '') === gvk.group && g['version'] === gvk.version && g['kind'] === gvk.kind)) return [name, schema];
+    if (gvks.some((g) => isRecord(g) && (g['group'] ?? '') === gvk.group && g['version'] === gvk.version && g['kind'] === gvk.kind))
+      return [name, schema];
   }
   return undefined;
 }
 
-const fallback = (reason: string, hasReplicas: boolean): TemplateSchema => ({ schema: preservedObject(), fromServer: false, reason, hasReplicas });
+const fallback = (reason: string, hasReplicas: boolean): TemplateSchema => ({
+  schema: preservedObject(),
+  fromServer: false,
+  reason,
+  hasReplicas,
+});
 
 /**
  * The `spec.template` schema of a federated type, made from the target's OpenAPI v3 schema:

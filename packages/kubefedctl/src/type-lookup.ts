@@ -24,9 +24,12 @@ export async function lookupType(mapper: RestMapper, key: string, version?: stri
   const distinct = [...byName.values()];
   if (distinct.length > 1) {
     const names = distinct.map(qualified).sort();
-    throw new KubefedctlError(`Multiple resources are matched by "${key}": ${names.join(', ')}. A group-qualified plural name must be provided.`, {
-      hint: `use one of: ${names.join(', ')}`,
-    });
+    throw new KubefedctlError(
+      `Multiple resources are matched by "${key}": ${names.join(', ')}. A group-qualified plural name must be provided.`,
+      {
+        hint: `use one of: ${names.join(', ')}`,
+      },
+    );
   }
   const found = distinct[0];
   if (found === undefined) {

@@ -19,7 +19,11 @@ beforeAll(async () => {
   await fed.controlPlane('host', 'kube-federation-system');
   bin = path.join(fed.dir, 'bin');
   fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'kubefedctl'), `#!/bin/sh\nexec "${process.execPath}" --conditions=@kubefed/source --import tsx "${mainTs}" "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, 'kubefedctl'),
+    `#!/bin/sh\nexec "${process.execPath}" --conditions=@kubefed/source --import tsx "${mainTs}" "$@"\n`,
+    { mode: 0o755 },
+  );
   const r = await fed.cli(['completion', 'bash']);
   expect(r.code).toBe(0);
   script = path.join(fed.dir, 'kubefedctl.bash');
@@ -65,12 +69,20 @@ describe('kubefedctl completion bash in a real bash', () => {
     ['global flags', ['status', '--host-cluster-c'], ['--host-cluster-context']],
     ['kubeconfig contexts for --host-cluster-context', ['--host-cluster-context', ''], ['host', 'member']],
     ['kubeconfig contexts for --cluster-context', ['join', 'member1', '--cluster-context', 'mem'], ['member']],
-    ['kubeconfig contexts after --host-cluster-context= (bash splits the word at =)', ['status', '--host-cluster-context', '=', 'h'], ['host']],
+    [
+      'kubeconfig contexts after --host-cluster-context= (bash splits the word at =)',
+      ['status', '--host-cluster-context', '=', 'h'],
+      ['host'],
+    ],
     ['enabled federated types from the host for disable', ['disable', ''], ['deployments.apps']],
     ['served types from the host for enable', ['enable', 'configm'], ['configmaps']],
     ['federated types from the host for orphaning-deletion', ['orphaning-deletion', 'enable', 'fed'], ['federateddeployments']],
     ['shells', ['completion', 'b'], ['bash']],
-  ])('completes %s', async (_what, words, expected) => {
-    expect(await complete(words)).toEqual(expected);
-  }, 90_000);
+  ])(
+    'completes %s',
+    async (_what, words, expected) => {
+      expect(await complete(words)).toEqual(expected);
+    },
+    90_000,
+  );
 });

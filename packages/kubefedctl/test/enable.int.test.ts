@@ -35,18 +35,28 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
     expect(r.stdout).toContain('federatedtypeconfig.core.kubefed.io/deployments.apps created in namespace kube-federation-system');
     const crd = await host.resource(crdGvr).get('federateddeployments.types.kubefed.io');
     expect(established(crd)).toBe(true);
-    const versions = (crd['spec'] as { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] }).versions;
+    const versions = (
+      crd['spec'] as { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: Record<string, unknown> } } } } }[] }
+    ).versions;
     expect(Object.keys(versions[0]!.schema.openAPIV3Schema.properties.spec.properties)).toContain('retainReplicas');
     const ftc = await host.resource(gvr.federatedTypeConfigs, 'kube-federation-system').get('deployments.apps');
     expect(ftc['spec']).toMatchObject({
       targetType: { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' },
-      federatedType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedDeployment', pluralName: 'federateddeployments', scope: 'Namespaced' },
+      federatedType: {
+        group: 'types.kubefed.io',
+        version: 'v1beta1',
+        kind: 'FederatedDeployment',
+        pluralName: 'federateddeployments',
+        scope: 'Namespaced',
+      },
       propagation: 'Enabled',
       statusCollection: 'Enabled',
     });
 
     // A re-run updates both and keeps a statusCollection the user changed.
-    await host.resource(gvr.federatedTypeConfigs, 'kube-federation-system').patch('deployments.apps', { spec: { statusCollection: 'Disabled' } }, 'merge');
+    await host
+      .resource(gvr.federatedTypeConfigs, 'kube-federation-system')
+      .patch('deployments.apps', { spec: { statusCollection: 'Disabled' } }, 'merge');
     const again = await fed.cli(['enable', 'deployments', '-v']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/federateddeployments.types.kubefed.io updated');
@@ -81,7 +91,9 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
 
     const yaml = await fed.cli(['enable', 'configmaps', '-o', 'yaml']);
     expect(yaml.code).toBe(0);
-    expect(yaml.stdout).toMatch(/^---\napiVersion: core.kubefed.io\/v1beta1\nkind: FederatedTypeConfig\n[\s\S]*---\napiVersion: apiextensions.k8s.io\/v1\nkind: CustomResourceDefinition\n/);
+    expect(yaml.stdout).toMatch(
+      /^---\napiVersion: core.kubefed.io\/v1beta1\nkind: FederatedTypeConfig\n[\s\S]*---\napiVersion: apiextensions.k8s.io\/v1\nkind: CustomResourceDefinition\n/,
+    );
     expect(await getOrUndefined(host, crdGvr, 'federatedconfigmaps.types.kubefed.io')).toBeUndefined();
     expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'configmaps', 'kube-federation-system')).toBeUndefined();
 
@@ -97,7 +109,9 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
     expect(disabled.stdout).toContain('customresourcedefinition "federateddeployments.types.kubefed.io" deleted');
     expect(disabled.stdout).toContain('federatedtypeconfig "kube-federation-system/deployments.apps" deleted');
     await expect.poll(() => getOrUndefined(host, crdGvr, 'federateddeployments.types.kubefed.io'), { timeout: 10_000 }).toBeUndefined();
-    await expect.poll(() => getOrUndefined(host, gvr.federatedTypeConfigs, 'deployments.apps', 'kube-federation-system'), { timeout: 10_000 }).toBeUndefined();
+    await expect
+      .poll(() => getOrUndefined(host, gvr.federatedTypeConfigs, 'deployments.apps', 'kube-federation-system'), { timeout: 10_000 })
+      .toBeUndefined();
   }, 180_000);
 
   it('enables the 11 default types with --default-types, status collection on for workloads', async () => {
@@ -119,7 +133,9 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
       'serviceaccounts',
       'services',
     ]);
-    const collecting = ftcs.filter((f) => (f['spec'] as { statusCollection?: string }).statusCollection === 'Enabled').map((f) => f.metadata.name);
+    const collecting = ftcs
+      .filter((f) => (f['spec'] as { statusCollection?: string }).statusCollection === 'Enabled')
+      .map((f) => f.metadata.name);
     expect(collecting.sort()).toEqual(['deployments.apps', 'jobs.batch', 'replicasets.apps']);
     const ns = await host.resource(crdGvr).get('federatednamespaces.types.kubefed.io');
     expect((ns['spec'] as { scope: string }).scope).toBe('Namespaced');

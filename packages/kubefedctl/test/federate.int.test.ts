@@ -17,17 +17,26 @@ beforeAll(async () => {
   fed = await SimFederation.start(['host']);
   await fed.controlPlane('host', ns);
   const host = fed.client('host');
-  for (const name of ['demo', 'shop']) await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { team: name } } });
+  for (const name of ['demo', 'shop'])
+    await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { team: name } } });
   await host.resource(gvr.configMaps, 'demo').create({
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: 'web-config', namespace: 'demo', labels: { app: 'web' }, annotations: { note: 'not federated' } },
     data: { color: 'blue' },
   });
-  await host.resource(gvr.configMaps, 'demo').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'preview', namespace: 'demo' }, data: { a: '1' } });
-  await host.resource(gvr.secrets, 'demo').create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'demo' }, stringData: { user: 'x' } });
-  await host.resource(gvr.configMaps, 'shop').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'catalog', namespace: 'shop' }, data: { items: '3' } });
-  await host.resource(gvr.secrets, 'shop').create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'payment', namespace: 'shop' }, stringData: { key: 'k' } });
+  await host
+    .resource(gvr.configMaps, 'demo')
+    .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'preview', namespace: 'demo' }, data: { a: '1' } });
+  await host
+    .resource(gvr.secrets, 'demo')
+    .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'demo' }, stringData: { user: 'x' } });
+  await host
+    .resource(gvr.configMaps, 'shop')
+    .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'catalog', namespace: 'shop' }, data: { items: '3' } });
+  await host
+    .resource(gvr.secrets, 'shop')
+    .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'payment', namespace: 'shop' }, stringData: { key: 'k' } });
 }, 60_000);
 
 afterAll(async () => {
@@ -63,7 +72,9 @@ describe('kubefedctl federate against kube-sim', () => {
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Successfully created FederatedConfigMap "demo/web-config" from ConfigMap');
-    expect(r.stderr).toContain('warning: Annotations defined for ConfigMap "demo/web-config" will not appear in the template of the federated resource: note');
+    expect(r.stderr).toContain(
+      'warning: Annotations defined for ConfigMap "demo/web-config" will not appear in the template of the federated resource: note',
+    );
     const fcm = await host.resource(fedGvr('federatedconfigmaps'), 'demo').get('web-config');
     expect(fcm.kind).toBe('FederatedConfigMap');
     expect(fcm['spec']).toEqual({
@@ -116,7 +127,9 @@ describe('kubefedctl federate against kube-sim', () => {
       placement: { clusterSelector: { matchLabels: {} } },
     });
     const secret = await host.resource(fedGvr('federatedsecrets'), 'shop').get('payment');
-    expect((secret['spec'] as { template: { data: Record<string, string> } }).template.data).toEqual({ key: Buffer.from('k').toString('base64') });
+    expect((secret['spec'] as { template: { data: Record<string, string> } }).template.data).toEqual({
+      key: Buffer.from('k').toString('base64'),
+    });
     await host.resource(fedGvr('federatedconfigmaps'), 'shop').get('catalog');
     await host.resource(fedGvr('federatedserviceaccounts'), 'shop').get('default');
   }, 180_000);
@@ -135,7 +148,10 @@ describe('kubefedctl federate against kube-sim', () => {
       'spec: { clusterIP: 10.0.0.1, ports: [{ port: 80, nodePort: 30080 }] }',
       '',
     ].join('\n');
-    const [r, bad] = await Promise.all([cliWithStdin(['federate', '-f', '-'], input), cliWithStdin(['federate', '-f', '-'], 'kind: Secret\nmetadata: { name: x }\n')]);
+    const [r, bad] = await Promise.all([
+      cliWithStdin(['federate', '-f', '-'], input),
+      cliWithStdin(['federate', '-f', '-'], 'kind: Secret\nmetadata: { name: x }\n'),
+    ]);
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(yamlDocs(r.stdout)).toEqual([
@@ -143,7 +159,10 @@ describe('kubefedctl federate against kube-sim', () => {
         apiVersion: 'types.kubefed.io/v1beta1',
         kind: 'FederatedDeployment',
         metadata: { name: 'web', namespace: 'demo' },
-        spec: { template: { spec: { replicas: 2, selector: { matchLabels: { app: 'web' } } } }, placement: { clusterSelector: { matchLabels: {} } } },
+        spec: {
+          template: { spec: { replicas: 2, selector: { matchLabels: { app: 'web' } } } },
+          placement: { clusterSelector: { matchLabels: {} } },
+        },
       },
       {
         apiVersion: 'types.kubefed.io/v1beta1',

@@ -53,7 +53,9 @@ describe('kubefedctl --dry-run', () => {
     expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'configmaps', ns)).toBeUndefined();
 
     await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dry-app' } });
-    await host.resource(gvr.configMaps, 'dry-app').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'dry-app' }, data: { a: '1' } });
+    await host
+      .resource(gvr.configMaps, 'dry-app')
+      .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'dry-app' }, data: { a: '1' } });
     const federate = await ok(kubefedctl('federate', 'configmaps', 'web', '-n', 'dry-app', '--enable-type', '--dry-run'));
     expect(federate).toContain('federatedtypeconfig.core.kubefed.io/configmaps created in namespace fed-dry (dry run)');
     expect(federate).toContain('FederatedConfigMap "dry-app/web" from ConfigMap created (dry run)\ndry run: nothing was written\n');
@@ -67,7 +69,9 @@ describe('kubefedctl --dry-run', () => {
 
     const orphan = await kubefedctl('orphaning-deletion', 'enable', 'federatedconfigmaps', 'web', '-n', 'dry-app', '--dry-run');
     expect(orphan.code).toBe(0);
-    expect(orphan.stderr).toContain('orphaning deletion enabled for FederatedConfigMap "dry-app/web": its member objects stay when it is deleted (dry run)');
+    expect(orphan.stderr).toContain(
+      'orphaning deletion enabled for FederatedConfigMap "dry-app/web": its member objects stay when it is deleted (dry run)',
+    );
     expect((await host.resource(fcmGvr, 'dry-app').get('web')).metadata.annotations?.['kubefed.io/orphan']).toBeUndefined();
 
     const disable = await ok(kubefedctl('disable', 'configmaps', '--dry-run'));
@@ -117,20 +121,33 @@ describe('kubefedctl enable -f', () => {
     const host = fed.client('host');
     await fed.controlPlane('host', ns);
     const file = path.join(fed.dir, 'deployments.apps.yaml');
-    fs.writeFileSync(file, 'apiVersion: core.kubefed.io/v1beta1\nkind: EnableTypeDirective\nmetadata:\n  name: deployments.apps\nspec:\n  federatedGroup: directive.example.com\n');
+    fs.writeFileSync(
+      file,
+      'apiVersion: core.kubefed.io/v1beta1\nkind: EnableTypeDirective\nmetadata:\n  name: deployments.apps\nspec:\n  federatedGroup: directive.example.com\n',
+    );
     const r = await ok(kubefedctl('enable', '-f', file));
     expect(r).toContain('customresourcedefinition.apiextensions.k8s.io/federateddeployments.directive.example.com created');
     const ftc = await host.resource(gvr.federatedTypeConfigs, ns).get('deployments.apps');
     expect(ftc['spec']).toMatchObject({
       targetType: { group: 'apps', version: 'v1', kind: 'Deployment' },
-      federatedType: { group: 'directive.example.com', version: 'v1beta1', kind: 'FederatedDeployment', pluralName: 'federateddeployments' },
+      federatedType: {
+        group: 'directive.example.com',
+        version: 'v1beta1',
+        kind: 'FederatedDeployment',
+        pluralName: 'federateddeployments',
+      },
     });
 
     const bad = path.join(fed.dir, 'bad.yaml');
-    fs.writeFileSync(bad, 'apiVersion: core.kubefed.io/v1beta1\nkind: EnableTypeDirective\nmetadata:\n  name: deployments.apps\nspec:\n  federatedVersion: 1\n');
+    fs.writeFileSync(
+      bad,
+      'apiVersion: core.kubefed.io/v1beta1\nkind: EnableTypeDirective\nmetadata:\n  name: deployments.apps\nspec:\n  federatedVersion: 1\n',
+    );
     const refused = await kubefedctl('enable', '-f', bad);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^Error: .*bad\.yaml: document 1 is not a valid EnableTypeDirective: spec\.federatedVersion: Invalid input: expected string, received number\nhint: expected apiVersion: core\.kubefed\.io\/v1beta1/);
+    expect(refused.stderr).toMatch(
+      /^Error: .*bad\.yaml: document 1 is not a valid EnableTypeDirective: spec\.federatedVersion: Invalid input: expected string, received number\nhint: expected apiVersion: core\.kubefed\.io\/v1beta1/,
+    );
   }, 120_000);
 });
 
@@ -140,9 +157,13 @@ describe('kubefedctl klog verbosity', () => {
     [['-v', '2'], true],
     [['--v=1'], false],
     [[], false],
-  ])('prints debug lines with %j: %s', async (flags, debug) => {
-    const r = await fed.cli(['--host-cluster-context', 'host', 'enable', 'configmaps', '-o', 'yaml', ...flags]);
-    expect(r.code).toBe(0);
-    expect(r.stderr.includes('debug: host context "host"')).toBe(debug);
-  }, 60_000);
+  ])(
+    'prints debug lines with %j: %s',
+    async (flags, debug) => {
+      const r = await fed.cli(['--host-cluster-context', 'host', 'enable', 'configmaps', '-o', 'yaml', ...flags]);
+      expect(r.code).toBe(0);
+      expect(r.stderr.includes('debug: host context "host"')).toBe(debug);
+    },
+    60_000,
+  );
 });

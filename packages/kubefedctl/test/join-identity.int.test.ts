@@ -53,7 +53,9 @@ describe('join identity: unjoin removes only what the named join created', () =>
     const r = await fed.cli(['unjoin', 'notjoined', ...common, '--kubefed-namespace', ns]);
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain('unjoined');
-    expect(r.stderr).toMatch(/^Error: unjoin notjoined: cluster notjoined is not joined: there is no KubeFedCluster fed-notjoined\/notjoined in host; nothing was removed$/m);
+    expect(r.stderr).toMatch(
+      /^Error: unjoin notjoined: cluster notjoined is not joined: there is no KubeFedCluster fed-notjoined\/notjoined in host; nothing was removed$/m,
+    );
     expect(r.stderr).toContain('hint: ');
 
     await expectNamespaceKept(fed, ns);
@@ -73,7 +75,9 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const r = await fed.cli(['join', 'member2b', ...common, '--kubefed-namespace', ns]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Error: join member2b: the API endpoint ${fed.sim('member').url} is already joined as KubeFedCluster fed-dupendpoint/member2; nothing was written`);
+    expect(r.stderr).toContain(
+      `Error: join member2b: the API endpoint ${fed.sim('member').url} is already joined as KubeFedCluster fed-dupendpoint/member2; nothing was written`,
+    );
     expect(r.stderr).toContain('--allow-duplicate-endpoint');
 
     const host = fed.client('host');
@@ -113,7 +117,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
     await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), { timeout: 10_000 }).toBeUndefined();
   });
 
-  it('with --force on a name that is not joined removes only that name\'s leftovers in the member', async () => {
+  it("with --force on a name that is not joined removes only that name's leftovers in the member", async () => {
     await using fed = await SimFederation.start(['host', 'member']);
     const ns = 'fed-leftovers';
     await fed.controlPlane('host', ns);
@@ -129,7 +133,9 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const refused = await fed.cli(['unjoin', 'stale', ...common, '--kubefed-namespace', ns]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('Error: unjoin stale: cluster stale is not joined: there is no KubeFedCluster fed-leftovers/stale in host; nothing was removed');
+    expect(refused.stderr).toContain(
+      'Error: unjoin stale: cluster stale is not joined: there is no KubeFedCluster fed-leftovers/stale in host; nothing was removed',
+    );
     expect(refused.stderr).toContain('--force');
     expect(await getOrUndefined(member, gvr.serviceAccounts, 'stale-host', ns)).toBeDefined();
 
@@ -168,11 +174,23 @@ describe('join identity: unjoin removes only what the named join created', () =>
     await expectTokenWorks(credentials);
 
     // Nor does a join of "a-b" adopt them, even when told to update what exists.
-    const adopt = await fed.cli(['join', 'a-b', ...common, '--kubefed-namespace', ns, '--error-on-existing=false', '--allow-duplicate-endpoint']);
+    const adopt = await fed.cli([
+      'join',
+      'a-b',
+      ...common,
+      '--kubefed-namespace',
+      ns,
+      '--error-on-existing=false',
+      '--allow-duplicate-endpoint',
+    ]);
     expect(adopt.code).toBe(1);
-    expect(adopt.stderr).toContain('Error: join a-b: service account fed-collide/a-b-host in a-b was created by the join of a; nothing was written');
+    expect(adopt.stderr).toContain(
+      'Error: join a-b: service account fed-collide/a-b-host in a-b was created by the join of a; nothing was written',
+    );
     expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'a-b', ns)).toBeUndefined();
-    expect((await member.resource(gvr.serviceAccounts, ns).get('a-b-host')).metadata.annotations).toMatchObject({ 'kubefed.io/joined-cluster': 'a' });
+    expect((await member.resource(gvr.serviceAccounts, ns).get('a-b-host')).metadata.annotations).toMatchObject({
+      'kubefed.io/joined-cluster': 'a',
+    });
     await expectTokenWorks(credentials);
   });
 });

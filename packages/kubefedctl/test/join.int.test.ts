@@ -29,7 +29,10 @@ async function kfcAndSecret(ns: string, cluster: string): Promise<{ kfc: KubeObj
 }
 
 function memberClientFor(kfc: KubeObject, secret: KubeObject): DynamicClient {
-  return DynamicClient.fromKubeFedCluster(kfc as unknown as Parameters<typeof DynamicClient.fromKubeFedCluster>[0], secret as { data?: Record<string, string> });
+  return DynamicClient.fromKubeFedCluster(
+    kfc as unknown as Parameters<typeof DynamicClient.fromKubeFedCluster>[0],
+    secret as { data?: Record<string, string> },
+  );
 }
 
 describe('kubefedctl join against kube-sim', () => {
@@ -54,7 +57,11 @@ describe('kubefedctl join against kube-sim', () => {
       { verbs: ['get'], nonResourceURLs: ['*'] },
     ]);
     const binding = await member.resource(gvr.clusterRoleBindings).get('kubefed-controller-manager:member1-host');
-    expect(binding['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kubefed-controller-manager:member1-host' });
+    expect(binding['roleRef']).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'kubefed-controller-manager:member1-host',
+    });
     expect(binding['subjects']).toEqual([{ kind: 'ServiceAccount', name: 'member1-host', namespace: ns }]);
 
     const { kfc, secret } = await kfcAndSecret(ns, 'member1');
@@ -112,14 +119,20 @@ describe('kubefedctl join against kube-sim', () => {
     const role = await member.resource(gvr.roles, ns).get('kubefed-controller-manager:member9-host');
     expect(role['rules']).toEqual([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]);
     const binding = await member.resource(gvr.roleBindings, ns).get('kubefed-controller-manager:member9-host');
-    expect(binding['roleRef']).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kubefed-controller-manager:member9-host' });
+    expect(binding['roleRef']).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'kubefed-controller-manager:member9-host',
+    });
     const health = await member.resource(gvr.clusterRoles).get(`kubefed-controller-manager:${ns}:healthcheck-member9-host`);
     expect(health['rules']).toEqual([
       { verbs: ['get'], nonResourceURLs: ['/healthz', '/version'] },
       { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
     ]);
     expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member9-host')).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoleBindings, `kubefed-controller-manager:${ns}:healthcheck-member9-host`)).toBeDefined();
+    expect(
+      await getOrUndefined(member, gvr.clusterRoleBindings, `kubefed-controller-manager:${ns}:healthcheck-member9-host`),
+    ).toBeDefined();
     expect((await kfcAndSecret(ns, 'member9')).kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': 'Namespaced' });
   });
 
@@ -127,7 +140,10 @@ describe('kubefedctl join against kube-sim', () => {
     const ns = 'fed-rejoin-scope';
     await fed.controlPlane('host', ns);
     expect((await fed.cli(joinArgs('member7', ns))).code).toBe(0);
-    await fed.client('host').resource(gvr.kubeFedClusters, ns).patch('member7', { metadata: { annotations: { 'kubefed.io/join-scope': null } } }, 'merge');
+    await fed
+      .client('host')
+      .resource(gvr.kubeFedClusters, ns)
+      .patch('member7', { metadata: { annotations: { 'kubefed.io/join-scope': null } } }, 'merge');
     expect((await kfcAndSecret(ns, 'member7')).kfc.metadata.annotations ?? {}).toEqual({});
 
     const r = await fed.cli(joinArgs('member7', ns, '--error-on-existing=false'));
@@ -175,8 +191,14 @@ describe('kubefedctl join against kube-sim', () => {
     const ns = 'fed-lp';
     await fed.controlPlane('host', ns);
     const ftcClient = fed.client('host').resource(gvr.federatedTypeConfigs, ns);
-    const configMaps = buildFederatedTypeConfig({ group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' }, ns);
-    const deployments = buildFederatedTypeConfig({ group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' }, ns);
+    const configMaps = buildFederatedTypeConfig(
+      { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' },
+      ns,
+    );
+    const deployments = buildFederatedTypeConfig(
+      { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced' },
+      ns,
+    );
     const secrets = buildFederatedTypeConfig({ group: '', version: 'v1', kind: 'Secret', pluralName: 'secrets', scope: 'Namespaced' }, ns);
     secrets.spec.propagation = 'Disabled';
     for (const f of [configMaps, deployments, secrets]) await ftcClient.create(f as unknown as KubeObject);
@@ -227,7 +249,9 @@ describe('kubefedctl join against kube-sim', () => {
     expect((await fed.cli(joinArgs('member6', ns, '--cluster-admin', '--allow-duplicate-endpoint'))).code).toBe(0);
     const rejoin = await fed.cli(joinArgs('member6', ns, '--error-on-existing=false', '--allow-duplicate-endpoint'));
     expect(rejoin.code).toBe(0);
-    expect(rejoin.stderr).toContain('note: member6 keeps the full access (cluster-admin) of its existing join; pass --least-privilege to reduce it');
+    expect(rejoin.stderr).toContain(
+      'note: member6 keeps the full access (cluster-admin) of its existing join; pass --least-privilege to reduce it',
+    );
     expect((await roles.get('kubefed-controller-manager:member6-host'))['rules']).toEqual([
       { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
       { verbs: ['get'], nonResourceURLs: ['*'] },
@@ -248,7 +272,21 @@ describe('kubefedctl join against kube-sim', () => {
     await oldToken.resource(gvr.nodes).list();
 
     await fed.client('member').resource(gvr.secrets, ns).delete('member8-host');
-    await expect.poll(async () => isUnauthorized(await oldToken.resource(gvr.nodes).list().then(() => undefined, (e: unknown) => e)), { timeout: 10_000, interval: 200 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          isUnauthorized(
+            await oldToken
+              .resource(gvr.nodes)
+              .list()
+              .then(
+                () => undefined,
+                (e: unknown) => e,
+              ),
+          ),
+        { timeout: 10_000, interval: 200 },
+      )
+      .toBe(true);
 
     const r = await fed.cli(joinArgs('member8', ns, '--error-on-existing=false'));
     expect(r.stderr).not.toContain('Error:');

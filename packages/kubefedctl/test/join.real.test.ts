@@ -15,7 +15,14 @@ const POLL = { timeout: 30_000, interval: 200 } as const;
 let fed: LocalFederation;
 
 beforeAll(async () => {
-  fed = await startLocalFederation({ substrate: 'real', members: ['member'], redisUrl: process.env['REDIS_URL'], controllerManager: false, join: false, enableDefaultTypes: false });
+  fed = await startLocalFederation({
+    substrate: 'real',
+    members: ['member'],
+    redisUrl: process.env['REDIS_URL'],
+    controllerManager: false,
+    join: false,
+    enableDefaultTypes: false,
+  });
 });
 
 afterAll(async () => {
@@ -26,7 +33,9 @@ afterAll(async () => {
 async function controlPlane(ns: string, scope: 'Cluster' | 'Namespaced' = 'Cluster'): Promise<void> {
   const host = fed.client('host');
   await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await host.resource(gvr.kubeFedConfigs, ns).create({ apiVersion: API_VERSIONS.core, kind: 'KubeFedConfig', metadata: { name: 'kubefed', namespace: ns }, spec: { scope } });
+  await host
+    .resource(gvr.kubeFedConfigs, ns)
+    .create({ apiVersion: API_VERSIONS.core, kind: 'KubeFedConfig', metadata: { name: 'kubefed', namespace: ns }, spec: { scope } });
 }
 
 /** Runs kubefedctl against host and member in kubefed namespace `ns`. */
@@ -42,15 +51,27 @@ async function viaKubeFedCluster(ns: string, name: string): Promise<DynamicClien
 
 /** A SelfSubjectReview by a client: HTTP status and, when authenticated, the user name. */
 async function review(client: DynamicClient): Promise<{ status: number; user?: string }> {
-  const res = await client.raw('/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+  const res = await client.raw('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+    method: 'POST',
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+  });
   if (res.status !== 201) return { status: res.status };
   return { status: res.status, user: (JSON.parse(res.body) as { status: { userInfo: { username: string } } }).status.userInfo.username };
 }
 
 /** The error a promise rejects with (undefined when it resolves). */
-const failure = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const failure = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
-const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} });
+const configMap = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data: {},
+});
 const secret = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default' } });
 
 describe('kubefedctl join against a real API server', () => {
@@ -70,7 +91,10 @@ describe('kubefedctl join against a real API server', () => {
     expect(r.stdout + r.stderr).not.toContain(Buffer.from(data['token'] ?? '', 'base64').toString());
 
     const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member1');
-    const hostSecret = await fed.client('host').resource(gvr.secrets, ns).get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
+    const hostSecret = await fed
+      .client('host')
+      .resource(gvr.secrets, ns)
+      .get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
     expect((hostSecret['data'] as Record<string, string>)['token']).toBe(data['token']);
     expect((kfc['spec'] as { apiEndpoint: string }).apiEndpoint).toBe(fed.realClusters?.get('member').url);
 
@@ -79,14 +103,19 @@ describe('kubefedctl join against a real API server', () => {
     // The real RBAC authorizer learns of the new ClusterRoleBinding from its informer, moments later
     // (kube-sim authorizes from its store at once).
     await expect.poll(async () => (await creds.raw('/healthz')).status, POLL).toBe(200);
-    expect((await creds.resource(gvr.nodes).list()).items.map((n) => n.metadata.name).sort()).toEqual(fed.realClusters?.get('member').nodeNames);
+    expect((await creds.resource(gvr.nodes).list()).items.map((n) => n.metadata.name).sort()).toEqual(
+      fed.realClusters?.get('member').nodeNames,
+    );
   });
 
   it('with --least-privilege the member answers 403 for every type that is not enabled; enable and disable grant and revoke at once', async () => {
     const ns = 'real-lp';
     await controlPlane(ns);
     const ftcs = fed.client('host').resource(gvr.federatedTypeConfigs, ns);
-    const configMaps = buildFederatedTypeConfig({ group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' }, ns);
+    const configMaps = buildFederatedTypeConfig(
+      { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' },
+      ns,
+    );
     await ftcs.create(configMaps as unknown as KubeObject);
     // Joined under its context's name: enable and disable update the role through that context
     // (the least-privilege token itself may not change RBAC).
@@ -100,7 +129,9 @@ describe('kubefedctl join against a real API server', () => {
     expect((await creds.raw('/version')).status).toBe(200);
     const denied = await failure(creds.resource(gvr.secrets, 'default').create(secret('lp-denied')));
     expect(isForbidden(denied)).toBe(true);
-    expect(String(denied)).toContain(`User "system:serviceaccount:${ns}:member-host" cannot create resource "secrets" in API group "" in the namespace "default"`);
+    expect(String(denied)).toContain(
+      `User "system:serviceaccount:${ns}:member-host" cannot create resource "secrets" in API group "" in the namespace "default"`,
+    );
 
     // enable updates the member role; the real RBAC authorizer follows its informer within moments.
     const enabled = await cli(ns, 'enable', 'secrets');
@@ -109,7 +140,9 @@ describe('kubefedctl join against a real API server', () => {
     await expect.poll(() => failure(creds.resource(gvr.secrets, 'default').create(secret('lp-granted'))), POLL).toBeUndefined();
 
     expect((await cli(ns, 'disable', 'secrets')).code).toBe(0);
-    await expect.poll(async () => isForbidden(await failure(creds.resource(gvr.secrets, 'default').create(secret(`lp-revoked-${Date.now()}`)))), POLL).toBe(true);
+    await expect
+      .poll(async () => isForbidden(await failure(creds.resource(gvr.secrets, 'default').create(secret(`lp-revoked-${Date.now()}`)))), POLL)
+      .toBe(true);
   });
 
   it('unjoin removes every join object, after which the old token gets 401 Unauthorized', async () => {
@@ -147,12 +180,19 @@ describe('kubefedctl join against a real API server', () => {
       const forced = await cli(ns, 'unjoin', 'member8', '--cluster-context', 'member', '--force');
       expect(forced.code).toBe(0);
       expect(forced.stdout).toContain(`removed KubeFedCluster ${ns}/member8 in host`);
-      expect(forced.stderr).toContain(`warning: could not remove service account ${ns}/member8-host in member8: cannot reach member cluster member8`);
+      expect(forced.stderr).toContain(
+        `warning: could not remove service account ${ns}/member8-host in member8: cannot reach member cluster member8`,
+      );
       expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member8', ns)).toBeUndefined();
     } finally {
       fed.restoreFaults();
     }
     // The member side stayed. (Polled: a keep-alive connection from before the stop may be reset.)
-    await expect.poll(() => failure(getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'member8-host', ns).then((sa) => expect(sa).toBeDefined())), POLL).toBeUndefined();
+    await expect
+      .poll(
+        () => failure(getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'member8-host', ns).then((sa) => expect(sa).toBeDefined())),
+        POLL,
+      )
+      .toBeUndefined();
   });
 });

@@ -40,7 +40,9 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     // "member" has a kubeconfig context of its own name (the fallback when its own credentials may not
     // change RBAC); "other" has none.
     expect((await fed.cli(['join', 'member', '--cluster-context', 'member', '--least-privilege', ...args])).code).toBe(0);
-    expect((await fed.cli(['join', 'other', '--cluster-context', 'member', '--least-privilege', '--allow-duplicate-endpoint', ...args])).code).toBe(0);
+    expect(
+      (await fed.cli(['join', 'other', '--cluster-context', 'member', '--least-privilege', '--allow-duplicate-endpoint', ...args])).code,
+    ).toBe(0);
 
     const enabled = await fed.cli(['enable', 'configmaps', ...args]);
     expect(enabled.stderr).not.toContain('Error:');
@@ -52,7 +54,12 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     // The control plane's member credentials (the KubeFedCluster's token) may now write ConfigMaps.
     const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member');
     using creds = await DynamicClient.forKubeFedCluster(fed.client('host'), kfc as unknown as KubeFedClusterInput);
-    const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: {} });
+    const configMap = (name: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default' },
+      data: {},
+    });
     await creds.resource(gvr.configMaps, 'default').create(configMap('lp-granted'));
 
     const disabled = await fed.cli(['disable', 'configmaps', ...args]);
@@ -62,10 +69,13 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     expect((ftc['spec'] as { propagation: string }).propagation).toBe('Disabled');
     expect(rulesOf(await roles.get('kubefed-controller-manager:member-host')).some((r) => r.resources?.includes('configmaps'))).toBe(false);
     // The revoked grant stops working at once: the same token is refused.
-    const refused = await creds.resource(gvr.configMaps, 'default').create(configMap('lp-revoked')).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const refused = await creds
+      .resource(gvr.configMaps, 'default')
+      .create(configMap('lp-revoked'))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isForbidden(refused)).toBe(true);
   }, 180_000);
 });
@@ -79,10 +89,25 @@ describe('kubefedctl plan (live)', () => {
     await host.resource(crdGvr).create(replicaSchedulingPreferenceCrd() as unknown as KubeObject);
     // Deployments are federated before the (least-privilege) join: its role may read them and their pods.
     expect((await fed.cli(['enable', 'deployments.apps', '--host-cluster-context', 'host', '--kubefed-namespace', ns])).code).toBe(0);
-    expect((await fed.cli(['join', 'planned', '--cluster-context', 'member', '--host-cluster-context', 'host', '--kubefed-namespace', ns])).code).toBe(0);
+    expect(
+      (await fed.cli(['join', 'planned', '--cluster-context', 'member', '--host-cluster-context', 'host', '--kubefed-namespace', ns])).code,
+    ).toBe(0);
     const kfcs = host.resource(gvr.kubeFedClusters, ns);
     const kfc = await kfcs.get('planned');
-    await kfcs.updateStatus({ ...kfc, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', lastProbeTime: '2026-11-21T10:00:00Z', lastTransitionTime: '2026-11-21T10:00:00Z' }] } });
+    await kfcs.updateStatus({
+      ...kfc,
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'ClusterReady',
+            lastProbeTime: '2026-11-21T10:00:00Z',
+            lastTransitionTime: '2026-11-21T10:00:00Z',
+          },
+        ],
+      },
+    });
 
     await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
     await retry(() =>
@@ -98,14 +123,23 @@ describe('kubefedctl plan (live)', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', namespace: 'shop' },
-      spec: { replicas: 0, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+      },
     });
 
     const r = await fed.cli(['plan', 'web', '-n', 'shop', '--host-cluster-context', 'host', '--kubefed-namespace', ns, '-o', 'json']);
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('FederatedDeployment shop/web does not exist');
-    const out = JSON.parse(r.stdout) as { key: string; plan: Record<string, number>; unplaced: number; clusters: { name: string; current: number | null }[] };
+    const out = JSON.parse(r.stdout) as {
+      key: string;
+      plan: Record<string, number>;
+      unplaced: number;
+      clusters: { name: string; current: number | null }[];
+    };
     expect(out.key).toBe('shop/web');
     expect(out.plan).toEqual({ planned: 5 });
     expect(out.unplaced).toBe(1);

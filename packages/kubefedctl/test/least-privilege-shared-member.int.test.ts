@@ -22,7 +22,11 @@ afterAll(async () => {
 const A = ['--host-cluster-context', 'host', '--kubefed-namespace', 'fed-a'];
 const B = ['--host-cluster-context', 'host2', '--kubefed-namespace', 'fed-b'];
 const C = ['--host-cluster-context', 'host', '--kubefed-namespace', 'fed-c'];
-const ROLE = { a: 'kubefed-controller-manager:member-host', b: 'kubefed-controller-manager:member-host2', c: 'kubefed-controller-manager:member-hq' };
+const ROLE = {
+  a: 'kubefed-controller-manager:member-host',
+  b: 'kubefed-controller-manager:member-host2',
+  c: 'kubefed-controller-manager:member-hq',
+};
 
 async function rules(role: string): Promise<unknown> {
   return (await fed.client('member').resource(gvr.clusterRoles).get(role))['rules'];
@@ -33,11 +37,15 @@ function grants(rulesOf: unknown, resource: string): boolean {
 }
 
 describe('least-privilege joins of several federations in one member', () => {
-  it('enable and disable rewrite only the role of their own join, never another federation\'s', async () => {
+  it("enable and disable rewrite only the role of their own join, never another federation's", async () => {
     await fed.controlPlane('host', 'fed-a');
     await fed.controlPlane('host2', 'fed-b');
     await fed.controlPlane('host', 'fed-c');
-    for (const [flags, extra] of [[A, []], [B, []], [C, ['--host-cluster-name', 'hq']]] as const) {
+    for (const [flags, extra] of [
+      [A, []],
+      [B, []],
+      [C, ['--host-cluster-name', 'hq']],
+    ] as const) {
       const joined = await fed.cli(['join', 'member', '--cluster-context', 'member', '--least-privilege', ...flags, ...extra]);
       expect(joined.stderr).not.toContain('Error:');
       expect(joined.code).toBe(0);
@@ -69,10 +77,12 @@ describe('least-privilege joins of several federations in one member', () => {
     expect(grants(await rules(ROLE.c), 'secrets')).toBe(true);
   }, 180_000);
 
-  it('leaves a role alone whose binding grants another service account, even when it carries this join\'s name', async () => {
+  it("leaves a role alone whose binding grants another service account, even when it carries this join's name", async () => {
     await fed.controlPlane('host', 'fed-d');
     const D = ['--host-cluster-context', 'host', '--kubefed-namespace', 'fed-d'];
-    expect((await fed.cli(['join', 'member', '--cluster-context', 'member', '--least-privilege', '--host-cluster-name', 'hd', ...D])).code).toBe(0);
+    expect(
+      (await fed.cli(['join', 'member', '--cluster-context', 'member', '--least-privilege', '--host-cluster-name', 'hd', ...D])).code,
+    ).toBe(0);
     const role = 'kubefed-controller-manager:member-hd';
     const bindings = fed.client('member').resource(gvr.clusterRoleBindings);
     const binding = await bindings.get(role);
@@ -81,7 +91,9 @@ describe('least-privilege joins of several federations in one member', () => {
 
     const enabled = await fed.cli(['enable', 'configmaps', ...D]);
     expect(enabled.code).toBe(0);
-    expect(enabled.stderr).toContain(`warning: could not update the least-privilege role of cluster "member": cluster role ${role} in member is bound to another service account than fed-d/member-hd`);
+    expect(enabled.stderr).toContain(
+      `warning: could not update the least-privilege role of cluster "member": cluster role ${role} in member is bound to another service account than fed-d/member-hd`,
+    );
     expect(await rules(role)).toEqual(before);
   }, 120_000);
 });

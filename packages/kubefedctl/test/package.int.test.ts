@@ -32,7 +32,11 @@ function runIn(file: string, args: string[], extraPath = ''): Promise<CliRun> {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kubefedctl-package-'));
   const built = path.join(dir, 'build', 'kubefedctl-linux-x64');
-  execFileSync(process.execPath, [path.join(repoRoot, 'tools/package/kubefedctl.js'), '--out', built], { cwd: repoRoot, stdio: 'ignore', timeout: 600_000 });
+  execFileSync(process.execPath, [path.join(repoRoot, 'tools/package/kubefedctl.js'), '--out', built], {
+    cwd: repoRoot,
+    stdio: 'ignore',
+    timeout: 600_000,
+  });
   exe = path.join(dir, 'empty', 'kubefedctl');
   fs.mkdirSync(path.dirname(exe));
   fs.copyFileSync(built, exe);
@@ -48,7 +52,19 @@ afterAll(async () => {
 });
 
 function joinDryRun(): string[] {
-  return ['join', 'member1', '--cluster-context', 'member1', '--host-cluster-context', 'host', '--dry-run', '-o', 'yaml', '--kubeconfig', fed.kubeconfig];
+  return [
+    'join',
+    'member1',
+    '--cluster-context',
+    'member1',
+    '--host-cluster-context',
+    'host',
+    '--dry-run',
+    '-o',
+    'yaml',
+    '--kubeconfig',
+    fed.kubeconfig,
+  ];
 }
 
 function kindsOf(yaml: string): string[] {
@@ -89,7 +105,15 @@ describe('the packaged kubefedctl in an empty directory', () => {
 
   it('serves the dashboard page and the files it loads (its scripts, lit, Chart.js) from the file alone', async () => {
     // The dashboard watches every KubeFed type: all the CRDs, as an install has them.
-    const crds = await runIn(kubectl, ['--kubeconfig', fed.kubeconfig, '--context', 'host', 'apply', '-k', path.join(repoRoot, 'deploy/crds')]);
+    const crds = await runIn(kubectl, [
+      '--kubeconfig',
+      fed.kubeconfig,
+      '--context',
+      'host',
+      'apply',
+      '-k',
+      path.join(repoRoot, 'deploy/crds'),
+    ]);
     expect(crds.code, crds.stderr).toBe(0);
     const child = spawn(exe, ['dashboard', '--port', '0', '--kubeconfig', fed.kubeconfig, '--host-cluster-context', 'host'], {
       cwd: path.dirname(exe),

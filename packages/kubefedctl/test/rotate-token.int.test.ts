@@ -13,12 +13,33 @@ afterAll(async () => {
   await fed[Symbol.asyncDispose]();
 });
 
-const joinArgs = (cluster: string, ns: string): string[] => ['join', cluster, '--cluster-context', 'member', '--host-cluster-context', 'host', '--kubefed-namespace', ns];
-const rotateArgs = (cluster: string, ns: string): string[] => ['rotate-token', cluster, '--cluster-context', 'member', '--host-cluster-context', 'host', '--kubefed-namespace', ns];
+const joinArgs = (cluster: string, ns: string): string[] => [
+  'join',
+  cluster,
+  '--cluster-context',
+  'member',
+  '--host-cluster-context',
+  'host',
+  '--kubefed-namespace',
+  ns,
+];
+const rotateArgs = (cluster: string, ns: string): string[] => [
+  'rotate-token',
+  cluster,
+  '--cluster-context',
+  'member',
+  '--host-cluster-context',
+  'host',
+  '--kubefed-namespace',
+  ns,
+];
 
 async function hostSecretOf(ns: string, cluster: string): Promise<KubeObject> {
   const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get(cluster);
-  return fed.client('host').resource(gvr.secrets, ns).get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
+  return fed
+    .client('host')
+    .resource(gvr.secrets, ns)
+    .get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
 }
 
 const tokenOf = (secret: KubeObject): string => Buffer.from((secret['data'] as Record<string, string>)['token'] ?? '', 'base64').toString();
@@ -26,7 +47,14 @@ const tokenOf = (secret: KubeObject): string => Buffer.from((secret['data'] as R
 /** Whether the member authenticates `token`: `ok` (allowed, or 403 for a least-privilege token), or `401`. */
 async function memberAccepts(token: string): Promise<'ok' | '401'> {
   using client = DynamicClient.fromKubeFedCluster(
-    { metadata: { name: 'member' }, spec: { apiEndpoint: fed.sim('member').url, caBundle: Buffer.from(fed.sim('member').caPem ?? '').toString('base64'), secretRef: { name: 'x' } } },
+    {
+      metadata: { name: 'member' },
+      spec: {
+        apiEndpoint: fed.sim('member').url,
+        caBundle: Buffer.from(fed.sim('member').caPem ?? '').toString('base64'),
+        secretRef: { name: 'x' },
+      },
+    },
     { data: { token: Buffer.from(token).toString('base64') } },
   );
   try {
@@ -51,7 +79,9 @@ describe('kubefedctl rotate-token', () => {
     const r = await fed.cli(rotateArgs('member1', ns));
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`rotated the token of cluster "member1": the old token is revoked, the new one is in host secret ${ns}/${before.metadata.name ?? ''}`);
+    expect(r.stdout).toContain(
+      `rotated the token of cluster "member1": the old token is revoked, the new one is in host secret ${ns}/${before.metadata.name ?? ''}`,
+    );
     const after = await hostSecretOf(ns, 'member1');
     const newToken = tokenOf(after);
     expect(newToken).not.toBe(oldToken);
@@ -65,15 +95,20 @@ describe('kubefedctl rotate-token', () => {
     await fed.controlPlane('host', ns);
     expect((await fed.cli(joinArgs('member2', ns))).code).toBe(0);
     const member2Secret = await hostSecretOf(ns, 'member2');
-    await fed.client('host').resource(gvr.kubeFedClusters, ns).create({
-      apiVersion: 'core.kubefed.io/v1beta1',
-      kind: 'KubeFedCluster',
-      metadata: { name: 'thief' },
-      spec: { apiEndpoint: fed.sim('member').url, secretRef: { name: member2Secret.metadata.name ?? '' } },
-    });
+    await fed
+      .client('host')
+      .resource(gvr.kubeFedClusters, ns)
+      .create({
+        apiVersion: 'core.kubefed.io/v1beta1',
+        kind: 'KubeFedCluster',
+        metadata: { name: 'thief' },
+        spec: { apiEndpoint: fed.sim('member').url, secretRef: { name: member2Secret.metadata.name ?? '' } },
+      });
     const r = await fed.cli(rotateArgs('thief', ns));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Error: rotate-token thief: host secret ${ns}/${member2Secret.metadata.name ?? ''} is not bound to thief (annotation kubefed.io/cluster-name); nothing was changed`);
+    expect(r.stderr).toContain(
+      `Error: rotate-token thief: host secret ${ns}/${member2Secret.metadata.name ?? ''} is not bound to thief (annotation kubefed.io/cluster-name); nothing was changed`,
+    );
     expect(tokenOf(await hostSecretOf(ns, 'member2'))).toBe(tokenOf(member2Secret));
     expect(await memberAccepts(tokenOf(member2Secret))).toBe('ok');
 

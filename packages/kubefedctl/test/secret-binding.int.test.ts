@@ -53,10 +53,23 @@ function joinArgs(cluster: string, ns: string, ...extra: string[]): string[] {
 
 async function hostSecretOf(ns: string, cluster: string): Promise<KubeObject> {
   const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get(cluster);
-  return fed.client('host').resource(gvr.secrets, ns).get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
+  return fed
+    .client('host')
+    .resource(gvr.secrets, ns)
+    .get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
 }
 
-const ready = { conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', lastProbeTime: '2026-11-21T10:00:00Z', lastTransitionTime: '2026-11-21T10:00:00Z' }] };
+const ready = {
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'True',
+      reason: 'ClusterReady',
+      lastProbeTime: '2026-11-21T10:00:00Z',
+      lastTransitionTime: '2026-11-21T10:00:00Z',
+    },
+  ],
+};
 
 describe('token Secrets bound to their KubeFedCluster', () => {
   it('join binds the host Secret to the cluster, and a re-run with --error-on-existing=false binds the Secret of an older join', async () => {
@@ -67,7 +80,11 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect(r.code).toBe(0);
     const secret = await hostSecretOf(ns, 'member1');
     const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member1');
-    const bound = { [BINDING]: 'member1', [CONNECTION]: connectionDigest(kfc['spec'] as Parameters<typeof connectionDigest>[0]), 'kubefed.io/join-service-account': 'member1-host' };
+    const bound = {
+      [BINDING]: 'member1',
+      [CONNECTION]: connectionDigest(kfc['spec'] as Parameters<typeof connectionDigest>[0]),
+      'kubefed.io/join-service-account': 'member1-host',
+    };
     expect(secret.metadata.annotations).toEqual(bound);
 
     // A join made before the binding existed: the annotation is missing.
@@ -82,7 +99,10 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect(rebound.metadata.annotations).toEqual(bound);
 
     // Someone moved the KubeFedCluster to another server: a re-run puts the joined member back, still bound to it.
-    await fed.client('host').resource(gvr.kubeFedClusters, ns).patch('member1', { spec: { apiEndpoint: 'https://127.0.0.1:1' } }, 'merge');
+    await fed
+      .client('host')
+      .resource(gvr.kubeFedClusters, ns)
+      .patch('member1', { spec: { apiEndpoint: 'https://127.0.0.1:1' } }, 'merge');
     expect((await fed.cli(joinArgs('member1', ns, '--error-on-existing=false'))).code).toBe(0);
     expect((await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member1'))['spec']).toEqual(kfc['spec']);
     expect((await hostSecretOf(ns, 'member1')).metadata.annotations).toEqual(bound);
@@ -94,10 +114,14 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect((await fed.cli(joinArgs('member2', ns, '--secret-name', 'member2-token'))).code).toBe(0);
     const r = await fed.cli(joinArgs('thief', ns, '--secret-name', 'member2-token', '--allow-duplicate-endpoint'));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Error: join thief: host cluster secret ${ns}/member2-token is bound to cluster member2 (annotation ${BINDING}); nothing was written`);
+    expect(r.stderr).toContain(
+      `Error: join thief: host cluster secret ${ns}/member2-token is bound to cluster member2 (annotation ${BINDING}); nothing was written`,
+    );
     expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'thief', ns)).toBeUndefined();
     expect(await getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'thief-host', ns)).toBeUndefined();
-    expect((await fed.client('host').resource(gvr.secrets, ns).get('member2-token')).metadata.annotations).toMatchObject({ [BINDING]: 'member2' });
+    expect((await fed.client('host').resource(gvr.secrets, ns).get('member2-token')).metadata.annotations).toMatchObject({
+      [BINDING]: 'member2',
+    });
   }, 120_000);
 
   it("enable and plan never send member3's token to a KubeFedCluster that names member3's Secret and another server", async () => {
@@ -119,36 +143,46 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     // enable keeps least-privilege roles in step through the member credentials of every KubeFedCluster.
     const enabled = await fed.cli(['enable', 'configmaps', '--host-cluster-context', 'host', '--kubefed-namespace', ns]);
     expect(enabled.code).toBe(0);
-    expect(enabled.stderr).toContain(`warning: could not update the least-privilege role of cluster "evil": secret ${ns}/${member3Secret.metadata.name ?? ''} is bound to cluster member3, not to evil`);
+    expect(enabled.stderr).toContain(
+      `warning: could not update the least-privilege role of cluster "evil": secret ${ns}/${member3Secret.metadata.name ?? ''} is bound to cluster member3, not to evil`,
+    );
 
     // plan reads the workloads of the Ready clusters through their member credentials.
     await kfcs.updateStatus({ ...(await kfcs.get('evil')), status: ready });
     await host.resource(crdGvr).create(replicaSchedulingPreferenceCrd() as unknown as KubeObject);
     await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
     await expect
-      .poll(() =>
-        host
-          .resource(rspGvr, 'shop')
-          .create({
-            apiVersion: 'scheduling.kubefed.io/v1alpha1',
-            kind: 'ReplicaSchedulingPreference',
-            metadata: { name: 'web', namespace: 'shop' },
-            spec: { targetKind: 'FederatedDeployment', totalReplicas: 2, clusters: { evil: { weight: 1 } } },
-          })
-          .then(() => true, () => false),
+      .poll(
+        () =>
+          host
+            .resource(rspGvr, 'shop')
+            .create({
+              apiVersion: 'scheduling.kubefed.io/v1alpha1',
+              kind: 'ReplicaSchedulingPreference',
+              metadata: { name: 'web', namespace: 'shop' },
+              spec: { targetKind: 'FederatedDeployment', totalReplicas: 2, clusters: { evil: { weight: 1 } } },
+            })
+            .then(
+              () => true,
+              () => false,
+            ),
         { timeout: 10_000, interval: 100 },
       )
       .toBe(true);
     const planned = await fed.cli(['plan', 'web', '-n', 'shop', '--host-cluster-context', 'host', '--kubefed-namespace', ns, '-o', 'json']);
     expect(planned.code).toBe(0);
-    expect(planned.stderr).toContain(`warning: could not read the workload in cluster "evil": secret ${ns}/${member3Secret.metadata.name ?? ''} is bound to cluster member3, not to evil`);
+    expect(planned.stderr).toContain(
+      `warning: could not read the workload in cluster "evil": secret ${ns}/${member3Secret.metadata.name ?? ''} is bound to cluster member3, not to evil`,
+    );
 
     expect(server.requests).toEqual([]);
     expect(`${server.requests.join('\n')}${enabled.stdout}${enabled.stderr}${planned.stdout}${planned.stderr}`).not.toContain(token);
 
     // Joining "evil" for real gives it a Secret of its own; member3's stays as it was.
     const joined = await fed.cli(joinArgs('evil', ns, '--error-on-existing=false', '--allow-duplicate-endpoint'));
-    expect(joined.stderr).toContain(`warning: KubeFedCluster ${ns}/evil names secret ${ns}/${member3Secret.metadata.name ?? ''}, which is bound to cluster member3; creating a new secret for evil`);
+    expect(joined.stderr).toContain(
+      `warning: KubeFedCluster ${ns}/evil names secret ${ns}/${member3Secret.metadata.name ?? ''}, which is bound to cluster member3; creating a new secret for evil`,
+    );
     expect(joined.code).toBe(0);
     const evilSecret = await hostSecretOf(ns, 'evil');
     expect(evilSecret.metadata.name).not.toBe(member3Secret.metadata.name);

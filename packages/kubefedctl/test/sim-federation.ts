@@ -51,7 +51,11 @@ export class SimFederation implements AsyncDisposable {
     const clients = new Map(sims.map((s) => [s.name, adminClient(s)]));
     const fed = new SimFederation(sims, dir, kubeconfig, clients);
     const crds = [kubeFedConfigCrd(), federatedTypeConfigCrd(), ...(options.kubefedClusterCrd === false ? [] : [kubeFedClusterCrd()])];
-    for (const crd of crds) await fed.client(names[0]!).resource(crdGvr).create(crd as unknown as KubeObject);
+    for (const crd of crds)
+      await fed
+        .client(names[0]!)
+        .resource(crdGvr)
+        .create(crd as unknown as KubeObject);
     return fed;
   }
 
@@ -70,12 +74,19 @@ export class SimFederation implements AsyncDisposable {
   /** Creates the kubefed namespace and the KubeFedConfig `kubefed` in the host. */
   async controlPlane(host: string, namespace: string, scope: 'Cluster' | 'Namespaced' = 'Cluster'): Promise<void> {
     const c = this.client(host);
-    await c.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    await c
+      .resource({ group: '', version: 'v1', resource: 'namespaces' })
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     const configs = c.resource({ group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedconfigs' }, namespace);
     // The CRD may need a moment before it is served.
     for (let i = 0; ; i++) {
       try {
-        await configs.create({ apiVersion: API_VERSIONS.core, kind: 'KubeFedConfig', metadata: { name: 'kubefed', namespace }, spec: { scope } });
+        await configs.create({
+          apiVersion: API_VERSIONS.core,
+          kind: 'KubeFedConfig',
+          metadata: { name: 'kubefed', namespace },
+          spec: { scope },
+        });
         return;
       } catch (e) {
         if (!isNotFound(e) || i > 50) throw e;
@@ -109,7 +120,12 @@ export class SimFederation implements AsyncDisposable {
 }
 
 /** GET that resolves undefined on NotFound. */
-export async function getOrUndefined(client: DynamicClient, gvr: { group: string; version: string; resource: string }, name: string, namespace?: string): Promise<KubeObject | undefined> {
+export async function getOrUndefined(
+  client: DynamicClient,
+  gvr: { group: string; version: string; resource: string },
+  name: string,
+  namespace?: string,
+): Promise<KubeObject | undefined> {
   try {
     return await client.resource(gvr, namespace).get(name);
   } catch (e) {

@@ -45,7 +45,10 @@ beforeAll(async () => {
   };
   // The new CRD may need a moment before it is served.
   await vi.waitFor(() => host.resource(FEDERATED_CONFIG_MAPS, APP).create(settings), { timeout: 10_000, interval: 100 });
-  await writeStatus('settings', { conditions: [condition('False', 'CheckClusters')], clusters: [{ name: 'east' }, { name: 'west', status: 'CreationFailed' }] });
+  await writeStatus('settings', {
+    conditions: [condition('False', 'CheckClusters')],
+    clusters: [{ name: 'east' }, { name: 'west', status: 'CreationFailed' }],
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -86,20 +89,45 @@ describe('kubefedctl status', () => {
 
   it.each([
     [['status', 'widgets', '-n', APP], 'Error: no federated type matches "widgets"', 'enabled types: configmaps'],
-    [['status', 'configmaps', 'missing', '-n', APP], 'Error: FederatedConfigMap "missing" not found in namespace "shop"', 'kubefedctl status configmaps -A'],
+    [
+      ['status', 'configmaps', 'missing', '-n', APP],
+      'Error: FederatedConfigMap "missing" not found in namespace "shop"',
+      'kubefedctl status configmaps -A',
+    ],
     [['status', '-n', APP, '-A'], 'give either -n <namespace> or -A, not both', ''],
-  ])('exits 1 naming the problem for %j', async (args, message, hint) => {
-    const r = await fed.cli([...args, ...global()]);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(message);
-    expect(r.stderr).toContain(hint);
-  }, 60_000);
+  ])(
+    'exits 1 naming the problem for %j',
+    async (args, message, hint) => {
+      const r = await fed.cli([...args, ...global()]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain(hint);
+    },
+    60_000,
+  );
 
   it('redraws with --watch when the status changes and exits 0 on SIGINT', async () => {
-    const watch = new ManagedProcess('kubefedctl status --watch', [...sourceEntry(mainTs), '--kubeconfig', fed.kubeconfig, 'status', 'configmaps', 'settings', '-n', APP, '--watch', '--interval', '100ms', ...global()], {
-      env: { ...process.env, HOME: fed.dir, KUBECONFIG: '' },
-    });
+    const watch = new ManagedProcess(
+      'kubefedctl status --watch',
+      [
+        ...sourceEntry(mainTs),
+        '--kubeconfig',
+        fed.kubeconfig,
+        'status',
+        'configmaps',
+        'settings',
+        '-n',
+        APP,
+        '--watch',
+        '--interval',
+        '100ms',
+        ...global(),
+      ],
+      {
+        env: { ...process.env, HOME: fed.dir, KUBECONFIG: '' },
+      },
+    );
     try {
       await watch.waitForLine(/west CreationFailed/, { fromStart: true, timeoutMs: 30_000 });
       await writeStatus('settings', { conditions: [condition('True')], clusters: [{ name: 'east' }, { name: 'west' }] });

@@ -19,7 +19,9 @@ describe('kubefedctl unjoin against kube-sim', () => {
     expect(joined.stderr).not.toContain('Error:');
     using oldCredentials = await memberViaKfc(fed, ns, 'member7');
     await oldCredentials.resource(gvr.nodes).list();
-    const secretName = ((await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member7'))['spec'] as { secretRef: { name: string } }).secretRef.name;
+    const secretName = (
+      (await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member7'))['spec'] as { secretRef: { name: string } }
+    ).secretRef.name;
 
     expect(await getOrUndefined(fed.client('member'), gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeDefined();
 
@@ -71,7 +73,9 @@ describe('kubefedctl unjoin against kube-sim', () => {
     fed.sim('member').faults.restore();
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('removed KubeFedCluster fed-force/member8 in host');
-    expect(forced.stderr).toContain('warning: could not remove service account fed-force/member8-host in member8: cannot reach member cluster member8');
+    expect(forced.stderr).toContain(
+      'warning: could not remove service account fed-force/member8-host in member8: cannot reach member cluster member8',
+    );
     expect(forced.stderr).toContain('warning: could not remove cluster role kubefed-controller-manager:member8-host in member8');
     expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member8', ns)).toBeUndefined();
     expect(await getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'member8-host', ns)).toBeDefined();

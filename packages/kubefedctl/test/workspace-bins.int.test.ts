@@ -45,7 +45,11 @@ afterEach(() => {
 
 describe('workspace bins in a checkout', () => {
   it('npm links kubefedctl, kube-sim and kubefed-controller-manager to the bin shims, not to dist/', () => {
-    for (const [name, pkg] of [['kubefedctl', 'kubefedctl'], ['kube-sim', 'kube-sim'], ['kubefed-controller-manager', 'controller-manager']] as const) {
+    for (const [name, pkg] of [
+      ['kubefedctl', 'kubefedctl'],
+      ['kube-sim', 'kube-sim'],
+      ['kubefed-controller-manager', 'controller-manager'],
+    ] as const) {
       expect(fs.realpathSync(bin(name))).toBe(path.join(repoRoot, 'packages', pkg, 'bin', `${name}.js`));
     }
   });
@@ -80,7 +84,10 @@ describe('workspace bins in a checkout', () => {
     // the two starts changes the commit, so that case is run again.
     for (let attempt = 1; ; attempt++) {
       const head = gitHead();
-      const [ctl, manager] = await Promise.all([run(bin('kubefedctl'), ['version']), run(bin('kubefed-controller-manager'), ['--version'])]);
+      const [ctl, manager] = await Promise.all([
+        run(bin('kubefedctl'), ['version']),
+        run(bin('kubefed-controller-manager'), ['--version']),
+      ]);
       expect(ctl.code, ctl.stderr).toBe(0);
       expect(manager.code, manager.stderr).toBe(0);
       const ctlInfo = versionFields('kubefedctl', ctl.stdout);
@@ -97,7 +104,10 @@ describe('workspace bins in a checkout', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workspace-bins-'));
     dirs.push(dir);
     const kubeconfig = path.join(dir, 'kubeconfig');
-    const child = spawn(bin('kube-sim'), ['--clusters', 'host,member1', '--kubeconfig', kubeconfig], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(bin('kube-sim'), ['--clusters', 'host,member1', '--kubeconfig', kubeconfig], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const ready = new Set<string>();

@@ -16,7 +16,11 @@ describe('syncJobOptions', () => {
   });
 
   it('applies configured retry and retention policies', () => {
-    const opts = syncJobOptions(job, { attempts: 3, backoffDelayMs: 10, jitter: 0 }, { completed: { count: 5 }, failed: { ageSeconds: 60 } });
+    const opts = syncJobOptions(
+      job,
+      { attempts: 3, backoffDelayMs: 10, jitter: 0 },
+      { completed: { count: 5 }, failed: { ageSeconds: 60 } },
+    );
     expect(opts).toMatchObject({
       attempts: 3,
       backoff: { type: 'kubefed-capped-exponential', delay: 10, jitter: 0 },

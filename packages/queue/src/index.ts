@@ -12,13 +12,7 @@
  * (one server, Sentinel, Cluster; TLS).
  */
 export { syncQueueName, syncQueuePrefix, clusterOfSyncQueue, assertClusterName } from './queue-name.js';
-export {
-  syncJobSchema,
-  parseSyncJob,
-  syncJobDeduplicationId,
-  describeSyncJob,
-  type SyncJob,
-} from './sync-job.js';
+export { syncJobSchema, parseSyncJob, syncJobDeduplicationId, describeSyncJob, type SyncJob } from './sync-job.js';
 export { QueueError, RedisConnectionError, PermanentSyncError } from './queue-error.js';
 export { silentLogger, type QueueLogger } from './logger.js';
 export {
@@ -30,21 +24,9 @@ export {
   type RedisConnection,
   type RedisConnectionOptions,
 } from './redis-connection.js';
-export {
-  parseRedisUrl,
-  redactRedisUrl,
-  redisUrlSchemes,
-  type RedisTarget,
-  type RedisAddress,
-  type RedisTlsFiles,
-} from './redis-url.js';
+export { parseRedisUrl, redactRedisUrl, redisUrlSchemes, type RedisTarget, type RedisAddress, type RedisTlsFiles } from './redis-url.js';
 export type { JobProducer, QueueCounts } from './job-producer.js';
-export {
-  BullMqJobProducer,
-  type BullMqJobProducerOptions,
-  type RetryPolicy,
-  type RetentionPolicy,
-} from './bullmq-job-producer.js';
+export { BullMqJobProducer, type BullMqJobProducerOptions, type RetryPolicy, type RetentionPolicy } from './bullmq-job-producer.js';
 export {
   SyncWorkerHost,
   type SyncWorkerHostOptions,

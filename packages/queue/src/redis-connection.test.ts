@@ -52,7 +52,10 @@ describe('createRedisConnection with other URL forms', () => {
     try {
       expect(c).toBeInstanceOf(Redis);
       expect((c as Redis).options).toMatchObject({
-        sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26379 }],
+        sentinels: [
+          { host: 's1', port: 26379 },
+          { host: 's2', port: 26379 },
+        ],
         name: 'mymaster',
         db: 2,
         username: 'kubefed',
@@ -70,10 +73,18 @@ describe('createRedisConnection with other URL forms', () => {
     const single = createRedisConnection('redis://127.0.0.1:1', { lazyConnect: true });
     try {
       expect(cluster).toBeInstanceOf(Cluster);
-      expect((cluster as Cluster).options.redisOptions).toMatchObject({ password: 'pw', maxRetriesPerRequest: 1, connectionName: 'kubefed-producer' });
+      expect((cluster as Cluster).options.redisOptions).toMatchObject({
+        password: 'pw',
+        maxRetriesPerRequest: 1,
+        connectionName: 'kubefed-producer',
+      });
       expect(isWorkerConnection(cluster)).toBe(false);
       expect((cluster as Cluster).options.maxRedirections).toBe(16);
-      expect([bullPrefix(cluster, 'kubefed-abc'), bullPrefix(cluster, undefined), bullPrefix(cluster, 'x{tag}y')]).toEqual(['{kubefed-abc}', '{bull}', 'x{tag}y']);
+      expect([bullPrefix(cluster, 'kubefed-abc'), bullPrefix(cluster, undefined), bullPrefix(cluster, 'x{tag}y')]).toEqual([
+        '{kubefed-abc}',
+        '{bull}',
+        'x{tag}y',
+      ]);
       expect([bullPrefix(single, 'kubefed-abc'), bullPrefix(single, undefined)]).toEqual(['kubefed-abc', undefined]);
     } finally {
       cluster.disconnect();
@@ -92,12 +103,17 @@ describe('createRedisConnection with other URL forms', () => {
   });
 
   it('names the TLS file it cannot read, without the password', () => {
-    const open = (): unknown => createRedisConnection('rediss://:hunter2@127.0.0.1:6380/?tlsCaFile=/nonexistent/ca.pem', { lazyConnect: true });
+    const open = (): unknown =>
+      createRedisConnection('rediss://:hunter2@127.0.0.1:6380/?tlsCaFile=/nonexistent/ca.pem', { lazyConnect: true });
     expect(open).toThrow(RedisConnectionError);
-    expect(open).toThrow(/cannot read the TLS CA file \/nonexistent\/ca\.pem for Redis at rediss:\/\/:\*\*\*@127\.0\.0\.1:6380\/\?tlsCaFile=\/nonexistent\/ca\.pem: ENOENT/);
+    expect(open).toThrow(
+      /cannot read the TLS CA file \/nonexistent\/ca\.pem for Redis at rediss:\/\/:\*\*\*@127\.0\.0\.1:6380\/\?tlsCaFile=\/nonexistent\/ca\.pem: ENOENT/,
+    );
   });
 
   it('refuses TLS files for a URL without TLS', () => {
-    expect(() => createRedisConnection('redis://127.0.0.1:6379', { lazyConnect: true, tls: { caFile: '/ca.pem' } })).toThrow(/TLS is off: use a rediss:\/\/ URL/);
+    expect(() => createRedisConnection('redis://127.0.0.1:6379', { lazyConnect: true, tls: { caFile: '/ca.pem' } })).toThrow(
+      /TLS is off: use a rediss:\/\/ URL/,
+    );
   });
 });

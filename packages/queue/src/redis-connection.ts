@@ -169,7 +169,12 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
         sentinels: target.sentinels.map((s) => ({ ...s })),
         name: target.masterName,
         db: target.db,
-        ...optional({ username: target.username, password: target.password, sentinelUsername: target.sentinelUsername, sentinelPassword: target.sentinelPassword }),
+        ...optional({
+          username: target.username,
+          password: target.password,
+          sentinelUsername: target.sentinelUsername,
+          sentinelPassword: target.sentinelPassword,
+        }),
         // Learn of a failover from the sentinels at once, also when the old master stays up.
         failoverDetector: true,
         ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
@@ -243,7 +248,12 @@ export async function pingRedis(connection: RedisConnection, timeoutMs = 5000): 
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new RedisConnectionError(`Redis at ${where} did not answer PING within ${timeoutMs}ms${lastError()}`, { cause: known?.lastError })),
+      () =>
+        reject(
+          new RedisConnectionError(`Redis at ${where} did not answer PING within ${timeoutMs}ms${lastError()}`, {
+            cause: known?.lastError,
+          }),
+        ),
       timeoutMs,
     );
   });
@@ -251,7 +261,8 @@ export async function pingRedis(connection: RedisConnection, timeoutMs = 5000): 
     await Promise.race([connection.ping(), timeout]);
   } catch (err) {
     if (err instanceof RedisConnectionError) throw err;
-    const cause = saysOnlyThatItGaveUp(err) && known?.lastError !== undefined ? known.lastError : redactedRedisError(err, known?.secrets ?? []);
+    const cause =
+      saysOnlyThatItGaveUp(err) && known?.lastError !== undefined ? known.lastError : redactedRedisError(err, known?.secrets ?? []);
     throw new RedisConnectionError(`Redis at ${where} did not answer PING: ${cause.message}`, { cause });
   } finally {
     clearTimeout(timer);

@@ -11,7 +11,10 @@ describe('redactRedisUrl', () => {
     ['redis://127.0.0.1:6379/0?password=secret&db=1', 'redis://127.0.0.1:6379/0?password=***&db=1'],
     ['rediss://u:secret@h:6380/?sentinelPassword=secret', 'rediss://u:***@h:6380/?sentinelPassword=***'],
     ['rediss://u:p%40ss@h:6380/?tlsCaFile=/etc/redis/ca.pem', 'rediss://u:***@h:6380/?tlsCaFile=/etc/redis/ca.pem'],
-    ['redis+sentinel://:secret@s1:26379,s2:26379/mymaster?sentinelPassword=s2', 'redis+sentinel://:***@s1:26379,s2:26379/mymaster?sentinelPassword=***'],
+    [
+      'redis+sentinel://:secret@s1:26379,s2:26379/mymaster?sentinelPassword=s2',
+      'redis+sentinel://:***@s1:26379,s2:26379/mymaster?sentinelPassword=***',
+    ],
     ['redis+cluster://u:a@b@n1:7000,[::1]:7001', 'redis+cluster://u:***@n1:7000,[::1]:7001'],
     ['::nonsense', '<unparsable Redis URL>'],
   ])('redacts %j', (url, redacted) => {
@@ -28,7 +31,10 @@ describe('parseRedisUrl', () => {
       { mode: 'standalone', tls: { caFile: '/ca.pem', certFile: '/c.pem', keyFile: '/k.pem' }, url: 'rediss://:pw@cache:6380/' },
     ],
     // ioredis would ignore ?password= next to a user name.
-    ['redis://kubefed@cache/0?password=p%2Fw%40&db=1', { mode: 'standalone', tls: undefined, url: 'redis://kubefed:p%2Fw%40@cache/0?db=1' }],
+    [
+      'redis://kubefed@cache/0?password=p%2Fw%40&db=1',
+      { mode: 'standalone', tls: undefined, url: 'redis://kubefed:p%2Fw%40@cache/0?db=1' },
+    ],
     [
       'redis+sentinel://s1,s2:26380,[::1]/mymaster',
       {
@@ -63,7 +69,16 @@ describe('parseRedisUrl', () => {
     ],
     [
       'redis+cluster://n1:7000,n2:7001?password=pw',
-      { mode: 'cluster', tls: undefined, nodes: [{ host: 'n1', port: 7000 }, { host: 'n2', port: 7001 }], username: undefined, password: 'pw' },
+      {
+        mode: 'cluster',
+        tls: undefined,
+        nodes: [
+          { host: 'n1', port: 7000 },
+          { host: 'n2', port: 7001 },
+        ],
+        username: undefined,
+        password: 'pw',
+      },
     ],
     ['rediss+cluster://u:pw@n1/', { mode: 'cluster', tls: {}, nodes: [{ host: 'n1', port: 6379 }], username: 'u', password: 'pw' }],
   ])('parses %s', (url, target) => {

@@ -173,7 +173,8 @@ export function parseRedisUrl(url: string): RedisTarget {
   }
   const segments = parts.path.split('/').slice(1);
   const masterName = safeDecode(segments[0] ?? '');
-  if (masterName === '' || segments.length > 2) fail('must name the master after the sentinels: redis+sentinel://host:26379,.../<master-name>[/<db>]');
+  if (masterName === '' || segments.length > 2)
+    fail('must name the master after the sentinels: redis+sentinel://host:26379,.../<master-name>[/<db>]');
   const dbText = segments[1] ?? '0';
   const db = /^\d{1,5}$/.test(dbText) ? Number(dbText) : fail(`has database ${JSON.stringify(dbText)}: must be a number`);
   return {
@@ -196,7 +197,8 @@ function tlsFilesOf(params: URLSearchParams, fail: (why: string) => never): Redi
     if (value === '') fail(`has an empty ?${key}=: give the path of a PEM file`);
     files[TLS_PARAMS[key]] = value;
   }
-  if ((files.certFile === undefined) !== (files.keyFile === undefined)) fail('has only one of ?tlsCertFile= and ?tlsKeyFile=: a client certificate needs both');
+  if ((files.certFile === undefined) !== (files.keyFile === undefined))
+    fail('has only one of ?tlsCertFile= and ?tlsKeyFile=: a client certificate needs both');
   return files;
 }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 const dnsSubdomain = z
   .string()
   .min(1)
-  .refine(isDns1123Subdomain, { message: 'must be a DNS-1123 subdomain (lowercase alphanumerics, \'-\' and \'.\')' });
+  .refine(isDns1123Subdomain, { message: "must be a DNS-1123 subdomain (lowercase alphanumerics, '-' and '.')" });
 
 /**
  * The payload of one sync job: which object to converge in which member cluster. Keys only,
@@ -22,10 +22,7 @@ const dnsSubdomain = z
 export const syncJobSchema = z.strictObject({
   kind: z.enum(['sync', 'remove']),
   federatedType: dnsSubdomain,
-  namespace: z
-    .string()
-    .refine(isDns1123Label, { message: 'must be a DNS-1123 label (lowercase alphanumerics and \'-\')' })
-    .optional(),
+  namespace: z.string().refine(isDns1123Label, { message: "must be a DNS-1123 label (lowercase alphanumerics and '-')" }).optional(),
   name: z
     .string()
     .min(1)

@@ -27,11 +27,20 @@ function subscribe(url: string, prefix: string): { seen: SyncOutcome[]; done: Pr
   const seen: SyncOutcome[] = [];
   const abort = new AbortController();
   aborts.push(abort);
-  const done = new SyncOutcomeSubscriber({ connection: open(url), prefix, signingKey }).run(abort.signal, (o) => seen.push(o), { blockMs: 200, retryMs: 100 });
+  const done = new SyncOutcomeSubscriber({ connection: open(url), prefix, signingKey }).run(abort.signal, (o) => seen.push(o), {
+    blockMs: 200,
+    retryMs: 100,
+  });
   return { seen, done };
 }
 
-const outcome = (name: string, status: string): SyncOutcome => ({ federatedType: 'deployments.apps', namespace: 'ns', name, cluster: 'member1', result: { status, remoteStatus: { replicas: 1 } } });
+const outcome = (name: string, status: string): SyncOutcome => ({
+  federatedType: 'deployments.apps',
+  namespace: 'ns',
+  name,
+  cluster: 'member1',
+  result: { status, remoteStatus: { replicas: 1 } },
+});
 
 describe('sync outcome stream', () => {
   it('delivers outcomes published after the subscriber started, in order, and not older ones', async () => {
@@ -42,16 +51,26 @@ describe('sync outcome stream', () => {
     await publisher.publish(outcome('old', ''));
     const { seen } = subscribe(redis.url, prefix);
     // The subscriber picks its starting point asynchronously: publish until it sees one.
-    await vi.waitFor(async () => {
-      await publisher.publish(outcome('probe', ''));
-      if (seen.length === 0) throw new Error('subscriber not reading yet');
-    }, { timeout: 5000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await publisher.publish(outcome('probe', ''));
+        if (seen.length === 0) throw new Error('subscriber not reading yet');
+      },
+      { timeout: 5000, interval: 100 },
+    );
     await publisher.publish(outcome('web', 'CreationFailed'));
-    await publisher.publish({ federatedType: 'clusterroles.rbac.authorization.k8s.io', name: 'system:view', cluster: 'member2', result: null });
-    await expect.poll(() => seen.filter((o) => o.name !== 'probe'), { timeout: 5000 }).toEqual([
-      outcome('web', 'CreationFailed'),
-      { federatedType: 'clusterroles.rbac.authorization.k8s.io', name: 'system:view', cluster: 'member2', result: null },
-    ]);
+    await publisher.publish({
+      federatedType: 'clusterroles.rbac.authorization.k8s.io',
+      name: 'system:view',
+      cluster: 'member2',
+      result: null,
+    });
+    await expect
+      .poll(() => seen.filter((o) => o.name !== 'probe'), { timeout: 5000 })
+      .toEqual([
+        outcome('web', 'CreationFailed'),
+        { federatedType: 'clusterroles.rbac.authorization.k8s.io', name: 'system:view', cluster: 'member2', result: null },
+      ]);
   });
 
   it('refuses an invalid outcome naming the field, and skips malformed stream entries', async () => {
@@ -62,11 +81,14 @@ describe('sync outcome stream', () => {
     const publisher = new SyncOutcomePublisher({ connection, prefix, signingKey });
     await expect(publisher.publish({ ...outcome('web', ''), cluster: 'Not_A_Cluster' })).rejects.toThrow(/cluster/);
     const { seen } = subscribe(redis.url, prefix);
-    await vi.waitFor(async () => {
-      await connection.xadd(syncOutcomeStreamKey(prefix), '*', 'o', '{not json');
-      await publisher.publish(outcome('after-garbage', ''));
-      if (seen.length === 0) throw new Error('subscriber not reading yet');
-    }, { timeout: 5000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await connection.xadd(syncOutcomeStreamKey(prefix), '*', 'o', '{not json');
+        await publisher.publish(outcome('after-garbage', ''));
+        if (seen.length === 0) throw new Error('subscriber not reading yet');
+      },
+      { timeout: 5000, interval: 100 },
+    );
     expect(seen.every((o) => o.name === 'after-garbage')).toBe(true);
   });
 
@@ -78,12 +100,15 @@ describe('sync outcome stream', () => {
     const publisher = new SyncOutcomePublisher({ connection, prefix, signingKey });
     const forger = new SyncOutcomePublisher({ connection, prefix, signingKey: randomBytes(32) });
     const { seen } = subscribe(redis.url, prefix);
-    await vi.waitFor(async () => {
-      await connection.xadd(syncOutcomeStreamKey(prefix), '*', 'o', JSON.stringify(outcome('unsigned', '')));
-      await forger.publish(outcome('forged', ''));
-      await publisher.publish(outcome('genuine', 'CreationFailed'));
-      if (seen.length === 0) throw new Error('subscriber not reading yet');
-    }, { timeout: 5000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await connection.xadd(syncOutcomeStreamKey(prefix), '*', 'o', JSON.stringify(outcome('unsigned', '')));
+        await forger.publish(outcome('forged', ''));
+        await publisher.publish(outcome('genuine', 'CreationFailed'));
+        if (seen.length === 0) throw new Error('subscriber not reading yet');
+      },
+      { timeout: 5000, interval: 100 },
+    );
     expect(new Set(seen.map((o) => o.name))).toEqual(new Set(['genuine']));
   });
 
@@ -93,14 +118,20 @@ describe('sync outcome stream', () => {
     const prefix = 'restart';
     const publisher = new SyncOutcomePublisher({ connection: open(redis.url), prefix, signingKey });
     const { seen } = subscribe(redis.url, prefix);
-    await vi.waitFor(async () => {
-      await publisher.publish(outcome('before', ''));
-      if (seen.length === 0) throw new Error('subscriber not reading yet');
-    }, { timeout: 5000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await publisher.publish(outcome('before', ''));
+        if (seen.length === 0) throw new Error('subscriber not reading yet');
+      },
+      { timeout: 5000, interval: 100 },
+    );
     await redis.restart();
-    await vi.waitFor(async () => {
-      await publisher.publish(outcome('after', ''));
-      if (!seen.some((o) => o.name === 'after')) throw new Error('not seen after the restart yet');
-    }, { timeout: 15_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        await publisher.publish(outcome('after', ''));
+        if (!seen.some((o) => o.name === 'after')) throw new Error('not seen after the restart yet');
+      },
+      { timeout: 15_000, interval: 200 },
+    );
   });
 });

@@ -72,7 +72,17 @@ export class SyncOutcomePublisher {
   async publish(outcome: SyncOutcome): Promise<void> {
     const valid = parseWith(syncOutcomeSchema, outcome, 'sync outcome');
     const raw = JSON.stringify(valid);
-    await this.#o.connection.xadd(this.#key, 'MAXLEN', '~', String(this.#o.maxLength ?? 10_000), '*', 'o', raw, 's', signature(this.#o.signingKey, raw));
+    await this.#o.connection.xadd(
+      this.#key,
+      'MAXLEN',
+      '~',
+      String(this.#o.maxLength ?? 10_000),
+      '*',
+      'o',
+      raw,
+      's',
+      signature(this.#o.signingKey, raw),
+    );
   }
 }
 
@@ -96,7 +106,11 @@ export class SyncOutcomeSubscriber {
    * @param options.blockMs how long one XREAD blocks; default 1000 ms.
    * @param options.retryMs pause after a failed read; default 1000 ms.
    */
-  async run(signal: AbortSignal, onOutcome: (outcome: SyncOutcome) => void, options: { blockMs?: number; retryMs?: number } = {}): Promise<void> {
+  async run(
+    signal: AbortSignal,
+    onOutcome: (outcome: SyncOutcome) => void,
+    options: { blockMs?: number; retryMs?: number } = {},
+  ): Promise<void> {
     const logger = this.#o.logger ?? silentLogger;
     const redis = this.#o.connection;
     let lastId: string | undefined;

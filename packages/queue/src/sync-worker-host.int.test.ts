@@ -330,7 +330,12 @@ describe('SyncWorkerHost', () => {
 
   it('refuses to start on a producer connection, naming the role it needs', async () => {
     const { prefix } = setup();
-    const started = SyncWorkerHost.start({ connection: connection('producer'), prefix, clusters: ['member1'], processor: () => Promise.resolve() });
+    const started = SyncWorkerHost.start({
+      connection: connection('producer'),
+      prefix,
+      clusters: ['member1'],
+      processor: () => Promise.resolve(),
+    });
     await expect(started).rejects.toBeInstanceOf(QueueError);
     await expect(started).rejects.toThrow(/needs a worker connection: use createRedisConnection\(url, \{ role: 'worker' \}\)/);
   });

@@ -280,12 +280,12 @@ export class SyncWorkerHost {
       connection: this.#options.connection,
       ...(prefix === undefined ? {} : { prefix }),
       concurrency: settings.concurrency,
-      ...(settings.limiter === undefined
-        ? {}
-        : { limiter: { max: settings.limiter.max, duration: settings.limiter.durationMs } }),
+      ...(settings.limiter === undefined ? {} : { limiter: { max: settings.limiter.max, duration: settings.limiter.durationMs } }),
       lockDuration: this.#options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
       stalledInterval: this.#options.stalledCheckIntervalMs ?? DEFAULT_STALLED_CHECK_INTERVAL_MS,
-      settings: { backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job) },
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job),
+      },
     });
     worker.on('error', (err) => logger.warn({ err }, 'sync worker error'));
     worker.on('completed', (job) => this.#completed(cluster, logger, job));
@@ -307,7 +307,9 @@ export class SyncWorkerHost {
     try {
       job = parseSyncJob(bullJob.data);
       if (job.cluster !== cluster) {
-        throw new ValidationError('sync job', [{ path: 'cluster', message: `must be "${cluster}", the cluster of queue ${syncQueueName(cluster)}` }]);
+        throw new ValidationError('sync job', [
+          { path: 'cluster', message: `must be "${cluster}", the cluster of queue ${syncQueueName(cluster)}` },
+        ]);
       }
     } catch (err) {
       throw this.#unrecoverable(toError(err), attempt);
@@ -352,7 +354,10 @@ export class SyncWorkerHost {
     const job = safeParse(bullJob.data);
     if (job === undefined || this.#closing !== undefined) return;
     await this.#queue(cluster).add(job.kind, job, { ...bullJob.opts, delay: this.#maxBackoffMs });
-    logger.info({ jobId: syncJobDeduplicationId(job), durationMs: this.#maxBackoffMs }, 'sync job failed for good: enqueued again after the maximum backoff');
+    logger.info(
+      { jobId: syncJobDeduplicationId(job), durationMs: this.#maxBackoffMs },
+      'sync job failed for good: enqueued again after the maximum backoff',
+    );
   }
 
   #unrecoverable(original: Error, attempt: number): Error {
@@ -387,7 +392,9 @@ export class SyncWorkerHost {
     else logger.debug(fields, 'sync job attempt failed: will retry');
     const permanent = original instanceof PermanentSyncError || original instanceof ValidationError;
     if (info.final && !permanent && bullJob !== undefined) {
-      this.#comeBack(cluster, bullJob, logger).catch((e: unknown) => logger.error({ err: e, jobId: bullJob.id }, 'enqueueing a failed sync job again failed'));
+      this.#comeBack(cluster, bullJob, logger).catch((e: unknown) =>
+        logger.error({ err: e, jobId: bullJob.id }, 'enqueueing a failed sync job again failed'),
+      );
     }
     try {
       this.#options.onFailed?.(job, original, info);
@@ -404,7 +411,13 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), timedOut]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

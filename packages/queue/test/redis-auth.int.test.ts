@@ -34,7 +34,11 @@ describe('a Redis server with a password and ACL users', () => {
     ['the default user with requirepass', () => `redis://:${enc(defaultPassword)}@127.0.0.1:${port}`, 'kf-default'],
     ['an ACL user and password', () => `redis://kubefed:${enc(aclPassword)}@127.0.0.1:${port}`, 'kf-user'],
     ['an ACL user with ?password=', () => `redis://kubefed@127.0.0.1:${port}/0?password=${enc(aclPassword)}`, 'kf-param'],
-    ['an ACL user limited to the prefix and without @dangerous commands', () => `redis://kubefed-limited:${enc(limitedPassword)}@127.0.0.1:${port}`, 'kf-acl-limited'],
+    [
+      'an ACL user limited to the prefix and without @dangerous commands',
+      () => `redis://kubefed-limited:${enc(limitedPassword)}@127.0.0.1:${port}`,
+      'kf-acl-limited',
+    ],
   ])('runs producer, workers and the outcome stream as %s', async (_title, url, prefix) => {
     await using workload = await startWorkload({ connect: (role) => createRedisConnection(url(), { role }), prefix });
     const names = Array.from({ length: 10 }, (_, i) => `app-${i}`);

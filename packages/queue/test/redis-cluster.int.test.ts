@@ -39,12 +39,28 @@ beforeAll(async () => {
   nodes = await Promise.all(
     ports.map((port) =>
       processes.start(port, {
-        config: ['cluster-enabled yes', `cluster-config-file nodes-${port}.conf`, 'cluster-node-timeout 3000', `requirepass ${password}`, `masterauth ${password}`],
+        config: [
+          'cluster-enabled yes',
+          `cluster-config-file nodes-${port}.conf`,
+          'cluster-node-timeout 3000',
+          `requirepass ${password}`,
+          `masterauth ${password}`,
+        ],
       }),
     ),
   );
   // Three masters with one replica each (the replica makes the failover test possible).
-  await processes.cli(['-a', password, '--no-auth-warning', '--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes']);
+  await processes.cli([
+    '-a',
+    password,
+    '--no-auth-warning',
+    '--cluster',
+    'create',
+    ...ports.map((p) => `127.0.0.1:${p}`),
+    '--cluster-replicas',
+    '1',
+    '--cluster-yes',
+  ]);
   for (const port of ports) {
     await vi.waitFor(
       async () => {
@@ -63,7 +79,11 @@ afterAll(async () => {
 });
 
 const names = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `app-${from + i}`);
-const clusterUrl = (): string => `redis+cluster://:${password}@${nodes.slice(0, 2).map((n) => `127.0.0.1:${n.port}`).join(',')}`;
+const clusterUrl = (): string =>
+  `redis+cluster://:${password}@${nodes
+    .slice(0, 2)
+    .map((n) => `127.0.0.1:${n.port}`)
+    .join(',')}`;
 
 describe('Redis Cluster (redis+cluster://)', () => {
   it('runs every key exactly once, with all keys of the prefix in one hash slot', async () => {

@@ -107,8 +107,10 @@ export class RedisProcesses implements AsyncDisposable {
     await new Promise<void>((resolve, reject) => {
       const check = (): void => {
         if (ready.test(started.output())) return done(resolve);
-        if (child.exitCode !== null || child.signalCode !== null) return done(() => reject(new Error(`redis-server on port ${port} exited: ${started.output()}`)));
-        if (Date.now() > deadline) return done(() => reject(new Error(`redis-server on port ${port} not ready in time: ${started.output()}`)));
+        if (child.exitCode !== null || child.signalCode !== null)
+          return done(() => reject(new Error(`redis-server on port ${port} exited: ${started.output()}`)));
+        if (Date.now() > deadline)
+          return done(() => reject(new Error(`redis-server on port ${port} not ready in time: ${started.output()}`)));
       };
       const timer = setInterval(check, 20);
       const done = (then: () => void): void => {
@@ -179,12 +181,54 @@ export async function makeCertificates(dir: string): Promise<TestCertificates> {
   const f = (name: string): string => join(dir, name);
   const openssl = (args: string[]): Promise<unknown> => run('openssl', args, { cwd: dir });
   const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await openssl(['req', '-x509', '-new', ...key, '-keyout', f('ca-key.pem'), '-out', f('ca.pem'), '-days', '1', '-subj', '/CN=kubefed test CA']);
-  await openssl(['req', '-x509', '-new', ...key, '-keyout', f('other-ca-key.pem'), '-out', f('other-ca.pem'), '-days', '1', '-subj', '/CN=kubefed other CA']);
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    ...key,
+    '-keyout',
+    f('ca-key.pem'),
+    '-out',
+    f('ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=kubefed test CA',
+  ]);
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    ...key,
+    '-keyout',
+    f('other-ca-key.pem'),
+    '-out',
+    f('other-ca.pem'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=kubefed other CA',
+  ]);
   const sign = async (name: string, subject: string, extensions: string): Promise<void> => {
     await openssl(['req', '-new', ...key, '-keyout', f(`${name}-key.pem`), '-out', f(`${name}.csr`), '-subj', subject]);
     await writeFile(f(`${name}.ext`), `${extensions}\n`);
-    await openssl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca-key.pem'), '-CAcreateserial', '-out', f(`${name}.pem`), '-days', '1', '-extfile', f(`${name}.ext`)]);
+    await openssl([
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca-key.pem'),
+      '-CAcreateserial',
+      '-out',
+      f(`${name}.pem`),
+      '-days',
+      '1',
+      '-extfile',
+      f(`${name}.ext`),
+    ]);
   };
   await sign('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth');
   await sign('client', '/CN=kubefed', 'extendedKeyUsage=clientAuth');

@@ -13,7 +13,14 @@ let sentinelPorts: number[];
 
 /** A plain client (no reconnects) for inspecting one process. */
 function direct(port: number, auth: string): Redis {
-  const client = new Redis({ host: '127.0.0.1', port, password: auth, maxRetriesPerRequest: 1, retryStrategy: () => null, lazyConnect: true });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    password: auth,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
   client.on('error', () => undefined);
   return client;
 }
@@ -34,10 +41,13 @@ beforeAll(async () => {
   const dataAuth = [`requirepass ${password}`, `masterauth ${password}`];
   master = await processes.start(masterPort, { config: dataAuth });
   replica = await processes.start(replicaPort, { config: [...dataAuth, `replicaof 127.0.0.1 ${masterPort}`] });
-  await vi.waitFor(async () => expect(await withDirect(replicaPort, password, (c) => c.info('replication'))).toContain('master_link_status:up'), {
-    timeout: 20_000,
-    interval: 100,
-  });
+  await vi.waitFor(
+    async () => expect(await withDirect(replicaPort, password, (c) => c.info('replication'))).toContain('master_link_status:up'),
+    {
+      timeout: 20_000,
+      interval: 100,
+    },
+  );
   await Promise.all(
     sentinelPorts.map((port) =>
       processes.start(port, {
@@ -86,7 +96,13 @@ describe('Redis Sentinel (redis+sentinel://)', () => {
     const clusters = ['member1', 'member2'];
     const hosts = 2;
     const concurrency = 3;
-    await using workload = await startWorkload({ connect: (role) => createRedisConnection(url, { role }), prefix: 'kf-sentinel', clusters, hosts, concurrency });
+    await using workload = await startWorkload({
+      connect: (role) => createRedisConnection(url, { role }),
+      prefix: 'kf-sentinel',
+      clusters,
+      hosts,
+      concurrency,
+    });
     for (const c of [workload.producerConnection, ...workload.workerConnections]) expect(await serverPort(c)).toBe(master.port);
 
     // Some keys propagate before anything goes wrong.
@@ -121,8 +137,13 @@ describe('Redis Sentinel (redis+sentinel://)', () => {
   it('follows a planned failover (SENTINEL FAILOVER) that keeps the old master up as a replica', async () => {
     // Runs after the test above: the replica is the master now. Bring the old master back as its replica.
     const current = replica;
-    const comeback = await processes.start(master.port, { config: [`requirepass ${password}`, `masterauth ${password}`, `replicaof 127.0.0.1 ${current.port}`] });
-    await vi.waitFor(async () => expect(await withDirect(comeback.port, password, (c) => c.info('replication'))).toContain('master_link_status:up'), { timeout: 20_000 });
+    const comeback = await processes.start(master.port, {
+      config: [`requirepass ${password}`, `masterauth ${password}`, `replicaof 127.0.0.1 ${current.port}`],
+    });
+    await vi.waitFor(
+      async () => expect(await withDirect(comeback.port, password, (c) => c.info('replication'))).toContain('master_link_status:up'),
+      { timeout: 20_000 },
+    );
     for (const port of sentinelPorts) {
       await vi.waitFor(
         async () => {

@@ -30,19 +30,44 @@ beforeAll(async () => {
     processes.start(tlsPort, { tls: true, config: [...tlsConfig(certs), `requirepass ${password}`] }),
     processes.start(mutualPort, { tls: true, config: [...tlsConfig(certs, true), `requirepass ${password}`] }),
     processes.start(masterPort, { tls: true, config: server }),
-    ...clusterPorts.map((port) => processes.start(port, { tls: true, config: [...server, 'tls-cluster yes', 'cluster-enabled yes', `cluster-config-file nodes-${port}.conf`] })),
+    ...clusterPorts.map((port) =>
+      processes.start(port, {
+        tls: true,
+        config: [...server, 'tls-cluster yes', 'cluster-enabled yes', `cluster-config-file nodes-${port}.conf`],
+      }),
+    ),
   ]);
   await processes.start(sentinelPort, {
     tls: true,
     sentinel: true,
-    config: [...tlsConfig(certs), 'tls-replication yes', `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`, `sentinel auth-pass mymaster ${password}`],
+    config: [
+      ...tlsConfig(certs),
+      'tls-replication yes',
+      `sentinel monitor mymaster 127.0.0.1 ${masterPort} 1`,
+      `sentinel auth-pass mymaster ${password}`,
+    ],
   });
   const tlsCli = ['--tls', '--cacert', certs.caFile, '-a', password, '--no-auth-warning'];
-  await processes.cli([...tlsCli, '--cluster', 'create', ...clusterPorts.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+  await processes.cli([
+    ...tlsCli,
+    '--cluster',
+    'create',
+    ...clusterPorts.map((p) => `127.0.0.1:${p}`),
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]);
   for (const port of clusterPorts) {
     await vi.waitFor(
       async () => {
-        const client = new Redis({ host: '127.0.0.1', port, password, tls: { ca: readFileSync(certs.caFile) }, lazyConnect: true, retryStrategy: () => null });
+        const client = new Redis({
+          host: '127.0.0.1',
+          port,
+          password,
+          tls: { ca: readFileSync(certs.caFile) },
+          lazyConnect: true,
+          retryStrategy: () => null,
+        });
         client.on('error', () => undefined);
         try {
           expect(await client.call('CLUSTER', 'INFO')).toContain('cluster_state:ok');
@@ -93,23 +118,29 @@ describe('Redis over TLS (rediss://)', () => {
     ['worker', 'no CA file (Node trusts only the public CAs)', () => ({})],
     ['producer', 'the CA file of another CA', () => ({ caFile: certs.otherCaFile })],
     ['worker', 'the CA file of another CA', () => ({ caFile: certs.otherCaFile })],
-  ] as const)('fails a %s connection with %s, naming the URL and the certificate problem, never the password', async (role, _title, tls) => {
-    const { logger, text } = memoryLogger();
-    const url = `rediss://kubefed:${password}@127.0.0.1:${tlsPort}`;
-    const connection = open(url, { role, tls: tls(), logger });
-    const err = await pingRedis(connection, 3000).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RedisConnectionError);
-    const message = (err as Error).message;
-    expect(message).toContain(`Redis at rediss://kubefed:***@127.0.0.1:${tlsPort} did not answer PING`);
-    expect(message).toMatch(/certificate/);
-    expect(text()).toContain('redis connection error');
-    expect(text()).toMatch(/certificate/);
-    expect(`${message}${text()}`).not.toContain(password);
-  });
+  ] as const)(
+    'fails a %s connection with %s, naming the URL and the certificate problem, never the password',
+    async (role, _title, tls) => {
+      const { logger, text } = memoryLogger();
+      const url = `rediss://kubefed:${password}@127.0.0.1:${tlsPort}`;
+      const connection = open(url, { role, tls: tls(), logger });
+      const err = await pingRedis(connection, 3000).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RedisConnectionError);
+      const message = (err as Error).message;
+      expect(message).toContain(`Redis at rediss://kubefed:***@127.0.0.1:${tlsPort} did not answer PING`);
+      expect(message).toMatch(/certificate/);
+      expect(text()).toContain('redis connection error');
+      expect(text()).toMatch(/certificate/);
+      expect(`${message}${text()}`).not.toContain(password);
+    },
+  );
 
   it('presents a client certificate from tlsCertFile and tlsKeyFile when the server requires one', async () => {
     const base = `rediss://:${password}@127.0.0.1:${mutualPort}/?tlsCaFile=${encodeURIComponent(certs.caFile)}`;
-    const withCert = open(`${base}&tlsCertFile=${encodeURIComponent(certs.clientCertFile)}&tlsKeyFile=${encodeURIComponent(certs.clientKeyFile)}`, { role: 'producer' });
+    const withCert = open(
+      `${base}&tlsCertFile=${encodeURIComponent(certs.clientCertFile)}&tlsKeyFile=${encodeURIComponent(certs.clientKeyFile)}`,
+      { role: 'producer' },
+    );
     await expect(pingRedis(withCert, 10_000)).resolves.toBeUndefined();
     const withoutCert = open(base, { role: 'producer' });
     await expect(pingRedis(withoutCert, 3000)).rejects.toThrow(RedisConnectionError);
@@ -118,8 +149,16 @@ describe('Redis over TLS (rediss://)', () => {
 
 describe('Sentinel and Cluster over TLS', () => {
   it.each([
-    ['rediss+sentinel://', 'kf-tls-sentinel', () => `rediss+sentinel://:${password}@127.0.0.1:${sentinelPort}/mymaster?tlsCaFile=${encodeURIComponent(certs.caFile)}`],
-    ['rediss+cluster://', 'kf-tls-cluster', () => `rediss+cluster://:${password}@127.0.0.1:${clusterPorts[0] ?? 0}?tlsCaFile=${encodeURIComponent(certs.caFile)}`],
+    [
+      'rediss+sentinel://',
+      'kf-tls-sentinel',
+      () => `rediss+sentinel://:${password}@127.0.0.1:${sentinelPort}/mymaster?tlsCaFile=${encodeURIComponent(certs.caFile)}`,
+    ],
+    [
+      'rediss+cluster://',
+      'kf-tls-cluster',
+      () => `rediss+cluster://:${password}@127.0.0.1:${clusterPorts[0] ?? 0}?tlsCaFile=${encodeURIComponent(certs.caFile)}`,
+    ],
   ])('runs producer, workers and the outcome stream through %s', async (_form, prefix, url) => {
     await using workload = await startWorkload({ connect: (role) => createRedisConnection(url(), { role }), prefix });
     await workload.enqueue(Array.from({ length: 10 }, (_, i) => `app-${i}`));

@@ -80,7 +80,11 @@ export async function startWorkload(options: WorkloadOptions): Promise<Workload>
   let gate: { promise: Promise<void>; open: () => void } | undefined;
 
   const producerConnection = open('producer');
-  const producer = new BullMqJobProducer({ connection: producerConnection, prefix: options.prefix, retry: { backoffDelayMs: 50, jitter: 0 } });
+  const producer = new BullMqJobProducer({
+    connection: producerConnection,
+    prefix: options.prefix,
+    retry: { backoffDelayMs: 50, jitter: 0 },
+  });
   const hosts: SyncWorkerHost[] = [];
   const workerConnections: RedisConnection[] = [];
   const stopped = new AbortController();
@@ -114,7 +118,13 @@ export async function startWorkload(options: WorkloadOptions): Promise<Workload>
             if (now > 1) overlaps.push(key);
             try {
               if (gate !== undefined) await gate.promise;
-              await publisher.publish({ federatedType: job.federatedType, namespace: job.namespace, name: job.name, cluster: job.cluster, result: { status: '' } });
+              await publisher.publish({
+                federatedType: job.federatedType,
+                namespace: job.namespace,
+                name: job.name,
+                cluster: job.cluster,
+                result: { status: '' },
+              });
               run.end = ++seq;
             } finally {
               active.set(key, (active.get(key) ?? 1) - 1);
@@ -147,7 +157,9 @@ export async function startWorkload(options: WorkloadOptions): Promise<Workload>
     producerConnection,
     workerConnections,
     async enqueue(names, timeoutMs = 30_000) {
-      const jobs: SyncJob[] = clusters.flatMap((cluster) => names.map((name) => ({ kind: 'sync' as const, federatedType: 'deployments.apps', namespace: 'web', name, cluster })));
+      const jobs: SyncJob[] = clusters.flatMap((cluster) =>
+        names.map((name) => ({ kind: 'sync' as const, federatedType: 'deployments.apps', namespace: 'web', name, cluster })),
+      );
       const deadline = Date.now() + timeoutMs;
       for (const job of jobs) {
         for (;;) {
@@ -183,7 +195,9 @@ export async function startWorkload(options: WorkloadOptions): Promise<Workload>
         [...lastEnqueue].filter(([key, at]) => !runs.some((r) => r.key === key && r.start > at && r.end !== undefined)).map(([key]) => key);
       await expect.poll(() => pending().slice(0, 5), { timeout: timeoutMs, interval: 100 }).toEqual([]);
       const idle = { waiting: 0, active: 0, delayed: 0, failed: 0 };
-      await expect.poll(() => Promise.all(clusters.map((c) => producer.counts(c))), { timeout: timeoutMs, interval: 100 }).toEqual(clusters.map(() => idle));
+      await expect
+        .poll(() => Promise.all(clusters.map((c) => producer.counts(c))), { timeout: timeoutMs, interval: 100 })
+        .toEqual(clusters.map(() => idle));
     },
     close,
     [Symbol.asyncDispose]: close,

@@ -29,7 +29,8 @@ describe('SyncWorkerHost after a worker process is killed', () => {
       await stuck.waitForLine(/"ready":true/, { timeoutMs: 60_000 });
       const names = ['a', 'b', 'c'];
       await producer.enqueueBulk(names.map(job));
-      for (const n of names) await stuck.waitForLine(new RegExp(`"started":"configmaps/app/${n}@member1"`), { fromStart: true, timeoutMs: 60_000 });
+      for (const n of names)
+        await stuck.waitForLine(new RegExp(`"started":"configmaps/app/${n}@member1"`), { fromStart: true, timeoutMs: 60_000 });
       await stuck.kill();
 
       const runs: string[] = [];
@@ -56,7 +57,11 @@ describe('SyncWorkerHost after a worker process is killed', () => {
 
   it('never hands a job to another worker while its live worker runs it longer than the lock lasts', async () => {
     const prefix = redis.prefix('renew');
-    const connections = [createRedisConnection(redis.url, { role: 'producer' }), createRedisConnection(redis.url, { role: 'worker' }), createRedisConnection(redis.url, { role: 'worker' })] as const;
+    const connections = [
+      createRedisConnection(redis.url, { role: 'producer' }),
+      createRedisConnection(redis.url, { role: 'worker' }),
+      createRedisConnection(redis.url, { role: 'worker' }),
+    ] as const;
     const producer = new BullMqJobProducer({ connection: connections[0], prefix });
     const hosts: SyncWorkerHost[] = [];
     try {
@@ -74,9 +79,15 @@ describe('SyncWorkerHost after a worker process is killed', () => {
       await producer.enqueue(job('long'));
       await vi.waitFor(() => expect(runs).toEqual(['long']), { timeout: 30_000 });
       // Five lock durations: the lock is renewed every half of it, so no stalled check takes the job.
-      await consistently(() => expect(runs).toEqual(['long']), { durationMs: 5000, intervalMs: 100, message: 'runs of a job whose worker is alive' });
+      await consistently(() => expect(runs).toEqual(['long']), {
+        durationMs: 5000,
+        intervalMs: 100,
+        message: 'runs of a job whose worker is alive',
+      });
       release();
-      await vi.waitFor(async () => expect(await producer.counts('member1')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 }), { timeout: 30_000 });
+      await vi.waitFor(async () => expect(await producer.counts('member1')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 }), {
+        timeout: 30_000,
+      });
       expect(runs).toEqual(['long']);
     } finally {
       for (const h of hosts) await h.close({ timeoutMs: 2000 });

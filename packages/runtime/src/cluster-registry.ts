@@ -130,7 +130,10 @@ export class ClusterRegistry<T, C = unknown> {
 
   /** Names of engaged clusters, sorted. */
   list(): string[] {
-    return [...this.#entries.entries()].filter(([, e]) => e.value !== undefined).map(([n]) => n).sort();
+    return [...this.#entries.entries()]
+      .filter(([, e]) => e.value !== undefined)
+      .map(([n]) => n)
+      .sort();
   }
 
   /** Runs until `signal` aborts, then disengages every cluster. */

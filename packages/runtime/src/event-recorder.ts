@@ -59,9 +59,12 @@ export class EventRecorder implements EventSink {
   }
 
   async record(involved: KubeObject, event: ObjectEvent): Promise<void> {
-    const namespace = involved.metadata.namespace !== undefined && involved.metadata.namespace !== '' ? involved.metadata.namespace : 'default';
+    const namespace =
+      involved.metadata.namespace !== undefined && involved.metadata.namespace !== '' ? involved.metadata.namespace : 'default';
     const now = this.#clock.now();
-    const key = [involved.metadata.uid ?? `${namespace}/${involved.metadata.name ?? ''}`, event.type, event.reason, event.message].join('\u0000');
+    const key = [involved.metadata.uid ?? `${namespace}/${involved.metadata.name ?? ''}`, event.type, event.reason, event.message].join(
+      '\u0000',
+    );
     const window = this.#o.aggregateWindowMs ?? 600_000;
     const events = this.#o.events(namespace);
     try {

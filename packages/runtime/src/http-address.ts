@@ -10,7 +10,8 @@ export function parseAddress(option: string, value: string): { host: string; por
   let host = value.slice(0, i);
   const portText = value.slice(i + 1);
   const port = Number(portText);
-  if (portText === '' || !Number.isInteger(port) || port < 0 || port > 65535) throw new AddressError(`${option}: port "${portText}" of "${value}" is not a number in 0..65535`);
+  if (portText === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new AddressError(`${option}: port "${portText}" of "${value}" is not a number in 0..65535`);
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   return { host: host === '' ? '0.0.0.0' : host, port };
 }

@@ -8,8 +8,22 @@
  */
 export { systemClock, sleep, type Clock, type TimerHandle } from './clock.js';
 export { RuntimeError, TerminalError, CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError, AddressError } from './errors.js';
-export { objectKey, splitKey, statusCodeOf, type KubeObject, type WatchEvent, type ListWatchClient, type LeaseResourceClient } from './kube-types.js';
-export { listerWatcherFor, type ListerWatcher, type ListerWatcherListOptions, type ListerWatcherWatchOptions, type ListWatchFilter } from './list-watcher.js';
+export {
+  objectKey,
+  splitKey,
+  statusCodeOf,
+  type KubeObject,
+  type WatchEvent,
+  type ListWatchClient,
+  type LeaseResourceClient,
+} from './kube-types.js';
+export {
+  listerWatcherFor,
+  type ListerWatcher,
+  type ListerWatcherListOptions,
+  type ListerWatcherWatchOptions,
+  type ListWatchFilter,
+} from './list-watcher.js';
 export {
   ExponentialFailureRateLimiter,
   TokenBucketRateLimiter,
@@ -19,7 +33,16 @@ export {
   type DefaultRateLimiterOptions,
 } from './rate-limiter.js';
 export { WorkQueue, type WorkQueueOptions, type WorkQueueMetrics, type ShutdownOptions } from './work-queue.js';
-export { createLogger, silentLogger, REDACT_PATHS, type Logger, type LogFields, type LogLevel, type LogDestination, type CreateLoggerOptions } from './logger.js';
+export {
+  createLogger,
+  silentLogger,
+  REDACT_PATHS,
+  type Logger,
+  type LogFields,
+  type LogLevel,
+  type LogDestination,
+  type CreateLoggerOptions,
+} from './logger.js';
 export {
   RuntimeMetrics,
   type RuntimeMetricsOptions,

@@ -19,7 +19,10 @@ function run(informer: Informer): Promise<void> {
 }
 
 function names(informer: Informer): string[] {
-  return informer.store.list().map((o) => `${o.metadata.name}@${JSON.stringify(o.data)}`).sort();
+  return informer.store
+    .list()
+    .map((o) => `${o.metadata.name}@${JSON.stringify(o.data)}`)
+    .sort();
 }
 
 describe('Informer', () => {

@@ -114,7 +114,18 @@ describe('LeaderElector', () => {
         done();
       },
     });
-    const elector = new LeaderElector({ leases, name: 'lock', namespace: 'ns', identity: 'a', leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, clock, random: () => 0, logger: createLogger({ destination }) });
+    const elector = new LeaderElector({
+      leases,
+      name: 'lock',
+      namespace: 'ns',
+      identity: 'a',
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 250,
+      clock,
+      random: () => 0,
+      logger: createLogger({ destination }),
+    });
     const ac = new AbortController();
     stops.push(ac);
     const running = elector.run(ac.signal);

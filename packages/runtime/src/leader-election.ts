@@ -225,9 +225,20 @@ export class LeaderElector {
         this.#logger.warn({ err }, 'reading the lease failed');
         return false;
       }
-      const spec: LeaseSpec = { holderIdentity: this.#o.identity, leaseDurationSeconds: leaseSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+      const spec: LeaseSpec = {
+        holderIdentity: this.#o.identity,
+        leaseDurationSeconds: leaseSeconds,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: 0,
+      };
       try {
-        const created = await this.#o.leases.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.#o.name, namespace: this.#o.namespace }, spec });
+        const created = await this.#o.leases.create({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: this.#o.name, namespace: this.#o.namespace },
+          spec,
+        });
         this.#observe(created);
         return true;
       } catch (createErr) {
@@ -269,7 +280,13 @@ export class LeaderElector {
       const spec = (lease.spec ?? {}) as LeaseSpec;
       if (spec.holderIdentity !== this.#o.identity) return;
       const now = microTime(this.#clock.now());
-      const released: LeaseSpec = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: spec.leaseTransitions ?? 0 };
+      const released: LeaseSpec = {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: spec.leaseTransitions ?? 0,
+      };
       await this.#o.leases.update({ ...lease, spec: released });
       this.#logger.info('lease released');
     } catch (err) {

@@ -6,7 +6,12 @@ function memory(): LogDestination & { lines: () => Record<string, unknown>[]; te
   return {
     write: (line: string) => chunks.push(line),
     text: () => chunks.join(''),
-    lines: () => chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>),
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
@@ -36,7 +41,10 @@ describe('createLogger', () => {
     ['a kubeconfig user token', { kubeconfig: { users: [{ name: 'u', user: { token: SECRET } }] } }],
     ['a kubeconfig client key', { users: [{ name: 'u', user: { 'client-key-data': SECRET } }] }],
     ['a kubeconfig password', { users: [{ name: 'u', user: { password: SECRET } }] }],
-    ['a Secret object data', { obj: { kind: 'Secret', metadata: { name: 's' }, data: { token: Buffer.from(SECRET).toString('base64'), other: SECRET } } }],
+    [
+      'a Secret object data',
+      { obj: { kind: 'Secret', metadata: { name: 's' }, data: { token: Buffer.from(SECRET).toString('base64'), other: SECRET } } },
+    ],
     ['a Secret object stringData', { object: { kind: 'Secret', metadata: { name: 's' }, stringData: { key: SECRET } } }],
     ['a bearerToken field', { config: { bearerToken: SECRET } }],
   ])('never prints the secret in %s', (_title, fields) => {
@@ -62,8 +70,16 @@ describe('createLogger', () => {
   });
 
   it.each<[string, Error, string]>([
-    ['a cause whose message the error already names is printed once', new Error('Redis at redis://r:1 is unreachable: ECONNREFUSED', { cause: new Error('ECONNREFUSED') }), 'Redis at redis://r:1 is unreachable: ECONNREFUSED'],
-    ['a cause it does not name is appended', new Error('writing the status failed', { cause: new Error('409 Conflict') }), 'writing the status failed: 409 Conflict'],
+    [
+      'a cause whose message the error already names is printed once',
+      new Error('Redis at redis://r:1 is unreachable: ECONNREFUSED', { cause: new Error('ECONNREFUSED') }),
+      'Redis at redis://r:1 is unreachable: ECONNREFUSED',
+    ],
+    [
+      'a cause it does not name is appended',
+      new Error('writing the status failed', { cause: new Error('409 Conflict') }),
+      'writing the status failed: 409 Conflict',
+    ],
     [
       'a chain: only the causes not named yet',
       new Error('start failed: step B', { cause: new Error('step B', { cause: new Error('socket hang up') }) }),
@@ -91,23 +107,55 @@ const WRONGPASS = 'WRONGPASS invalid username-password pair or user is disabled.
 
 describe('redaction of credentials that errors carry', () => {
   it.each<[string, Record<string, unknown>, string]>([
-    ['HELLO 3 AUTH of a RESP3 login under err', { err: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }, 'WRONGPASS'],
+    [
+      'HELLO 3 AUTH of a RESP3 login under err',
+      { err: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) },
+      'WRONGPASS',
+    ],
     ['AUTH of a RESP2 login', { err: redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] }) }, 'WRONGPASS'],
     ['AUTH with a user name', { err: redisLoginError(WRONGPASS, { name: 'auth', args: ['kubefed', SECRET] }) }, 'WRONGPASS'],
-    ['a login error under error', { error: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }, 'WRONGPASS'],
+    [
+      'a login error under error',
+      { error: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) },
+      'WRONGPASS',
+    ],
     [
       'arguments a server echoed into the message',
-      { err: redisLoginError(`ERR unknown command 'HELLO', with args beginning with: '3' 'AUTH' 'default' '${SECRET}'`, { name: 'hello', args: [3, 'AUTH', 'default', SECRET] }) },
+      {
+        err: redisLoginError(`ERR unknown command 'HELLO', with args beginning with: '3' 'AUTH' 'default' '${SECRET}'`, {
+          name: 'hello',
+          args: [3, 'AUTH', 'default', SECRET],
+        }),
+      },
       'ERR unknown command',
     ],
     [
       'a login error as the cause of another error',
-      { err: new Error('redis unreachable', { cause: redisLoginError(`ERR unknown command 'HELLO', with args beginning with: '${SECRET}'`, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }) },
+      {
+        err: new Error('redis unreachable', {
+          cause: redisLoginError(`ERR unknown command 'HELLO', with args beginning with: '${SECRET}'`, {
+            name: 'hello',
+            args: ['3', 'AUTH', 'default', SECRET],
+          }),
+        }),
+      },
       'redis unreachable',
     ],
-    ['a login error inside an AggregateError', { err: new AggregateError([redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] })], 'all connections failed') }, 'all connections failed'],
-    ['a login error kept in a field of another error', { err: Object.assign(new Error('worker failed'), { last: redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] }) }) }, 'worker failed'],
-    ['the arguments of any failed command', { err: redisLoginError('ERR something', { name: 'set', args: ['key', SECRET] }) }, 'ERR something'],
+    [
+      'a login error inside an AggregateError',
+      { err: new AggregateError([redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] })], 'all connections failed') },
+      'all connections failed',
+    ],
+    [
+      'a login error kept in a field of another error',
+      { err: Object.assign(new Error('worker failed'), { last: redisLoginError(WRONGPASS, { name: 'auth', args: [SECRET] }) }) },
+      'worker failed',
+    ],
+    [
+      'the arguments of any failed command',
+      { err: redisLoginError('ERR something', { name: 'set', args: ['key', SECRET] }) },
+      'ERR something',
+    ],
   ])('never prints %s, and still logs the error', (_title, fields, message) => {
     const out = memory();
     createLogger({ destination: out }).warn(fields, 'redis connection error');
@@ -117,24 +165,63 @@ describe('redaction of credentials that errors carry', () => {
 
   it('keeps the name of the failed command', () => {
     const out = memory();
-    createLogger({ destination: out }).warn({ err: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) }, 'redis connection error');
+    createLogger({ destination: out }).warn(
+      { err: redisLoginError(WRONGPASS, { name: 'hello', args: ['3', 'AUTH', 'default', SECRET] }) },
+      'redis connection error',
+    );
     expect(out.lines()[0]?.err).toMatchObject({ message: WRONGPASS, command: { name: 'hello', args: '[Redacted]' } });
   });
 });
 
 describe('redaction of credentials in URLs and proxy headers', () => {
   it.each<[string, (logger: ReturnType<typeof createLogger>) => void, string]>([
-    ['a redis URL with a password', (l) => l.info({ redisUrl: `redis://:${SECRET}@redis.example.com:6379/0` }, 'starting'), 'redis://:***@redis.example.com:6379/0'],
-    ['a redis URL with user and password', (l) => l.info({ redisUrl: `rediss://kubefed:${SECRET}@redis.example.com:6380` }, 'starting'), 'rediss://kubefed:***@redis.example.com:6380'],
-    ['a ?password= parameter', (l) => l.info({ url: `redis://redis.example.com:6379/0?db=1&password=${SECRET}` }, 'starting'), 'redis://redis.example.com:6379/0?db=1&password=***'],
-    ['an API server URL with user info', (l) => l.info({ server: `https://admin:${SECRET}@api.example.com:6443/prefix` }, 'starting'), 'https://admin:***@api.example.com:6443/prefix'],
-    ['a proxy URL in a nested field', (l) => l.info({ cluster: { proxyUrl: `http://user:${SECRET}@proxy.example.com:3128` } }, 'engaged'), 'http://user:***@proxy.example.com:3128'],
-    ['a proxy URL in a child binding', (l) => l.child({ proxy: `https://u:${SECRET}@proxy.example.com` }).info('engaged'), 'https://u:***@proxy.example.com'],
-    ['a proxy URL in an error message', (l) => l.error({ err: new Error(`proxy URL "http://u:${SECRET}@proxy.example.com:3128" is not valid`) }, 'failed'), 'http://u:***@proxy.example.com:3128'],
+    [
+      'a redis URL with a password',
+      (l) => l.info({ redisUrl: `redis://:${SECRET}@redis.example.com:6379/0` }, 'starting'),
+      'redis://:***@redis.example.com:6379/0',
+    ],
+    [
+      'a redis URL with user and password',
+      (l) => l.info({ redisUrl: `rediss://kubefed:${SECRET}@redis.example.com:6380` }, 'starting'),
+      'rediss://kubefed:***@redis.example.com:6380',
+    ],
+    [
+      'a ?password= parameter',
+      (l) => l.info({ url: `redis://redis.example.com:6379/0?db=1&password=${SECRET}` }, 'starting'),
+      'redis://redis.example.com:6379/0?db=1&password=***',
+    ],
+    [
+      'an API server URL with user info',
+      (l) => l.info({ server: `https://admin:${SECRET}@api.example.com:6443/prefix` }, 'starting'),
+      'https://admin:***@api.example.com:6443/prefix',
+    ],
+    [
+      'a proxy URL in a nested field',
+      (l) => l.info({ cluster: { proxyUrl: `http://user:${SECRET}@proxy.example.com:3128` } }, 'engaged'),
+      'http://user:***@proxy.example.com:3128',
+    ],
+    [
+      'a proxy URL in a child binding',
+      (l) => l.child({ proxy: `https://u:${SECRET}@proxy.example.com` }).info('engaged'),
+      'https://u:***@proxy.example.com',
+    ],
+    [
+      'a proxy URL in an error message',
+      (l) => l.error({ err: new Error(`proxy URL "http://u:${SECRET}@proxy.example.com:3128" is not valid`) }, 'failed'),
+      'http://u:***@proxy.example.com:3128',
+    ],
     ['a URL in the message', (l) => l.info(`dialing http://u:${SECRET}@proxy.example.com`), 'http://u:***@proxy.example.com'],
-    ['a proxy-authorization header', (l) => l.debug({ req: { headers: { 'proxy-authorization': `Basic ${SECRET}` } } }, 'request'), '[Redacted]'],
+    [
+      'a proxy-authorization header',
+      (l) => l.debug({ req: { headers: { 'proxy-authorization': `Basic ${SECRET}` } } }, 'request'),
+      '[Redacted]',
+    ],
     ['a Proxy-Authorization header', (l) => l.debug({ headers: { 'Proxy-Authorization': `Basic ${SECRET}` } }, 'request'), '[Redacted]'],
-    ['a proxy-authorization header quoted in a message', (l) => l.error({ err: new Error(`CONNECT refused; sent Proxy-Authorization: Basic ${SECRET}`) }, 'failed'), 'Proxy-Authorization: [Redacted]'],
+    [
+      'a proxy-authorization header quoted in a message',
+      (l) => l.error({ err: new Error(`CONNECT refused; sent Proxy-Authorization: Basic ${SECRET}`) }, 'failed'),
+      'Proxy-Authorization: [Redacted]',
+    ],
   ])('never prints the credentials of %s', (_title, log, shown) => {
     const out = memory();
     log(createLogger({ destination: out, level: 'debug' }));
@@ -144,7 +231,14 @@ describe('redaction of credentials in URLs and proxy headers', () => {
 
   it('leaves URLs without credentials alone', () => {
     const out = memory();
-    createLogger({ destination: out }).info({ server: 'https://api.example.com:6443', redis: 'redis://redis:6379/0?db=1', mail: 'user@example.com' }, 'starting');
-    expect(out.lines()[0]).toMatchObject({ server: 'https://api.example.com:6443', redis: 'redis://redis:6379/0?db=1', mail: 'user@example.com' });
+    createLogger({ destination: out }).info(
+      { server: 'https://api.example.com:6443', redis: 'redis://redis:6379/0?db=1', mail: 'user@example.com' },
+      'starting',
+    );
+    expect(out.lines()[0]).toMatchObject({
+      server: 'https://api.example.com:6443',
+      redis: 'redis://redis:6379/0?db=1',
+      mail: 'user@example.com',
+    });
   });
 });

@@ -70,7 +70,12 @@ export const REDACT_PATHS: readonly string[] = (() => {
   const prefixes = ['', '*.', '*.*.', '*.*.*.'];
   for (const prefix of prefixes) for (const key of SECRET_KEYS) paths.push(key.startsWith('"') ? `${prefix}[${key}]` : `${prefix}${key}`);
   for (const prefix of prefixes) {
-    paths.push(`${prefix}headers.authorization`, `${prefix}headers.Authorization`, `${prefix}headers["proxy-authorization"]`, `${prefix}headers["Proxy-Authorization"]`);
+    paths.push(
+      `${prefix}headers.authorization`,
+      `${prefix}headers.Authorization`,
+      `${prefix}headers["proxy-authorization"]`,
+      `${prefix}headers["Proxy-Authorization"]`,
+    );
   }
   for (const users of ['users[*].user', 'kubeconfig.users[*].user']) {
     paths.push(`${users}.token`, `${users}["client-key-data"]`, `${users}.password`);

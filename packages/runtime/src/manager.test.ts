@@ -100,7 +100,15 @@ describe('Manager', () => {
     const manager = new Manager({
       healthAddress: null,
       metricsAddress: null,
-      leaderElection: { leases, name: 'lock', namespace: 'ns', identity: 'me', leaseDurationMs: 400, renewDeadlineMs: 300, retryPeriodMs: 50 },
+      leaderElection: {
+        leases,
+        name: 'lock',
+        namespace: 'ns',
+        identity: 'me',
+        leaseDurationMs: 400,
+        renewDeadlineMs: 300,
+        retryPeriodMs: 50,
+      },
     });
     const log: string[] = [];
     manager.add(recorder('everywhere', log, false));

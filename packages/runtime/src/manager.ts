@@ -16,7 +16,10 @@ import { isCacheRunnable, type Runnable } from './runnable.js';
 export type Check = () => boolean | Promise<boolean>;
 
 /** Leader election settings of a manager (callbacks are the manager's). */
-export type ManagerLeaderElectionOptions = Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'metrics' | 'logger' | 'clock'>;
+export type ManagerLeaderElectionOptions = Omit<
+  LeaderElectionOptions,
+  'onStartedLeading' | 'onStoppedLeading' | 'metrics' | 'logger' | 'clock'
+>;
 
 /** Options of {@link Manager}. */
 export interface ManagerOptions {
@@ -151,7 +154,8 @@ export class Manager {
     const internal = new AbortController();
     const stop = AbortSignal.any([signal, internal.signal]);
     this.#fail = (err) => {
-      if (this.#failure === undefined) this.#failure = err instanceof Error ? err : new RunnableFailedError('manager failed', { cause: err });
+      if (this.#failure === undefined)
+        this.#failure = err instanceof Error ? err : new RunnableFailedError('manager failed', { cause: err });
       internal.abort();
     };
     try {
@@ -208,7 +212,8 @@ export class Manager {
       for (const c of caches) {
         if (!isCacheRunnable(c)) continue;
         if (!(await c.waitForSync(waitSignal))) {
-          if (timeout.signal.aborted && !stop.aborted) this.#fail(new CacheSyncTimeoutError(`cache ${c.name} did not sync within ${timeoutMs} ms`));
+          if (timeout.signal.aborted && !stop.aborted)
+            this.#fail(new CacheSyncTimeoutError(`cache ${c.name} did not sync within ${timeoutMs} ms`));
           return false;
         }
       }
@@ -249,15 +254,25 @@ export class Manager {
       const finished = await Promise.race([s.done.then(() => true), sleep(this.#clock, Math.max(0, remaining)).then(() => false)]);
       if (!finished) this.logger.warn({ runnable: s.runnable.name }, 'runnable did not stop in time');
     }
-    await Promise.all(this.#servers.map((server) => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    })));
+    await Promise.all(
+      this.#servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeAllConnections();
+          }),
+      ),
+    );
     this.logger.info('manager stopped');
   }
 
   async #listen(): Promise<void> {
-    const serve = async (option: string, address: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, tls?: ManagerOptions['metricsTls']): Promise<string> => {
+    const serve = async (
+      option: string,
+      address: string,
+      handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+      tls?: ManagerOptions['metricsTls'],
+    ): Promise<string> => {
       const { host, port } = parseAddress(option, address);
       const listener = (req: IncomingMessage, res: ServerResponse): void => {
         handler(req, res).catch((err: unknown) => {
@@ -279,7 +294,8 @@ export class Manager {
     const healthAddress = this.#o.healthAddress === undefined ? '127.0.0.1:0' : this.#o.healthAddress;
     const metricsAddress = this.#o.metricsAddress === undefined ? '127.0.0.1:0' : this.#o.metricsAddress;
     if (healthAddress !== null) this.#addresses.health = await serve('healthAddress', healthAddress, (req, res) => this.#health(req, res));
-    if (metricsAddress !== null) this.#addresses.metrics = await serve('metricsAddress', metricsAddress, (req, res) => this.#metrics(req, res), this.#o.metricsTls);
+    if (metricsAddress !== null)
+      this.#addresses.metrics = await serve('metricsAddress', metricsAddress, (req, res) => this.#metrics(req, res), this.#o.metricsTls);
     this.logger.info({ ...this.#addresses }, 'serving health and metrics');
     this.#serving = true;
     for (const w of this.#servingWaiters.splice(0)) w();
@@ -310,7 +326,9 @@ export class Manager {
     }
     const healthy = results.every(([, ok]) => ok);
     const body = results.map(([name, ok]) => `[${ok ? '+' : '-'}]${name} ${ok ? 'ok' : 'failed'}`).join('\n');
-    res.writeHead(healthy ? 200 : 503, { 'content-type': 'text/plain' }).end(`${body}\n${path.slice(1)} check ${healthy ? 'passed' : 'failed'}\n`);
+    res
+      .writeHead(healthy ? 200 : 503, { 'content-type': 'text/plain' })
+      .end(`${body}\n${path.slice(1)} check ${healthy ? 'passed' : 'failed'}\n`);
   }
 
   async #metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -60,8 +60,12 @@ export class KubeMetricsAuthorizer implements MetricsAuthorizer {
   }
 
   async #review(token: string, path: string): Promise<MetricsAccess> {
-    const review = await this.#host.resource(TOKEN_REVIEWS).create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec: { token } });
-    const status = review['status'] as { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } } | undefined;
+    const review = await this.#host
+      .resource(TOKEN_REVIEWS)
+      .create({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: {}, spec: { token } });
+    const status = review['status'] as
+      | { authenticated?: boolean; user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } }
+      | undefined;
     const user = status?.user;
     if (status?.authenticated !== true || user?.username === undefined) return 'unauthenticated';
     const spec = {
@@ -71,7 +75,9 @@ export class KubeMetricsAuthorizer implements MetricsAuthorizer {
       ...(user.extra === undefined ? {} : { extra: user.extra }),
       nonResourceAttributes: { path, verb: 'get' },
     };
-    const access = await this.#host.resource(ACCESS_REVIEWS).create({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec });
+    const access = await this.#host
+      .resource(ACCESS_REVIEWS)
+      .create({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: {}, spec });
     return (access['status'] as { allowed?: boolean } | undefined)?.allowed === true ? 'allowed' : 'forbidden';
   }
 }

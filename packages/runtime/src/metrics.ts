@@ -85,19 +85,87 @@ export class RuntimeMetrics {
 
   constructor(options: RuntimeMetricsOptions = {}) {
     const registers = [this.#registry];
-    this.#reconcileTotal = new Counter({ name: 'kubefed_controller_reconcile_total', help: 'Reconciles by controller and result (success, error, requeue_after, terminal).', labelNames: ['controller', 'result'], registers });
-    this.#reconcileErrors = new Counter({ name: 'kubefed_controller_reconcile_errors_total', help: 'Reconciles that failed (retried or terminal).', labelNames: ['controller'], registers });
-    this.#reconcileDuration = new Histogram({ name: 'kubefed_controller_reconcile_duration_seconds', help: 'Time per reconcile.', labelNames: ['controller'], buckets: durationBuckets, registers });
-    this.#activeWorkers = new Gauge({ name: 'kubefed_controller_active_workers', help: 'Reconciles running now.', labelNames: ['controller'], registers });
-    this.#queueDepth = new Gauge({ name: 'kubefed_workqueue_depth', help: 'Keys waiting in the work queue.', labelNames: ['name'], registers });
-    this.#queueAdds = new Counter({ name: 'kubefed_workqueue_adds_total', help: 'Keys added to the work queue.', labelNames: ['name'], registers });
-    this.#queueLatency = new Histogram({ name: 'kubefed_workqueue_queue_duration_seconds', help: 'Time a key waits in the queue before processing.', labelNames: ['name'], buckets: durationBuckets, registers });
-    this.#workDuration = new Histogram({ name: 'kubefed_workqueue_work_duration_seconds', help: 'Time processing a key takes.', labelNames: ['name'], buckets: durationBuckets, registers });
-    this.#queueRetries = new Counter({ name: 'kubefed_workqueue_retries_total', help: 'Rate-limited re-queues.', labelNames: ['name'], registers });
-    this.#informerEvents = new Counter({ name: 'kubefed_informer_events_total', help: 'Watch events received by type.', labelNames: ['informer', 'type'], registers });
-    this.#watchRestarts = new Counter({ name: 'kubefed_informer_watch_restarts_total', help: 'Watch re-connections by reason.', labelNames: ['informer', 'reason'], registers });
-    this.#informerLists = new Counter({ name: 'kubefed_informer_lists_total', help: 'Full lists fetched.', labelNames: ['informer'], registers });
-    this.#isLeader = new Gauge({ name: 'kubefed_leader_election_is_leader', help: '1 while this process holds the Lease.', labelNames: ['lease'], registers });
+    this.#reconcileTotal = new Counter({
+      name: 'kubefed_controller_reconcile_total',
+      help: 'Reconciles by controller and result (success, error, requeue_after, terminal).',
+      labelNames: ['controller', 'result'],
+      registers,
+    });
+    this.#reconcileErrors = new Counter({
+      name: 'kubefed_controller_reconcile_errors_total',
+      help: 'Reconciles that failed (retried or terminal).',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#reconcileDuration = new Histogram({
+      name: 'kubefed_controller_reconcile_duration_seconds',
+      help: 'Time per reconcile.',
+      labelNames: ['controller'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.#activeWorkers = new Gauge({
+      name: 'kubefed_controller_active_workers',
+      help: 'Reconciles running now.',
+      labelNames: ['controller'],
+      registers,
+    });
+    this.#queueDepth = new Gauge({
+      name: 'kubefed_workqueue_depth',
+      help: 'Keys waiting in the work queue.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.#queueAdds = new Counter({
+      name: 'kubefed_workqueue_adds_total',
+      help: 'Keys added to the work queue.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.#queueLatency = new Histogram({
+      name: 'kubefed_workqueue_queue_duration_seconds',
+      help: 'Time a key waits in the queue before processing.',
+      labelNames: ['name'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.#workDuration = new Histogram({
+      name: 'kubefed_workqueue_work_duration_seconds',
+      help: 'Time processing a key takes.',
+      labelNames: ['name'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.#queueRetries = new Counter({
+      name: 'kubefed_workqueue_retries_total',
+      help: 'Rate-limited re-queues.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.#informerEvents = new Counter({
+      name: 'kubefed_informer_events_total',
+      help: 'Watch events received by type.',
+      labelNames: ['informer', 'type'],
+      registers,
+    });
+    this.#watchRestarts = new Counter({
+      name: 'kubefed_informer_watch_restarts_total',
+      help: 'Watch re-connections by reason.',
+      labelNames: ['informer', 'reason'],
+      registers,
+    });
+    this.#informerLists = new Counter({
+      name: 'kubefed_informer_lists_total',
+      help: 'Full lists fetched.',
+      labelNames: ['informer'],
+      registers,
+    });
+    this.#isLeader = new Gauge({
+      name: 'kubefed_leader_election_is_leader',
+      help: '1 while this process holds the Lease.',
+      labelNames: ['lease'],
+      registers,
+    });
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.#registry, prefix: 'kubefed_' });
   }
 

@@ -166,7 +166,8 @@ export class Reflector {
         switch (event.type) {
           case 'ERROR': {
             const status = event.object as { code?: unknown; reason?: unknown; message?: unknown };
-            const detail = typeof status.message === 'string' ? status.message : typeof status.reason === 'string' ? status.reason : 'unknown';
+            const detail =
+              typeof status.message === 'string' ? status.message : typeof status.reason === 'string' ? status.reason : 'unknown';
             if (status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone') return 'gone';
             throw new WatchError(`watch of ${this.#o.name} returned an error: ${detail}`);
           }

@@ -22,8 +22,18 @@ describe('Store', () => {
     s.upsert(obj('ns1', 'a', '1', { app: 'web' }));
     s.upsert(obj('ns1', 'b', '1', { app: 'db' }));
     s.upsert(obj('ns2', 'c', '1', { app: 'web' }));
-    expect(s.listByNamespace('ns1').map((o) => o.metadata.name).sort()).toEqual(['a', 'b']);
-    expect(s.listByLabel('app', 'web').map((o) => o.metadata.name).sort()).toEqual(['a', 'c']);
+    expect(
+      s
+        .listByNamespace('ns1')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
+    expect(
+      s
+        .listByLabel('app', 'web')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
     s.upsert(obj('ns1', 'a', '2', { app: 'db' }));
     expect(s.listByLabel('app', 'web').map((o) => o.metadata.name)).toEqual(['c']);
     s.delete('ns2/c');
@@ -32,7 +42,9 @@ describe('Store', () => {
   });
 
   it('supports custom index functions', () => {
-    const s = new Store({ owner: (o) => (typeof o.spec === 'object' && o.spec !== null && 'owner' in o.spec ? [String(o.spec.owner)] : []) });
+    const s = new Store({
+      owner: (o) => (typeof o.spec === 'object' && o.spec !== null && 'owner' in o.spec ? [String(o.spec.owner)] : []),
+    });
     s.upsert(obj('ns', 'a', '1', {}, { owner: 'x' }));
     s.upsert(obj('ns', 'b', '1', {}, {}));
     expect(s.byIndex('owner', 'x').map((o) => o.metadata.name)).toEqual(['a']);
@@ -48,7 +60,7 @@ describe('Store', () => {
       (got.metadata.labels as Record<string, string>).app = 'changed';
     }).toThrow(TypeError);
     expect(() => {
-      ((got.spec as { nested: { replicas: number } }).nested).replicas = 5;
+      (got.spec as { nested: { replicas: number } }).nested.replicas = 5;
     }).toThrow(TypeError);
     expect(s.get('ns/a')?.metadata.labels?.app).toBe('web');
   });

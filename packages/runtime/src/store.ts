@@ -122,7 +122,8 @@ export class Store<T extends KubeObject = KubeObject> implements Reader<T> {
       const key = objectKey(obj);
       seen.add(key);
       const old = this.#items.get(key);
-      if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion && old.metadata.resourceVersion !== undefined) continue;
+      if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion && old.metadata.resourceVersion !== undefined)
+        continue;
       this.upsert(obj);
       if (old === undefined) result.added.push(obj);
       else result.updated.push({ old, new: obj });

@@ -3,7 +3,13 @@ import { FakeClock } from './testing/fake-clock.js';
 import { defaultControllerRateLimiter, ExponentialFailureRateLimiter, TokenBucketRateLimiter } from './rate-limiter.js';
 import { WorkQueue, type WorkQueueMetrics } from './work-queue.js';
 
-function recordingMetrics(): WorkQueueMetrics & { adds: number; retries: number; depths: number[]; latencies: number[]; durations: number[] } {
+function recordingMetrics(): WorkQueueMetrics & {
+  adds: number;
+  retries: number;
+  depths: number[];
+  latencies: number[];
+  durations: number[];
+} {
   const m = {
     adds: 0,
     retries: 0,

@@ -15,9 +15,17 @@ describe('EventRecorder', () => {
     const clock = new FakeClock(Date.parse('2026-11-23T10:00:00Z'));
     const recorder = new EventRecorder({ events: (ns) => client.resource(EVENTS, ns), component: 'federatedconfigmap-controller', clock });
 
-    await recorder.record(cm, { type: 'Warning', reason: 'CreateInClusterFailed', message: 'Failed to create ConfigMap "default/web" in cluster "c1": boom' });
+    await recorder.record(cm, {
+      type: 'Warning',
+      reason: 'CreateInClusterFailed',
+      message: 'Failed to create ConfigMap "default/web" in cluster "c1": boom',
+    });
     await clock.advance(5000);
-    await recorder.record(cm, { type: 'Warning', reason: 'CreateInClusterFailed', message: 'Failed to create ConfigMap "default/web" in cluster "c1": boom' });
+    await recorder.record(cm, {
+      type: 'Warning',
+      reason: 'CreateInClusterFailed',
+      message: 'Failed to create ConfigMap "default/web" in cluster "c1": boom',
+    });
     await recorder.record(cm, { type: 'Normal', reason: 'CreateInCluster', message: 'Creating ConfigMap "default/web" in cluster "c1"' });
 
     const list = (await client.resource(EVENTS, 'default').list()).items as (KubeObject & Record<string, unknown>)[];

@@ -38,7 +38,9 @@ beforeEach(async () => {
     metrics: metrics.informer('configmaps'),
   });
   const deletes: string[] = [];
-  informer.addEventHandler({ onDelete: (o) => deletes.push(o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key}` : `deleted ${o.metadata.name}`) });
+  informer.addEventHandler({
+    onDelete: (o) => deletes.push(o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key}` : `deleted ${o.metadata.name}`),
+  });
   const stop = new AbortController();
   void informer.start(stop.signal);
   env = { sim, client, cms, informer, metrics, stop, deletes, gate: undefined };
@@ -100,7 +102,9 @@ describe('Informer against kube-sim', () => {
     let reconnect: () => void = () => {};
     env.gate = new Promise<void>((resolve) => (reconnect = resolve));
     env.sim.faults.unreachable();
-    await vi.waitFor(async () => expect((await restarts('error')) + (await restarts('closed'))).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await restarts('error')) + (await restarts('closed'))).toBeGreaterThanOrEqual(1), {
+      timeout: 10_000,
+    });
     env.sim.faults.restore();
     // The informer is cut off now: change state and drop the history meanwhile.
     await vi.waitFor(() => env.cms.list({ limit: 1 }), { timeout: 5000 });

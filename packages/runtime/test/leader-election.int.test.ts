@@ -41,7 +41,16 @@ function candidate(identity: string, releaseOnCancel = true) {
   const manager = new Manager({
     healthAddress: null,
     metricsAddress: null,
-    leaderElection: { leases, name: LEASE, namespace: 'default', identity, leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, releaseOnCancel },
+    leaderElection: {
+      leases,
+      name: LEASE,
+      namespace: 'default',
+      identity,
+      leaseDurationMs: 2000,
+      renewDeadlineMs: 1500,
+      retryPeriodMs: 250,
+      releaseOnCancel,
+    },
   });
   manager.add(worker);
   const ac = new AbortController();

@@ -27,9 +27,16 @@ function get(url: string, ca: string, token?: string): Promise<{ status: number;
 export function metricsAuthSuite(kubeconfigYaml: () => string): void {
   it('serves /metrics over TLS only to a token the host authenticates whose user may get /metrics: 401 without or with a bad token, 403 without the grant', async () => {
     using host = DynamicClient.fromKubeconfig(Kubeconfig.fromString(kubeconfigYaml()), { qps: 0 });
-    await host.resource({ group: '', version: 'v1', resource: 'serviceaccounts' }, 'default').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'prometheus' } });
+    await host
+      .resource({ group: '', version: 'v1', resource: 'serviceaccounts' }, 'default')
+      .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'prometheus' } });
     const secrets = host.resource({ group: '', version: 'v1', resource: 'secrets' }, 'default');
-    await secrets.create({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/service-account-token', metadata: { name: 'prometheus-token', annotations: { 'kubernetes.io/service-account.name': 'prometheus' } } });
+    await secrets.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/service-account-token',
+      metadata: { name: 'prometheus-token', annotations: { 'kubernetes.io/service-account.name': 'prometheus' } },
+    });
     const token = await vi.waitFor(
       async () => {
         const data = (await secrets.get('prometheus-token'))['data'] as Record<string, string> | undefined;
@@ -40,7 +47,12 @@ export function metricsAuthSuite(kubeconfigYaml: () => string): void {
     );
 
     const pki = generateClusterPki('metrics');
-    const manager = new Manager({ healthAddress: '127.0.0.1:0', metricsAddress: '127.0.0.1:0', metricsAuth: new KubeMetricsAuthorizer(host, { cacheTtlMs: 0 }), metricsTls: { cert: pki.certPem, key: pki.keyPem } });
+    const manager = new Manager({
+      healthAddress: '127.0.0.1:0',
+      metricsAddress: '127.0.0.1:0',
+      metricsAuth: new KubeMetricsAuthorizer(host, { cacheTtlMs: 0 }),
+      metricsTls: { cert: pki.certPem, key: pki.keyPem },
+    });
     const stop = new AbortController();
     const running = manager.start(stop.signal);
     try {
@@ -51,7 +63,12 @@ export function metricsAuthSuite(kubeconfigYaml: () => string): void {
       expect((await get(url, pki.caCertPem, `${token.slice(0, -4)}AAAA`)).status).toBe(401);
       expect(await get(url, pki.caCertPem, token)).toEqual({ status: 403, body: 'Forbidden\n' });
 
-      await host.resource(RBAC('clusterroles')).create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metrics-reader' }, rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }] });
+      await host.resource(RBAC('clusterroles')).create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'metrics-reader' },
+        rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+      });
       await host.resource(RBAC('clusterrolebindings')).create({
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'ClusterRoleBinding',

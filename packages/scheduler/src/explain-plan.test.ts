@@ -96,7 +96,12 @@ describe('explainPlan', () => {
     const input: PlanInput = {
       totalReplicas: 71,
       rebalance: true,
-      clusters: { A: { weight: 10000, maxReplicas: 10 }, B: { weight: 1 }, C: { weight: 1, maxReplicas: 21 }, D: { weight: 1, maxReplicas: 10 } },
+      clusters: {
+        A: { weight: 10000, maxReplicas: 10 },
+        B: { weight: 1 },
+        C: { weight: 1, maxReplicas: 21 },
+        D: { weight: 1, maxReplicas: 10 },
+      },
       availableClusters: ['A', 'B', 'C', 'D'],
       capacity: { C: 10 },
     };

@@ -150,9 +150,7 @@ export function explainPlan(input: PlanInput): PlanExplanation {
   const capacity = input.capacity ?? {};
   const describeOther = (name: string, available: boolean): void => {
     seen.add(name);
-    const { source, preferences } = available
-      ? { source: 'none' as const, preferences: {} }
-      : resolvePreferences(input.clusters, name);
+    const { source, preferences } = available ? { source: 'none' as const, preferences: {} } : resolvePreferences(input.clusters, name);
     const explained = {
       name,
       available,

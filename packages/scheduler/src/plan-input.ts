@@ -103,10 +103,7 @@ function integer(value: unknown, field: () => string): number | null {
 
 const entryPath = (field: string, name: string): string => `${field}[${JSON.stringify(name)}]`;
 
-function integerMap(
-  record: Readonly<Record<string, number | undefined>> | undefined,
-  field: string,
-): Map<string, number> {
+function integerMap(record: Readonly<Record<string, number | undefined>> | undefined, field: string): Map<string, number> {
   const result = new Map<string, number>();
   if (record === undefined) return result;
   for (const [name, value] of Object.entries(record)) {
@@ -180,9 +177,7 @@ export function normalizePlanInput(input: PlanInput): NormalizedPlanInput {
   // With non-negative weights every value the planner computes is bounded by
   // (n + 2) * bound, and the largest product is that times a weight (see README).
   const n = entries.length;
-  const fitsNumbers =
-    !negativeWeights &&
-    (n + 3) * (bound + 1) * (maxWeight + 1) + (n + 1) * (maxWeight + 1) < NUMBER_PATH_LIMIT;
+  const fitsNumbers = !negativeWeights && (n + 3) * (bound + 1) * (maxWeight + 1) + (n + 1) * (maxWeight + 1) < NUMBER_PATH_LIMIT;
 
   return {
     total,

@@ -10,7 +10,11 @@ const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9-]{0,5}$/), { minLe
 
 /** Preferences with min <= max (when both are set), non-negative values and weight >= 1. */
 const sanePreferences: fc.Arbitrary<ClusterPreferences> = fc
-  .record({ min: fc.option(fc.nat(15), { nil: undefined }), max: fc.option(fc.nat(40), { nil: undefined }), weight: fc.integer({ min: 1, max: 6 }) })
+  .record({
+    min: fc.option(fc.nat(15), { nil: undefined }),
+    max: fc.option(fc.nat(40), { nil: undefined }),
+    weight: fc.integer({ min: 1, max: 6 }),
+  })
   .map(({ min, max, weight }) => ({
     weight,
     ...(min === undefined ? {} : { minReplicas: min }),
@@ -25,25 +29,25 @@ const anyPreferences: fc.Arbitrary<ClusterPreferences> = fc.record(
 
 function inputs(preferences: fc.Arbitrary<ClusterPreferences>, withWildcard: boolean): fc.Arbitrary<PlanInput> {
   return names.chain((available) => {
-    const listed = fc.subarray(available).chain((own) =>
-      fc.tuple(...own.map((name) => fc.tuple(fc.constant(name), preferences))),
-    );
+    const listed = fc.subarray(available).chain((own) => fc.tuple(...own.map((name) => fc.tuple(fc.constant(name), preferences))));
     const known = fc.constantFrom(...available, 'gone');
     const perCluster = (value: fc.Arbitrary<number>) =>
       available.length === 0 ? fc.constant({}) : fc.dictionary(known, value, { maxKeys: 4 });
-    return fc.record({
-      totalReplicas: fc.nat(120),
-      rebalance: fc.boolean(),
-      listed,
-      wildcard: withWildcard ? fc.option(preferences, { nil: undefined }) : fc.constant(undefined),
-      currentReplicas: perCluster(fc.nat(60)),
-      capacity: perCluster(fc.nat(50)),
-      key: fc.constantFrom('', 'default/web', 'ns/app'),
-    }).map(({ listed: own, wildcard, ...rest }) => ({
-      ...rest,
-      availableClusters: available,
-      clusters: Object.fromEntries(wildcard === undefined ? own : [...own, ['*', wildcard] as const]),
-    }));
+    return fc
+      .record({
+        totalReplicas: fc.nat(120),
+        rebalance: fc.boolean(),
+        listed,
+        wildcard: withWildcard ? fc.option(preferences, { nil: undefined }) : fc.constant(undefined),
+        currentReplicas: perCluster(fc.nat(60)),
+        capacity: perCluster(fc.nat(50)),
+        key: fc.constantFrom('', 'default/web', 'ns/app'),
+      })
+      .map(({ listed: own, wildcard, ...rest }) => ({
+        ...rest,
+        availableClusters: available,
+        clusters: Object.fromEntries(wildcard === undefined ? own : [...own, ['*', wildcard] as const]),
+      }));
   });
 }
 
@@ -174,8 +178,16 @@ describe('planReplicas beyond plain numbers', () => {
   });
 
   it('takes the int64 path for large weights and still matches the small-weight plan', () => {
-    const small = planReplicas({ totalReplicas: 1_000_000, clusters: { a: { weight: 1 }, b: { weight: 3 } }, availableClusters: ['a', 'b'] });
-    const large = planReplicas({ totalReplicas: 1_000_000, clusters: { a: { weight: 1e12 }, b: { weight: 3e12 } }, availableClusters: ['a', 'b'] });
+    const small = planReplicas({
+      totalReplicas: 1_000_000,
+      clusters: { a: { weight: 1 }, b: { weight: 3 } },
+      availableClusters: ['a', 'b'],
+    });
+    const large = planReplicas({
+      totalReplicas: 1_000_000,
+      clusters: { a: { weight: 1e12 }, b: { weight: 3e12 } },
+      availableClusters: ['a', 'b'],
+    });
     expect(large).toEqual(small);
   });
 });

@@ -39,9 +39,7 @@ export function planWithTrace(input: PlanInput, withTrace: boolean): DetailedPla
   const normalized = normalizePlanInput(input);
   const trace = new Map<string, ClusterTrace>();
   const traceArg = withTrace ? trace : undefined;
-  const result = normalized.fitsNumbers
-    ? run(numberOps, normalized, traceArg)
-    : run(int64Ops, normalized, traceArg);
+  const result = normalized.fitsNumbers ? run(numberOps, normalized, traceArg) : run(int64Ops, normalized, traceArg);
   return { ...result, normalized, trace };
 }
 

@@ -46,11 +46,7 @@ interface Slot<N> {
  *
  * @throws PlanNotConvergingError only with negative weights after 1,000,000 rounds.
  */
-export function runPlanner<N>(
-  ops: IntOps<N>,
-  input: NormalizedPlanInput,
-  trace?: Map<string, ClusterTrace>,
-): CoreResult<N> {
+export function runPlanner<N>(ops: IntOps<N>, input: NormalizedPlanInput, trace?: Map<string, ClusterTrace>): CoreResult<N> {
   const zero = ops.of(0);
   const one = ops.of(1);
   const overflow = new Map<string, N>();

@@ -14,14 +14,20 @@ const readyPod: PodLike = { status: { phase: 'Running', conditions: [{ type: 'Re
 const stuck = (seconds: number): PodLike => ({
   status: {
     phase: 'Pending',
-    conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastTransitionTime: new Date(NOW - seconds * 1000).toISOString() }],
+    conditions: [
+      { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastTransitionTime: new Date(NOW - seconds * 1000).toISOString() },
+    ],
   },
 });
 
 describe('clustersReplicaState', () => {
   it.each([
     ['no member copies', [], { currentReplicas: {}, capacity: {}, needsRecheck: false }],
-    ['a fully ready workload counts its ready replicas without pods', [{ cluster: 'a', replicas: 3, readyReplicas: 3 }], { currentReplicas: { a: 3 }, capacity: {}, needsRecheck: false }],
+    [
+      'a fully ready workload counts its ready replicas without pods',
+      [{ cluster: 'a', replicas: 3, readyReplicas: 3 }],
+      { currentReplicas: { a: 3 }, capacity: {}, needsRecheck: false },
+    ],
     ['absent replica fields count as 0', [{ cluster: 'a' }], { currentReplicas: { a: 0 }, capacity: {}, needsRecheck: false }],
     [
       'a not-ready workload counts its running pods',
@@ -68,8 +74,18 @@ describe('clustersReplicaState', () => {
 
 describe('schedulingResult', () => {
   it.each([
-    ['adds overflow to the plan (the total can exceed totalReplicas)', { plan: { a: 20, b: 20, c: 10 }, overflow: { c: 7 } }, {}, { a: 20, b: 20, c: 17 }],
-    ['lists clusters with current replicas at 0 when the plan lacks them', { plan: { a: 5 }, overflow: {} }, { a: 3, z: 2 }, { a: 5, z: 0 }],
+    [
+      'adds overflow to the plan (the total can exceed totalReplicas)',
+      { plan: { a: 20, b: 20, c: 10 }, overflow: { c: 7 } },
+      {},
+      { a: 20, b: 20, c: 17 },
+    ],
+    [
+      'lists clusters with current replicas at 0 when the plan lacks them',
+      { plan: { a: 5 }, overflow: {} },
+      { a: 3, z: 2 },
+      { a: 5, z: 0 },
+    ],
     ['keeps 0-replica clusters of the plan', { plan: { a: 0, b: 4 }, overflow: {} }, {}, { a: 0, b: 4 }],
   ] as [string, PlanResult, Record<string, number>, Record<string, number>][])('%s', (_title, planned, current, expected) => {
     expect(schedulingResult(planned, current)).toEqual(expected);
@@ -80,7 +96,12 @@ describe('schedulingResult', () => {
       [
         { cluster: 'a', replicas: 17, readyReplicas: 17 },
         { cluster: 'b', replicas: 17, readyReplicas: 17 },
-        { cluster: 'c', replicas: 16, readyReplicas: 10, pods: [...Array<PodLike>(10).fill(readyPod), ...Array<PodLike>(6).fill(stuck(90))] },
+        {
+          cluster: 'c',
+          replicas: 16,
+          readyReplicas: 10,
+          pods: [...Array<PodLike>(10).fill(readyPod), ...Array<PodLike>(6).fill(stuck(90))],
+        },
       ],
       NOW,
     );

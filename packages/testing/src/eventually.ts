@@ -64,10 +64,9 @@ export async function consistently(check: () => unknown, options: ConsistentlyOp
       await check();
     } catch (err) {
       const detail = err instanceof Error ? err.message : String(err);
-      throw new ConsistentlyError(
-        `${options.message ?? 'condition stopped holding'} after ${Date.now() - start}ms: ${detail}`,
-        { cause: err },
-      );
+      throw new ConsistentlyError(`${options.message ?? 'condition stopped holding'} after ${Date.now() - start}ms: ${detail}`, {
+        cause: err,
+      });
     }
     if (Date.now() - start >= durationMs) return;
     await sleep(intervalMs);

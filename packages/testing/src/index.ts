@@ -12,16 +12,18 @@
  */
 export { startRedis, answersPing, defaultRedisUrl, type RedisHandle, type StartRedisOptions } from './start-redis.js';
 export { startSimClusters, type SimClusters, type StartSimClustersOptions } from './start-sim-clusters.js';
-export {
-  eventually,
-  consistently,
-  type EventuallyOptions,
-  type ConsistentlyOptions,
-} from './eventually.js';
+export { eventually, consistently, type EventuallyOptions, type ConsistentlyOptions } from './eventually.js';
 export { uniqueName } from './unique-name.js';
 export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
 export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';
-export { startLocalClusters, substrateFromEnvironment, SUBSTRATE_ENV, type LocalClusters, type LocalClustersSpec, type Substrate } from './local-clusters.js';
+export {
+  startLocalClusters,
+  substrateFromEnvironment,
+  SUBSTRATE_ENV,
+  type LocalClusters,
+  type LocalClustersSpec,
+  type Substrate,
+} from './local-clusters.js';
 export { ManagedProcess, runSourceEntry, sourceEntry, REPO_ROOT, type CommandResult } from './managed-process.js';
 export {
   startRealClusters,

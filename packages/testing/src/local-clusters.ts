@@ -71,17 +71,25 @@ export function startLocalClusters(spec: LocalClustersSpec): Promise<LocalCluste
 }
 
 async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
-  const regionFlag = spec.names.filter((n) => spec.regions[n] !== undefined).map((n) => `${n}=${spec.regions[n]}`).join(',');
-  const capacity = Object.entries(spec.podCapacity).map(([m, n]) => `${m}=${n}`).join(',');
+  const regionFlag = spec.names
+    .filter((n) => spec.regions[n] !== undefined)
+    .map((n) => `${n}=${spec.regions[n]}`)
+    .join(',');
+  const capacity = Object.entries(spec.podCapacity)
+    .map(([m, n]) => `${m}=${n}`)
+    .join(',');
   const kubeSim = new ManagedProcess('kube-sim', [
     ...sourceEntry(KUBE_SIM),
-    '--clusters', spec.names.join(','),
-    '--kubeconfig', spec.kubeconfigPath,
+    '--clusters',
+    spec.names.join(','),
+    '--kubeconfig',
+    spec.kubeconfigPath,
     ...(regionFlag === '' ? [] : ['--regions', regionFlag]),
     ...(capacity === '' ? [] : ['--pod-capacity', capacity]),
   ]);
   try {
-    for (const name of spec.names) await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs: 60_000 });
+    for (const name of spec.names)
+      await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs: 60_000 });
   } catch (err) {
     await kubeSim.stop();
     throw err;
@@ -92,7 +100,8 @@ async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
     real: undefined,
     async fault(cluster, fault, admin) {
       const res = await admin.raw('/kube-sim/faults', { method: 'POST', body: fault });
-      if (res.status >= 300) throw new TestingError(`kube-sim fault ${JSON.stringify(fault)} on ${cluster}: HTTP ${res.status} ${res.body}`);
+      if (res.status >= 300)
+        throw new TestingError(`kube-sim fault ${JSON.stringify(fault)} on ${cluster}: HTTP ${res.status} ${res.body}`);
     },
     // kube-sim restores every cluster's faults on SIGUSR2, even while one does not answer.
     restoreFaults: () => void kubeSim.child.kill('SIGUSR2'),
@@ -105,7 +114,12 @@ const UNLIMITED_PODS_PER_NODE = 110;
 const NODES_PER_CLUSTER = 2;
 
 async function startReal(spec: LocalClustersSpec): Promise<LocalClusters> {
-  const real = await startRealClusters({ names: spec.names, nodes: NODES_PER_CLUSTER, podsPerNode: UNLIMITED_PODS_PER_NODE, regions: spec.regions });
+  const real = await startRealClusters({
+    names: spec.names,
+    nodes: NODES_PER_CLUSTER,
+    podsPerNode: UNLIMITED_PODS_PER_NODE,
+    regions: spec.regions,
+  });
   const paused = new Set<number>();
   const clients = new Map<string, DynamicClient>();
   try {
@@ -116,7 +130,10 @@ async function startReal(spec: LocalClustersSpec): Promise<LocalClusters> {
       apiVersion: 'v1',
       kind: 'Config',
       preferences: {},
-      clusters: real.clusters.map((c) => ({ name: c.name, cluster: { server: c.url, 'certificate-authority-data': Buffer.from(c.caPem).toString('base64') } })),
+      clusters: real.clusters.map((c) => ({
+        name: c.name,
+        cluster: { server: c.url, 'certificate-authority-data': Buffer.from(c.caPem).toString('base64') },
+      })),
       users: real.clusters.map((c) => ({ name: c.name, user: { token: c.adminToken } })),
       contexts: real.clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: c.name } })),
       'current-context': spec.names[0] ?? '',
@@ -134,7 +151,9 @@ async function startReal(spec: LocalClustersSpec): Promise<LocalClusters> {
       await Promise.all(
         nodes.map((node, i) => {
           const value = String(perNode[i] ?? 0);
-          return client(cluster).resource(RESOURCES.nodes).patch(node, { status: { allocatable: { pods: value }, capacity: { pods: value } } }, 'merge', { subresource: 'status' });
+          return client(cluster)
+            .resource(RESOURCES.nodes)
+            .patch(node, { status: { allocatable: { pods: value }, capacity: { pods: value } } }, 'merge', { subresource: 'status' });
         }),
       );
     };

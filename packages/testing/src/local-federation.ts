@@ -123,7 +123,13 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
     const substrate = options.substrate ?? substrateFromEnvironment();
     const names = ['host', ...members];
     const clusters = await step(`started ${substrate === 'real' ? 'real clusters' : 'kube-sim'}: ${names.join(', ')}`, () =>
-      startLocalClusters({ substrate, names, kubeconfigPath, regions: { ...DEFAULT_REGIONS, ...options.regions }, podCapacity: options.podCapacity ?? {} }),
+      startLocalClusters({
+        substrate,
+        names,
+        kubeconfigPath,
+        regions: { ...DEFAULT_REGIONS, ...options.regions },
+        podCapacity: options.podCapacity ?? {},
+      }),
     );
     started.push(() => clusters.stop());
     const kubeconfig = Kubeconfig.fromFile(kubeconfigPath);
@@ -140,7 +146,11 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
       const crds = kubeFedCrds();
       for (const crd of crds) await createIfMissing(host.resource(CRDS), crd as unknown as KubeObject);
       // A real API server serves a CRD's resource only once it is Established.
-      await waitForEstablished(host, crds.map((c) => c.metadata.name), 30_000);
+      await waitForEstablished(
+        host,
+        crds.map((c) => c.metadata.name),
+        30_000,
+      );
       await createIfMissing(host.resource(RESOURCES.namespaces), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
     });
 
@@ -150,12 +160,18 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
         `kubefed-controller-manager-${controllerManagers.length + 1}`,
         [
           ...sourceEntry(CONTROLLER_MANAGER),
-          '--kubeconfig', kubeconfigPath,
-          '--context', 'host',
-          '--redis-url', redis.url,
-          '--queue-prefix', queuePrefix,
-          '--metrics-addr', '127.0.0.1:0',
-          '--health-addr', '127.0.0.1:0',
+          '--kubeconfig',
+          kubeconfigPath,
+          '--context',
+          'host',
+          '--redis-url',
+          redis.url,
+          '--queue-prefix',
+          queuePrefix,
+          '--metrics-addr',
+          '127.0.0.1:0',
+          '--health-addr',
+          '127.0.0.1:0',
           ...args,
         ],
         { env: childEnv() },
@@ -227,7 +243,11 @@ async function waitForEstablished(host: DynamicClient, names: readonly string[],
     const list = await host.resource(CRDS).list();
     const established = new Set(
       list.items
-        .filter((c) => ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))
+        .filter((c) =>
+          ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+            (x) => x.type === 'Established' && x.status === 'True',
+          ),
+        )
         .map((c) => c.metadata.name),
     );
     pending = names.filter((n) => !established.has(n));
@@ -245,7 +265,11 @@ async function waitForReady(host: DynamicClient, namespace: string, names: reado
     const list = await host.resource(RESOURCES.kubeFedClusters, namespace).list();
     const ready = new Set(
       list.items
-        .filter((c) => ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True'))
+        .filter((c) =>
+          ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+            (x) => x.type === 'Ready' && x.status === 'True',
+          ),
+        )
         .map((c) => c.metadata.name),
     );
     notReady = names.filter((n) => !ready.has(n));

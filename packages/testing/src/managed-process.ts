@@ -23,12 +23,21 @@ export interface CommandResult {
  * Runs `node <sourceEntry(entry)> ...args` in the repository root and resolves when it exits
  * (never rejects: a failure is a non-zero `code`; a timeout kills it and gives code -1).
  */
-export function runSourceEntry(entry: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+export function runSourceEntry(
+  entry: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CommandResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...sourceEntry(entry), ...args], { cwd: REPO_ROOT, timeout: options.timeoutMs ?? 120_000, env: options.env ?? process.env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [...sourceEntry(entry), ...args],
+      { cwd: REPO_ROOT, timeout: options.timeoutMs ?? 120_000, env: options.env ?? process.env, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -42,7 +51,11 @@ export class ManagedProcess {
   readonly exited: Promise<number | null>;
   readonly #waiters = new Set<() => void>();
 
-  constructor(readonly name: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}) {
+  constructor(
+    readonly name: string,
+    args: readonly string[],
+    options: { env?: NodeJS.ProcessEnv } = {},
+  ) {
     this.child = spawn(process.execPath, [...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
     killOnExit(this.child);
     this.exited = new Promise((resolve) =>
@@ -86,7 +99,10 @@ export class ManagedProcess {
       }
       if (!this.running) throw new TestingError(`${this.name} exited before printing ${String(pattern)}; last lines:\n${this.tail()}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new TestingError(`${this.name} did not print ${String(pattern)} within ${options.timeoutMs ?? 30_000}ms; last lines:\n${this.tail()}`);
+      if (left <= 0)
+        throw new TestingError(
+          `${this.name} did not print ${String(pattern)} within ${options.timeoutMs ?? 30_000}ms; last lines:\n${this.tail()}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(left, 1000));
         function done(): void {

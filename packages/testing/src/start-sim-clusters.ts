@@ -31,10 +31,7 @@ export interface SimClusters extends AsyncDisposable {
  * kubeconfig holding all of them to a fresh temporary directory. If any cluster fails to
  * start, the ones already started are stopped before the error is rethrown.
  */
-export async function startSimClusters(
-  names: readonly string[],
-  options: StartSimClustersOptions = {},
-): Promise<SimClusters> {
+export async function startSimClusters(names: readonly string[], options: StartSimClustersOptions = {}): Promise<SimClusters> {
   if (names.length === 0) throw new TestingError('startSimClusters needs at least one cluster name');
   if (new Set(names).size !== names.length) throw new TestingError(`startSimClusters got duplicate names: ${names.join(', ')}`);
   const clusters: SimCluster[] = [];

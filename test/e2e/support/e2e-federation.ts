@@ -24,7 +24,10 @@ export const FEDERATED_DEPLOYMENTS = federated('federateddeployments');
  * controller manager process, every member joined and the default types enabled, unless
  * `options` say otherwise).
  */
-export function startE2eFederation(members: readonly string[], options: Omit<LocalFederationOptions, 'members' | 'redisUrl'> = {}): Promise<LocalFederation> {
+export function startE2eFederation(
+  members: readonly string[],
+  options: Omit<LocalFederationOptions, 'members' | 'redisUrl'> = {},
+): Promise<LocalFederation> {
   return startLocalFederation({ members, redisUrl: process.env.REDIS_URL, ...options });
 }
 
@@ -34,7 +37,10 @@ export function startE2eFederation(members: readonly string[], options: Omit<Loc
  * defaults, 10 s × 3, would cost half a minute per fault).
  */
 export async function useFastHealthChecks(fed: LocalFederation): Promise<void> {
-  await fed.client('host').resource(RESOURCES.kubeFedConfigs, fed.namespace).patch('kubefed', { spec: { clusterHealthCheck: { period: '1s', timeout: '1s', failureThreshold: 2, successThreshold: 1 } } }, 'merge');
+  await fed
+    .client('host')
+    .resource(RESOURCES.kubeFedConfigs, fed.namespace)
+    .patch('kubefed', { spec: { clusterHealthCheck: { period: '1s', timeout: '1s', failureThreshold: 2, successThreshold: 1 } } }, 'merge');
 }
 
 /** Runs `kubectl --kubeconfig <fed's> --context <context> ...args` (never rejects: see `code`). */
@@ -42,9 +48,14 @@ export function kubectl(fed: LocalFederation, args: readonly string[], context =
   const env = { ...process.env };
   delete env['KUBECONFIG'];
   return new Promise((resolve) => {
-    execFile('kubectl', ['--kubeconfig', fed.kubeconfigPath, '--context', context, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
+    execFile(
+      'kubectl',
+      ['--kubeconfig', fed.kubeconfigPath, '--context', context, ...args],
+      { env, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -103,9 +114,16 @@ export function summarize(obj: KubeObject | undefined): PropagationSummary | und
   const status = (obj.status ?? {}) as FederatedStatus;
   const condition = status.conditions?.find((c) => c.type === 'Propagation');
   const clusters = Object.fromEntries(
-    [...(status.clusters ?? [])].sort((a, b) => a.name.localeCompare(b.name)).map((c) => [c.name, c.status === undefined || c.status === '' ? 'OK' : c.status]),
+    [...(status.clusters ?? [])]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((c) => [c.name, c.status === undefined || c.status === '' ? 'OK' : c.status]),
   );
-  return { current: status.observedGeneration === obj.metadata.generation, propagation: condition?.status ?? 'missing', reason: condition?.reason ?? '', clusters };
+  return {
+    current: status.observedGeneration === obj.metadata.generation,
+    propagation: condition?.status ?? 'missing',
+    reason: condition?.reason ?? '',
+    clusters,
+  };
 }
 
 /** The summary of a propagated object: current generation, Propagation True, `clusters` all OK. */
@@ -132,7 +150,10 @@ export function at(obj: unknown, pointer: string): unknown {
 /** A deep copy of `obj` with the value at a JSON pointer set (intermediate objects created). */
 export function withValueAt<T>(obj: T, pointer: string, value: unknown): T {
   const copy = structuredClone(obj);
-  const keys = pointer.split('/').slice(1).map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const keys = pointer
+    .split('/')
+    .slice(1)
+    .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'));
   let cur = copy as Record<string, unknown>;
   for (const key of keys.slice(0, -1)) {
     if (typeof cur[key] !== 'object' || cur[key] === null) cur[key] = {};

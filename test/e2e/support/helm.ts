@@ -52,7 +52,11 @@ export interface RunOptions {
 /** Runs a command with a time limit (120 s). */
 export function runCommand(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 120_000, ...(options.env === undefined ? {} : { env: options.env }) });
+    const child = spawn(file, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 120_000,
+      ...(options.env === undefined ? {} : { env: options.env }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -83,11 +87,25 @@ export function parseObjects(text: string): K8sObject[] {
 }
 
 /** `--set` arguments of a values map (`{ 'global.scope': 'Namespaced' }`). */
-export const setArgs = (values: Readonly<Record<string, string>>): string[] => Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+export const setArgs = (values: Readonly<Record<string, string>>): string[] =>
+  Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
 
 /** `helm template kubefed deploy/helm/kubefed -n <namespace> --include-crds` with the values, parsed. */
-export async function helmTemplate(options: { namespace: string; values?: Readonly<Record<string, string>>; extraArgs?: readonly string[] }): Promise<K8sObject[]> {
-  const args = ['template', 'kubefed', CHART, '-n', options.namespace, '--include-crds', ...setArgs(options.values ?? {}), ...(options.extraArgs ?? [])];
+export async function helmTemplate(options: {
+  namespace: string;
+  values?: Readonly<Record<string, string>>;
+  extraArgs?: readonly string[];
+}): Promise<K8sObject[]> {
+  const args = [
+    'template',
+    'kubefed',
+    CHART,
+    '-n',
+    options.namespace,
+    '--include-crds',
+    ...setArgs(options.values ?? {}),
+    ...(options.extraArgs ?? []),
+  ];
   return parseObjects(await runOk(helmBinary(), args));
 }
 
@@ -109,5 +127,8 @@ export function envVar(deployment: K8sObject, name: string): Parsed {
 
 /** The CRDs first (they must be Established before their objects), then the rest. */
 export function crdsFirst(objects: readonly K8sObject[]): { crds: K8sObject[]; rest: K8sObject[] } {
-  return { crds: objects.filter((o) => o.kind === 'CustomResourceDefinition'), rest: objects.filter((o) => o.kind !== 'CustomResourceDefinition') };
+  return {
+    crds: objects.filter((o) => o.kind === 'CustomResourceDefinition'),
+    rest: objects.filter((o) => o.kind !== 'CustomResourceDefinition'),
+  };
 }

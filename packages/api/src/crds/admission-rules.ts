@@ -121,7 +121,8 @@ export const secretNameProps = (): JsonSchemaProps =>
     { rule: "self != ''", reason: 'FieldValueRequired', message: 'secretRef.name is required' },
     {
       rule: `self == '' || ${matches(DNS1123_SUBDOMAIN_PATTERN)}`,
-      message: "secretRef.name must be a lowercase RFC 1123 subdomain: lower case alphanumeric characters, '-' or '.', starting and ending with an alphanumeric character",
+      message:
+        "secretRef.name must be a lowercase RFC 1123 subdomain: lower case alphanumeric characters, '-' or '.', starting and ending with an alphanumeric character",
     },
   );
 
@@ -142,7 +143,7 @@ export const proxyUrlProps = (): JsonSchemaProps =>
 export const apiGroupProps = (): JsonSchemaProps =>
   boundedString(253, 'Group of the resource; empty for the core group.', {
     rule: `self == '' || ${matches(DNS1123_SUBDOMAIN_PATTERN)}`,
-    message: "group must be empty or a lowercase RFC 1123 subdomain (e.g. apps or types.kubefed.io)",
+    message: 'group must be empty or a lowercase RFC 1123 subdomain (e.g. apps or types.kubefed.io)',
   });
 
 /** FederatedTypeConfig APIResource `version` / `pluralName`: a DNS-1035 label. */
@@ -156,7 +157,8 @@ export const dns1035Props = (field: string, example: string, description: string
 export const kindProps = (): JsonSchemaProps =>
   boundedString(63, 'Camel-cased singular name of the resource (e.g. ConfigMap).', {
     rule: matches(KIND_PATTERN),
-    message: "kind must be a name whose lowercase form is a DNS-1035 label: letters, digits or '-', starting with a letter (e.g. ConfigMap)",
+    message:
+      "kind must be a name whose lowercase form is a DNS-1035 label: letters, digits or '-', starting with a letter (e.g. ConfigMap)",
   });
 
 /** Rules of the federated and status APIResources of a FederatedTypeConfig: their group is a domain. */
@@ -177,6 +179,7 @@ export const FEDERATED_GROUP_RULES: readonly ValidationRule[] = [
 /** Rule at the root of a FederatedTypeConfig: its name is GroupQualifiedName(targetType). */
 export const FTC_NAME_RULE: ValidationRule = {
   rule: "self.metadata.name == (has(self.spec.targetType.group) && self.spec.targetType.group != '' ? self.spec.targetType.pluralName + '.' + self.spec.targetType.group : self.spec.targetType.pluralName)",
-  message: "name must be 'TARGET_PLURAL_NAME(.TARGET_GROUP_NAME)': the target type's pluralName, then a dot and its group unless that is empty",
+  message:
+    "name must be 'TARGET_PLURAL_NAME(.TARGET_GROUP_NAME)': the target type's pluralName, then a dot and its group unless that is empty",
   fieldPath: '.metadata.name',
 };

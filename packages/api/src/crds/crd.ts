@@ -60,7 +60,8 @@ export function buildCrd(o: BuildCrdOptions): CustomResourceDefinition {
     schema: { openAPIV3Schema: o.schema },
   };
   if (o.status === true) version.subresources = { status: {} };
-  if (o.printerColumns !== undefined && o.printerColumns.length > 0) version.additionalPrinterColumns = o.printerColumns.map((c) => ({ ...c }));
+  if (o.printerColumns !== undefined && o.printerColumns.length > 0)
+    version.additionalPrinterColumns = o.printerColumns.map((c) => ({ ...c }));
   const names: CustomResourceDefinition['spec']['names'] = {
     kind: o.kind,
     listKind: `${o.kind}List`,

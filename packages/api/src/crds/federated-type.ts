@@ -67,9 +67,7 @@ export function federatedTypeSchema(templateSchema: JsonSchemaProps = preservedO
     overrides: arr(
       obj({
         clusterName: str(),
-        clusterOverrides: arr(
-          obj({ op: str({ pattern: '^(add|remove|replace)?$' }), path: str(), value: anyValue() }, ['path']),
-        ),
+        clusterOverrides: arr(obj({ op: str({ pattern: '^(add|remove|replace)?$' }), path: str(), value: anyValue() }, ['path'])),
       }),
     ),
     placement: obj({
@@ -85,10 +83,10 @@ export function federatedTypeSchema(templateSchema: JsonSchemaProps = preservedO
       status: obj({
         clusters: arr(obj({ name: str(), remoteStatus: preservedObject(), status: str() }, ['name'])),
         conditions: arr(
-          obj(
-            { lastTransitionTime: dateTime(), lastUpdateTime: dateTime(), message: str(), reason: str(), status: str(), type: str() },
-            ['status', 'type'],
-          ),
+          obj({ lastTransitionTime: dateTime(), lastUpdateTime: dateTime(), message: str(), reason: str(), status: str(), type: str() }, [
+            'status',
+            'type',
+          ]),
         ),
         observedGeneration: int64(),
       }),
@@ -111,10 +109,7 @@ export function buildFederatedTypeCrd(o: FederatedTypeOptions): CustomResourceDe
     scope: federatedScope(o),
     shortNames: (o.shortNames ?? []).map((s) => `f${s}`),
     status: true,
-    printerColumns: [
-      { name: 'Propagation', type: 'string', jsonPath: ".status.conditions[?(@.type=='Propagation')].status" },
-      AGE_COLUMN,
-    ],
+    printerColumns: [{ name: 'Propagation', type: 'string', jsonPath: ".status.conditions[?(@.type=='Propagation')].status" }, AGE_COLUMN],
     schema: federatedTypeSchema(o.templateSchema, o.hasReplicas === true),
   });
 }

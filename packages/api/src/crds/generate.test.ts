@@ -35,7 +35,9 @@ describe('CRD generation', () => {
         .filter((f) => f.endsWith('.yaml'))
         .map((f) => [f, readFileSync(join(crdDir, f), 'utf8')]),
     );
-    expect(Object.keys(committed).sort(), 'deploy/crds has stale or missing files: run `npm run generate`').toEqual(Object.keys(fresh).sort());
+    expect(Object.keys(committed).sort(), 'deploy/crds has stale or missing files: run `npm run generate`').toEqual(
+      Object.keys(fresh).sort(),
+    );
     for (const [name, content] of Object.entries(fresh)) {
       expect(committed[name], `deploy/crds/${name} is out of date: run \`npm run generate\``).toBe(content);
     }
@@ -73,7 +75,8 @@ describe('CRD generation', () => {
     expect(crd.spec.names.categories).toEqual(['kubefed']);
     expect(crd.spec.versions).toHaveLength(1);
     // FederatedTypeConfig declares metadata.name so that its name rule reports errors there.
-    const metadata = crd.spec.names.kind === 'FederatedTypeConfig' ? { type: 'object', properties: { name: { type: 'string' } } } : { type: 'object' };
+    const metadata =
+      crd.spec.names.kind === 'FederatedTypeConfig' ? { type: 'object', properties: { name: { type: 'string' } } } : { type: 'object' };
     expect(schemaOf(crd).properties?.metadata).toEqual(metadata);
   });
 
@@ -110,7 +113,8 @@ describe('CRD generation', () => {
     const spec = nodeAt(schemaOf(allCrds().find((c) => c.spec.names.kind === 'KubeFedConfig')!), 'spec')!;
     for (const [block, fields] of Object.entries(KUBEFED_CONFIG_DEFAULTS)) {
       expect(spec.properties?.[block]?.default, block).toEqual({});
-      for (const [name, value] of Object.entries(fields)) expect(spec.properties?.[block]?.properties?.[name]?.default, `${block}.${name}`).toEqual(value);
+      for (const [name, value] of Object.entries(fields))
+        expect(spec.properties?.[block]?.properties?.[name]?.default, `${block}.${name}`).toEqual(value);
     }
     expect(spec.properties?.['featureGates']?.default).toEqual(defaultKubeFedConfigSpec({}).featureGates);
     expect(spec.properties?.['scope']?.default).toBeUndefined();
@@ -136,7 +140,15 @@ describe('CRD generation', () => {
 });
 
 describe('buildFederatedTypeCrd', () => {
-  const deployment = { group: 'apps', version: 'v1', kind: 'Deployment', pluralName: 'deployments', scope: 'Namespaced', shortNames: ['deploy'], hasReplicas: true } as const;
+  const deployment = {
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    pluralName: 'deployments',
+    scope: 'Namespaced',
+    shortNames: ['deploy'],
+    hasReplicas: true,
+  } as const;
 
   it('follows kubefedctl enable for a workload with replicas', () => {
     const crd = buildFederatedTypeCrd(deployment);
@@ -148,7 +160,10 @@ describe('buildFederatedTypeCrd', () => {
     expect(nodeAt(schemaOf(crd), 'spec.template')).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     expect(nodeAt(schemaOf(crd), 'spec.overrides.[].clusterOverrides.[].value')).toEqual({ 'x-kubernetes-preserve-unknown-fields': true });
     expect(nodeAt(schemaOf(crd), 'spec.overrides.[].clusterOverrides.[].op')?.pattern).toBe('^(add|remove|replace)?$');
-    expect(nodeAt(schemaOf(crd), 'status.clusters.[].remoteStatus')).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    expect(nodeAt(schemaOf(crd), 'status.clusters.[].remoteStatus')).toEqual({
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
     expect(crd.spec.versions[0]!.additionalPrinterColumns?.[0]).toEqual({
       name: 'Propagation',
       type: 'string',
@@ -178,7 +193,9 @@ describe('buildFederatedTypeCrd', () => {
   });
 
   it('makes FederatedNamespace namespaced although Namespace is cluster-scoped', () => {
-    expect(buildFederatedTypeCrd({ group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' }).spec.scope).toBe('Namespaced');
+    expect(
+      buildFederatedTypeCrd({ group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' }).spec.scope,
+    ).toBe('Namespaced');
   });
 });
 
@@ -201,10 +218,26 @@ describe('structuralProblems', () => {
   it.each<[string, JsonSchemaProps, string[]]>([
     ['a node without type', { type: 'object', properties: { a: {} } }, ['a: must have a type']],
     ['an array without items', { type: 'object', properties: { a: { type: 'array' } } }, ['a: an array must have items']],
-    ['a required field that does not exist', { type: 'object', properties: {}, required: ['x'] }, ['<root>: required field x is not in properties']],
-    ['metadata declaring a label', { type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } }, ['metadata: must be {type: object}, with at most name and generateName as string properties']],
-    ['metadata declaring its name', { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } } } }, []],
-    ['properties with additionalProperties', { type: 'object', properties: {}, additionalProperties: { type: 'string' } }, ['<root>: properties and additionalProperties are mutually exclusive']],
+    [
+      'a required field that does not exist',
+      { type: 'object', properties: {}, required: ['x'] },
+      ['<root>: required field x is not in properties'],
+    ],
+    [
+      'metadata declaring a label',
+      { type: 'object', properties: { metadata: { type: 'object', properties: { labels: { type: 'object' } } } } },
+      ['metadata: must be {type: object}, with at most name and generateName as string properties'],
+    ],
+    [
+      'metadata declaring its name',
+      { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string' } } } } },
+      [],
+    ],
+    [
+      'properties with additionalProperties',
+      { type: 'object', properties: {}, additionalProperties: { type: 'string' } },
+      ['<root>: properties and additionalProperties are mutually exclusive'],
+    ],
   ])('finds %s', (_title, schema, problems) => {
     expect(structuralProblems(schema)).toEqual(problems);
   });

@@ -168,7 +168,10 @@ export function kubeFedConfigCrd(): CustomResourceDefinition {
             }),
             featureGates: withDefault(
               withRules(
-                { ...arr(obj({ configuration: strEnum(SWITCH), name: strEnum(FEATURE_GATE_NAMES) }, ['configuration', 'name'])), maxItems: FEATURE_GATE_NAMES.length },
+                {
+                  ...arr(obj({ configuration: strEnum(SWITCH), name: strEnum(FEATURE_GATE_NAMES) }, ['configuration', 'name'])),
+                  maxItems: FEATURE_GATE_NAMES.length,
+                },
                 UNIQUE_FEATURE_GATES_RULE,
               ),
               gates,
@@ -182,7 +185,10 @@ export function kubeFedConfigCrd(): CustomResourceDefinition {
               }),
               ...LEADER_ELECT_RULES,
             ),
-            scope: withRules({ ...strEnum(KUBEFED_SCOPES), description: 'Scope of the control plane: Cluster or Namespaced; immutable.' }, IMMUTABLE_SCOPE_RULE),
+            scope: withRules(
+              { ...strEnum(KUBEFED_SCOPES), description: 'Scope of the control plane: Cluster or Namespaced; immutable.' },
+              IMMUTABLE_SCOPE_RULE,
+            ),
             statusController: defaultedBlock({ maxConcurrentReconciles: positiveCount(d.statusController.maxConcurrentReconciles) }),
             syncController: defaultedBlock({
               adoptResources: withDefault(strEnum(SWITCH), d.syncController.adoptResources),
@@ -340,10 +346,7 @@ export function replicaSchedulingPreferenceCrd(): CustomResourceDefinition {
           observedGeneration: int64(),
           clusters: map(obj({ replicas: int64() })),
           conditions: arr(
-            obj(
-              { lastTransitionTime: dateTime(), message: str(), reason: str(), status: str(), type: str() },
-              ['status', 'type'],
-            ),
+            obj({ lastTransitionTime: dateTime(), message: str(), reason: str(), status: str(), type: str() }, ['status', 'type']),
           ),
         }),
       },

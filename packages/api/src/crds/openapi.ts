@@ -94,7 +94,9 @@ export const labelSelectorSchemaProps = (): JsonSchemaProps =>
 function isRootMetadata(meta: JsonSchemaProps): boolean {
   const { type, properties, ...rest } = meta;
   if (type !== 'object' || Object.keys(rest).length > 0) return false;
-  return Object.entries(properties ?? {}).every(([k, v]) => (k === 'name' || k === 'generateName') && v.type === 'string' && Object.keys(v).length === 1);
+  return Object.entries(properties ?? {}).every(
+    ([k, v]) => (k === 'name' || k === 'generateName') && v.type === 'string' && Object.keys(v).length === 1,
+  );
 }
 
 /** Root `metadata` declaring `name`, so that a CEL rule can report its errors at `metadata.name`. */
@@ -111,8 +113,7 @@ export function structuralProblems(schema: JsonSchemaProps, path = ''): string[]
   const problems: string[] = [];
   const at = path === '' ? '<root>' : path;
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
-  if (schema.type === undefined && !preserve && schema['x-kubernetes-int-or-string'] !== true)
-    problems.push(`${at}: must have a type`);
+  if (schema.type === undefined && !preserve && schema['x-kubernetes-int-or-string'] !== true) problems.push(`${at}: must have a type`);
   if (schema.properties !== undefined && schema.additionalProperties !== undefined)
     problems.push(`${at}: properties and additionalProperties are mutually exclusive`);
   if (schema.type === 'array' && schema.items === undefined) problems.push(`${at}: an array must have items`);
@@ -122,11 +123,11 @@ export function structuralProblems(schema: JsonSchemaProps, path = ''): string[]
     if (schema.properties?.[r] === undefined) problems.push(`${at}: required field ${r} is not in properties`);
   if (path === '') {
     const meta = schema.properties?.metadata;
-    if (meta !== undefined && !isRootMetadata(meta)) problems.push('metadata: must be {type: object}, with at most name and generateName as string properties');
+    if (meta !== undefined && !isRootMetadata(meta))
+      problems.push('metadata: must be {type: object}, with at most name and generateName as string properties');
   }
   for (const [k, v] of Object.entries(schema.properties ?? {})) problems.push(...structuralProblems(v, path === '' ? k : `${path}.${k}`));
   if (schema.items !== undefined) problems.push(...structuralProblems(schema.items, `${path}[*]`));
-  if (schema.additionalProperties !== undefined)
-    problems.push(...structuralProblems(schema.additionalProperties, `${path}{*}`));
+  if (schema.additionalProperties !== undefined) problems.push(...structuralProblems(schema.additionalProperties, `${path}{*}`));
   return problems;
 }

@@ -6,8 +6,27 @@ import {
   type FederatedTypeConfigStatus,
   parseFederatedTypeConfig,
 } from '@kubefed/api';
-import { type DynamicClient, type GroupVersionResource, HttpDiscovery, isNotFound, type KubeObject, type ResourceClient } from '@kubefed/client';
-import { type Clock, done, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, type Runnable, splitKey, systemClock, terminal } from '@kubefed/runtime';
+import {
+  type DynamicClient,
+  type GroupVersionResource,
+  HttpDiscovery,
+  isNotFound,
+  type KubeObject,
+  type ResourceClient,
+} from '@kubefed/client';
+import {
+  type Clock,
+  done,
+  type Reader,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type Reconciler,
+  requeueAfter,
+  type Runnable,
+  splitKey,
+  systemClock,
+  terminal,
+} from '@kubefed/runtime';
 import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
 import { federatedTypeProblem } from './federated-type-problem.js';
 
@@ -17,11 +36,19 @@ const TYPE_RECHECK_MS = 10_000;
 /** The `Ready` condition with `next`'s status, reason and message; the transition time moves only when the status or reason changes. */
 function readyCondition(previous: Condition | undefined, next: Omit<Condition, 'type' | 'lastTransitionTime'>): Condition {
   const unchanged = previous !== undefined && previous.status === next.status && previous.reason === next.reason;
-  return { type: 'Ready', ...next, lastTransitionTime: unchanged ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  return {
+    type: 'Ready',
+    ...next,
+    lastTransitionTime: unchanged ? previous.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
 }
 
 /** The FederatedTypeConfig resource. */
-export const FEDERATED_TYPE_CONFIG_GVR: GroupVersionResource = { group: 'core.kubefed.io', version: 'v1beta1', resource: 'federatedtypeconfigs' };
+export const FEDERATED_TYPE_CONFIG_GVR: GroupVersionResource = {
+  group: 'core.kubefed.io',
+  version: 'v1beta1',
+  resource: 'federatedtypeconfigs',
+};
 
 /** Options of {@link FederatedTypeConfigReconciler}. */
 export interface FederatedTypeConfigReconcilerOptions {
@@ -121,7 +148,12 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       if (finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) {
         await client.patch(
           name,
-          { metadata: { finalizers: finalizers.filter((f) => f !== FEDERATED_TYPE_CONFIG_FINALIZER), resourceVersion: raw.metadata.resourceVersion } },
+          {
+            metadata: {
+              finalizers: finalizers.filter((f) => f !== FEDERATED_TYPE_CONFIG_FINALIZER),
+              resourceVersion: raw.metadata.resourceVersion,
+            },
+          },
           'merge',
         );
       }
@@ -150,13 +182,25 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     const waitMs = failure === undefined ? 0 : failure.atMs + restartDelayMs(failure.count) - this.#clock.now();
     if (!enabled) {
       await this.#stop(name);
-      if (paused) ready = readyCondition(ready, { status: 'False', reason: 'PushReconcilerDisabled', message: 'the KubeFedConfig feature gate PushReconciler is disabled: propagation is paused' });
+      if (paused)
+        ready = readyCondition(ready, {
+          status: 'False',
+          reason: 'PushReconcilerDisabled',
+          message: 'the KubeFedConfig feature gate PushReconciler is disabled: propagation is paused',
+        });
     } else if (failure !== undefined && waitMs > 0 && running === undefined) {
-      ready = readyCondition(ready, { status: 'False', reason: 'SyncControllerFailed', message: `the sync controller failed ${failure.count} time(s), restarting in ${Math.ceil(waitMs / 1000)}s: ${failure.message}` });
+      ready = readyCondition(ready, {
+        status: 'False',
+        reason: 'SyncControllerFailed',
+        message: `the sync controller failed ${failure.count} time(s), restarting in ${Math.ceil(waitMs / 1000)}s: ${failure.message}`,
+      });
     } else if (running === undefined || running.generation !== ftc.metadata.generation) {
       await this.#stop(name);
       const missing = await this.#missingType(ftc);
-      ready = readyCondition(ready, missing ?? { status: 'True', reason: 'TypesServed', message: 'the host serves the target and federated types' });
+      ready = readyCondition(
+        ready,
+        missing ?? { status: 'True', reason: 'TypesServed', message: 'the host serves the target and federated types' },
+      );
       if (missing === undefined) this.#start(key, ftc);
     }
     const status: FederatedTypeConfigStatus = {
@@ -228,7 +272,12 @@ export class FederatedTypeConfigReconciler implements Reconciler {
         served = false;
       }
       const gvr = `${type.pluralName}${group === '' ? '' : `.${group}`}/${type.version}`;
-      if (!served) return { status: 'False', reason, message: `${field}: the host API server does not serve ${gvr} (kind ${type.kind}); the sync controller starts once it does` };
+      if (!served)
+        return {
+          status: 'False',
+          reason,
+          message: `${field}: the host API server does not serve ${gvr} (kind ${type.kind}); the sync controller starts once it does`,
+        };
     }
     return undefined;
   }

@@ -24,8 +24,10 @@ export function federatedTypeProblem(spec: { readonly targetType: ApiResource; r
   if ((target.group ?? '') === group && target.pluralName === federated.pluralName) {
     return `spec.federatedType: ${shown} is the target type itself; a federated type holds a template, a placement and overrides (e.g. ${federatedNameOf(target)})`;
   }
-  if (KUBEFED_GROUPS.includes(group)) return `spec.federatedType.group: "${group}" is an API group of the control plane itself, not of federated types`;
-  if (isKubernetesGroup(group)) return `spec.federatedType.group: "${group}" is reserved for Kubernetes APIs (k8s.io, kubernetes.io and their subdomains), not a federated type's group`;
+  if (KUBEFED_GROUPS.includes(group))
+    return `spec.federatedType.group: "${group}" is an API group of the control plane itself, not of federated types`;
+  if (isKubernetesGroup(group))
+    return `spec.federatedType.group: "${group}" is reserved for Kubernetes APIs (k8s.io, kubernetes.io and their subdomains), not a federated type's group`;
   return undefined;
 }
 

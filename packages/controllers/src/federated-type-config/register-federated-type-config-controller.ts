@@ -75,7 +75,10 @@ export interface FederatedTypeConfigControllerHandle {
  * processor for this process's workers (it knows the types whose controllers run here).
  * Stopping the manager stops every sync controller.
  */
-export function registerFederatedTypeConfigController(manager: Manager, options: FederatedTypeConfigControllerOptions): FederatedTypeConfigControllerHandle {
+export function registerFederatedTypeConfigController(
+  manager: Manager,
+  options: FederatedTypeConfigControllerOptions,
+): FederatedTypeConfigControllerHandle {
   const recorder = options.recorder ?? new StatusRecorder();
   // Member writes of the workers below, so that the member watches of the sync controllers skip their echo.
   const ownWrites = new OwnWrites();
@@ -109,7 +112,8 @@ export function registerFederatedTypeConfigController(manager: Manager, options:
         logger: manager.logger,
         metrics: manager.metrics,
       }),
-    onChildError: (name, err) => manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed; restarting it with backoff'),
+    onChildError: (name, err) =>
+      manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed; restarting it with backoff'),
     requeue: (key) => controller.queue.add(key),
   });
   // Added before the controller so that it stops after it: children stop once no reconcile runs.

@@ -19,7 +19,8 @@ const T2 = '2026-11-21T10:00:20Z';
 
 const ready = (t: string): KubeFedClusterStatus => probedStatus({ result: { kind: 'ready' }, probeTime: t });
 const notReady = (t: string): KubeFedClusterStatus => probedStatus({ result: { kind: 'notReady' }, probeTime: t });
-const offline = (t: string): KubeFedClusterStatus => probedStatus({ result: { kind: 'unreachable', error: 'connection refused' }, probeTime: t });
+const offline = (t: string): KubeFedClusterStatus =>
+  probedStatus({ result: { kind: 'unreachable', error: 'connection refused' }, probeTime: t });
 const thresholds = { failureThreshold: 3, successThreshold: 1 };
 
 const brief = (cs: readonly ClusterCondition[]): string[] => cs.map((c) => `${c.type}=${c.status}`);
@@ -34,7 +35,14 @@ describe('probeConditions', () => {
     [
       '/healthz failed',
       { kind: 'unreachable', error: 'dial tcp: connection refused' },
-      [{ type: 'Offline', status: 'True', reason: 'ClusterNotReachable', message: 'cluster is not reachable: dial tcp: connection refused' }],
+      [
+        {
+          type: 'Offline',
+          status: 'True',
+          reason: 'ClusterNotReachable',
+          message: 'cluster is not reachable: dial tcp: connection refused',
+        },
+      ],
     ],
     [
       '/healthz answered without ok',
@@ -44,11 +52,22 @@ describe('probeConditions', () => {
         { type: 'Offline', status: 'False', reason: 'ClusterReachable', message: 'cluster is reachable' },
       ],
     ],
-    ['/healthz answered ok', { kind: 'ready' }, [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '/healthz responded with ok' }]],
+    [
+      '/healthz answered ok',
+      { kind: 'ready' },
+      [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '/healthz responded with ok' }],
+    ],
     [
       'the token Secret is bound to another cluster (nothing was probed)',
       { kind: 'secretNotBound', message: 'secret kf/member1-x is bound to cluster member1, not to evil' },
-      [{ type: 'Ready', status: 'False', reason: 'ClusterSecretNotBound', message: 'secret kf/member1-x is bound to cluster member1, not to evil' }],
+      [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ClusterSecretNotBound',
+          message: 'secret kf/member1-x is bound to cluster member1, not to evil',
+        },
+      ],
     ],
     [
       'the cluster was joined for another scope (nothing was probed)',
@@ -71,7 +90,14 @@ describe('applyThresholds (failureThreshold 3, successThreshold 1)', () => {
     ['prev NotReady run 1, probe Ready: flips', { status: notReady(T0), resultRun: 1 }, ready(T1), ['Ready=True'], 1, T1],
     ['prev Offline run 1, probe Ready: flips', { status: offline(T0), resultRun: 1 }, ready(T1), ['Ready=True'], 1, T1],
     ['prev Ready run 1, probe Ready: transition time kept', { status: ready(T0), resultRun: 1 }, ready(T1), ['Ready=True'], 2, T0],
-    ['prev Offline run 1, probe Offline: previous conditions kept', { status: offline(T0), resultRun: 1 }, offline(T1), ['Offline=True'], 2, T0],
+    [
+      'prev Offline run 1, probe Offline: previous conditions kept',
+      { status: offline(T0), resultRun: 1 },
+      offline(T1),
+      ['Offline=True'],
+      2,
+      T0,
+    ],
     [
       'prev Offline run 3, probe NotReady: new conditions, old transition time',
       { status: offline(T0), resultRun: 3 },
@@ -155,10 +181,20 @@ describe('topologyFromNodes', () => {
     ],
     [
       'topology labels win over legacy ones',
-      [node({ 'topology.kubernetes.io/zone': 'new', 'failure-domain.beta.kubernetes.io/zone': 'old', 'failure-domain.beta.kubernetes.io/region': 'r' })],
+      [
+        node({
+          'topology.kubernetes.io/zone': 'new',
+          'failure-domain.beta.kubernetes.io/zone': 'old',
+          'failure-domain.beta.kubernetes.io/region': 'r',
+        }),
+      ],
       { region: 'r', zones: ['new'] },
     ],
-    ['the first node with a region wins', [node({}), node({ 'topology.kubernetes.io/region': 'a' }), node({ 'topology.kubernetes.io/region': 'b' })], { region: 'a' }],
+    [
+      'the first node with a region wins',
+      [node({}), node({ 'topology.kubernetes.io/region': 'a' }), node({ 'topology.kubernetes.io/region': 'b' })],
+      { region: 'a' },
+    ],
   ])('reads %s', (_title, nodes, expected) => {
     expect(topologyFromNodes(nodes)).toEqual(expected);
   });
@@ -187,7 +223,11 @@ describe('formatKubeTime', () => {
 
 describe('joinScopeProblem', () => {
   const cluster = (joinScope?: string) => ({
-    metadata: { name: 'member1', namespace: 'kf', ...(joinScope === undefined ? {} : { annotations: { 'kubefed.io/join-scope': joinScope } }) },
+    metadata: {
+      name: 'member1',
+      namespace: 'kf',
+      ...(joinScope === undefined ? {} : { annotations: { 'kubefed.io/join-scope': joinScope } }),
+    },
   });
   it.each<[string, string | undefined, 'Cluster' | 'Namespaced', string | undefined]>([
     ['no annotation (a KubeFed join) is not checked', undefined, 'Cluster', undefined],

@@ -35,7 +35,11 @@ export type ControlPlaneScope = 'Cluster' | 'Namespaced';
 
 /** The identity of a KubeFedCluster {@link joinScopeProblem} reads. */
 export interface JoinedCluster {
-  readonly metadata: { readonly name?: string | undefined; readonly namespace?: string | undefined; readonly annotations?: Readonly<Record<string, string>> | undefined };
+  readonly metadata: {
+    readonly name?: string | undefined;
+    readonly namespace?: string | undefined;
+    readonly annotations?: Readonly<Record<string, string>> | undefined;
+  };
 }
 
 /**
@@ -109,14 +113,28 @@ export function probeConditions(result: ProbeResult, probeTime: string): Cluster
   const M = ClusterConditionMessage;
   switch (result.kind) {
     case 'malformed':
-      return [condition(ClusterConditionType.ConfigMalformed, ConditionStatus.True, R.ClusterConfigMalformed, M.ClusterConfigMalformed, probeTime)];
+      return [
+        condition(
+          ClusterConditionType.ConfigMalformed,
+          ConditionStatus.True,
+          R.ClusterConfigMalformed,
+          M.ClusterConfigMalformed,
+          probeTime,
+        ),
+      ];
     case 'secretNotBound':
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, SECRET_NOT_BOUND_REASON, result.message, probeTime)];
     case 'scopeMismatch':
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, JOIN_SCOPE_MISMATCH_REASON, result.message, probeTime)];
     case 'unreachable':
       return [
-        condition(ClusterConditionType.Offline, ConditionStatus.True, R.ClusterNotReachable, `${M.ClusterNotReachable}: ${result.error}`, probeTime),
+        condition(
+          ClusterConditionType.Offline,
+          ConditionStatus.True,
+          R.ClusterNotReachable,
+          `${M.ClusterNotReachable}: ${result.error}`,
+          probeTime,
+        ),
       ];
     case 'notReady':
       return [
@@ -143,7 +161,11 @@ export function probeConditions(result: ProbeResult, probeTime: string): Cluster
  * consecutive failures, so a long-Ready cluster flips on its first failed probe.
  * Fields besides `conditions` (kubernetesVersion, region, zones) always come from the probe.
  */
-export function applyThresholds(previous: HealthHistory | undefined, probed: KubeFedClusterStatus, thresholds: HealthThresholds): HealthHistory {
+export function applyThresholds(
+  previous: HealthHistory | undefined,
+  probed: KubeFedClusterStatus,
+  thresholds: HealthThresholds,
+): HealthHistory {
   if (previous === undefined) return { status: probed, resultRun: 1 };
   const prevReady = isClusterReady(previous);
   const threshold = isClusterReady({ status: probed }) ? thresholds.successThreshold : thresholds.failureThreshold;
@@ -242,7 +264,14 @@ export function probedStatus(input: ProbedStatusInput): KubeFedClusterStatus {
 function normalized(status: KubeFedClusterStatus | undefined): unknown {
   if (status === undefined) return undefined;
   return {
-    conditions: status.conditions.map((c) => [c.type, c.status, c.lastProbeTime, c.lastTransitionTime ?? '', c.reason ?? '', c.message ?? '']),
+    conditions: status.conditions.map((c) => [
+      c.type,
+      c.status,
+      c.lastProbeTime,
+      c.lastTransitionTime ?? '',
+      c.reason ?? '',
+      c.message ?? '',
+    ]),
     kubernetesVersion: status.kubernetesVersion ?? '',
     region: status.region ?? '',
     zones: status.zones ?? [],

@@ -9,7 +9,15 @@ import {
   type KubeFedCluster,
   type KubeFedClusterStatus,
 } from '@kubefed/api';
-import { ConfigError, isForbidden, isNotFound, memberClientFromSecret, SecretNotBoundError, type DynamicClient, type KubeObject } from '@kubefed/client';
+import {
+  ConfigError,
+  isForbidden,
+  isNotFound,
+  memberClientFromSecret,
+  SecretNotBoundError,
+  type DynamicClient,
+  type KubeObject,
+} from '@kubefed/client';
 import {
   done,
   requeueAfter,
@@ -181,7 +189,15 @@ export class KubeFedClusterReconciler implements Reconciler {
     const existing = this.#records.get(key);
     if (existing !== undefined && existing.identity === identity) return existing;
     if (existing !== undefined) this.#forget(key);
-    const record: ClusterRecord = { identity, secretVersion: undefined, client: undefined, history: undefined, configError: undefined, notBound: undefined, lastProbe: undefined };
+    const record: ClusterRecord = {
+      identity,
+      secretVersion: undefined,
+      client: undefined,
+      history: undefined,
+      configError: undefined,
+      notBound: undefined,
+      lastProbe: undefined,
+    };
     this.#records.set(key, record);
     return record;
   }
@@ -213,7 +229,10 @@ export class KubeFedClusterReconciler implements Reconciler {
       client = memberClientFromSecret(cluster, secret, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
     } catch (err) {
       if (err instanceof SecretNotBoundError) {
-        logger.warn({ secret: cluster.spec.secretRef.name, reason: err.problem.kind }, 'the secret of the cluster is not bound to it; its token is not used');
+        logger.warn(
+          { secret: cluster.spec.secretRef.name, reason: err.problem.kind },
+          'the secret of the cluster is not bound to it; its token is not used',
+        );
         record.notBound = err.problem.message;
       } else {
         if (!(err instanceof ConfigError)) throw err;
@@ -310,7 +329,9 @@ export class KubeFedClusterReconciler implements Reconciler {
       },
     };
     try {
-      await this.#o.host.resource(KUBEFED_CLUSTER_GVR, raw.metadata.namespace).patch(raw.metadata.name ?? '', patch, 'merge', { subresource: 'status' });
+      await this.#o.host
+        .resource(KUBEFED_CLUSTER_GVR, raw.metadata.namespace)
+        .patch(raw.metadata.name ?? '', patch, 'merge', { subresource: 'status' });
     } catch (err) {
       if (isNotFound(err)) return;
       logger.error({ err }, 'writing the cluster status failed');

@@ -51,7 +51,10 @@ const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
  * Status writes by the controller itself do not re-trigger it: only a changed spec
  * (generation), labels or annotations, an add/delete, or the periodic requeue do.
  */
-export function registerKubeFedClusterController(manager: Manager, options: KubeFedClusterControllerOptions): KubeFedClusterControllerHandle {
+export function registerKubeFedClusterController(
+  manager: Manager,
+  options: KubeFedClusterControllerOptions,
+): KubeFedClusterControllerHandle {
   const settings = options.settings ?? staticHealthCheckSettings();
   const tracker = options.tracker ?? new ClusterHealthTracker();
   const informer = manager.informer({
@@ -66,7 +69,10 @@ export function registerKubeFedClusterController(manager: Manager, options: Kube
     tracker,
     ...(options.memberRateLimit === undefined ? {} : { memberRateLimit: options.memberRateLimit }),
     ...(options.scope === undefined ? {} : { scope: options.scope }),
-    stateGauge: manager.metrics.gauge('kubefed_cluster_health_state', 'KubeFedCluster health: 1 for the current state of each cluster', ['cluster', 'state']),
+    stateGauge: manager.metrics.gauge('kubefed_cluster_health_state', 'KubeFedCluster health: 1 for the current state of each cluster', [
+      'cluster',
+      'state',
+    ]),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   // Added before the controller so that it stops after it (reverse order): clients are closed

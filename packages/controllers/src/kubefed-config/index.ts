@@ -12,4 +12,9 @@ export {
   type KubeFedConfigControllerHandle,
   type KubeFedConfigControllerOptions,
 } from './register-kubefed-config-controller.js';
-export { InvalidKubeFedConfigError, readKubeFedSettings, readKubeFedSettingsFile, type ReadKubeFedSettingsOptions } from './read-kubefed-settings.js';
+export {
+  InvalidKubeFedConfigError,
+  readKubeFedSettings,
+  readKubeFedSettingsFile,
+  type ReadKubeFedSettingsOptions,
+} from './read-kubefed-settings.js';

@@ -3,7 +3,12 @@ import { defaultKubeFedConfigObject, resolveKubeFedConfig } from './kubefed-conf
 import { KubeFedConfigSource } from './kubefed-config-source.js';
 
 const ns = 'kube-federation-system';
-const withSpec = (spec: unknown) => ({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed', namespace: ns }, spec });
+const withSpec = (spec: unknown) => ({
+  apiVersion: 'core.kubefed.io/v1beta1',
+  kind: 'KubeFedConfig',
+  metadata: { name: 'kubefed', namespace: ns },
+  spec,
+});
 
 describe('defaultKubeFedConfigObject', () => {
   it('writes scope Cluster and every default of the mutating webhook', () => {
@@ -32,8 +37,16 @@ describe('resolveKubeFedConfig', () => {
   it('parses the default config into milliseconds', () => {
     const r = resolveKubeFedConfig(defaultKubeFedConfigObject(ns));
     expect(r.ok && r.settings.clusterHealthCheck).toEqual({ periodMs: 10_000, timeoutMs: 3_000, failureThreshold: 3, successThreshold: 1 });
-    expect(r.ok && r.settings.controllerDuration).toEqual({ availableDelayMs: 20_000, unavailableDelayMs: 60_000, cacheSyncTimeoutMs: 300_000 });
-    expect(r.ok && r.settings.featureGates).toEqual({ PushReconciler: true, RawResourceStatusCollection: true, SchedulerPreferences: true });
+    expect(r.ok && r.settings.controllerDuration).toEqual({
+      availableDelayMs: 20_000,
+      unavailableDelayMs: 60_000,
+      cacheSyncTimeoutMs: 300_000,
+    });
+    expect(r.ok && r.settings.featureGates).toEqual({
+      PushReconciler: true,
+      RawResourceStatusCollection: true,
+      SchedulerPreferences: true,
+    });
   });
 
   it('fills missing blocks with defaults before validating, as the mutating webhook does', () => {
@@ -48,10 +61,26 @@ describe('resolveKubeFedConfig', () => {
     ['an unknown scope', { scope: 'World' }, 'spec.scope'],
     ['a zero period', { scope: 'Cluster', clusterHealthCheck: { period: '0s' } }, 'spec.clusterHealthCheck.period'],
     ['a malformed timeout', { scope: 'Cluster', clusterHealthCheck: { timeout: 'soon' } }, 'spec.clusterHealthCheck.timeout'],
-    ['a negative failure threshold', { scope: 'Cluster', clusterHealthCheck: { failureThreshold: -1 } }, 'spec.clusterHealthCheck.failureThreshold'],
-    ['a threshold that is not a number', { scope: 'Cluster', clusterHealthCheck: { successThreshold: 'one' } }, 'spec.clusterHealthCheck.successThreshold'],
-    ['a lease shorter than the renew deadline', { scope: 'Cluster', leaderElect: { leaseDuration: '5s' } }, 'spec.leaderElect.leaseDuration'],
-    ['an unknown feature gate (path in the defaulted, sorted list)', { scope: 'Cluster', featureGates: [{ name: 'Teleport', configuration: 'Enabled' }] }, 'spec.featureGates[3].name'],
+    [
+      'a negative failure threshold',
+      { scope: 'Cluster', clusterHealthCheck: { failureThreshold: -1 } },
+      'spec.clusterHealthCheck.failureThreshold',
+    ],
+    [
+      'a threshold that is not a number',
+      { scope: 'Cluster', clusterHealthCheck: { successThreshold: 'one' } },
+      'spec.clusterHealthCheck.successThreshold',
+    ],
+    [
+      'a lease shorter than the renew deadline',
+      { scope: 'Cluster', leaderElect: { leaseDuration: '5s' } },
+      'spec.leaderElect.leaseDuration',
+    ],
+    [
+      'an unknown feature gate (path in the defaulted, sorted list)',
+      { scope: 'Cluster', featureGates: [{ name: 'Teleport', configuration: 'Enabled' }] },
+      'spec.featureGates[3].name',
+    ],
     ['a block of the wrong type', { scope: 'Cluster', clusterHealthCheck: 'fast' }, 'spec.clusterHealthCheck'],
   ])('rejects %s, naming the field', (_title, spec, path) => {
     const r = resolveKubeFedConfig(withSpec(spec));

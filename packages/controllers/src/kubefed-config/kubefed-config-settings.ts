@@ -18,18 +18,31 @@ import {
 /** A valid KubeFedConfig with every duration parsed to milliseconds. */
 export interface KubeFedConfigSettings {
   readonly scope: 'Cluster' | 'Namespaced';
-  readonly controllerDuration: { readonly availableDelayMs: number; readonly unavailableDelayMs: number; readonly cacheSyncTimeoutMs: number };
-  readonly leaderElect: { readonly leaseDurationMs: number; readonly renewDeadlineMs: number; readonly retryPeriodMs: number; readonly resourceLock: string };
+  readonly controllerDuration: {
+    readonly availableDelayMs: number;
+    readonly unavailableDelayMs: number;
+    readonly cacheSyncTimeoutMs: number;
+  };
+  readonly leaderElect: {
+    readonly leaseDurationMs: number;
+    readonly renewDeadlineMs: number;
+    readonly retryPeriodMs: number;
+    readonly resourceLock: string;
+  };
   readonly featureGates: Readonly<Record<FeatureGate, boolean>>;
-  readonly clusterHealthCheck: { readonly periodMs: number; readonly timeoutMs: number; readonly failureThreshold: number; readonly successThreshold: number };
+  readonly clusterHealthCheck: {
+    readonly periodMs: number;
+    readonly timeoutMs: number;
+    readonly failureThreshold: number;
+    readonly successThreshold: number;
+  };
   readonly syncController: { readonly maxConcurrentReconciles: number; readonly adoptResources: boolean };
   readonly statusController: { readonly maxConcurrentReconciles: number };
 }
 
 /** Outcome of {@link resolveKubeFedConfig}. */
 export type ResolvedKubeFedConfig =
-  | { readonly ok: true; readonly settings: KubeFedConfigSettings }
-  | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
+  { readonly ok: true; readonly settings: KubeFedConfigSettings } | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
 
 /**
  * The default KubeFedConfig object the controller manager creates when none exists: named
@@ -62,7 +75,11 @@ export function resolveKubeFedConfig(obj: unknown): ResolvedKubeFedConfig {
     ok: true,
     settings: {
       scope: spec.scope === 'Namespaced' ? 'Namespaced' : 'Cluster',
-      controllerDuration: { availableDelayMs: ms(cd.availableDelay), unavailableDelayMs: ms(cd.unavailableDelay), cacheSyncTimeoutMs: ms(cd.cacheSyncTimeout) },
+      controllerDuration: {
+        availableDelayMs: ms(cd.availableDelay),
+        unavailableDelayMs: ms(cd.unavailableDelay),
+        cacheSyncTimeoutMs: ms(cd.cacheSyncTimeout),
+      },
       leaderElect: {
         leaseDurationMs: ms(le.leaseDuration),
         renewDeadlineMs: ms(le.renewDeadline),

@@ -2,7 +2,8 @@ import { KubeFedError, type ValidationIssue } from '@kubefed/api';
 import { defaultKubeFedConfigObject, resolveKubeFedConfig, type KubeFedConfigSettings } from './kubefed-config-settings.js';
 
 /** Result of {@link KubeFedConfigSource.apply}. */
-export type ApplyResult = { readonly applied: true; readonly changed: boolean } | { readonly applied: false; readonly issues: readonly ValidationIssue[] };
+export type ApplyResult =
+  { readonly applied: true; readonly changed: boolean } | { readonly applied: false; readonly issues: readonly ValidationIssue[] };
 
 /**
  * The KubeFedConfig the process runs with right now. Starts with KubeFed's defaults; `apply`

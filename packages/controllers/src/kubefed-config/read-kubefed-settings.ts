@@ -29,7 +29,11 @@ export interface ReadKubeFedSettingsOptions {
  *
  * @throws InvalidKubeFedConfigError naming the fields when the stored KubeFedConfig is invalid.
  */
-export async function readKubeFedSettings(host: DynamicClient, namespace: string, options: ReadKubeFedSettingsOptions = {}): Promise<KubeFedConfigSettings> {
+export async function readKubeFedSettings(
+  host: DynamicClient,
+  namespace: string,
+  options: ReadKubeFedSettingsOptions = {},
+): Promise<KubeFedConfigSettings> {
   const configs = host.resource(KUBEFED_CONFIG_GVR, namespace);
   for (;;) {
     let stored: KubeObject | undefined;
@@ -49,7 +53,10 @@ export async function readKubeFedSettings(host: DynamicClient, namespace: string
     }
     if (stored !== undefined) {
       const resolved = resolveKubeFedConfig(stored);
-      if (!resolved.ok) throw new InvalidKubeFedConfigError(`invalid KubeFedConfig "${namespace}/${KUBEFED_CONFIG_NAME}": ${formatIssues(resolved.issues)}`);
+      if (!resolved.ok)
+        throw new InvalidKubeFedConfigError(
+          `invalid KubeFedConfig "${namespace}/${KUBEFED_CONFIG_NAME}": ${formatIssues(resolved.issues)}`,
+        );
       return resolved.settings;
     }
     await sleep(systemClock, options.retryMs ?? 1000, options.signal);
@@ -71,8 +78,12 @@ export async function readKubeFedSettingsFile(file: string, namespace: string): 
   } catch (err) {
     throw new InvalidKubeFedConfigError(`--kubefed-config ${file}: ${(err as Error).message}`, { cause: err });
   }
-  const obj = typeof parsed === 'object' && parsed !== null ? { ...parsed, metadata: { ...(parsed as { metadata?: object }).metadata, namespace } } : parsed;
+  const obj =
+    typeof parsed === 'object' && parsed !== null
+      ? { ...parsed, metadata: { ...(parsed as { metadata?: object }).metadata, namespace } }
+      : parsed;
   const resolved = resolveKubeFedConfig(obj);
-  if (!resolved.ok) throw new InvalidKubeFedConfigError(`invalid KubeFedConfig in --kubefed-config ${file}: ${formatIssues(resolved.issues)}`);
+  if (!resolved.ok)
+    throw new InvalidKubeFedConfigError(`invalid KubeFedConfig in --kubefed-config ${file}: ${formatIssues(resolved.issues)}`);
   return resolved.settings;
 }

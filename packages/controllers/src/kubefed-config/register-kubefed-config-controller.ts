@@ -1,6 +1,16 @@
 import { CORE_GROUP, CORE_VERSION, formatIssues, KUBEFED_CONFIG_NAME } from '@kubefed/api';
 import { isAlreadyExists, type DynamicClient, type KubeObject } from '@kubefed/client';
-import { done, listerWatcherFor, type Controller, type Informer, type Manager, type ReconcileContext, type ReconcileOutcome, type Reconciler, type Reader } from '@kubefed/runtime';
+import {
+  done,
+  listerWatcherFor,
+  type Controller,
+  type Informer,
+  type Manager,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type Reconciler,
+  type Reader,
+} from '@kubefed/runtime';
 import { defaultKubeFedConfigObject } from './kubefed-config-settings.js';
 import type { KubeFedConfigSource } from './kubefed-config-source.js';
 
@@ -44,7 +54,9 @@ export class KubeFedConfigReconciler implements Reconciler {
     if (obj === undefined) {
       if (this.o.createDefault === false) return done();
       try {
-        await this.o.host.resource(KUBEFED_CONFIG_GVR, this.o.namespace).create(defaultKubeFedConfigObject(this.o.namespace, this.o.defaultScope) as unknown as KubeObject);
+        await this.o.host
+          .resource(KUBEFED_CONFIG_GVR, this.o.namespace)
+          .create(defaultKubeFedConfigObject(this.o.namespace, this.o.defaultScope) as unknown as KubeObject);
         ctx.logger.info('created the default KubeFedConfig');
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
@@ -78,7 +90,9 @@ export class KubeFedConfigReconciler implements Reconciler {
 export function registerKubeFedConfigController(manager: Manager, options: KubeFedConfigControllerOptions): KubeFedConfigControllerHandle {
   const informer = manager.informer({
     name: 'kubefedconfigs',
-    listerWatcher: listerWatcherFor(options.host.resource(KUBEFED_CONFIG_GVR, options.namespace), { fieldSelector: `metadata.name=${KUBEFED_CONFIG_NAME}` }),
+    listerWatcher: listerWatcherFor(options.host.resource(KUBEFED_CONFIG_GVR, options.namespace), {
+      fieldSelector: `metadata.name=${KUBEFED_CONFIG_NAME}`,
+    }),
   });
   const reconciler = new KubeFedConfigReconciler({ ...options, configs: informer.store });
   const controller = manager.controller({ name: 'kubefedconfig', reconciler, needLeaderElection: false }).watch(informer);

@@ -43,9 +43,12 @@ function selectorOf(obj: PlacementSource): Selector {
     return labelSelectorToSelector(obj.spec?.placement?.clusterSelector ?? undefined);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new ComputePlacementError(`cannot compute the placement of "${qualifiedName(obj.metadata)}": spec.placement.clusterSelector: ${message}`, {
-      cause: err,
-    });
+    throw new ComputePlacementError(
+      `cannot compute the placement of "${qualifiedName(obj.metadata)}": spec.placement.clusterSelector: ${message}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

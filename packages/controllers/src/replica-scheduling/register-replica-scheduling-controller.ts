@@ -85,7 +85,10 @@ const generationChanged = (o: KubeObject, n: KubeObject): boolean => o.metadata.
  * Only spec changes of an RSP trigger it (its own status writes do not), and only generation
  * changes of a federated object (not the sync controller's status writes).
  */
-export function registerReplicaSchedulingController(manager: Manager, options: ReplicaSchedulingControllerOptions): ReplicaSchedulingControllerHandle {
+export function registerReplicaSchedulingController(
+  manager: Manager,
+  options: ReplicaSchedulingControllerOptions,
+): ReplicaSchedulingControllerHandle {
   const namespace = options.targetNamespace ?? '';
   const targets = options.targets ?? DEFAULT_SCHEDULING_TARGETS;
   const preferences = manager.informer({
@@ -111,7 +114,10 @@ export function registerReplicaSchedulingController(manager: Manager, options: R
     const id = `${target.federated.resource}.${target.federated.group}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    const informer = manager.informer({ name: `${id}@replicascheduling`, listerWatcher: listerWatcherFor(options.host.resource(target.federated, namespace)) });
+    const informer = manager.informer({
+      name: `${id}@replicascheduling`,
+      listerWatcher: listerWatcherFor(options.host.resource(target.federated, namespace)),
+    });
     controller.watch(informer, { updatePredicate: generationChanged });
   }
   manager.add({
@@ -119,7 +125,11 @@ export function registerReplicaSchedulingController(manager: Manager, options: R
     start: async (signal) => {
       let previous = new Set(options.clusters.readyClusters().keys());
       const off = options.clusters.onChange((ready) => {
-        const delayMs = clusterChangeDelay(previous, ready, options.clusterChangeDelays?.() ?? { availableDelayMs: 0, unavailableDelayMs: 0 });
+        const delayMs = clusterChangeDelay(
+          previous,
+          ready,
+          options.clusterChangeDelays?.() ?? { availableDelayMs: 0, unavailableDelayMs: 0 },
+        );
         previous = new Set(ready);
         for (const key of preferences.store.keys()) controller.queue.addAfter(key, delayMs);
       });

@@ -1,6 +1,17 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, RESOURCES } from '@kubefed/api';
 import { isConflict, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
-import { done, requeueAfter, splitKey, systemClock, terminal, type Clock, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler } from '@kubefed/runtime';
+import {
+  done,
+  requeueAfter,
+  splitKey,
+  systemClock,
+  terminal,
+  type Clock,
+  type Reader,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type Reconciler,
+} from '@kubefed/runtime';
 import {
   clustersReplicaState,
   InvalidPlanInputError,
@@ -13,7 +24,13 @@ import {
 } from '@kubefed/scheduler';
 import { computeSelectorPlacement, type PlacementCluster } from '../placement/index.js';
 import { InvalidSchedulingPreferenceError, MissingSelectorError } from './errors.js';
-import { describeResult, readSchedulingStatus, schedulingStatus, schedulingStatusChanged, type SchedulingOutcome } from './scheduling-status.js';
+import {
+  describeResult,
+  readSchedulingStatus,
+  schedulingStatus,
+  schedulingStatusChanged,
+  type SchedulingOutcome,
+} from './scheduling-status.js';
 import { schedulingUpdate, type SchedulableSpec } from './scheduling-update.js';
 
 /** The ReplicaSchedulingPreference resource. */
@@ -43,7 +60,11 @@ export const DEFAULT_SCHEDULING_TARGETS: Readonly<Record<string, SchedulingTarge
 
 const KUBEFED_CLUSTERS = RESOURCES.kubeFedClusters;
 /** KubeFed's FederatedNamespace resource, the default of `federatedNamespaces`. */
-export const DEFAULT_FEDERATED_NAMESPACES: Gvr = { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatednamespaces' };
+export const DEFAULT_FEDERATED_NAMESPACES: Gvr = {
+  group: DEFAULT_FEDERATED_GROUP,
+  version: DEFAULT_FEDERATED_VERSION,
+  resource: 'federatednamespaces',
+};
 const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 
 /** The ready member clusters and their clients (a `ClusterHealthTracker` fits). */
@@ -159,12 +180,23 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     if (spec.intersectWithClusterSelector === true) {
       const intersected = await this.#intersect(candidates, fedObject, namespace, ctx.signal);
       if (intersected === undefined) {
-        await this.#writeStatus(rsp, { reason: 'NamespaceNotFederated', message: `namespace "${namespace}" has no FederatedNamespace to intersect the placement with` }, ctx);
+        await this.#writeStatus(
+          rsp,
+          {
+            reason: 'NamespaceNotFederated',
+            message: `namespace "${namespace}" has no FederatedNamespace to intersect the placement with`,
+          },
+          ctx,
+        );
         return resync;
       }
       candidates = intersected;
       if (candidates.length === 0) {
-        await this.#writeStatus(rsp, { reason: 'NoMatchingClusters', message: 'no ready cluster matches the clusterSelector of the federated object' }, ctx);
+        await this.#writeStatus(
+          rsp,
+          { reason: 'NoMatchingClusters', message: 'no ready cluster matches the clusterSelector of the federated object' },
+          ctx,
+        );
         return resync;
       }
     }
@@ -207,12 +239,20 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
   }
 
   /** Candidates ∩ the selector-only placement of the object and of its FederatedNamespace (§4.6.2 step 4); undefined without a FederatedNamespace. */
-  async #intersect(candidates: readonly string[], fedObject: KubeObject, namespace: string, signal: AbortSignal): Promise<string[] | undefined> {
-    const registered = (await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal })).items as PlacementCluster[];
+  async #intersect(
+    candidates: readonly string[],
+    fedObject: KubeObject,
+    namespace: string,
+    signal: AbortSignal,
+  ): Promise<string[] | undefined> {
+    const registered = (await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal }))
+      .items as PlacementCluster[];
     const own = new Set(computeSelectorPlacement(fedObject, registered));
     let fedNamespace: KubeObject;
     try {
-      fedNamespace = await this.#o.host.resource(this.#o.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace).get(namespace, { signal });
+      fedNamespace = await this.#o.host
+        .resource(this.#o.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace)
+        .get(namespace, { signal });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -246,7 +286,8 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
       };
       if (!needsPodAnalysis(workload)) return workload;
       const labels = objSpec.selector?.matchLabels;
-      if (labels === undefined) throw new MissingSelectorError(`missing selector on object ${id.namespace}/${id.name} in cluster "${cluster}"`);
+      if (labels === undefined)
+        throw new MissingSelectorError(`missing selector on object ${id.namespace}/${id.name} in cluster "${cluster}"`);
       const labelSelector = Object.entries(labels)
         .map(([k, v]) => `${k}=${v}`)
         .join(',');

@@ -1,17 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { describeResult, formatTime, readSchedulingStatus, schedulingStatus, schedulingStatusChanged, type SchedulingStatus } from './scheduling-status.js';
+import {
+  describeResult,
+  formatTime,
+  readSchedulingStatus,
+  schedulingStatus,
+  schedulingStatusChanged,
+  type SchedulingStatus,
+} from './scheduling-status.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.400Z');
 const T1 = Date.parse('2026-11-21T10:05:00Z');
 
-const scheduled = (result: Record<string, number>): SchedulingStatus => schedulingStatus(undefined, { reason: 'Scheduled', message: describeResult(result), result, generation: 1 }, T0);
+const scheduled = (result: Record<string, number>): SchedulingStatus =>
+  schedulingStatus(undefined, { reason: 'Scheduled', message: describeResult(result), result, generation: 1 }, T0);
 
 describe('schedulingStatus', () => {
   it('records the result per cluster and a True Scheduled condition', () => {
     expect(scheduled({ a: 3, b: 6 })).toEqual({
       observedGeneration: 1,
       clusters: { a: { replicas: 3 }, b: { replicas: 6 } },
-      conditions: [{ type: 'Scheduled', status: 'True', reason: 'Scheduled', message: '9 replicas over 2 clusters: a=3, b=6', lastTransitionTime: '2026-11-21T10:00:00Z' }],
+      conditions: [
+        {
+          type: 'Scheduled',
+          status: 'True',
+          reason: 'Scheduled',
+          message: '9 replicas over 2 clusters: a=3, b=6',
+          lastTransitionTime: '2026-11-21T10:00:00Z',
+        },
+      ],
     });
   });
 
@@ -19,7 +35,11 @@ describe('schedulingStatus', () => {
     ['keeps lastTransitionTime while the condition status stays the same', 'Scheduled', 'True', '2026-11-21T10:00:00Z'],
     ['moves lastTransitionTime when the condition status flips', 'NoReadyClusters', 'False', '2026-11-21T10:05:00Z'],
   ])('%s', (_title, reason, status, time) => {
-    const next = schedulingStatus(scheduled({ a: 1 }), { reason, message: 'm', generation: 2, ...(reason === 'Scheduled' ? { result: { a: 2 } } : {}) }, T1);
+    const next = schedulingStatus(
+      scheduled({ a: 1 }),
+      { reason, message: 'm', generation: 2, ...(reason === 'Scheduled' ? { result: { a: 2 } } : {}) },
+      T1,
+    );
     expect(next.conditions).toEqual([expect.objectContaining({ status, reason, lastTransitionTime: time })]);
   });
 
@@ -30,8 +50,14 @@ describe('schedulingStatus', () => {
   });
 
   it("keeps other writers' conditions", () => {
-    const previous: SchedulingStatus = { clusters: {}, conditions: [{ type: 'Other', status: 'True', reason: 'R', message: '', lastTransitionTime: 'x' }] };
-    expect(schedulingStatus(previous, { reason: 'InvalidTargetKind', message: 'bad' }, T0).conditions.map((c) => c.type)).toEqual(['Other', 'Scheduled']);
+    const previous: SchedulingStatus = {
+      clusters: {},
+      conditions: [{ type: 'Other', status: 'True', reason: 'R', message: '', lastTransitionTime: 'x' }],
+    };
+    expect(schedulingStatus(previous, { reason: 'InvalidTargetKind', message: 'bad' }, T0).conditions.map((c) => c.type)).toEqual([
+      'Other',
+      'Scheduled',
+    ]);
   });
 });
 
@@ -52,7 +78,11 @@ describe('readSchedulingStatus', () => {
   it.each<[string, unknown, SchedulingStatus | undefined]>([
     ['nothing', undefined, undefined],
     ["KubeFed's empty status", {}, { clusters: {}, conditions: [] }],
-    ['a written status', { observedGeneration: 2, clusters: { a: { replicas: 1 } }, conditions: [] }, { observedGeneration: 2, clusters: { a: { replicas: 1 } }, conditions: [] }],
+    [
+      'a written status',
+      { observedGeneration: 2, clusters: { a: { replicas: 1 } }, conditions: [] },
+      { observedGeneration: 2, clusters: { a: { replicas: 1 } }, conditions: [] },
+    ],
     ['garbage fields', { observedGeneration: 'x', clusters: 5, conditions: {} }, { clusters: {}, conditions: [] }],
   ])('reads %s', (_title, raw, expected) => {
     expect(readSchedulingStatus(raw)).toEqual(expected);

@@ -14,7 +14,8 @@ function enabledSpecs(ftcs: readonly FtcLike[]): ApiResourcePair[] {
   const out: ApiResourcePair[] = [];
   for (const ftc of ftcs) {
     const parsed = federatedTypeConfigSpecSchema.safeParse((ftc as { spec?: unknown }).spec);
-    if (parsed.success && parsed.data.propagation === 'Enabled') out.push({ target: parsed.data.targetType, federated: parsed.data.federatedType });
+    if (parsed.success && parsed.data.propagation === 'Enabled')
+      out.push({ target: parsed.data.targetType, federated: parsed.data.federatedType });
   }
   return out;
 }

@@ -44,7 +44,8 @@ export function placementNeedsUpdate(spec: SchedulableSpec, result: Readonly<Rec
   return existing.length !== wanted.length || existing.some((n, i) => n !== wanted[i]);
 }
 
-const replicaOverrides = (entry: OverrideEntry): ClusterOverride[] => (entry.clusterOverrides ?? []).filter((o) => o.path === REPLICAS_OVERRIDE_PATH);
+const replicaOverrides = (entry: OverrideEntry): ClusterOverride[] =>
+  (entry.clusterOverrides ?? []).filter((o) => o.path === REPLICAS_OVERRIDE_PATH);
 
 /**
  * KubeFed's test: up to date unless some result cluster lacks exactly one `/spec/replicas`
@@ -71,7 +72,10 @@ export function overridesUpToDate(overrides: readonly OverrideEntry[], result: R
  * (to its first entry, or to a new entry after the existing ones, in name order). Other paths and
  * entry order are kept. Returns `overrides` itself when already up to date.
  */
-export function applyReplicaOverrides(overrides: readonly OverrideEntry[], result: Readonly<Record<string, number>>): readonly OverrideEntry[] {
+export function applyReplicaOverrides(
+  overrides: readonly OverrideEntry[],
+  result: Readonly<Record<string, number>>,
+): readonly OverrideEntry[] {
   if (overridesUpToDate(overrides, result)) return overrides;
   const next: OverrideEntry[] = overrides.map((e) => ({ ...e, clusterOverrides: (e.clusterOverrides ?? []).map((o) => ({ ...o })) }));
   const dropped = new Set<string>();
@@ -113,7 +117,8 @@ export function schedulingUpdate(spec: SchedulableSpec, result: Readonly<Record<
   const overridesChanged = overrides !== current;
   if (!placementChanged && !overridesChanged) return { spec, placementChanged, overridesChanged };
   const next: SchedulableSpec = { ...spec };
-  if (placementChanged) next.placement = { ...(spec.placement ?? {}), clusters: sortedNames(Object.keys(result)).map((name) => ({ name })) };
+  if (placementChanged)
+    next.placement = { ...(spec.placement ?? {}), clusters: sortedNames(Object.keys(result)).map((name) => ({ name })) };
   if (overridesChanged) next.overrides = [...overrides];
   return { spec: next, placementChanged, overridesChanged };
 }

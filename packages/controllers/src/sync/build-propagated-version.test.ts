@@ -2,13 +2,21 @@ import type { PropagatedVersion } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
 import { buildPropagatedVersion } from './build-propagated-version.js';
 
-const fedObject = { apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', metadata: { name: 'web', namespace: 'ns', uid: 'u-1' } };
+const fedObject = {
+  apiVersion: 'types.kubefed.io/v1beta1',
+  kind: 'FederatedConfigMap',
+  metadata: { name: 'web', namespace: 'ns', uid: 'u-1' },
+};
 const versions = { templateVersion: 't1', overridesVersion: 'o1' };
 const existing = (templateVersion: string, clusterVersions: [string, string][]): PropagatedVersion => ({
   apiVersion: 'core.kubefed.io/v1alpha1',
   kind: 'PropagatedVersion',
   metadata: { name: 'configmap-web', namespace: 'ns', resourceVersion: '5' },
-  status: { templateVersion, overridesVersion: 'o1', clusterVersions: clusterVersions.map(([clusterName, version]) => ({ clusterName, version })) },
+  status: {
+    templateVersion,
+    overridesVersion: 'o1',
+    clusterVersions: clusterVersions.map(([clusterName, version]) => ({ clusterName, version })),
+  },
 });
 
 describe('buildPropagatedVersion (docs/kubefed-compatibility.md §1.6, §4.4.8)', () => {
@@ -18,7 +26,10 @@ describe('buildPropagatedVersion (docs/kubefed-compatibility.md §1.6, §4.4.8)'
       targetKind: 'ConfigMap',
       versions,
       selectedClusters: ['c2', 'c1'],
-      updatedVersions: new Map([['c2', 'rv:7'], ['c1', 'rv:3']]),
+      updatedVersions: new Map([
+        ['c2', 'rv:7'],
+        ['c1', 'rv:3'],
+      ]),
     });
     expect(changed).toBe(true);
     expect(object).toEqual({
@@ -29,7 +40,14 @@ describe('buildPropagatedVersion (docs/kubefed-compatibility.md §1.6, §4.4.8)'
         namespace: 'ns',
         ownerReferences: [{ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedConfigMap', name: 'web', uid: 'u-1' }],
       },
-      status: { templateVersion: 't1', overridesVersion: 'o1', clusterVersions: [{ clusterName: 'c1', version: 'rv:3' }, { clusterName: 'c2', version: 'rv:7' }] },
+      status: {
+        templateVersion: 't1',
+        overridesVersion: 'o1',
+        clusterVersions: [
+          { clusterName: 'c1', version: 'rv:3' },
+          { clusterName: 'c2', version: 'rv:7' },
+        ],
+      },
     });
   });
 
@@ -42,20 +60,76 @@ describe('buildPropagatedVersion (docs/kubefed-compatibility.md §1.6, §4.4.8)'
       updatedVersions: new Map(),
     });
     expect(object.kind).toBe('ClusterPropagatedVersion');
-    expect(object.metadata).toEqual({ name: 'clusterrole-admin', ownerReferences: [{ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedClusterRole', name: 'admin', uid: 'u-2' }] });
+    expect(object.metadata).toEqual({
+      name: 'clusterrole-admin',
+      ownerReferences: [{ apiVersion: 'types.kubefed.io/v1beta1', kind: 'FederatedClusterRole', name: 'admin', uid: 'u-2' }],
+    });
     expect(object.status).toEqual({ templateVersion: 't1', overridesVersion: 'o1' });
   });
 
   it.each<[string, PropagatedVersion, string[], [string, string][], [string, string][], boolean]>([
-    ['keeps recorded versions of still-selected clusters when the hashes are unchanged', existing('t1', [['c1', 'gen:1'], ['c2', 'gen:4']]), ['c1', 'c2'], [['c2', 'gen:5']], [['c1', 'gen:1'], ['c2', 'gen:5']], true],
-    ['drops versions of clusters that left the placement', existing('t1', [['c1', 'gen:1'], ['c2', 'gen:4']]), ['c1'], [], [['c1', 'gen:1']], true],
-    ['drops every old version when the template changed', existing('t0', [['c1', 'gen:1'], ['c2', 'gen:4']]), ['c1', 'c2'], [['c1', 'gen:2']], [['c1', 'gen:2']], true],
+    [
+      'keeps recorded versions of still-selected clusters when the hashes are unchanged',
+      existing('t1', [
+        ['c1', 'gen:1'],
+        ['c2', 'gen:4'],
+      ]),
+      ['c1', 'c2'],
+      [['c2', 'gen:5']],
+      [
+        ['c1', 'gen:1'],
+        ['c2', 'gen:5'],
+      ],
+      true,
+    ],
+    [
+      'drops versions of clusters that left the placement',
+      existing('t1', [
+        ['c1', 'gen:1'],
+        ['c2', 'gen:4'],
+      ]),
+      ['c1'],
+      [],
+      [['c1', 'gen:1']],
+      true,
+    ],
+    [
+      'drops every old version when the template changed',
+      existing('t0', [
+        ['c1', 'gen:1'],
+        ['c2', 'gen:4'],
+      ]),
+      ['c1', 'c2'],
+      [['c1', 'gen:2']],
+      [['c1', 'gen:2']],
+      true,
+    ],
     ['drops empty versions', existing('t1', [['c1', 'gen:1']]), ['c1', 'c2'], [['c2', '']], [['c1', 'gen:1']], false],
     ['ignores updates of unselected clusters', existing('t1', [['c1', 'gen:1']]), ['c1'], [['c9', 'rv:1']], [['c1', 'gen:1']], false],
-    ['reports no change when the status is the same', existing('t1', [['a', 'rv:1'], ['b', 'rv:2']]), ['a', 'b'], [['b', 'rv:2']], [['a', 'rv:1'], ['b', 'rv:2']], false],
+    [
+      'reports no change when the status is the same',
+      existing('t1', [
+        ['a', 'rv:1'],
+        ['b', 'rv:2'],
+      ]),
+      ['a', 'b'],
+      [['b', 'rv:2']],
+      [
+        ['a', 'rv:1'],
+        ['b', 'rv:2'],
+      ],
+      false,
+    ],
   ])('%s', (_title, stored, selected, updated, expected, changed) => {
     const before = structuredClone(stored);
-    const result = buildPropagatedVersion({ fedObject, targetKind: 'ConfigMap', versions, existing: stored, selectedClusters: selected, updatedVersions: new Map(updated) });
+    const result = buildPropagatedVersion({
+      fedObject,
+      targetKind: 'ConfigMap',
+      versions,
+      existing: stored,
+      selectedClusters: selected,
+      updatedVersions: new Map(updated),
+    });
     expect(result.changed).toBe(changed);
     expect(result.object.status?.clusterVersions ?? []).toEqual(expected.map(([clusterName, version]) => ({ clusterName, version })));
     expect(result.object.status?.templateVersion).toBe('t1');

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { applyClusterOverrides, clusterOverridesFor } from './cluster-overrides.js';
 import { ApplyOverridesError } from './errors.js';
 
-const fed = (overrides?: GenericOverrideItem[]) => ({ metadata: { name: 'web', namespace: 'ns' }, spec: overrides === undefined ? {} : { overrides } });
+const fed = (overrides?: GenericOverrideItem[]) => ({
+  metadata: { name: 'web', namespace: 'ns' },
+  spec: overrides === undefined ? {} : { overrides },
+});
 
 describe('clusterOverridesFor (docs/kubefed-compatibility.md §1.4, §4.4.7)', () => {
   const overrides: GenericOverrideItem[] = [
@@ -21,9 +24,21 @@ describe('clusterOverridesFor (docs/kubefed-compatibility.md §1.4, §4.4.7)', (
 
   it.each<[string, GenericOverrideItem[], RegExp]>([
     ['a duplicate cluster', [{ clusterName: 'c1' }, { clusterName: 'c1' }], /cluster "c1" appears more than once/],
-    ['a duplicate path', [{ clusterName: 'c1', clusterOverrides: [{ path: '/a' }, { path: '/a' }] }], /path "\/a" appears more than once for cluster "c1"/],
-    ['a forbidden path /kind', [{ clusterName: 'c1', clusterOverrides: [{ path: '/kind' }] }], /override\[0\] for cluster "c1" has an invalid path: \/kind/],
-    ['a forbidden path /metadata/generateName', [{ clusterName: 'c1', clusterOverrides: [{ path: '/metadata/generateName' }] }], /invalid path: \/metadata\/generateName/],
+    [
+      'a duplicate path',
+      [{ clusterName: 'c1', clusterOverrides: [{ path: '/a' }, { path: '/a' }] }],
+      /path "\/a" appears more than once for cluster "c1"/,
+    ],
+    [
+      'a forbidden path /kind',
+      [{ clusterName: 'c1', clusterOverrides: [{ path: '/kind' }] }],
+      /override\[0\] for cluster "c1" has an invalid path: \/kind/,
+    ],
+    [
+      'a forbidden path /metadata/generateName',
+      [{ clusterName: 'c1', clusterOverrides: [{ path: '/metadata/generateName' }] }],
+      /invalid path: \/metadata\/generateName/,
+    ],
   ])('rejects %s for every cluster with "Error reading cluster overrides"', (_title, list, message) => {
     for (const cluster of ['c1', 'other']) {
       expect(() => clusterOverridesFor(fed(list), cluster)).toThrow(ApplyOverridesError);
@@ -48,8 +63,15 @@ describe('applyClusterOverrides (§4.4.7)', () => {
   });
 
   it('names the cluster, the override index, its op and path on failure', () => {
-    expect(() => applyClusterOverrides(obj, [{ path: '/spec/replicas', value: 1 }, { op: 'remove', path: '/spec/nope' }], 'c9')).toThrow(
-      'cannot apply override[1] for cluster "c9": remove "/spec/nope": the key "nope" does not exist',
-    );
+    expect(() =>
+      applyClusterOverrides(
+        obj,
+        [
+          { path: '/spec/replicas', value: 1 },
+          { op: 'remove', path: '/spec/nope' },
+        ],
+        'c9',
+      ),
+    ).toThrow('cannot apply override[1] for cluster "c9": remove "/spec/nope": the key "nope" does not exist');
   });
 });

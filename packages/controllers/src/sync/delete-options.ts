@@ -24,7 +24,9 @@ const deleteOptionsSchema = z
  * @throws DeleteOptionsError `could not deserialize delete options from annotation value '<v>': …`
  *   for invalid JSON, a non-object, or a field of the wrong type (naming the field).
  */
-export function parseDeleteOptions(fedObject: { readonly metadata: { readonly annotations?: Readonly<Record<string, string>> | undefined } }): DeleteOptions {
+export function parseDeleteOptions(fedObject: {
+  readonly metadata: { readonly annotations?: Readonly<Record<string, string>> | undefined };
+}): DeleteOptions {
   const raw = fedObject.metadata.annotations?.[DELETE_OPTION_ANNOTATION];
   if (raw === undefined) return {};
   const fail = (detail: string, cause?: unknown): never => {
@@ -38,7 +40,10 @@ export function parseDeleteOptions(fedObject: { readonly metadata: { readonly an
   }
   const parsed = deleteOptionsSchema.safeParse(json);
   if (!parsed.success) {
-    return fail(parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '), parsed.error);
+    return fail(
+      parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '),
+      parsed.error,
+    );
   }
   const out: DeleteOptions = {};
   const v = parsed.data;

@@ -85,7 +85,8 @@ const isHostNamespace = (obj: KubeObject, o: DispatchOptions): boolean =>
  */
 export function planClusterSync(input: ClusterSyncInput): ClusterOperation {
   const { cluster, member } = input;
-  const none = (status?: PropagationStatus): ClusterOperation => (status === undefined ? { cluster, op: 'none' } : { cluster, op: 'none', status });
+  const none = (status?: PropagationStatus): ClusterOperation =>
+    status === undefined ? { cluster, op: 'none' } : { cluster, op: 'none', status };
   if (!input.ready) return input.selected ? none('ClusterNotReady') : none();
   if (member.state === 'unreadable') return none('CachedRetrievalFailed');
   if (!input.selected) {

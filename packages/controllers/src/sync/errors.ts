@@ -51,4 +51,8 @@ export class FieldRetentionError extends ClusterSyncError {
  * or overrides) or, for retention, the member copy. A worker fails such a job for good, and the
  * reconciler enqueues no job for that cluster again until the object's generation moves on.
  */
-export const UNHEALABLE_STATUSES: ReadonlySet<PropagationStatus> = new Set<PropagationStatus>(['ApplyOverridesFailed', 'ComputeResourceFailed', 'FieldRetentionFailed']);
+export const UNHEALABLE_STATUSES: ReadonlySet<PropagationStatus> = new Set<PropagationStatus>([
+  'ApplyOverridesFailed',
+  'ComputeResourceFailed',
+  'FieldRetentionFailed',
+]);

@@ -40,24 +40,31 @@ describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () =
     [
       'reports CheckClusters when a cluster is not in the desired state',
       base({ clusterStatuses: statuses({ a: {}, b: { status: 'ClusterNotReady' } }) }),
-      { observedGeneration: 3, conditions: [prop('False', 'CheckClusters', T1)], clusters: [{ name: 'a' }, { name: 'b', status: 'ClusterNotReady' }] },
+      {
+        observedGeneration: 3,
+        conditions: [prop('False', 'CheckClusters', T1)],
+        clusters: [{ name: 'a' }, { name: 'b', status: 'ClusterNotReady' }],
+      },
       true,
     ],
     [
       'moves only lastUpdateTime when clusters change without a transition',
       base({
-        previousStatus: { observedGeneration: 3, conditions: [prop('False', 'CheckClusters')], clusters: [{ name: 'a', status: 'UpdateFailed' }] },
+        previousStatus: {
+          observedGeneration: 3,
+          conditions: [prop('False', 'CheckClusters')],
+          clusters: [{ name: 'a', status: 'UpdateFailed' }],
+        },
         clusterStatuses: statuses({ a: { status: 'CreationFailed' } }),
       }),
-      { observedGeneration: 3, conditions: [{ ...prop('False', 'CheckClusters'), lastUpdateTime: T1 }], clusters: [{ name: 'a', status: 'CreationFailed' }] },
+      {
+        observedGeneration: 3,
+        conditions: [{ ...prop('False', 'CheckClusters'), lastUpdateTime: T1 }],
+        clusters: [{ name: 'a', status: 'CreationFailed' }],
+      },
       true,
     ],
-    [
-      'updates observedGeneration without touching the condition',
-      base({ generation: 4 }),
-      { ...settled, observedGeneration: 4 },
-      true,
-    ],
+    ['updates observedGeneration without touching the condition', base({ generation: 4 }), { ...settled, observedGeneration: 4 }, true],
     [
       'sets ClusterRetrievalFailed with a transition',
       base({ reason: 'ClusterRetrievalFailed', clusterStatuses: new Map() }),
@@ -73,7 +80,10 @@ describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () =
     [
       'explains ComputePlacementFailed with the message given',
       base({ reason: 'ComputePlacementFailed', message: 'spec.placement.clusterSelector: bad operator', clusterStatuses: new Map() }),
-      { observedGeneration: 3, conditions: [{ ...prop('False', 'ComputePlacementFailed', T1), message: 'spec.placement.clusterSelector: bad operator' }] },
+      {
+        observedGeneration: 3,
+        conditions: [{ ...prop('False', 'ComputePlacementFailed', T1), message: 'spec.placement.clusterSelector: bad operator' }],
+      },
       true,
     ],
     [
@@ -85,7 +95,11 @@ describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () =
     [
       'sets NamespaceNotFederated over CheckClusters when nothing worse happened',
       base({ namespaceNotFederated: true, clusterStatuses: statuses({ a: { status: 'WaitingForRemoval' } }) }),
-      { observedGeneration: 3, conditions: [prop('False', 'NamespaceNotFederated', T1)], clusters: [{ name: 'a', status: 'WaitingForRemoval' }] },
+      {
+        observedGeneration: 3,
+        conditions: [prop('False', 'NamespaceNotFederated', T1)],
+        clusters: [{ name: 'a', status: 'WaitingForRemoval' }],
+      },
       true,
     ],
     [
@@ -96,7 +110,13 @@ describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () =
     ],
     [
       'returns to True, dropping the reason, when clusters recover',
-      base({ previousStatus: { observedGeneration: 3, conditions: [prop('False', 'CheckClusters')], clusters: [{ name: 'a', status: 'UpdateFailed' }, { name: 'b' }] } }),
+      base({
+        previousStatus: {
+          observedGeneration: 3,
+          conditions: [prop('False', 'CheckClusters')],
+          clusters: [{ name: 'a', status: 'UpdateFailed' }, { name: 'b' }],
+        },
+      }),
       { observedGeneration: 3, conditions: [prop('True', undefined, T1)], clusters: [{ name: 'a' }, { name: 'b' }] },
       true,
     ],
@@ -105,7 +125,10 @@ describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () =
       base({
         previousStatus: {
           ...settled,
-          conditions: [{ type: 'Other', status: 'True', reason: '', lastUpdateTime: T0, message: 'kept', extra: 'dropped' } as never, prop('True')],
+          conditions: [
+            { type: 'Other', status: 'True', reason: '', lastUpdateTime: T0, message: 'kept', extra: 'dropped' } as never,
+            prop('True'),
+          ],
         },
       }),
       { ...settled, conditions: [{ type: 'Other', status: 'True', message: 'kept', lastUpdateTime: T0 }, prop('True')] },
@@ -149,32 +172,68 @@ describe('computeFederatedStatus (docs/kubefed-compatibility.md §4.4.10)', () =
       [
         'records remoteStatus per cluster',
         { clusterStatuses: statuses({ a: { remoteStatus: remote }, b: { remoteStatus: {} } }) },
-        { observedGeneration: 3, conditions: [{ ...prop('True'), lastUpdateTime: T1 }], clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b', remoteStatus: {} }] },
+        {
+          observedGeneration: 3,
+          conditions: [{ ...prop('True'), lastUpdateTime: T1 }],
+          clusters: [
+            { name: 'a', remoteStatus: remote },
+            { name: 'b', remoteStatus: {} },
+          ],
+        },
         true,
       ],
       [
         'reports CheckClusters when a cluster has no remote status',
         { clusterStatuses: statuses({ a: { remoteStatus: remote }, b: {} }) },
-        { observedGeneration: 3, conditions: [prop('False', 'CheckClusters', T1)], clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b' }] },
+        {
+          observedGeneration: 3,
+          conditions: [prop('False', 'CheckClusters', T1)],
+          clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b' }],
+        },
         true,
       ],
       [
         'moves lastUpdateTime when an update was performed even if clusters are unchanged',
         {
-          previousStatus: { ...settled, clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b', remoteStatus: remote }] },
+          previousStatus: {
+            ...settled,
+            clusters: [
+              { name: 'a', remoteStatus: remote },
+              { name: 'b', remoteStatus: remote },
+            ],
+          },
           clusterStatuses: statuses({ a: { remoteStatus: remote }, b: { remoteStatus: remote } }),
           updatePerformed: true,
         },
-        { ...settled, conditions: [{ ...prop('True'), lastUpdateTime: T1 }], clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b', remoteStatus: remote }] },
+        {
+          ...settled,
+          conditions: [{ ...prop('True'), lastUpdateTime: T1 }],
+          clusters: [
+            { name: 'a', remoteStatus: remote },
+            { name: 'b', remoteStatus: remote },
+          ],
+        },
         true,
       ],
       [
         'changes nothing when remote statuses are unchanged and nothing was updated',
         {
-          previousStatus: { ...settled, clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b', remoteStatus: remote }] },
+          previousStatus: {
+            ...settled,
+            clusters: [
+              { name: 'a', remoteStatus: remote },
+              { name: 'b', remoteStatus: remote },
+            ],
+          },
           clusterStatuses: statuses({ a: { remoteStatus: { readyReplicas: 2 } }, b: { remoteStatus: remote } }),
         },
-        { ...settled, clusters: [{ name: 'a', remoteStatus: remote }, { name: 'b', remoteStatus: remote }] },
+        {
+          ...settled,
+          clusters: [
+            { name: 'a', remoteStatus: remote },
+            { name: 'b', remoteStatus: remote },
+          ],
+        },
         false,
       ],
     ])('%s', (_title, over, expected, changed) => {
@@ -200,11 +259,21 @@ describe('statusEqual', () => {
     ['ignores condition timestamps', settled, { ...settled, conditions: [prop('True', undefined, T1)] }, true],
     ['ignores cluster order', settled, { ...settled, clusters: [{ name: 'b' }, { name: 'a' }] }, true],
     ['treats an empty status as equal to undefined', {}, undefined, true],
-    ['treats an empty reason as absent', { conditions: [{ type: 'Propagation', status: 'True', reason: '' }] }, { conditions: [{ type: 'Propagation', status: 'True' }] }, true],
+    [
+      'treats an empty reason as absent',
+      { conditions: [{ type: 'Propagation', status: 'True', reason: '' }] },
+      { conditions: [{ type: 'Propagation', status: 'True' }] },
+      true,
+    ],
     ['sees a different reason', settled, { ...settled, conditions: [prop('False', 'CheckClusters')] }, false],
     ['sees a different generation', settled, { ...settled, observedGeneration: 4 }, false],
     ['sees a different cluster status', settled, { ...settled, clusters: [{ name: 'a', status: 'UpdateFailed' }, { name: 'b' }] }, false],
-    ['sees a different remote status', { clusters: [{ name: 'a', remoteStatus: { x: 1 } }] }, { clusters: [{ name: 'a', remoteStatus: { x: 2 } }] }, false],
+    [
+      'sees a different remote status',
+      { clusters: [{ name: 'a', remoteStatus: { x: 1 } }] },
+      { clusters: [{ name: 'a', remoteStatus: { x: 2 } }] },
+      false,
+    ],
     ['sees an extra cluster', settled, { ...settled, clusters: [{ name: 'a' }] }, false],
   ])('%s', (_title, a, b, expected) => {
     expect(statusEqual(a, b)).toBe(expected);

@@ -17,7 +17,13 @@ export {
 export { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from './json-patch.js';
 export { applyClusterOverrides, clusterOverridesFor, type OverridesSource } from './cluster-overrides.js';
 export { retainClusterFields, type RetainOptions } from './retain-fields.js';
-export { renderDesiredObject, type RenderedObject, type RenderInput, type RenderSource, type RenderWarning } from './render-desired-object.js';
+export {
+  renderDesiredObject,
+  type RenderedObject,
+  type RenderInput,
+  type RenderSource,
+  type RenderWarning,
+} from './render-desired-object.js';
 export {
   memberVersion,
   needsUpdate,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch, decodePointerSegment, encodePointerSegment, JsonPatchError, type JsonPatchOperation, parsePointer } from './json-patch.js';
+import {
+  applyJsonPatch,
+  decodePointerSegment,
+  encodePointerSegment,
+  JsonPatchError,
+  type JsonPatchOperation,
+  parsePointer,
+} from './json-patch.js';
 
 const doc = () => ({ a: { b: 1, 'x/y': 2, 'm~n': 3, n: null as unknown }, list: [10, 20, 30], s: 'str' });
 
@@ -32,13 +39,21 @@ describe('applyJsonPatch (evanphx/json-patch v4 semantics, docs/kubefed-compatib
     ['add inserts into an array at an index', [{ op: 'add', path: '/list/1', value: 15 }], { ...doc(), list: [10, 15, 20, 30] }],
     ['add at index == length appends', [{ op: 'add', path: '/list/3', value: 40 }], { ...doc(), list: [10, 20, 30, 40] }],
     ['add at - appends', [{ op: 'add', path: '/list/-', value: 40 }], { ...doc(), list: [10, 20, 30, 40] }],
-    ['add at -1 appends (negative index counts from the end)', [{ op: 'add', path: '/list/-1', value: 40 }], { ...doc(), list: [10, 20, 30, 40] }],
+    [
+      'add at -1 appends (negative index counts from the end)',
+      [{ op: 'add', path: '/list/-1', value: 40 }],
+      { ...doc(), list: [10, 20, 30, 40] },
+    ],
     ['add at -2 inserts before the last element', [{ op: 'add', path: '/list/-2', value: 25 }], { ...doc(), list: [10, 20, 25, 30] }],
     ['add without value sets null', [{ op: 'add', path: '/z' }], { ...doc(), z: null }],
     ['add decodes ~1 in a key', [{ op: 'add', path: '/a/x~1y', value: 9 }], { ...doc(), a: { ...doc().a, 'x/y': 9 } }],
     ['add decodes ~0 in a key', [{ op: 'add', path: '/a/m~0n', value: 9 }], { ...doc(), a: { ...doc().a, 'm~n': 9 } }],
     ['replace sets an existing key', [{ op: 'replace', path: '/s', value: 'new' }], { ...doc(), s: 'new' }],
-    ['replace of a missing object key succeeds and sets it (§9.8)', [{ op: 'replace', path: '/a/missing', value: true }], { ...doc(), a: { ...doc().a, missing: true } }],
+    [
+      'replace of a missing object key succeeds and sets it (§9.8)',
+      [{ op: 'replace', path: '/a/missing', value: true }],
+      { ...doc(), a: { ...doc().a, missing: true } },
+    ],
     ['replace of an array element', [{ op: 'replace', path: '/list/0', value: 1 }], { ...doc(), list: [1, 20, 30] }],
     ['replace with a negative index', [{ op: 'replace', path: '/list/-1', value: 3 }], { ...doc(), list: [10, 20, 3] }],
     ['replace of a whole subtree with an object', [{ op: 'replace', path: '/a', value: { k: [1] } }], { ...doc(), a: { k: [1] } }],
@@ -46,7 +61,15 @@ describe('applyJsonPatch (evanphx/json-patch v4 semantics, docs/kubefed-compatib
     ['remove a key holding null', [{ op: 'remove', path: '/a/n' }], { ...doc(), a: { b: 1, 'x/y': 2, 'm~n': 3 } }],
     ['remove an array element', [{ op: 'remove', path: '/list/1' }], { ...doc(), list: [10, 30] }],
     ['remove the last element with -1', [{ op: 'remove', path: '/list/-1' }], { ...doc(), list: [10, 20] }],
-    ['operations apply in order', [{ op: 'add', path: '/q', value: {} }, { op: 'add', path: '/q/r', value: 1 }, { op: 'remove', path: '/s' }], { a: doc().a, list: [10, 20, 30], q: { r: 1 } }],
+    [
+      'operations apply in order',
+      [
+        { op: 'add', path: '/q', value: {} },
+        { op: 'add', path: '/q/r', value: 1 },
+        { op: 'remove', path: '/s' },
+      ],
+      { a: doc().a, list: [10, 20, 30], q: { r: 1 } },
+    ],
     ['the empty key "/" addresses the key ""', [{ op: 'add', path: '/', value: 1 }], { ...doc(), '': 1 }],
   ])('%s', (_title, ops, expected) => {
     expect(applyJsonPatch(doc(), ops)).toEqual(expected);
@@ -69,7 +92,15 @@ describe('applyJsonPatch (evanphx/json-patch v4 semantics, docs/kubefed-compatib
     ['a path without a leading slash', [{ op: 'replace', path: 's', value: 1 }], 0, /JSON pointer/],
     ['the whole document', [{ op: 'replace', path: '', value: 1 }], 0, /JSON pointer/],
     ['an unsupported operation', [{ op: 'move', path: '/s' } as unknown as JsonPatchOperation], 0, /unsupported operation/],
-    ['the second operation after a good first one', [{ op: 'add', path: '/ok', value: 1 }, { op: 'remove', path: '/missing' }], 1, /remove "\/missing"/],
+    [
+      'the second operation after a good first one',
+      [
+        { op: 'add', path: '/ok', value: 1 },
+        { op: 'remove', path: '/missing' },
+      ],
+      1,
+      /remove "\/missing"/,
+    ],
   ])('fails for %s, naming the operation', (_title, ops, index, message) => {
     const original = doc();
     let caught: unknown;

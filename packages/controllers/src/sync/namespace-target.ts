@@ -24,6 +24,7 @@ export function namespaceTargetOf(
 ): NamespaceTarget {
   const namespace = meta.namespace ?? '';
   if (namespace === '' || meta.name !== namespace) return { propagate: false, reason: 'InvalidName' };
-  if ((UNPROPAGATED_NAMESPACES as readonly string[]).includes(namespace) || namespace === kubefedNamespace) return { propagate: false, reason: 'Unpropagated' };
+  if ((UNPROPAGATED_NAMESPACES as readonly string[]).includes(namespace) || namespace === kubefedNamespace)
+    return { propagate: false, reason: 'Unpropagated' };
   return { propagate: true, name: namespace };
 }

@@ -106,7 +106,8 @@ export function renderDesiredObject(input: RenderInput): RenderedObject {
   }
   obj.kind = targetType.kind;
   if (typeof obj.apiVersion !== 'string' || obj.apiVersion === '') {
-    obj.apiVersion = targetType.group === undefined || targetType.group === '' ? targetType.version : `${targetType.group}/${targetType.version}`;
+    obj.apiVersion =
+      targetType.group === undefined || targetType.group === '' ? targetType.version : `${targetType.group}/${targetType.version}`;
   }
 
   let out = obj;

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { FieldRetentionError } from './errors.js';
 import { retainClusterFields } from './retain-fields.js';
 
-const obj = (metadata: KubeObject['metadata'], rest: Record<string, unknown> = {}): KubeObject => ({ metadata: { name: 'x', ...metadata }, ...rest });
+const obj = (metadata: KubeObject['metadata'], rest: Record<string, unknown> = {}): KubeObject => ({
+  metadata: { name: 'x', ...metadata },
+  ...rest,
+});
 const errorOf = (fn: () => unknown): unknown => {
   try {
     fn();
@@ -70,7 +73,10 @@ describe('retainClusterFields', () => {
       true,
       obj({}, { spec: { type: 'LoadBalancer', replicas: 1 } }),
       obj({ resourceVersion: '3' }, { spec: { clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], healthCheckNodePort: 30100, replicas: 4 } }),
-      obj({ resourceVersion: '3' }, { spec: { type: 'LoadBalancer', replicas: 1, clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], healthCheckNodePort: 30100 } }),
+      obj(
+        { resourceVersion: '3' },
+        { spec: { type: 'LoadBalancer', replicas: 1, clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], healthCheckNodePort: 30100 } },
+      ),
     ],
     [
       'does not retain an empty clusterIP, empty clusterIPs or a zero healthCheckNodePort',
@@ -84,14 +90,31 @@ describe('retainClusterFields', () => {
       'copies nodePort into desired ports matching name, protocol and port',
       'Service',
       false,
-      obj({}, { spec: { ports: [svcPort({ name: 'http', protocol: 'TCP', port: 80 }), svcPort({ name: 'dns', protocol: 'UDP', port: 53 })] } }),
       obj(
-        { resourceVersion: '3' },
-        { spec: { ports: [svcPort({ name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 }), svcPort({ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 })] } },
+        {},
+        { spec: { ports: [svcPort({ name: 'http', protocol: 'TCP', port: 80 }), svcPort({ name: 'dns', protocol: 'UDP', port: 53 })] } },
       ),
       obj(
         { resourceVersion: '3' },
-        { spec: { ports: [svcPort({ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }), svcPort({ name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 })] } },
+        {
+          spec: {
+            ports: [
+              svcPort({ name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 }),
+              svcPort({ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }),
+            ],
+          },
+        },
+      ),
+      obj(
+        { resourceVersion: '3' },
+        {
+          spec: {
+            ports: [
+              svcPort({ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }),
+              svcPort({ name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 }),
+            ],
+          },
+        },
       ),
     ],
     [
@@ -149,11 +172,23 @@ describe('retainClusterFields', () => {
   });
 
   it.each<[string, string, KubeObject, KubeObject, RegExp]>([
-    ['a non-integer member spec.replicas', 'Deployment', obj({}), obj({}, { spec: { replicas: '3' } }), /member \.spec\.replicas is "3", expected an integer/],
+    [
+      'a non-integer member spec.replicas',
+      'Deployment',
+      obj({}),
+      obj({}, { spec: { replicas: '3' } }),
+      /member \.spec\.replicas is "3", expected an integer/,
+    ],
     ['a member spec that is not an object', 'Deployment', obj({}), obj({}, { spec: 'x' }), /member \.spec is not an object/],
     ['a non-string clusterIP', 'Service', obj({}), obj({}, { spec: { clusterIP: 5 } }), /clusterIP/],
     ['non-list member ports', 'Service', obj({}, { spec: { ports: [] } }), obj({}, { spec: { ports: {} } }), /member \.spec\.ports/],
-    ['a desired port that is not an object', 'Service', obj({}, { spec: { ports: [1] } }), obj({}, { spec: { ports: [] } }), /desired \.spec\.ports\.0/],
+    [
+      'a desired port that is not an object',
+      'Service',
+      obj({}, { spec: { ports: [1] } }),
+      obj({}, { spec: { ports: [] } }),
+      /desired \.spec\.ports\.0/,
+    ],
     ['non-list member secrets', 'ServiceAccount', obj({}), obj({}, { secrets: 'x' }), /member \.secrets/],
   ])('throws FieldRetentionError for %s', (_title, targetKind, desired, member, message) => {
     const err = errorOf(() => retainClusterFields(desired, member, { targetKind, retainReplicas: true, cluster: 'c1' }));

@@ -26,7 +26,10 @@ class Accessor {
   ) {}
 
   fail(path: readonly string[], problem: string): never {
-    throw new FieldRetentionError(this.cluster, `cannot retain fields of the member object in cluster "${this.cluster}": ${this.which} .${path.join('.')} ${problem}`);
+    throw new FieldRetentionError(
+      this.cluster,
+      `cannot retain fields of the member object in cluster "${this.cluster}": ${this.which} .${path.join('.')} ${problem}`,
+    );
   }
 
   /** The value at `path` (null counts as absent); throws when an intermediate value is not an object. */

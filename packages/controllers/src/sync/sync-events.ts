@@ -42,7 +42,12 @@ export const ADOPTING_EXISTING_RESOURCE = 'An update will be attempted instead o
  * without `error` the Normal event (`Creating Deployment "ns/web" in cluster "c1"`), with it
  * the Warning (`Failed to create Deployment "ns/web" in cluster "c1": <error>`).
  */
-export function operationEvent(op: EventOperation, target: { readonly kind: string; readonly name: string }, cluster: string, error?: unknown): SyncEvent {
+export function operationEvent(
+  op: EventOperation,
+  target: { readonly kind: string; readonly name: string },
+  cluster: string,
+  error?: unknown,
+): SyncEvent {
   const subject = `${target.kind} "${target.name}" in cluster "${cluster}"`;
   if (error === undefined) return { type: 'Normal', reason: NORMAL[op].reason, message: `${NORMAL[op].verb} ${subject}` };
   const detail = errorText(error);
@@ -65,7 +70,11 @@ export function waitForRemovalEvent(clusters: readonly string[]): SyncEvent {
 
 /** Warning `InvalidName` for a FederatedNamespace whose name differs from its namespace. */
 export function invalidFederatedNamespaceEvent(): SyncEvent {
-  return { type: 'Warning', reason: 'InvalidName', message: 'The name of a federated namespace must match the name of its containing namespace.' };
+  return {
+    type: 'Warning',
+    reason: 'InvalidName',
+    message: 'The name of a federated namespace must match the name of its containing namespace.',
+  };
 }
 
 /** Warning `ComputePlacementFailed` with the reason the placement cannot be computed (an invalid selector). */
@@ -78,5 +87,9 @@ export function computePlacementFailedEvent(message: string): SyncEvent {
  * silently (and so does the placement here); the event says so.
  */
 export function clustersNotJoinedEvent(names: readonly string[]): SyncEvent {
-  return { type: 'Warning', reason: 'ClusterNotJoined', message: `spec.placement.clusters names clusters that are not joined (no KubeFedCluster), ignored: ${names.join(', ')}` };
+  return {
+    type: 'Warning',
+    reason: 'ClusterNotJoined',
+    message: `spec.placement.clusters names clusters that are not joined (no KubeFedCluster), ignored: ${names.join(', ')}`,
+  };
 }

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import type { FederatedObject, GenericOverrideItem, PropagatedVersion } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { memberVersion, needsUpdate, objectVersions, overridesVersion, recordedVersion, templateVersion, type VersionSource } from './versions.js';
+import {
+  memberVersion,
+  needsUpdate,
+  objectVersions,
+  overridesVersion,
+  recordedVersion,
+  templateVersion,
+  type VersionSource,
+} from './versions.js';
 
 const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
 
@@ -11,15 +19,25 @@ describe('templateVersion (docs/kubefed-compatibility.md §4.4.8)', () => {
     ['matches KubeFed’s test vector', { spec: { template: { spec: { foo: null } } } }, 'a5b8d4352d5aed51c51b93900258ccf3'],
     ['is empty without a template', { spec: {} }, ''],
     ['is empty without a spec', {}, ''],
-    ['hashes sorted keys plus a newline', { spec: { template: { spec: { b: 1, a: 'x' }, metadata: { labels: { z: '1' } } } } }, md5('{"metadata":{"labels":{"z":"1"}},"spec":{"a":"x","b":1}}\n')],
-    ['escapes HTML characters like Go', { spec: { template: { data: { html: '<b>&</b>' } } } }, md5('{"data":{"html":"\\u003cb\\u003e\\u0026\\u003c/b\\u003e"}}\n')],
+    [
+      'hashes sorted keys plus a newline',
+      { spec: { template: { spec: { b: 1, a: 'x' }, metadata: { labels: { z: '1' } } } } },
+      md5('{"metadata":{"labels":{"z":"1"}},"spec":{"a":"x","b":1}}\n'),
+    ],
+    [
+      'escapes HTML characters like Go',
+      { spec: { template: { data: { html: '<b>&</b>' } } } },
+      md5('{"data":{"html":"\\u003cb\\u003e\\u0026\\u003c/b\\u003e"}}\n'),
+    ],
     ['hashes an empty template', { spec: { template: {} } }, md5('{}\n')],
   ])('%s', (_title, obj, expected) => {
     expect(templateVersion(obj)).toBe(expected);
   });
 
   it('does not depend on key order', () => {
-    expect(templateVersion({ spec: { template: { a: 1, b: { c: 2, d: 3 } } } })).toBe(templateVersion({ spec: { template: { b: { d: 3, c: 2 }, a: 1 } } }));
+    expect(templateVersion({ spec: { template: { a: 1, b: { c: 2, d: 3 } } } })).toBe(
+      templateVersion({ spec: { template: { b: { d: 3, c: 2 }, a: 1 } } }),
+    );
   });
 });
 
@@ -29,7 +47,11 @@ describe('overridesVersion (§4.4.8)', () => {
     ['is empty without a spec', {}, ''],
     ['hashes {"overrides":null} when there are none', ov(undefined), md5('{"overrides":null}\n')],
     ['hashes an empty list as []', ov([]), md5('{"overrides":[]}\n')],
-    ['omits an empty clusterOverrides list', ov([{ clusterName: 'c1', clusterOverrides: [] }]), md5('{"overrides":[{"clusterName":"c1"}]}\n')],
+    [
+      'omits an empty clusterOverrides list',
+      ov([{ clusterName: 'c1', clusterOverrides: [] }]),
+      md5('{"overrides":[{"clusterName":"c1"}]}\n'),
+    ],
     ['omits an absent clusterOverrides list', ov([{ clusterName: 'c1' }]), md5('{"overrides":[{"clusterName":"c1"}]}\n')],
     [
       'uses the fixed field order op, path, value and keeps list order',
@@ -37,14 +59,35 @@ describe('overridesVersion (§4.4.8)', () => {
         { clusterName: 'b', clusterOverrides: [{ value: 5, path: '/spec/replicas', op: 'replace' }] },
         { clusterName: 'a', clusterOverrides: [{ path: '/x', value: 1.5 }] },
       ]),
-      md5('{"overrides":[{"clusterName":"b","clusterOverrides":[{"op":"replace","path":"/spec/replicas","value":5}]},{"clusterName":"a","clusterOverrides":[{"path":"/x","value":1.5}]}]}\n'),
+      md5(
+        '{"overrides":[{"clusterName":"b","clusterOverrides":[{"op":"replace","path":"/spec/replicas","value":5}]},{"clusterName":"a","clusterOverrides":[{"path":"/x","value":1.5}]}]}\n',
+      ),
     ],
-    ['omits an empty op', ov([{ clusterName: 'c', clusterOverrides: [{ op: '', path: '/p', value: 'v' }] }]), md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/p","value":"v"}]}]}\n')],
-    ['omits a null value', ov([{ clusterName: 'c', clusterOverrides: [{ op: 'remove', path: '/p', value: null }] }]), md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"op":"remove","path":"/p"}]}]}\n')],
+    [
+      'omits an empty op',
+      ov([{ clusterName: 'c', clusterOverrides: [{ op: '', path: '/p', value: 'v' }] }]),
+      md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/p","value":"v"}]}]}\n'),
+    ],
+    [
+      'omits a null value',
+      ov([{ clusterName: 'c', clusterOverrides: [{ op: 'remove', path: '/p', value: null }] }]),
+      md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"op":"remove","path":"/p"}]}]}\n'),
+    ],
     [
       'keeps false, 0 and "" values',
-      ov([{ clusterName: 'c', clusterOverrides: [{ path: '/a', value: false }, { path: '/b', value: 0 }, { path: '/c', value: '' }] }]),
-      md5('{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/a","value":false},{"path":"/b","value":0},{"path":"/c","value":""}]}]}\n'),
+      ov([
+        {
+          clusterName: 'c',
+          clusterOverrides: [
+            { path: '/a', value: false },
+            { path: '/b', value: 0 },
+            { path: '/c', value: '' },
+          ],
+        },
+      ]),
+      md5(
+        '{"overrides":[{"clusterName":"c","clusterOverrides":[{"path":"/a","value":false},{"path":"/b","value":0},{"path":"/c","value":""}]}]}\n',
+      ),
     ],
     [
       'encodes missing clusterName and path as "" like Go’s zero values',
@@ -78,9 +121,18 @@ describe('recordedVersion and needsUpdate (§4.4.8)', () => {
   const versions = objectVersions(fedObject);
   const pv = (status: Partial<NonNullable<PropagatedVersion['status']>>): PropagatedVersion => ({
     metadata: { name: 'configmap-web', namespace: 'ns' },
-    status: { ...versions, clusterVersions: [{ clusterName: 'c1', version: 'gen:2' }, { clusterName: 'c2', version: 'rv:10' }], ...status },
+    status: {
+      ...versions,
+      clusterVersions: [
+        { clusterName: 'c1', version: 'gen:2' },
+        { clusterName: 'c2', version: 'rv:10' },
+      ],
+      ...status,
+    },
   });
-  const meta = (m: KubeObject['metadata']): KubeObject => ({ metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' }, ...m } });
+  const meta = (m: KubeObject['metadata']): KubeObject => ({
+    metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' }, ...m },
+  });
 
   it.each<[string, PropagatedVersion | undefined, string, string]>([
     ['returns the recorded version when both hashes match', pv({}), 'c1', 'gen:2'],
@@ -99,9 +151,23 @@ describe('recordedVersion and needsUpdate (§4.4.8)', () => {
     ['a write when the member resourceVersion moved (drift)', pv({}), 'c2', meta({}), meta({ resourceVersion: '11' }), true],
     ['a write when nothing is recorded', undefined, 'c1', meta({}), meta({ generation: 2 }), true],
     ['a write when the template changed since recording', pv({ templateVersion: 'old' }), 'c1', meta({}), meta({ generation: 2 }), true],
-    ['a write for gen: versions when labels differ', pv({}), 'c1', meta({ labels: { a: 'b', 'kubefed.io/managed': 'true' } }), meta({ generation: 2 }), true],
+    [
+      'a write for gen: versions when labels differ',
+      pv({}),
+      'c1',
+      meta({ labels: { a: 'b', 'kubefed.io/managed': 'true' } }),
+      meta({ generation: 2 }),
+      true,
+    ],
     ['a write for gen: versions when annotations differ', pv({}), 'c1', meta({ annotations: { a: 'b' } }), meta({ generation: 2 }), true],
-    ['no write for gen: versions when annotations are absent on one side and empty on the other', pv({}), 'c1', meta({ annotations: {} }), meta({ generation: 2 }), false],
+    [
+      'no write for gen: versions when annotations are absent on one side and empty on the other',
+      pv({}),
+      'c1',
+      meta({ annotations: {} }),
+      meta({ generation: 2 }),
+      false,
+    ],
     ['a write for gen: versions when the namespace differs', pv({}), 'c1', meta({ namespace: 'other' }), meta({ generation: 2 }), true],
     ['no metadata comparison for rv: versions', pv({}), 'c2', meta({ labels: { x: 'y' } }), meta({ resourceVersion: '10' }), false],
   ])('needsUpdate: %s', (_title, record, cluster, desired, member, expected) => {

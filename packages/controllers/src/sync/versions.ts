@@ -10,7 +10,10 @@ import { goJson } from './go-json.js';
 /** The parts of a federated object that are hashed. */
 export interface VersionSource {
   readonly spec?:
-    | { readonly template?: Readonly<Record<string, unknown>> | null | undefined; readonly overrides?: readonly GenericOverrideItem[] | null | undefined }
+    | {
+        readonly template?: Readonly<Record<string, unknown>> | null | undefined;
+        readonly overrides?: readonly GenericOverrideItem[] | null | undefined;
+      }
     | null
     | undefined;
 }

@@ -23,7 +23,11 @@ describe('RBAC rules', () => {
     [{ apiGroups: ['apps'], resources: ['deployments/status'], verbs: ['update'] }, attrs({ subresource: 'status', verb: 'update' }), true],
     [{ apiGroups: ['apps'], resources: ['*/scale'], verbs: ['get'] }, attrs({ subresource: 'scale' }), true],
     [{ apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['other'], verbs: ['get'] }, attrs({}), false],
-    [{ apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['web'], verbs: ['list'] }, attrs({ verb: 'list', name: '' }), false],
+    [
+      { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['web'], verbs: ['list'] },
+      attrs({ verb: 'list', name: '' }),
+      false,
+    ],
     [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }, attrs({ resourceRequest: false, path: '/metrics' }), true],
     [{ nonResourceURLs: ['/debug/*'], verbs: ['get'] }, attrs({ resourceRequest: false, path: '/debug/pprof' }), true],
   ])('rule %j on %j allows: %s', (rule, a, expected) => {

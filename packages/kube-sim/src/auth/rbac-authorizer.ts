@@ -37,10 +37,21 @@ export class RbacAuthorizer {
     if (identity.admin || identity.groups.includes('system:masters')) return true;
     if (!attrs.resourceRequest && attrs.verb === 'get' && publicInfoPaths.includes(attrs.path)) return true;
     const authenticated = identity.groups.includes('system:authenticated');
-    if (authenticated && !attrs.resourceRequest && attrs.verb === 'get' && discoveryPaths.some((p) => attrs.path === p || attrs.path.startsWith(`${p}/`)))
+    if (
+      authenticated &&
+      !attrs.resourceRequest &&
+      attrs.verb === 'get' &&
+      discoveryPaths.some((p) => attrs.path === p || attrs.path.startsWith(`${p}/`))
+    )
       return true;
     // system:basic-user: every authenticated user may review its own access.
-    if (authenticated && attrs.resourceRequest && attrs.verb === 'create' && attrs.apiGroup === 'authorization.k8s.io' && attrs.resource === 'selfsubjectaccessreviews')
+    if (
+      authenticated &&
+      attrs.resourceRequest &&
+      attrs.verb === 'create' &&
+      attrs.apiGroup === 'authorization.k8s.io' &&
+      attrs.resource === 'selfsubjectaccessreviews'
+    )
       return true;
     for (const b of this.store.list(`${rbacGroup}/clusterrolebindings`)) {
       if (!subjectMatches(b, identity, '')) continue;
@@ -75,7 +86,8 @@ function subjectMatches(binding: KObject, identity: Identity, bindingNamespace: 
     switch (s['kind']) {
       case 'ServiceAccount': {
         const ns = typeof s['namespace'] === 'string' && s['namespace'] !== '' ? s['namespace'] : bindingNamespace;
-        if (identity.serviceAccount !== undefined && identity.serviceAccount.name === name && identity.serviceAccount.namespace === ns) return true;
+        if (identity.serviceAccount !== undefined && identity.serviceAccount.name === name && identity.serviceAccount.namespace === ns)
+          return true;
         break;
       }
       case 'User':
@@ -115,7 +127,11 @@ export function ruleAllows(rule: Record<string, unknown>, attrs: RequestAttribut
   const combined = attrs.subresource === '' ? attrs.resource : `${attrs.resource}/${attrs.subresource}`;
   const resources = strings(rule['resources']);
   const resourceOk = resources.some(
-    (r) => r === '*' || r === combined || (attrs.subresource !== '' && r === `*/${attrs.subresource}`) || (r === `${attrs.resource}/*` && attrs.subresource !== ''),
+    (r) =>
+      r === '*' ||
+      r === combined ||
+      (attrs.subresource !== '' && r === `*/${attrs.subresource}`) ||
+      (r === `${attrs.resource}/*` && attrs.subresource !== ''),
   );
   if (!resourceOk) return false;
   const names = strings(rule['resourceNames']);

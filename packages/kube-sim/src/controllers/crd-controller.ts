@@ -65,29 +65,59 @@ function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void 
   const plural = str(names['plural']);
   const kind = str(names['kind']);
   if (group === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.group' });
-  else if (!group.includes('.')) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${group}": should be a domain with at least one dot`, field: 'spec.group' });
+  else if (!group.includes('.'))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${group}": should be a domain with at least one dot`,
+      field: 'spec.group',
+    });
   if (plural === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.names.plural' });
   if (kind === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.names.kind' });
   const scope = str(spec['scope']);
   if (scope !== 'Namespaced' && scope !== 'Cluster')
-    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: "${scope}": supported values: "Cluster", "Namespaced"`, field: 'spec.scope' });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${scope}": supported values: "Cluster", "Namespaced"`,
+      field: 'spec.scope',
+    });
   const versions = Array.isArray(spec['versions']) ? spec['versions'].filter(isObject) : [];
-  if (versions.length === 0) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: must have exactly one version marked as storage version', field: 'spec.versions' });
+  if (versions.length === 0)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: must have exactly one version marked as storage version',
+      field: 'spec.versions',
+    });
   else if (versions.filter((v) => v['storage'] === true).length !== 1)
-    causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: must have exactly one version marked as storage version', field: 'spec.versions' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: must have exactly one version marked as storage version',
+      field: 'spec.versions',
+    });
   const name = obj.metadata.name ?? '';
   if (plural !== '' && group !== '' && name !== `${plural}.${group}`)
-    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`, field: 'metadata.name' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
+      field: 'metadata.name',
+    });
   versions.forEach((v, i) => {
     if (str(v['name']) === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `spec.versions[${i}].name` });
-    if (typeof v['served'] !== 'boolean') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `spec.versions[${i}].served` });
+    if (typeof v['served'] !== 'boolean')
+      causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `spec.versions[${i}].served` });
     const schema = isObject(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
-    if (!isObject(schema)) causes.push({ reason: 'FieldValueRequired', message: 'Required value: schemas are required', field: `spec.versions[${i}].schema.openAPIV3Schema` });
+    if (!isObject(schema))
+      causes.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value: schemas are required',
+        field: `spec.versions[${i}].schema.openAPIV3Schema`,
+      });
   });
   if (old !== undefined) {
     const oldSpec = isObject(old['spec']) ? old['spec'] : {};
-    if (str(oldSpec['group']) !== group) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${group}": field is immutable`, field: 'spec.group' });
-    if (str(oldSpec['scope']) !== scope) causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${scope}": field is immutable`, field: 'spec.scope' });
+    if (str(oldSpec['group']) !== group)
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${group}": field is immutable`, field: 'spec.group' });
+    if (str(oldSpec['scope']) !== scope)
+      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${scope}": field is immutable`, field: 'spec.scope' });
   }
   if (causes.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, causes);
   // A different CRD must not serve the same group/plural (the name check makes that impossible) nor
@@ -110,11 +140,29 @@ function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void 
   const stored = Array.isArray(oldStatus['storedVersions']) ? oldStatus['storedVersions'].map(String) : [];
   if (storage !== '' && !stored.includes(storage)) stored.push(storage);
   const conditions: JsonObject[] = [
-    { type: 'NamesAccepted', status: 'True', lastTransitionTime: since('NamesAccepted'), reason: 'NoConflicts', message: 'no conflicts found' },
-    { type: 'Established', status: 'True', lastTransitionTime: since('Established'), reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+    {
+      type: 'NamesAccepted',
+      status: 'True',
+      lastTransitionTime: since('NamesAccepted'),
+      reason: 'NoConflicts',
+      message: 'no conflicts found',
+    },
+    {
+      type: 'Established',
+      status: 'True',
+      lastTransitionTime: since('Established'),
+      reason: 'InitialNamesAccepted',
+      message: 'the initial names have been accepted',
+    },
   ];
   if (obj.metadata.deletionTimestamp !== undefined)
-    conditions.push({ type: 'Terminating', status: 'True', lastTransitionTime: now, reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' });
+    conditions.push({
+      type: 'Terminating',
+      status: 'True',
+      lastTransitionTime: now,
+      reason: 'InstanceDeletionInProgress',
+      message: 'CustomResource deletion is in progress',
+    });
   obj['status'] = { conditions, acceptedNames: { ...names }, storedVersions: stored };
 }
 
@@ -134,18 +182,23 @@ function defFromCrd(crd: KObject): ResourceDef | undefined {
     const subs = isObject(v['subresources']) ? v['subresources'] : {};
     const scaleRaw = isObject(subs['scale']) ? subs['scale'] : undefined;
     const schema = isObject(v['schema']) && isObject(v['schema']['openAPIV3Schema']) ? v['schema']['openAPIV3Schema'] : undefined;
-    const cols: PrinterColumn[] = (Array.isArray(v['additionalPrinterColumns']) ? v['additionalPrinterColumns'] : []).filter(isObject).map((c) => ({
-      name: str(c['name']),
-      type: str(c['type']) || 'string',
-      jsonPath: str(c['jsonPath']),
-      ...(typeof c['description'] === 'string' ? { description: c['description'] } : {}),
-      ...(typeof c['format'] === 'string' ? { format: c['format'] } : {}),
-      ...(typeof c['priority'] === 'number' ? { priority: c['priority'] } : {}),
-    }));
+    const cols: PrinterColumn[] = (Array.isArray(v['additionalPrinterColumns']) ? v['additionalPrinterColumns'] : [])
+      .filter(isObject)
+      .map((c) => ({
+        name: str(c['name']),
+        type: str(c['type']) || 'string',
+        jsonPath: str(c['jsonPath']),
+        ...(typeof c['description'] === 'string' ? { description: c['description'] } : {}),
+        ...(typeof c['format'] === 'string' ? { format: c['format'] } : {}),
+        ...(typeof c['priority'] === 'number' ? { priority: c['priority'] } : {}),
+      }));
     const vd: VersionDef = { name: str(v['name']), printerColumns: cols, status: isObject(subs['status']) };
     if (schema !== undefined) vd.schema = schema;
     if (scaleRaw !== undefined) {
-      const sc: ScaleSpec = { specReplicasPath: str(scaleRaw['specReplicasPath']), statusReplicasPath: str(scaleRaw['statusReplicasPath']) };
+      const sc: ScaleSpec = {
+        specReplicasPath: str(scaleRaw['specReplicasPath']),
+        statusReplicasPath: str(scaleRaw['statusReplicasPath']),
+      };
       if (typeof scaleRaw['labelSelectorPath'] === 'string') sc.labelSelectorPath = scaleRaw['labelSelectorPath'];
       vd.scale = sc;
     }

@@ -30,7 +30,10 @@ export function registerGarbageCollector(ops: RestOps, work: WorkScheduler): voi
     const ns = obj.metadata.namespace ?? '';
     if (alive.length === 0) {
       try {
-        ops.delete(d.scope(ns), obj.metadata.name ?? '', { propagationPolicy: 'Background', preconditions: { uid: obj.metadata.uid ?? '' } });
+        ops.delete(d.scope(ns), obj.metadata.name ?? '', {
+          propagationPolicy: 'Background',
+          preconditions: { uid: obj.metadata.uid ?? '' },
+        });
       } catch (e) {
         if (!(e instanceof StatusError)) throw e;
       }
@@ -74,7 +77,8 @@ export function registerGarbageCollector(ops: RestOps, work: WorkScheduler): voi
         if (d === undefined) continue;
         const others = (o.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid && ownerAlive(r.uid));
         try {
-          if (others.length === 0) ops.delete(d.scope(o.metadata.namespace ?? ''), o.metadata.name ?? '', { propagationPolicy: 'Foreground' });
+          if (others.length === 0)
+            ops.delete(d.scope(o.metadata.namespace ?? ''), o.metadata.name ?? '', { propagationPolicy: 'Foreground' });
           else ops.writeThrough(dep.grKey, { ...o, metadata: { ...o.metadata, ownerReferences: others } });
         } catch (e) {
           if (!(e instanceof StatusError)) throw e;
@@ -89,10 +93,11 @@ export function registerGarbageCollector(ops: RestOps, work: WorkScheduler): voi
     if (e.type === 'DELETED') {
       if (ops.store.dependentsOf(uid).length > 0) work.enqueue(`gc/${uid}`, () => processOwner(e.grKey, uid));
       // A dependent disappearing may unblock a foreground owner.
-      for (const o of e.object.metadata.ownerReferences ?? []) work.enqueue(`gc/${o.uid}`, () => {
-        const loc = ops.store.locate(o.uid);
-        if (loc !== undefined) processOwner(loc.grKey, o.uid);
-      });
+      for (const o of e.object.metadata.ownerReferences ?? [])
+        work.enqueue(`gc/${o.uid}`, () => {
+          const loc = ops.store.locate(o.uid);
+          if (loc !== undefined) processOwner(loc.grKey, o.uid);
+        });
       return;
     }
     if (e.object.metadata.deletionTimestamp !== undefined) {

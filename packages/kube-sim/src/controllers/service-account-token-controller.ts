@@ -48,23 +48,38 @@ export function registerServiceAccountTokenController(ops: RestOps, work: WorkSc
     if (def === undefined) return;
     ops.create(
       { def, version: def.versions[0]!, namespace },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kube-root-ca.crt', namespace, annotations: { 'kubernetes.io/description': 'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.' } }, data: { 'ca.crt': caPem } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'kube-root-ca.crt',
+          namespace,
+          annotations: {
+            'kubernetes.io/description':
+              'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.',
+          },
+        },
+        data: { 'ca.crt': caPem },
+      },
     );
   };
 
   ops.store.onChange((e) => {
     const ns = e.object.metadata.namespace ?? '';
     const name = e.object.metadata.name ?? '';
-    if (e.grKey === '/secrets' && e.type !== 'DELETED' && e.object['type'] === tokenType) work.enqueue(`sa-token/${ns}/${name}`, () => fill(ns, name));
+    if (e.grKey === '/secrets' && e.type !== 'DELETED' && e.object['type'] === tokenType)
+      work.enqueue(`sa-token/${ns}/${name}`, () => fill(ns, name));
     if (e.grKey === '/serviceaccounts' && e.type === 'DELETED') {
       work.enqueue(`sa-gone/${ns}/${name}`, () => {
         for (const s of ops.store.list('/secrets', ns)) {
-          if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name) ops.store.remove('/secrets', ns, s.metadata.name ?? '');
+          if (s['type'] === tokenType && s.metadata.annotations?.[saNameAnnotation] === name)
+            ops.store.remove('/secrets', ns, s.metadata.name ?? '');
         }
       });
     }
     if (e.grKey === '/namespaces' && e.type === 'ADDED') work.enqueue(`root-ca/${name}`, () => publishRootCa(name));
-    if (e.grKey === '/configmaps' && e.type === 'DELETED' && name === 'kube-root-ca.crt') work.enqueue(`root-ca/${ns}`, () => publishRootCa(ns));
+    if (e.grKey === '/configmaps' && e.type === 'DELETED' && name === 'kube-root-ca.crt')
+      work.enqueue(`root-ca/${ns}`, () => publishRootCa(ns));
   });
 }
 
@@ -73,15 +88,21 @@ export function tokenRequest(ops: RestOps, authn: TokenAuthenticator, namespace:
   const sa = ops.store.get('/serviceaccounts', namespace, name);
   if (sa === undefined) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
   const b = isObject(body) ? body : {};
-  if (b['kind'] !== undefined && b['kind'] !== 'TokenRequest') throw badRequest(`the kind in the data (${JSON.stringify(b['kind'])}) does not match the expected kind (TokenRequest)`);
+  if (b['kind'] !== undefined && b['kind'] !== 'TokenRequest')
+    throw badRequest(`the kind in the data (${JSON.stringify(b['kind'])}) does not match the expected kind (TokenRequest)`);
   const spec = isObject(b['spec']) ? b['spec'] : {};
   const exp = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
   // The request body is validated as sent, without a name (so the real message says "").
   if (exp < 600)
     throw invalid('TokenRequest', 'authentication.k8s.io', '', [
-      { reason: 'FieldValueInvalid', message: `Invalid value: ${exp}: may not specify a duration less than 10 minutes`, field: 'spec.expirationSeconds' },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${exp}: may not specify a duration less than 10 minutes`,
+        field: 'spec.expirationSeconds',
+      },
     ]);
-  const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? spec['audiences'] : ['https://kubernetes.default.svc.cluster.local'];
+  const audiences =
+    Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? spec['audiences'] : ['https://kubernetes.default.svc.cluster.local'];
   const expiresAt = Date.now() + exp * 1000;
   const token = authn.issue(namespace, name, sa.metadata.uid ?? '', { expiresAt });
   return {

@@ -15,7 +15,8 @@ interface SubresourceInfo {
 function subresources(def: ResourceDef, version: VersionDef): SubresourceInfo[] {
   const out: SubresourceInfo[] = [];
   if (version.status) out.push({ name: 'status', kind: def.kind, verbs: ['get', 'patch', 'update'] });
-  if (version.scale !== undefined) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
+  if (version.scale !== undefined)
+    out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'] });
   for (const s of def.extraSubresources) {
     if (s === 'token') out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
     if (s === 'finalize') out.push({ name: 'finalize', kind: def.kind, verbs: ['update'] });

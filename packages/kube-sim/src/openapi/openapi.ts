@@ -10,7 +10,10 @@ function param(name: string, description: string): JsonObject {
 const writeParams = [
   param('dryRun', 'When present, indicates that modifications should not be persisted.'),
   param('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-  param('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict.'),
+  param(
+    'fieldValidation',
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields. Valid values are: Ignore, Warn, Strict.',
+  ),
 ];
 
 function schemaName(def: ResourceDef, version: string): string {
@@ -35,7 +38,12 @@ function op(action: string, def: ResourceDef, version: string, params: JsonObjec
   return o;
 }
 
-const patchContentTypes = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const patchContentTypes = [
+  'application/apply-patch+yaml',
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+];
 
 /**
  * Serves `/openapi/v3` (an index with a `serverRelativeURL` per group-version) and one document
@@ -89,10 +97,19 @@ export class OpenApiServer {
     for (const { def, version: vd } of this.registry.inGroupVersion(group, version)) {
       if (def.virtual === true) continue;
       const base = def.namespaced ? `${prefix}/namespaces/{namespace}/${def.resource}` : `${prefix}/${def.resource}`;
-      const nsParam = def.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : [];
+      const nsParam = def.namespaced
+        ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }]
+        : [];
       const nameParam = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
       paths[base] = {
-        get: op('list', def, version, [param('labelSelector', ''), param('fieldSelector', ''), param('limit', ''), param('continue', ''), param('watch', '')], false, []),
+        get: op(
+          'list',
+          def,
+          version,
+          [param('labelSelector', ''), param('fieldSelector', ''), param('limit', ''), param('continue', ''), param('watch', '')],
+          false,
+          [],
+        ),
         post: op('post', def, version, writeParams, true, ['application/json', 'application/yaml']),
         delete: op('deletecollection', def, version, [param('labelSelector', '')], false, []),
         parameters: nsParam,
@@ -100,8 +117,22 @@ export class OpenApiServer {
       paths[`${base}/{name}`] = {
         get: op('get', def, version, [], false, []),
         put: op('put', def, version, writeParams, true, ['application/json', 'application/yaml']),
-        patch: op('patch', def, version, [...writeParams, param('force', '')], true, def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic'))),
-        delete: op('delete', def, version, [param('dryRun', ''), param('propagationPolicy', ''), param('gracePeriodSeconds', '')], false, []),
+        patch: op(
+          'patch',
+          def,
+          version,
+          [...writeParams, param('force', '')],
+          true,
+          def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic')),
+        ),
+        delete: op(
+          'delete',
+          def,
+          version,
+          [param('dryRun', ''), param('propagationPolicy', ''), param('gracePeriodSeconds', '')],
+          false,
+          [],
+        ),
         parameters: [...nameParam, ...nsParam],
       };
       if (vd.status)
@@ -194,4 +225,3 @@ function varint(n: number): Buffer {
   out.push(v);
   return Buffer.from(out);
 }
-

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { builtinResources } from '../resources/builtin-resources.js';
 import type { KObject } from '../util/json.js';
-import { fieldsOf, fromFieldsV1, listTypesFor, orderAppliedLists, pathString, toFieldsV1, trackApply, trackUpdate } from './managed-fields.js';
+import {
+  fieldsOf,
+  fromFieldsV1,
+  listTypesFor,
+  orderAppliedLists,
+  pathString,
+  toFieldsV1,
+  trackApply,
+  trackUpdate,
+} from './managed-fields.js';
 
 const deployments = builtinResources().find((d) => d.resource === 'deployments')!;
 const shape = listTypesFor(deployments, deployments.versions[0]!);
@@ -30,7 +39,10 @@ describe('managed fields', () => {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { name: 'x', namespace: 'ns', labels: { a: 'b' }, finalizers: ['f'] },
-        spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: { containers: [{ name: 'app', image: 'i', ports: [{ containerPort: 80 }] }] } } },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { spec: { containers: [{ name: 'app', image: 'i', ports: [{ containerPort: 80 }] }] } },
+        },
       },
       shape,
     );
@@ -47,9 +59,17 @@ describe('managed fields', () => {
   });
 
   it('writes FieldsV1 with `.` on owned nodes that have children, and reads it back', () => {
-    const paths = ['f:data', 'f:data\u0000f:a', 'f:spec\u0000f:containers\u0000k:{"name":"app"}', 'f:spec\u0000f:containers\u0000k:{"name":"app"}\u0000f:image'];
+    const paths = [
+      'f:data',
+      'f:data\u0000f:a',
+      'f:spec\u0000f:containers\u0000k:{"name":"app"}',
+      'f:spec\u0000f:containers\u0000k:{"name":"app"}\u0000f:image',
+    ];
     const v1 = toFieldsV1(paths);
-    expect(v1).toEqual({ 'f:data': { '.': {}, 'f:a': {} }, 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {} } } } });
+    expect(v1).toEqual({
+      'f:data': { '.': {}, 'f:a': {} },
+      'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {} } } },
+    });
     expect([...fromFieldsV1(v1)].sort()).toEqual([...paths].sort());
   });
 
@@ -62,16 +82,22 @@ describe('managed fields', () => {
     ]);
   });
 
-  it('refuses an apply that changes another manager\'s field, and removes what the applier dropped', () => {
+  it("refuses an apply that changes another manager's field, and removes what the applier dropped", () => {
     const live = trackApply(undefined, cm({ a: '1', b: '2' }), cm({ a: '1', b: '2' }), ctx);
-    expect(() => trackApply(live, cm({ a: '2', b: '2' }), cm({ a: '2' }), { ...ctx, manager: 'bob' })).toThrow('Apply failed with 1 conflict: conflict with "alice": .data.a');
+    expect(() => trackApply(live, cm({ a: '2', b: '2' }), cm({ a: '2' }), { ...ctx, manager: 'bob' })).toThrow(
+      'Apply failed with 1 conflict: conflict with "alice": .data.a',
+    );
     const shrunk = trackApply(live, cm({ a: '1', b: '2' }), cm({ a: '1' }), ctx);
     expect(shrunk['data']).toEqual({ a: '1' });
   });
 
   it('orders an applied associative list as structured-merge-diff: items the configuration leaves out first', () => {
     const merged = { spec: { containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } };
-    orderAppliedLists(merged, { spec: { containers: [{ name: 'c' }, { name: 'a' }] } }, { ...shape, listTypes: () => ({ type: 'map', keys: ['name'] }) });
+    orderAppliedLists(
+      merged,
+      { spec: { containers: [{ name: 'c' }, { name: 'a' }] } },
+      { ...shape, listTypes: () => ({ type: 'map', keys: ['name'] }) },
+    );
     expect(merged.spec.containers.map((c) => c.name)).toEqual(['b', 'c', 'a']);
   });
 });

@@ -69,7 +69,9 @@ function builtinListType(fields: readonly string[], item: unknown): ListType {
     case 'volumeMounts':
       return { type: 'map', keys: ['mountPath'] };
     case 'ports':
-      return isObject(item) && 'containerPort' in item ? { type: 'map', keys: ['containerPort', 'protocol'] } : { type: 'map', keys: ['port', 'protocol'] };
+      return isObject(item) && 'containerPort' in item
+        ? { type: 'map', keys: ['containerPort', 'protocol'] }
+        : { type: 'map', keys: ['port', 'protocol'] };
     case 'hostAliases':
       return { type: 'map', keys: ['ip'] };
     case 'conditions':
@@ -114,12 +116,23 @@ export function listTypesFor(
   def: ResourceDef,
   version: VersionDef,
 ): { listTypes: ListTypes; atomicMap: (fields: readonly string[]) => boolean; isMap: (fields: readonly string[]) => boolean } {
-  if (def.builtin) return { listTypes: builtinListType, atomicMap: builtinAtomicMap, isMap: (fields) => builtinMaps.has(fields[fields.length - 1] ?? '') };
+  if (def.builtin)
+    return { listTypes: builtinListType, atomicMap: builtinAtomicMap, isMap: (fields) => builtinMaps.has(fields[fields.length - 1] ?? '') };
   return { listTypes: schemaListTypes(version.schema), atomicMap: () => false, isMap: () => false };
 }
 
 /** Built-in fields that are maps (`map[string]...`), not structs: an Update that creates one owns it. */
-const builtinMaps = new Set(['labels', 'annotations', 'data', 'binaryData', 'stringData', 'nodeSelector', 'matchLabels', 'limits', 'requests']);
+const builtinMaps = new Set([
+  'labels',
+  'annotations',
+  'data',
+  'binaryData',
+  'stringData',
+  'nodeSelector',
+  'matchLabels',
+  'limits',
+  'requests',
+]);
 
 type Shape = ReturnType<typeof listTypesFor>;
 
@@ -246,14 +259,19 @@ export function pathString(path: string): string {
       if (el.startsWith('f:')) return `.${el.slice(2)}`;
       if (el.startsWith('v:')) return `[=${el.slice(2)}]`;
       const key = JSON.parse(el.slice(2)) as JsonObject;
-      return `[${Object.entries(key).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+      return `[${Object.entries(key)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
     })
     .join('');
 }
 
 function readEntries(managedFields: unknown): ManagedFieldsEntry[] {
   if (!Array.isArray(managedFields)) return [];
-  return managedFields.filter((m): m is ManagedFieldsEntry => isObject(m) && typeof m['manager'] === 'string' && (m['operation'] === 'Apply' || m['operation'] === 'Update'));
+  return managedFields.filter(
+    (m): m is ManagedFieldsEntry =>
+      isObject(m) && typeof m['manager'] === 'string' && (m['operation'] === 'Apply' || m['operation'] === 'Update'),
+  );
 }
 
 function sameEntry(e: ManagedFieldsEntry, manager: string, operation: string, subresource: string | undefined): boolean {
@@ -307,7 +325,10 @@ export function trackUpdate(old: KObject | undefined, next: KObject, ctx: FieldM
   // managedFields sent with the write replace the live ones (how kubectl migrates client-side
   // apply to server-side apply), except through a subresource.
   const sent = readEntries(next.metadata.managedFields);
-  const entries = sent.length > 0 && ctx.subresource === undefined && !jsonEqual(next.metadata.managedFields, old?.metadata.managedFields) ? sent : readEntries(old?.metadata.managedFields);
+  const entries =
+    sent.length > 0 && ctx.subresource === undefined && !jsonEqual(next.metadata.managedFields, old?.metadata.managedFields)
+      ? sent
+      : readEntries(old?.metadata.managedFields);
   const before = old === undefined ? new Map<string, unknown>() : fieldsOf(old, ctx.shape, true);
   const after = fieldsOf(next, ctx.shape, true);
   const changed = new Set<string>();
@@ -319,10 +340,18 @@ export function trackUpdate(old: KObject | undefined, next: KObject, ctx: FieldM
   }
   let mine = entries.find((e) => sameEntry(e, ctx.manager, 'Update', ctx.subresource));
   const previous = mine === undefined ? new Set<string>() : fromFieldsV1(mine.fieldsV1);
-  const owned = new Set([...(mine === undefined ? [] : sets.get(mine) ?? []), ...changed]);
+  const owned = new Set([...(mine === undefined ? [] : (sets.get(mine) ?? [])), ...changed]);
   if (mine === undefined) {
     if (owned.size === 0) return withSets(entries, sets);
-    mine = { manager: ctx.manager, operation: 'Update', apiVersion: ctx.apiVersion, time: timestamp(ctx.now), fieldsType: 'FieldsV1', fieldsV1: {}, ...(ctx.subresource !== undefined ? { subresource: ctx.subresource } : {}) };
+    mine = {
+      manager: ctx.manager,
+      operation: 'Update',
+      apiVersion: ctx.apiVersion,
+      time: timestamp(ctx.now),
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+      ...(ctx.subresource !== undefined ? { subresource: ctx.subresource } : {}),
+    };
     entries.push(mine);
   } else if (changed.size > 0 || owned.size !== previous.size) {
     mine = { ...mine, apiVersion: ctx.apiVersion, time: timestamp(ctx.now) };
@@ -347,9 +376,14 @@ function managerName(e: ManagedFieldsEntry): string {
 
 /** 409 Conflict as kube-apiserver words it (`Apply failed with 1 conflict: conflict with "alice": .data.a`). */
 function conflictError(conflicts: Conflict[]): StatusError {
-  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${managerName(c.entry)}`, field: pathString(c.path) }));
+  const causes = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${managerName(c.entry)}`,
+    field: pathString(c.path),
+  }));
   let message: string;
-  if (conflicts.length === 1) message = `Apply failed with 1 conflict: conflict with ${managerName(conflicts[0]!.entry)}: ${pathString(conflicts[0]!.path)}`;
+  if (conflicts.length === 1)
+    message = `Apply failed with 1 conflict: conflict with ${managerName(conflicts[0]!.entry)}: ${pathString(conflicts[0]!.path)}`;
   else {
     const byManager = new Map<string, string[]>();
     for (const c of conflicts) byManager.set(managerName(c.entry), [...(byManager.get(managerName(c.entry)) ?? []), pathString(c.path)]);
@@ -422,7 +456,12 @@ function removePath(obj: JsonObject, path: string, shape: Shape): void {
  * removes what the manager applied before and applies no longer where nobody else owns it, and
  * returns the object with its new managedFields.
  */
-export function trackApply(live: KObject | undefined, merged: KObject, config: unknown, ctx: FieldManagerContext & { force: boolean }): KObject {
+export function trackApply(
+  live: KObject | undefined,
+  merged: KObject,
+  config: unknown,
+  ctx: FieldManagerContext & { force: boolean },
+): KObject {
   const entries = readEntries(live?.metadata.managedFields);
   const applied = fieldsOf(config, ctx.shape);
   const current = live === undefined ? new Map<string, unknown>() : fieldsOf(live, ctx.shape);
@@ -433,7 +472,8 @@ export function trackApply(live: KObject | undefined, merged: KObject, config: u
   const conflicts: Conflict[] = [];
   for (const [p, v] of applied) {
     if (!current.has(p) || jsonEqual(current.get(p), v)) continue;
-    for (const e of entries) if (!sameEntry(e, ctx.manager, 'Apply', ctx.subresource) && sets.get(e)!.has(p)) conflicts.push({ entry: e, path: p });
+    for (const e of entries)
+      if (!sameEntry(e, ctx.manager, 'Apply', ctx.subresource) && sets.get(e)!.has(p)) conflicts.push({ entry: e, path: p });
   }
   if (conflicts.length > 0 && !ctx.force && !upgradesClientSideApply(live, conflicts, ctx)) throw conflictError(conflicts);
   for (const c of conflicts) sets.get(c.entry)!.delete(c.path);
@@ -451,10 +491,23 @@ export function trackApply(live: KObject | undefined, merged: KObject, config: u
 
   // The time moves only when the apply changed the object (managedFieldsUpdater): a no-op apply
   // by a new manager records an entry without one.
-  const comparable = (o: KObject): JsonObject => ({ ...o, kind: undefined, apiVersion: undefined, metadata: { ...o.metadata, managedFields: undefined } });
+  const comparable = (o: KObject): JsonObject => ({
+    ...o,
+    kind: undefined,
+    apiVersion: undefined,
+    metadata: { ...o.metadata, managedFields: undefined },
+  });
   const changed = live === undefined || !jsonEqual(comparable(object), comparable(live));
   const time = changed ? timestamp(ctx.now) : mineIndex < 0 ? undefined : entries[mineIndex]!.time;
-  const mine: ManagedFieldsEntry = { manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, ...(time !== undefined ? { time } : {}), fieldsType: 'FieldsV1', fieldsV1: {}, ...(ctx.subresource !== undefined ? { subresource: ctx.subresource } : {}) };
+  const mine: ManagedFieldsEntry = {
+    manager: ctx.manager,
+    operation: 'Apply',
+    apiVersion: ctx.apiVersion,
+    ...(time !== undefined ? { time } : {}),
+    fieldsType: 'FieldsV1',
+    fieldsV1: {},
+    ...(ctx.subresource !== undefined ? { subresource: ctx.subresource } : {}),
+  };
   if (mineIndex < 0) entries.push(mine);
   else entries[mineIndex] = mine;
   sets.set(mine, new Set(applied.keys()));

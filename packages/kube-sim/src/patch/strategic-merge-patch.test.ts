@@ -26,15 +26,47 @@ const pod = {
 
 describe('strategic merge patch', () => {
   it.each([
-    ['merges containers by name', { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } }, (r: Pod) => expect(r.spec.containers.map((c: Container) => c.image)).toEqual(['nginx:2', 'busybox'])],
-    ['appends a container with a new name', { spec: { containers: [{ name: 'new', image: 'x' }] } }, (r: Pod) => expect(r.spec.containers.map((c: Container) => c.name)).toEqual(['app', 'side', 'new'])],
-    ['deletes an item with $patch: delete', { spec: { containers: [{ name: 'side', $patch: 'delete' }] } }, (r: Pod) => expect(r.spec.containers.map((c: Container) => c.name)).toEqual(['app'])],
-    ['merges env inside a merged container', { spec: { containers: [{ name: 'app', env: [{ name: 'B', value: '2' }] }] } }, (r: Pod) => expect(r.spec.containers[0]!.env).toEqual([{ name: 'A', value: '1' }, { name: 'B', value: '2' }])],
-    ['merges container ports on containerPort', { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, name: 'http' }] }] } }, (r: Pod) => expect(r.spec.containers[0]!.ports).toEqual([{ containerPort: 80, name: 'http' }])],
+    [
+      'merges containers by name',
+      { spec: { containers: [{ name: 'app', image: 'nginx:2' }] } },
+      (r: Pod) => expect(r.spec.containers.map((c: Container) => c.image)).toEqual(['nginx:2', 'busybox']),
+    ],
+    [
+      'appends a container with a new name',
+      { spec: { containers: [{ name: 'new', image: 'x' }] } },
+      (r: Pod) => expect(r.spec.containers.map((c: Container) => c.name)).toEqual(['app', 'side', 'new']),
+    ],
+    [
+      'deletes an item with $patch: delete',
+      { spec: { containers: [{ name: 'side', $patch: 'delete' }] } },
+      (r: Pod) => expect(r.spec.containers.map((c: Container) => c.name)).toEqual(['app']),
+    ],
+    [
+      'merges env inside a merged container',
+      { spec: { containers: [{ name: 'app', env: [{ name: 'B', value: '2' }] }] } },
+      (r: Pod) =>
+        expect(r.spec.containers[0]!.env).toEqual([
+          { name: 'A', value: '1' },
+          { name: 'B', value: '2' },
+        ]),
+    ],
+    [
+      'merges container ports on containerPort',
+      { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, name: 'http' }] }] } },
+      (r: Pod) => expect(r.spec.containers[0]!.ports).toEqual([{ containerPort: 80, name: 'http' }]),
+    ],
     ['unions metadata.finalizers', { metadata: { finalizers: ['b', 'a'] } }, (r: Pod) => expect(r.metadata.finalizers).toEqual(['a', 'b'])],
     ['deletes a key with null', { metadata: { labels: { x: null } } }, (r: Pod) => expect(r.metadata.labels).toEqual({})],
-    ['replaces a list with $patch: replace', { spec: { volumes: [{ $patch: 'replace' }, { name: 'v2' }] } }, (r: Pod) => expect(r.spec.volumes).toEqual([{ name: 'v2' }])],
-    ['drops $setElementOrder directives', { spec: { '$setElementOrder/containers': [{ name: 'app' }], containers: [{ name: 'app', image: 'i' }] } }, (r: Pod) => expect(Object.keys(r.spec)).not.toContain('$setElementOrder/containers')],
+    [
+      'replaces a list with $patch: replace',
+      { spec: { volumes: [{ $patch: 'replace' }, { name: 'v2' }] } },
+      (r: Pod) => expect(r.spec.volumes).toEqual([{ name: 'v2' }]),
+    ],
+    [
+      'drops $setElementOrder directives',
+      { spec: { '$setElementOrder/containers': [{ name: 'app' }], containers: [{ name: 'app', image: 'i' }] } },
+      (r: Pod) => expect(Object.keys(r.spec)).not.toContain('$setElementOrder/containers'),
+    ],
   ])('%s', (_title, patch, check) => {
     const before = structuredClone(pod);
     check(applyStrategicMergePatch(pod, patch) as Pod);

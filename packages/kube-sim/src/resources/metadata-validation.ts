@@ -12,10 +12,12 @@ const qualifiedName = new RegExp(`^${qualifiedNameFmt}$`);
 const qualifiedNameMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelValueFmt = '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?';
 const labelValue = new RegExp(`^${labelValueFmt}$`);
-const labelValueMsg = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelValueMsg =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const dns1123SubdomainFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
 const dns1123Subdomain = new RegExp(`^${dns1123SubdomainFmt}$`);
-const dns1123SubdomainMsg = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const dns1123SubdomainMsg =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const configKeyFmt = '[-._a-zA-Z0-9]+';
 const configKey = new RegExp(`^${configKeyFmt}$`);
 const configKeyMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
@@ -45,7 +47,9 @@ export function qualifiedNameErrors(value: string): string[] {
       if (!dns1123Subdomain.test(prefix)) errs.push(`prefix part ${regexError(dns1123SubdomainMsg, dns1123SubdomainFmt, 'example.com')}`);
     }
   } else
-    return [`a qualified name ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a qualified name ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   if (name.length === 0) errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push(`name part ${maxLen(63)}`);
   if (!qualifiedName.test(name)) errs.push(`name part ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`);
@@ -71,7 +75,11 @@ export function configKeyErrors(value: string): string[] {
   return errs;
 }
 
-const invalidCause = (field: string, value: string, msg: string): StatusCause => ({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${msg}`, field });
+const invalidCause = (field: string, value: string, msg: string): StatusCause => ({
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: ${JSON.stringify(value)}: ${msg}`,
+  field,
+});
 
 /** ValidateLabels and ValidateAnnotations of an object's metadata. */
 export function metadataCauses(meta: ObjectMeta): StatusCause[] {
@@ -87,7 +95,11 @@ export function metadataCauses(meta: ObjectMeta): StatusCause[] {
     annotationBytes += Buffer.byteLength(k) + Buffer.byteLength(String(v));
   }
   if (annotationBytes > maxAnnotationBytes)
-    causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxAnnotationBytes} bytes`, field: 'metadata.annotations' });
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${maxAnnotationBytes} bytes`,
+      field: 'metadata.annotations',
+    });
   return causes;
 }
 

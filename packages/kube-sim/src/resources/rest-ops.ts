@@ -231,8 +231,7 @@ export class RestOps {
     const gv = groupVersion(scope.def.group, scope.version.name);
     const kind = typeof body['kind'] === 'string' && body['kind'] !== '' ? body['kind'] : scope.def.kind;
     const apiVersion = typeof body['apiVersion'] === 'string' && body['apiVersion'] !== '' ? body['apiVersion'] : gv;
-    if (apiVersion !== gv)
-      throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
+    if (apiVersion !== gv) throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${gv})`);
     if (kind !== scope.def.kind) throw badRequest(`the kind in the data (${kind}) does not match the expected kind (${scope.def.kind})`);
     const metadata = body['metadata'];
     if (metadata !== undefined && !isObject(metadata)) throw badRequest('metadata must be an object');
@@ -261,11 +260,29 @@ export class RestOps {
       if (name === '' || name === '.' || name === '..' || /[/%]/.test(name))
         causes.push(invalidName(name, 'a path segment name', `may not be '.' or '..' and may not contain '/' or '%'`));
     } else if (res === 'namespaces' && !dns1123Label.test(name))
-      causes.push(invalidName(name, 'a lowercase RFC 1123 label', "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+      causes.push(
+        invalidName(
+          name,
+          'a lowercase RFC 1123 label',
+          "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        ),
+      );
     else if (res === 'services' && scope.def.builtin && !dns1035Label.test(name))
-      causes.push(invalidName(name, 'a DNS-1035 label', "must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
+      causes.push(
+        invalidName(
+          name,
+          'a DNS-1035 label',
+          "must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        ),
+      );
     else if (!dns1123Subdomain.test(name) || name.length > 253)
-      causes.push(invalidName(name, 'a lowercase RFC 1123 subdomain', "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+      causes.push(
+        invalidName(
+          name,
+          'a lowercase RFC 1123 subdomain',
+          "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        ),
+      );
     if (causes.length > 0) throw invalid(scope.def.kind, scope.def.group, name, causes);
   }
 
@@ -278,9 +295,15 @@ export class RestOps {
   }
 
   /** Applies the CRD validator / kind hooks; returns warnings. */
-  private validateContent(scope: Scope, obj: KObject, old: KObject | undefined, opts: WriteOptions): { object: KObject; warnings: string[] } {
+  private validateContent(
+    scope: Scope,
+    obj: KObject,
+    old: KObject | undefined,
+    opts: WriteOptions,
+  ): { object: KObject; warnings: string[] } {
     let result = { object: obj, warnings: [] as string[] };
-    if (scope.def.topLevelFields !== undefined) result.warnings = dropUnknownFields(scope.def.topLevelFields, obj, opts.fieldValidation === 'Strict');
+    if (scope.def.topLevelFields !== undefined)
+      result.warnings = dropUnknownFields(scope.def.topLevelFields, obj, opts.fieldValidation === 'Strict');
     const metaCauses = metadataCauses(obj.metadata);
     if (!scope.def.builtin && metaCauses.length > 0) throw invalid(scope.def.kind, scope.def.group, obj.metadata.name ?? '', metaCauses);
     if (!scope.def.builtin && this.customValidator !== undefined)
@@ -328,8 +351,7 @@ export class RestOps {
     const name = meta.name;
     this.checkNamespaceForCreate(scope, name);
     const grKey = this.grKey(scope.def);
-    if (this.store.get(grKey, scope.def.namespaced ? scope.namespace : '', name) !== undefined)
-      throw alreadyExists(scope.def, name);
+    if (this.store.get(grKey, scope.def.namespaced ? scope.namespace : '', name) !== undefined) throw alreadyExists(scope.def, name);
     if (opts.dryRun === true) return { object, warnings };
     return { object: this.store.put(grKey, object, 'ADDED'), warnings };
   }
@@ -350,8 +372,7 @@ export class RestOps {
   updateFrom(scope: Scope, existing: KObject, incoming: KObject, opts: WriteOptions, subresource?: 'status'): WriteResult {
     const name = existing.metadata.name ?? '';
     const inRv = incoming.metadata.resourceVersion;
-    if (inRv !== undefined && inRv !== '' && inRv !== existing.metadata.resourceVersion)
-      throw conflict(scope.def, name, modifiedMessage);
+    if (inRv !== undefined && inRv !== '' && inRv !== existing.metadata.resourceVersion) throw conflict(scope.def, name, modifiedMessage);
     if (incoming.metadata.uid !== undefined && incoming.metadata.uid !== '' && incoming.metadata.uid !== existing.metadata.uid)
       throw conflict(
         scope.def,
@@ -393,14 +414,22 @@ export class RestOps {
       const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
       if (added.length > 0)
         throw invalid(scope.def.kind, scope.def.group, name, [
-          { reason: 'FieldValueForbidden', message: 'Forbidden: no new finalizers can be added if the object is being deleted', field: 'metadata.finalizers' },
+          {
+            reason: 'FieldValueForbidden',
+            message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+            field: 'metadata.finalizers',
+          },
         ]);
     }
     const validated = this.validateContent(scope, obj, existing, opts);
     obj = validated.object;
     if (scope.def.generation) {
       const gen = existing.metadata.generation ?? 1;
-      const bump = specChanged(existing, obj, scope.version.status) || (subresource !== 'status' && annotationsBumpGeneration(scope.def) && !sameMap(existing.metadata.annotations, obj.metadata.annotations));
+      const bump =
+        specChanged(existing, obj, scope.version.status) ||
+        (subresource !== 'status' &&
+          annotationsBumpGeneration(scope.def) &&
+          !sameMap(existing.metadata.annotations, obj.metadata.annotations));
       obj.metadata.generation = bump ? gen + 1 : gen;
     }
     if (jsonEqual(obj, existing)) return { object: existing, warnings: validated.warnings };
@@ -452,7 +481,10 @@ export class RestOps {
       const last = this.store.remove(grKey, ns, name);
       return { object: last ?? existing, warnings: [], deleted: true };
     }
-    const next: KObject = { ...existing, metadata: { ...existing.metadata, deletionTimestamp: nowTimestamp(this.now()), deletionGracePeriodSeconds: 0 } };
+    const next: KObject = {
+      ...existing,
+      metadata: { ...existing.metadata, deletionTimestamp: nowTimestamp(this.now()), deletionGracePeriodSeconds: 0 },
+    };
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;
     if (isNamespace) next['status'] = { ...(isObject(existing['status']) ? existing['status'] : {}), phase: 'Terminating' };
     if (opts.dryRun === true) return { object: next, warnings: [] };
@@ -464,14 +496,22 @@ export class RestOps {
     const existing = this.store.get('/namespaces', '', name);
     if (existing === undefined) return undefined;
     const next: KObject = { ...existing, spec: { ...(isObject(existing['spec']) ? existing['spec'] : {}), finalizers: specFinalizers } };
-    if (specFinalizers.length === 0 && existing.metadata.deletionTimestamp !== undefined && (existing.metadata.finalizers ?? []).length === 0)
+    if (
+      specFinalizers.length === 0 &&
+      existing.metadata.deletionTimestamp !== undefined &&
+      (existing.metadata.finalizers ?? []).length === 0
+    )
       return this.store.remove('/namespaces', '', name, next);
     return this.store.put('/namespaces', next, 'MODIFIED');
   }
 
   /** Stores a controller-made change to an existing object unconditionally (no validation). */
   writeThrough(grKey: string, obj: KObject): KObject {
-    if (obj.metadata.deletionTimestamp !== undefined && (obj.metadata.finalizers ?? []).length === 0 && !(grKey === '/namespaces' && namespaceHasSpecFinalizers(obj))) {
+    if (
+      obj.metadata.deletionTimestamp !== undefined &&
+      (obj.metadata.finalizers ?? []).length === 0 &&
+      !(grKey === '/namespaces' && namespaceHasSpecFinalizers(obj))
+    ) {
       return this.store.remove(grKey, obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj) ?? obj;
     }
     return this.store.put(grKey, obj, 'MODIFIED');
@@ -496,8 +536,21 @@ export class RestOps {
 }
 
 const metadataFields = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
 ]);
 
 /** Drops top-level and metadata fields a built-in kind does not have; 400 under fieldValidation=Strict. */
@@ -593,7 +646,6 @@ function randomSuffix(): string {
   return s;
 }
 
-
 function encodeContinue(rv: string, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: Number(rv), start })).toString('base64');
 }
@@ -601,11 +653,16 @@ function encodeContinue(rv: string, start: string): string {
 function decodeContinue(token: string): { rv: number; start: string } {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
-    if (isObject(parsed) && parsed['v'] === 'meta.k8s.io/v1' && typeof parsed['start'] === 'string' && typeof parsed['rv'] === 'number' && parsed['rv'] > 0)
+    if (
+      isObject(parsed) &&
+      parsed['v'] === 'meta.k8s.io/v1' &&
+      typeof parsed['start'] === 'string' &&
+      typeof parsed['rv'] === 'number' &&
+      parsed['rv'] > 0
+    )
       return { rv: parsed['rv'], start: parsed['start'] };
   } catch {
     // fall through
   }
   throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
 }
-

@@ -5,7 +5,10 @@ import type { JsonObject, KObject } from '../util/json.js';
 import type { RestOps, Scope } from './rest-ops.js';
 
 function pathOf(jsonPath: string): string[] {
-  return jsonPath.replace(/^\./, '').split('.').filter((p) => p !== '');
+  return jsonPath
+    .replace(/^\./, '')
+    .split('.')
+    .filter((p) => p !== '');
 }
 
 function read(obj: unknown, jsonPath: string): unknown {
@@ -49,7 +52,13 @@ function toScale(obj: KObject, scope: Scope): JsonObject {
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+    },
     spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
     status,
   };
@@ -65,7 +74,13 @@ export function scaleHandlers(ops: RestOps): HandlerExtensions['scale'] {
       const spec = isObject(body['spec']) ? body['spec'] : {};
       const replicas = spec['replicas'];
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-        throw invalid('Scale', 'autoscaling', name, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`, field: 'spec.replicas' }]);
+        throw invalid('Scale', 'autoscaling', name, [
+          {
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`,
+            field: 'spec.replicas',
+          },
+        ]);
       const meta = isObject(body['metadata']) ? body['metadata'] : {};
       const next = structuredClone(existing);
       const path = pathOf(scope.version.scale!.specReplicasPath);

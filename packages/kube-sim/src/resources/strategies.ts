@@ -71,7 +71,8 @@ function defaultKindOnCreate(def: ResourceDef, obj: KObject, allocateIp: () => s
       if (s['revisionHistoryLimit'] === undefined) s['revisionHistoryLimit'] = 10;
       if (def.resource === 'deployments') {
         if (s['progressDeadlineSeconds'] === undefined) s['progressDeadlineSeconds'] = 600;
-        if (s['strategy'] === undefined) s['strategy'] = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
+        if (s['strategy'] === undefined)
+          s['strategy'] = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
       }
       if (def.resource === 'replicasets') delete s['revisionHistoryLimit'];
       obj['spec'] = s;
@@ -125,9 +126,25 @@ function defaultKindOnUpdate(def: ResourceDef, obj: KObject, old: KObject): void
 const omittedEmptyMaps = new Set(['labels', 'annotations', 'data', 'binaryData', 'nodeSelector', 'matchLabels', 'limits', 'requests']);
 /** Slice fields with `omitempty` of those kinds. */
 const omittedEmptyLists = new Set([
-  'finalizers', 'ownerReferences', 'env', 'envFrom', 'args', 'command', 'volumes', 'volumeMounts', 'ports', 'tolerations',
-  'imagePullSecrets', 'initContainers', 'ephemeralContainers', 'hostAliases', 'topologySpreadConstraints', 'matchExpressions',
-  'conditions', 'secrets', 'externalIPs',
+  'finalizers',
+  'ownerReferences',
+  'env',
+  'envFrom',
+  'args',
+  'command',
+  'volumes',
+  'volumeMounts',
+  'ports',
+  'tolerations',
+  'imagePullSecrets',
+  'initContainers',
+  'ephemeralContainers',
+  'hostAliases',
+  'topologySpreadConstraints',
+  'matchExpressions',
+  'conditions',
+  'secrets',
+  'externalIPs',
 ]);
 
 /**
@@ -162,8 +179,16 @@ function checkSecretData(obj: KObject): void {
   if (!isObject(data)) return;
   for (const [k, v] of Object.entries(data)) {
     if (typeof v !== 'string' || v.length % 4 !== 0 || !base64.test(v)) {
-      const at = typeof v === 'string' ? Math.max(0, [...v].findIndex((ch) => !/[A-Za-z0-9+/=]/.test(ch))) : 0;
-      throw badRequest(`Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at} (key ${JSON.stringify(k)})`);
+      const at =
+        typeof v === 'string'
+          ? Math.max(
+              0,
+              [...v].findIndex((ch) => !/[A-Za-z0-9+/=]/.test(ch)),
+            )
+          : 0;
+      throw badRequest(
+        `Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte ${at} (key ${JSON.stringify(k)})`,
+      );
     }
   }
 }
@@ -231,7 +256,9 @@ function selectorMatches(selector: JsonObject, labels: Record<string, unknown>):
 
 function goMap(v: unknown): string {
   if (!isObject(v)) return 'map[string]string(nil)';
-  return `map[string]string{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${JSON.stringify(x)}`).join(', ')}}`;
+  return `map[string]string{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}:${JSON.stringify(x)}`)
+    .join(', ')}}`;
 }
 
 /** core.MaxSecretSize: the limit of a Secret's data and of a ConfigMap's data plus binaryData (1 MiB). */
@@ -242,9 +269,11 @@ function dataSize(obj: KObject, configMap: boolean): number {
   let total = 0;
   const data = obj['data'];
   if (isObject(data))
-    for (const v of Object.values(data)) if (typeof v === 'string') total += configMap ? Buffer.byteLength(v, 'utf8') : Buffer.from(v, 'base64').length;
+    for (const v of Object.values(data))
+      if (typeof v === 'string') total += configMap ? Buffer.byteLength(v, 'utf8') : Buffer.from(v, 'base64').length;
   const binary = obj['binaryData'];
-  if (configMap && isObject(binary)) for (const v of Object.values(binary)) if (typeof v === 'string') total += Buffer.from(v, 'base64').length;
+  if (configMap && isObject(binary))
+    for (const v of Object.values(binary)) if (typeof v === 'string') total += Buffer.from(v, 'base64').length;
   return total;
 }
 
@@ -261,43 +290,81 @@ export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | u
     if (!isObject(selector)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' });
     else {
       const empty = !isObject(selector['matchLabels']) && !Array.isArray(selector['matchExpressions']);
-      if (empty) causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: "{}": empty selector is invalid for deployment', field: 'spec.selector' });
+      if (empty)
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "{}": empty selector is invalid for deployment',
+          field: 'spec.selector',
+        });
       else if (!selectorMatches(selector, labels))
-        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``, field: 'spec.template.metadata.labels' });
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``,
+          field: 'spec.template.metadata.labels',
+        });
       if (old !== undefined) {
         const oldSpec = isObject(old['spec']) ? old['spec'] : {};
         if (JSON.stringify(oldSpec['selector']) !== JSON.stringify(selector))
-          causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(selector)}: field is immutable`, field: 'spec.selector' });
+          causes.push({
+            reason: 'FieldValueInvalid',
+            message: `Invalid value: ${JSON.stringify(selector)}: field is immutable`,
+            field: 'spec.selector',
+          });
       }
     }
     const replicas = spec['replicas'];
     if (replicas !== undefined && (typeof replicas !== 'number' || replicas < 0))
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, field: 'spec.replicas' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        field: 'spec.replicas',
+      });
   }
   if (key === '/services' && old !== undefined) {
     const s = isObject(obj['spec']) ? obj['spec'] : {};
     const o = isObject(old['spec']) ? old['spec'] : {};
     if (typeof o['clusterIP'] === 'string' && o['clusterIP'] !== '' && o['clusterIP'] !== 'None' && s['type'] !== 'ExternalName') {
       if (s['clusterIP'] !== o['clusterIP'])
-        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(s['clusterIP'] ?? '')}: field is immutable`, field: 'spec.clusterIP' });
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${JSON.stringify(s['clusterIP'] ?? '')}: field is immutable`,
+          field: 'spec.clusterIP',
+        });
       const ips = Array.isArray(s['clusterIPs']) ? s['clusterIPs'] : [];
       if (ips[0] !== undefined && ips[0] !== o['clusterIP'])
-        causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(ips)}: may not change once set`, field: 'spec.clusterIPs[0]' });
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${JSON.stringify(ips)}: may not change once set`,
+          field: 'spec.clusterIPs[0]',
+        });
     }
   }
   if (key === '/configmaps' || key === '/secrets') {
     causes.push(...dataKeyCauses(obj, key === '/configmaps'));
     if (key === '/secrets' && old !== undefined && (old['type'] ?? 'Opaque') !== (obj['type'] ?? 'Opaque'))
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(obj['type'] ?? '')}: field is immutable`, field: 'type' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(obj['type'] ?? '')}: field is immutable`,
+        field: 'type',
+      });
     const size = dataSize(obj, key === '/configmaps');
     // The real messages: the whole object (field `[]`) for ConfigMaps, `data` for Secrets.
     if (size > maxDataBytes)
-      causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${maxDataBytes} bytes`, field: key === '/configmaps' ? '[]' : 'data' });
+      causes.push({
+        reason: 'FieldValueTooLong',
+        message: `Too long: may not be more than ${maxDataBytes} bytes`,
+        field: key === '/configmaps' ? '[]' : 'data',
+      });
     if (old !== undefined && old['immutable'] === true) {
       for (const f of ['data', 'binaryData', 'stringData'])
         if (JSON.stringify(old[f]) !== JSON.stringify(obj[f]) && !(f === 'stringData'))
           causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: f });
-      if (obj['immutable'] !== true) causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: 'immutable' });
+      if (obj['immutable'] !== true)
+        causes.push({
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: field is immutable when `immutable` is set',
+          field: 'immutable',
+        });
     }
   }
   return causes;

@@ -15,14 +15,24 @@ const schema = {
         max: { type: 'integer', default: 10 },
         mode: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'mode is immutable' }] },
         wait: { type: 'string', 'x-kubernetes-validations': [{ rule: "duration(self) > duration('0s')" }] },
-        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.size() <= 2', reason: 'FieldValueForbidden', message: 'at most two tags' }] },
-        owner: { type: 'string', 'x-kubernetes-validations': [{ rule: "self != ''", reason: 'FieldValueRequired', message: 'owner is required' }] },
+        tags: {
+          type: 'array',
+          items: { type: 'string' },
+          'x-kubernetes-validations': [{ rule: 'self.size() <= 2', reason: 'FieldValueForbidden', message: 'at most two tags' }],
+        },
+        owner: {
+          type: 'string',
+          'x-kubernetes-validations': [{ rule: "self != ''", reason: 'FieldValueRequired', message: 'owner is required' }],
+        },
       },
     },
   },
 };
 
-const object = (spec: Record<string, unknown>, name = 'w-1') => ({ metadata: { name, namespace: 'ns', labels: { a: 'b' } }, spec: { min: 1, max: 2, ...spec } });
+const object = (spec: Record<string, unknown>, name = 'w-1') => ({
+  metadata: { name, namespace: 'ns', labels: { a: 'b' } },
+  spec: { min: 1, max: 2, ...spec },
+});
 
 describe('CEL validation rules', () => {
   it('accepts an object every rule holds for', () => {
@@ -32,7 +42,12 @@ describe('CEL validation rules', () => {
   it.each([
     ['a false rule at the root, reading metadata.name', object({}, 'x'), '<nil>', 'Invalid value: "object": name must start with w-'],
     ['a rule across fields, reported at its fieldPath', object({ min: 3 }), 'spec.min', 'Invalid value: "object": min must not exceed max'],
-    ['a rule without a message', object({ wait: '-1s' }), 'spec.wait', `Invalid value: "string": failed rule: duration(self) > duration('0s')`],
+    [
+      'a rule without a message',
+      object({ wait: '-1s' }),
+      'spec.wait',
+      `Invalid value: "string": failed rule: duration(self) > duration('0s')`,
+    ],
     ['a Forbidden reason', object({ tags: ['a', 'b', 'c'] }), 'spec.tags', 'Forbidden: at most two tags'],
     ['a Required reason', object({ owner: '' }), 'spec.owner', 'Required value: owner is required'],
   ])('reports %s as kube-apiserver does', (_title, obj, field, message) => {
@@ -61,7 +76,10 @@ describe('CEL validation rules', () => {
 
 describe('structural defaults', () => {
   it('applies the defaults of the fields of a defaulted object', () => {
-    const s = { type: 'object', properties: { block: { type: 'object', default: {}, properties: { a: { type: 'string', default: 'x' }, b: { type: 'integer' } } } } };
+    const s = {
+      type: 'object',
+      properties: { block: { type: 'object', default: {}, properties: { a: { type: 'string', default: 'x' }, b: { type: 'integer' } } } },
+    };
     expect(validateAgainstSchema(s, {}).value).toEqual({ block: { a: 'x' } });
     expect(validateAgainstSchema(s, { block: { b: 2 } }).value).toEqual({ block: { a: 'x', b: 2 } });
   });

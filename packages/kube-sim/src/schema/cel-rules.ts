@@ -112,14 +112,22 @@ function evaluateNode(schema: JsonObject, value: unknown, old: unknown, path: st
     const program = compile(rule.rule);
     const field = errorPath(path, undefined);
     if (program instanceof Error) {
-      w.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(schemaType(schema))}: compilation failed: ${program.message}`, field });
+      w.causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(schemaType(schema))}: compilation failed: ${program.message}`,
+        field,
+      });
       continue;
     }
     const bindings: Record<string, CelInput> = { self: toCel(schema, value) };
     if (transition) bindings['oldSelf'] = toCel(schema, old);
     const result = program(bindings);
     if (isCelError(result)) {
-      w.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(schemaType(schema))}: ${result.message} evaluating rule: ${rule.rule}`, field });
+      w.causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(schemaType(schema))}: ${result.message} evaluating rule: ${rule.rule}`,
+        field,
+      });
     } else if (result !== true) {
       w.causes.push(failedRuleCause(schema, path, rule));
     }

@@ -41,7 +41,10 @@ describe('structural schema validation', () => {
   });
 
   it('prunes unknown fields, keeps preserved ones, applies defaults and accepts nullable nulls', () => {
-    const r = validateAgainstSchema(schema, { spec: { size: 2, bogus: 1, free: { any: { thing: 1 } }, maybe: null, port: '8080' }, extra: true });
+    const r = validateAgainstSchema(schema, {
+      spec: { size: 2, bogus: 1, free: { any: { thing: 1 } }, maybe: null, port: '8080' },
+      extra: true,
+    });
     expect(r.causes).toEqual([]);
     expect(r.pruned.sort()).toEqual(['extra', 'spec.bogus']);
     expect(r.value).toEqual({ spec: { size: 2, free: { any: { thing: 1 } }, maybe: null, port: '8080', color: 'red' } });

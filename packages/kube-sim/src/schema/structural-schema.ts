@@ -61,23 +61,43 @@ function walk(schema: JsonObject, value: unknown, path: string, r: SchemaResult)
   const type = typeof schema['type'] === 'string' ? schema['type'] : undefined;
   if (schema['x-kubernetes-int-or-string'] === true) {
     if (!(typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))))
-      r.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: ${show(value)}: ${path} in body must be of type int-or-string: "${typeName(value)}"`, field: path });
+      r.causes.push({
+        reason: 'FieldValueTypeInvalid',
+        message: `Invalid value: ${show(value)}: ${path} in body must be of type int-or-string: "${typeName(value)}"`,
+        field: path,
+      });
     return value;
   }
   if (type !== undefined && !typeMatches(type, value)) {
-    r.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: ${show(value)}: ${path} in body must be of type ${type}: "${typeName(value)}"`, field: path });
+    r.causes.push({
+      reason: 'FieldValueTypeInvalid',
+      message: `Invalid value: ${show(value)}: ${path} in body must be of type ${type}: "${typeName(value)}"`,
+      field: path,
+    });
     return value;
   }
   const en = schema['enum'];
   if (Array.isArray(en) && !en.some((e) => JSON.stringify(e) === JSON.stringify(value)))
-    r.causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${show(value)}: supported values: ${en.map((e) => JSON.stringify(e)).join(', ')}`, field: path });
+    r.causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${show(value)}: supported values: ${en.map((e) => JSON.stringify(e)).join(', ')}`,
+      field: path,
+    });
   if (typeof value === 'number') numberChecks(schema, value, path, r);
   if (typeof value === 'string') stringChecks(schema, value, path, r);
   if (Array.isArray(value)) {
     if (typeof schema['maxItems'] === 'number' && value.length > schema['maxItems'])
-      r.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${value.length}: must have at most ${schema['maxItems']} items`, field: path });
+      r.causes.push({
+        reason: 'FieldValueTooMany',
+        message: `Too many: ${value.length}: must have at most ${schema['maxItems']} items`,
+        field: path,
+      });
     if (typeof schema['minItems'] === 'number' && value.length < schema['minItems'])
-      r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${value.length}: ${path} in body should have at least ${schema['minItems']} items`, field: path });
+      r.causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${value.length}: ${path} in body should have at least ${schema['minItems']} items`,
+        field: path,
+      });
     const items = schema['items'];
     if (isObject(items)) return value.map((v, i) => walk(items, v, `${path}[${i}]`, r));
     return value;
@@ -91,27 +111,47 @@ function numberChecks(schema: JsonObject, v: number, path: string, r: SchemaResu
   const max = schema['maximum'];
   if (typeof min === 'number') {
     if (schema['exclusiveMinimum'] === true ? v <= min : v < min)
-      r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: ${path} in body should be greater than ${schema['exclusiveMinimum'] === true ? '' : 'or equal to '}${min}`, field: path });
+      r.causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${v}: ${path} in body should be greater than ${schema['exclusiveMinimum'] === true ? '' : 'or equal to '}${min}`,
+        field: path,
+      });
   }
   if (typeof max === 'number') {
     if (schema['exclusiveMaximum'] === true ? v >= max : v > max)
-      r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: ${path} in body should be less than ${schema['exclusiveMaximum'] === true ? '' : 'or equal to '}${max}`, field: path });
+      r.causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${v}: ${path} in body should be less than ${schema['exclusiveMaximum'] === true ? '' : 'or equal to '}${max}`,
+        field: path,
+      });
   }
   const mult = schema['multipleOf'];
   if (typeof mult === 'number' && mult > 0 && Math.abs(v / mult - Math.round(v / mult)) > 1e-9)
-    r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: ${path} in body should be a multiple of ${mult}`, field: path });
+    r.causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${v}: ${path} in body should be a multiple of ${mult}`,
+      field: path,
+    });
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 function stringChecks(schema: JsonObject, v: string, path: string, r: SchemaResult): void {
   if (schema['format'] === 'byte' && !BASE64.test(v))
-    r.causes.push({ reason: 'FieldValueTypeInvalid', message: `Invalid value: ${JSON.stringify(v)}: ${path} in body must be of type byte: ${JSON.stringify(v)}`, field: path });
+    r.causes.push({
+      reason: 'FieldValueTypeInvalid',
+      message: `Invalid value: ${JSON.stringify(v)}: ${path} in body must be of type byte: ${JSON.stringify(v)}`,
+      field: path,
+    });
   const len = [...v].length;
   if (typeof schema['maxLength'] === 'number' && len > schema['maxLength'])
     r.causes.push({ reason: 'FieldValueTooLong', message: `Too long: may not be more than ${schema['maxLength']} bytes`, field: path });
   if (typeof schema['minLength'] === 'number' && len < schema['minLength'])
-    r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(v)}: ${path} in body should be at least ${schema['minLength']} chars long`, field: path });
+    r.causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(v)}: ${path} in body should be at least ${schema['minLength']} chars long`,
+      field: path,
+    });
   if (typeof schema['pattern'] === 'string') {
     let re: RegExp | undefined;
     try {
@@ -120,7 +160,11 @@ function stringChecks(schema: JsonObject, v: string, path: string, r: SchemaResu
       re = undefined;
     }
     if (re !== undefined && !re.test(v))
-      r.causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(v)}: ${path} in body should match '${schema['pattern']}'`, field: path });
+      r.causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(v)}: ${path} in body should match '${schema['pattern']}'`,
+        field: path,
+      });
   }
 }
 
@@ -146,13 +190,19 @@ function walkObject(schema: JsonObject, value: JsonObject, path: string, r: Sche
   if (props !== undefined)
     for (const [k, p] of Object.entries(props)) {
       // A default is itself walked, so that the defaults of its fields apply too (`default: {}`).
-      if (out[k] === undefined && isObject(p) && p['default'] !== undefined) out[k] = walk(p, structuredClone(p['default']), child(path, k), r);
+      if (out[k] === undefined && isObject(p) && p['default'] !== undefined)
+        out[k] = walk(p, structuredClone(p['default']), child(path, k), r);
     }
   const required = Array.isArray(schema['required']) ? schema['required'] : [];
   for (const k of required) {
-    if (typeof k === 'string' && out[k] === undefined) r.causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: child(path, k) });
+    if (typeof k === 'string' && out[k] === undefined)
+      r.causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: child(path, k) });
   }
   if (typeof schema['maxProperties'] === 'number' && Object.keys(out).length > schema['maxProperties'])
-    r.causes.push({ reason: 'FieldValueTooMany', message: `Too many: ${Object.keys(out).length}: must have at most ${schema['maxProperties']} items`, field: path });
+    r.causes.push({
+      reason: 'FieldValueTooMany',
+      message: `Too many: ${Object.keys(out).length}: must have at most ${schema['maxProperties']} items`,
+      field: path,
+    });
   return out;
 }

@@ -7,11 +7,18 @@ import { evaluateValidationRules } from './cel-rules.js';
 import { validateAgainstSchema } from './structural-schema.js';
 
 /** Structural errors after which kube-apiserver does not evaluate CEL rules. */
-const BLOCKING_REASONS = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+const BLOCKING_REASONS = new Set([
+  'FieldValueNotSupported',
+  'FieldValueRequired',
+  'FieldValueTooLong',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
+]);
 
 const RULES_NOT_CHECKED: StatusCause = {
   reason: 'FieldValueInvalid',
-  message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  message:
+    'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
   field: '<nil>',
 };
 
@@ -22,7 +29,11 @@ const RULES_NOT_CHECKED: StatusCause = {
  * Invalid → 422 with causes; unknown fields → dropped with a warning, or 400 under
  * fieldValidation=Strict. `apiVersion`, `kind` and `metadata` are never pruned.
  */
-export function validateCustomResource(scope: Scope, obj: KObject, options: CustomValidationOptions): { object: KObject; warnings: string[] } {
+export function validateCustomResource(
+  scope: Scope,
+  obj: KObject,
+  options: CustomValidationOptions,
+): { object: KObject; warnings: string[] } {
   const schema = scope.version.schema;
   if (schema === undefined) return { object: obj, warnings: [] };
   const { metadata, ...rest } = obj;

@@ -51,7 +51,12 @@ interface ResourceRoute {
   legacyWatch: boolean;
 }
 
-const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const patchTypes = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 /**
  * The HTTP front of one simulated cluster: authentication, authorization, routing of
@@ -79,7 +84,10 @@ export class ApiHandler {
     try {
       await this.route(req, res);
     } catch (e) {
-      const err = e instanceof StatusError ? e : new StatusError(500, 'InternalError', `Internal error occurred: ${e instanceof Error ? e.message : String(e)}`);
+      const err =
+        e instanceof StatusError
+          ? e
+          : new StatusError(500, 'InternalError', `Internal error occurred: ${e instanceof Error ? e.message : String(e)}`);
       if (!res.headersSent) sendStatus(res, err);
       else res.end();
     }
@@ -96,27 +104,41 @@ export class ApiHandler {
     // such a request as the admin, like the legacy insecure port of kube-apiserver did. A wrong
     // or revoked token is a 401 either way.
     let identity: Identity | undefined;
-    if (req.headers.authorization === undefined) identity = this.info.anonymousIsAdmin ? this.authn.authenticate(`Bearer ${this.authn.adminToken}`) : anonymous;
+    if (req.headers.authorization === undefined)
+      identity = this.info.anonymousIsAdmin ? this.authn.authenticate(`Bearer ${this.authn.adminToken}`) : anonymous;
     else identity = this.authn.authenticate(req.headers.authorization);
     if (identity === undefined) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
     return this.routeAs(req, res, impersonate(identity, req.headers), path, method, url);
   }
 
-  private async routeAs(req: IncomingMessage, res: ServerResponse, identity: Identity, path: string, method: string, url: URL): Promise<void> {
+  private async routeAs(
+    req: IncomingMessage,
+    res: ServerResponse,
+    identity: Identity,
+    path: string,
+    method: string,
+    url: URL,
+  ): Promise<void> {
     // Path segments arrive percent-encoded (clients escape `:` in names such as RBAC's
     // `system:foo`); the API server matches on the decoded segments.
     let segs: string[];
     try {
-      segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+      segs = path
+        .split('/')
+        .filter((s) => s !== '')
+        .map(decodeURIComponent);
     } catch {
       throw new StatusError(400, 'BadRequest', `malformed path: ${path}`);
     }
     const accept = parseAccept(req.headers.accept);
 
     if (segs[0] !== 'api' && segs[0] !== 'apis') return this.nonResource(req, res, identity, path, method, url.searchParams, accept);
-    if (segs[0] === 'api' && segs.length === 1) return this.discovery(res, identity, path, method, accept, () => apiVersions(this.info.serverAddress()), true);
-    if (segs[0] === 'apis' && segs.length === 1) return this.discovery(res, identity, path, method, accept, () => apiGroupList(this.registry), false);
-    if (segs[0] === 'apis' && segs.length === 2) return this.discovery(res, identity, path, method, accept, () => apiGroup(this.registry, segs[1]!));
+    if (segs[0] === 'api' && segs.length === 1)
+      return this.discovery(res, identity, path, method, accept, () => apiVersions(this.info.serverAddress()), true);
+    if (segs[0] === 'apis' && segs.length === 1)
+      return this.discovery(res, identity, path, method, accept, () => apiGroupList(this.registry), false);
+    if (segs[0] === 'apis' && segs.length === 2)
+      return this.discovery(res, identity, path, method, accept, () => apiGroup(this.registry, segs[1]!));
     const isCore = segs[0] === 'api';
     const group = isCore ? '' : segs[1]!;
     const version = isCore ? segs[1]! : segs[2]!;
@@ -129,19 +151,43 @@ export class ApiHandler {
 
   private authorizeNonResource(identity: Identity, path: string, method: string): void {
     const verb = method === 'GET' || method === 'HEAD' ? 'get' : method.toLowerCase();
-    const attrs: RequestAttributes = { verb, resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '', namespace: '' };
+    const attrs: RequestAttributes = {
+      verb,
+      resourceRequest: false,
+      path,
+      apiGroup: '',
+      resource: '',
+      subresource: '',
+      name: '',
+      namespace: '',
+    };
     if (!this.authz.authorize(identity, attrs)) throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {});
   }
 
-  private discovery(res: ServerResponse, identity: Identity, path: string, method: string, accept: MediaRange[], build: () => JsonObject | undefined, aggregatedCore?: boolean): void {
+  private discovery(
+    res: ServerResponse,
+    identity: Identity,
+    path: string,
+    method: string,
+    accept: MediaRange[],
+    build: () => JsonObject | undefined,
+    aggregatedCore?: boolean,
+  ): void {
     this.authorizeNonResource(identity, path, method);
     if (method !== 'GET') throw methodNotAllowed();
     if (aggregatedCore !== undefined) {
       for (const r of accept) {
-        if (r.params['as'] === 'APIGroupDiscoveryList' && r.params['g'] === 'apidiscovery.k8s.io' && (r.params['v'] === 'v2' || r.params['v'] === 'v2beta1')) {
+        if (
+          r.params['as'] === 'APIGroupDiscoveryList' &&
+          r.params['g'] === 'apidiscovery.k8s.io' &&
+          (r.params['v'] === 'v2' || r.params['v'] === 'v2beta1')
+        ) {
           const v = r.params['v'];
           const doc = aggregatedDiscovery(this.registry, aggregatedCore, `apidiscovery.k8s.io/${v}`);
-          sendJson(res, 200, doc, { 'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`, Vary: 'Accept' });
+          sendJson(res, 200, doc, {
+            'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`,
+            Vary: 'Accept',
+          });
           return;
         }
         if (acceptsJson(r)) break;
@@ -152,9 +198,32 @@ export class ApiHandler {
     sendJson(res, 200, doc, aggregatedCore !== undefined ? { Vary: 'Accept' } : {});
   }
 
-  private async nonResource(req: IncomingMessage, res: ServerResponse, identity: Identity, path: string, method: string, query: URLSearchParams, accept: MediaRange[]): Promise<void> {
+  private async nonResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    identity: Identity,
+    path: string,
+    method: string,
+    query: URLSearchParams,
+    accept: MediaRange[],
+  ): Promise<void> {
     if (path === '/kube-sim/faults') {
-      if (!identity.admin) throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, { verb: 'create', resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '', namespace: '' }), {});
+      if (!identity.admin)
+        throw new StatusError(
+          403,
+          'Forbidden',
+          forbiddenMessage(identity, {
+            verb: 'create',
+            resourceRequest: false,
+            path,
+            apiGroup: '',
+            resource: '',
+            subresource: '',
+            name: '',
+            namespace: '',
+          }),
+          {},
+        );
       if (method !== 'POST') throw methodNotAllowed();
       const body = parseBody(await readBody(req), 'application/json');
       const afterResponse = this.ext.faults(body);
@@ -179,7 +248,11 @@ export class ApiHandler {
       for (const r of accept) {
         if (r.type === openApiV2ProtobufAccept || r.type === openApiV2ProtobufType) {
           const body = openApiV2Protobuf(this.info.version.gitVersion);
-          res.writeHead(200, { 'Content-Type': openApiV2ProtobufType, 'Cache-Control': 'no-cache, private', 'Content-Length': body.length });
+          res.writeHead(200, {
+            'Content-Type': openApiV2ProtobufType,
+            'Cache-Control': 'no-cache, private',
+            'Content-Length': body.length,
+          });
           res.end(body);
           return;
         }
@@ -188,7 +261,12 @@ export class ApiHandler {
           return;
         }
       }
-      throw new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, ' + openApiV2ProtobufType, {});
+      throw new StatusError(
+        406,
+        'NotAcceptable',
+        'only the following media types are accepted: application/json, ' + openApiV2ProtobufType,
+        {},
+      );
     }
     if (path.startsWith('/openapi/')) {
       if (method !== 'GET') throw methodNotAllowed();
@@ -201,14 +279,23 @@ export class ApiHandler {
     throw pathNotFound();
   }
 
-  private async resource(req: IncomingMessage, res: ServerResponse, identity: Identity, route: ResourceRoute, method: string, query: URLSearchParams, accept: MediaRange[]): Promise<void> {
+  private async resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    identity: Identity,
+    route: ResourceRoute,
+    method: string,
+    query: URLSearchParams,
+    accept: MediaRange[],
+  ): Promise<void> {
     const resolved = this.registry.resolve(route.group, route.version, route.resource);
     if (resolved === undefined) throw pathNotFound();
     const { def, version } = resolved;
     if (route.namespace !== undefined && !def.namespaced) throw pathNotFound();
     const sub = route.subresource;
     if (sub !== undefined) {
-      const known = (sub === 'status' && version.status) || (sub === 'scale' && version.scale !== undefined) || def.extraSubresources.includes(sub);
+      const known =
+        (sub === 'status' && version.status) || (sub === 'scale' && version.scale !== undefined) || def.extraSubresources.includes(sub);
       if (!known || route.name === undefined) throw pathNotFound();
     }
     const namespace = def.namespaced ? (route.namespace ?? '') : '';
@@ -244,7 +331,8 @@ export class ApiHandler {
       if (route.name === undefined) throw methodNotAllowed();
       throw pathNotFound();
     }
-    if (!acceptable(accept)) throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml`, {});
+    if (!acceptable(accept))
+      throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml`, {});
     if (def.virtual === true) {
       if (verb !== 'create' || route.name !== undefined) throw methodNotAllowed();
       sendJson(res, 201, this.review(def.kind, identity, await this.body(req)));
@@ -258,7 +346,18 @@ export class ApiHandler {
       const headers: Record<string, string> = {};
       if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
       if (table !== undefined) {
-        sendJson(res, code, buildTable(def, version, [obj], { tableVersion: table.version, include: table.include, withColumns: true, resourceVersion: obj.metadata.resourceVersion ?? '', withTypeMeta: (o) => this.ops.withTypeMeta(scope, o) }), headers);
+        sendJson(
+          res,
+          code,
+          buildTable(def, version, [obj], {
+            tableVersion: table.version,
+            include: table.include,
+            withColumns: true,
+            resourceVersion: obj.metadata.resourceVersion ?? '',
+            withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
+          }),
+          headers,
+        );
         return;
       }
       sendJson(res, code, undefined, headers, typedJson(def.kind, gv, obj));
@@ -289,22 +388,31 @@ export class ApiHandler {
           ...(query.get('continue') !== null ? { continue: query.get('continue')! } : {}),
         });
         if (table !== undefined) {
-          sendJson(res, 200, buildTable(def, version, result.items, {
-            tableVersion: table.version,
-            include: table.include,
-            withColumns: true,
-            resourceVersion: result.resourceVersion,
-            ...(result.continue !== undefined ? { continue: result.continue } : {}),
-            ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
-            withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
-          }));
+          sendJson(
+            res,
+            200,
+            buildTable(def, version, result.items, {
+              tableVersion: table.version,
+              include: table.include,
+              withColumns: true,
+              resourceVersion: result.resourceVersion,
+              ...(result.continue !== undefined ? { continue: result.continue } : {}),
+              ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+              withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
+            }),
+          );
           return;
         }
         const meta: JsonObject = { resourceVersion: result.resourceVersion };
         if (result.continue !== undefined) meta['continue'] = result.continue;
         if (result.remainingItemCount !== undefined) meta['remainingItemCount'] = result.remainingItemCount;
         if (partialMetadata(accept)) {
-          sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })) });
+          sendJson(res, 200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: meta,
+            items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })),
+          });
           return;
         }
         // Built-in lists omit kind/apiVersion on items (as the typed server encodes them); custom resources keep them.
@@ -320,20 +428,25 @@ export class ApiHandler {
         const fieldSelector = name !== undefined ? [fs, `metadata.name=${name}`].filter((x) => x !== '').join(',') : fs;
         const selectors = this.ops.parseSelectors(def, query.get('labelSelector') ?? undefined, fieldSelector);
         const ts = query.get('timeoutSeconds');
-        serveWatch(this.ops, res, {
-          scope,
-          namespace: def.namespaced ? ns : '',
-          selectors,
-          resourceVersion: query.get('resourceVersion') ?? undefined,
-          timeoutSeconds: ts === null ? undefined : Number(ts),
-          bookmarks: query.get('allowWatchBookmarks') === 'true',
-          sendInitialEvents: query.get('sendInitialEvents') === 'true',
-          bookmarkIntervalMs: this.info.bookmarkIntervalMs,
-          table,
-        }, (close) => {
-          this.info.watchClosers.add(close);
-          res.on('close', () => this.info.watchClosers.delete(close));
-        });
+        serveWatch(
+          this.ops,
+          res,
+          {
+            scope,
+            namespace: def.namespaced ? ns : '',
+            selectors,
+            resourceVersion: query.get('resourceVersion') ?? undefined,
+            timeoutSeconds: ts === null ? undefined : Number(ts),
+            bookmarks: query.get('allowWatchBookmarks') === 'true',
+            sendInitialEvents: query.get('sendInitialEvents') === 'true',
+            bookmarkIntervalMs: this.info.bookmarkIntervalMs,
+            table,
+          },
+          (close) => {
+            this.info.watchClosers.add(close);
+            res.on('close', () => this.info.watchClosers.delete(close));
+          },
+        );
         return;
       }
       case 'create': {
@@ -376,11 +489,16 @@ export class ApiHandler {
         if (ct === 'application/apply-patch+yaml') {
           const manager = query.get('fieldManager');
           if (manager === null || manager === '')
-            throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
-              group: 'meta.k8s.io',
-              kind: 'PatchOptions',
-              causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
-            });
+            throw new StatusError(
+              422,
+              'Invalid',
+              'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+              {
+                group: 'meta.k8s.io',
+                kind: 'PatchOptions',
+                causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+              },
+            );
         }
         const r = this.patch(scope, route.name!, ct, patch, sub, writeOpts, query.get('force') === 'true');
         send(r.created ? 201 : 200, r.object, r.warnings);
@@ -413,7 +531,13 @@ export class ApiHandler {
             if (!(e instanceof StatusError && e.code === 404)) throw e;
           }
         }
-        sendJson(res, 200, undefined, {}, `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":{"resourceVersion":"${this.ops.store.currentRv}"},"items":[${items.join(',')}]}`);
+        sendJson(
+          res,
+          200,
+          undefined,
+          {},
+          `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":{"resourceVersion":"${this.ops.store.currentRv}"},"items":[${items.join(',')}]}`,
+        );
         return;
       }
       default:
@@ -431,7 +555,12 @@ export class ApiHandler {
     const user = typeof spec['user'] === 'string' ? spec['user'] : '';
     const groups = Array.isArray(spec['groups']) ? spec['groups'].filter((g): g is string => typeof g === 'string') : [];
     const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
-    const subject: Identity = { user, groups, admin: groups.includes('system:masters'), ...(sa === null ? {} : { serviceAccount: { namespace: sa[1]!, name: sa[2]! } }) };
+    const subject: Identity = {
+      user,
+      groups,
+      admin: groups.includes('system:masters'),
+      ...(sa === null ? {} : { serviceAccount: { namespace: sa[1]!, name: sa[2]! } }),
+    };
     return { ...this.accessReview(subject, body, 'SubjectAccessReview'), kind: 'SubjectAccessReview' };
   }
 
@@ -442,7 +571,11 @@ export class ApiHandler {
     const status: JsonObject =
       who === undefined
         ? { user: {}, error: token === '' ? 'token is required' : 'invalid bearer token' }
-        : { authenticated: true, user: { username: who.user, groups: who.groups }, audiences: ['https://kubernetes.default.svc.cluster.local'] };
+        : {
+            authenticated: true,
+            user: { username: who.user, groups: who.groups },
+            audiences: ['https://kubernetes.default.svc.cluster.local'],
+          };
     return { kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, spec, status };
   }
 
@@ -455,15 +588,44 @@ export class ApiHandler {
     const s = (v: unknown): string => (typeof v === 'string' ? v : '');
     let attrs: RequestAttributes;
     if (ra !== undefined)
-      attrs = { verb: s(ra['verb']), resourceRequest: true, path: '', apiGroup: s(ra['group']), resource: s(ra['resource']), subresource: s(ra['subresource']), name: s(ra['name']), namespace: s(ra['namespace']) };
+      attrs = {
+        verb: s(ra['verb']),
+        resourceRequest: true,
+        path: '',
+        apiGroup: s(ra['group']),
+        resource: s(ra['resource']),
+        subresource: s(ra['subresource']),
+        name: s(ra['name']),
+        namespace: s(ra['namespace']),
+      };
     else if (nra !== undefined)
-      attrs = { verb: s(nra['verb']), resourceRequest: false, path: s(nra['path']), apiGroup: '', resource: '', subresource: '', name: '', namespace: '' };
+      attrs = {
+        verb: s(nra['verb']),
+        resourceRequest: false,
+        path: s(nra['path']),
+        apiGroup: '',
+        resource: '',
+        subresource: '',
+        name: '',
+        namespace: '',
+      };
     else
-      throw new StatusError(422, 'Invalid', `${kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`, {
-        group: 'authorization.k8s.io',
-        kind,
-        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' }],
-      });
+      throw new StatusError(
+        422,
+        'Invalid',
+        `${kind}.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified`,
+        {
+          group: 'authorization.k8s.io',
+          kind,
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+              field: 'spec.resourceAttributes',
+            },
+          ],
+        },
+      );
     const allowed = this.authz.authorize(identity, attrs);
     const status: JsonObject = { allowed };
     if (allowed) status['reason'] = identity.admin ? '' : 'RBAC: allowed by a role binding';
@@ -483,7 +645,15 @@ export class ApiHandler {
   }
 
   /** PATCH of every type; server-side apply creates when absent and tracks field ownership (managed-fields.ts). */
-  patch(scope: Scope, name: string, contentType: string, patch: unknown, sub: string | undefined, opts: WriteOptions, force = false): { object: KObject; warnings: string[]; created: boolean } {
+  patch(
+    scope: Scope,
+    name: string,
+    contentType: string,
+    patch: unknown,
+    sub: string | undefined,
+    opts: WriteOptions,
+    force = false,
+  ): { object: KObject; warnings: string[]; created: boolean } {
     const grKey = this.ops.grKey(scope.def);
     const existing = this.ops.store.get(grKey, scope.def.namespaced ? scope.namespace : '', name);
     const isApply = contentType === 'application/apply-patch+yaml';
@@ -495,7 +665,8 @@ export class ApiHandler {
       if (!isApply || sub !== undefined) throw notFound(scope.def, name);
       if (!isObject(patch)) throw badRequest('apply patch must be an object');
       const meta = isObject(patch['metadata']) ? patch['metadata'] : {};
-      if (meta['name'] !== undefined && meta['name'] !== name) throw badRequest(`the name of the object (${JSON.stringify(meta['name'])}) does not match the name on the URL (${name})`);
+      if (meta['name'] !== undefined && meta['name'] !== name)
+        throw badRequest(`the name of the object (${JSON.stringify(meta['name'])}) does not match the name on the URL (${name})`);
       const body = { ...patch, metadata: { ...meta, name } } as KObject;
       const tracked = trackApply(undefined, body, patch, ctx);
       const r = this.ops.create(scope, tracked, applyOpts);
@@ -513,7 +684,11 @@ export class ApiHandler {
     // server reports the cause twice).
     const uid = incoming.metadata.uid;
     if (uid !== undefined && uid !== existing.metadata.uid) {
-      const cause = { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`, field: 'metadata.uid' };
+      const cause = {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(uid)}: field is immutable`,
+        field: 'metadata.uid',
+      };
       throw invalid(scope.def.kind, scope.def.group, name, [cause, cause]);
     }
     const r = this.ops.updateFrom(scope, existing, incoming, isApply ? applyOpts : opts, sub === 'status' ? 'status' : undefined);
@@ -529,12 +704,20 @@ function impersonate(identity: Identity, headers: IncomingMessage['headers']): I
   const user = headers['impersonate-user'];
   if (typeof user !== 'string' || user === '') return identity;
   if (!identity.admin)
-    throw new StatusError(403, 'Forbidden', `users "${user}" is forbidden: User "${identity.user}" cannot impersonate resource "users" in API group "" at the cluster scope`, {
-      name: user,
-      kind: 'users',
-    });
+    throw new StatusError(
+      403,
+      'Forbidden',
+      `users "${user}" is forbidden: User "${identity.user}" cannot impersonate resource "users" in API group "" at the cluster scope`,
+      {
+        name: user,
+        kind: 'users',
+      },
+    );
   const raw = headers['impersonate-group'];
-  const groups = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).flatMap((g) => g.split(',')).map((g) => g.trim()).filter((g) => g !== '');
+  const groups = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [])
+    .flatMap((g) => g.split(','))
+    .map((g) => g.trim())
+    .filter((g) => g !== '');
   const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
   const all = new Set(groups);
   if (sa !== null) {
@@ -549,7 +732,12 @@ function impersonate(identity: Identity, headers: IncomingMessage['headers']): I
 
 function unsupportedPatch(builtin: boolean): StatusError {
   const accepted = builtin ? patchTypes : patchTypes.filter((p) => p !== 'application/strategic-merge-patch+json');
-  return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`, {});
+  return new StatusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    {},
+  );
 }
 
 function parseRest(group: string, version: string, input: string[]): ResourceRoute | undefined {
@@ -627,7 +815,8 @@ function writeOptions(query: URLSearchParams, userAgent: string | undefined): Wr
   }
   const fv = query.get('fieldValidation');
   if (fv !== null && fv !== '') {
-    if (fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
+    if (fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore')
+      throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Warn", "Strict"`);
     opts.fieldValidation = fv;
   }
   const fm = query.get('fieldManager');
@@ -641,7 +830,8 @@ function deleteOptions(query: URLSearchParams, body: unknown): DeleteOptions {
   const b = isObject(body) ? body : {};
   const pp = query.get('propagationPolicy') ?? (typeof b['propagationPolicy'] === 'string' ? b['propagationPolicy'] : undefined);
   if (pp !== undefined && pp !== null) {
-    if (pp !== 'Orphan' && pp !== 'Background' && pp !== 'Foreground') throw badRequest(`propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan", "nil"`);
+    if (pp !== 'Orphan' && pp !== 'Background' && pp !== 'Foreground')
+      throw badRequest(`propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan", "nil"`);
     opts.propagationPolicy = pp;
   } else {
     const orphan = query.get('orphanDependents') ?? (typeof b['orphanDependents'] === 'boolean' ? String(b['orphanDependents']) : null);
@@ -677,4 +867,3 @@ function versionDoc(gitVersion: string): JsonObject {
     platform: `${process.platform === 'win32' ? 'windows' : process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
   };
 }
-

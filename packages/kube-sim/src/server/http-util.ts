@@ -57,7 +57,12 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 /** Writes a JSON response. */
 export function sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}, raw?: string): void {
   const text = raw ?? JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers, 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    ...headers,
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -129,4 +129,3 @@ export function internalError(message: string): StatusError {
     causes: [{ reason: '', message }],
   });
 }
-

@@ -51,7 +51,8 @@ export function serveWatch(ops: RestOps, res: ServerResponse, w: WatchRequest, o
     o !== undefined && (w.namespace === '' || o.metadata.namespace === w.namespace) && ops.matches(w.selectors, o);
 
   const rvParam = w.resourceVersion;
-  if (rvParam !== undefined && rvParam !== '' && !/^\d+$/.test(rvParam)) throw badRequest(`invalid resource version: ${JSON.stringify(rvParam)}`);
+  if (rvParam !== undefined && rvParam !== '' && !/^\d+$/.test(rvParam))
+    throw badRequest(`invalid resource version: ${JSON.stringify(rvParam)}`);
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
 
@@ -71,7 +72,8 @@ export function serveWatch(ops: RestOps, res: ServerResponse, w: WatchRequest, o
       else if (now) res.write(line('ADDED', e.object));
       // An object that stops matching is sent as its last matching state, with the
       // resourceVersion of the change (the watch cache's convertToWatchEvent).
-      else if (before && e.prev !== undefined) res.write(line('DELETED', { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: String(e.rv) } }));
+      else if (before && e.prev !== undefined)
+        res.write(line('DELETED', { ...e.prev, metadata: { ...e.prev.metadata, resourceVersion: String(e.rv) } }));
     },
   };
   const close = (): void => {

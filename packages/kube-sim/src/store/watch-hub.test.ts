@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectStore } from './object-store.js';
 
-const cm = (name: string, labels: Record<string, string> = {}): { metadata: { name: string; namespace: string; labels: Record<string, string> } } => ({
+const cm = (
+  name: string,
+  labels: Record<string, string> = {},
+): { metadata: { name: string; namespace: string; labels: Record<string, string> } } => ({
   metadata: { name, namespace: 'ns', labels },
 });
 
@@ -40,7 +43,18 @@ describe('object store and watch history', () => {
 
   it('indexes dependents by owner uid', () => {
     const store = new ObjectStore(10, 1);
-    store.put('/configmaps', { metadata: { name: 'dep', namespace: 'ns', uid: 'd', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'owner' }] } }, 'ADDED');
+    store.put(
+      '/configmaps',
+      {
+        metadata: {
+          name: 'dep',
+          namespace: 'ns',
+          uid: 'd',
+          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'owner' }],
+        },
+      },
+      'ADDED',
+    );
     expect(store.dependentsOf('owner')).toEqual([{ grKey: '/configmaps', key: 'ns/dep' }]);
     store.remove('/configmaps', 'ns', 'dep');
     expect(store.dependentsOf('owner')).toEqual([]);

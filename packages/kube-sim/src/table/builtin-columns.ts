@@ -27,17 +27,42 @@ const count = (o: KObject, p: string): number => {
   return 0;
 };
 
-const name: BuiltinColumn = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', cell: (o) => o.metadata.name ?? '' };
-const age: BuiltinColumn = { name: 'Age', type: 'string', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', cell: (o, now) => humanAge(o.metadata.creationTimestamp, now) };
-const createdAt: BuiltinColumn = { name: 'Created At', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', cell: (o) => o.metadata.creationTimestamp ?? '' };
-const col = (n: string, type: string, cell: BuiltinColumn['cell'], priority = 0): BuiltinColumn => ({ name: n, type, description: n, priority, cell });
+const name: BuiltinColumn = {
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+  cell: (o) => o.metadata.name ?? '',
+};
+const age: BuiltinColumn = {
+  name: 'Age',
+  type: 'string',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  cell: (o, now) => humanAge(o.metadata.creationTimestamp, now),
+};
+const createdAt: BuiltinColumn = {
+  name: 'Created At',
+  type: 'date',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  cell: (o) => o.metadata.creationTimestamp ?? '',
+};
+const col = (n: string, type: string, cell: BuiltinColumn['cell'], priority = 0): BuiltinColumn => ({
+  name: n,
+  type,
+  description: n,
+  priority,
+  cell,
+});
 
 function servicePorts(o: KObject): string {
   const ports = evalJsonPath(o, '.spec.ports');
   if (!Array.isArray(ports) || ports.length === 0) return '<none>';
   return ports
     .filter(isObject)
-    .map((p) => `${JSON.stringify(p['port'])}${typeof p['nodePort'] === 'number' ? `:${p['nodePort']}` : ''}/${typeof p['protocol'] === 'string' ? p['protocol'] : 'TCP'}`)
+    .map(
+      (p) =>
+        `${JSON.stringify(p['port'])}${typeof p['nodePort'] === 'number' ? `:${p['nodePort']}` : ''}/${typeof p['protocol'] === 'string' ? p['protocol'] : 'TCP'}`,
+    )
     .join(',');
 }
 
@@ -84,7 +109,8 @@ function containers(o: KObject, path: string): Record<string, unknown>[] {
 function labelSelectorString(v: unknown): string {
   if (!isObject(v)) return '<none>';
   const parts: string[] = [];
-  if (isObject(v['matchLabels'])) for (const [k, x] of Object.entries(v['matchLabels']).sort(([a], [b]) => (a < b ? -1 : 1))) parts.push(`${k}=${String(x)}`);
+  if (isObject(v['matchLabels']))
+    for (const [k, x] of Object.entries(v['matchLabels']).sort(([a], [b]) => (a < b ? -1 : 1))) parts.push(`${k}=${String(x)}`);
   if (Array.isArray(v['matchExpressions']))
     for (const e of v['matchExpressions'].filter(isObject)) {
       const key = String(e['key']);
@@ -100,8 +126,24 @@ function labelSelectorString(v: unknown): string {
 /** The CONTAINERS, IMAGES (and SELECTOR) columns of `-o wide` for a workload. */
 function workloadWide(selector: boolean): BuiltinColumn[] {
   const cols = [
-    col('Containers', 'string', (o) => containers(o, '.spec.template.spec.containers').map((c) => String(c['name'])).join(','), 1),
-    col('Images', 'string', (o) => containers(o, '.spec.template.spec.containers').map((c) => String(c['image'])).join(','), 1),
+    col(
+      'Containers',
+      'string',
+      (o) =>
+        containers(o, '.spec.template.spec.containers')
+          .map((c) => String(c['name']))
+          .join(','),
+      1,
+    ),
+    col(
+      'Images',
+      'string',
+      (o) =>
+        containers(o, '.spec.template.spec.containers')
+          .map((c) => String(c['image']))
+          .join(','),
+      1,
+    ),
   ];
   if (selector) cols.push(col('Selector', 'string', (o) => labelSelectorString(evalJsonPath(o, '.spec.selector')), 1));
   return cols;
@@ -132,7 +174,8 @@ function podReady(o: KObject): string {
 function jobStatus(o: KObject): string {
   const conds = evalJsonPath(o, '.status.conditions');
   if (Array.isArray(conds)) {
-    for (const t of ['Complete', 'Failed', 'Suspended']) if (conds.some((c) => isObject(c) && c['type'] === t && c['status'] === 'True')) return t;
+    for (const t of ['Complete', 'Failed', 'Suspended'])
+      if (conds.some((c) => isObject(c) && c['type'] === t && c['status'] === 'True')) return t;
   }
   return 'Running';
 }
@@ -144,7 +187,11 @@ function ingressHosts(o: KObject): string {
 }
 
 function bindingWide(): BuiltinColumn[] {
-  return [col('Users', 'string', bindingSubjects('User'), 1), col('Groups', 'string', bindingSubjects('Group'), 1), col('ServiceAccounts', 'string', bindingSubjects('ServiceAccount'), 1)];
+  return [
+    col('Users', 'string', bindingSubjects('User'), 1),
+    col('Groups', 'string', bindingSubjects('Group'), 1),
+    col('ServiceAccounts', 'string', bindingSubjects('ServiceAccount'), 1),
+  ];
 }
 
 const table: Record<string, BuiltinColumn[]> = {
@@ -174,13 +221,23 @@ const table: Record<string, BuiltinColumn[]> = {
     col('IP', 'string', (o) => str(o, '.status.podIP'), 1),
     col('Node', 'string', (o) => str(o, '.spec.nodeName'), 1),
     col('Nominated Node', 'string', (o) => str(o, '.status.nominatedNodeName'), 1),
-    col('Readiness Gates', 'string', (o) => {
-      const gates = evalJsonPath(o, '.spec.readinessGates');
-      if (!Array.isArray(gates) || gates.length === 0) return '<none>';
-      const conds = evalJsonPath(o, '.status.conditions');
-      const ready = gates.filter((g) => isObject(g) && Array.isArray(conds) && conds.some((c) => isObject(c) && c['type'] === g['conditionType'] && c['status'] === 'True')).length;
-      return `${ready}/${gates.length}`;
-    }, 1),
+    col(
+      'Readiness Gates',
+      'string',
+      (o) => {
+        const gates = evalJsonPath(o, '.spec.readinessGates');
+        if (!Array.isArray(gates) || gates.length === 0) return '<none>';
+        const conds = evalJsonPath(o, '.status.conditions');
+        const ready = gates.filter(
+          (g) =>
+            isObject(g) &&
+            Array.isArray(conds) &&
+            conds.some((c) => isObject(c) && c['type'] === g['conditionType'] && c['status'] === 'True'),
+        ).length;
+        return `${ready}/${gates.length}`;
+      },
+      1,
+    ),
   ],
   '/nodes': [
     name,
@@ -195,14 +252,21 @@ const table: Record<string, BuiltinColumn[]> = {
     col('Container-Runtime', 'string', (o) => str(o, '.status.nodeInfo.containerRuntimeVersion', '<unknown>'), 1),
   ],
   '/events': [
-    col('Last Seen', 'string', (o, now) => humanAge(str(o, '.lastTimestamp', '') || str(o, '.eventTime', '') || o.metadata.creationTimestamp, now)),
+    col('Last Seen', 'string', (o, now) =>
+      humanAge(str(o, '.lastTimestamp', '') || str(o, '.eventTime', '') || o.metadata.creationTimestamp, now),
+    ),
     col('Type', 'string', (o) => str(o, '.type', '')),
     col('Reason', 'string', (o) => str(o, '.reason', '')),
     col('Object', 'string', (o) => `${str(o, '.involvedObject.kind', '').toLowerCase()}/${str(o, '.involvedObject.name', '')}`),
     col('Subobject', 'string', (o) => str(o, '.involvedObject.fieldPath', ''), 1),
     col('Source', 'string', (o) => [str(o, '.source.component', ''), str(o, '.source.host', '')].filter((x) => x !== '').join(', '), 1),
     col('Message', 'string', (o) => str(o, '.message', '')),
-    col('First Seen', 'string', (o, now) => humanAge(str(o, '.firstTimestamp', '') || str(o, '.eventTime', '') || o.metadata.creationTimestamp, now), 1),
+    col(
+      'First Seen',
+      'string',
+      (o, now) => humanAge(str(o, '.firstTimestamp', '') || str(o, '.eventTime', '') || o.metadata.creationTimestamp, now),
+      1,
+    ),
     col('Count', 'string', (o) => (typeof evalJsonPath(o, '.count') === 'number' ? num(o, '.count') : 1), 1),
     { ...name, priority: 1 },
   ],
@@ -222,7 +286,12 @@ const table: Record<string, BuiltinColumn[]> = {
     age,
     ...workloadWide(true),
   ],
-  'apps/statefulsets': [name, col('Ready', 'string', (o) => `${num(o, '.status.readyReplicas')}/${num(o, '.spec.replicas')}`), age, ...workloadWide(false)],
+  'apps/statefulsets': [
+    name,
+    col('Ready', 'string', (o) => `${num(o, '.status.readyReplicas')}/${num(o, '.spec.replicas')}`),
+    age,
+    ...workloadWide(false),
+  ],
   'apps/daemonsets': [
     name,
     col('Desired', 'integer', (o) => num(o, '.status.desiredNumberScheduled')),
@@ -237,7 +306,11 @@ const table: Record<string, BuiltinColumn[]> = {
   'batch/jobs': [
     name,
     col('Status', 'string', jobStatus),
-    col('Completions', 'string', (o) => `${num(o, '.status.succeeded')}/${evalJsonPath(o, '.spec.completions') === undefined ? 1 : num(o, '.spec.completions')}`),
+    col(
+      'Completions',
+      'string',
+      (o) => `${num(o, '.status.succeeded')}/${evalJsonPath(o, '.spec.completions') === undefined ? 1 : num(o, '.spec.completions')}`,
+    ),
     col('Duration', 'string', (o, now) => humanAge(str(o, '.status.startTime', '') || undefined, now)),
     age,
     ...workloadWide(true),
@@ -248,15 +321,30 @@ const table: Record<string, BuiltinColumn[]> = {
     col('Hosts', 'string', ingressHosts),
     col('Address', 'string', (o) => {
       const lb = evalJsonPath(o, '.status.loadBalancer.ingress');
-      return Array.isArray(lb) && lb.length > 0 ? lb.filter(isObject).map((x) => (typeof x['ip'] === 'string' ? x['ip'] : typeof x['hostname'] === 'string' ? x['hostname'] : '')).join(',') : '';
+      return Array.isArray(lb) && lb.length > 0
+        ? lb
+            .filter(isObject)
+            .map((x) => (typeof x['ip'] === 'string' ? x['ip'] : typeof x['hostname'] === 'string' ? x['hostname'] : ''))
+            .join(',')
+        : '';
     }),
     col('Ports', 'string', (o) => (count(o, '.spec.tls') > 0 ? '80, 443' : '80')),
     age,
   ],
   'rbac.authorization.k8s.io/roles': [name, createdAt],
   'rbac.authorization.k8s.io/clusterroles': [name, createdAt],
-  'rbac.authorization.k8s.io/rolebindings': [name, col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`), age, ...bindingWide()],
-  'rbac.authorization.k8s.io/clusterrolebindings': [name, col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`), age, ...bindingWide()],
+  'rbac.authorization.k8s.io/rolebindings': [
+    name,
+    col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`),
+    age,
+    ...bindingWide(),
+  ],
+  'rbac.authorization.k8s.io/clusterrolebindings': [
+    name,
+    col('Role', 'string', (o) => `${str(o, '.roleRef.kind', '')}/${str(o, '.roleRef.name', '')}`),
+    age,
+    ...bindingWide(),
+  ],
   'coordination.k8s.io/leases': [name, col('Holder', 'string', (o) => str(o, '.spec.holderIdentity', '')), age],
   'apiextensions.k8s.io/customresourcedefinitions': [name, createdAt],
 };

@@ -136,7 +136,15 @@ export function buildTable(
   def: ResourceDef,
   version: VersionDef,
   objects: readonly KObject[],
-  opts: { tableVersion: string; include: IncludeObject; withColumns: boolean; resourceVersion?: string; continue?: string; remainingItemCount?: number; withTypeMeta: (o: KObject) => KObject },
+  opts: {
+    tableVersion: string;
+    include: IncludeObject;
+    withColumns: boolean;
+    resourceVersion?: string;
+    continue?: string;
+    remainingItemCount?: number;
+    withTypeMeta: (o: KObject) => KObject;
+  },
 ): JsonObject {
   const now = Date.now();
   const builtin = def.builtin ? builtinColumns(`${def.group}/${def.resource}`) : undefined;
@@ -146,10 +154,19 @@ export function buildTable(
       ? builtin.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority ?? 0 }))
       : [
           { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
-          ...cols.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? c.name, priority: c.priority ?? 0 })),
+          ...cols.map((c) => ({
+            name: c.name,
+            type: c.type,
+            format: c.format ?? '',
+            description: c.description ?? c.name,
+            priority: c.priority ?? 0,
+          })),
         ];
   const rows = objects.map((o) => {
-    const cells = builtin !== undefined ? builtin.map((c) => c.cell(o, now)) : [o.metadata.name ?? '', ...cols.map((c) => cell(c, o, now, def.builtin))];
+    const cells =
+      builtin !== undefined
+        ? builtin.map((c) => c.cell(o, now))
+        : [o.metadata.name ?? '', ...cols.map((c) => cell(c, o, now, def.builtin))];
     const row: JsonObject = { cells };
     if (opts.include === 'Metadata') row['object'] = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata };
     else if (opts.include === 'Object') row['object'] = opts.withTypeMeta(o);

@@ -71,10 +71,10 @@ export function parseLabelSelector(input: string): LabelSelector {
   if (tokens.length === 0) return reqs;
   for (;;) {
     let tok = next();
-    if (tok === undefined) throw new SelectorParseError('found \'\', expected: identifier');
+    if (tok === undefined) throw new SelectorParseError("found '', expected: identifier");
     if (tok.t === 'op' && tok.v === '!') {
       const id = next();
-      if (id?.t !== 'id') throw new SelectorParseError('found \'\', expected: identifier after \'!\'');
+      if (id?.t !== 'id') throw new SelectorParseError("found '', expected: identifier after '!'");
       checkKey(id.v);
       reqs.push({ key: id.v, op: 'notexists', values: [] });
     } else if (tok.t === 'id') {
@@ -105,7 +105,7 @@ export function parseLabelSelector(input: string): LabelSelector {
         const values: string[] = [];
         for (;;) {
           const v = next();
-          if (v === undefined) throw new SelectorParseError('found \'\', expected: \')\'');
+          if (v === undefined) throw new SelectorParseError("found '', expected: ')'");
           if (v.t === 'op' && v.v === ')') break;
           if (v.t === 'op' && v.v === ',') continue;
           if (v.t !== 'id') throw new SelectorParseError(`found '${v.v}', expected: ',' or ')'`);

@@ -83,7 +83,9 @@ export function authConformance(substrate: Substrate): void {
       // kube-apiserver's default --anonymous-auth=true with the default ClusterRole system:public-info-viewer.
       const res = await t.request('GET', `/api/v1/namespaces/${ns}/configmaps`, { auth: 'none' });
       const status = expectFailure(res, 403, 'Forbidden');
-      expect(status.message).toBe(`configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`);
+      expect(status.message).toBe(
+        `configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`,
+      );
       expect(status.details).toEqual({ kind: 'configmaps' });
       for (const path of ['/healthz', '/livez', '/readyz', '/version']) {
         const open = await t.request('GET', path, { auth: 'none', accept: path === '/version' ? 'application/json' : 'text/plain' });
@@ -119,12 +121,20 @@ export function authConformance(substrate: Substrate): void {
       expect(status.message).toBe(
         `configmaps is forbidden: User "system:serviceaccount:${ns}:nobody" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`,
       );
-      const get = expectFailure(await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/x`, { auth: { token } }), 403, 'Forbidden');
+      const get = expectFailure(
+        await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/x`, { auth: { token } }),
+        403,
+        'Forbidden',
+      );
       expect(get.details).toEqual({ name: 'x', group: 'apps', kind: 'deployments' });
       expect(get.message).toBe(
         `deployments.apps "x" is forbidden: User "system:serviceaccount:${ns}:nobody" cannot get resource "deployments" in API group "apps" in the namespace "${ns}"`,
       );
-      const subresource = expectFailure(await t.request('PUT', `/apis/apps/v1/namespaces/${ns}/deployments/x/status`, { auth: { token }, body: {} }), 403, 'Forbidden');
+      const subresource = expectFailure(
+        await t.request('PUT', `/apis/apps/v1/namespaces/${ns}/deployments/x/status`, { auth: { token }, body: {} }),
+        403,
+        'Forbidden',
+      );
       expect(subresource.message).toBe(
         `deployments.apps "x" is forbidden: User "system:serviceaccount:${ns}:nobody" cannot update resource "deployments/status" in API group "apps" in the namespace "${ns}"`,
       );
@@ -195,7 +205,11 @@ export function authConformance(substrate: Substrate): void {
       expectCode(await patch('editable'), 200);
       const denied = expectFailure(await patch('readonly'), 403, 'Forbidden');
       expect(denied.details).toMatchObject({ name: 'readonly', kind: 'configmaps' });
-      expectFailure(await t.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { ...as, body: configMap(ns, 'new') }), 403, 'Forbidden');
+      expectFailure(
+        await t.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { ...as, body: configMap(ns, 'new') }),
+        403,
+        'Forbidden',
+      );
       expectFailure(await t.request('DELETE', `/api/v1/namespaces/${ns}/configmaps/editable`, as), 403, 'Forbidden');
       expectCode(await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/guarded/status`, as), 200);
       expectFailure(await t.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/guarded`, as), 403, 'Forbidden');
@@ -209,7 +223,12 @@ export function authConformance(substrate: Substrate): void {
       const { token } = await tokenSecret('ns-reader', 'ns-reader-token');
       expectCode(
         await t.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
-          body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'ns-reader' }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }] },
+          body: {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'Role',
+            metadata: { name: 'ns-reader' },
+            rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get'] }],
+          },
         }),
         201,
       );
@@ -267,7 +286,9 @@ export function authConformance(substrate: Substrate): void {
       try {
         const kc = new KubeConfig();
         kc.loadFromOptions({
-          clusters: [{ name: 'member', server: t.url, ...(t.url.startsWith('https:') ? { caData: data['ca.crt']! } : { skipTLSVerify: true }) }],
+          clusters: [
+            { name: 'member', server: t.url, ...(t.url.startsWith('https:') ? { caData: data['ca.crt']! } : { skipTLSVerify: true }) },
+          ],
           users: [{ name: 'joiner', token }],
           contexts: [{ name: 'member', cluster: 'member', user: 'joiner' }],
           currentContext: 'member',
@@ -277,9 +298,14 @@ export function authConformance(substrate: Substrate): void {
           const list = await core.listNamespace();
           expect(list.items.map((n) => n.metadata?.name)).toContain(ns);
         }, poll);
-        const created = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'by-joiner' }, data: { a: 'b' } } });
+        const created = await core.createNamespacedConfigMap({
+          namespace: ns,
+          body: { metadata: { name: 'by-joiner' }, data: { a: 'b' } },
+        });
         expect(created.metadata?.uid).toBeTruthy();
-        const deployments = await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({ group: 'apps', version: 'v1', plural: 'deployments' });
+        const deployments = await kc
+          .makeApiClient(CustomObjectsApi)
+          .listClusterCustomObject({ group: 'apps', version: 'v1', plural: 'deployments' });
         expect(deployments).toMatchObject({ kind: 'DeploymentList' });
       } finally {
         await revokeClusterRole(name);
@@ -309,19 +335,40 @@ export function authConformance(substrate: Substrate): void {
     it('answers TokenReview and SubjectAccessReview for a server that delegates authentication and authorization (secure metrics)', async () => {
       await serviceAccount('scraper');
       const scraper = expectCode(
-        await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/scraper/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } }),
+        await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts/scraper/token`, {
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+        }),
         201,
       ).status.token as string;
       const review = async (token: string): Promise<Json> =>
-        expectCode(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } }), 201);
+        expectCode(
+          await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+            body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+          }),
+          201,
+        );
       const user = `system:serviceaccount:${ns}:scraper`;
-      expect(await review(scraper)).toMatchObject({ kind: 'TokenReview', status: { authenticated: true, user: { username: user, groups: expect.arrayContaining(['system:authenticated', `system:serviceaccounts:${ns}`]) as unknown } } });
+      expect(await review(scraper)).toMatchObject({
+        kind: 'TokenReview',
+        status: {
+          authenticated: true,
+          user: { username: user, groups: expect.arrayContaining(['system:authenticated', `system:serviceaccounts:${ns}`]) as unknown },
+        },
+      });
       const forged = await review(`${scraper.slice(0, -4)}AAAA`);
       expect(forged.status.authenticated).not.toBe(true);
       expect(forged.status.error).toBeTruthy();
 
-      const metricsGet = (groups: string[]): Json => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, nonResourceAttributes: { path: '/metrics', verb: 'get' } } });
-      const access = async (): Promise<Json> => expectCode(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet(['system:authenticated']) }), 201);
+      const metricsGet = (groups: string[]): Json => ({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user, groups, nonResourceAttributes: { path: '/metrics', verb: 'get' } },
+      });
+      const access = async (): Promise<Json> =>
+        expectCode(
+          await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet(['system:authenticated']) }),
+          201,
+        );
       expect((await access()).status.allowed).toBe(false);
       await grantClusterRole(`${ns}-metrics-reader`, 'scraper', [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
       try {
@@ -331,8 +378,19 @@ export function authConformance(substrate: Substrate): void {
       }
       // Reviewing someone else's access takes a grant of its own (system:auth-delegator).
       const asScraper = { auth: { token: scraper } } as const;
-      expectFailure(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }), 403, 'Forbidden');
-      expectFailure(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } }, ...asScraper }), 403, 'Forbidden');
+      expectFailure(
+        await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }),
+        403,
+        'Forbidden',
+      );
+      expectFailure(
+        await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+          body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } },
+          ...asScraper,
+        }),
+        403,
+        'Forbidden',
+      );
       const delegator = {
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'ClusterRoleBinding',
@@ -343,9 +401,18 @@ export function authConformance(substrate: Substrate): void {
       expectCode(await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { body: delegator }), 201);
       try {
         await vi.waitFor(async () => {
-          const own = expectCode(await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } }, ...asScraper }), 201);
+          const own = expectCode(
+            await t.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+              body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: scraper } },
+              ...asScraper,
+            }),
+            201,
+          );
           expect(own.status.user.username).toBe(user);
-          expectCode(await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }), 201);
+          expectCode(
+            await t.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', { body: metricsGet([]), ...asScraper }),
+            201,
+          );
         }, poll);
       } finally {
         await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${ns}-auth-delegator`);
@@ -380,11 +447,19 @@ export function authConformance(substrate: Substrate): void {
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 60 } },
       });
       const tooShort = expectFailure(short, 422, 'Invalid');
-      expect(tooShort.message).toBe('TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes');
+      expect(tooShort.message).toBe(
+        'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+      );
       expect(tooShort.details).toEqual({
         group: 'authentication.k8s.io',
         kind: 'TokenRequest',
-        causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 60: may not specify a duration less than 10 minutes', field: 'spec.expirationSeconds' }],
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: 60: may not specify a duration less than 10 minutes',
+            field: 'spec.expirationSeconds',
+          },
+        ],
       });
     });
   });

@@ -52,7 +52,9 @@ export function crdConformance(substrate: Substrate): void {
       const list = expectCode(await t.request('GET', `/apis/${group}/v1`), 200);
       const resources = new Map<string, Json>((list.resources as Json[]).map((r) => [r.name, r]));
       expect(resources.get('widgets')).toMatchObject({ namespaced: true, kind: 'Widget', singularName: 'widget', shortNames: ['wdg'] });
-      expect(resources.get('widgets').verbs).toEqual(expect.arrayContaining(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete']));
+      expect(resources.get('widgets').verbs).toEqual(
+        expect.arrayContaining(['create', 'get', 'list', 'watch', 'patch', 'update', 'delete']),
+      );
       expect(resources.get('widgets/status')).toMatchObject({ namespaced: true, kind: 'Widget' });
     });
 
@@ -172,7 +174,7 @@ export function crdConformance(substrate: Substrate): void {
       expect(one.rows[0].cells.slice(0, 3)).toEqual(['tbl', 7, 'green']);
     });
 
-    it('sends a null cell for a printer column without a value or of another type, and a string column\'s value as text', async () => {
+    it("sends a null cell for a printer column without a value or of another type, and a string column's value as text", async () => {
       const g = `p${group}`;
       const crd = {
         apiVersion: 'apiextensions.k8s.io/v1',
@@ -197,7 +199,9 @@ export function crdConformance(substrate: Substrate): void {
                 { name: 'First', type: 'string', jsonPath: '.spec.list[*]' },
                 { name: 'Object', type: 'string', jsonPath: '.spec.obj' },
               ],
-              schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+              schema: {
+                openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+              },
             },
           ],
         },
@@ -280,10 +284,15 @@ export function crdConformance(substrate: Substrate): void {
       const body = widget(group, ns, 'finalized', { size: 1 });
       body.metadata.finalizers = ['kubefed.io/sync-controller'];
       const created = expectCode(await t.request('POST', widgets(), { body }), 201);
-      const w = await t.watch(`${widgets()}?watch=1&fieldSelector=metadata.name%3Dfinalized&resourceVersion=${created.metadata.resourceVersion}`);
+      const w = await t.watch(
+        `${widgets()}?watch=1&fieldSelector=metadata.name%3Dfinalized&resourceVersion=${created.metadata.resourceVersion}`,
+      );
       try {
         const labelled = expectCode(
-          await t.request('PATCH', `${widgets()}/finalized`, { contentType: 'application/merge-patch+json', body: { metadata: { labels: { l: '1' } } } }),
+          await t.request('PATCH', `${widgets()}/finalized`, {
+            contentType: 'application/merge-patch+json',
+            body: { metadata: { labels: { l: '1' } } },
+          }),
           200,
         );
         expect(labelled.metadata.generation).toBe(1);

@@ -102,7 +102,7 @@ export function crudConformance(substrate: Substrate): void {
       expectFailure(res, 400, 'BadRequest');
     });
 
-    it('bumps a Deployment\'s generation on spec and annotation changes but not on label changes', async () => {
+    it("bumps a Deployment's generation on spec and annotation changes but not on label changes", async () => {
       const created = expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'generations') }), 201);
       expect(created.metadata.generation).toBe(1);
       const patch = async (body: Json): Promise<Json> =>
@@ -123,12 +123,19 @@ export function crudConformance(substrate: Substrate): void {
       expect(put.metadata.generation).toBe(4);
     });
 
-    it('bumps a ReplicaSet\'s generation on spec changes only', async () => {
+    it("bumps a ReplicaSet's generation on spec changes only", async () => {
       const rs = {
         apiVersion: 'apps/v1',
         kind: 'ReplicaSet',
         metadata: { name: 'rs-generations' },
-        spec: { replicas: 0, selector: { matchLabels: { app: 'rs-generations' } }, template: { metadata: { labels: { app: 'rs-generations' } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] } } },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'rs-generations' } },
+          template: {
+            metadata: { labels: { app: 'rs-generations' } },
+            spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] },
+          },
+        },
       };
       const path = `/apis/apps/v1/namespaces/${ns}/replicasets`;
       expect(expectCode(await t.request('POST', path, { body: rs }), 201).metadata.generation).toBe(1);
@@ -175,22 +182,36 @@ export function crudConformance(substrate: Substrate): void {
       expect(got).toMatchObject({ kind: 'Deployment', spec: { replicas: 1 } });
     });
 
-    it('takes label, annotation and finalizer changes through /status of a built-in kind, but not a Deployment\'s labels', async () => {
+    it("takes label, annotation and finalizer changes through /status of a built-in kind, but not a Deployment's labels", async () => {
       const services = `/api/v1/namespaces/${ns}/services`;
       expectCode(
         await t.request('POST', services, {
-          body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'via-status' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } },
+          body: {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { name: 'via-status' },
+            spec: { selector: { app: 'x' }, ports: [{ port: 80 }] },
+          },
         }),
         201,
       );
       const metadata = { labels: { fromStatus: 'l' }, annotations: { fromStatus: 'a' }, finalizers: ['conformance.kubefed.io/status'] };
       const svc = expectCode(
-        await t.request('PATCH', `${services}/via-status/status`, { contentType: 'application/merge-patch+json', body: { metadata, spec: { ports: [{ port: 81 }] } } }),
+        await t.request('PATCH', `${services}/via-status/status`, {
+          contentType: 'application/merge-patch+json',
+          body: { metadata, spec: { ports: [{ port: 81 }] } },
+        }),
         200,
       );
       expect(svc.metadata).toMatchObject(metadata);
       expect(svc.spec.ports[0].port).toBe(80);
-      expectCode(await t.request('PATCH', `${services}/via-status`, { contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } }), 200);
+      expectCode(
+        await t.request('PATCH', `${services}/via-status`, {
+          contentType: 'application/merge-patch+json',
+          body: { metadata: { finalizers: null } },
+        }),
+        200,
+      );
       expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'status-meta') }), 201);
       const d = expectCode(
         await t.request('PATCH', `${deploys()}/status-meta/status`, {
@@ -213,7 +234,12 @@ export function crudConformance(substrate: Substrate): void {
       const pod = d.spec.template.spec;
       pod.tolerations = [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' }];
       pod.topologySpreadConstraints = [
-        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'rich' } } },
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { app: 'rich' } },
+        },
       ];
       pod.affinity = {
         nodeAffinity: {
@@ -253,7 +279,11 @@ export function crudConformance(substrate: Substrate): void {
     it('omits the empty optional maps and lists of a built-in kind, as the typed encoding does, and keeps empty structs', async () => {
       const cm = expectCode(
         await t.request('POST', cms(), {
-          body: { ...configMap(ns, 'empties'), metadata: { name: 'empties', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] }, binaryData: {} },
+          body: {
+            ...configMap(ns, 'empties'),
+            metadata: { name: 'empties', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] },
+            binaryData: {},
+          },
         }),
         201,
       );
@@ -275,12 +305,18 @@ export function crudConformance(substrate: Substrate): void {
       expect(template.spec.containers[0].env).toBeUndefined();
       expect(template.spec.containers[0].args).toBeUndefined();
       const cleared = expectCode(
-        await t.request('PATCH', `${cms()}/empties`, { contentType: 'application/merge-patch+json', body: { data: { a: '1' }, metadata: { labels: { l: '1' } } } }),
+        await t.request('PATCH', `${cms()}/empties`, {
+          contentType: 'application/merge-patch+json',
+          body: { data: { a: '1' }, metadata: { labels: { l: '1' } } },
+        }),
         200,
       );
       expect(cleared.data).toEqual({ a: '1' });
       const emptied = expectCode(
-        await t.request('PATCH', `${cms()}/empties`, { contentType: 'application/merge-patch+json', body: { data: { a: null }, metadata: { labels: { l: null } } } }),
+        await t.request('PATCH', `${cms()}/empties`, {
+          contentType: 'application/merge-patch+json',
+          body: { data: { a: null }, metadata: { labels: { l: null } } },
+        }),
         200,
       );
       expect(emptied.data).toBeUndefined();
@@ -310,11 +346,19 @@ export function crudConformance(substrate: Substrate): void {
 
     it('refuses invalid label keys, label values and annotation keys with 422 Invalid', async () => {
       const withMeta = (name: string, meta: Json): Json => ({ ...configMap(ns, name), metadata: { name, ...meta } });
-      const value = expectFailure(await t.request('POST', cms(), { body: withMeta('bad-label', { labels: { a: 'has space' } }) }), 422, 'Invalid');
+      const value = expectFailure(
+        await t.request('POST', cms(), { body: withMeta('bad-label', { labels: { a: 'has space' } }) }),
+        422,
+        'Invalid',
+      );
       expect(value.message).toBe(
         `ConfigMap "bad-label" is invalid: metadata.labels: Invalid value: "has space": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
       );
-      const key = expectFailure(await t.request('POST', cms(), { body: withMeta('bad-label-key', { labels: { 'bad key': 'x' } }) }), 422, 'Invalid');
+      const key = expectFailure(
+        await t.request('POST', cms(), { body: withMeta('bad-label-key', { labels: { 'bad key': 'x' } }) }),
+        422,
+        'Invalid',
+      );
       expect(key.details.causes).toEqual([
         {
           reason: 'FieldValueInvalid',
@@ -322,13 +366,29 @@ export function crudConformance(substrate: Substrate): void {
           field: 'metadata.labels',
         },
       ]);
-      const long = expectFailure(await t.request('POST', cms(), { body: withMeta('long-label', { labels: { a: 'x'.repeat(64) } }) }), 422, 'Invalid');
+      const long = expectFailure(
+        await t.request('POST', cms(), { body: withMeta('long-label', { labels: { a: 'x'.repeat(64) } }) }),
+        422,
+        'Invalid',
+      );
       expect(long.details.causes[0].message).toBe(`Invalid value: "${'x'.repeat(64)}": must be no more than 63 characters`);
-      const annotation = expectFailure(await t.request('POST', cms(), { body: withMeta('bad-annotation', { annotations: { 'bad key': 'x' } }) }), 422, 'Invalid');
+      const annotation = expectFailure(
+        await t.request('POST', cms(), { body: withMeta('bad-annotation', { annotations: { 'bad key': 'x' } }) }),
+        422,
+        'Invalid',
+      );
       expect(annotation.details.causes.map((c: Json) => c.field)).toEqual(['metadata.annotations']);
       // Annotation keys are checked lower-cased; values are free.
-      expectCode(await t.request('POST', cms(), { body: withMeta('fine-meta', { labels: { 'example.com/app': '' }, annotations: { 'Example.com/Note': 'any value at all' } }) }), 201);
-      const relabelled = await t.request('PATCH', `${cms()}/fine-meta`, { contentType: 'application/merge-patch+json', body: { metadata: { labels: { '-x': 'y' } } } });
+      expectCode(
+        await t.request('POST', cms(), {
+          body: withMeta('fine-meta', { labels: { 'example.com/app': '' }, annotations: { 'Example.com/Note': 'any value at all' } }),
+        }),
+        201,
+      );
+      const relabelled = await t.request('PATCH', `${cms()}/fine-meta`, {
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { labels: { '-x': 'y' } } },
+      });
       expectFailure(relabelled, 422, 'Invalid');
     });
 
@@ -339,18 +399,27 @@ export function crudConformance(substrate: Substrate): void {
       );
       const secrets = `/api/v1/namespaces/${ns}/secrets`;
       const secretKey = expectFailure(
-        await t.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bad-key' }, data: { '..x': 'eA==' } } }),
+        await t.request('POST', secrets, {
+          body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bad-key' }, data: { '..x': 'eA==' } },
+        }),
         422,
         'Invalid',
       );
-      expect(secretKey.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: `Invalid value: "..x": must not start with '..'`, field: 'data[..x]' }]);
-      expectCode(await t.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'typed' }, type: 'Opaque' } }), 201);
+      expect(secretKey.details.causes).toEqual([
+        { reason: 'FieldValueInvalid', message: `Invalid value: "..x": must not start with '..'`, field: 'data[..x]' },
+      ]);
+      expectCode(
+        await t.request('POST', secrets, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'typed' }, type: 'Opaque' } }),
+        201,
+      );
       const retyped = expectFailure(
         await t.request('PATCH', `${secrets}/typed`, { contentType: 'application/merge-patch+json', body: { type: 'example.com/other' } }),
         422,
         'Invalid',
       );
-      expect(retyped.details.causes).toEqual([{ reason: 'FieldValueInvalid', message: 'Invalid value: "example.com/other": field is immutable', field: 'type' }]);
+      expect(retyped.details.causes).toEqual([
+        { reason: 'FieldValueInvalid', message: 'Invalid value: "example.com/other": field is immutable', field: 'type' },
+      ]);
     });
 
     it('rejects a create without name or generateName with 422 Invalid', async () => {
@@ -397,9 +466,7 @@ export function crudConformance(substrate: Substrate): void {
       d.spec.template.metadata.labels = { app: 'other' };
       const status = expectFailure(await t.request('POST', deploys(), { body: d }), 422, 'Invalid');
       expect(status.details).toMatchObject({ name: 'mismatch', group: 'apps', kind: 'Deployment' });
-      expect(status.details.causes).toEqual(
-        expect.arrayContaining([expect.objectContaining({ field: 'spec.template.metadata.labels' })]),
-      );
+      expect(status.details.causes).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'spec.template.metadata.labels' })]));
     });
 
     it('validates but does not persist a create with dryRun=All', async () => {
@@ -425,7 +492,9 @@ export function crudConformance(substrate: Substrate): void {
       );
       expect(created.spec).toMatchObject({ holderIdentity: 'a', acquireTime: micro, renewTime: micro, leaseDurationSeconds: 15 });
       const renewed = expectCode(
-        await t.request('PUT', `${leases}/leader`, { body: { ...created, spec: { ...created.spec, renewTime: '2026-11-21T10:00:05.000000Z' } } }),
+        await t.request('PUT', `${leases}/leader`, {
+          body: { ...created, spec: { ...created.spec, renewTime: '2026-11-21T10:00:05.000000Z' } },
+        }),
         200,
       );
       expect(renewed.spec.renewTime).toBe('2026-11-21T10:00:05.000000Z');
@@ -499,7 +568,14 @@ export function crudConformance(substrate: Substrate): void {
       const secrets = `/api/v1/namespaces/${ns}/secrets`;
       const created = expectCode(
         await t.request('POST', secrets, {
-          body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'strdata' }, type: 'Opaque', stringData: { user: 'admin' }, data: { pass: 'cHc=' } },
+          body: {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name: 'strdata' },
+            type: 'Opaque',
+            stringData: { user: 'admin' },
+            data: { pass: 'cHc=' },
+          },
         }),
         201,
       );
@@ -514,7 +590,9 @@ export function crudConformance(substrate: Substrate): void {
     it('refuses a ConfigMap whose data and binaryData exceed 1 MiB with 422 Invalid, and takes one of exactly 1 MiB', async () => {
       const mib = 1024 * 1024;
       const status = expectFailure(
-        await t.request('POST', cms(), { body: { ...configMap(ns, 'too-big', { a: 'x'.repeat(mib - 10) }), binaryData: { b: Buffer.alloc(11).toString('base64') } } }),
+        await t.request('POST', cms(), {
+          body: { ...configMap(ns, 'too-big', { a: 'x'.repeat(mib - 10) }), binaryData: { b: Buffer.alloc(11).toString('base64') } },
+        }),
         422,
         'Invalid',
       );
@@ -525,34 +603,60 @@ export function crudConformance(substrate: Substrate): void {
         causes: [{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes', field: '[]' }],
       });
       // Values count in UTF-8 bytes, keys not at all.
-      expectFailure(await t.request('POST', cms(), { body: configMap(ns, 'too-big-utf8', { a: 'é'.repeat(mib / 2 + 1) }) }), 422, 'Invalid');
+      expectFailure(
+        await t.request('POST', cms(), { body: configMap(ns, 'too-big-utf8', { a: 'é'.repeat(mib / 2 + 1) }) }),
+        422,
+        'Invalid',
+      );
       expectCode(await t.request('POST', cms(), { body: configMap(ns, 'just-fits', { a: 'x'.repeat(mib) }) }), 201);
-      const grown = await t.request('PATCH', `${cms()}/just-fits`, { contentType: 'application/merge-patch+json', body: { data: { b: 'y' } } });
+      const grown = await t.request('PATCH', `${cms()}/just-fits`, {
+        contentType: 'application/merge-patch+json',
+        body: { data: { b: 'y' } },
+      });
       expectFailure(grown, 422, 'Invalid');
     });
 
     it('refuses a Secret whose decoded data exceeds 1 MiB with 422 Invalid on data, also through stringData', async () => {
       const mib = 1024 * 1024;
       const secrets = `/api/v1/namespaces/${ns}/secrets`;
-      const secret = (name: string, extra: Json): Json => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, type: 'Opaque', ...extra });
-      const big = expectFailure(await t.request('POST', secrets, { body: secret('too-big', { data: { a: Buffer.alloc(mib + 1).toString('base64') } }) }), 422, 'Invalid');
+      const secret = (name: string, extra: Json): Json => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        type: 'Opaque',
+        ...extra,
+      });
+      const big = expectFailure(
+        await t.request('POST', secrets, { body: secret('too-big', { data: { a: Buffer.alloc(mib + 1).toString('base64') } }) }),
+        422,
+        'Invalid',
+      );
       expect(big.message).toBe('Secret "too-big" is invalid: data: Too long: may not be more than 1048576 bytes');
-      expect(big.details.causes).toEqual([{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes', field: 'data' }]);
-      expectFailure(await t.request('POST', secrets, { body: secret('too-big-string', { stringData: { a: 'y'.repeat(mib), b: 'z' } }) }), 422, 'Invalid');
-      expectCode(await t.request('POST', secrets, { body: secret('just-fits', { data: { a: Buffer.alloc(mib).toString('base64') } }) }), 201);
+      expect(big.details.causes).toEqual([
+        { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes', field: 'data' },
+      ]);
+      expectFailure(
+        await t.request('POST', secrets, { body: secret('too-big-string', { stringData: { a: 'y'.repeat(mib), b: 'z' } }) }),
+        422,
+        'Invalid',
+      );
+      expectCode(
+        await t.request('POST', secrets, { body: secret('just-fits', { data: { a: Buffer.alloc(mib).toString('base64') } }) }),
+        201,
+      );
     });
 
     it('lets exactly one of many concurrent creates of a name succeed', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 8 }, () => t.request('POST', cms(), { body: configMap(ns, 'race-create') })),
-      );
+      const results = await Promise.all(Array.from({ length: 8 }, () => t.request('POST', cms(), { body: configMap(ns, 'race-create') })));
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
     });
 
     it('lets exactly one of many concurrent updates from the same resourceVersion succeed', async () => {
       const created = expectCode(await t.request('POST', cms(), { body: configMap(ns, 'race-update', { v: '0' }) }), 201);
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_v, i) => t.request('PUT', `${cms()}/race-update`, { body: { ...created, data: { v: String(i + 1) } } })),
+        Array.from({ length: 8 }, (_v, i) =>
+          t.request('PUT', `${cms()}/race-update`, { body: { ...created, data: { v: String(i + 1) } } }),
+        ),
       );
       expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
       const winner = results.find((r) => r.status === 200)!;
@@ -577,7 +681,10 @@ export function crudConformance(substrate: Substrate): void {
 
       const namesFor = async (query: string): Promise<string[]> => {
         const body = expectCode(await t.request('GET', `/api/v1/namespaces/${selNs}/configmaps?${query}`), 200);
-        return (body.items as Json[]).map((i) => i.metadata.name as string).filter((n) => n.startsWith('sel-')).sort();
+        return (body.items as Json[])
+          .map((i) => i.metadata.name as string)
+          .filter((n) => n.startsWith('sel-'))
+          .sort();
       };
 
       it.each([
@@ -605,7 +712,11 @@ export function crudConformance(substrate: Substrate): void {
         expect(await namesFor('fieldSelector=metadata.name%21%3Dsel-b')).toEqual(['sel-a', 'sel-c', 'sel-none']);
         const all = expectCode(await t.request('GET', `/api/v1/configmaps?fieldSelector=metadata.namespace%3D${selNs}`), 200);
         const names = (all.items as Json[]).map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
-        expect(names.filter((n) => n.includes('/sel-')).sort()).toEqual(Object.keys(labelled).map((n) => `${selNs}/${n}`).sort());
+        expect(names.filter((n) => n.includes('/sel-')).sort()).toEqual(
+          Object.keys(labelled)
+            .map((n) => `${selNs}/${n}`)
+            .sort(),
+        );
         expect(names.every((n) => n.startsWith(`${selNs}/`))).toBe(true);
       });
 
@@ -659,14 +770,67 @@ export function crudConformance(substrate: Substrate): void {
       it.each([
         ['/api/v1/namespaces/{ns}/configmaps', [nameCol, s('Data'), s('Age')]],
         ['/api/v1/namespaces/{ns}/secrets', [nameCol, s('Type'), s('Data'), s('Age')]],
-        ['/api/v1/namespaces/{ns}/pods', [nameCol, s('Ready'), s('Status'), s('Restarts'), s('Age'), s('IP', 1), s('Node', 1), s('Nominated Node', 1), s('Readiness Gates', 1)]],
-        ['/api/v1/namespaces/{ns}/events', [s('Last Seen'), s('Type'), s('Reason'), s('Object'), s('Subobject', 1), s('Source', 1), s('Message'), s('First Seen', 1), s('Count', 1), s('Name', 1, 'name')]],
-        ['/api/v1/nodes', [nameCol, s('Status'), s('Roles'), s('Age'), s('Version'), s('Internal-IP', 1), s('External-IP', 1), s('OS-Image', 1), s('Kernel-Version', 1), s('Container-Runtime', 1)]],
-        ['/apis/apps/v1/namespaces/{ns}/deployments', [nameCol, s('Ready'), s('Up-to-date'), s('Available'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)]],
-        ['/apis/apps/v1/namespaces/{ns}/replicasets', [nameCol, i('Desired'), i('Current'), i('Ready'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)]],
+        [
+          '/api/v1/namespaces/{ns}/pods',
+          [
+            nameCol,
+            s('Ready'),
+            s('Status'),
+            s('Restarts'),
+            s('Age'),
+            s('IP', 1),
+            s('Node', 1),
+            s('Nominated Node', 1),
+            s('Readiness Gates', 1),
+          ],
+        ],
+        [
+          '/api/v1/namespaces/{ns}/events',
+          [
+            s('Last Seen'),
+            s('Type'),
+            s('Reason'),
+            s('Object'),
+            s('Subobject', 1),
+            s('Source', 1),
+            s('Message'),
+            s('First Seen', 1),
+            s('Count', 1),
+            s('Name', 1, 'name'),
+          ],
+        ],
+        [
+          '/api/v1/nodes',
+          [
+            nameCol,
+            s('Status'),
+            s('Roles'),
+            s('Age'),
+            s('Version'),
+            s('Internal-IP', 1),
+            s('External-IP', 1),
+            s('OS-Image', 1),
+            s('Kernel-Version', 1),
+            s('Container-Runtime', 1),
+          ],
+        ],
+        [
+          '/apis/apps/v1/namespaces/{ns}/deployments',
+          [nameCol, s('Ready'), s('Up-to-date'), s('Available'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)],
+        ],
+        [
+          '/apis/apps/v1/namespaces/{ns}/replicasets',
+          [nameCol, i('Desired'), i('Current'), i('Ready'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)],
+        ],
         ['/apis/apps/v1/namespaces/{ns}/statefulsets', [nameCol, s('Ready'), s('Age'), s('Containers', 1), s('Images', 1)]],
-        ['/apis/batch/v1/namespaces/{ns}/jobs', [nameCol, s('Status'), s('Completions'), s('Duration'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)]],
-        ['/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings', [nameCol, s('Role'), s('Age'), s('Users', 1), s('Groups', 1), s('ServiceAccounts', 1)]],
+        [
+          '/apis/batch/v1/namespaces/{ns}/jobs',
+          [nameCol, s('Status'), s('Completions'), s('Duration'), s('Age'), s('Containers', 1), s('Images', 1), s('Selector', 1)],
+        ],
+        [
+          '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
+          [nameCol, s('Role'), s('Age'), s('Users', 1), s('Groups', 1), s('ServiceAccounts', 1)],
+        ],
       ])('declares the printer columns of kube-apiserver for %s', async (path, columns) => {
         const table = expectCode(await t.request('GET', path.replace('{ns}', ns), { accept: tableAccept }), 200);
         expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
@@ -749,7 +913,12 @@ export function crudConformance(substrate: Substrate): void {
 
       it('reads and lists objects with KubernetesObjectApi', async () => {
         const objects = t.kc.makeApiClient(KubernetesObjectApi);
-        await objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'generic', namespace: ns }, data: { x: 'y' } } as never);
+        await objects.create({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'generic', namespace: ns },
+          data: { x: 'y' },
+        } as never);
         const got: Json = await objects.read({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'generic', namespace: ns } });
         expect(got.data).toEqual({ x: 'y' });
         const list = await objects.list('v1', 'ConfigMap', ns);

@@ -19,8 +19,7 @@ export function deleteConformance(substrate: Substrate): void {
     });
 
     const cms = (namespace = ns): string => `/api/v1/namespaces/${namespace}/configmaps`;
-    const create = async (body: Json, namespace = ns): Promise<Json> =>
-      expectCode(await t.request('POST', cms(namespace), { body }), 201);
+    const create = async (body: Json, namespace = ns): Promise<Json> => expectCode(await t.request('POST', cms(namespace), { body }), 201);
     const gone = async (path: string): Promise<void> => {
       await vi.waitFor(async () => {
         const res = await t.request('GET', path);
@@ -65,7 +64,10 @@ export function deleteConformance(substrate: Substrate): void {
       });
       expectFailure(added, 422, 'Invalid');
       expectCode(
-        await t.request('PATCH', `${cms()}/held`, { contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } }),
+        await t.request('PATCH', `${cms()}/held`, {
+          contentType: 'application/merge-patch+json',
+          body: { metadata: { finalizers: null } },
+        }),
         200,
       );
       await gone(`${cms()}/held`);
@@ -80,7 +82,12 @@ export function deleteConformance(substrate: Substrate): void {
       });
       const secrets = `/api/v1/namespaces/${ns}/secrets`;
       expectCode(await t.request('POST', secrets, { body: tokenSecret('orphan-token', 'nobody') }), 201);
-      expectCode(await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'owner' } } }), 201);
+      expectCode(
+        await t.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+          body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'owner' } },
+        }),
+        201,
+      );
       expectCode(await t.request('POST', secrets, { body: tokenSecret('owned-token', 'owner') }), 201);
       await vi.waitFor(async () => {
         expect((await t.request('GET', `${secrets}/orphan-token`)).status).toBe(404);
@@ -142,7 +149,10 @@ export function deleteConformance(substrate: Substrate): void {
         expect(dep.metadata.deletionTimestamp).toBeTruthy();
       }, poll);
       expectCode(await t.request('GET', `${cms()}/fg-owner`), 200);
-      await t.request('PATCH', `${cms()}/fg-dep`, { contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+      await t.request('PATCH', `${cms()}/fg-dep`, {
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { finalizers: null } },
+      });
       await gone(`${cms()}/fg-dep`);
       await gone(`${cms()}/fg-owner`);
     });
@@ -174,7 +184,11 @@ export function deleteConformance(substrate: Substrate): void {
       expect(deployConflict.details).toEqual({ name: 'precond', group: 'apps', kind: 'Deployment' });
       expect(deployConflict.message).toMatch(/^Operation cannot be fulfilled on Deployment\.apps "precond": the UID in the precondition/);
       const ok = await t.request('DELETE', `${cms()}/precond`, {
-        body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion } },
+        body: {
+          kind: 'DeleteOptions',
+          apiVersion: 'v1',
+          preconditions: { uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion },
+        },
       });
       expect(ok.status).toBe(200);
       await gone(`${cms()}/precond`);
@@ -183,22 +197,35 @@ export function deleteConformance(substrate: Substrate): void {
     it('takes the uid of a PUT body as a precondition (409) but refuses a PATCH that changes the uid as immutable (422)', async () => {
       const obj = await create(configMap(ns, 'uid-change', { a: '1' }));
       const zero = '00000000-0000-0000-0000-000000000000';
-      const put = await t.request('PUT', `${cms()}/uid-change`, { body: { ...configMap(ns, 'uid-change'), metadata: { name: 'uid-change', uid: zero } } });
+      const put = await t.request('PUT', `${cms()}/uid-change`, {
+        body: { ...configMap(ns, 'uid-change'), metadata: { name: 'uid-change', uid: zero } },
+      });
       const conflict = expectFailure(put, 409, 'Conflict');
       expect(conflict.details).toEqual({ name: 'uid-change', kind: 'configmaps' });
       // The real message embeds a StorageError with the etcd key, which depends on the etcd prefix.
       expect(conflict.message).toMatch(/^Operation cannot be fulfilled on configmaps "uid-change": /);
       expect(conflict.message).toContain(`Precondition failed: UID in precondition: ${zero}, UID in object meta: ${obj.metadata.uid}`);
-      const patch = await t.request('PATCH', `${cms()}/uid-change`, { contentType: 'application/merge-patch+json', body: { metadata: { uid: zero } } });
+      const patch = await t.request('PATCH', `${cms()}/uid-change`, {
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { uid: zero } },
+      });
       const invalid = expectFailure(patch, 422, 'Invalid');
       expect(invalid.details).toMatchObject({ name: 'uid-change', kind: 'ConfigMap' });
-      expect(invalid.details.causes).toContainEqual({ reason: 'FieldValueInvalid', message: `Invalid value: "${zero}": field is immutable`, field: 'metadata.uid' });
+      expect(invalid.details.causes).toContainEqual({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${zero}": field is immutable`,
+        field: 'metadata.uid',
+      });
       expect(expectCode(await t.request('GET', `${cms()}/uid-change`), 200).metadata.uid).toBe(obj.metadata.uid);
     });
 
     it('deletes a collection selected by label and keeps the rest', async () => {
       const colNs = await t.createNamespace('conf-col');
-      for (const [name, batch] of [['c1', 'x'], ['c2', 'x'], ['c3', 'y']] as const) {
+      for (const [name, batch] of [
+        ['c1', 'x'],
+        ['c2', 'x'],
+        ['c3', 'y'],
+      ] as const) {
         await create(configMap(colNs, name, {}, { batch }), colNs);
       }
       const res = await t.request('DELETE', `${cms(colNs)}?labelSelector=batch%3Dx`);
@@ -226,7 +253,10 @@ export function deleteConformance(substrate: Substrate): void {
     it('terminates a namespace: phase Terminating, no new content, contents removed, then gone', async () => {
       const doomed = await t.createNamespace('conf-doomed');
       await create(configMap(doomed, 'plain'), doomed);
-      await create({ ...configMap(doomed, 'held'), metadata: { name: 'held', namespace: doomed, finalizers: ['conformance.kubefed.io/hold'] } }, doomed);
+      await create(
+        { ...configMap(doomed, 'held'), metadata: { name: 'held', namespace: doomed, finalizers: ['conformance.kubefed.io/hold'] } },
+        doomed,
+      );
       const res = await t.request('DELETE', `/api/v1/namespaces/${doomed}`);
       expect(res.status).toBe(200);
       const marked = expectCode(await t.request('GET', `/api/v1/namespaces/${doomed}`), 200);
@@ -240,7 +270,10 @@ export function deleteConformance(substrate: Substrate): void {
       const held = expectCode(await t.request('GET', `${cms(doomed)}/held`), 200);
       expect(held.metadata.deletionTimestamp).toBeTruthy();
       expectCode(await t.request('GET', `/api/v1/namespaces/${doomed}`), 200);
-      await t.request('PATCH', `${cms(doomed)}/held`, { contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+      await t.request('PATCH', `${cms(doomed)}/held`, {
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { finalizers: null } },
+      });
       await gone(`/api/v1/namespaces/${doomed}`);
     });
   });

@@ -85,7 +85,15 @@ export function discoveryConformance(substrate: Substrate): void {
       expect(body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'v1' });
       const resources = new Map<string, Json>((body.resources as Json[]).map((r) => [r.name, r]));
       expect(resources.get('namespaces')).toMatchObject({ namespaced: false, kind: 'Namespace', shortNames: ['ns'] });
-      expect([...(resources.get('namespaces').verbs as string[])].sort()).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+      expect([...(resources.get('namespaces').verbs as string[])].sort()).toEqual([
+        'create',
+        'delete',
+        'get',
+        'list',
+        'patch',
+        'update',
+        'watch',
+      ]);
       expect(resources.get('configmaps')).toMatchObject({ namespaced: true, kind: 'ConfigMap', shortNames: ['cm'] });
       expect(resources.get('secrets')).toMatchObject({ namespaced: true, kind: 'Secret' });
       expect(resources.get('nodes')).toMatchObject({ namespaced: false, kind: 'Node' });
@@ -138,8 +146,15 @@ export function discoveryConformance(substrate: Substrate): void {
 
     it('publishes the storageVersionHash of kube-apiserver (sha256 of group/version/kind, 8 bytes, base64)', async () => {
       const body = expectCode(await t.request('GET', '/apis/apps/v1'), 200);
-      const hashes = Object.fromEntries((body.resources as Json[]).filter((r) => !String(r.name).includes('/')).map((r) => [r.name, r.storageVersionHash]));
-      expect(hashes).toMatchObject({ deployments: '8aSe+NMegvE=', replicasets: 'P1RzHs8/mWQ=', statefulsets: 'H+vl74LkKdo=', daemonsets: 'dd7pWHUlMKQ=' });
+      const hashes = Object.fromEntries(
+        (body.resources as Json[]).filter((r) => !String(r.name).includes('/')).map((r) => [r.name, r.storageVersionHash]),
+      );
+      expect(hashes).toMatchObject({
+        deployments: '8aSe+NMegvE=',
+        replicasets: 'P1RzHs8/mWQ=',
+        statefulsets: 'H+vl74LkKdo=',
+        daemonsets: 'dd7pWHUlMKQ=',
+      });
     });
 
     it('serves /openapi/v2 as JSON and in the protobuf encoding client-go asks for', async () => {

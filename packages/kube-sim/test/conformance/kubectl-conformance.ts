@@ -38,9 +38,12 @@ export function kubectlConformance(substrate: Substrate): void {
       await writeFile(kubeconfig, t.kubeconfigYaml, { mode: 0o600 });
       group = widgetGroup(t.suffix);
       expectCode(await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: widgetCrd(group) }), 201);
-      await vi.waitFor(async () => {
-        expectCode(await t.request('GET', `/apis/${group}/v1/namespaces/${ns}/widgets`), 200);
-      }, { timeout: 20_000, interval: 100 });
+      await vi.waitFor(
+        async () => {
+          expectCode(await t.request('GET', `/apis/${group}/v1/namespaces/${ns}/widgets`), 200);
+        },
+        { timeout: 20_000, interval: 100 },
+      );
     });
     afterAll(async () => {
       if (t?.real) await t.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`);
@@ -110,7 +113,9 @@ export function kubectlConformance(substrate: Substrate): void {
       const path = await file('list.yaml', list('1', '1'));
       expect(await apply('-f', path)).toBe('configmap/listed-a created\nconfigmap/listed-b created\n');
       expect(await apply('-f', path)).toBe('configmap/listed-a unchanged\nconfigmap/listed-b unchanged\n');
-      expect(await apply('-f', await file('list.yaml', list('2', '1')))).toBe('configmap/listed-a configured\nconfigmap/listed-b unchanged\n');
+      expect(await apply('-f', await file('list.yaml', list('2', '1')))).toBe(
+        'configmap/listed-a configured\nconfigmap/listed-b unchanged\n',
+      );
       expect(await apply('--server-side', '-f', await file('list.yaml', list('3', '1')))).toBe(
         'configmap/listed-a serverside-applied\nconfigmap/listed-b serverside-applied\n',
       );
@@ -144,7 +149,9 @@ export function kubectlConformance(substrate: Substrate): void {
     });
 
     it('moves an object applied client-side to server-side apply, dropping what the new configuration leaves out', async () => {
-      expect(await ok('apply', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '1', b: '2' })))).toContain('configmap/migrated created');
+      expect(await ok('apply', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '1', b: '2' })))).toContain(
+        'configmap/migrated created',
+      );
       const migrated = await kubectl('apply', '--server-side', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '3' })));
       expect(migrated).toMatchObject({ code: 0, stderr: '' });
       expect(migrated.stdout).toContain('configmap/migrated serverside-applied');
@@ -154,9 +161,14 @@ export function kubectlConformance(substrate: Substrate): void {
       expect(got.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toBe(
         `{"apiVersion":"v1","data":{"a":"3"},"kind":"ConfigMap","metadata":{"name":"migrated","namespace":"${ns}"}}\n`,
       );
-      expect((got.metadata.managedFields as Json[]).map((m) => `${m.manager}/${m.operation}`)).toEqual(['kubectl-last-applied/Apply', 'kubectl/Apply']);
+      expect((got.metadata.managedFields as Json[]).map((m) => `${m.manager}/${m.operation}`)).toEqual([
+        'kubectl-last-applied/Apply',
+        'kubectl/Apply',
+      ]);
       // And a client-side apply afterwards still works from that annotation.
-      expect(await ok('apply', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '4' })))).toContain('configmap/migrated configured');
+      expect(await ok('apply', '-f', await file('migrated.yaml', configMap(ns, 'migrated', { a: '4' })))).toContain(
+        'configmap/migrated configured',
+      );
     });
 
     it('waits for a CRD condition with kubectl wait', async () => {
@@ -213,11 +225,15 @@ export function kubectlConformance(substrate: Substrate): void {
       const out = await ok('get', 'deploy', 'widened', '-o', 'wide');
       const [header, row] = out.trim().split('\n');
       expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
-      expect(row).toMatch(/^widened\s+\d+\/0\s+\d+\s+\d+\s+\S+\s+app,sidecar\s+registry\.k8s\.io\/pause:3\.9,registry\.k8s\.io\/pause:3\.9\s+app=widened$/);
+      expect(row).toMatch(
+        /^widened\s+\d+\/0\s+\d+\s+\d+\s+\S+\s+app,sidecar\s+registry\.k8s\.io\/pause:3\.9,registry\.k8s\.io\/pause:3\.9\s+app=widened$/,
+      );
     });
 
     it('prints the additionalPrinterColumns of a custom resource', async () => {
-      await t.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget(group, ns, 'columns', { size: 8, color: 'blue' }) });
+      await t.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, {
+        body: widget(group, ns, 'columns', { size: 8, color: 'blue' }),
+      });
       const out = await ok('get', `widgets.${group}`, 'columns');
       const [header, row] = out.trim().split('\n');
       expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'SIZE', 'COLOR', 'AGE']);
@@ -227,7 +243,10 @@ export function kubectlConformance(substrate: Substrate): void {
     });
 
     it('prints an empty cell for a printer column the object has no value for', async () => {
-      expectCode(await t.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget(group, ns, 'colorless', { size: 2 }) }), 201);
+      expectCode(
+        await t.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`, { body: widget(group, ns, 'colorless', { size: 2 }) }),
+        201,
+      );
       const out = await ok('get', `widgets.${group}`, 'colorless');
       const [header, row] = out.trim().split('\n');
       const colorAt = header!.indexOf('COLOR');
@@ -240,7 +259,13 @@ export function kubectlConformance(substrate: Substrate): void {
         const post = async (path: string, body: unknown): Promise<void> => {
           expectCode(await t.request('POST', path, { body }), 201);
         };
-        await post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cols' }, type: 'Opaque', data: {} });
+        await post(`/api/v1/namespaces/${ns}/secrets`, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'cols' },
+          type: 'Opaque',
+          data: {},
+        });
         await post(`/api/v1/namespaces/${ns}/services`, {
           apiVersion: 'v1',
           kind: 'Service',
@@ -275,7 +300,19 @@ export function kubectlConformance(substrate: Substrate): void {
       await t.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(ns, 'watched', { v: 'before' }) });
       const child = spawn(
         kubectlPath,
-        ['--kubeconfig', kubeconfig, '--namespace', ns, 'get', 'configmap', 'watched', '-w', '-o', 'custom-columns=NAME:.metadata.name,V:.data.v', '--no-headers'],
+        [
+          '--kubeconfig',
+          kubeconfig,
+          '--namespace',
+          ns,
+          'get',
+          'configmap',
+          'watched',
+          '-w',
+          '-o',
+          'custom-columns=NAME:.metadata.name,V:.data.v',
+          '--no-headers',
+        ],
         { env: kubectlEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stdout = '';
@@ -308,12 +345,20 @@ export function kubectlConformance(substrate: Substrate): void {
       expect(await ok('patch', 'configmap', 'patched', '--type', 'merge', '-p', '{"data":{"a":"2","b":"x"}}')).toContain(
         'configmap/patched patched',
       );
-      expect(await ok('patch', 'configmap', 'patched', '--type', 'json', '-p', '[{"op":"replace","path":"/data/a","value":"3"}]')).toContain(
-        'configmap/patched patched',
-      );
+      expect(
+        await ok('patch', 'configmap', 'patched', '--type', 'json', '-p', '[{"op":"replace","path":"/data/a","value":"3"}]'),
+      ).toContain('configmap/patched patched');
       const got = expectCode(await t.request('GET', `/api/v1/namespaces/${ns}/configmaps/patched`), 200);
       expect(got.data).toEqual({ a: '3', b: 'x' });
-      const failing = await kubectl('patch', 'configmap', 'patched', '--type', 'json', '-p', '[{"op":"test","path":"/data/a","value":"9"}]');
+      const failing = await kubectl(
+        'patch',
+        'configmap',
+        'patched',
+        '--type',
+        'json',
+        '-p',
+        '[{"op":"test","path":"/data/a","value":"9"}]',
+      );
       expect(failing.code).not.toBe(0);
     });
 

@@ -7,7 +7,14 @@
  * immutable scope; kube-apiserver's wording of CEL errors; the KubeFedCluster printer columns.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { defaultKubeFedConfigSpec, kubeFedClusterCrd, kubeFedConfigCrd, federatedTypeConfigCrd, resolveFeatureGates, type KubeFedConfigSpec } from '@kubefed/api';
+import {
+  defaultKubeFedConfigSpec,
+  kubeFedClusterCrd,
+  kubeFedConfigCrd,
+  federatedTypeConfigCrd,
+  resolveFeatureGates,
+  type KubeFedConfigSpec,
+} from '@kubefed/api';
 import type { ConformanceTarget, Json, RawResponse, Substrate } from '../support/conformance-target.js';
 import { expectCode, expectFailure } from '../support/fixtures.js';
 import {
@@ -32,7 +39,12 @@ function causeFields(res: RawResponse): string[] {
 
 /** KubeFed's e2e validation test: the invalid edit of each kind (test/e2e/validation.go). */
 const INVALID_EDITS: readonly { kind: AdmissionKind; valid: () => Obj; invalidate: (o: Obj) => void; field: string }[] = [
-  { kind: 'FederatedTypeConfig', valid: validTypeConfig, invalidate: (o) => ((o.spec['federatedType'] as Json).group = ''), field: 'spec.federatedType.group' },
+  {
+    kind: 'FederatedTypeConfig',
+    valid: validTypeConfig,
+    invalidate: (o) => ((o.spec['federatedType'] as Json).group = ''),
+    field: 'spec.federatedType.group',
+  },
   { kind: 'KubeFedCluster', valid: validCluster, invalidate: (o) => (o.spec['apiEndpoint'] = ''), field: 'spec.apiEndpoint' },
   {
     kind: 'KubeFedConfig',
@@ -63,38 +75,45 @@ export function kubefedAdmissionConformance(substrate: Substrate): void {
       }, poll);
     });
     afterAll(async () => {
-      if (t?.real) for (const crd of CRDS) await t.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+      if (t?.real)
+        for (const crd of CRDS) await t.request('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
       await t?.close();
     });
 
-    it.each(ADMISSION_CASES.map((c) => [c.kind, c.title, c] as const))('%s: %s is accepted or rejected alike by the API server and zod', async (kind, _title, c) => {
-      const res = await create(kind, c.object);
-      if (c.rejectedAt === null) {
-        expectCode(res, 201);
-        expect(zodAccepts(kind, c.object), 'zod rejects what the API server accepts').toBe(true);
-        expectCode(await t.request('DELETE', path(kind, String(c.object.metadata['name']))), 200);
-      } else {
-        expectFailure(res, 422, 'Invalid');
-        expect(causeFields(res)).toContain(c.rejectedAt);
-        expect(zodAccepts(kind, c.object), 'zod accepts what the API server rejects').toBe(false);
-      }
-    });
+    it.each(ADMISSION_CASES.map((c) => [c.kind, c.title, c] as const))(
+      '%s: %s is accepted or rejected alike by the API server and zod',
+      async (kind, _title, c) => {
+        const res = await create(kind, c.object);
+        if (c.rejectedAt === null) {
+          expectCode(res, 201);
+          expect(zodAccepts(kind, c.object), 'zod rejects what the API server accepts').toBe(true);
+          expectCode(await t.request('DELETE', path(kind, String(c.object.metadata['name']))), 200);
+        } else {
+          expectFailure(res, 422, 'Invalid');
+          expect(causeFields(res)).toContain(c.rejectedAt);
+          expect(zodAccepts(kind, c.object), 'zod accepts what the API server rejects').toBe(false);
+        }
+      },
+    );
 
-    it.each(INVALID_EDITS.map((e) => [e.kind, e] as const))('%s: rejects an invalid create, update and merge patch (KubeFed e2e validation)', async (kind, e) => {
-      const invalid = e.valid();
-      e.invalidate(invalid);
-      expect(causeFields(expectFailureRes(await create(kind, invalid)))).toContain(e.field);
-      const stored = expectCode(await create(kind, e.valid()), 201);
-      const name = String(stored.metadata.name);
-      const updated = structuredClone(stored);
-      e.invalidate(updated);
-      expect(causeFields(expectFailureRes(await t.request('PUT', path(kind, name), { body: updated })))).toContain(e.field);
-      const patch = { spec: structuredClone(updated.spec) };
-      const patched = await t.request('PATCH', path(kind, name), { body: patch, contentType: 'application/merge-patch+json' });
-      expect(causeFields(expectFailureRes(patched))).toContain(e.field);
-      expect(zodAccepts(kind, updated, stored)).toBe(false);
-      expectCode(await t.request('DELETE', path(kind, name)), 200);
-    });
+    it.each(INVALID_EDITS.map((e) => [e.kind, e] as const))(
+      '%s: rejects an invalid create, update and merge patch (KubeFed e2e validation)',
+      async (kind, e) => {
+        const invalid = e.valid();
+        e.invalidate(invalid);
+        expect(causeFields(expectFailureRes(await create(kind, invalid)))).toContain(e.field);
+        const stored = expectCode(await create(kind, e.valid()), 201);
+        const name = String(stored.metadata.name);
+        const updated = structuredClone(stored);
+        e.invalidate(updated);
+        expect(causeFields(expectFailureRes(await t.request('PUT', path(kind, name), { body: updated })))).toContain(e.field);
+        const patch = { spec: structuredClone(updated.spec) };
+        const patched = await t.request('PATCH', path(kind, name), { body: patch, contentType: 'application/merge-patch+json' });
+        expect(causeFields(expectFailureRes(patched))).toContain(e.field);
+        expect(zodAccepts(kind, updated, stored)).toBe(false);
+        expectCode(await t.request('DELETE', path(kind, name)), 200);
+      },
+    );
 
     it("stores a KubeFedConfig defaulted as KubeFed's mutating webhook did, keeping the values set (KubeFed e2e defaulting)", async () => {
       const spec: KubeFedConfigSpec = {
@@ -120,27 +139,60 @@ export function kubefedAdmissionConformance(substrate: Substrate): void {
       const stored = expectCode(await create('KubeFedConfig', validConfig('kubefed-scope')), 201);
       const changed = { ...stored, spec: { ...stored.spec, scope: 'Namespaced' } };
       const res = expectFailureRes(await t.request('PUT', path('KubeFedConfig', 'kubefed-scope'), { body: changed }));
-      expect(res.json.message).toBe('KubeFedConfig.core.kubefed.io "kubefed-scope" is invalid: spec.scope: Invalid value: "string": scope is immutable');
+      expect(res.json.message).toBe(
+        'KubeFedConfig.core.kubefed.io "kubefed-scope" is invalid: spec.scope: Invalid value: "string": scope is immutable',
+      );
       expect(zodAccepts('KubeFedConfig', changed, stored)).toBe(false);
       const other = { ...stored, spec: { ...stored.spec, syncController: { adoptResources: 'Disabled', maxConcurrentReconciles: 4 } } };
-      expect(expectCode(await t.request('PUT', path('KubeFedConfig', 'kubefed-scope'), { body: other }), 200).spec.syncController.maxConcurrentReconciles).toBe(4);
+      expect(
+        expectCode(await t.request('PUT', path('KubeFedConfig', 'kubefed-scope'), { body: other }), 200).spec.syncController
+          .maxConcurrentReconciles,
+      ).toBe(4);
     });
 
     it('reports a rule across fields at the field it names and skips the rules after a blocking error', async () => {
-      const lease = expectFailureRes(await create('KubeFedConfig', { ...validConfig('kubefed-lease'), spec: { scope: 'Cluster', leaderElect: { leaseDuration: '5s' } } }));
+      const lease = expectFailureRes(
+        await create('KubeFedConfig', {
+          ...validConfig('kubefed-lease'),
+          spec: { scope: 'Cluster', leaderElect: { leaseDuration: '5s' } },
+        }),
+      );
       expect(lease.json.details.causes).toEqual([
-        { reason: 'FieldValueInvalid', message: 'Invalid value: "object": leaseDuration must be greater than renewDeadline', field: 'spec.leaderElect.leaseDuration' },
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "object": leaseDuration must be greater than renewDeadline',
+          field: 'spec.leaderElect.leaseDuration',
+        },
       ]);
-      const blocked = expectFailureRes(await create('KubeFedConfig', { ...validConfig('kubefed-blocked'), spec: { scope: 'Cluster', syncController: { adoptResources: 'Unknown' }, leaderElect: { leaseDuration: '5s' } } }));
+      const blocked = expectFailureRes(
+        await create('KubeFedConfig', {
+          ...validConfig('kubefed-blocked'),
+          spec: { scope: 'Cluster', syncController: { adoptResources: 'Unknown' }, leaderElect: { leaseDuration: '5s' } },
+        }),
+      );
       expect(blocked.json.details.causes).toEqual([
-        { reason: 'FieldValueNotSupported', message: 'Unsupported value: "Unknown": supported values: "Enabled", "Disabled"', field: 'spec.syncController.adoptResources' },
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: "Unknown": supported values: "Enabled", "Disabled"',
+          field: 'spec.syncController.adoptResources',
+        },
         RULES_NOT_CHECKED,
       ]);
-      const required = expectFailureRes(await create('KubeFedCluster', { ...validCluster('empty-endpoint'), spec: { apiEndpoint: '', secretRef: { name: 's' } } }));
-      expect(required.json.details.causes).toEqual([{ reason: 'FieldValueRequired', message: 'Required value: apiEndpoint is required', field: 'spec.apiEndpoint' }]);
-      const bytes = expectFailureRes(await create('KubeFedCluster', { ...validCluster('bad-ca'), spec: { ...validCluster().spec, caBundle: 'not base64!' } }));
+      const required = expectFailureRes(
+        await create('KubeFedCluster', { ...validCluster('empty-endpoint'), spec: { apiEndpoint: '', secretRef: { name: 's' } } }),
+      );
+      expect(required.json.details.causes).toEqual([
+        { reason: 'FieldValueRequired', message: 'Required value: apiEndpoint is required', field: 'spec.apiEndpoint' },
+      ]);
+      const bytes = expectFailureRes(
+        await create('KubeFedCluster', { ...validCluster('bad-ca'), spec: { ...validCluster().spec, caBundle: 'not base64!' } }),
+      );
       expect(bytes.json.details.causes).toEqual([
-        { reason: 'FieldValueTypeInvalid', message: 'Invalid value: "not base64!": spec.caBundle in body must be of type byte: "not base64!"', field: 'spec.caBundle' },
+        {
+          reason: 'FieldValueTypeInvalid',
+          message: 'Invalid value: "not base64!": spec.caBundle in body must be of type byte: "not base64!"',
+          field: 'spec.caBundle',
+        },
         RULES_NOT_CHECKED,
       ]);
     });
@@ -162,7 +214,8 @@ export function kubefedAdmissionConformance(substrate: Substrate): void {
 /** The cause kube-apiserver adds when a blocking schema error kept it from evaluating the CEL rules. */
 const RULES_NOT_CHECKED = {
   reason: 'FieldValueInvalid',
-  message: 'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  message:
+    'Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
   field: '<nil>',
 };
 

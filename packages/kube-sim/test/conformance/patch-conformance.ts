@@ -29,7 +29,10 @@ export function patchConformance(substrate: Substrate): void {
     it('applies a JSON merge patch, deleting keys set to null', async () => {
       await t.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap(ns, 'merge', { a: '1', b: '2' }, { keep: 'me' }) });
       const body = expectCode(
-        await t.request('PATCH', cm('merge'), { contentType: merge, body: { data: { a: null, c: '3' }, metadata: { labels: { added: 'x' } } } }),
+        await t.request('PATCH', cm('merge'), {
+          contentType: merge,
+          body: { data: { a: null, c: '3' }, metadata: { labels: { added: 'x' } } },
+        }),
         200,
       );
       expect(body.data).toEqual({ b: '2', c: '3' });
@@ -161,7 +164,10 @@ export function patchConformance(substrate: Substrate): void {
       expect(created.status).toBe(201);
       expect(created.json.data).toEqual({ a: '1' });
       const updated = expectCode(
-        await t.request('PATCH', `${cm('applied')}?fieldManager=conformance`, { contentType: apply, body: configMap(ns, 'applied', { a: '2' }) }),
+        await t.request('PATCH', `${cm('applied')}?fieldManager=conformance`, {
+          contentType: apply,
+          body: configMap(ns, 'applied', { a: '2' }),
+        }),
         200,
       );
       expect(updated.data).toEqual({ a: '2' });
@@ -176,7 +182,10 @@ export function patchConformance(substrate: Substrate): void {
         ((obj.metadata.managedFields ?? []) as Json[]).map((m) => ({ manager: m.manager, operation: m.operation, fieldsV1: m.fieldsV1 }));
 
       it('records who applied which fields in managedFields, as FieldsV1 without the name', async () => {
-        const body = { ...configMap(ns, 'owned', { a: '1', b: '2' }, { l: '1' }), metadata: { name: 'owned', labels: { l: '1' }, finalizers: ['conformance.kubefed.io/x'] } };
+        const body = {
+          ...configMap(ns, 'owned', { a: '1', b: '2' }, { l: '1' }),
+          metadata: { name: 'owned', labels: { l: '1' }, finalizers: ['conformance.kubefed.io/x'] },
+        };
         const created = expectCode(await applyAs('alice', body), 201);
         expect(created.metadata.managedFields).toEqual([
           {
@@ -185,13 +194,22 @@ export function patchConformance(substrate: Substrate): void {
             apiVersion: 'v1',
             time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
             fieldsType: 'FieldsV1',
-            fieldsV1: { 'f:data': { 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:finalizers': { 'v:"conformance.kubefed.io/x"': {} }, 'f:labels': { 'f:l': {} } } },
+            fieldsV1: {
+              'f:data': { 'f:a': {}, 'f:b': {} },
+              'f:metadata': { 'f:finalizers': { 'v:"conformance.kubefed.io/x"': {} }, 'f:labels': { 'f:l': {} } },
+            },
           },
         ]);
       });
 
       it('removes what a manager applied before and applies no longer', async () => {
-        expectCode(await applyAs('alice', { ...configMap(ns, 'shrinks', { a: '1', b: '2' }), metadata: { name: 'shrinks', labels: { l: '1' }, finalizers: ['conformance.kubefed.io/x'] } }), 201);
+        expectCode(
+          await applyAs('alice', {
+            ...configMap(ns, 'shrinks', { a: '1', b: '2' }),
+            metadata: { name: 'shrinks', labels: { l: '1' }, finalizers: ['conformance.kubefed.io/x'] },
+          }),
+          201,
+        );
         const shrunk = expectCode(await applyAs('alice', { ...configMap(ns, 'shrinks', { a: '1' }), metadata: { name: 'shrinks' } }), 200);
         expect(shrunk.data).toEqual({ a: '1' });
         expect(shrunk.metadata.labels).toBeUndefined();
@@ -203,7 +221,9 @@ export function patchConformance(substrate: Substrate): void {
         expectCode(await applyAs('alice', configMap(ns, 'contested', { a: '1', b: '2' })), 201);
         const refused = expectFailure(await applyAs('bob', configMap(ns, 'contested', { a: '2' })), 409, 'Conflict');
         expect(refused.message).toBe('Apply failed with 1 conflict: conflict with "alice": .data.a');
-        expect(refused.details).toEqual({ causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.a' }] });
+        expect(refused.details).toEqual({
+          causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "alice"', field: '.data.a' }],
+        });
         const two = expectFailure(await applyAs('bob', configMap(ns, 'contested', { a: '2', b: '3' })), 409, 'Conflict');
         expect(two.message).toBe('Apply failed with 2 conflicts: conflicts with "alice":\n- .data.a\n- .data.b');
         const shared = expectCode(await applyAs('bob', configMap(ns, 'contested', { a: '1', c: '3' })), 200);
@@ -222,7 +242,12 @@ export function patchConformance(substrate: Substrate): void {
       });
 
       it('records other writes as Update entries, whose fields an apply may not change without force', async () => {
-        expectCode(await t.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=creator`, { body: configMap(ns, 'updated', { a: '1' }) }), 201);
+        expectCode(
+          await t.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=creator`, {
+            body: configMap(ns, 'updated', { a: '1' }),
+          }),
+          201,
+        );
         const applied = expectCode(await applyAs('alice', configMap(ns, 'updated', { a: '1', b: '2' })), 200);
         expect(managers(applied)).toEqual([
           { manager: 'alice', operation: 'Apply', fieldsV1: { 'f:data': { 'f:a': {}, 'f:b': {} } } },
@@ -242,7 +267,11 @@ export function patchConformance(substrate: Substrate): void {
         // A PUT without fieldManager is named after the User-Agent: none here, so "unknown".
         const current = expectCode(await t.request('GET', cm('updated')), 200);
         const put = expectCode(await t.request('PUT', cm('updated'), { body: { ...current, data: { ...current.data, d: '4' } } }), 200);
-        expect(managers(put).find((m) => m.manager === 'unknown')).toEqual({ manager: 'unknown', operation: 'Update', fieldsV1: { 'f:data': { 'f:d': {} } } });
+        expect(managers(put).find((m) => m.manager === 'unknown')).toEqual({
+          manager: 'unknown',
+          operation: 'Update',
+          fieldsV1: { 'f:data': { 'f:d': {} } },
+        });
       });
 
       it('removes a container its manager stops applying and keeps one another manager added', async () => {

@@ -71,7 +71,10 @@ export function watchConformance(substrate: Substrate): void {
       const w = await watch(`${base}?watch=1&labelSelector=team%3Dblue&resourceVersion=${list.metadata.resourceVersion}`);
       await t.request('POST', base, { body: configMap(ns, 'red', {}, { team: 'red' }) });
       await t.request('POST', base, { body: configMap(ns, 'blue', {}, { team: 'blue' }) });
-      const relabelled = expectCode(await t.request('PATCH', `${base}/blue`, { contentType: merge, body: { metadata: { labels: { team: 'green' } } } }), 200);
+      const relabelled = expectCode(
+        await t.request('PATCH', `${base}/blue`, { contentType: merge, body: { metadata: { labels: { team: 'green' } } } }),
+        200,
+      );
       await t.request('PATCH', `${base}/red`, { contentType: merge, body: { metadata: { labels: { team: 'blue' } } } });
       const events = [await w.next(), await w.next(), await w.next()];
       expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED blue', 'DELETED blue', 'ADDED red']);
@@ -103,11 +106,16 @@ export function watchConformance(substrate: Substrate): void {
       const a = await t.createNamespace('conf-wa');
       const b = await t.createNamespace('conf-wb');
       const list = expectCode(await t.request('GET', '/api/v1/configmaps?limit=1'), 200);
-      const w = await watch(`/api/v1/configmaps?watch=1&labelSelector=cross%3D${t.suffix}&resourceVersion=${list.metadata.resourceVersion}`);
+      const w = await watch(
+        `/api/v1/configmaps?watch=1&labelSelector=cross%3D${t.suffix}&resourceVersion=${list.metadata.resourceVersion}`,
+      );
       await t.request('POST', `/api/v1/namespaces/${a}/configmaps`, { body: configMap(a, 'x', {}, { cross: t.suffix }) });
       await t.request('POST', `/api/v1/namespaces/${b}/configmaps`, { body: configMap(b, 'x', {}, { cross: t.suffix }) });
       const events = [await w.next(), await w.next()];
-      expect(events.map((e) => `${e.type} ${e.object.metadata.namespace}/${e.object.metadata.name}`)).toEqual([`ADDED ${a}/x`, `ADDED ${b}/x`]);
+      expect(events.map((e) => `${e.type} ${e.object.metadata.namespace}/${e.object.metadata.name}`)).toEqual([
+        `ADDED ${a}/x`,
+        `ADDED ${b}/x`,
+      ]);
     });
 
     it('watches a single object with a metadata.name field selector', async () => {
@@ -146,9 +154,7 @@ export function watchConformance(substrate: Substrate): void {
 
     it('reports a non-200 watch to the client-node Watch done callback', async () => {
       const done = new Promise<Json>((resolve) => {
-        void new Watch(t.kc)
-          .watch('/apis/nonexistent.example.com/v1/things', {}, () => undefined, resolve)
-          .catch(resolve);
+        void new Watch(t.kc).watch('/apis/nonexistent.example.com/v1/things', {}, () => undefined, resolve).catch(resolve);
       });
       const err = await done;
       expect(err).toBeTruthy();

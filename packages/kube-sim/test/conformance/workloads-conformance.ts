@@ -27,7 +27,8 @@ export function workloadsConformance(substrate: Substrate): void {
     const deploys = (): string => `/apis/apps/v1/namespaces/${ns}/deployments`;
     const replicaSets = async (app: string): Promise<Json[]> =>
       expectCode(await t.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets?labelSelector=app%3D${app}`), 200).items;
-    const pods = async (app: string): Promise<Json[]> => expectCode(await t.request('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${app}`), 200).items;
+    const pods = async (app: string): Promise<Json[]> =>
+      expectCode(await t.request('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app%3D${app}`), 200).items;
     const condition = (obj: Json, type: string): Json => (obj.status?.conditions as Json[] | undefined)?.find((c) => c.type === type);
 
     it('runs a Deployment through one ReplicaSet to Running pods and reports it available', async () => {
@@ -40,7 +41,11 @@ export function workloadsConformance(substrate: Substrate): void {
       }, poll);
       expect(ready.metadata.generation).toBe(1);
       expect(ready.metadata.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
-      expect(condition(ready, 'Available')).toMatchObject({ status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' });
+      expect(condition(ready, 'Available')).toMatchObject({
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      });
       expect(ready.status.unavailableReplicas).toBeUndefined();
 
       const [rs, ...others] = await replicaSets('web');
@@ -48,7 +53,10 @@ export function workloadsConformance(substrate: Substrate): void {
       const hash = rs.metadata.labels['pod-template-hash'] as string;
       expect(hash).toMatch(new RegExp(`^${safe}{1,10}$`));
       expect(rs.metadata.name).toBe(`web-${hash}`);
-      expect(condition(ready, 'Progressing')).toMatchObject({ status: 'True', message: `ReplicaSet "web-${hash}" has successfully progressed.` });
+      expect(condition(ready, 'Progressing')).toMatchObject({
+        status: 'True',
+        message: `ReplicaSet "web-${hash}" has successfully progressed.`,
+      });
       expect(rs.metadata.labels).toEqual({ app: 'web', 'pod-template-hash': hash });
       expect(rs.metadata.annotations).toEqual({
         'deployment.kubernetes.io/desired-replicas': '2',
@@ -61,7 +69,13 @@ export function workloadsConformance(substrate: Substrate): void {
       expect(rs.spec.replicas).toBe(2);
       expect(rs.spec.selector).toEqual({ matchLabels: { app: 'web', 'pod-template-hash': hash } });
       expect(rs.spec.template.metadata.labels).toEqual({ app: 'web', 'pod-template-hash': hash });
-      expect(rs.status).toMatchObject({ replicas: 2, fullyLabeledReplicas: 2, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1 });
+      expect(rs.status).toMatchObject({
+        replicas: 2,
+        fullyLabeledReplicas: 2,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        observedGeneration: 1,
+      });
 
       const running = await pods('web');
       expect(running).toHaveLength(2);
@@ -70,12 +84,20 @@ export function workloadsConformance(substrate: Substrate): void {
         expect(pod.metadata.name).toMatch(new RegExp(`^web-${hash}-${safe}{5}$`));
         expect(pod.metadata.labels).toEqual({ app: 'web', 'pod-template-hash': hash });
         expect(pod.metadata.ownerReferences).toEqual([
-          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true },
+          {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: rs.metadata.name,
+            uid: rs.metadata.uid,
+            controller: true,
+            blockOwnerDeletion: true,
+          },
         ]);
         expect(pod.spec.nodeName).toBeTruthy();
         expect(pod.status.phase).toBe('Running');
         expect(pod.status.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-        for (const type of ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled']) expect(condition(pod, type)?.status, type).toBe('True');
+        for (const type of ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'])
+          expect(condition(pod, type)?.status, type).toBe('True');
         expect((pod.status.containerStatuses as Json[]).map((c) => [c.name, c.ready, Object.keys(c.state)])).toEqual([
           ['app', true, ['running']],
           ['sidecar', true, ['running']],
@@ -85,7 +107,10 @@ export function workloadsConformance(substrate: Substrate): void {
 
     it('rolls a template change out to a new ReplicaSet and scales the old one to 0', async () => {
       expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'roll', 2) }), 201);
-      await vi.waitFor(async () => expect(expectCode(await t.request('GET', `${deploys()}/roll`), 200).status?.availableReplicas).toBe(2), poll);
+      await vi.waitFor(
+        async () => expect(expectCode(await t.request('GET', `${deploys()}/roll`), 200).status?.availableReplicas).toBe(2),
+        poll,
+      );
       const [first] = await replicaSets('roll');
       expectCode(
         await t.request('PATCH', `${deploys()}/roll`, {
@@ -114,8 +139,15 @@ export function workloadsConformance(substrate: Substrate): void {
     it('scales through the scale subresource', async () => {
       expectCode(await t.request('POST', deploys(), { body: deployment(ns, 'scaled', 1) }), 201);
       const scale = expectCode(await t.request('GET', `${deploys()}/scaled/scale`), 200);
-      expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'scaled', namespace: ns }, spec: { replicas: 1 } });
-      const stale = await t.request('PUT', `${deploys()}/scaled/scale`, { body: { ...scale, metadata: { ...scale.metadata, resourceVersion: '1' }, spec: { replicas: 3 } } });
+      expect(scale).toMatchObject({
+        kind: 'Scale',
+        apiVersion: 'autoscaling/v1',
+        metadata: { name: 'scaled', namespace: ns },
+        spec: { replicas: 1 },
+      });
+      const stale = await t.request('PUT', `${deploys()}/scaled/scale`, {
+        body: { ...scale, metadata: { ...scale.metadata, resourceVersion: '1' }, spec: { replicas: 3 } },
+      });
       expect(stale.status).toBe(409);
       // The Scale carries the Deployment's resourceVersion, which status writes move on: a PUT
       // of an older read is (rightly) a 409, so read again until it meets the current version.
@@ -127,7 +159,10 @@ export function workloadsConformance(substrate: Substrate): void {
         const d = expectCode(await t.request('GET', `${deploys()}/scaled`), 200);
         expect(d.spec.replicas).toBe(3);
         expect(d.status).toMatchObject({ replicas: 3, availableReplicas: 3 });
-        expect(expectCode(await t.request('GET', `${deploys()}/scaled/scale`), 200).status).toEqual({ replicas: 3, selector: 'app=scaled' });
+        expect(expectCode(await t.request('GET', `${deploys()}/scaled/scale`), 200).status).toEqual({
+          replicas: 3,
+          selector: 'app=scaled',
+        });
       }, poll);
       expect((await pods('scaled')).filter((p) => p.status.phase === 'Running')).toHaveLength(3);
     });

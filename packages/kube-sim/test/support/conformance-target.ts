@@ -114,7 +114,12 @@ async function makeTransport(kc: KubeConfig): Promise<Transport> {
   };
 }
 
-function buildRequest(t: Transport, method: string, path: string, options: RawRequestOptions): {
+function buildRequest(
+  t: Transport,
+  method: string,
+  path: string,
+  options: RawRequestOptions,
+): {
   req: http.ClientRequest;
   payload: string | undefined;
 } {

@@ -60,7 +60,13 @@ export function validTypeConfig(): Obj {
     ...meta('FederatedTypeConfig', 'daemonsets.apps'),
     spec: {
       targetType: { group: 'apps', version: 'v1', kind: 'DaemonSet', pluralName: 'daemonsets', scope: 'Namespaced' },
-      federatedType: { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedDaemonSet', pluralName: 'federateddaemonsets', scope: 'Namespaced' },
+      federatedType: {
+        group: 'types.kubefed.io',
+        version: 'v1beta1',
+        kind: 'FederatedDaemonSet',
+        pluralName: 'federateddaemonsets',
+        scope: 'Namespaced',
+      },
       propagation: 'Enabled',
     },
   };
@@ -130,21 +136,29 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     ],
     clusterHealthCheck: { period: '21s' },
   }),
-  config("KubeFed's test timings (1500ms/1000ms/500ms)", null, { leaderElect: { leaseDuration: '1500ms', renewDeadline: '1000ms', retryPeriod: '500ms' } }),
-  config('signed and fractional durations (+1.5m, .5s)', null, { controllerDuration: { availableDelay: '+1.5m', unavailableDelay: '.5s' } }),
+  config("KubeFed's test timings (1500ms/1000ms/500ms)", null, {
+    leaderElect: { leaseDuration: '1500ms', renewDeadline: '1000ms', retryPeriod: '500ms' },
+  }),
+  config('signed and fractional durations (+1.5m, .5s)', null, {
+    controllerDuration: { availableDelay: '+1.5m', unavailableDelay: '.5s' },
+  }),
   config('no scope', 'spec.scope', { scope: undefined }),
   config('an unknown scope', 'spec.scope', { scope: 'Global' }),
   config('adoptResources Unknown (KubeFed e2e)', 'spec.syncController.adoptResources', { syncController: { adoptResources: 'Unknown' } }),
   config('a zero delay', 'spec.controllerDuration.availableDelay', { controllerDuration: { availableDelay: '0s' } }),
   config('a negative delay', 'spec.controllerDuration.unavailableDelay', { controllerDuration: { unavailableDelay: '-5s' } }),
-  config('a duration that does not parse', 'spec.controllerDuration.cacheSyncTimeout', { controllerDuration: { cacheSyncTimeout: 'soon' } }),
+  config('a duration that does not parse', 'spec.controllerDuration.cacheSyncTimeout', {
+    controllerDuration: { cacheSyncTimeout: 'soon' },
+  }),
   config('a zero health-check timeout', 'spec.clusterHealthCheck.timeout', { clusterHealthCheck: { timeout: '0' } }),
   config('a failure threshold of 0', 'spec.clusterHealthCheck.failureThreshold', { clusterHealthCheck: { failureThreshold: 0 } }),
   config('a success threshold of 0', 'spec.clusterHealthCheck.successThreshold', { clusterHealthCheck: { successThreshold: 0 } }),
   config('no sync concurrency', 'spec.syncController.maxConcurrentReconciles', { syncController: { maxConcurrentReconciles: 0 } }),
   config('no status concurrency', 'spec.statusController.maxConcurrentReconciles', { statusController: { maxConcurrentReconciles: -1 } }),
   config('a lease no longer than the renew deadline', 'spec.leaderElect.leaseDuration', { leaderElect: { leaseDuration: '10s' } }),
-  config('a renew deadline within 1.2 retry periods', 'spec.leaderElect.renewDeadline', { leaderElect: { renewDeadline: '6s', retryPeriod: '5s' } }),
+  config('a renew deadline within 1.2 retry periods', 'spec.leaderElect.renewDeadline', {
+    leaderElect: { renewDeadline: '6s', retryPeriod: '5s' },
+  }),
   config("KubeFed's configmaps lock", 'spec.leaderElect.resourceLock', { leaderElect: { resourceLock: 'configmaps' } }),
   config('an unknown feature gate', 'spec.featureGates[0].name', { featureGates: [{ name: 'Teleport', configuration: 'Enabled' }] }),
   config('a feature gate listed twice', 'spec.featureGates', {
@@ -153,28 +167,51 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
       { name: 'PushReconciler', configuration: 'Disabled' },
     ],
   }),
-  config('a feature gate neither Enabled nor Disabled', 'spec.featureGates[0].configuration', { featureGates: [{ name: 'PushReconciler', configuration: 'On' }] }),
+  config('a feature gate neither Enabled nor Disabled', 'spec.featureGates[0].configuration', {
+    featureGates: [{ name: 'PushReconciler', configuration: 'On' }],
+  }),
 
   typeConfig('the daemonsets.apps type config (KubeFed e2e)', null, () => undefined),
   typeConfig('a core-group target', null, (o) => {
     o.metadata.name = 'configmaps';
     o.spec.targetType = { version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
-    o.spec.federatedType = { group: 'types.kubefed.io', version: 'v1beta1', kind: 'FederatedConfigMap', pluralName: 'federatedconfigmaps', scope: 'Namespaced' };
+    o.spec.federatedType = {
+      group: 'types.kubefed.io',
+      version: 'v1beta1',
+      kind: 'FederatedConfigMap',
+      pluralName: 'federatedconfigmaps',
+      scope: 'Namespaced',
+    };
   }),
   typeConfig('a status type and status collection', null, (o) => {
-    o.spec.statusType = { group: 'core.kubefed.io', version: 'v1alpha1', kind: 'FederatedDaemonSetStatus', pluralName: 'federateddaemonsetstatuses', scope: 'Namespaced' };
+    o.spec.statusType = {
+      group: 'core.kubefed.io',
+      version: 'v1alpha1',
+      kind: 'FederatedDaemonSetStatus',
+      pluralName: 'federateddaemonsetstatuses',
+      scope: 'Namespaced',
+    };
     o.spec['statusCollection'] = 'Enabled';
   }),
   typeConfig('a federated type without a group (KubeFed e2e)', 'spec.federatedType.group', (o) => (o.spec.federatedType.group = '')),
   typeConfig('a federated group without a dot', 'spec.federatedType.group', (o) => (o.spec.federatedType.group = 'types')),
   typeConfig('a status type without a group', 'spec.statusType.group', (o) => {
-    o.spec.statusType = { version: 'v1alpha1', kind: 'FederatedDaemonSetStatus', pluralName: 'federateddaemonsetstatuses', scope: 'Namespaced' };
+    o.spec.statusType = {
+      version: 'v1alpha1',
+      kind: 'FederatedDaemonSetStatus',
+      pluralName: 'federateddaemonsetstatuses',
+      scope: 'Namespaced',
+    };
   }),
   typeConfig('a name that is not the target plural.group', 'metadata.name', (o) => (o.metadata.name = 'daemonsets')),
   typeConfig('an upper-case target group', 'spec.targetType.group', (o) => (o.spec.targetType.group = 'Apps')),
   typeConfig('a target version that is no DNS-1035 label', 'spec.targetType.version', (o) => (o.spec.targetType.version = '1')),
   typeConfig('a target kind with an underscore', 'spec.targetType.kind', (o) => (o.spec.targetType.kind = 'Daemon_Set')),
-  typeConfig('an upper-case federated plural name', 'spec.federatedType.pluralName', (o) => (o.spec.federatedType.pluralName = 'FederatedDaemonSets')),
+  typeConfig(
+    'an upper-case federated plural name',
+    'spec.federatedType.pluralName',
+    (o) => (o.spec.federatedType.pluralName = 'FederatedDaemonSets'),
+  ),
   typeConfig('an unknown target scope', 'spec.targetType.scope', (o) => (o.spec.targetType.scope = 'Global')),
   typeConfig('propagation neither Enabled nor Disabled', 'spec.propagation', (o) => (o.spec['propagation'] = 'On')),
   typeConfig('an unknown status collection', 'spec.statusCollection', (o) => (o.spec['statusCollection'] = 'Sometimes')),

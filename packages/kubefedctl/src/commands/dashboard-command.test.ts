@@ -10,11 +10,31 @@ async function cli(argv: string[]): Promise<{ code: number; stderr: string }> {
 
 describe('kubefedctl dashboard flags', () => {
   it.each([
-    ['host:port without a scheme', ['--metrics-url', 'localhost:9090'], "option '--metrics-url <url>' argument 'localhost:9090' is invalid. expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics."],
-    ['a scheme other than http(s)', ['--metrics-url', 'ftp://cm:9090/metrics'], "option '--metrics-url <url>' argument 'ftp://cm:9090/metrics' is invalid. expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics."],
-    ['a text that is no URL at all', ['--metrics-url', '::'], "option '--metrics-url <url>' argument '::' is invalid. expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics."],
-    ['--metrics-url with --redis-url', ['--redis-url', 'redis://127.0.0.1:6379', '--metrics-url', 'http://127.0.0.1:9090/metrics'], "option '--metrics-url <url>' cannot be used with option '--redis-url <url>'"],
-    ['a port out of range', ['--port', '70000'], "option '--port <port>' argument '70000' is invalid. expected a port number from 0 to 65535 (0 picks a free one)."],
+    [
+      'host:port without a scheme',
+      ['--metrics-url', 'localhost:9090'],
+      "option '--metrics-url <url>' argument 'localhost:9090' is invalid. expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics.",
+    ],
+    [
+      'a scheme other than http(s)',
+      ['--metrics-url', 'ftp://cm:9090/metrics'],
+      "option '--metrics-url <url>' argument 'ftp://cm:9090/metrics' is invalid. expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics.",
+    ],
+    [
+      'a text that is no URL at all',
+      ['--metrics-url', '::'],
+      "option '--metrics-url <url>' argument '::' is invalid. expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics.",
+    ],
+    [
+      '--metrics-url with --redis-url',
+      ['--redis-url', 'redis://127.0.0.1:6379', '--metrics-url', 'http://127.0.0.1:9090/metrics'],
+      "option '--metrics-url <url>' cannot be used with option '--redis-url <url>'",
+    ],
+    [
+      'a port out of range',
+      ['--port', '70000'],
+      "option '--port <port>' argument '70000' is invalid. expected a port number from 0 to 65535 (0 picks a free one).",
+    ],
   ])('exits 1 naming the flag for %s', async (_title, flags, message) => {
     const r = await cli(['dashboard', ...flags]);
     expect(r.code).toBe(1);

@@ -42,7 +42,8 @@ Examples:
 
 function parsePort(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535 (0 picks a free one).');
+  if (!/^\d+$/.test(value.trim()) || n > 65535)
+    throw new InvalidArgumentError('expected a port number from 0 to 65535 (0 picks a free one).');
   return n;
 }
 
@@ -50,7 +51,9 @@ function parsePort(value: string): number {
 function parseMetricsUrl(value: string): string {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new InvalidArgumentError("expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics.");
+    throw new InvalidArgumentError(
+      "expected the http(s) URL of the controller manager's metrics endpoint, e.g. http://127.0.0.1:9090/metrics.",
+    );
   }
   if (url.pathname === '/') url.pathname = '/metrics';
   return url.toString();
@@ -58,7 +61,12 @@ function parseMetricsUrl(value: string): string {
 
 /** Opens `url` in the desktop's browser (xdg-open, open or start); a failure is only a warning. */
 function openBrowser(url: string, out: Output): void {
-  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   const child = spawn(command, args, { stdio: 'ignore', detached: true });
   child.on('error', (err) => out.warn(`cannot open a browser (${command}): ${err.message}; open the URL yourself`));
   child.unref();
@@ -78,7 +86,8 @@ async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardC
       metricsUrl: flags.metricsUrl,
     });
     out.info(`Dashboard of the federation at ${host.server}: ${dashboard.url}`);
-    if (dashboard.token !== undefined) out.info(`Token (the page asks for it; API clients send Authorization: Bearer <token>): ${dashboard.token}`);
+    if (dashboard.token !== undefined)
+      out.info(`Token (the page asks for it; API clients send Authorization: Bearer <token>): ${dashboard.token}`);
     out.progress('Press Ctrl-C to stop.');
     if (flags.open === true) openBrowser(dashboard.url, out);
     await new Promise<void>((resolve) => {
@@ -99,7 +108,7 @@ export function addDashboardCommand(program: Command, ctx: DashboardCommandConte
   program
     .command('dashboard')
     .description(
-      "Serve a read-only web UI of the federation from the host context: member clusters, federated objects by cluster, replica scheduling; live from watches. Loopback only unless --address says otherwise, which then requires the printed token. Stops on Ctrl-C.",
+      'Serve a read-only web UI of the federation from the host context: member clusters, federated objects by cluster, replica scheduling; live from watches. Loopback only unless --address says otherwise, which then requires the printed token. Stops on Ctrl-C.',
     )
     .addOption(new Option('--port <port>', 'port to listen on (0: a free one)').argParser(parsePort).default(0))
     .option('--address <address>', 'address to bind; any non-loopback address requires the printed token', '127.0.0.1')
@@ -107,7 +116,10 @@ export function addDashboardCommand(program: Command, ctx: DashboardCommandConte
     .option('--redis-url <url>', "the control plane's Redis: show each member's sync queue (waiting, active, delayed, failed)")
     .option('--queue-prefix <prefix>', "the controller manager's --queue-prefix (default BullMQ's)")
     .addOption(
-      new Option('--metrics-url <url>', "the controller manager's metrics endpoint (http://host:9090/metrics): show each member's sync queue from its kubefed_sync_queue_jobs gauge")
+      new Option(
+        '--metrics-url <url>',
+        "the controller manager's metrics endpoint (http://host:9090/metrics): show each member's sync queue from its kubefed_sync_queue_jobs gauge",
+      )
         .argParser(parseMetricsUrl)
         .conflicts('redisUrl'),
     )

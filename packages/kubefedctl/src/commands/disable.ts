@@ -35,7 +35,8 @@ async function crdHasInstances(host: DynamicClient, gvr: { group: string; versio
 async function verifyStopped(host: DynamicClient, ns: string, name: string, timeoutMs: number, out: Output): Promise<void> {
   const client = host.resource(GVR.federatedTypeConfigs, ns);
   const initial = await tryGet(client, name);
-  const status = (o: typeof initial): string | undefined => (o?.['status'] as { propagationController?: string } | undefined)?.propagationController;
+  const status = (o: typeof initial): string | undefined =>
+    (o?.['status'] as { propagationController?: string } | undefined)?.propagationController;
   if (status(initial) === undefined) {
     out.info(`No controller reports the status of FederatedTypeConfig "${ns}/${name}"; not waiting for the propagation controller to stop`);
     return;
@@ -48,7 +49,9 @@ async function verifyStopped(host: DynamicClient, ns: string, name: string, time
       return;
     }
     if (Date.now() >= deadline) {
-      out.warn(`Unable to verify propagation controller for FederatedTypeConfig "${ns}/${name}" is stopped: still ${status(obj) ?? 'unknown'} after ${Math.round(timeoutMs / 1000)}s`);
+      out.warn(
+        `Unable to verify propagation controller for FederatedTypeConfig "${ns}/${name}" is stopped: still ${status(obj) ?? 'unknown'} after ${Math.round(timeoutMs / 1000)}s`,
+      );
       return;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -64,7 +67,8 @@ async function verifyStopped(host: DynamicClient, ns: string, name: string, time
  * after disabling propagation. `dryRun`: the same reads and refusals, no writes.
  */
 export async function disableType(host: DynamicClient, key: string, options: DisableOptions, out: Output): Promise<void> {
-  if (options.keepFtc === true && options.deleteCrd) throw new KubefedctlError('--keep-ftc cannot be used with --delete-crd: the CRD is only deleted together with its FederatedTypeConfig');
+  if (options.keepFtc === true && options.deleteCrd)
+    throw new KubefedctlError('--keep-ftc cannot be used with --delete-crd: the CRD is only deleted together with its FederatedTypeConfig');
   const suffix = options.dryRun === true ? ' (dry run)' : '';
   const ns = options.kubefedNamespace;
   let name = key;

@@ -68,8 +68,12 @@ export async function objectsForTarget(
   const replicasHint = target.subresources.includes('scale') || known?.hasReplicas === true;
   const template = templateSchemaFromOpenApi(doc, target, replicasHint);
   const name = groupQualifiedName({ pluralName: target.resource, group: target.group });
-  const replicasFrom = template.fromServer ? "the host's OpenAPI v3 schema" : `the /scale subresource, as ${template.reason ?? 'no schema was found'}`;
-  out.debug(`${name}: spec.template preserves unknown fields; spec.retainReplicas ${template.hasReplicas ? 'added' : 'left out'} (from ${replicasFrom})`);
+  const replicasFrom = template.fromServer
+    ? "the host's OpenAPI v3 schema"
+    : `the /scale subresource, as ${template.reason ?? 'no schema was found'}`;
+  out.debug(
+    `${name}: spec.template preserves unknown fields; spec.retainReplicas ${template.hasReplicas ? 'added' : 'left out'} (from ${replicasFrom})`,
+  );
   const t: EnableTarget = {
     group: target.group,
     version: target.version,
@@ -167,7 +171,9 @@ export async function applyEnable(host: DynamicClient, objects: EnableResult, op
   const write = !options.dryRun;
   const suffix = write ? '' : ' (dry run)';
   if ((await tryGet(host.resource(GVR.namespaces), ns)) === undefined) {
-    throw new KubefedctlError(`KubeFed system namespace "${ns}" does not exist`, { hint: 'install the control plane first, or pass --kubefed-namespace' });
+    throw new KubefedctlError(`KubeFed system namespace "${ns}" does not exist`, {
+      hint: 'install the control plane first, or pass --kubefed-namespace',
+    });
   }
   const ftcClient = host.resource(GVR.federatedTypeConfigs, ns);
   const existingRaw = await tryGet(ftcClient, ftcName);

@@ -59,7 +59,9 @@ describe('kubefedctl federate -f (offline)', () => {
     );
     const r = await cli(['federate', '-f', file, '--federated-group', 'fed.example.com']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('warning: Annotations defined for Namespace "demo" will not appear in the template of the federated resource: owner');
+    expect(r.stderr).toContain(
+      'warning: Annotations defined for Namespace "demo" will not appear in the template of the federated resource: owner',
+    );
     expect(r.stdout.split('\n').filter((l) => l === '---')).toHaveLength(2);
     expect(parseAllDocuments(r.stdout).map((d) => (Array.isArray(d) ? undefined : d.toJS()) as unknown)).toEqual([
       {

@@ -67,26 +67,37 @@ export function federatedYaml(objects: readonly KubeObject[]): string {
 }
 
 function validate(type: string | undefined, name: string | undefined, flags: FederateFlags): void {
-  if (flags.output !== undefined && flags.output !== 'yaml') throw new UsageError(`Invalid value for --output: ${flags.output}`, { hint: 'the only output format is yaml' });
+  if (flags.output !== undefined && flags.output !== 'yaml')
+    throw new UsageError(`Invalid value for --output: ${flags.output}`, { hint: 'the only output format is yaml' });
   if (flags.filename !== undefined) {
     const args = [type, name].filter((a): a is string => a !== undefined);
     if (args.length > 0) throw new UsageError(`Flag '--filename' does not take any args. Got args: [${args.join(' ')}]`);
     return;
   }
-  if (type === undefined) throw new UsageError('TYPE-NAME is required', { hint: 'e.g. kubefedctl federate configmaps my-config -n my-namespace' });
+  if (type === undefined)
+    throw new UsageError('TYPE-NAME is required', { hint: 'e.g. kubefedctl federate configmaps my-config -n my-namespace' });
   if (name === undefined) throw new UsageError('RESOURCE-NAME is required', { hint: `e.g. kubefedctl federate ${type} <name>` });
-  if (flags.enableType === true && flags.output === 'yaml') throw new UsageError(`Flag '--enable-type' cannot be used with '--output [yaml]'`);
+  if (flags.enableType === true && flags.output === 'yaml')
+    throw new UsageError(`Flag '--enable-type' cannot be used with '--output [yaml]'`);
 }
 
 function readInput(filename: string, ctx: FederateCommandContext): string {
   try {
     return filename === '-' ? ctx.readStdin() : fs.readFileSync(filename, 'utf8');
   } catch (e) {
-    throw new UsageError(`-f ${filename}: cannot read ${filename === '-' ? 'standard input' : 'the file'}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new UsageError(
+      `-f ${filename}: cannot read ${filename === '-' ? 'standard input' : 'the file'}: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }
 
-async function runFederate(type: string | undefined, name: string | undefined, flags: FederateFlags, cmd: Command, ctx: FederateCommandContext): Promise<void> {
+async function runFederate(
+  type: string | undefined,
+  name: string | undefined,
+  flags: FederateFlags,
+  cmd: Command,
+  ctx: FederateCommandContext,
+): Promise<void> {
   validate(type, name, flags);
   if (flags.filename !== undefined) {
     const out = ctx.output(cmd);
@@ -145,11 +156,20 @@ export function addFederateCommand(program: Command, ctx: FederateCommandContext
     .argument('[resource-name]', 'the resource to federate')
     .option('-n, --namespace <namespace>', "namespace of the resource (default: the context's namespace, else default)")
     .option('-o, --output <format>', 'print the federated objects as yaml instead of creating them')
-    .option('-t, --enable-type', "enable the type (kubefedctl enable) when its FederatedTypeConfig is missing")
+    .option('-t, --enable-type', 'enable the type (kubefedctl enable) when its FederatedTypeConfig is missing')
     .option('-c, --contents', 'only for namespaces: also federate every resource in the namespace')
     .option('-f, --filename <file>', 'convert the resources of this YAML file (- for standard input) offline and print them')
-    .option('-s, --skip-api-resources <names>', 'with --contents: comma-separated types (names, kinds, plural.group or whole groups) to leave out')
-    .option('--federated-group <group>', 'group of the federated type when it is enabled or assumed (no FederatedTypeConfig)', DEFAULT_FEDERATED_GROUP)
+    .option(
+      '-s, --skip-api-resources <names>',
+      'with --contents: comma-separated types (names, kinds, plural.group or whole groups) to leave out',
+    )
+    .option(
+      '--federated-group <group>',
+      'group of the federated type when it is enabled or assumed (no FederatedTypeConfig)',
+      DEFAULT_FEDERATED_GROUP,
+    )
     .addHelpText('after', FEDERATE_EXAMPLES)
-    .action(async (type: string | undefined, name: string | undefined, flags: FederateFlags, cmd: Command) => runFederate(type, name, flags, cmd, ctx));
+    .action(async (type: string | undefined, name: string | undefined, flags: FederateFlags, cmd: Command) =>
+      runFederate(type, name, flags, cmd, ctx),
+    );
 }

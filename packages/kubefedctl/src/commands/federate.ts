@@ -81,7 +81,10 @@ async function federatedTypeFor(
   let ftc: FederatedTypeConfig | undefined;
   if (raw !== undefined) {
     const parsed = federatedTypeConfigSchema.safeParse(raw);
-    if (!parsed.success) throw new KubefedctlError(`FederatedTypeConfig "${options.kubefedNamespace}/${ftcName}" is not valid: ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new KubefedctlError(
+        `FederatedTypeConfig "${options.kubefedNamespace}/${ftcName}" is not valid: ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     ftc = parsed.data;
   } else if (options.enableType) {
     out.progress(`enabling ${ftcName}: its FederatedTypeConfig is missing`);
@@ -94,7 +97,14 @@ async function federatedTypeFor(
     ftc = planned.ftc;
   } else if (options.dryRun) {
     ftc = enableObjects(
-      { group: target.group, version: target.version, kind: target.kind, resource: target.resource, namespaced: target.namespaced, shortNames: target.shortNames },
+      {
+        group: target.group,
+        version: target.version,
+        kind: target.kind,
+        resource: target.resource,
+        namespaced: target.namespaced,
+        shortNames: target.shortNames,
+      },
       { kubefedNamespace: options.kubefedNamespace, federatedGroup: options.federatedGroup },
     ).ftc;
   } else {
@@ -117,10 +127,13 @@ async function createFederated(host: DynamicClient, work: Work, obj: KubeObject,
       return;
     } catch (e) {
       if (isAlreadyExists(e)) {
-        throw new KubefedctlError(`${work.type.kind} "${qualifiedName(obj)}" already exists: ${work.target.kind ?? 'the object'} "${qualifiedName(work.target)}" is already federated`, {
-          cause: e,
-          hint: `edit the existing ${work.type.kind} instead, or delete it and federate again`,
-        });
+        throw new KubefedctlError(
+          `${work.type.kind} "${qualifiedName(obj)}" already exists: ${work.target.kind ?? 'the object'} "${qualifiedName(work.target)}" is already federated`,
+          {
+            cause: e,
+            hint: `edit the existing ${work.type.kind} instead, or delete it and federate again`,
+          },
+        );
       }
       if (!isNotFound(e) || Date.now() >= deadline) throw e;
       await new Promise((r) => setTimeout(r, 500));
@@ -163,9 +176,12 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
   const ns = target.namespaced ? options.namespace : undefined;
   const obj = await tryGet(host.resource(gvr, ns), options.name);
   if (obj === undefined) {
-    throw new KubefedctlError(`${target.kind} "${ns === undefined ? options.name : `${ns}/${options.name}`}" not found in the host cluster`, {
-      hint: target.namespaced ? 'check the name and the namespace (-n)' : 'check the name',
-    });
+    throw new KubefedctlError(
+      `${target.kind} "${ns === undefined ? options.name : `${ns}/${options.name}`}" not found in the host cluster`,
+      {
+        hint: target.namespaced ? 'check the name and the namespace (-n)' : 'check the name',
+      },
+    );
   }
   const apiVersion = target.group === '' ? target.version : `${target.group}/${target.version}`;
   const first = await federatedTypeFor(host, target, options, out, enabled);
@@ -180,7 +196,12 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
       if (items.length === 0) continue;
       perType.push({ m, items });
       const ftcName = groupQualifiedName({ pluralName: m.resource, group: m.group });
-      if (!options.enableType && !options.dryRun && (await tryGet(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName)) === undefined) missing.push(ftcName);
+      if (
+        !options.enableType &&
+        !options.dryRun &&
+        (await tryGet(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName)) === undefined
+      )
+        missing.push(ftcName);
     }
     if (missing.length > 0) {
       throw new KubefedctlError(
@@ -213,7 +234,11 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
  * federated type KubeFed assumes ({@link defaultFederatedType}); warnings go to `out`. No API
  * access.
  */
-export function federateDocuments(docs: readonly KubeObject[], options: { federatedGroup?: string | undefined }, out: Output): KubeObject[] {
+export function federateDocuments(
+  docs: readonly KubeObject[],
+  options: { federatedGroup?: string | undefined },
+  out: Output,
+): KubeObject[] {
   return docs.map((doc) => {
     const { object, warnings } = federatedObjectFor(doc, defaultFederatedType(doc, options));
     for (const w of warnings) out.warn(w);

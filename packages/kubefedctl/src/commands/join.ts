@@ -210,12 +210,16 @@ function unreachable(side: 'host' | 'member', cluster: string, server: string, e
 async function accessOfExistingJoin(member: DynamicClient, names: JoinNames, scope: KubeFedScope, out: Output): Promise<JoinAccess> {
   let role: KubeObject | undefined;
   try {
-    role = await tryGet(member.resource(scope === 'Cluster' ? GVR.clusterRoles : GVR.roles, scope === 'Cluster' ? undefined : names.namespace), names.role);
+    role = await tryGet(
+      member.resource(scope === 'Cluster' ? GVR.clusterRoles : GVR.roles, scope === 'Cluster' ? undefined : names.namespace),
+      names.role,
+    );
   } catch (e) {
     throw unreachable('member', names.cluster, member.server, e);
   }
   const owner = role === undefined ? undefined : joinedClusterOf(role);
-  if (role === undefined || (owner !== undefined && owner !== names.cluster) || role.metadata.labels?.[LEAST_PRIVILEGE_LABEL] !== undefined) return 'leastPrivilege';
+  if (role === undefined || (owner !== undefined && owner !== names.cluster) || role.metadata.labels?.[LEAST_PRIVILEGE_LABEL] !== undefined)
+    return 'leastPrivilege';
   out.progress(`note: ${names.cluster} keeps the full access (cluster-admin) of its existing join; pass --least-privilege to reduce it`);
   return 'clusterAdmin';
 }
@@ -276,7 +280,11 @@ const reconcileRole: Reconcile = (existing, desired) => {
   delete labels[LEAST_PRIVILEGE_LABEL];
   Object.assign(labels, desired.metadata.labels ?? {});
   const annotations = annotationsOf(existing, desired);
-  if (sameJson(existing['rules'] ?? [], desired['rules']) && sameJson(labels, existing.metadata.labels ?? {}) && !annotationsChange(existing, annotations)) {
+  if (
+    sameJson(existing['rules'] ?? [], desired['rules']) &&
+    sameJson(labels, existing.metadata.labels ?? {}) &&
+    !annotationsChange(existing, annotations)
+  ) {
     return undefined;
   }
   return { ...existing, metadata: { ...existing.metadata, labels, annotations }, rules: desired['rules'] };
@@ -291,7 +299,10 @@ const reconcileBinding: Reconcile = (existing, desired) => {
 
 /** New token data and the binding to the cluster (which a Secret of a join made before the binding lacks). */
 const reconcileHostSecret: Reconcile = (existing, desired) => {
-  const data = { ...((existing['data'] as Record<string, string> | undefined) ?? {}), ...((desired['data'] as Record<string, string> | undefined) ?? {}) };
+  const data = {
+    ...((existing['data'] as Record<string, string> | undefined) ?? {}),
+    ...((desired['data'] as Record<string, string> | undefined) ?? {}),
+  };
   const annotations = annotationsOf(existing, desired);
   if (sameJson(data, existing['data'] ?? {}) && !annotationsChange(existing, annotations)) return undefined;
   return { ...existing, metadata: { ...existing.metadata, annotations }, data };
@@ -503,9 +514,12 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     const existing = memberExists.get(obj);
     const owner = existing === undefined ? undefined : joinedClusterOf(existing);
     if (obj.kind === 'Namespace' || owner === undefined || owner === memberName) continue;
-    throw new KubefedctlError(`join ${memberName}: ${describeObject(obj, memberName)} was created by the join of ${owner}; nothing was written`, {
-      hint: `its name collides with this join's names: choose another cluster name or --host-cluster-name`,
-    });
+    throw new KubefedctlError(
+      `join ${memberName}: ${describeObject(obj, memberName)} was created by the join of ${owner}; nothing was written`,
+      {
+        hint: `its name collides with this join's names: choose another cluster name or --host-cluster-name`,
+      },
+    );
   }
 
   if (options.allowDuplicateEndpoint !== true) {
@@ -532,7 +546,9 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   }
 
   if (options.errorOnExisting) {
-    const existing = member.filter((o) => o.kind !== 'Namespace' && memberExists.get(o) !== undefined).map((o) => describeObject(o, memberName));
+    const existing = member
+      .filter((o) => o.kind !== 'Namespace' && memberExists.get(o) !== undefined)
+      .map((o) => describeObject(o, memberName));
     if (existingKfc !== undefined) existing.push(`KubeFedCluster ${ns}/${memberName} in ${hostName}`);
     if (existingHostSecret !== undefined) existing.push(`host cluster secret ${ns}/${options.secretName ?? ''} in ${hostName}`);
     if (existing.length > 0) throw new AlreadyJoinedError(memberName, existing);
@@ -547,7 +563,10 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
       const owner = found === undefined ? undefined : boundClusterOf(found);
       // A KubeFedCluster pointing at another cluster's Secret gets a Secret of its own instead.
       if (found !== undefined && (owner === undefined || owner === memberName)) hostSecretName = ref;
-      else if (owner !== undefined) out.warn(`KubeFedCluster ${ns}/${memberName} names secret ${ns}/${ref}, which is bound to cluster ${owner}; creating a new secret for ${memberName}`);
+      else if (owner !== undefined)
+        out.warn(
+          `KubeFedCluster ${ns}/${memberName} names secret ${ns}/${ref}, which is bound to cluster ${owner}; creating a new secret for ${memberName}`,
+        );
     }
   }
 
@@ -555,7 +574,11 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     ...member.map((object) => ({ side: 'member' as const, cluster: memberName, object, exists: memberExists.get(object) !== undefined })),
   ];
   if (options.dryRun) {
-    const plannedKfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined), scope);
+    const plannedKfc = kubeFedClusterObject(
+      names,
+      kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined),
+      scope,
+    );
     plan.push({
       side: 'host',
       cluster: hostName,
@@ -567,7 +590,13 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   }
 
   const run = new StepRunner(out);
-  const memberCtx: EnsureContext = { run, errorOnExisting: options.errorOnExisting, client: targets.member, side: 'member', cluster: memberName };
+  const memberCtx: EnsureContext = {
+    run,
+    errorOnExisting: options.errorOnExisting,
+    client: targets.member,
+    side: 'member',
+    cluster: memberName,
+  };
   const hostCtx: EnsureContext = { run, errorOnExisting: options.errorOnExisting, client: targets.host, side: 'host', cluster: hostName };
   try {
     for (const obj of member) {
@@ -594,7 +623,10 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
     const secretDesired = bindToConnection(hostSecretObject(names, token, hostSecretName), connection);
     let secretName: string;
     if (hostSecretName !== undefined) {
-      const secret = await ensure({ ...hostCtx, errorOnExisting: options.errorOnExisting && hostSecretName === options.secretName }, secretDesired);
+      const secret = await ensure(
+        { ...hostCtx, errorOnExisting: options.errorOnExisting && hostSecretName === options.secretName },
+        secretDesired,
+      );
       secretName = secret.metadata.name ?? hostSecretName;
     } else {
       const client = targets.host.resource(GVR.secrets, ns);
@@ -605,7 +637,12 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
       });
     }
     // The plan never carries the token.
-    plan.push({ side: 'host', cluster: hostName, object: bindToConnection(hostSecretObject(names, undefined, secretName), connection), exists: hostSecretName !== undefined });
+    plan.push({
+      side: 'host',
+      cluster: hostName,
+      object: bindToConnection(hostSecretObject(names, undefined, secretName), connection),
+      exists: hostSecretName !== undefined,
+    });
 
     const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt), scope);
     await ensure(hostCtx, kfc);

@@ -39,7 +39,10 @@ export async function orphaningDeletion(
         return true;
       }
       if (args.dryRun !== true) {
-        await client.update({ ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [ORPHAN_ANNOTATION]: ORPHAN_ANNOTATION_TRUE } } });
+        await client.update({
+          ...obj,
+          metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [ORPHAN_ANNOTATION]: ORPHAN_ANNOTATION_TRUE } },
+        });
       }
       out.progress(`orphaning deletion enabled for ${what}: its member objects stay when it is deleted${suffix}`);
       return true;

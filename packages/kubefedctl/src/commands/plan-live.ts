@@ -1,4 +1,12 @@
-import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, federatedTypeConfigSchema, isClusterReady, kubeFedClusterSchema, matchesLabelSelector, validateReplicaSchedulingPreference } from '@kubefed/api';
+import {
+  DEFAULT_FEDERATED_GROUP,
+  DEFAULT_FEDERATED_VERSION,
+  federatedTypeConfigSchema,
+  isClusterReady,
+  kubeFedClusterSchema,
+  matchesLabelSelector,
+  validateReplicaSchedulingPreference,
+} from '@kubefed/api';
 import type { KubeFedCluster, LabelSelector, ReplicaSchedulingPreference } from '@kubefed/api';
 import { memberClientFromHost } from '@kubefed/client';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
@@ -27,7 +35,10 @@ async function typesFor(host: DynamicClient, ns: string, targetKind: string): Pr
   if (ftc !== undefined) {
     const f = ftc.spec.federatedType;
     const t = ftc.spec.targetType;
-    return { federated: { group: f.group ?? '', version: f.version, resource: f.pluralName }, target: { group: t.group ?? '', version: t.version, resource: t.pluralName } };
+    return {
+      federated: { group: f.group ?? '', version: f.version, resource: f.pluralName },
+      target: { group: t.group ?? '', version: t.version, resource: t.pluralName },
+    };
   }
   const plural = targetKind === 'FederatedReplicaSet' ? 'replicasets' : 'deployments';
   return {
@@ -36,7 +47,13 @@ async function typesFor(host: DynamicClient, ns: string, targetKind: string): Pr
   };
 }
 
-async function memberWorkload(member: DynamicClient, target: Gvr, ns: string, name: string, cluster: string): Promise<MemberWorkload | undefined> {
+async function memberWorkload(
+  member: DynamicClient,
+  target: Gvr,
+  ns: string,
+  name: string,
+  cluster: string,
+): Promise<MemberWorkload | undefined> {
   const obj = await tryGet(member.resource(target, ns), name);
   if (obj === undefined) return undefined;
   const spec = (obj['spec'] as { replicas?: number; selector?: { matchLabels?: Record<string, string> } } | undefined) ?? {};
@@ -61,12 +78,18 @@ async function memberWorkload(member: DynamicClient, target: Gvr, ns: string, na
  * workload (and its pods) through the member credentials. A member that cannot be read is a
  * warning and contributes no current/capacity. Rejects when the RSP is missing or invalid.
  */
-export async function gatherLivePlan(host: DynamicClient, args: { name: string; namespace: string; kubefedNamespace: string; now?: number }, out: Output): Promise<LivePlan> {
+export async function gatherLivePlan(
+  host: DynamicClient,
+  args: { name: string; namespace: string; kubefedNamespace: string; now?: number },
+  out: Output,
+): Promise<LivePlan> {
   const { name, namespace: ns } = args;
   const raw = await host.resource(GVR.replicaSchedulingPreferences, ns).get(name);
   const parsed = validateReplicaSchedulingPreference(raw);
   if (!parsed.ok) {
-    throw new KubefedctlError(`ReplicaSchedulingPreference ${ns}/${name} is not valid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    throw new KubefedctlError(
+      `ReplicaSchedulingPreference ${ns}/${name} is not valid: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    );
   }
   const rsp = parsed.value;
   const kfcs: KubeFedCluster[] = (await host.resource(GVR.kubeFedClusters, args.kubefedNamespace).listAll()).items.flatMap((i) => {

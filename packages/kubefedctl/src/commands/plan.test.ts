@@ -36,14 +36,23 @@ describe('parseClusterList', () => {
 
 describe('parseRspYaml', () => {
   it('reads a ReplicaSchedulingPreference', () => {
-    const r = parseRspYaml('apiVersion: scheduling.kubefed.io/v1alpha1\nkind: ReplicaSchedulingPreference\nmetadata: {name: web}\nspec: {targetKind: FederatedDeployment, totalReplicas: 5}\n', 'rsp.yaml');
+    const r = parseRspYaml(
+      'apiVersion: scheduling.kubefed.io/v1alpha1\nkind: ReplicaSchedulingPreference\nmetadata: {name: web}\nspec: {targetKind: FederatedDeployment, totalReplicas: 5}\n',
+      'rsp.yaml',
+    );
     expect(r.spec.totalReplicas).toBe(5);
   });
 
   it.each([
     ['kind: ConfigMap\nmetadata: {name: x}\n', '-f rsp.yaml: kind is "ConfigMap", expected ReplicaSchedulingPreference'],
-    ['kind: ReplicaSchedulingPreference\nmetadata: {name: x}\nspec: {targetKind: FederatedDeployment, totalReplicas: "five"}\n', 'spec.totalReplicas'],
-    ['kind: ReplicaSchedulingPreference\nmetadata: {name: x}\nspec: {targetKind: FederatedJob, totalReplicas: 1}\n', 'spec.targetKind: must be one of FederatedDeployment, FederatedReplicaSet'],
+    [
+      'kind: ReplicaSchedulingPreference\nmetadata: {name: x}\nspec: {targetKind: FederatedDeployment, totalReplicas: "five"}\n',
+      'spec.totalReplicas',
+    ],
+    [
+      'kind: ReplicaSchedulingPreference\nmetadata: {name: x}\nspec: {targetKind: FederatedJob, totalReplicas: 1}\n',
+      'spec.targetKind: must be one of FederatedDeployment, FederatedReplicaSet',
+    ],
     ['just a string', '-f rsp.yaml: no object found'],
     ['a: [', '-f rsp.yaml: not valid YAML'],
   ])('rejects %j naming the field', (text, message) => {
@@ -55,9 +64,24 @@ describe('offline plans of the KubeFed user guide examples (clusters A, B, C)', 
   it.each([
     ['total 9 without preferences', rsp(9), ['A', 'B', 'C'], { A: 3, B: 3, C: 3 }],
     ['A weight 1, B weight 2', rsp(9, { A: { weight: 1 }, B: { weight: 2 } }), ['A', 'B', 'C'], { A: 3, B: 6, C: 0 }],
-    ['A {min 4, max 6, w 1}, B {min 4, max 8, w 2}', rsp(9, { A: { minReplicas: 4, maxReplicas: 6, weight: 1 }, B: { minReplicas: 4, maxReplicas: 8, weight: 2 } }), ['A', 'B', 'C'], { A: 4, B: 5, C: 0 }],
-    ['total 50, "*" weight 1 and C max 20, B offline', rsp(50, { '*': { weight: 1 }, C: { maxReplicas: 20, weight: 1 } }), ['A', 'C'], { A: 30, C: 20 }],
-    ['total 50, "*" weight 1 and C max 20, A and B offline', rsp(50, { '*': { weight: 1 }, C: { maxReplicas: 20, weight: 1 } }), ['C'], { C: 20 }],
+    [
+      'A {min 4, max 6, w 1}, B {min 4, max 8, w 2}',
+      rsp(9, { A: { minReplicas: 4, maxReplicas: 6, weight: 1 }, B: { minReplicas: 4, maxReplicas: 8, weight: 2 } }),
+      ['A', 'B', 'C'],
+      { A: 4, B: 5, C: 0 },
+    ],
+    [
+      'total 50, "*" weight 1 and C max 20, B offline',
+      rsp(50, { '*': { weight: 1 }, C: { maxReplicas: 20, weight: 1 } }),
+      ['A', 'C'],
+      { A: 30, C: 20 },
+    ],
+    [
+      'total 50, "*" weight 1 and C max 20, A and B offline',
+      rsp(50, { '*': { weight: 1 }, C: { maxReplicas: 20, weight: 1 } }),
+      ['C'],
+      { C: 20 },
+    ],
   ] as const)('%s', (_name, r, available, expected) => {
     const e = explainRsp(r, { available, key: '' });
     expect(e.plan).toEqual(expected);
@@ -70,7 +94,12 @@ describe('offline plans of the KubeFed user guide examples (clusters A, B, C)', 
   });
 
   it('prints a table with every column and the reasons, and JSON with plan, overflow and explanation', () => {
-    const e = explainRsp(rsp(9, { A: { weight: 1 }, B: { weight: 2, maxReplicas: 4 } }), { available: ['A', 'B', 'C'], current: { A: 1 }, capacity: { A: 3 }, key: 'demo/web' });
+    const e = explainRsp(rsp(9, { A: { weight: 1 }, B: { weight: 2, maxReplicas: 4 } }), {
+      available: ['A', 'B', 'C'],
+      current: { A: 1 },
+      capacity: { A: 3 },
+      key: 'demo/web',
+    });
     const table = formatPlanTable(e);
     for (const head of ['CLUSTER', 'MIN', 'MAX', 'WEIGHT', 'CURRENT', 'CAPACITY', 'PLANNED', 'WHY']) expect(table).toContain(head);
     expect(table).toContain('3 (+2 overflow)');

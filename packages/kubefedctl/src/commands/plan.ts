@@ -55,7 +55,9 @@ export function parseRspYaml(text: string, source: string): ReplicaSchedulingPre
   }
   const result = validateReplicaSchedulingPreference(value);
   if (!result.ok) {
-    throw new UsageError(`-f ${source}: not a valid ReplicaSchedulingPreference: ${result.issues.map((i) => `${i.path === '' ? '<object>' : i.path}: ${i.message}`).join('; ')}`);
+    throw new UsageError(
+      `-f ${source}: not a valid ReplicaSchedulingPreference: ${result.issues.map((i) => `${i.path === '' ? '<object>' : i.path}: ${i.message}`).join('; ')}`,
+    );
   }
   return result.value;
 }

@@ -42,11 +42,18 @@ export interface RotateTokenResult {
  * not bound, or made by a join that did not record its ServiceAccount (re-run `join
  * --error-on-existing=false` first). A failure after the old token was revoked says so: re-run.
  */
-export async function rotateToken(options: RotateTokenOptions, targets: { host: DynamicClient; member: DynamicClient }, out: Output): Promise<RotateTokenResult> {
+export async function rotateToken(
+  options: RotateTokenOptions,
+  targets: { host: DynamicClient; member: DynamicClient },
+  out: Output,
+): Promise<RotateTokenResult> {
   const { cluster } = options;
   const ns = options.kubefedNamespace;
   const fail = (message: string, hint?: string, cause?: unknown): KubefedctlError =>
-    new KubefedctlError(`rotate-token ${cluster}: ${message}`, { ...(hint === undefined ? {} : { hint }), ...(cause === undefined ? {} : { cause }) });
+    new KubefedctlError(`rotate-token ${cluster}: ${message}`, {
+      ...(hint === undefined ? {} : { hint }),
+      ...(cause === undefined ? {} : { cause }),
+    });
   const rejoin = `re-run "kubefedctl join ${cluster} --error-on-existing=false"`;
   const hostSecrets = targets.host.resource(GVR.secrets, ns);
   const { secretName, hostSecret } = await readHostSecret(targets.host, options).catch((e: unknown) => {
@@ -54,10 +61,14 @@ export async function rotateToken(options: RotateTokenOptions, targets: { host: 
   });
   const shown = `${ns}/${secretName}`;
   if (hostSecret === undefined) throw fail(`host secret ${shown} named by KubeFedCluster ${ns}/${cluster} does not exist`, rejoin);
-  if (boundClusterOf(hostSecret) !== cluster) throw fail(`host secret ${shown} is not bound to ${cluster} (annotation kubefed.io/cluster-name); nothing was changed`, rejoin);
+  if (boundClusterOf(hostSecret) !== cluster)
+    throw fail(`host secret ${shown} is not bound to ${cluster} (annotation kubefed.io/cluster-name); nothing was changed`, rejoin);
   const serviceAccount = joinServiceAccountOf(hostSecret);
   if (serviceAccount === undefined || !serviceAccount.startsWith(`${cluster}-`)) {
-    throw fail(`host secret ${shown} does not name the member ServiceAccount of the join (annotation kubefed.io/join-service-account); nothing was changed`, rejoin);
+    throw fail(
+      `host secret ${shown} does not name the member ServiceAccount of the join (annotation kubefed.io/join-service-account); nothing was changed`,
+      rejoin,
+    );
   }
   const names = joinNames(cluster, serviceAccount.slice(cluster.length + 1), ns);
   const memberSecrets = targets.member.resource(GVR.secrets, ns);
@@ -66,7 +77,8 @@ export async function rotateToken(options: RotateTokenOptions, targets: { host: 
     await memberSecrets.delete(names.serviceAccount);
     out.progress(`deleted token secret ${memberShown} in ${cluster}: its token is revoked`);
   } catch (e) {
-    if (!isNotFound(e)) throw fail(`cannot delete token secret ${memberShown} in ${cluster}: ${causeMessage(e)}; nothing was changed`, hintFor(e), e);
+    if (!isNotFound(e))
+      throw fail(`cannot delete token secret ${memberShown} in ${cluster}: ${causeMessage(e)}; nothing was changed`, hintFor(e), e);
   }
   try {
     await memberSecrets.create(tokenSecretObject(names));
@@ -75,20 +87,32 @@ export async function rotateToken(options: RotateTokenOptions, targets: { host: 
       intervalMs: options.pollIntervalMs ?? 500,
       out,
     });
-    const data: Record<string, string> = { [SECRET_TOKEN_KEY]: token.token, ...(token.caCrt === undefined ? {} : { [SECRET_CA_KEY]: token.caCrt }) };
+    const data: Record<string, string> = {
+      [SECRET_TOKEN_KEY]: token.token,
+      ...(token.caCrt === undefined ? {} : { [SECRET_CA_KEY]: token.caCrt }),
+    };
     await hostSecrets.patch(secretName, { data }, 'merge');
   } catch (e) {
-    throw fail(`the old token is revoked but the new one is not in place (${causeMessage(e)}): ${cluster} is not reachable until this succeeds`, `re-run "kubefedctl rotate-token ${cluster}"`, e);
+    throw fail(
+      `the old token is revoked but the new one is not in place (${causeMessage(e)}): ${cluster} is not reachable until this succeeds`,
+      `re-run "kubefedctl rotate-token ${cluster}"`,
+      e,
+    );
   }
   return { hostSecret: shown, memberSecret: memberShown };
 }
 
 /** The KubeFedCluster's Secret name and the Secret (undefined when missing); a KubefedctlError without a KubeFedCluster. */
-async function readHostSecret(host: DynamicClient, options: RotateTokenOptions): Promise<{ secretName: string; hostSecret: KubeObject | undefined }> {
+async function readHostSecret(
+  host: DynamicClient,
+  options: RotateTokenOptions,
+): Promise<{ secretName: string; hostSecret: KubeObject | undefined }> {
   const ns = options.kubefedNamespace;
   const kfc = await tryGet(host.resource(GVR.kubeFedClusters, ns), options.cluster);
   if (kfc === undefined) {
-    throw new KubefedctlError(`rotate-token ${options.cluster}: no KubeFedCluster ${ns}/${options.cluster} in the host`, { hint: `join it first: kubefedctl join ${options.cluster}` });
+    throw new KubefedctlError(`rotate-token ${options.cluster}: no KubeFedCluster ${ns}/${options.cluster} in the host`, {
+      hint: `join it first: kubefedctl join ${options.cluster}`,
+    });
   }
   const secretName = (kfc['spec'] as { secretRef?: { name?: string } } | undefined)?.secretRef?.name ?? '';
   return { secretName, hostSecret: secretName === '' ? undefined : await tryGet(host.resource(GVR.secrets, ns), secretName) };

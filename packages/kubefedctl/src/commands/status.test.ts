@@ -18,18 +18,46 @@ describe('objectStatus', () => {
   it.each([
     [
       'placed clusters that have not reported are Pending',
-      fedObject({ placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } }, { observedGeneration: 1, conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }], clusters: [{ name: 'member1' }] }),
-      { propagation: 'False', reason: 'CheckClusters', placement: 'clusters: member1, member2', clusters: [{ name: 'member1', status: 'OK' }, { name: 'member2', status: 'Pending' }] },
+      fedObject(
+        { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+        {
+          observedGeneration: 1,
+          conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+          clusters: [{ name: 'member1' }],
+        },
+      ),
+      {
+        propagation: 'False',
+        reason: 'CheckClusters',
+        placement: 'clusters: member1, member2',
+        clusters: [
+          { name: 'member1', status: 'OK' },
+          { name: 'member2', status: 'Pending' },
+        ],
+      },
     ],
     [
       'a placed name without a KubeFedCluster is NotJoined, not Pending',
       fedObject({ placement: { clusters: [{ name: 'member1' }, { name: 'typo' }] } }),
-      { placement: 'clusters: member1, typo', clusters: [{ name: 'member1', status: 'Pending' }, { name: 'typo', status: 'NotJoined' }] },
+      {
+        placement: 'clusters: member1, typo',
+        clusters: [
+          { name: 'member1', status: 'Pending' },
+          { name: 'typo', status: 'NotJoined' },
+        ],
+      },
     ],
     [
       'a selector is evaluated against the KubeFedCluster labels',
       fedObject({ placement: { clusterSelector: { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu', 'us'] }] } } }),
-      { propagation: 'Unknown', placement: 'selector: region in (eu,us)', clusters: [{ name: 'member1', status: 'Pending' }, { name: 'member2', status: 'Pending' }] },
+      {
+        propagation: 'Unknown',
+        placement: 'selector: region in (eu,us)',
+        clusters: [
+          { name: 'member1', status: 'Pending' },
+          { name: 'member2', status: 'Pending' },
+        ],
+      },
     ],
     [
       'reported failures and remote workload status are kept',
@@ -38,12 +66,20 @@ describe('objectStatus', () => {
         {
           observedGeneration: 1,
           conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
-          clusters: [{ name: 'member1', remoteStatus: { replicas: 3, readyReplicas: 2 } }, { name: 'member2', status: 'CreationFailed' }, { name: 'member3', status: 'ClusterNotReady' }],
+          clusters: [
+            { name: 'member1', remoteStatus: { replicas: 3, readyReplicas: 2 } },
+            { name: 'member2', status: 'CreationFailed' },
+            { name: 'member3', status: 'ClusterNotReady' },
+          ],
         },
       ),
       {
         placement: 'selector: (every cluster)',
-        clusters: [{ name: 'member1', status: 'OK', remote: '2/3 ready' }, { name: 'member2', status: 'CreationFailed' }, { name: 'member3', status: 'ClusterNotReady' }],
+        clusters: [
+          { name: 'member1', status: 'OK', remote: '2/3 ready' },
+          { name: 'member2', status: 'CreationFailed' },
+          { name: 'member3', status: 'ClusterNotReady' },
+        ],
       },
     ],
     ['no placement places nowhere', fedObject({}), { placement: 'none', clusters: [] }],
@@ -65,21 +101,46 @@ describe('propagationText', () => {
 describe('formatStatus', () => {
   const objects = [
     objectStatus(
-      fedObject({ placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } }, { observedGeneration: 1, conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }], clusters: [{ name: 'member1', remoteStatus: { replicas: 2, readyReplicas: 2 } }, { name: 'member2', status: 'UpdateFailed' }] }),
+      fedObject(
+        { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+        {
+          observedGeneration: 1,
+          conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+          clusters: [
+            { name: 'member1', remoteStatus: { replicas: 2, readyReplicas: 2 } },
+            { name: 'member2', status: 'UpdateFailed' },
+          ],
+        },
+      ),
       'FederatedDeployment',
       CLUSTERS,
     ),
   ];
 
   it('prints one row per object with the clusters at a glance', () => {
-    expect(formatStatus(objects)).toBe(['KIND                  NAME   PROPAGATION             CLUSTERS', 'FederatedDeployment   web    False (CheckClusters)   member1 OK, member2 UpdateFailed', ''].join('\n'));
+    expect(formatStatus(objects)).toBe(
+      [
+        'KIND                  NAME   PROPAGATION             CLUSTERS',
+        'FederatedDeployment   web    False (CheckClusters)   member1 OK, member2 UpdateFailed',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('prints a row per cluster with remote status and placement when wide, and the namespace with -A', () => {
     const text = formatStatus(objects, { wide: true, allNamespaces: true });
     const lines = text.trimEnd().split('\n');
     expect(lines[0]?.split(/\s{2,}/)).toEqual(['NAMESPACE', 'KIND', 'NAME', 'PROPAGATION', 'CLUSTER', 'STATUS', 'REMOTE', 'PLACEMENT']);
-    expect(lines[1]?.split(/\s{2,}/)).toEqual(['demo', 'FederatedDeployment', 'web', 'False (CheckClusters)', 'member1', 'OK', '2/2 ready', 'clusters: member1, member2']);
+    expect(lines[1]?.split(/\s{2,}/)).toEqual([
+      'demo',
+      'FederatedDeployment',
+      'web',
+      'False (CheckClusters)',
+      'member1',
+      'OK',
+      '2/2 ready',
+      'clusters: member1, member2',
+    ]);
     expect(lines[2]?.trim().split(/\s{2,}/)).toEqual(['member2', 'UpdateFailed', '-']);
   });
 
@@ -104,12 +165,27 @@ describe('formatStatus', () => {
 
 describe('selectTypes', () => {
   const types: StatusType[] = [
-    { name: 'deployments.apps', kind: 'FederatedDeployment', gvr: { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federateddeployments' }, namespaced: true, propagation: 'Enabled' },
-    { name: 'configmaps', kind: 'FederatedConfigMap', gvr: { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' }, namespaced: true, propagation: 'Enabled' },
+    {
+      name: 'deployments.apps',
+      kind: 'FederatedDeployment',
+      gvr: { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federateddeployments' },
+      namespaced: true,
+      propagation: 'Enabled',
+    },
+    {
+      name: 'configmaps',
+      kind: 'FederatedConfigMap',
+      gvr: { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' },
+      namespaced: true,
+      propagation: 'Enabled',
+    },
   ];
-  it.each(['deployments.apps', 'FederatedDeployment', 'federateddeployments', 'deployments', 'Deployment'])('finds deployments by %s', (arg) => {
-    expect(selectTypes(types, arg).map((t) => t.name)).toEqual(['deployments.apps']);
-  });
+  it.each(['deployments.apps', 'FederatedDeployment', 'federateddeployments', 'deployments', 'Deployment'])(
+    'finds deployments by %s',
+    (arg) => {
+      expect(selectTypes(types, arg).map((t) => t.name)).toEqual(['deployments.apps']);
+    },
+  );
   it('names the known types when nothing matches', () => {
     expect(() => selectTypes(types, 'widgets')).toThrow('no federated type matches "widgets"');
     try {

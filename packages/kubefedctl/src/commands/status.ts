@@ -1,5 +1,11 @@
 import { styleText } from 'node:util';
-import { federatedTypeConfigSchema, labelSelectorToString, matchesLabelSelector, type FederatedTypeConfig, type LabelSelector } from '@kubefed/api';
+import {
+  federatedTypeConfigSchema,
+  labelSelectorToString,
+  matchesLabelSelector,
+  type FederatedTypeConfig,
+  type LabelSelector,
+} from '@kubefed/api';
 import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
 import { isNotFound } from '@kubefed/client';
 import { KubefedctlError } from '../errors.js';
@@ -92,11 +98,16 @@ export function selectTypes(types: readonly StatusType[], arg: string | undefine
   const key = arg.toLowerCase();
   const found = types.filter((t) => {
     const target = t.name.split('.')[0] ?? '';
-    return [t.name, t.kind, t.gvr.resource, `${t.gvr.resource}.${t.gvr.group}`, target, t.kind.replace(/^Federated/, '')].some((n) => n.toLowerCase() === key);
+    return [t.name, t.kind, t.gvr.resource, `${t.gvr.resource}.${t.gvr.group}`, target, t.kind.replace(/^Federated/, '')].some(
+      (n) => n.toLowerCase() === key,
+    );
   });
   if (found.length === 0) {
     throw new KubefedctlError(`no federated type matches "${arg}"`, {
-      hint: types.length === 0 ? 'no type is enabled: run "kubefedctl enable <type>" (or --default-types) first' : `enabled types: ${types.map((t) => t.name).join(', ')}`,
+      hint:
+        types.length === 0
+          ? 'no type is enabled: run "kubefedctl enable <type>" (or --default-types) first'
+          : `enabled types: ${types.map((t) => t.name).join(', ')}`,
     });
   }
   return found;
@@ -125,10 +136,14 @@ function placementOf(spec: { placement?: Placement } | undefined, clusters: read
 /** `ready/replicas ready` for workloads, `complete`/`active N` for jobs; undefined when nothing readable. */
 function remoteSummary(remote: Record<string, unknown> | undefined): string | undefined {
   if (remote === undefined) return undefined;
-  const n = (k: string): number | undefined => (typeof remote[k] === 'number' ? (remote[k]) : undefined);
+  const n = (k: string): number | undefined => (typeof remote[k] === 'number' ? remote[k] : undefined);
   if (n('replicas') !== undefined || n('readyReplicas') !== undefined) return `${n('readyReplicas') ?? 0}/${n('replicas') ?? 0} ready`;
   if (n('succeeded') !== undefined || n('active') !== undefined || n('failed') !== undefined) {
-    return [n('active') === undefined ? '' : `active ${n('active')}`, n('succeeded') === undefined ? '' : `succeeded ${n('succeeded')}`, n('failed') === undefined ? '' : `failed ${n('failed')}`]
+    return [
+      n('active') === undefined ? '' : `active ${n('active')}`,
+      n('succeeded') === undefined ? '' : `succeeded ${n('succeeded')}`,
+      n('failed') === undefined ? '' : `failed ${n('failed')}`,
+    ]
       .filter((s) => s !== '')
       .join(', ');
   }
@@ -161,7 +176,11 @@ export function objectStatus(obj: KubeObject, kind: string, clusters: readonly K
       const r = reported.get(name);
       const remote = remoteSummary(r?.remoteStatus);
       const unreported = registered.has(name) ? 'Pending' : 'NotJoined';
-      return { name, status: r === undefined ? unreported : (r.status ?? '') === '' ? 'OK' : (r.status ?? ''), ...(remote === undefined ? {} : { remote }) };
+      return {
+        name,
+        status: r === undefined ? unreported : (r.status ?? '') === '' ? 'OK' : (r.status ?? ''),
+        ...(remote === undefined ? {} : { remote }),
+      };
     }),
   };
 }
@@ -177,19 +196,27 @@ const plain: Paint = (_style, text) => text;
 /** Colours for a terminal (node's styleText). */
 export const terminalPaint: Paint = (style, text) => styleText(style, text);
 
-const clusterStyle = (status: string): 'green' | 'red' | 'yellow' => (status === 'OK' ? 'green' : status === 'Pending' || status.endsWith('TimedOut') || status === 'WaitingForRemoval' ? 'yellow' : 'red');
+const clusterStyle = (status: string): 'green' | 'red' | 'yellow' =>
+  status === 'OK' ? 'green' : status === 'Pending' || status.endsWith('TimedOut') || status === 'WaitingForRemoval' ? 'yellow' : 'red';
 
 /**
  * The table `status` prints: one row per object (default) with a compact CLUSTERS column
  * (`member1 OK, member2 CreationFailed`), or with `wide` one row per object and cluster with
  * the remote status and the placement.
  */
-export function formatStatus(objects: readonly ObjectStatus[], options: { wide?: boolean; allNamespaces?: boolean; paint?: Paint } = {}): string {
+export function formatStatus(
+  objects: readonly ObjectStatus[],
+  options: { wide?: boolean; allNamespaces?: boolean; paint?: Paint } = {},
+): string {
   const paint = options.paint ?? plain;
   if (objects.length === 0) return 'No federated objects found.\n';
   const ns = options.allNamespaces === true;
-  const propStyle = (s: ObjectStatus): 'green' | 'red' | 'yellow' => (s.observedGeneration < s.generation ? 'yellow' : s.propagation === 'True' ? 'green' : s.propagation === 'False' ? 'red' : 'yellow');
-  const head = options.wide === true ? ['KIND', 'NAME', 'PROPAGATION', 'CLUSTER', 'STATUS', 'REMOTE', 'PLACEMENT'] : ['KIND', 'NAME', 'PROPAGATION', 'CLUSTERS'];
+  const propStyle = (s: ObjectStatus): 'green' | 'red' | 'yellow' =>
+    s.observedGeneration < s.generation ? 'yellow' : s.propagation === 'True' ? 'green' : s.propagation === 'False' ? 'red' : 'yellow';
+  const head =
+    options.wide === true
+      ? ['KIND', 'NAME', 'PROPAGATION', 'CLUSTER', 'STATUS', 'REMOTE', 'PLACEMENT']
+      : ['KIND', 'NAME', 'PROPAGATION', 'CLUSTERS'];
   const rows: string[][] = [ns ? ['NAMESPACE', ...head] : head];
   for (const s of objects) {
     const first = [s.kind, s.name, paint(propStyle(s), propagationText(s))];
@@ -201,7 +228,10 @@ export function formatStatus(objects: readonly ObjectStatus[], options: { wide?:
         rows.push([...cells, c.name, paint(clusterStyle(c.status), c.status), c.remote ?? '-', i === 0 ? s.placement : '']);
       });
     } else {
-      const clusters = s.clusters.length === 0 ? paint('dim', `none (${s.placement})`) : s.clusters.map((c) => `${c.name} ${paint(clusterStyle(c.status), c.status)}`).join(', ');
+      const clusters =
+        s.clusters.length === 0
+          ? paint('dim', `none (${s.placement})`)
+          : s.clusters.map((c) => `${c.name} ${paint(clusterStyle(c.status), c.status)}`).join(', ');
       rows.push([...prefix, ...first, clusters]);
     }
   }
@@ -226,7 +256,8 @@ export interface GatherStatusOptions {
  * @throws KubefedctlError for an unknown type, a name without a type, or a named object that does not exist.
  */
 export async function gatherStatus(host: DynamicClient, options: GatherStatusOptions): Promise<ObjectStatus[]> {
-  if (options.name !== undefined && options.type === undefined) throw new KubefedctlError('status: a name needs a type, e.g. kubefedctl status deployments web');
+  if (options.name !== undefined && options.type === undefined)
+    throw new KubefedctlError('status: a name needs a type, e.g. kubefedctl status deployments web');
   const types = selectTypes(await statusTypes(host, options.kubefedNamespace), options.type);
   const clusters = (await host.resource(GVR.kubeFedClusters, options.kubefedNamespace).listAll()).items;
   const out: ObjectStatus[] = [];
@@ -238,7 +269,9 @@ export async function gatherStatus(host: DynamicClient, options: GatherStatusOpt
       } catch (err) {
         if (!isNotFound(err)) throw err;
         const where = t.namespaced ? ` in namespace "${options.namespace ?? ''}"` : '';
-        throw new KubefedctlError(`${t.kind} "${options.name}" not found${where}`, { hint: `list them with: kubefedctl status ${t.name}${t.namespaced ? ' -A' : ''}` });
+        throw new KubefedctlError(`${t.kind} "${options.name}" not found${where}`, {
+          hint: `list them with: kubefedctl status ${t.name}${t.namespaced ? ' -A' : ''}`,
+        });
       }
       continue;
     }
@@ -252,5 +285,7 @@ export async function gatherStatus(host: DynamicClient, options: GatherStatusOpt
     }
     for (const obj of items) out.push(objectStatus(obj, t.kind, clusters));
   }
-  return out.sort((a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
+  return out.sort(
+    (a, b) => (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name),
+  );
 }

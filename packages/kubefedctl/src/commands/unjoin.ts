@@ -81,7 +81,13 @@ function memberTargets(names: JoinNames): Target[] {
     { what: `role binding ${ns}/${names.role} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.role, side },
     { what: `role ${ns}/${names.role} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.role, side },
     { what: `secret ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.secrets, namespace: ns, name: names.serviceAccount, side },
-    { what: `service account ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.serviceAccounts, namespace: ns, name: names.serviceAccount, side },
+    {
+      what: `service account ${ns}/${names.serviceAccount} in ${c}`,
+      gvr: GVR.serviceAccounts,
+      namespace: ns,
+      name: names.serviceAccount,
+      side,
+    },
   ];
 }
 
@@ -156,7 +162,8 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
   } else if (targets.member !== undefined) {
     for (const t of memberTargets(names)) await removeOwned(run, targets.member, t);
     // Without a KubeFedCluster the namespace is considered only when the join left something there.
-    if (kfc !== undefined || result.removed.length > 0) await removeMemberNamespace(run, { member: targets.member, host: targets.host }, names);
+    if (kfc !== undefined || result.removed.length > 0)
+      await removeMemberNamespace(run, { member: targets.member, host: targets.host }, names);
   }
 
   if (kfc === undefined) {
@@ -169,9 +176,22 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
   }
   const secretName = (kfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
   if (typeof secretName === 'string' && secretName !== '') {
-    await removeTarget(run, targets.host, { what: `secret ${ns}/${secretName} in ${hostName}`, gvr: GVR.secrets, namespace: ns, name: secretName, side: 'host' });
+    await removeTarget(run, targets.host, {
+      what: `secret ${ns}/${secretName} in ${hostName}`,
+      gvr: GVR.secrets,
+      namespace: ns,
+      name: secretName,
+      side: 'host',
+    });
   }
-  await removeTarget(run, targets.host, { what: kfcWhat, gvr: GVR.kubeFedClusters, namespace: ns, name: options.cluster, side: 'host', uid: kfc.metadata.uid });
+  await removeTarget(run, targets.host, {
+    what: kfcWhat,
+    gvr: GVR.kubeFedClusters,
+    namespace: ns,
+    name: options.cluster,
+    side: 'host',
+    uid: kfc.metadata.uid,
+  });
   return result;
 }
 
@@ -226,8 +246,17 @@ async function removeOwned(run: UnjoinRun, member: DynamicClient, t: Target): Pr
  * host's own namespace (same UID), annotated as created by join, and no service account left in
  * it but `default` and this join's own (another join, or another federation's control plane).
  */
-async function removeMemberNamespace(run: UnjoinRun, clusters: { member: DynamicClient; host: DynamicClient }, names: JoinNames): Promise<void> {
-  const t: Target = { what: `namespace ${names.namespace} in ${names.cluster}`, gvr: GVR.namespaces, name: names.namespace, side: 'member' };
+async function removeMemberNamespace(
+  run: UnjoinRun,
+  clusters: { member: DynamicClient; host: DynamicClient },
+  names: JoinNames,
+): Promise<void> {
+  const t: Target = {
+    what: `namespace ${names.namespace} in ${names.cluster}`,
+    gvr: GVR.namespaces,
+    name: names.namespace,
+    side: 'member',
+  };
   let memberNs: KubeObject | undefined;
   let hostNs: KubeObject | undefined;
   let serviceAccounts: KubeObject[] = [];
@@ -248,7 +277,9 @@ async function removeMemberNamespace(run: UnjoinRun, clusters: { member: Dynamic
     return;
   }
   if (memberNs.metadata.annotations?.[NAMESPACE_CREATED_BY_JOIN_ANNOTATION] === undefined) {
-    run.result.kept.push(`${t.what} (not created by join: no ${NAMESPACE_CREATED_BY_JOIN_ANNOTATION} annotation; delete it yourself if nothing uses it)`);
+    run.result.kept.push(
+      `${t.what} (not created by join: no ${NAMESPACE_CREATED_BY_JOIN_ANNOTATION} annotation; delete it yourself if nothing uses it)`,
+    );
     return;
   }
   const others = serviceAccounts.map((sa) => sa.metadata.name ?? '').filter((n) => n !== 'default' && n !== names.serviceAccount);

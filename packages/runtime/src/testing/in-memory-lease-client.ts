@@ -29,7 +29,8 @@ export class InMemoryLeaseClient implements LeaseResourceClient {
     const name = obj.metadata.name ?? '';
     const current = this.#objects.get(name);
     if (current === undefined) return Promise.reject(new FakeApiError(404, `lease ${name} not found`));
-    if (current.metadata.resourceVersion !== obj.metadata.resourceVersion) return Promise.reject(new FakeApiError(409, `lease ${name} was modified`));
+    if (current.metadata.resourceVersion !== obj.metadata.resourceVersion)
+      return Promise.reject(new FakeApiError(409, `lease ${name} was modified`));
     return Promise.resolve(this.#store(obj));
   }
 

@@ -54,11 +54,38 @@ const DAYS = ['-days', '3650'];
  */
 export async function createClusterPki(options: ClusterPkiOptions): Promise<ClusterPki> {
   const { dir } = options;
-  const ca = await openssl('ca', dir, ['-subj', `/CN=kubefed-real-${options.clusterName}-ca`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature']);
+  const ca = await openssl('ca', dir, [
+    '-subj',
+    `/CN=kubefed-real-${options.clusterName}-ca`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+  ]);
   const signed = (name: string, subject: string, extensions: readonly string[]): Promise<CertPair> =>
-    openssl(name, dir, ['-subj', subject, '-CA', ca.certFile, '-CAkey', ca.keyFile, '-addext', 'basicConstraints=critical,CA:FALSE', '-addext', 'keyUsage=critical,digitalSignature', ...extensions.flatMap((e) => ['-addext', e])]);
+    openssl(name, dir, [
+      '-subj',
+      subject,
+      '-CA',
+      ca.certFile,
+      '-CAkey',
+      ca.keyFile,
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
+      '-addext',
+      'keyUsage=critical,digitalSignature',
+      ...extensions.flatMap((e) => ['-addext', e]),
+    ]);
   const clientAuth = ['extendedKeyUsage=clientAuth'];
-  const sans = ['IP:127.0.0.1', `IP:${options.serviceIp}`, 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local'];
+  const sans = [
+    'IP:127.0.0.1',
+    `IP:${options.serviceIp}`,
+    'DNS:localhost',
+    'DNS:kubernetes',
+    'DNS:kubernetes.default',
+    'DNS:kubernetes.default.svc',
+    'DNS:kubernetes.default.svc.cluster.local',
+  ];
   const [apiserver, admin, controllerManager, scheduler, frontProxyClient] = await Promise.all([
     signed('apiserver', '/CN=kube-apiserver', ['extendedKeyUsage=serverAuth', `subjectAltName=${sans.join(',')}`]),
     signed('admin', '/O=system:masters/CN=kubefed-admin', clientAuth),
@@ -82,7 +109,10 @@ async function openssl(name: string, dir: string, args: readonly string[]): Prom
     await run('openssl', ['req', '-x509', ...EC_KEY, ...DAYS, '-keyout', keyFile, '-out', certFile, ...args]);
   } catch (err) {
     const stderr = (err as { stderr?: unknown }).stderr;
-    throw new RealClusterStartError(`openssl could not create the ${name} certificate: ${typeof stderr === 'string' && stderr !== '' ? stderr : String(err)}`, { cause: err });
+    throw new RealClusterStartError(
+      `openssl could not create the ${name} certificate: ${typeof stderr === 'string' && stderr !== '' ? stderr : String(err)}`,
+      { cause: err },
+    );
   }
   const [certPem, keyPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
   return { certFile, keyFile, certPem, keyPem };

@@ -76,7 +76,10 @@ export class ComponentProcess {
    */
   async assertRunning(): Promise<void> {
     if (this.running) return;
-    const how = this.#spawnError !== undefined ? `could not be started (${this.#spawnError.message})` : `exited with ${this.#child.exitCode ?? this.#child.signalCode}`;
+    const how =
+      this.#spawnError !== undefined
+        ? `could not be started (${this.#spawnError.message})`
+        : `exited with ${this.#child.exitCode ?? this.#child.signalCode}`;
     throw new RealClusterStartError(`${this.name} ${how}; last lines of ${this.logFile}:\n${await this.tail()}`);
   }
 

@@ -21,7 +21,12 @@ describe('startRealClusters', () => {
   let member1: DynamicClient;
 
   beforeAll(async () => {
-    real = await startRealClusters({ names: ['member1', 'member2'], nodes: 2, podsPerNode: 3, regions: { member1: 'us-east-1', member2: 'eu-west-1' } });
+    real = await startRealClusters({
+      names: ['member1', 'member2'],
+      nodes: 2,
+      podsPerNode: 3,
+      regions: { member1: 'us-east-1', member2: 'eu-west-1' },
+    });
     member1 = DynamicClient.fromKubeconfig(Kubeconfig.fromFile(real.kubeconfigPath), { context: 'member1', qps: 0 });
   });
   afterAll(async () => {
@@ -85,7 +90,9 @@ describe('startRealClusters', () => {
 
   it('fills a service-account token Secret through the token controller, and the token authenticates', async () => {
     const namespace = await createNamespace(member1);
-    await member1.resource(RESOURCES.serviceAccounts, namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
+    await member1
+      .resource(RESOURCES.serviceAccounts, namespace)
+      .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
     const secrets = member1.resource(RESOURCES.secrets, namespace);
     await secrets.create({
       apiVersion: 'v1',
@@ -93,8 +100,11 @@ describe('startRealClusters', () => {
       type: 'kubernetes.io/service-account-token',
       metadata: { name: 'builder-token', annotations: { 'kubernetes.io/service-account.name': 'builder' } },
     });
-    const secretData = async (): Promise<Record<string, string>> => ((await secrets.get('builder-token')) as { data?: Record<string, string> }).data ?? {};
-    await expect.poll(async () => Object.keys(await secretData()).sort(), { timeout: 30_000, interval: 250 }).toEqual(['ca.crt', 'namespace', 'token']);
+    const secretData = async (): Promise<Record<string, string>> =>
+      ((await secrets.get('builder-token')) as { data?: Record<string, string> }).data ?? {};
+    await expect
+      .poll(async () => Object.keys(await secretData()).sort(), { timeout: 30_000, interval: 250 })
+      .toEqual(['ca.crt', 'namespace', 'token']);
     const filled = await secretData();
     const decode = (key: string): string => Buffer.from(filled[key] ?? '', 'base64').toString('utf8');
     expect(decode('namespace')).toBe(namespace);
@@ -106,7 +116,9 @@ describe('startRealClusters', () => {
         JSON.stringify({
           apiVersion: 'v1',
           kind: 'Config',
-          clusters: [{ name: 'c', cluster: { server: cluster.url, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } }],
+          clusters: [
+            { name: 'c', cluster: { server: cluster.url, 'certificate-authority-data': Buffer.from(cluster.caPem).toString('base64') } },
+          ],
           users: [{ name: 'builder', user: { token: decode('token') } }],
           contexts: [{ name: 'c', context: { cluster: 'c', user: 'builder' } }],
           'current-context': 'c',
@@ -119,7 +131,9 @@ describe('startRealClusters', () => {
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
       });
       expect(review.status).toBe(201);
-      expect((JSON.parse(review.body) as { status?: { userInfo?: { username?: string } } }).status?.userInfo?.username).toBe(`system:serviceaccount:${namespace}:builder`);
+      expect((JSON.parse(review.body) as { status?: { userInfo?: { username?: string } } }).status?.userInfo?.username).toBe(
+        `system:serviceaccount:${namespace}:builder`,
+      );
     } finally {
       asBuilder.close();
     }
@@ -134,7 +148,13 @@ describe('startRealClusters on its own', () => {
       await using one = await startRealClusters({ names: ['solo'], nodes: 1 });
       pids = one.processes().map((p) => p.pid ?? -1);
       dir = one.get('solo').dir;
-      expect(one.processes().map((p) => p.name)).toEqual(['etcd', 'kube-apiserver[solo]', 'kube-controller-manager[solo]', 'kube-scheduler[solo]', 'kwok[solo]']);
+      expect(one.processes().map((p) => p.name)).toEqual([
+        'etcd',
+        'kube-apiserver[solo]',
+        'kube-controller-manager[solo]',
+        'kube-scheduler[solo]',
+        'kwok[solo]',
+      ]);
       for (const pid of pids) expect(isAlive(pid)).toBe(true);
     }
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
@@ -146,7 +166,12 @@ describe('startRealClusters on its own', () => {
     let keptLogs: string | undefined;
     try {
       const real = await findKubeBinaries();
-      for (const [name, path] of [['etcd', real.etcd], ['kube-controller-manager', real.kubeControllerManager], ['kube-scheduler', real.kubeScheduler], ['kwok', real.kwok]] as const) {
+      for (const [name, path] of [
+        ['etcd', real.etcd],
+        ['kube-controller-manager', real.kubeControllerManager],
+        ['kube-scheduler', real.kubeScheduler],
+        ['kwok', real.kwok],
+      ] as const) {
         await symlink(path, join(binDir, name));
       }
       await writeFile(join(binDir, 'kube-apiserver'), '#!/bin/sh\necho "Error: unknown flag: --made-up"\nexit 1\n', { mode: 0o755 });

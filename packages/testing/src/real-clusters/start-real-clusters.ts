@@ -123,10 +123,12 @@ export async function startRealClusters(options: StartRealClustersOptions): Prom
   if (names.length === 0) throw new RealClusterStartError('startRealClusters needs at least one cluster name');
   if (new Set(names).size !== names.length) throw new RealClusterStartError(`startRealClusters got duplicate names: ${names.join(', ')}`);
   for (const name of names) {
-    if (!/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/.test(name)) throw new RealClusterStartError(`cluster name "${name}" is not a short DNS label`);
+    if (!/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/.test(name))
+      throw new RealClusterStartError(`cluster name "${name}" is not a short DNS label`);
   }
   if (!Number.isInteger(nodes) || nodes < 1) throw new RealClusterStartError(`nodes must be a positive integer, got ${nodes}`);
-  if (!Number.isInteger(podsPerNode) || podsPerNode < 0) throw new RealClusterStartError(`podsPerNode must be a non-negative integer, got ${podsPerNode}`);
+  if (!Number.isInteger(podsPerNode) || podsPerNode < 0)
+    throw new RealClusterStartError(`podsPerNode must be a non-negative integer, got ${podsPerNode}`);
 
   const binaries = await findKubeBinaries(options.binDir);
   const progress = options.onProgress ?? (() => {});
@@ -177,8 +179,12 @@ export async function startRealClusters(options: StartRealClustersOptions): Prom
       members.map(async (m) => {
         try {
           await mkdir(m.dir);
-          const apiserver = await step(`${m.name}: kube-apiserver ready`, () => startApiserver(m, { binaries, etcdUrl, start, waitUntil, clients }));
-          await step(`${m.name}: controller-manager, scheduler, kwok and ${nodes} nodes ready`, () => startRest(m, apiserver, { binaries, podsPerNode, start, waitUntil }));
+          const apiserver = await step(`${m.name}: kube-apiserver ready`, () =>
+            startApiserver(m, { binaries, etcdUrl, start, waitUntil, clients }),
+          );
+          await step(`${m.name}: controller-manager, scheduler, kwok and ${nodes} nodes ready`, () =>
+            startRest(m, apiserver, { binaries, podsPerNode, start, waitUntil }),
+          );
           return { member: m, apiserver };
         } catch (err) {
           failure.abort(err);
@@ -195,7 +201,10 @@ export async function startRealClusters(options: StartRealClustersOptions): Prom
     if (err instanceof RealClusterStartError) {
       throw new RealClusterStartError(`${err.message}\n(logs kept in ${root})`, { cause: err.cause });
     }
-    throw new RealClusterStartError(`starting real clusters failed: ${err instanceof Error ? err.message : String(err)} (logs kept in ${root})`, { cause: err });
+    throw new RealClusterStartError(
+      `starting real clusters failed: ${err instanceof Error ? err.message : String(err)} (logs kept in ${root})`,
+      { cause: err },
+    );
   }
   for (const c of clients.splice(0)) c.close();
 
@@ -243,19 +252,26 @@ async function startEtcd(ctx: { binaries: KubeBinaries; root: string; start: Sta
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const etcd = await ctx.start('etcd', ctx.binaries.etcd, [
-    '--name=kubefed-real',
-    `--data-dir=${join(ctx.root, 'etcd')}`,
-    `--listen-client-urls=${clientUrl}`,
-    `--advertise-client-urls=${clientUrl}`,
-    `--listen-peer-urls=${peerUrl}`,
-    `--initial-advertise-peer-urls=${peerUrl}`,
-    `--initial-cluster=kubefed-real=${peerUrl}`,
-    // Throw-away data: skip fsync, which is most of etcd's latency on a busy disk.
-    '--unsafe-no-fsync=true',
-    '--log-level=warn',
-  ], ctx.root);
-  await ctx.waitUntil('etcd /health', etcd, async () => ((await httpStatus(`${clientUrl}/health`)) === 200 ? undefined : 'not healthy yet'));
+  const etcd = await ctx.start(
+    'etcd',
+    ctx.binaries.etcd,
+    [
+      '--name=kubefed-real',
+      `--data-dir=${join(ctx.root, 'etcd')}`,
+      `--listen-client-urls=${clientUrl}`,
+      `--advertise-client-urls=${clientUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=kubefed-real=${peerUrl}`,
+      // Throw-away data: skip fsync, which is most of etcd's latency on a busy disk.
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ],
+    ctx.root,
+  );
+  await ctx.waitUntil('etcd /health', etcd, async () =>
+    (await httpStatus(`${clientUrl}/health`)) === 200 ? undefined : 'not healthy yet',
+  );
   return clientUrl;
 }
 
@@ -269,36 +285,44 @@ async function startApiserver(
   await writeFile(tokenFile, `${m.adminToken},kubefed-admin-token,kubefed-admin-token,"system:masters"\n`, { mode: 0o600 });
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
-  const apiserver = await ctx.start(`kube-apiserver[${m.name}]`, ctx.binaries.kubeApiserver, [
-    `--etcd-servers=${ctx.etcdUrl}`,
-    `--etcd-prefix=/kubefed-real/${m.name}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
-    `--secure-port=${port}`,
-    // The `kubernetes` Endpoints would point at 127.0.0.1, which Endpoints validation rejects.
-    '--endpoint-reconciler-type=none',
-    `--cert-dir=${m.dir}`,
-    `--tls-cert-file=${pki.apiserver.certFile}`,
-    `--tls-private-key-file=${pki.apiserver.keyFile}`,
-    `--client-ca-file=${pki.ca.certFile}`,
-    `--token-auth-file=${tokenFile}`,
-    // The request-header (front proxy) set-up of kubeadm, with the cluster CA: the delegated
-    // authentication of kube-controller-manager and kube-scheduler reads it, as do aggregated APIs.
-    `--requestheader-client-ca-file=${pki.ca.certFile}`,
-    '--requestheader-allowed-names=front-proxy-client',
-    '--requestheader-username-headers=X-Remote-User',
-    '--requestheader-group-headers=X-Remote-Group',
-    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    `--proxy-client-cert-file=${pki.frontProxyClient.certFile}`,
-    `--proxy-client-key-file=${pki.frontProxyClient.keyFile}`,
-    '--authorization-mode=Node,RBAC',
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-account-key-file=${pki.serviceAccountPublicKeyFile}`,
-    `--service-account-signing-key-file=${pki.serviceAccountKeyFile}`,
-    `--service-cluster-ip-range=${SERVICE_CIDR}`,
-    '--profiling=false',
-  ], m.dir);
-  const client = DynamicClient.fromKubeconfig(Kubeconfig.fromString(kubeconfigYaml(kubeconfigOf([kubeconfigEntries(m.name, { url, pki })]))), { qps: 0 });
+  const apiserver = await ctx.start(
+    `kube-apiserver[${m.name}]`,
+    ctx.binaries.kubeApiserver,
+    [
+      `--etcd-servers=${ctx.etcdUrl}`,
+      `--etcd-prefix=/kubefed-real/${m.name}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${port}`,
+      // The `kubernetes` Endpoints would point at 127.0.0.1, which Endpoints validation rejects.
+      '--endpoint-reconciler-type=none',
+      `--cert-dir=${m.dir}`,
+      `--tls-cert-file=${pki.apiserver.certFile}`,
+      `--tls-private-key-file=${pki.apiserver.keyFile}`,
+      `--client-ca-file=${pki.ca.certFile}`,
+      `--token-auth-file=${tokenFile}`,
+      // The request-header (front proxy) set-up of kubeadm, with the cluster CA: the delegated
+      // authentication of kube-controller-manager and kube-scheduler reads it, as do aggregated APIs.
+      `--requestheader-client-ca-file=${pki.ca.certFile}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      `--proxy-client-cert-file=${pki.frontProxyClient.certFile}`,
+      `--proxy-client-key-file=${pki.frontProxyClient.keyFile}`,
+      '--authorization-mode=Node,RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${pki.serviceAccountPublicKeyFile}`,
+      `--service-account-signing-key-file=${pki.serviceAccountKeyFile}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      '--profiling=false',
+    ],
+    m.dir,
+  );
+  const client = DynamicClient.fromKubeconfig(
+    Kubeconfig.fromString(kubeconfigYaml(kubeconfigOf([kubeconfigEntries(m.name, { url, pki })]))),
+    { qps: 0 },
+  );
   ctx.clients.push(client);
   await ctx.waitUntil(`kube-apiserver[${m.name}] /readyz`, apiserver, async () => {
     const res = await client.raw('/readyz', { timeoutMs: 2_000 }).catch((err: unknown) => ({ status: 0, body: String(err) }));
@@ -308,65 +332,98 @@ async function startApiserver(
 }
 
 /** kube-controller-manager, kube-scheduler, kwok and the fake Nodes of one cluster; resolves once all are ready. */
-async function startRest(m: Member, apiserver: Apiserver, ctx: { binaries: KubeBinaries; podsPerNode: number; start: Start; waitUntil: WaitUntil }): Promise<void> {
+async function startRest(
+  m: Member,
+  apiserver: Apiserver,
+  ctx: { binaries: KubeBinaries; podsPerNode: number; start: Start; waitUntil: WaitUntil },
+): Promise<void> {
   const { pki, client, url } = apiserver;
   const kubeconfigFile = async (user: string, cert: { certFile: string; keyFile: string }): Promise<string> => {
     const file = join(m.dir, `${user}.kubeconfig`);
-    await writeFile(file, kubeconfigYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: m.name, cluster: { server: url, 'certificate-authority': pki.ca.certFile } }],
-      users: [{ name: user, user: { 'client-certificate': cert.certFile, 'client-key': cert.keyFile } }],
-      contexts: [{ name: m.name, context: { cluster: m.name, user } }],
-      'current-context': m.name,
-    }), { mode: 0o600 });
+    await writeFile(
+      file,
+      kubeconfigYaml({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: m.name, cluster: { server: url, 'certificate-authority': pki.ca.certFile } }],
+        users: [{ name: user, user: { 'client-certificate': cert.certFile, 'client-key': cert.keyFile } }],
+        contexts: [{ name: m.name, context: { cluster: m.name, user } }],
+        'current-context': m.name,
+      }),
+      { mode: 0o600 },
+    );
     return file;
   };
-  const delegated = (file: string): string[] => [`--kubeconfig=${file}`, `--authentication-kubeconfig=${file}`, `--authorization-kubeconfig=${file}`];
+  const delegated = (file: string): string[] => [
+    `--kubeconfig=${file}`,
+    `--authentication-kubeconfig=${file}`,
+    `--authorization-kubeconfig=${file}`,
+  ];
 
   const [kcmPort, schedulerPort] = [await freePort(), await freePort()];
-  const controllerManager = await ctx.start(`kube-controller-manager[${m.name}]`, ctx.binaries.kubeControllerManager, [
-    ...delegated(await kubeconfigFile('controller-manager', pki.controllerManager)),
-    '--bind-address=127.0.0.1',
-    `--secure-port=${kcmPort}`,
-    `--cert-dir=${m.dir}`,
-    '--leader-elect=false',
-    `--cluster-name=${m.name}`,
-    `--service-account-private-key-file=${pki.serviceAccountKeyFile}`,
-    `--root-ca-file=${pki.ca.certFile}`,
-    '--use-service-account-credentials=true',
-    `--cluster-signing-cert-file=${pki.ca.certFile}`,
-    `--cluster-signing-key-file=${pki.ca.keyFile}`,
-    '--profiling=false',
-  ], m.dir);
-  const scheduler = await ctx.start(`kube-scheduler[${m.name}]`, ctx.binaries.kubeScheduler, [
-    ...delegated(await kubeconfigFile('scheduler', pki.scheduler)),
-    '--bind-address=127.0.0.1',
-    `--secure-port=${schedulerPort}`,
-    `--cert-dir=${m.dir}`,
-    '--leader-elect=false',
-    '--profiling=false',
-  ], m.dir);
+  const controllerManager = await ctx.start(
+    `kube-controller-manager[${m.name}]`,
+    ctx.binaries.kubeControllerManager,
+    [
+      ...delegated(await kubeconfigFile('controller-manager', pki.controllerManager)),
+      '--bind-address=127.0.0.1',
+      `--secure-port=${kcmPort}`,
+      `--cert-dir=${m.dir}`,
+      '--leader-elect=false',
+      `--cluster-name=${m.name}`,
+      `--service-account-private-key-file=${pki.serviceAccountKeyFile}`,
+      `--root-ca-file=${pki.ca.certFile}`,
+      '--use-service-account-credentials=true',
+      `--cluster-signing-cert-file=${pki.ca.certFile}`,
+      `--cluster-signing-key-file=${pki.ca.keyFile}`,
+      '--profiling=false',
+    ],
+    m.dir,
+  );
+  const scheduler = await ctx.start(
+    `kube-scheduler[${m.name}]`,
+    ctx.binaries.kubeScheduler,
+    [
+      ...delegated(await kubeconfigFile('scheduler', pki.scheduler)),
+      '--bind-address=127.0.0.1',
+      `--secure-port=${schedulerPort}`,
+      `--cert-dir=${m.dir}`,
+      '--leader-elect=false',
+      '--profiling=false',
+    ],
+    m.dir,
+  );
   // kwok runs its built-in node and pod stages (no Stage CRDs, no config): Nodes become Ready
   // and keep heartbeating, scheduled pods become Running. Node Leases as a kubelet renews them
   // (40 s): without, kwok posts Node status only once a minute, longer than the node lifecycle
   // controller's grace period, which then marks every Node unknown and every pod not Ready.
-  const kwok = await ctx.start(`kwok[${m.name}]`, ctx.binaries.kwok, [
-    `--kubeconfig=${await kubeconfigFile('kwok', pki.admin)}`,
-    '--node-lease-duration-seconds=40',
-    '--manage-all-nodes=false',
-    `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
-    '--cidr=10.244.0.1/16',
-  ], m.dir);
+  const kwok = await ctx.start(
+    `kwok[${m.name}]`,
+    ctx.binaries.kwok,
+    [
+      `--kubeconfig=${await kubeconfigFile('kwok', pki.admin)}`,
+      '--node-lease-duration-seconds=40',
+      '--manage-all-nodes=false',
+      `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
+      '--cidr=10.244.0.1/16',
+    ],
+    m.dir,
+  );
 
   const nodeClient = client.resource(RESOURCES.nodes);
   const zones = ['a', 'b', 'c'].map((z) => `${m.region}${z}`);
-  await Promise.all(m.nodeNames.map((name, i) => nodeClient.create(fakeNode({ name, region: m.region, zone: zones[i % zones.length] ?? m.region, pods: ctx.podsPerNode }))));
+  await Promise.all(
+    m.nodeNames.map((name, i) =>
+      nodeClient.create(fakeNode({ name, region: m.region, zone: zones[i % zones.length] ?? m.region, pods: ctx.podsPerNode })),
+    ),
+  );
 
   await ctx.waitUntil(`kube-controller-manager[${m.name}] /healthz`, controllerManager, async () =>
-    (await httpStatus(`https://127.0.0.1:${kcmPort}/healthz`)) === 200 ? undefined : 'not healthy yet');
+    (await httpStatus(`https://127.0.0.1:${kcmPort}/healthz`)) === 200 ? undefined : 'not healthy yet',
+  );
   await ctx.waitUntil(`kube-scheduler[${m.name}] /healthz`, scheduler, async () =>
-    (await httpStatus(`https://127.0.0.1:${schedulerPort}/healthz`)) === 200 ? undefined : 'not healthy yet');
+    (await httpStatus(`https://127.0.0.1:${schedulerPort}/healthz`)) === 200 ? undefined : 'not healthy yet',
+  );
   await ctx.waitUntil(`the nodes of ${m.name} to be Ready and untainted`, kwok, async () => {
     const list = await nodeClient.list();
     for (const name of m.nodeNames) {
@@ -451,7 +508,9 @@ async function waitFor(spec: {
       last = err instanceof Error ? err.message : String(err);
     }
     if (Date.now() >= spec.deadline) {
-      throw new RealClusterStartError(`timed out waiting for ${spec.what} (last: ${last}); last lines of ${spec.blame.name}'s log ${spec.blame.logFile}:\n${await spec.blame.tail()}`);
+      throw new RealClusterStartError(
+        `timed out waiting for ${spec.what} (last: ${last}); last lines of ${spec.blame.name}'s log ${spec.blame.logFile}:\n${await spec.blame.tail()}`,
+      );
     }
     await sleep(POLL_MS);
   }

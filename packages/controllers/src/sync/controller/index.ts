@@ -8,7 +8,13 @@ export { StatusRecorder, recorderKey, type SyncOutcomeSink } from './status-reco
 export { StatusWriter, type StatusWriterOptions } from './status-writer.js';
 export { SyncController, type SyncControllerOptions } from './sync-controller.js';
 export { SyncReconciler, type SyncReconcilerOptions } from './sync-reconciler.js';
-export { createSyncProcessor, MemberWriteError, type SyncJobProcessor, type SyncProcessorOptions, type SyncSettings } from './sync-processor.js';
+export {
+  createSyncProcessor,
+  MemberWriteError,
+  type SyncJobProcessor,
+  type SyncProcessorOptions,
+  type SyncSettings,
+} from './sync-processor.js';
 export { MemberWatches, type MemberWatchesOptions } from './member-watches.js';
 export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 export { VersionStore, watchPropagatedVersions, type VersionCaches, type VersionStoreOptions, type VersionWrite } from './version-store.js';

@@ -100,7 +100,9 @@ export class MemberWatches {
     const { type, logger, clock } = this.#o;
     const informer = new Informer({
       name: `sync-${type.name}-member-${cluster}`,
-      listerWatcher: listerWatcherFor(client.resource(type.targetGvr, this.#o.namespace), { labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}` }),
+      listerWatcher: listerWatcherFor(client.resource(type.targetGvr, this.#o.namespace), {
+        labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}`,
+      }),
       logger: logger.child({ cluster }),
       clock,
     });

@@ -41,7 +41,11 @@ export class OwnWrites {
   }
 
   /** The key of a member object. */
-  static key(cluster: string, federatedType: string, obj: { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } }): string {
+  static key(
+    cluster: string,
+    federatedType: string,
+    obj: { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } },
+  ): string {
     return `${cluster}|${federatedType}|${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
   }
 

@@ -49,7 +49,11 @@ export class StatusRecorder implements SyncOutcomeSink {
     if (r === null) return this.record(key, outcome.cluster, undefined);
     const status = r.status as PropagationStatus;
     const generation = outcome.generation === undefined ? {} : { generation: outcome.generation };
-    this.record(key, outcome.cluster, r.remoteStatus === undefined ? { status, ...generation } : { status, remoteStatus: r.remoteStatus, ...generation });
+    this.record(
+      key,
+      outcome.cluster,
+      r.remoteStatus === undefined ? { status, ...generation } : { status, remoteStatus: r.remoteStatus, ...generation },
+    );
   }
 
   /** The outcomes of `key`, by cluster (a copy). */

@@ -136,8 +136,16 @@ export class SyncController implements Runnable {
               const orphan = informer.store.get(key) === undefined;
               if (orphan && !informer.hasSynced()) return;
               const { namespace, name } = splitKey(key);
-              const job = { kind: orphan ? ('remove' as const) : ('sync' as const), federatedType: o.type.name, ...(namespace === undefined ? {} : { namespace }), name, cluster };
-              o.producer.enqueue(job).catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
+              const job = {
+                kind: orphan ? ('remove' as const) : ('sync' as const),
+                federatedType: o.type.name,
+                ...(namespace === undefined ? {} : { namespace }),
+                name,
+                cluster,
+              };
+              o.producer
+                .enqueue(job)
+                .catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
             },
           });
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
@@ -162,7 +170,9 @@ export class SyncController implements Runnable {
       name: this.name,
       reconciler,
       maxConcurrentReconciles: o.maxConcurrentReconciles ?? 4,
-      ...(o.metrics === undefined ? {} : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
+      ...(o.metrics === undefined
+        ? {}
+        : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
       logger,
       clock,
     }).watch(informer, { updatePredicate: changed });
@@ -179,7 +189,13 @@ export class SyncController implements Runnable {
       });
       runs.push(namespaces.start(signal));
     }
-    const writer = new StatusWriter({ ...env, objects: informer.store, isReady: (c) => o.tracker.isReady(c), remoteStatusCollection: collect, clock });
+    const writer = new StatusWriter({
+      ...env,
+      objects: informer.store,
+      isReady: (c) => o.tracker.isReady(c),
+      remoteStatusCollection: collect,
+      clock,
+    });
     this.#caches = { objects: informer, federatedNamespaces: namespaces, memberCopies: members };
     members?.sync(o.tracker.readyClusters());
     const reconcileAll = (): void => {
@@ -193,7 +209,9 @@ export class SyncController implements Runnable {
     const flushMs = o.statusFlushMs ?? 200;
     let flushing = Promise.resolve();
     const timer = setInterval(() => {
-      flushing = flushing.then(() => writer.flush()).catch((err: unknown) => logger.error({ controller: this.name, err }, 'status write failed'));
+      flushing = flushing
+        .then(() => writer.flush())
+        .catch((err: unknown) => logger.error({ controller: this.name, err }, 'status write failed'));
     }, flushMs);
     try {
       await Promise.all(runs);

@@ -1,4 +1,12 @@
-import { EventComponent, MANAGED_LABEL, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagatedVersion, type PropagationStatus, type Switch } from '@kubefed/api';
+import {
+  EventComponent,
+  MANAGED_LABEL,
+  ORPHAN_ANNOTATION,
+  ORPHAN_ANNOTATION_TRUE,
+  type PropagatedVersion,
+  type PropagationStatus,
+  type Switch,
+} from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kubefed/client';
 import { PermanentSyncError, type SyncJob } from '@kubefed/queue';
 import type { EventSink } from '@kubefed/runtime';
@@ -88,11 +96,20 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const objectKey = job.namespace === undefined ? job.name : `${job.namespace}/${job.name}`;
     const { adoptResources, remoteStatusCollection } = settings();
     const collect = type.statusCollection && remoteStatusCollection;
-    const jobKey = { federatedType: job.federatedType, ...(job.namespace === undefined ? {} : { namespace: job.namespace }), name: job.name, cluster: job.cluster };
+    const jobKey = {
+      federatedType: job.federatedType,
+      ...(job.namespace === undefined ? {} : { namespace: job.namespace }),
+      name: job.name,
+      cluster: job.cluster,
+    };
     const record = async (status: PropagationStatus | undefined, memberObject?: KubeObject): Promise<void> => {
       const remoteStatus = collect ? (memberObject?.status as Record<string, unknown> | undefined) : undefined;
       const generation = fed?.metadata.generation === undefined ? {} : { generation: fed.metadata.generation };
-      await options.recorder.report({ ...jobKey, ...generation, result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus } });
+      await options.recorder.report({
+        ...jobKey,
+        ...generation,
+        result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus },
+      });
     };
     const caches = options.caches?.(type.name);
     const env: PlacementEnvironment = { ...options, federatedNamespaceCache: caches?.federatedNamespaces };
@@ -105,19 +122,29 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       return;
     }
     const warn = async (op: EventOperation, error: unknown): Promise<void> => {
-      await options.events?.record(fed, { ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error), component: EventComponent.sync(type.federatedKind) });
+      await options.events?.record(fed, {
+        ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error),
+        component: EventComponent.sync(type.federatedKind),
+      });
     };
     const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
     // The member object's name. A Namespace's comes from the FederatedNamespace's own namespace,
     // never from a name its writer chose: whoever may write in N can only ever touch Namespace N.
-    const target = isNamespaceType(type.targetType) ? namespaceTargetOf(fed.metadata, options.kubefedNamespace) : { propagate: true as const, name: job.name };
+    const target = isNamespaceType(type.targetType)
+      ? namespaceTargetOf(fed.metadata, options.kubefedNamespace)
+      : { propagate: true as const, name: job.name };
     if (!target.propagate) return;
     const memberName = target.name;
     const members = member.resource(type.targetGvr, namespace);
     const deleting = isDeleting(fed);
     // The member watch cache spares a GET per job; deletion and orphaning always look live.
     const cached = deleting ? undefined : caches?.memberCopies?.managedCopy(job.cluster, objectKey);
-    const observed: MemberObservation = cached === undefined ? await observe(members, memberName) : cached === null ? { state: 'absent' } : { state: 'present', object: structuredClone(cached) };
+    const observed: MemberObservation =
+      cached === undefined
+        ? await observe(members, memberName)
+        : cached === null
+          ? { state: 'absent' }
+          : { state: 'present', object: structuredClone(cached) };
     const versionKey = `${type.name}|${objectKey}@${job.cluster}`;
     if (unhealed.has(versionKey) && unhealed.get(versionKey) === fed.metadata.generation) return;
     unhealed.delete(versionKey);
@@ -158,7 +185,14 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     };
     const remember = async (obj: KubeObject): Promise<void> => {
       if (options.versionStore === undefined) written.set(versionKey, versionRecord(source, job.cluster, obj));
-      else await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: memberVersion(obj), selectedClusters: placed });
+      else
+        await options.versionStore.record({
+          type,
+          fedObject: fed,
+          cluster: job.cluster,
+          version: memberVersion(obj),
+          selectedClusters: placed,
+        });
     };
     /**
      * Drops the cluster's entry from the version record once its copy is gone or released
@@ -170,12 +204,20 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       if (options.versionStore === undefined || deleting) return;
       const stored = await options.versionStore.get(type, fed);
       if (stored?.status?.clusterVersions?.some((v) => v.clusterName === job.cluster) !== true) return;
-      await options.versionStore.record({ type, fedObject: fed, cluster: job.cluster, version: '', selectedClusters: placed.filter((c) => c !== job.cluster) });
+      await options.versionStore.record({
+        type,
+        fedObject: fed,
+        cluster: job.cluster,
+        version: '',
+        selectedClusters: placed.filter((c) => c !== job.cluster),
+      });
     };
     const fail = async (op: ClusterOperation, status: PropagationStatus, event: EventOperation, err: unknown): Promise<never> => {
       await record(status);
       await warn(event, err instanceof Error ? err.message : err);
-      const failure = new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, { cause: err });
+      const failure = new MemberWriteError(job.cluster, status, `${op.op} of ${objectKey} in cluster "${job.cluster}" failed`, {
+        cause: err,
+      });
       // A render failure cannot heal by retrying: the next change of the object or the cluster
       // enqueues the key again (KubeFed retries only recoverable statuses).
       if (UNHEALABLE_STATUSES.has(status)) {
@@ -187,14 +229,30 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     };
     const render = async (op: ClusterOperation, existing?: KubeObject): Promise<RenderedObject> => {
       try {
-        return renderDesiredObject({ fedObject: source, targetType: type.targetType, cluster: job.cluster, ...(existing === undefined ? {} : { existing }) });
+        return renderDesiredObject({
+          fedObject: source,
+          targetType: type.targetType,
+          cluster: job.cluster,
+          ...(existing === undefined ? {} : { existing }),
+        });
       } catch (err) {
-        return fail(op, err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed', existing === undefined ? 'create' : 'update', err);
+        return fail(
+          op,
+          err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed',
+          existing === undefined ? 'create' : 'update',
+          err,
+        );
       }
     };
     /** The template problems of a rendering that is written (annotations, finalizers dropped) as Warning events. */
     const reportRenderWarnings = async (rendered: RenderedObject): Promise<void> => {
-      for (const w of rendered.warnings) await options.events?.record(fed, { type: 'Warning', reason: w.reason, message: w.message, component: EventComponent.sync(type.federatedKind) });
+      for (const w of rendered.warnings)
+        await options.events?.record(fed, {
+          type: 'Warning',
+          reason: w.reason,
+          message: w.message,
+          component: EventComponent.sync(type.federatedKind),
+        });
     };
     /**
      * Plans and applies the operation for what was observed. A write planned on the watch cache
@@ -202,7 +260,14 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
      * planned again on a live read instead of failing.
      */
     const apply = async (member: MemberObservation, live: boolean): Promise<void> => {
-      const op: ClusterOperation = planClusterSync({ cluster: job.cluster, ready: true, selected, member, adoptResources, hostNamespaceUid: await hostNamespaceUid(member) });
+      const op: ClusterOperation = planClusterSync({
+        cluster: job.cluster,
+        ready: true,
+        selected,
+        member,
+        adoptResources,
+        hostNamespaceUid: await hostNamespaceUid(member),
+      });
       const stale = (err: unknown): boolean => !live && (isAlreadyExists(err) || isConflict(err) || isNotFound(err));
       switch (op.op) {
         case 'none':
@@ -229,15 +294,20 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           const existing = op.member;
           if (existing === undefined) return;
           const rendered = await render(op, existing);
-          const propagatedVersion = options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
-          if (op.adopt !== true && !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered.object, memberObject: existing })) {
+          const propagatedVersion =
+            options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
+          if (
+            op.adopt !== true &&
+            !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered.object, memberObject: existing })
+          ) {
             await record('', existing);
             return;
           }
           if (op.adopt === true) await warn('create', ADOPTING_EXISTING_RESOURCE);
           await reportRenderWarnings(rendered);
           const rv = existing.metadata.resourceVersion;
-          const desired: KubeObject = rv === undefined ? rendered.object : { ...rendered.object, metadata: { ...rendered.object.metadata, resourceVersion: rv } };
+          const desired: KubeObject =
+            rv === undefined ? rendered.object : { ...rendered.object, metadata: { ...rendered.object.metadata, resourceVersion: rv } };
           let updated: KubeObject;
           try {
             updated = await write(() => members.update(desired));
@@ -284,7 +354,9 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
  */
 async function releaseOrphan(input: { type: SyncType; member: DynamicClient; job: SyncJob; kubefedNamespace: string }): Promise<void> {
   const { type, member, job } = input;
-  const target = isNamespaceType(type.targetType) ? namespaceTargetOf({ name: job.name, namespace: job.namespace }, input.kubefedNamespace) : { propagate: true as const, name: job.name };
+  const target = isNamespaceType(type.targetType)
+    ? namespaceTargetOf({ name: job.name, namespace: job.namespace }, input.kubefedNamespace)
+    : { propagate: true as const, name: job.name };
   if (!target.propagate) return;
   const members = member.resource(type.targetGvr, type.targetType.scope === 'Namespaced' ? job.namespace : undefined);
   const observed = await observe(members, target.name);
@@ -309,6 +381,10 @@ function versionRecord(fed: VersionSource, cluster: string, written: KubeObject)
   const v = objectVersions(fed);
   return {
     metadata: {},
-    status: { templateVersion: v.templateVersion, overridesVersion: v.overridesVersion, clusterVersions: [{ clusterName: cluster, version: memberVersion(written) }] },
+    status: {
+      templateVersion: v.templateVersion,
+      overridesVersion: v.overridesVersion,
+      clusterVersions: [{ clusterName: cluster, version: memberVersion(written) }],
+    },
   };
 }

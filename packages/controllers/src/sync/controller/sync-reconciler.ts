@@ -1,11 +1,36 @@
-import { EventComponent, MANAGED_LABEL, MANAGED_LABEL_TRUE, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE, type PropagationStatus, SYNC_CONTROLLER_FINALIZER } from '@kubefed/api';
+import {
+  EventComponent,
+  MANAGED_LABEL,
+  MANAGED_LABEL_TRUE,
+  ORPHAN_ANNOTATION,
+  ORPHAN_ANNOTATION_TRUE,
+  type PropagationStatus,
+  SYNC_CONTROLLER_FINALIZER,
+} from '@kubefed/api';
 import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
-import { done, type EventSink, type Reader, type ReconcileContext, type ReconcileOutcome, type Reconciler, requeueAfter, splitKey, terminal } from '@kubefed/runtime';
+import {
+  done,
+  type EventSink,
+  type Reader,
+  type ReconcileContext,
+  type ReconcileOutcome,
+  type Reconciler,
+  requeueAfter,
+  splitKey,
+  terminal,
+} from '@kubefed/runtime';
 import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
 import { UNHEALABLE_STATUSES } from '../errors.js';
 import { namespaceTargetOf } from '../namespace-target.js';
-import { clusterNotReadyEvent, clustersNotJoinedEvent, computePlacementFailedEvent, invalidFederatedNamespaceEvent, type SyncEvent, waitForRemovalEvent } from '../sync-events.js';
+import {
+  clusterNotReadyEvent,
+  clustersNotJoinedEvent,
+  computePlacementFailedEvent,
+  invalidFederatedNamespaceEvent,
+  type SyncEvent,
+  waitForRemovalEvent,
+} from '../sync-events.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { inKubeFedNamespace, isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -68,7 +93,9 @@ export class SyncReconciler implements Reconciler {
     }
     const ready = o.readyClusters();
     const job = (cluster: string, kind: SyncJob['kind']): SyncJob =>
-      namespace === undefined ? { kind, federatedType: o.type.name, name, cluster } : { kind, federatedType: o.type.name, namespace, name, cluster };
+      namespace === undefined
+        ? { kind, federatedType: o.type.name, name, cluster }
+        : { kind, federatedType: o.type.name, namespace, name, cluster };
 
     if (isDeleting(fed)) {
       if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) return done();
@@ -92,7 +119,12 @@ export class SyncReconciler implements Reconciler {
       }
       await fedClient.patch(
         name,
-        { metadata: { finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER), resourceVersion: fed.metadata.resourceVersion } },
+        {
+          metadata: {
+            finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER),
+            resourceVersion: fed.metadata.resourceVersion,
+          },
+        },
         'merge',
       );
       o.recorder.forget(rkey);
@@ -100,7 +132,11 @@ export class SyncReconciler implements Reconciler {
     }
 
     if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) {
-      await fedClient.patch(name, { metadata: { finalizers: [...finalizers, SYNC_CONTROLLER_FINALIZER], resourceVersion: fed.metadata.resourceVersion } }, 'merge');
+      await fedClient.patch(
+        name,
+        { metadata: { finalizers: [...finalizers, SYNC_CONTROLLER_FINALIZER], resourceVersion: fed.metadata.resourceVersion } },
+        'merge',
+      );
     }
     let targets: string[];
     try {
@@ -138,7 +174,9 @@ export class SyncReconciler implements Reconciler {
 
   /** The names in `spec.placement.clusters` without a KubeFedCluster. */
   #notJoined(fed: KubeObject): string[] {
-    const named = ((fed['spec'] as { placement?: { clusters?: { name?: unknown }[] } } | undefined)?.placement?.clusters ?? []).map((c) => (typeof c.name === 'string' ? c.name : ''));
+    const named = ((fed['spec'] as { placement?: { clusters?: { name?: unknown }[] } } | undefined)?.placement?.clusters ?? []).map((c) =>
+      typeof c.name === 'string' ? c.name : '',
+    );
     if (named.length === 0) return [];
     const joined = new Set(this.#o.clusters().map((c) => c.metadata.name));
     return named.filter((n) => n !== '' && !joined.has(n));
@@ -152,7 +190,9 @@ export class SyncReconciler implements Reconciler {
   async #ignoreFederatedNamespace(fed: KubeObject, reason: 'InvalidName' | 'Unpropagated'): Promise<ReconcileOutcome> {
     const finalizers = fed.metadata.finalizers ?? [];
     if (finalizers.includes(SYNC_CONTROLLER_FINALIZER)) {
-      const patch = { metadata: { finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER), resourceVersion: fed.metadata.resourceVersion } };
+      const patch = {
+        metadata: { finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER), resourceVersion: fed.metadata.resourceVersion },
+      };
       await this.#o.host.resource(this.#o.type.federatedGvr, fed.metadata.namespace).patch(fed.metadata.name ?? '', patch, 'merge');
     }
     if (reason === 'InvalidName' && !isDeleting(fed)) {
@@ -172,7 +212,12 @@ export class SyncReconciler implements Reconciler {
   }
 
   /** Ready clusters whose copy of the object carries the managed label (from the watch caches where synced, unless `live`). */
-  async #managedCopies(clusters: ReadonlyMap<string, DynamicClient>, namespace: string | undefined, name: string, live = false): Promise<string[]> {
+  async #managedCopies(
+    clusters: ReadonlyMap<string, DynamicClient>,
+    namespace: string | undefined,
+    name: string,
+    live = false,
+  ): Promise<string[]> {
     const ns = this.#o.type.targetType.scope === 'Namespaced' ? namespace : undefined;
     const key = namespace === undefined ? name : `${namespace}/${name}`;
     const found = await Promise.all(

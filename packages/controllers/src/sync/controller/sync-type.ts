@@ -1,6 +1,18 @@
-import { type ApiResource, defaultFederatedTypeConfig, type FederatedTypeConfig, isStatusCollectionEnabled, validateFederatedTypeConfig } from '@kubefed/api';
+import {
+  type ApiResource,
+  defaultFederatedTypeConfig,
+  type FederatedTypeConfig,
+  isStatusCollectionEnabled,
+  validateFederatedTypeConfig,
+} from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
-import { effectivePlacement, type EffectivePlacement, isNamespaceType, type PlacementCluster, type PlacementSource } from '../../placement/index.js';
+import {
+  effectivePlacement,
+  type EffectivePlacement,
+  isNamespaceType,
+  type PlacementCluster,
+  type PlacementSource,
+} from '../../placement/index.js';
 
 /** One federated type as the sync controller and its workers use it (from an FTC). */
 export interface SyncType {
@@ -52,7 +64,11 @@ export interface SyncedCache {
 }
 
 /** The FederatedNamespace resource KubeFed generates for `namespaces`. */
-export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
+export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = {
+  group: 'types.kubefed.io',
+  version: 'v1beta1',
+  resource: 'federatednamespaces',
+};
 
 /** The placement of a federated object as the sync controller acts on it. */
 export interface SyncPlacement {
@@ -69,7 +85,11 @@ export interface SyncPlacement {
  * whoever may write there must not reach the members through it. (A Namespaced plane
  * propagates from its own namespace by design.)
  */
-export function inKubeFedNamespace(env: Pick<PlacementEnvironment, 'scope' | 'kubefedNamespace'>, type: SyncType, namespace: string | undefined): boolean {
+export function inKubeFedNamespace(
+  env: Pick<PlacementEnvironment, 'scope' | 'kubefedNamespace'>,
+  type: SyncType,
+  namespace: string | undefined,
+): boolean {
   if ((env.scope ?? 'Cluster') !== 'Cluster' || type.targetType.scope !== 'Namespaced' || isNamespaceType(type.targetType)) return false;
   return namespace === env.kubefedNamespace;
 }
@@ -107,14 +127,18 @@ export async function placementOf(env: PlacementEnvironment, type: SyncType, fed
 }
 
 /** The object is being deleted. */
-export const isDeleting = (obj: KubeObject): boolean => obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
+export const isDeleting = (obj: KubeObject): boolean =>
+  obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
 
 /**
  * Sync types from an FTC cache in the kubefed `namespace` (e.g. an FTC informer's store), for
  * worker-only processes that run no FederatedTypeConfig controller: an FTC that is missing,
  * invalid or has propagation Disabled gives `undefined`.
  */
-export function syncTypeLookup(ftcs: { get(key: string): KubeObject | undefined }, namespace: string): (name: string) => SyncType | undefined {
+export function syncTypeLookup(
+  ftcs: { get(key: string): KubeObject | undefined },
+  namespace: string,
+): (name: string) => SyncType | undefined {
   return (name) => {
     const raw = ftcs.get(`${namespace}/${name}`);
     if (raw === undefined) return undefined;

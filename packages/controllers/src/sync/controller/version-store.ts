@@ -1,12 +1,24 @@
 import { type PropagatedVersion, propagatedVersionName } from '@kubefed/api';
-import { type DynamicClient, type GroupVersionResource, isAlreadyExists, isConflict, isNotFound, type KubeObject, type ResourceClient } from '@kubefed/client';
+import {
+  type DynamicClient,
+  type GroupVersionResource,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  type KubeObject,
+  type ResourceClient,
+} from '@kubefed/client';
 import { type Clock, deletedObject, type Informer, listerWatcherFor, type Manager, objectKey, systemClock } from '@kubefed/runtime';
 import { buildPropagatedVersion } from '../build-propagated-version.js';
 import { objectVersions, type VersionSource } from '../versions.js';
 import type { SyncType } from './sync-type.js';
 
 const PROPAGATED_VERSIONS: GroupVersionResource = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
-const CLUSTER_PROPAGATED_VERSIONS: GroupVersionResource = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' };
+const CLUSTER_PROPAGATED_VERSIONS: GroupVersionResource = {
+  group: 'core.kubefed.io',
+  version: 'v1alpha1',
+  resource: 'clusterpropagatedversions',
+};
 
 /** Where a member write is recorded: which object, which cluster, the version the API returned and the placement. */
 export interface VersionWrite {
@@ -35,10 +47,22 @@ export interface VersionCaches {
  * that takes over finds its cache warm). With `namespace` (a Namespaced control plane) only the
  * PropagatedVersions of that namespace are watched, as its permissions allow.
  */
-export function watchPropagatedVersions(manager: Pick<Manager, 'informer'>, options: { host: DynamicClient; namespace?: string | undefined }): VersionCaches {
-  const namespaced = manager.informer({ name: 'propagatedversions', listerWatcher: listerWatcherFor(options.host.resource(PROPAGATED_VERSIONS, options.namespace)) });
+export function watchPropagatedVersions(
+  manager: Pick<Manager, 'informer'>,
+  options: { host: DynamicClient; namespace?: string | undefined },
+): VersionCaches {
+  const namespaced = manager.informer({
+    name: 'propagatedversions',
+    listerWatcher: listerWatcherFor(options.host.resource(PROPAGATED_VERSIONS, options.namespace)),
+  });
   if (options.namespace !== undefined) return { namespaced };
-  return { namespaced, cluster: manager.informer({ name: 'clusterpropagatedversions', listerWatcher: listerWatcherFor(options.host.resource(CLUSTER_PROPAGATED_VERSIONS)) }) };
+  return {
+    namespaced,
+    cluster: manager.informer({
+      name: 'clusterpropagatedversions',
+      listerWatcher: listerWatcherFor(options.host.resource(CLUSTER_PROPAGATED_VERSIONS)),
+    }),
+  };
 }
 
 /** Options of {@link VersionStore}. */
@@ -151,13 +175,15 @@ export class VersionStore {
     if (batch === undefined) return;
     this.#pending.delete(key);
     this.#inflight.add(key);
-    this.#write([...batch.writes.values()]).then(
-      () => batch.waiters.forEach((w) => w.resolve()),
-      (err: unknown) => batch.waiters.forEach((w) => w.reject(err)),
-    ).finally(() => {
-      this.#inflight.delete(key);
-      this.#next(key);
-    });
+    this.#write([...batch.writes.values()])
+      .then(
+        () => batch.waiters.forEach((w) => w.resolve()),
+        (err: unknown) => batch.waiters.forEach((w) => w.reject(err)),
+      )
+      .finally(() => {
+        this.#inflight.delete(key);
+        this.#next(key);
+      });
   }
 
   /** Writes the versions of `writes` that share the newest write's template and overrides versions. */

@@ -103,7 +103,13 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
   };
   const writeStatus = (resource: string, obj: KObject, status: JsonObject): void => {
     if (sameStatus(obj['status'], status)) return;
-    ops.updateFrom(scopeOf('apps', resource, obj.metadata.namespace ?? ''), obj, { ...obj, metadata: { ...obj.metadata }, status }, {}, 'status');
+    ops.updateFrom(
+      scopeOf('apps', resource, obj.metadata.namespace ?? ''),
+      obj,
+      { ...obj, metadata: { ...obj.metadata }, status },
+      {},
+      'status',
+    );
   };
 
   const enqueueDeployment = (ns: string, name: string): void => queue.enqueue(`deploy:${ns}/${name}`, () => reconcileDeployment(ns, name));
@@ -119,7 +125,14 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
     const hash = podTemplateHash(template);
     const desired = specReplicas(d);
     const strategy = isObject(spec['strategy']) ? spec['strategy'] : {};
-    const surge = strategy['type'] === 'Recreate' ? 0 : resolveIntOrPercent(isObject(strategy['rollingUpdate']) ? strategy['rollingUpdate']['maxSurge'] ?? '25%' : '25%', desired, true);
+    const surge =
+      strategy['type'] === 'Recreate'
+        ? 0
+        : resolveIntOrPercent(
+            isObject(strategy['rollingUpdate']) ? (strategy['rollingUpdate']['maxSurge'] ?? '25%') : '25%',
+            desired,
+            true,
+          );
     const annotationsFor = (revision: string): Record<string, string> => ({
       [desiredReplicasAnnotation]: String(desired),
       [maxReplicasAnnotation]: String(desired + surge),
@@ -131,11 +144,26 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
     const maxRevision = all.reduce((m, rs) => Math.max(m, revisionOf(rs)), 0);
     let newRs = all.find((rs) => rs.metadata.labels?.[podTemplateHashLabel] === hash && rs.metadata.deletionTimestamp === undefined);
     const orphan = newRs === undefined ? ops.store.get(replicaSetsKey, ns, `${name}-${hash}`) : undefined;
-    if (orphan !== undefined && controllerRef(orphan) === undefined && orphan.metadata.deletionTimestamp === undefined && orphan.metadata.labels?.[podTemplateHashLabel] === hash) {
+    if (
+      orphan !== undefined &&
+      controllerRef(orphan) === undefined &&
+      orphan.metadata.deletionTimestamp === undefined &&
+      orphan.metadata.labels?.[podTemplateHashLabel] === hash
+    ) {
       // An orphaned ReplicaSet of this template (the Deployment was deleted with Orphan and recreated) is adopted.
-      const ref: OwnerReference = { apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+      const ref: OwnerReference = {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name,
+        uid: d.metadata.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: true,
+      };
       tolerate(() => {
-        newRs = ops.writeThrough(replicaSetsKey, { ...orphan, metadata: { ...orphan.metadata, ownerReferences: [...(orphan.metadata.ownerReferences ?? []), ref] } });
+        newRs = ops.writeThrough(replicaSetsKey, {
+          ...orphan,
+          metadata: { ...orphan.metadata, ownerReferences: [...(orphan.metadata.ownerReferences ?? []), ref] },
+        });
       });
     }
     if (newRs === undefined) {
@@ -158,7 +186,9 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
             namespace: ns,
             labels,
             annotations: annotationsFor(String(maxRevision + 1)),
-            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
+            ],
           },
           spec: rsSpec,
         }).object;
@@ -169,11 +199,22 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
       const annotations = { ...rs.metadata.annotations, ...annotationsFor(revision) };
       if (specReplicas(rs) !== desired || !sameStatus(annotations, rs.metadata.annotations ?? {}))
         tolerate(() => {
-          newRs = ops.updateFrom(rsScope, rs, { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...specOf(rs), replicas: desired } }, {}).object;
+          newRs = ops.updateFrom(
+            rsScope,
+            rs,
+            { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...specOf(rs), replicas: desired } },
+            {},
+          ).object;
         });
     }
     for (const old of all) {
-      if (old === newRs || old.metadata.uid === newRs?.metadata.uid || specReplicas(old) === 0 || old.metadata.deletionTimestamp !== undefined) continue;
+      if (
+        old === newRs ||
+        old.metadata.uid === newRs?.metadata.uid ||
+        specReplicas(old) === 0 ||
+        old.metadata.deletionTimestamp !== undefined
+      )
+        continue;
       tolerate(() => ops.updateFrom(rsScope, old, { ...old, metadata: { ...old.metadata }, spec: { ...specOf(old), replicas: 0 } }, {}));
     }
     const current = ops.store.get(deploymentsKey, ns, name);
@@ -184,7 +225,13 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
       const scope = scopeOf('apps', 'deployments', ns);
       // Through /status, as the deployment controller does: an annotation change on the main
       // endpoint would bump the Deployment's generation.
-      latest = ops.updateFrom(scope, current, { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [revisionAnnotation]: revision } } }, {}, 'status').object;
+      latest = ops.updateFrom(
+        scope,
+        current,
+        { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [revisionAnnotation]: revision } } },
+        {},
+        'status',
+      ).object;
     }
     all = owned(latest, replicaSetsKey);
     const fresh = newRs === undefined ? undefined : all.find((rs) => rs.metadata.uid === newRs?.metadata.uid);
@@ -204,7 +251,9 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
         const metadata: JsonObject = {
           generateName: `${name}-`,
           namespace: ns,
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: rs.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+          ownerReferences: [
+            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: rs.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
+          ],
         };
         if (isObject(tmeta['labels'])) metadata['labels'] = { ...tmeta['labels'] };
         if (isObject(tmeta['annotations'])) metadata['annotations'] = { ...tmeta['annotations'] };
@@ -238,9 +287,15 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
       const status = isObject(pod['status']) ? pod['status'] : {};
       if (bound < capacity && nodes.length > 0) {
         const node = nodes[nextNode++ % nodes.length]!;
-        const conditions = (Array.isArray(status['conditions']) ? status['conditions'].filter(isObject) : []).filter((c) => c['type'] !== 'PodScheduled');
+        const conditions = (Array.isArray(status['conditions']) ? status['conditions'].filter(isObject) : []).filter(
+          (c) => c['type'] !== 'PodScheduled',
+        );
         conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now });
-        ops.writeThrough(podsKey, { ...pod, spec: { ...specOf(pod), nodeName: node.metadata.name ?? '' }, status: { ...status, conditions } });
+        ops.writeThrough(podsKey, {
+          ...pod,
+          spec: { ...specOf(pod), nodeName: node.metadata.name ?? '' },
+          status: { ...status, conditions },
+        });
         bound++;
         continue;
       }
@@ -258,11 +313,15 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
     const node = ops.store.get(nodesKey, '', nodeName);
     // A pod bound to a node that does not exist has no kubelet to run it.
     if (node === undefined) return;
-    const addresses = isObject(node['status']) && Array.isArray(node['status']['addresses']) ? node['status']['addresses'].filter(isObject) : [];
+    const addresses =
+      isObject(node['status']) && Array.isArray(node['status']['addresses']) ? node['status']['addresses'].filter(isObject) : [];
     const hostIp = addresses.find((a) => a['type'] === 'InternalIP')?.['address'];
     nextPodIp++;
     const podIp = `10.244.${Math.floor(nextPodIp / 250) % 250}.${(nextPodIp % 250) + 1}`;
-    ops.writeThrough(podsKey, { ...pod, status: runningPodStatus(pod, { hostIp: typeof hostIp === 'string' ? hostIp : '', podIp }, nowTimestamp()) });
+    ops.writeThrough(podsKey, {
+      ...pod,
+      status: runningPodStatus(pod, { hostIp: typeof hostIp === 'string' ? hostIp : '', podIp }, nowTimestamp()),
+    });
   };
 
   ops.store.onChange((e: StoreEvent) => {

@@ -109,8 +109,22 @@ describe('deploymentStatus', () => {
     expect(s).toMatchObject({ observedGeneration: 2, replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
     expect(s['unavailableReplicas']).toBeUndefined();
     expect(s['conditions']).toEqual([
-      { type: 'Available', status: 'True', lastUpdateTime: now, lastTransitionTime: now, reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-      { type: 'Progressing', status: 'True', lastUpdateTime: now, lastTransitionTime: now, reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-new" has successfully progressed.' },
+      {
+        type: 'Available',
+        status: 'True',
+        lastUpdateTime: now,
+        lastTransitionTime: now,
+        reason: 'MinimumReplicasAvailable',
+        message: 'Deployment has minimum availability.',
+      },
+      {
+        type: 'Progressing',
+        status: 'True',
+        lastUpdateTime: now,
+        lastTransitionTime: now,
+        reason: 'NewReplicaSetAvailable',
+        message: 'ReplicaSet "web-new" has successfully progressed.',
+      },
     ]);
   });
 

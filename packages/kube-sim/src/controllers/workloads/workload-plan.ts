@@ -124,7 +124,8 @@ export function podsToDelete(pods: readonly KObject[], count: number, order: (po
 }
 
 function labelsMatch(template: unknown, labels: Record<string, string> | undefined): boolean {
-  const want = isObject(template) && isObject(template['metadata']) && isObject(template['metadata']['labels']) ? template['metadata']['labels'] : {};
+  const want =
+    isObject(template) && isObject(template['metadata']) && isObject(template['metadata']['labels']) ? template['metadata']['labels'] : {};
   return Object.entries(want).every(([k, v]) => labels?.[k] === v);
 }
 
@@ -184,7 +185,11 @@ function condition(prev: unknown, next: ConditionState, now: string): JsonObject
  * unavailableReplicas (zero counts omitted) and the Available and Progressing conditions.
  * Condition times are carried over from `prev` while a condition does not change.
  */
-export function deploymentStatus(d: KObject, replicaSets: { newRs: KObject | undefined; all: readonly KObject[] }, now: string): JsonObject {
+export function deploymentStatus(
+  d: KObject,
+  replicaSets: { newRs: KObject | undefined; all: readonly KObject[] },
+  now: string,
+): JsonObject {
   const { newRs, all: allRs } = replicaSets;
   const spec = isObject(d['spec']) ? d['spec'] : {};
   const desired = specReplicas(d);
@@ -207,7 +212,12 @@ export function deploymentStatus(d: KObject, replicaSets: { newRs: KObject | und
     prev,
     available >= minAvailable
       ? { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' }
-      : { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
+      : {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        },
     now,
   );
   const rsName = newRs?.metadata.name ?? '';
@@ -215,7 +225,12 @@ export function deploymentStatus(d: KObject, replicaSets: { newRs: KObject | und
   const progressing = condition(
     prev,
     complete
-      ? { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${rsName}" has successfully progressed.` }
+      ? {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${rsName}" has successfully progressed.`,
+        }
       : { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${rsName}" is progressing.` },
     now,
   );
@@ -275,7 +290,10 @@ export function unschedulablePodStatus(pod: KObject, nodes: number, now: string)
   const prev = Array.isArray(old['conditions']) ? old['conditions'].filter(isObject) : [];
   const before = prev.find((c) => c['type'] === 'PodScheduled');
   const since =
-    before !== undefined && before['status'] === 'False' && before['reason'] === 'Unschedulable' && typeof before['lastTransitionTime'] === 'string'
+    before !== undefined &&
+    before['status'] === 'False' &&
+    before['reason'] === 'Unschedulable' &&
+    typeof before['lastTransitionTime'] === 'string'
       ? before['lastTransitionTime']
       : now;
   const cond: JsonObject = {

@@ -53,7 +53,14 @@ function watch(c: SimCluster, path: string): Promise<{ events: Json[]; close: ()
   const u = new URL(path, c.url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { method: 'GET', agent: false, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers: { Authorization: `Bearer ${c.adminToken}` } },
+      {
+        method: 'GET',
+        agent: false,
+        hostname: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        headers: { Authorization: `Bearer ${c.adminToken}` },
+      },
       (res) => {
         const events: Json[] = [];
         let buf = '';
@@ -129,21 +136,32 @@ describe('workload simulation', () => {
     const rs = rsList[0];
     const hash = rs.metadata.labels['pod-template-hash'];
     expect(rs.metadata.name).toBe(`web-${hash}`);
-    expect(rs.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'web', uid: d.metadata.uid, controller: true })]);
+    expect(rs.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Deployment', name: 'web', uid: d.metadata.uid, controller: true }),
+    ]);
     expect(rs.spec.replicas).toBe(3);
     expect(rs.spec.selector.matchLabels).toEqual({ app: 'web', 'pod-template-hash': hash });
-    expect(rs.status).toMatchObject({ replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: 1 });
+    expect(rs.status).toMatchObject({
+      replicas: 3,
+      fullyLabeledReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      observedGeneration: 1,
+    });
     const items = await podsOf(c, 'web');
     expect(phases(items)).toEqual(['Running', 'Running', 'Running']);
     for (const p of items) {
       expect(p.metadata.name).toMatch(new RegExp(`^web-${hash}-[bcdfghjklmnpqrstvwxz2456789]{5}$`));
       expect(p.metadata.labels).toEqual({ app: 'web', 'pod-template-hash': hash });
-      expect(p.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true })]);
+      expect(p.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'ReplicaSet', name: rs.metadata.name, uid: rs.metadata.uid, controller: true }),
+      ]);
       expect(p.spec.nodeName).toMatch(/-node-\d$/);
       expect(p.spec.containers).toEqual([expect.objectContaining({ name: 'app', image: 'registry.k8s.io/pause:3.9' })]);
       expect(typeof p.status.startTime).toBe('string');
       expect(p.status.containerStatuses).toEqual([expect.objectContaining({ name: 'app', ready: true, started: true })]);
-      for (const type of ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']) expect(condition(p, type)).toMatchObject({ status: 'True' });
+      for (const type of ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'])
+        expect(condition(p, type)).toMatchObject({ status: 'True' });
     }
     // Round robin over the two simulated nodes.
     expect(new Set(items.map((p: Json) => p.spec.nodeName)).size).toBe(2);
@@ -219,7 +237,13 @@ describe('workload simulation', () => {
     await call(c, 'POST', deploys, deployment('roll', 2));
     await vi.waitFor(async () => expect(phases(await podsOf(c, 'roll'))).toEqual(['Running', 'Running']), wait);
     const [oldRs] = (await call(c, 'GET', replicaSets)).body.items;
-    await call(c, 'PATCH', `${deploys}/roll`, { spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } } }, 'application/strategic-merge-patch+json');
+    await call(
+      c,
+      'PATCH',
+      `${deploys}/roll`,
+      { spec: { template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } } },
+      'application/strategic-merge-patch+json',
+    );
     await vi.waitFor(async () => {
       const rsList = (await call(c, 'GET', replicaSets)).body.items;
       expect(rsList).toHaveLength(2);
@@ -237,22 +261,28 @@ describe('workload simulation', () => {
       const d = (await call(c, 'GET', `${deploys}/roll`)).body;
       expect(d.metadata.annotations['deployment.kubernetes.io/revision']).toBe('2');
       expect(d.status).toMatchObject({ observedGeneration: 2, replicas: 2, updatedReplicas: 2, availableReplicas: 2 });
-      expect(condition(d, 'Progressing')).toMatchObject({ reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${fresh.metadata.name}" has successfully progressed.` });
+      expect(condition(d, 'Progressing')).toMatchObject({
+        reason: 'NewReplicaSetAvailable',
+        message: `ReplicaSet "${fresh.metadata.name}" has successfully progressed.`,
+      });
     }, wait);
   });
 
-  it.each(['Background', 'Foreground'])('removes the ReplicaSets and pods of a Deployment deleted with %s propagation', async (propagationPolicy) => {
-    const c = await start();
-    await call(c, 'POST', deploys, deployment('gone', 2));
-    await vi.waitFor(async () => expect(phases(await podsOf(c, 'gone'))).toEqual(['Running', 'Running']), wait);
-    const del = await call(c, 'DELETE', `${deploys}/gone`, { propagationPolicy });
-    expect(del.status).toBeLessThan(300);
-    await vi.waitFor(async () => {
-      expect((await call(c, 'GET', `${deploys}/gone`)).status).toBe(404);
-      expect((await call(c, 'GET', replicaSets)).body.items).toEqual([]);
-      expect(await podsOf(c, 'gone')).toEqual([]);
-    }, wait);
-  });
+  it.each(['Background', 'Foreground'])(
+    'removes the ReplicaSets and pods of a Deployment deleted with %s propagation',
+    async (propagationPolicy) => {
+      const c = await start();
+      await call(c, 'POST', deploys, deployment('gone', 2));
+      await vi.waitFor(async () => expect(phases(await podsOf(c, 'gone'))).toEqual(['Running', 'Running']), wait);
+      const del = await call(c, 'DELETE', `${deploys}/gone`, { propagationPolicy });
+      expect(del.status).toBeLessThan(300);
+      await vi.waitFor(async () => {
+        expect((await call(c, 'GET', `${deploys}/gone`)).status).toBe(404);
+        expect((await call(c, 'GET', replicaSets)).body.items).toEqual([]);
+        expect(await podsOf(c, 'gone')).toEqual([]);
+      }, wait);
+    },
+  );
 
   it('lets a watch see the Deployment status progress to Available', async () => {
     const c = await start(1);
