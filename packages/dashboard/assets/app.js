@@ -86,34 +86,20 @@ class ClustersPage extends Light {
       ${this.view.queueSource.problem === undefined ? nothing : html`<p class="tone-error queue-problem">Sync queue counts unavailable: ${this.view.queueSource.problem}</p>`}
       <table aria-label="Member clusters">
         <thead>
-          <tr>
-            <th scope="col">Cluster</th>
-            <th scope="col">State</th>
-            <th scope="col">In state for</th>
-            <th scope="col">Kubernetes</th>
-            <th scope="col">Region</th>
-            <th scope="col">Zones</th>
-            <th scope="col">Sync queue (waiting / active / delayed / failed)${QUEUE_SOURCE[this.view.queueSource.source]}</th>
-            <th scope="col">API endpoint</th>
-          </tr>
+          <tr><th scope="col">Cluster</th><th scope="col">State</th><th scope="col">In state for</th><th scope="col">Kubernetes</th><th scope="col">Region</th><th scope="col">Zones</th><th scope="col">Sync queue (waiting / active / delayed / failed)${QUEUE_SOURCE[this.view.queueSource.source]}</th><th scope="col">API endpoint</th></tr>
         </thead>
         <tbody>
           ${clusters.map(
-            (c) =>
-              html`<tr data-cluster=${c.name}>
-                <th scope="row">${c.name}</th>
-                <td class="tone-${c.tone}" title=${[c.reason, c.message].filter(Boolean).join(': ')}>
-                  ${c.state}${c.reason ? html` <span>(${c.reason})</span>` : nothing}
-                </td>
-                <td>${age(c.since, this.now)}</td>
-                <td>${c.version ?? '-'}</td>
-                <td>${c.region ?? '-'}</td>
-                <td>${c.zones.length === 0 ? '-' : c.zones.join(', ')}</td>
-                <td>
-                  ${c.queue === undefined ? queueMissing(this.view.queueSource) : `${c.queue.waiting} / ${c.queue.active} / ${c.queue.delayed} / ${c.queue.failed}`}
-                </td>
-                <td>${c.apiEndpoint}</td>
-              </tr>`,
+            (c) => html`<tr data-cluster=${c.name}>
+              <th scope="row">${c.name}</th>
+              <td class="tone-${c.tone}" title=${[c.reason, c.message].filter(Boolean).join(': ')}>${c.state}${c.reason ? html` <span>(${c.reason})</span>` : nothing}</td>
+              <td>${age(c.since, this.now)}</td>
+              <td>${c.version ?? '-'}</td>
+              <td>${c.region ?? '-'}</td>
+              <td>${c.zones.length === 0 ? '-' : c.zones.join(', ')}</td>
+              <td>${c.queue === undefined ? queueMissing(this.view.queueSource) : `${c.queue.waiting} / ${c.queue.active} / ${c.queue.delayed} / ${c.queue.failed}`}</td>
+              <td>${c.apiEndpoint}</td>
+            </tr>`,
           )}
         </tbody>
       </table>
@@ -121,22 +107,22 @@ class ClustersPage extends Light {
         withQueues.length === 0
           ? nothing
           : html`<h2 style="margin-top:1rem">Sync queue backlog</h2>
-              <kf-bar-chart
-                label="Sync queue jobs per cluster"
-                .config=${{
-                  type: 'bar',
-                  data: {
-                    labels: withQueues.map((c) => c.name),
-                    datasets: [
-                      { label: 'waiting', data: withQueues.map((c) => c.queue.waiting), backgroundColor: '#0969da' },
-                      { label: 'active', data: withQueues.map((c) => c.queue.active), backgroundColor: '#1a7f37' },
-                      { label: 'delayed', data: withQueues.map((c) => c.queue.delayed), backgroundColor: '#9a6700' },
-                      { label: 'failed', data: withQueues.map((c) => c.queue.failed), backgroundColor: '#cf222e' },
-                    ],
-                  },
-                  options: { scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } } },
-                }}
-              ></kf-bar-chart>`
+            <kf-bar-chart
+              label="Sync queue jobs per cluster"
+              .config=${{
+                type: 'bar',
+                data: {
+                  labels: withQueues.map((c) => c.name),
+                  datasets: [
+                    { label: 'waiting', data: withQueues.map((c) => c.queue.waiting), backgroundColor: '#0969da' },
+                    { label: 'active', data: withQueues.map((c) => c.queue.active), backgroundColor: '#1a7f37' },
+                    { label: 'delayed', data: withQueues.map((c) => c.queue.delayed), backgroundColor: '#9a6700' },
+                    { label: 'failed', data: withQueues.map((c) => c.queue.failed), backgroundColor: '#cf222e' },
+                  ],
+                },
+                options: { scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } } },
+              }}
+            ></kf-bar-chart>`
       }
     `;
   }
@@ -148,43 +134,17 @@ const yamlish = (value) => (value === undefined || value === null ? '(none)' : J
 /** Rendered against live: the fields the member copy lacks or holds otherwise. */
 function differences(d) {
   if (d.differences === undefined) {
-    return html`<section class="differences" data-differ="unknown" aria-label="Rendered against the member copy">
-      <h3>Rendered vs ${d.cluster}</h3>
-      <p class="muted">Cannot compare: ${d.live === undefined ? d.liveProblem : d.renderProblem}.</p>
-    </section>`;
+    return html`<section class="differences" data-differ="unknown" aria-label="Rendered against the member copy"><h3>Rendered vs ${d.cluster}</h3><p class="muted">Cannot compare: ${d.live === undefined ? d.liveProblem : d.renderProblem}.</p></section>`;
   }
   if (d.differences.length === 0) {
-    return html`<section class="differences" data-differ="false" aria-label="Rendered against the member copy">
-      <h3>Rendered vs ${d.cluster}</h3>
-      <p class="tone-ok">
-        The same: the member copy holds every rendered field (fields only the member sets, such as status and defaults, are not compared).
-      </p>
-    </section>`;
+    return html`<section class="differences" data-differ="false" aria-label="Rendered against the member copy"><h3>Rendered vs ${d.cluster}</h3><p class="tone-ok">The same: the member copy holds every rendered field (fields only the member sets, such as status and defaults, are not compared).</p></section>`;
   }
   return html`<section class="differences" data-differ="true" aria-label="Rendered against the member copy">
     <h3>Rendered vs ${d.cluster}</h3>
-    <p class="tone-error">
-      ${d.differences.length === 1 ? '1 field differs' : `${d.differences.length} fields differ`} between the rendered object and the member
-      copy.
-    </p>
+    <p class="tone-error">${d.differences.length === 1 ? '1 field differs' : `${d.differences.length} fields differ`} between the rendered object and the member copy.</p>
     <table aria-label="Fields that differ">
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Rendered</th>
-          <th scope="col">In ${d.cluster}</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${d.differences.map(
-          (x) =>
-            html`<tr data-path=${x.path}>
-              <th scope="row"><code>${x.path}</code></th>
-              <td><code>${JSON.stringify(x.rendered)}</code></td>
-              <td><code>${'live' in x ? JSON.stringify(x.live) : '(absent)'}</code></td>
-            </tr>`,
-        )}
-      </tbody>
+      <thead><tr><th scope="col">Field</th><th scope="col">Rendered</th><th scope="col">In ${d.cluster}</th></tr></thead>
+      <tbody>${d.differences.map((x) => html`<tr data-path=${x.path}><th scope="row"><code>${x.path}</code></th><td><code>${JSON.stringify(x.rendered)}</code></td><td><code>${'live' in x ? JSON.stringify(x.live) : '(absent)'}</code></td></tr>`)}</tbody>
     </table>
   </section>`;
 }
@@ -222,12 +182,8 @@ class ObjectDetailPanel extends Light {
     const d = this.detail;
     return html`<section class="detail" aria-label="Details of ${r.kind} ${r.name}">
       <h2>${r.kind} ${r.namespace === '' ? '' : `${r.namespace}/`}${r.name}</h2>
-      <p>
-        Propagation: <span class="tone-${r.propagationTone}">${r.propagation}</span>${r.message ? html` — ${r.message}` : nothing}.
-        Placement: ${r.placement}
-      </p>
-      <label
-        >Member cluster
+      <p>Propagation: <span class="tone-${r.propagationTone}">${r.propagation}</span>${r.message ? html` — ${r.message}` : nothing}. Placement: ${r.placement}</p>
+      <label>Member cluster
         <select @change=${(e) => (this.cluster = e.target.value)}>
           ${this.clusters.map((c) => html`<option value=${c} ?selected=${c === this.cluster}>${c} (${r.cells[c]?.status || 'not placed'})</option>`)}
         </select>
@@ -237,32 +193,15 @@ class ObjectDetailPanel extends Light {
         d === undefined
           ? nothing
           : html`<div class="detail-grid">
-                <div>
-                  <h3>Template</h3>
-                  <pre>${yamlish(d.template)}</pre>
-                </div>
-                <div>
-                  <h3>Placement</h3>
-                  <pre>${yamlish(d.placement)}</pre>
-                  <h3>Overrides</h3>
-                  <pre>${yamlish(d.overrides)}</pre>
-                </div>
-                <div>
-                  <h3>Remote status (${d.clusterStatus ?? 'not reported'})</h3>
-                  <pre data-part="remote-status">${yamlish(d.remoteStatus)}</pre>
-                </div>
-              </div>
-              <div class="compare">
-                <div>
-                  <h3>Rendered for ${d.cluster} (by the control plane)</h3>
-                  <pre data-part="rendered">${d.rendered === undefined ? d.renderProblem : yamlish(d.rendered)}</pre>
-                </div>
-                <div>
-                  <h3>Object in ${d.cluster}</h3>
-                  <pre data-part="live">${d.live === undefined ? d.liveProblem : yamlish(d.live)}</pre>
-                </div>
-              </div>
-              ${differences(d)}`
+            <div><h3>Template</h3><pre>${yamlish(d.template)}</pre></div>
+            <div><h3>Placement</h3><pre>${yamlish(d.placement)}</pre><h3>Overrides</h3><pre>${yamlish(d.overrides)}</pre></div>
+            <div><h3>Remote status (${d.clusterStatus ?? 'not reported'})</h3><pre data-part="remote-status">${yamlish(d.remoteStatus)}</pre></div>
+          </div>
+          <div class="compare">
+            <div><h3>Rendered for ${d.cluster} (by the control plane)</h3><pre data-part="rendered">${d.rendered === undefined ? d.renderProblem : yamlish(d.rendered)}</pre></div>
+            <div><h3>Object in ${d.cluster}</h3><pre data-part="live">${d.live === undefined ? d.liveProblem : yamlish(d.live)}</pre></div>
+          </div>
+          ${differences(d)}`
       }
     </section>`;
   }
@@ -308,23 +247,20 @@ class ObjectsPage extends Light {
     return html`
       <h2>Federated objects</h2>
       <div class="filters">
-        <label
-          >Type
+        <label>Type
           <select @change=${(e) => (this.type = e.target.value)}>
             <option value="">every type</option>
             ${this.view.types.map((t) => html`<option value=${t.name} ?selected=${t.name === this.type}>${t.kind}</option>`)}
           </select>
         </label>
-        <label
-          >Namespace
+        <label>Namespace
           <select @change=${(e) => (this.namespace = e.target.value)}>
             <option value="">every namespace</option>
             ${namespaces.map((n) => html`<option value=${n} ?selected=${n === this.namespace}>${n === '' ? '(cluster-scoped)' : n}</option>`)}
           </select>
         </label>
         <label>Name contains <input type="search" .value=${this.name} @input=${(e) => (this.name = e.target.value)} /></label>
-        <label
-          >Status
+        <label>Status
           <select @change=${(e) => (this.status = e.target.value)}>
             ${STATUS_FILTERS.map(([v, t]) => html`<option value=${v} ?selected=${v === this.status}>${t}</option>`)}
           </select>
@@ -334,47 +270,26 @@ class ObjectsPage extends Light {
       <table class="matrix" aria-label="Federated objects by member cluster" @keydown=${(e) => this.onKey(e)}>
         <thead>
           <tr>
-            <th scope="col">Object</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Namespace</th>
-            <th scope="col">Propagation</th>
+            <th scope="col">Object</th><th scope="col">Kind</th><th scope="col">Namespace</th><th scope="col">Propagation</th>
             ${names.map((n) => {
               const c = clusterState.get(n);
               const tone = c === undefined ? 'none' : c.tone === 'ok' ? 'none' : 'error';
-              return html`<th
-                scope="col"
-                class="cluster tone-${tone}"
-                data-cluster=${n}
-                title=${c === undefined ? 'no KubeFedCluster' : `${c.state}${c.reason ? ` (${c.reason})` : ''}`}
-              >
-                ${n}${c !== undefined && c.state !== 'Ready' ? html`<br /><span>${c.state}</span>` : nothing}
-              </th>`;
+              return html`<th scope="col" class="cluster tone-${tone}" data-cluster=${n} title=${c === undefined ? 'no KubeFedCluster' : `${c.state}${c.reason ? ` (${c.reason})` : ''}`}>${n}${c !== undefined && c.state !== 'Ready' ? html`<br /><span>${c.state}</span>` : nothing}</th>`;
             })}
           </tr>
         </thead>
         <tbody>
           ${rows.map(
-            (r) =>
-              html`<tr data-id=${r.id} class=${r.id === this.selected ? 'selected' : ''}>
-                <th scope="row">
-                  <button
-                    class="row"
-                    aria-expanded=${r.id === this.selected ? 'true' : 'false'}
-                    @click=${() => (this.selected = r.id === this.selected ? undefined : r.id)}
-                  >
-                    ${r.name}
-                  </button>
-                </th>
-                <td>${r.kind}</td>
-                <td>${r.namespace || '-'}</td>
-                <td class="tone-${r.propagationTone}" title=${r.message ?? ''}>${r.propagation}</td>
-                ${names.map((n) => {
-                  const cell = r.cells[n] ?? { status: '', tone: 'none', title: `${n}: not placed` };
-                  return html`<td class="cell tone-${cell.tone}" data-cluster=${n} title=${cell.title} aria-label=${cell.title}>
-                    ${cell.status === '' ? '—' : cell.status}
-                  </td>`;
-                })}
-              </tr>`,
+            (r) => html`<tr data-id=${r.id} class=${r.id === this.selected ? 'selected' : ''}>
+              <th scope="row"><button class="row" aria-expanded=${r.id === this.selected ? 'true' : 'false'} @click=${() => (this.selected = r.id === this.selected ? undefined : r.id)}>${r.name}</button></th>
+              <td>${r.kind}</td>
+              <td>${r.namespace || '-'}</td>
+              <td class="tone-${r.propagationTone}" title=${r.message ?? ''}>${r.propagation}</td>
+              ${names.map((n) => {
+                const cell = r.cells[n] ?? { status: '', tone: 'none', title: `${n}: not placed` };
+                return html`<td class="cell tone-${cell.tone}" data-cluster=${n} title=${cell.title} aria-label=${cell.title}>${cell.status === '' ? '—' : cell.status}</td>`;
+              })}
+            </tr>`,
           )}
         </tbody>
       </table>
@@ -388,55 +303,40 @@ class SchedulingPage extends Light {
   static properties = { view: { attribute: false } };
   render() {
     const rsps = this.view.scheduling;
-    if (rsps.length === 0)
-      return html`<h2>Replica scheduling</h2>
-        <p>No ReplicaSchedulingPreference exists.</p>`;
+    if (rsps.length === 0) return html`<h2>Replica scheduling</h2><p>No ReplicaSchedulingPreference exists.</p>`;
     return html`<h2>Replica scheduling</h2>
       ${rsps.map(
-        (s) =>
-          html`<section class="rsp" data-rsp="${s.namespace}/${s.name}" aria-label="ReplicaSchedulingPreference ${s.namespace}/${s.name}">
-            <h3>${s.namespace}/${s.name} — ${s.targetKind}, ${s.totalReplicas} replicas</h3>
-            ${s.problem ? html`<p class="tone-error">${s.problem}</p>` : nothing}
-            <kf-bar-chart
-              label="Planned and actual replicas of ${s.namespace}/${s.name} per cluster"
-              .config=${{
-                type: 'bar',
-                data: {
-                  labels: s.clusters.map((c) => c.name),
-                  datasets: [
-                    { label: 'planned', data: s.clusters.map((c) => c.planned), backgroundColor: '#0969da' },
-                    { label: 'running (member reports)', data: s.clusters.map((c) => c.replicas ?? 0), backgroundColor: '#1a7f37' },
-                    { label: 'ready', data: s.clusters.map((c) => c.ready ?? 0), backgroundColor: '#8250df' },
-                  ],
-                },
-                options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
-              }}
-            ></kf-bar-chart>
-            <table aria-label="Plan of ${s.namespace}/${s.name}">
-              <thead>
-                <tr>
-                  <th scope="col">Cluster</th>
-                  <th scope="col">Planned</th>
-                  <th scope="col">Running</th>
-                  <th scope="col">Ready</th>
-                  <th scope="col">Why (kubefedctl plan)</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${s.clusters.map((c) => {
-                  const why = s.explanation?.clusters.find((e) => e.name === c.name)?.why ?? '-';
-                  return html`<tr data-cluster=${c.name}>
-                    <th scope="row">${c.name}</th>
-                    <td>${c.planned}</td>
-                    <td>${c.replicas ?? '-'}</td>
-                    <td>${c.ready ?? '-'}</td>
-                    <td>${why}</td>
-                  </tr>`;
-                })}
-              </tbody>
-            </table>
-            ${s.explanation === undefined ? nothing : html`<p class="muted">Plan: placed ${s.explanation.placed}, unplaced ${s.explanation.unplaced}; rebalance ${String(s.explanation.rebalance)}.</p>`}
-          </section>`,
+        (
+          s,
+        ) => html`<section class="rsp" data-rsp="${s.namespace}/${s.name}" aria-label="ReplicaSchedulingPreference ${s.namespace}/${s.name}">
+          <h3>${s.namespace}/${s.name} — ${s.targetKind}, ${s.totalReplicas} replicas</h3>
+          ${s.problem ? html`<p class="tone-error">${s.problem}</p>` : nothing}
+          <kf-bar-chart
+            label="Planned and actual replicas of ${s.namespace}/${s.name} per cluster"
+            .config=${{
+              type: 'bar',
+              data: {
+                labels: s.clusters.map((c) => c.name),
+                datasets: [
+                  { label: 'planned', data: s.clusters.map((c) => c.planned), backgroundColor: '#0969da' },
+                  { label: 'running (member reports)', data: s.clusters.map((c) => c.replicas ?? 0), backgroundColor: '#1a7f37' },
+                  { label: 'ready', data: s.clusters.map((c) => c.ready ?? 0), backgroundColor: '#8250df' },
+                ],
+              },
+              options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+            }}
+          ></kf-bar-chart>
+          <table aria-label="Plan of ${s.namespace}/${s.name}">
+            <thead><tr><th scope="col">Cluster</th><th scope="col">Planned</th><th scope="col">Running</th><th scope="col">Ready</th><th scope="col">Why (kubefedctl plan)</th></tr></thead>
+            <tbody>
+              ${s.clusters.map((c) => {
+                const why = s.explanation?.clusters.find((e) => e.name === c.name)?.why ?? '-';
+                return html`<tr data-cluster=${c.name}><th scope="row">${c.name}</th><td>${c.planned}</td><td>${c.replicas ?? '-'}</td><td>${c.ready ?? '-'}</td><td>${why}</td></tr>`;
+              })}
+            </tbody>
+          </table>
+          ${s.explanation === undefined ? nothing : html`<p class="muted">Plan: placed ${s.explanation.placed}, unplaced ${s.explanation.unplaced}; rebalance ${String(s.explanation.rebalance)}.</p>`}
+        </section>`,
       )}`;
   }
 }
@@ -500,21 +400,16 @@ class Dashboard extends Light {
   }
   render() {
     if (this.needToken) {
-      return html`<main>
-        <form
-          class="token"
-          @submit=${(e) => {
-            e.preventDefault();
-            sessionStorage.setItem(TOKEN_KEY, new FormData(e.target).get('token'));
-            void this.connect();
-          }}
-        >
-          <h1>KubeFed fleet dashboard</h1>
-          <label for="token">Token printed by kubefedctl dashboard</label>
-          <input id="token" name="token" type="password" autocomplete="off" required />
-          <button type="submit">Open</button>
-        </form>
-      </main>`;
+      return html`<main><form class="token" @submit=${(e) => {
+        e.preventDefault();
+        sessionStorage.setItem(TOKEN_KEY, new FormData(e.target).get('token'));
+        void this.connect();
+      }}>
+        <h1>KubeFed fleet dashboard</h1>
+        <label for="token">Token printed by kubefedctl dashboard</label>
+        <input id="token" name="token" type="password" autocomplete="off" required />
+        <button type="submit">Open</button>
+      </form></main>`;
     }
     return html`
       <header>
@@ -522,16 +417,7 @@ class Dashboard extends Light {
         <nav role="tablist" aria-label="Pages" @keydown=${(e) => this.onTabKey(e)}>
           ${TABS.map(
             ([id, label]) =>
-              html`<button
-                role="tab"
-                id="tab-${id}"
-                aria-controls="page"
-                aria-selected=${this.tab === id ? 'true' : 'false'}
-                tabindex=${this.tab === id ? '0' : '-1'}
-                @click=${() => (this.tab = id)}
-              >
-                ${label}
-              </button>`,
+              html`<button role="tab" id="tab-${id}" aria-controls="page" aria-selected=${this.tab === id ? 'true' : 'false'} tabindex=${this.tab === id ? '0' : '-1'} @click=${() => (this.tab = id)}>${label}</button>`,
           )}
         </nav>
         <span class="live" role="status">${this.live ? 'live' : 'connecting…'}</span>
