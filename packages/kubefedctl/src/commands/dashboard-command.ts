@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import type { DynamicClient } from '@kubefed/client';
+import { RESOURCES } from '@kubefed/api';
+import { isNotFound, type DynamicClient } from '@kubefed/client';
 import { startDashboard } from '@kubefed/dashboard';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { objectStatus } from './status.js';
 
@@ -72,9 +74,34 @@ function openBrowser(url: string, out: Output): void {
   child.unref();
 }
 
+/** What the dashboard watches on the host: without these CRDs its watches would wait forever. */
+const WATCHED = [
+  ['kubefedclusters.core.kubefed.io', RESOURCES.kubeFedClusters],
+  ['federatedtypeconfigs.core.kubefed.io', RESOURCES.federatedTypeConfigs],
+  ['replicaschedulingpreferences.scheduling.kubefed.io', RESOURCES.replicaSchedulingPreferences],
+] as const;
+
+/** Refuses, naming them, a host that does not serve the KubeFed resources the dashboard watches. */
+async function assertKubeFedServed(host: DynamicClient, kubefedNamespace: string): Promise<void> {
+  const missing: string[] = [];
+  for (const [name, gvr] of WATCHED) {
+    try {
+      await host.resource(gvr, name.startsWith('replicaschedulingpreferences') ? undefined : kubefedNamespace).list({ limit: 1 });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      missing.push(name);
+    }
+  }
+  if (missing.length > 0)
+    throw new KubefedctlError(`the host cluster at ${host.server} does not serve ${missing.join(', ')}`, {
+      hint: 'install the KubeFed CRDs on the host (kubectl apply -k deploy/crds, or the Helm chart deploy/helm/kubefed) or choose the host context with --host-cluster-context',
+    });
+}
+
 async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardCommandContext): Promise<void> {
   const { host, out, kubefedNamespace } = ctx.connect(cmd);
   try {
+    await assertKubeFedServed(host, kubefedNamespace);
     const dashboard = await startDashboard({
       host,
       kubefedNamespace,
