@@ -148,6 +148,7 @@ const CONTROLLER_MANAGER_USES: readonly Request[] = [
   // Replica scheduling.
   'list replicaschedulingpreferences.scheduling.kubefed.io',
   'watch replicaschedulingpreferences.scheduling.kubefed.io',
+  `get replicaschedulingpreferences.scheduling.kubefed.io web -n ${TENANT}`,
   `update replicaschedulingpreferences.scheduling.kubefed.io/status web -n ${TENANT}`,
   'list federateddeployments.types.kubefed.io',
   `get federateddeployments.types.kubefed.io web -n ${TENANT}`,

@@ -9,10 +9,10 @@
 - apiGroups: [types.kubefed.io]
   resources: ['*']
   verbs: [get, list, watch, update, patch]
-# ReplicaSchedulingPreferences: watched; only their status is written.
+# ReplicaSchedulingPreferences: watched, read again when a status write conflicts; only their status is written.
 - apiGroups: [scheduling.kubefed.io]
   resources: [replicaschedulingpreferences]
-  verbs: [list, watch]
+  verbs: [get, list, watch]
 - apiGroups: [scheduling.kubefed.io]
   resources: [replicaschedulingpreferences/status]
   verbs: [update]
