@@ -116,11 +116,12 @@ const CONTROLLER_MANAGER_USES: readonly Request[] = [
   `patch kubefedclusters.core.kubefed.io/status member1 -n ${NS}`,
   `get secrets member1-abcde -n ${NS}`,
   `create events -n ${NS}`,
-  // KubeFedConfig, read at start and created when missing.
+  // KubeFedConfig, read at start, created when missing, completed with the unlisted feature gates.
   `get kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,
   `list kubefedconfigs.core.kubefed.io -n ${NS}`,
   `watch kubefedconfigs.core.kubefed.io -n ${NS}`,
   `create kubefedconfigs.core.kubefed.io -n ${NS}`,
+  `patch kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,
   // FederatedTypeConfig controller: finalizer and status.
   `list federatedtypeconfigs.core.kubefed.io -n ${NS}`,
   `watch federatedtypeconfigs.core.kubefed.io -n ${NS}`,
@@ -242,6 +243,7 @@ const SYNC_WORKER_REFUSED: readonly Request[] = [
   `update leases.coordination.k8s.io kubefed-controller-manager -n ${NS}`,
   `patch kubefedclusters.core.kubefed.io/status member1 -n ${NS}`,
   `create kubefedconfigs.core.kubefed.io -n ${NS}`,
+  `patch kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,
   `patch federatedtypeconfigs.core.kubefed.io configmaps -n ${NS}`,
   `update propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
 ];

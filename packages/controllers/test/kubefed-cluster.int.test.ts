@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest } from '@kubefed/client';
 import { generateClusterPki } from '@kubefed/kube-sim';
+import { defaultKubeFedConfigSpec, type KubeFedConfigSpec } from '@kubefed/api';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -370,6 +371,31 @@ describe('cluster health controller against kube-sim', () => {
       expect(running.source.current().clusterHealthCheck.periodMs).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  });
+
+  it("completes a feature gate list given in part as KubeFed's defaulting webhook did: the stored config equals the defaulted one (KubeFed e2e defaulting.go)", async () => {
+    // KubeFed's e2e case: only these values given; the CRD's schema defaults fill the blocks, the
+    // controller adds the unlisted gate (a schema default cannot add items to a list).
+    const given: KubeFedConfigSpec = {
+      scope: 'Cluster',
+      controllerDuration: { availableDelay: '31s' },
+      clusterHealthCheck: { period: '21s' },
+      featureGates: [
+        { name: 'PushReconciler', configuration: 'Disabled' },
+        { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
+      ],
+    };
+    const ns = await kubefedNamespace(given);
+    await using _running = runManager(ns);
+    const configs = fed.hostClient.resource(KFCONFIG, ns);
+    await expect
+      .poll(() => configs.get('kubefed').then((c) => c.spec), { timeout: 5000, interval: 100 })
+      .toEqual(defaultKubeFedConfigSpec(given));
+    expect(defaultKubeFedConfigSpec(given).featureGates).toEqual([
+      { name: 'PushReconciler', configuration: 'Disabled' },
+      { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
+      { name: 'SchedulerPreferences', configuration: 'Enabled' },
+    ]);
   });
 
   it("never sends a token Secret bound to another cluster: a KubeFedCluster naming member1's Secret and its own server is refused in its status", async () => {

@@ -40,10 +40,11 @@
 - apiGroups: [core.kubefed.io]
   resources: [kubefedclusters/status]
   verbs: [patch]
-# The KubeFedConfig `kubefed`: read at start (its scope), watched, created when missing.
+# The KubeFedConfig `kubefed`: read at start (its scope), watched, created when missing, and
+# patched to list every feature gate when it names only some.
 - apiGroups: [core.kubefed.io]
   resources: [kubefedconfigs]
-  verbs: [get, list, watch, create]
+  verbs: [get, list, watch, create, patch]
 # FederatedTypeConfigs: watched; their finalizer (patch) and status (patch) are written.
 - apiGroups: [core.kubefed.io]
   resources: [federatedtypeconfigs]

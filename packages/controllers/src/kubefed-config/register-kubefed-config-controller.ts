@@ -1,5 +1,12 @@
-import { CORE_GROUP, CORE_VERSION, formatIssues, KUBEFED_CONFIG_NAME } from '@kubefed/api';
-import { isAlreadyExists, type DynamicClient, type KubeObject } from '@kubefed/client';
+import {
+  CORE_GROUP,
+  CORE_VERSION,
+  defaultKubeFedConfigSpec,
+  formatIssues,
+  KUBEFED_CONFIG_NAME,
+  type KubeFedConfigSpec,
+} from '@kubefed/api';
+import { isAlreadyExists, isConflict, type DynamicClient, type KubeObject } from '@kubefed/client';
 import {
   done,
   listerWatcherFor,
@@ -70,6 +77,7 @@ export class KubeFedConfigReconciler implements Reconciler {
       }
       this.#rejectedVersion = undefined;
       this.#appliedOnce = true;
+      if (this.o.createDefault !== false) await this.#completeFeatureGates(obj, ctx);
     } else if (this.#rejectedVersion !== obj.metadata.resourceVersion) {
       this.#rejectedVersion = obj.metadata.resourceVersion;
       ctx.logger.error(
@@ -78,6 +86,31 @@ export class KubeFedConfigReconciler implements Reconciler {
       );
     }
     return done();
+  }
+
+  /**
+   * Writes every known feature gate into a stored list that names only some, sorted by name, as
+   * KubeFed's defaulting webhook did (docs/kubefed-compatibility.md §6.1): a CRD default cannot
+   * add items to a list the user gave. The write is conditional on the resourceVersion read; a
+   * conflict means a newer version, which is reconciled in its turn.
+   */
+  async #completeFeatureGates(obj: KubeObject, ctx: ReconcileContext): Promise<void> {
+    const spec = obj['spec'] as KubeFedConfigSpec | undefined;
+    if (spec?.featureGates === undefined) return;
+    const complete = defaultKubeFedConfigSpec(spec).featureGates ?? [];
+    if (JSON.stringify(complete) === JSON.stringify(spec.featureGates)) return;
+    try {
+      await this.o.host
+        .resource(KUBEFED_CONFIG_GVR, this.o.namespace)
+        .patch(
+          KUBEFED_CONFIG_NAME,
+          { metadata: { resourceVersion: obj.metadata.resourceVersion }, spec: { featureGates: complete } },
+          'merge',
+        );
+      ctx.logger.info({ featureGates: complete }, 'added the unlisted feature gates to the KubeFedConfig with their defaults');
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
   }
 }
 
