@@ -22,7 +22,7 @@ import { scaleHandlers } from './resources/scale.js';
 import { ObjectStore } from './store/object-store.js';
 import { ApiHandler } from './server/api-handler.js';
 import { sendStatus } from './server/http-util.js';
-import { KubeSimError, StatusError, badRequest } from './server/status-error.js';
+import { KubeSimError, StatusError, badRequest } from './util/status-error.js';
 import { isObject } from './util/json.js';
 
 /** Options of {@link startCluster}. */

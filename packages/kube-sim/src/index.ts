@@ -8,6 +8,6 @@
  */
 export { startCluster, buildKubeconfig, ClusterStartError, SimControlError } from './cluster.js';
 export type { StartClusterOptions, SimCluster } from './cluster.js';
-export { KubeSimError, StatusError } from './server/status-error.js';
+export { KubeSimError, StatusError } from './util/status-error.js';
 /** A CA and a 127.0.0.1/localhost server certificate, for TLS listeners in tests (e.g. a server posing as a member). */
 export { generateClusterPki, type ClusterPki } from './pki.js';

@@ -1,4 +1,4 @@
-import { KubeSimError } from './server/status-error.js';
+import { KubeSimError } from './util/status-error.js';
 
 /** The `--pod-capacity` value of the CLI is malformed or names an unknown cluster. */
 export class PodCapacityFlagError extends KubeSimError {}

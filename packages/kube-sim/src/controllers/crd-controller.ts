@@ -1,8 +1,8 @@
 import type { PrinterColumn, ResourceDef, ScaleSpec, VersionDef } from '../resources/resource-def.js';
 import { standardVerbs } from '../resources/resource-def.js';
 import type { RestOps } from '../resources/rest-ops.js';
-import { invalid, StatusError } from '../server/status-error.js';
-import type { StatusCause } from '../server/status-error.js';
+import { invalid, StatusError } from '../util/status-error.js';
+import type { StatusCause } from '../util/status-error.js';
 import { validateCustomResource } from '../schema/validate.js';
 import { isObject, nowTimestamp } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';

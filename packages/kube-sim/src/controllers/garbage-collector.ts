@@ -1,7 +1,7 @@
 import type { RestOps } from '../resources/rest-ops.js';
 import type { StoreEvent } from '../store/watch-hub.js';
 import type { ObjectLocation } from '../store/object-store.js';
-import { StatusError } from '../server/status-error.js';
+import { StatusError } from '../util/status-error.js';
 import type { KObject } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';
 

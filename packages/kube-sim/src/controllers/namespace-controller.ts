@@ -1,6 +1,6 @@
 import type { RestOps } from '../resources/rest-ops.js';
 import type { StoreEvent } from '../store/watch-hub.js';
-import { StatusError } from '../server/status-error.js';
+import { StatusError } from '../util/status-error.js';
 import { isObject } from '../util/json.js';
 import type { KObject } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';

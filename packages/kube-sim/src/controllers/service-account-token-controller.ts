@@ -1,6 +1,6 @@
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { RestOps } from '../resources/rest-ops.js';
-import { badRequest, invalid, notFound } from '../server/status-error.js';
+import { badRequest, invalid, notFound } from '../util/status-error.js';
 import { isObject, nowTimestamp } from '../util/json.js';
 import type { JsonObject } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';

@@ -1,6 +1,6 @@
 import { applyPatch as applyJsonPatch } from 'rfc6902';
 import type { Operation } from 'rfc6902';
-import { StatusError, badRequest } from '../server/status-error.js';
+import { StatusError, badRequest } from '../util/status-error.js';
 import { applyMergePatch } from './merge-patch.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 

@@ -1,5 +1,5 @@
 import type { ResourceDef, VersionDef } from '../resources/resource-def.js';
-import { StatusError } from '../server/status-error.js';
+import { StatusError } from '../util/status-error.js';
 import { isObject, jsonEqual } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
 

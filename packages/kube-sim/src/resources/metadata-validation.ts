@@ -1,4 +1,4 @@
-import type { StatusCause } from '../server/status-error.js';
+import type { StatusCause } from '../util/status-error.js';
 import type { ObjectMeta } from '../util/json.js';
 
 /**

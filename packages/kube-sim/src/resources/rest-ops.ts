@@ -11,8 +11,8 @@ import {
   invalid,
   modifiedMessage,
   notFound,
-} from '../server/status-error.js';
-import type { StatusCause } from '../server/status-error.js';
+} from '../util/status-error.js';
+import type { StatusCause } from '../util/status-error.js';
 import { isObject, jsonEqual, nowTimestamp } from '../util/json.js';
 import type { KObject, ObjectMeta } from '../util/json.js';
 import { SelectorParseError, matchesLabels, parseFieldSelector, parseLabelSelector } from '../util/label-selector.js';

@@ -1,8 +1,13 @@
-import type { HandlerExtensions } from '../server/api-handler.js';
-import { badRequest, invalid } from '../server/status-error.js';
+import { badRequest, invalid } from '../util/status-error.js';
 import { isObject } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
-import type { RestOps, Scope } from './rest-ops.js';
+import type { RestOps, Scope, WriteOptions } from './rest-ops.js';
+
+/** The scale subresource of one kind, as the API handler serves it. */
+export interface ScaleHandler {
+  get(scope: Scope, name: string): JsonObject;
+  update(scope: Scope, name: string, body: unknown, opts: WriteOptions): JsonObject;
+}
 
 function pathOf(jsonPath: string): string[] {
   return jsonPath
@@ -65,7 +70,7 @@ function toScale(obj: KObject, scope: Scope): JsonObject {
 }
 
 /** The scale subresource (autoscaling/v1 Scale) over the spec/status replicas paths of the kind. */
-export function scaleHandlers(ops: RestOps): HandlerExtensions['scale'] {
+export function scaleHandlers(ops: RestOps): ScaleHandler {
   return {
     get: (scope, name) => toScale(ops.get(scope, name), scope),
     update: (scope, name, body, opts) => {

@@ -1,7 +1,7 @@
 import { isObject } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
-import { badRequest } from '../server/status-error.js';
-import type { StatusCause } from '../server/status-error.js';
+import { badRequest } from '../util/status-error.js';
+import type { StatusCause } from '../util/status-error.js';
 import { dataKeyCauses } from './metadata-validation.js';
 import type { ResourceDef } from './resource-def.js';
 

@@ -1,6 +1,6 @@
 import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import type { StatusCause } from '../server/status-error.js';
+import type { StatusCause } from '../util/status-error.js';
 import { isObject } from '../util/json.js';
 import type { JsonObject } from '../util/json.js';
 

@@ -1,4 +1,4 @@
-import type { StatusCause } from '../server/status-error.js';
+import type { StatusCause } from '../util/status-error.js';
 import { isObject } from '../util/json.js';
 import type { JsonObject } from '../util/json.js';
 

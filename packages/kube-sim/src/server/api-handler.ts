@@ -10,6 +10,7 @@ import { trackApply } from '../patch/managed-fields.js';
 import { groupVersion } from '../resources/resource-def.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
 import type { DeleteOptions, RestOps, Scope, WriteOptions } from '../resources/rest-ops.js';
+import type { ScaleHandler } from '../resources/scale.js';
 import { buildTable } from '../table/table.js';
 import type { IncludeObject } from '../table/table.js';
 import { isObject } from '../util/json.js';
@@ -17,7 +18,7 @@ import type { JsonObject, KObject } from '../util/json.js';
 import { mediaType, parseAccept, parseBody, readBody, sendJson, sendStatus } from './http-util.js';
 import type { MediaRange } from './http-util.js';
 import { typedJson } from './object-json.js';
-import { StatusError, badRequest, invalid, methodNotAllowed, notFound, pathNotFound } from './status-error.js';
+import { StatusError, badRequest, invalid, methodNotAllowed, notFound, pathNotFound } from '../util/status-error.js';
 import { serveWatch } from './watch-stream.js';
 
 /** Extra endpoints plugged into the handler by the cluster. */
@@ -30,10 +31,7 @@ export interface HandlerExtensions {
   /** `POST serviceaccounts/<name>/token`. */
   tokenRequest(namespace: string, name: string, body: unknown): JsonObject;
   /** Sub-resources served by a handler of their own (scale). */
-  scale: {
-    get(scope: Scope, name: string): JsonObject;
-    update(scope: Scope, name: string, body: unknown, opts: WriteOptions): JsonObject;
-  };
+  scale: ScaleHandler;
 }
 
 /** Version information served at /version. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { StatusError, badRequest } from './status-error.js';
+import { StatusError, badRequest } from '../util/status-error.js';
 
 /** Largest request body accepted (kube-apiserver's limit is 3 MiB). */
 const maxBodyBytes = 3 * 1024 * 1024;

@@ -5,7 +5,7 @@ import type { StoreEvent, WatchSubscriber } from '../store/watch-hub.js';
 import type { KObject } from '../util/json.js';
 import { buildTable } from '../table/table.js';
 import type { IncludeObject } from '../table/table.js';
-import { badRequest, expired } from './status-error.js';
+import { badRequest, expired } from '../util/status-error.js';
 import { typedJson } from './object-json.js';
 
 /** Options of one watch request. */

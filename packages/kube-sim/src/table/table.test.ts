@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { customResourceCell, evalJsonPath } from './table.js';
+import { evalJsonPath } from './cell-values.js';
+import { customResourceCell } from './table.js';
 
 const obj = {
   spec: { replicas: 3 },

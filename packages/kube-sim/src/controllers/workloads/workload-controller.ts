@@ -1,5 +1,5 @@
 import type { RestOps, Scope } from '../../resources/rest-ops.js';
-import { StatusError } from '../../server/status-error.js';
+import { StatusError } from '../../util/status-error.js';
 import type { StoreEvent } from '../../store/watch-hub.js';
 import { isObject, nowTimestamp } from '../../util/json.js';
 import type { JsonObject, KObject, OwnerReference } from '../../util/json.js';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../util/json.js';
+import type { JsonObject } from './json.js';
 
 /** One cause of an Invalid (422) Status, as in `details.causes[]`. */
 export interface StatusCause {
