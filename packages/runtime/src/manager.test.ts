@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { done } from './controller.js';
 import { LeadershipLostError, RunnableFailedError } from './errors.js';
+import { createLogger } from './logger.js';
 import { Manager } from './manager.js';
 import type { Runnable } from './runnable.js';
 import { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
@@ -79,6 +80,19 @@ describe('Manager', () => {
     expect(err).toBeInstanceOf(RunnableFailedError);
     expect((err as Error).message).toContain('broken');
     expect(log).toEqual(['start ok', 'stop ok']);
+  });
+
+  it("leaves reporting a runnable's failure to whoever awaits start: the manager logs no error line of its own", async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', destination: { write: (line) => lines.push(line) } });
+    const manager = new Manager({ healthAddress: null, metricsAddress: null, logger });
+    manager.add({ name: 'broken', start: () => Promise.reject(new Error('boom')) });
+    const err = await runManager(manager).result;
+    expect(err).toBeInstanceOf(RunnableFailedError);
+    expect((err as Error).cause).toMatchObject({ message: 'boom' });
+    const records = lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(records.filter((r) => r.level >= 50)).toEqual([]);
+    expect(lines.join('\n')).not.toContain('boom');
   });
 
   it('reflects a failing registered ready check in /readyz', async () => {

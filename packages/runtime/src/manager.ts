@@ -235,7 +235,9 @@ export class Manager {
         await r.start(controller.signal);
       } catch (err) {
         if (!controller.signal.aborted) {
-          this.logger.error({ err, runnable: r.name }, 'runnable failed');
+          // Not logged as an error here: the failure rejects start() as a RunnableFailedError that
+          // names the runnable and carries the cause, and whoever awaits start() reports it once.
+          this.logger.debug({ runnable: r.name }, 'runnable failed; stopping the manager');
           this.#fail(new RunnableFailedError(`runnable ${r.name} failed`, { cause: err }));
         }
       } finally {
