@@ -1,5 +1,5 @@
 import { replicaSchedulingPreferenceCrd } from '@kubefed/api';
-import { DynamicClient, isForbidden, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import { DynamicClient, isForbidden, isNotFound, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation, gvr } from './sim-federation.js';
 
@@ -65,8 +65,16 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     const disabled = await fed.cli(['disable', 'configmaps', ...args]);
     expect(disabled.code).toBe(0);
     expect(disabled.stdout).toContain(`No controller reports the status of FederatedTypeConfig "${ns}/configmaps"`);
-    const ftc = await fed.client('host').resource(gvr.federatedTypeConfigs, ns).get('configmaps');
-    expect((ftc['spec'] as { propagation: string }).propagation).toBe('Disabled');
+    // As KubeFed's disable: propagation off, then the FederatedTypeConfig deleted.
+    const gone = await fed
+      .client('host')
+      .resource(gvr.federatedTypeConfigs, ns)
+      .get('configmaps')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(isNotFound(gone)).toBe(true);
     expect(rulesOf(await roles.get('kubefed-controller-manager:member-host')).some((r) => r.resources?.includes('configmaps'))).toBe(false);
     // The revoked grant stops working at once: the same token is refused.
     const refused = await creds
