@@ -63,6 +63,11 @@ async function expectConverged(
   await expect
     .poll(() => managedCopies(fed, ns), { timeout: timeoutMs, interval: 500 })
     .toEqual(Object.fromEntries(fed.members.map((m) => [m, count])));
+  // The recorder's watches trail the list above: wait until they have seen every copy arrive
+  // before taking the count that must stay unchanged.
+  await expect
+    .poll(() => writes.count('ADDED'), { timeout: 30_000, interval: 100 })
+    .toBeGreaterThanOrEqual(count * fed.members.length);
   const settled = writes.writes.length;
   await consistently(() => expect(writes.writes.length).toBe(settled), {
     durationMs: 5000,
