@@ -324,6 +324,56 @@ describe('sync controller against kube-sim and Redis', () => {
       .toBe('gone');
   });
 
+  it('records CreateInCluster, UpdateInCluster and DeleteInCluster once per member write, and none on resyncs that write nothing', async () => {
+    await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 300 });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    const normalEvents = async (): Promise<Record<string, number>> => {
+      const tally: Record<string, number> = {};
+      for (const e of (await fed.hostClient.resource(EVENTS, 'default').list()).items) {
+        const event = e as { involvedObject?: { name?: string }; type?: string; reason?: string; message?: string; count?: number };
+        if (event.involvedObject?.name !== name || event.type !== 'Normal') continue;
+        const key = `${event.reason ?? ''}: ${event.message ?? ''}`;
+        tally[key] = (tally[key] ?? 0) + (event.count ?? 1);
+      }
+      return tally;
+    };
+    const created = (c: string): string => `CreateInCluster: Creating ClusterRole "${name}" in cluster "${c}"`;
+    const updated = (c: string): string => `UpdateInCluster: Updating ClusterRole "${name}" in cluster "${c}"`;
+    const deleted = (c: string): string => `DeleteInCluster: Deleting ClusterRole "${name}" in cluster "${c}"`;
+    const settled = async (expected: Record<string, number>): Promise<void> => {
+      await expect.poll(normalEvents, { timeout: 15_000, interval: 100 }).toEqual(expected);
+      // Resyncs every 300 ms find every copy current: no write, no event.
+      await consistently(async () => expect(await normalEvents()).toEqual(expected), { durationMs: 2000, intervalMs: 200 });
+    };
+
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await settled({ [created('member1')]: 1, [created('member2')]: 1 });
+
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
+    await settled({ [created('member1')]: 1, [created('member2')]: 1, [updated('member1')]: 1, [updated('member2')]: 1 });
+
+    await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await settled({
+      [created('member1')]: 1,
+      [created('member2')]: 1,
+      [updated('member1')]: 1,
+      [updated('member2')]: 1,
+      [deleted('member2')]: 1,
+    });
+
+    // A copy deleted by hand is created again: one more write, one more event (aggregated into the first).
+    using member1 = clientFor(fed.member('member1'));
+    await member1.resource(MEMBER_CLUSTER_ROLES).delete(name);
+    await settled({
+      [created('member1')]: 2,
+      [created('member2')]: 1,
+      [updated('member1')]: 1,
+      [updated('member2')]: 1,
+      [deleted('member2')]: 1,
+    });
+  });
+
   it('reports a new generation as propagated only after every placed member holds it', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;

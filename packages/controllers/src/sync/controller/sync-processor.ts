@@ -70,9 +70,12 @@ export class MemberWriteError extends ClusterSyncError {}
  * with the member's client), decides with `planClusterSync`, renders with `renderDesiredObject`, and creates,
  * updates (only when `needsUpdate`), deletes or unlabels the member object; reports the
  * outcome (with the member object's `.status` when the type collects status) to the
- * {@link SyncOutcomeSink}, and a Warning event on the federated object when a member operation
- * fails, a pre-existing object blocks creation or is adopted. The job's `kind` is ignored:
- * state decides.
+ * {@link SyncOutcomeSink}. Events on the federated object as KubeFed's dispatcher records them
+ * (`pkg/controller/sync/dispatch/managed.go`): a Normal `CreateInCluster` / `UpdateInCluster` /
+ * `DeleteInCluster` / `RemoveManagedLabelFromInCluster` before each member write (none for a copy
+ * found current, nor for removals while the object is being deleted), and a Warning when a member
+ * operation fails, a pre-existing object blocks creation or is adopted. The job's `kind` is
+ * ignored: state decides.
  *
  * Versions written are recorded (in the host's (Cluster)PropagatedVersion with a
  * `versionStore`, else in memory) so that an unchanged object is not written again.
@@ -124,6 +127,18 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const warn = async (op: EventOperation, error: unknown): Promise<void> => {
       await options.events?.record(fed, {
         ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error),
+        component: EventComponent.sync(type.federatedKind),
+      });
+    };
+    /**
+     * KubeFed's Normal event for a member write about to be made (`Creating ConfigMap "ns/a" in
+     * cluster "c1"`). Only the sync path has them: KubeFed's removal while the object is being
+     * deleted records none. Identical events aggregate into one (`count`) in the event sink.
+     */
+    const announce = async (op: EventOperation): Promise<void> => {
+      if (deleting) return;
+      await options.events?.record(fed, {
+        ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster),
         component: EventComponent.sync(type.federatedKind),
       });
     };
@@ -277,6 +292,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
         case 'create': {
           const rendered = await render(op);
           await reportRenderWarnings(rendered);
+          await announce('create');
           let created: KubeObject;
           try {
             created = await write(() => members.create(rendered.object));
@@ -305,6 +321,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           }
           if (op.adopt === true) await warn('create', ADOPTING_EXISTING_RESOURCE);
           await reportRenderWarnings(rendered);
+          await announce('update');
           const rv = existing.metadata.resourceVersion;
           const desired: KubeObject =
             rv === undefined ? rendered.object : { ...rendered.object, metadata: { ...rendered.object.metadata, resourceVersion: rv } };
@@ -320,6 +337,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           return;
         }
         case 'delete': {
+          await announce('delete');
           try {
             // While the federated object is being deleted, its kubefed.io/deleteoption applies (§4.4.11).
             await members.delete(memberName, deleting ? parseDeleteOptions(fed) : op.deleteOptions);
@@ -332,6 +350,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           return;
         }
         case 'unlabel':
+          await announce('unlabel');
           try {
             await members.patch(memberName, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
           } catch (err) {
