@@ -53,7 +53,7 @@ interface Running extends AsyncDisposable {
 }
 
 /** Runs the cluster health controller and the KubeFedConfig handling for `namespace`, in process. */
-function runManager(namespace: string): Running {
+function runManager(namespace: string, memberRateLimit?: { qps: number; burst: number }): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const source = new KubeFedConfigSource(namespace);
   registerKubeFedConfigController(manager, { host: fed.hostClient, namespace, source });
@@ -61,6 +61,7 @@ function runManager(namespace: string): Running {
     host: fed.hostClient,
     namespace,
     settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
+    ...(memberRateLimit === undefined ? {} : { memberRateLimit }),
   });
   const stop = new AbortController();
   const finished = manager.start(stop.signal).then(
@@ -241,6 +242,42 @@ describe('cluster health controller against kube-sim', () => {
     }
     await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
     expect(running.tracker.isReady('member2')).toBe(true);
+  });
+
+  it("keeps probing a member whose sync client is saturated: probes never wait behind the member's queued sync requests", async () => {
+    const ns = await kubefedNamespace(FAST);
+    await joinMember(fed, fed.member('member1'), ns);
+    // 1 request/s for the client sync workers use: 100 queued requests keep its budget busy for 100 s.
+    await using running = runManager(ns, { qps: 1, burst: 1 });
+    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    const sync = running.tracker.readyClusters().get('member1');
+    expect(sync).toBeDefined();
+    const stop = new AbortController();
+    const queued = Array.from({ length: 100 }, () =>
+      sync!
+        .resource(SECRETS, ns)
+        .list({ signal: stop.signal })
+        .catch(() => undefined),
+    );
+    try {
+      const saturated = (await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime;
+      // lastProbeTime has a resolution of one second: two moves mean probes went on for over a second.
+      const moved = new Set<unknown>();
+      await expect
+        .poll(
+          async () => {
+            const probe = (await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime;
+            if (probe !== saturated) moved.add(probe);
+            return moved.size;
+          },
+          { timeout: 8000, interval: 100 },
+        )
+        .toBeGreaterThanOrEqual(2);
+      expect(await condition(fed, ns, 'member1', 'Ready')).toMatchObject({ status: 'True' });
+    } finally {
+      stop.abort();
+      await Promise.all(queued);
+    }
   });
 
   it('keeps lastTransitionTime while the status stays Ready and only moves lastProbeTime', async () => {

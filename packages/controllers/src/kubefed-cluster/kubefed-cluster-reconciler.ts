@@ -56,6 +56,11 @@ const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
 
 /** Default member client rate limit (KubeFed's cluster clients had QPS 20, burst 30: too low for sync workers sharing the client). */
 const MEMBER_RATE_LIMIT = { qps: 100, burst: 200 } as const;
+/**
+ * Rate limit of the probe client of each member: a probe is `/healthz`, `/version` and a list of
+ * Nodes once per period, so a small budget of its own is plenty.
+ */
+const PROBE_RATE_LIMIT = { qps: 5, burst: 10 } as const;
 
 /** Options of {@link KubeFedClusterReconciler}. */
 export interface KubeFedClusterReconcilerOptions {
@@ -65,7 +70,7 @@ export interface KubeFedClusterReconcilerOptions {
   clusters: Reader;
   settings: HealthCheckSettingsSource;
   tracker: ClusterHealthTracker;
-  /** Rate limit of each member client; default 100 QPS, burst 200. */
+  /** Rate limit of each member client handed to the tracker (the sync workers'); default 100 QPS, burst 200. Probes use a client of their own. */
   memberRateLimit?: { qps: number; burst: number };
   /** Gauge `{cluster, state}` set to 1 for the current state (ready / notready / offline / malformed). Default none. */
   stateGauge?: GaugeMetric;
@@ -84,7 +89,14 @@ interface ClusterRecord {
   readonly identity: string;
   /** resourceVersion of the Secret the client was built from. */
   secretVersion: string | undefined;
+  /** The client handed to the tracker (sync workers and controllers). */
   client: DynamicClient | undefined;
+  /**
+   * The client probes use: the same cluster and credentials with connections and a rate budget
+   * of its own, so a probe never waits behind the member's queued sync requests (a slow or
+   * saturated member would otherwise look healthy for as long as its sync backlog lasts).
+   */
+  probe: DynamicClient | undefined;
   history: HealthHistory | undefined;
   /** Why no client could be built (for the MalformedClusterConfig event). */
   configError: string | undefined;
@@ -141,7 +153,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     else this.#setClient(record, name, undefined);
 
     const probeTime = formatKubeTime(this.#clock.now());
-    const client = record.client;
+    const client = record.probe;
     const result: ProbeResult =
       scopeProblem !== undefined
         ? { kind: 'scopeMismatch', message: scopeProblem }
@@ -174,7 +186,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     else if (isClusterReady(previous) !== ready) logger.info({ ready, probe: result.kind }, 'cluster readiness changed');
 
     if (statusNeedsWrite(stored, history.status)) await this.#writeStatus(raw, history.status, logger);
-    this.#o.tracker.set(name, ready ? client : undefined);
+    this.#o.tracker.set(name, ready ? record.client : undefined);
     this.#setState(name, ready ? 'ready' : stateOf(result));
     return requeueAfter(settings.periodMs);
   }
@@ -193,6 +205,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       identity,
       secretVersion: undefined,
       client: undefined,
+      probe: undefined,
       history: undefined,
       configError: undefined,
       notBound: undefined,
@@ -223,10 +236,11 @@ export class KubeFedClusterReconciler implements Reconciler {
     record.secretVersion = version;
     record.configError = undefined;
     record.notBound = undefined;
-    let client: DynamicClient | undefined;
+    let clients: { client: DynamicClient; probe: DynamicClient } | undefined;
     try {
       // Probes pass the health-check timeout per request; other requests (sync workers) get the client's default.
-      client = memberClientFromSecret(cluster, secret, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
+      const client = memberClientFromSecret(cluster, secret, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
+      clients = { client, probe: memberClientFromSecret(cluster, secret, { ...PROBE_RATE_LIMIT, userAgent: 'kubefed-cluster-health' }) };
     } catch (err) {
       if (err instanceof SecretNotBoundError) {
         logger.warn(
@@ -240,14 +254,16 @@ export class KubeFedClusterReconciler implements Reconciler {
         record.configError = err.message;
       }
     }
-    this.#setClient(record, name, client);
+    this.#setClient(record, name, clients);
   }
 
-  #setClient(record: ClusterRecord, name: string, client: DynamicClient | undefined): void {
-    if (record.client === client) return;
+  #setClient(record: ClusterRecord, name: string, clients: { client: DynamicClient; probe: DynamicClient } | undefined): void {
+    if (record.client === clients?.client) return;
     this.#o.tracker.set(name, undefined);
     record.client?.close();
-    record.client = client;
+    record.probe?.close();
+    record.client = clients?.client;
+    record.probe = clients?.probe;
   }
 
   #forget(key: string): void {
@@ -256,6 +272,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     this.#records.delete(key);
     this.#o.tracker.set(name, undefined);
     record?.client?.close();
+    record?.probe?.close();
     for (const state of STATES) this.#o.stateGauge?.set({ cluster: name, state }, 0);
   }
 
