@@ -6,7 +6,7 @@
  * then `controller.ts` (informer events → work queue → reconciler outcomes), `informer.ts` /
  * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`.
  */
-export { systemClock, sleep, type Clock, type TimerHandle } from './clock.js';
+export { systemClock, sleep, type Clock, type TimerHandle } from '@kubefed/client';
 export { RuntimeError, TerminalError, CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError, AddressError } from './errors.js';
 export {
   objectKey,
@@ -26,13 +26,13 @@ export {
 } from './list-watcher.js';
 export {
   ExponentialFailureRateLimiter,
-  TokenBucketRateLimiter,
+  BucketRateLimiter,
   MaxOfRateLimiter,
   defaultControllerRateLimiter,
   type RateLimiter,
   type DefaultRateLimiterOptions,
 } from './rate-limiter.js';
-export { WorkQueue, type WorkQueueOptions, type WorkQueueMetrics, type ShutdownOptions } from './work-queue.js';
+export { WorkQueue, type WorkQueueOptions, type WorkQueueMetrics, type ShutdownOptions, type AddOptions } from './work-queue.js';
 export {
   createLogger,
   silentLogger,
@@ -75,6 +75,7 @@ export {
 export { isCacheRunnable, type Runnable, type CacheRunnable } from './runnable.js';
 export { parseAddress } from './http-address.js';
 export { EventRecorder, type EventRecorderOptions, type EventSink, type ObjectEvent } from './event-recorder.js';
+export { BackgroundEventSink, type BackgroundEventSinkOptions } from './background-event-sink.js';
 export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
 export { KubeMetricsAuthorizer, type KubeMetricsAuthorizerOptions, type MetricsAccess, type MetricsAuthorizer } from './metrics-auth.js';
 export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';

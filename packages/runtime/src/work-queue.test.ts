@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './testing/fake-clock.js';
-import { defaultControllerRateLimiter, ExponentialFailureRateLimiter, TokenBucketRateLimiter } from './rate-limiter.js';
+import { defaultControllerRateLimiter, ExponentialFailureRateLimiter, BucketRateLimiter } from './rate-limiter.js';
 import { WorkQueue, type WorkQueueMetrics } from './work-queue.js';
 
 function recordingMetrics(): WorkQueueMetrics & {
@@ -62,6 +62,40 @@ describe('WorkQueue', () => {
     expect(await got).toBe('x');
   });
 
+  it('hands out a key added for an event of its own before every key of a low-priority fan-out', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    for (const k of ['r1', 'r2', 'r3']) q.add(k, { priority: 'low' });
+    q.add('user');
+    expect(q.length).toBe(4);
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) order.push(await q.get());
+    expect(order).toEqual(['user', 'r1', 'r2', 'r3']);
+  });
+
+  it('promotes a waiting low-priority key added again at normal priority, and never demotes one', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    for (const k of ['r1', 'r2', 'r3']) q.add(k, { priority: 'low' });
+    q.add('n1');
+    q.add('r3');
+    q.add('n1', { priority: 'low' });
+    expect(q.length).toBe(4);
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) order.push(await q.get());
+    expect(order).toEqual(['n1', 'r3', 'r1', 'r2']);
+  });
+
+  it('re-queues a key added at normal priority while it was processed ahead of low-priority keys', async () => {
+    const q = new WorkQueue({ clock: new FakeClock() });
+    q.add('a', { priority: 'low' });
+    expect(await q.get()).toBe('a');
+    q.add('a', { priority: 'low' });
+    q.add('b', { priority: 'low' });
+    q.add('a');
+    q.done('a');
+    expect(await q.get()).toBe('a');
+    expect(await q.get()).toBe('b');
+  });
+
   it('delays addAfter on the clock and keeps the earliest of several delays', async () => {
     const clock = new FakeClock();
     const q = new WorkQueue({ clock });
@@ -108,7 +142,7 @@ describe('WorkQueue', () => {
 
   it('spreads retries beyond the burst through the overall token bucket', async () => {
     const clock = new FakeClock();
-    const bucket = new TokenBucketRateLimiter({ clock, qps: 10, burst: 100 });
+    const bucket = new BucketRateLimiter({ clock, qps: 10, burst: 100 });
     const delays = Array.from({ length: 102 }, () => bucket.when());
     expect(delays.slice(0, 100).every((d) => d === 0)).toBe(true);
     expect(delays[100]).toBeCloseTo(100);

@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock, type TimerHandle } from '@kubefed/client';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 /** Observations a work queue reports (implemented by `RuntimeMetrics.workQueue(name)`). */
@@ -26,6 +26,51 @@ export interface WorkQueueOptions {
   metrics?: WorkQueueMetrics;
 }
 
+/** Options of {@link WorkQueue.add}. */
+export interface AddOptions {
+  /**
+   * `low`: handed out only when no key of normal priority waits (controller-runtime's priority
+   * queue gives the same to resyncs and fan-outs). For work that re-checks many keys at once
+   * (a resync, a change of the set of ready clusters), so that a key added for an event of its
+   * own never waits behind it. Adding a waiting low-priority key at normal priority promotes it.
+   * Default `normal`.
+   */
+  priority?: 'normal' | 'low';
+}
+
+/** Keys of one priority, first in first out. */
+class Lane {
+  #items: string[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(key: string): void {
+    this.#items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.length === 0) return undefined;
+    const key = this.#items[this.#head];
+    this.#head++;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return key;
+  }
+
+  /** Removes `key` if it waits here; true when it did. */
+  remove(key: string): boolean {
+    const i = this.#items.indexOf(key, this.#head);
+    if (i < 0) return false;
+    this.#items.splice(i, 1);
+    return true;
+  }
+}
+
 /** Options of {@link WorkQueue.shutdown}. */
 export interface ShutdownOptions {
   /** Wait until every handed-out key is `done()` before resolving. Default false. */
@@ -46,10 +91,10 @@ export class WorkQueue {
   readonly #clock: Clock;
   readonly #limiter: RateLimiter;
   readonly #metrics: WorkQueueMetrics | undefined;
-  readonly #queue: string[] = [];
-  #head = 0;
-  /** Keys that need processing (queued or to be re-queued after done). Value: time first added. */
-  readonly #dirty = new Map<string, number>();
+  readonly #normal = new Lane();
+  readonly #low = new Lane();
+  /** Keys that need processing (queued or to be re-queued after done): time first added, and whether only at low priority. */
+  readonly #dirty = new Map<string, { at: number; low: boolean }>();
   /** Keys handed out and not yet done. Value: time handed out. */
   readonly #processing = new Map<string, number>();
   readonly #waiting = new Map<string, { at: number; handle: TimerHandle }>();
@@ -66,7 +111,7 @@ export class WorkQueue {
 
   /** Keys waiting to be handed out. */
   get length(): number {
-    return this.#queue.length - this.#head;
+    return this.#normal.length + this.#low.length;
   }
 
   /** Keys handed out and not yet done. */
@@ -79,13 +124,20 @@ export class WorkQueue {
   }
 
   /** Queues `key` unless it is already pending; if it is being processed, re-queues it after `done`. */
-  add(key: string): void {
+  add(key: string, options: AddOptions = {}): void {
     if (this.#shuttingDown) return;
     this.#metrics?.add();
-    if (this.#dirty.has(key)) return;
-    this.#dirty.set(key, this.#clock.now());
+    const low = options.priority === 'low';
+    const pending = this.#dirty.get(key);
+    if (pending !== undefined) {
+      if (low || !pending.low) return;
+      pending.low = false;
+      if (!this.#processing.has(key) && this.#low.remove(key)) this.#normal.push(key);
+      return;
+    }
+    this.#dirty.set(key, { at: this.#clock.now(), low });
     if (this.#processing.has(key)) return;
-    this.#push(key);
+    this.#push(key, low);
   }
 
   /** Adds `key` after `ms` (immediately when `ms <= 0`); of several delayed adds the earliest wins. */
@@ -153,7 +205,8 @@ export class WorkQueue {
     if (started === undefined) return;
     this.#processing.delete(key);
     this.#metrics?.workDuration((this.#clock.now() - started) / 1000);
-    if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key);
+    const pending = this.#dirty.get(key);
+    if (pending !== undefined && !this.#shuttingDown) this.#push(key, pending.low);
     if (this.#processing.size === 0 && this.#drainWaiters.length > 0) {
       const waiters = this.#drainWaiters;
       this.#drainWaiters = [];
@@ -177,26 +230,20 @@ export class WorkQueue {
     }
   }
 
-  #push(key: string): void {
+  #push(key: string, low: boolean): void {
+    (low ? this.#low : this.#normal).push(key);
     const getter = this.#getters.shift();
     if (getter !== undefined) {
-      this.#queue.push(key);
       getter(this.#take());
       return;
     }
-    this.#queue.push(key);
     this.#metrics?.depth(this.length);
   }
 
   #take(): string {
-    const key = this.#queue[this.#head] as string;
-    this.#head++;
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue.splice(0, this.#head);
-      this.#head = 0;
-    }
+    const key = (this.#normal.shift() ?? this.#low.shift()) as string;
     const now = this.#clock.now();
-    const queuedAt = this.#dirty.get(key) ?? now;
+    const queuedAt = this.#dirty.get(key)?.at ?? now;
     this.#dirty.delete(key);
     this.#processing.set(key, now);
     this.#metrics?.queueLatency((now - queuedAt) / 1000);
