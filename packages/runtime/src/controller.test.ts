@@ -167,4 +167,25 @@ describe('Controller', () => {
     lw.remove('ns/a');
     await vi.waitFor(() => expect(seen).toEqual(['owner/a', 'owner/a']), { timeout: 2000 });
   });
+  it('enqueues a periodic resync at low priority: a key changed meanwhile is reconciled first', async () => {
+    const clock = new FakeClock();
+    const lw = new InMemoryListerWatcher();
+    for (const name of ['a', 'b', 'c']) lw.upsert({ metadata: { name, namespace: 'ns' } });
+    const informer = new Informer({ name: 'cm', listerWatcher: lw, resyncPeriodMs: 1000, clock });
+    // Not started: the test takes keys from its queue itself.
+    const controller = new Controller({ name: 'c', reconciler: { reconcile: () => Promise.resolve(done()) }, clock });
+    controller.watch(informer);
+    const ac = new AbortController();
+    stops.push(ac);
+    void informer.start(ac.signal);
+    await vi.waitFor(() => expect(lw.openWatches).toBe(1), { timeout: 2000 });
+    for (let i = 0; i < 3; i++) controller.queue.done((await controller.queue.get()) ?? '');
+    await clock.advance(1000);
+    expect(controller.queue.length).toBe(3);
+    lw.upsert({ metadata: { name: 'c', namespace: 'ns', labels: { changed: 'yes' } } });
+    await vi.waitFor(() => expect(informer.store.get('ns/c')?.metadata.labels).toEqual({ changed: 'yes' }), { timeout: 2000 });
+    const order: (string | undefined)[] = [];
+    for (let i = 0; i < 3; i++) order.push(await controller.queue.get());
+    expect(order).toEqual(['ns/c', 'ns/a', 'ns/b']);
+  });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@kubefed/client';
 import { TerminalError } from './errors.js';
 import { deletedObject, type EventHandler, type Informer } from './informer.js';
 import { objectKey, splitKey, statusCodeOf, type KubeObject } from './kube-types.js';
@@ -107,18 +107,22 @@ export class Controller {
     this.queue = new WorkQueue(queueOptions);
   }
 
-  /** Enqueues keys for every add, update (per predicate) and delete the informer delivers. */
+  /**
+   * Enqueues keys for every add, update (per predicate) and delete the informer delivers; the
+   * keys of a periodic resync at low priority (see {@link WorkQueue.add}).
+   */
   watch<T extends KubeObject>(informer: Informer<T>, options: WatchOptions<T> = {}): this {
     this.#informers.push(informer);
     const map = options.map ?? ((obj: T) => [objectKey(obj)]);
     const predicate = options.updatePredicate ?? ((o: T, n: T) => o === n || o.metadata.resourceVersion !== n.metadata.resourceVersion);
-    const enqueue = (obj: T): void => {
-      for (const key of map(obj)) this.queue.add(key);
+    const enqueue = (obj: T, priority: 'normal' | 'low' = 'normal'): void => {
+      for (const key of map(obj)) this.queue.add(key, { priority });
     };
     const handler: EventHandler<T> = {
-      onAdd: enqueue,
+      onAdd: (obj) => enqueue(obj),
+      // A periodic resync (the same object twice) re-checks everything: after any key added for a change.
       onUpdate: (o, n) => {
-        if (predicate(o, n)) enqueue(n);
+        if (predicate(o, n)) enqueue(n, o === n ? 'low' : 'normal');
       },
       onDelete: (obj) => enqueue(deletedObject(obj)),
     };
