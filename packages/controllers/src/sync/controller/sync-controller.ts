@@ -180,7 +180,8 @@ export class SyncController implements Runnable {
     if (namespaces !== undefined) {
       // Any change to the FederatedNamespace of N re-enqueues every object of this type in N.
       const enqueueNamespace = (obj: KubeObject): void => {
-        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? '')) controller.queue.add(objectKey(fedObj));
+        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? ''))
+          controller.queue.add(objectKey(fedObj), { priority: 'low' });
       };
       namespaces.addEventHandler({
         onAdd: enqueueNamespace,
@@ -198,8 +199,10 @@ export class SyncController implements Runnable {
     });
     this.#caches = { objects: informer, federatedNamespaces: namespaces, memberCopies: members };
     members?.sync(o.tracker.readyClusters());
+    // Fan-outs go after keys added for a change of their own: a readiness or label change of one
+    // cluster must not make a user's change wait behind every object (each is re-checked anyway).
     const reconcileAll = (): void => {
-      for (const key of informer.store.keys()) controller.queue.add(key);
+      for (const key of informer.store.keys()) controller.queue.add(key, { priority: 'low' });
     };
     const offReady = o.tracker.onChange(() => {
       members?.sync(o.tracker.readyClusters());
