@@ -2,6 +2,7 @@
 # What `npm test` needs besides node_modules, installed when missing (npm runs this as `pretest`):
 #   redis-server   Debian's redis-server (tests start private servers when none answers at REDIS_URL)
 #   chromium       Debian's chromium (the dashboard's browser tests)
+#   fish, zsh      Debian's shells (kubefedctl's completion scripts are loaded into them)
 #   helm           built from its Go module into ~/.cache/kubefed-kube (tools/helm/build.sh, cached)
 # Debian packages are installed with apt-get when this runs as root (or with sudo); otherwise it
 # names what is missing and exits 1. Nothing is installed when everything is present.
@@ -14,6 +15,8 @@ demo=false
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 $demo || [ -x /usr/bin/chromium ] || missing+=(chromium)
+$demo || command -v fish >/dev/null 2>&1 || missing+=(fish)
+$demo || command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then

@@ -931,9 +931,28 @@ Examples:
 `;
 
 /**
- * \`completion <shell>\` prints the script (from @pnpm/tabtab); the script calls the hidden
- * \`completion-server -- <words>\` with COMP_CWORD/COMP_LINE/SHELL set, which answers from the
- * program tree ({@link completeWords}).
+ * The fish script. @pnpm/tabtab's passes the tokens without the empty word being started and
+ * reads the cursor with \`commandline -C\`, which is empty inside \`complete -C\`: it cannot tell
+ * \`kubefedctl dis\` from \`kubefedctl dis \`. This one passes the tokens before the cursor and
+ * the current token (empty after a space), and the index of that token.
+ */
+const FISH_COMPLETION_SCRIPT = `# kubefedctl completion for fish: kubefedctl completion fish > ~/.config/fish/completions/kubefedctl.fish
+function __kubefedctl_complete
+    set -l tokens (commandline -opc) (commandline -ct)
+    set -l cword (math (count $tokens) - 1)
+    set -l answers (env COMP_CWORD=$cword SHELL=fish kubefedctl completion-server -- $tokens)
+    if test "$answers" = __tabtab_complete_files__
+        __fish_complete_path (commandline -ct)
+    else
+        printf '%s\\n' $answers
+    end
+end
+complete -c kubefedctl -f -a '(__kubefedctl_complete)'`;
+
+/**
+ * \`completion <shell>\` prints the script (bash and zsh from @pnpm/tabtab, fish
+ * {@link FISH_COMPLETION_SCRIPT}); the script calls the hidden \`completion-server -- <words>\`
+ * with COMP_CWORD/SHELL set, which answers from the program tree ({@link completeWords}).
  */
 function addCompletionCommands(program: Command, io: RunIo): void {
   program
@@ -944,7 +963,11 @@ function addCompletionCommands(program: Command, io: RunIo): void {
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText('after', COMPLETION_EXAMPLES)
     .action(async (shell: Shell) => {
-      io.stdout(`${await tabtab.getCompletionScript({ name: 'kubefedctl', completer: 'kubefedctl', shell })}\n`);
+      const script =
+        shell === 'fish'
+          ? FISH_COMPLETION_SCRIPT
+          : await tabtab.getCompletionScript({ name: 'kubefedctl', completer: 'kubefedctl', shell });
+      io.stdout(`${script}\n`);
     });
   program
     .command('completion-server', { hidden: true })

@@ -1,6 +1,7 @@
-// `kubefedctl completion bash` as a user loads it: the generated script sourced into a real bash,
-// its completion function called with COMP_WORDS/COMP_CWORD set, COMPREPLY read back. The script
-// runs `kubefedctl` from PATH, here a wrapper around the sources, against kube-sim.
+// `kubefedctl completion bash|fish|zsh` as a user loads it: the generated bash script sourced into
+// a real bash, its completion function called with COMP_WORDS/COMP_CWORD set, COMPREPLY read back;
+// the fish script sourced into a real fish and asked with `complete -C`; the zsh script parsed by
+// zsh. The scripts run `kubefedctl` from PATH, here a wrapper around the sources, against kube-sim.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -85,4 +86,61 @@ describe('kubefedctl completion bash in a real bash', () => {
     },
     90_000,
   );
+});
+
+/** Sources the fish script into a real fish and returns the names it completes for `line`. */
+async function completeInFish(line: string): Promise<string[]> {
+  const fishScript = path.join(fed.dir, 'kubefedctl.fish');
+  if (!fs.existsSync(fishScript)) {
+    const r = await fed.cli(['completion', 'fish']);
+    expect(r.code).toBe(0);
+    fs.writeFileSync(fishScript, r.stdout);
+  }
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: fed.dir, KUBECONFIG: fed.kubeconfig };
+  // `complete -C` runs the registered completion as a key press would; --no-config keeps the user's files out.
+  const program = `source '${fishScript}'; complete -C '${line}'`;
+  return new Promise((resolve, reject) => {
+    execFile('fish', ['--no-config', '-c', program], { cwd: repoRoot, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`fish failed: ${error.message}\n${stderr}`));
+      else
+        resolve(
+          stdout
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => l.split('\t')[0] ?? ''),
+        );
+    });
+  });
+}
+
+describe('kubefedctl completion fish and zsh in real shells', () => {
+  it.each([
+    ['the subcommand being typed', 'kubefedctl dis', ['disable']],
+    ['every subcommand after a space', 'kubefedctl ', ['completion', 'dashboard', 'disable', 'enable', 'federate', 'join']],
+    ['flags of the command', 'kubefedctl disable x --ke', ['--keep-ftc']],
+    ['kubeconfig contexts', 'kubefedctl status --host-cluster-context ', ['host', 'member']],
+    ['enabled federated types from the host', 'kubefedctl disable ', ['deployments.apps']],
+  ])(
+    'fish completes %s',
+    async (_what, line, expected) => {
+      const names = await completeInFish(line);
+      for (const name of expected) expect(names).toContain(name);
+      if (!line.endsWith(' ')) expect(names).toEqual(expected);
+    },
+    90_000,
+  );
+
+  it('prints a zsh script that zsh parses and that registers the completion function', async () => {
+    const r = await fed.cli(['completion', 'zsh']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('compdef _kubefedctl_completion kubefedctl');
+    const zshScript = path.join(fed.dir, 'kubefedctl.zsh');
+    fs.writeFileSync(zshScript, r.stdout);
+    await new Promise<void>((resolve, reject) => {
+      execFile('zsh', ['-n', zshScript], { timeout: 30_000 }, (error, _stdout, stderr) => {
+        if (error !== null) reject(new Error(`zsh -n failed: ${error.message}\n${stderr}`));
+        else resolve();
+      });
+    });
+  });
 });
