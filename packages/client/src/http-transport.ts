@@ -5,7 +5,7 @@ import type { RequestDescription } from './api-error.js';
 import { createClusterAgent } from './cluster-agent.js';
 import type { TlsSettings } from './cluster-agent.js';
 import { TokenBucketRateLimiter } from './rate-limiter.js';
-import type { Clock } from './rate-limiter.js';
+import type { Clock } from './clock.js';
 
 /**
  * Everything needed to reach one cluster, independent of where it came from (a kubeconfig

@@ -1,34 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBucketRateLimiter } from './rate-limiter.js';
-import type { Clock } from './rate-limiter.js';
+import type { Clock, TimerHandle } from './clock.js';
 
-/** A manual clock: sleepers wake when `advance` moves time past their deadline. */
+/** A manual clock: timers fire when `advance` moves time past their deadline. */
 class FakeClock implements Clock {
   private t = 0;
-  private sleepers: { until: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private timers = new Map<number, { at: number; fn: () => void }>();
+  private nextId = 1;
   readonly sleeps: number[] = [];
 
   now(): number {
     return this.t;
   }
 
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  setTimeout(fn: () => void, ms: number): TimerHandle {
     this.sleeps.push(ms);
-    return new Promise((resolve, reject) => {
-      const entry = { until: this.t + ms, resolve, reject };
-      this.sleepers.push(entry);
-      signal?.addEventListener('abort', () => {
-        this.sleepers = this.sleepers.filter((s) => s !== entry);
-        reject(signal.reason as Error);
-      });
-    });
+    const id = this.nextId++;
+    this.timers.set(id, { at: this.t + ms, fn });
+    return id;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.timers.delete(handle as number);
   }
 
   advance(ms: number): void {
     this.t += ms;
-    const due = this.sleepers.filter((s) => s.until <= this.t);
-    this.sleepers = this.sleepers.filter((s) => s.until > this.t);
-    for (const s of due) s.resolve();
+    for (const [id, timer] of [...this.timers]) {
+      if (timer.at > this.t) continue;
+      this.timers.delete(id);
+      timer.fn();
+    }
   }
 }
 

@@ -1,35 +1,4 @@
-/** A time source; tests inject a fake one. */
-export interface Clock {
-  /** Milliseconds (monotonic is fine; only differences are used). */
-  now(): number;
-  /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-/** The real clock: `performance.now()` and `setTimeout`. */
-export const systemClock: Clock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted === true) {
-        reject(abortReason(signal));
-        return;
-      }
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(abortReason(signal));
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
-
-function abortReason(signal: AbortSignal | undefined): Error {
-  return signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
-}
+import { sleep, systemClock, type Clock } from './clock.js';
 
 /** Options of {@link TokenBucketRateLimiter}. */
 export interface RateLimiterOptions {
@@ -74,12 +43,16 @@ export class TokenBucketRateLimiter {
     if (this.unlimited) return;
     const waitMs = this.reserve();
     if (waitMs <= 0) return;
+    // A wait for a token is part of a request in flight: it keeps the process alive as the
+    // request's socket would (the system clock's timers do not).
+    const hold = setInterval(() => undefined, 1 << 30);
     try {
-      await this.clock.sleep(waitMs, signal);
-    } catch (e) {
-      this.tokens += 1;
-      throw e;
+      if (await sleep(this.clock, waitMs, signal)) return;
+    } finally {
+      clearInterval(hold);
     }
+    this.tokens += 1;
+    throw abortReason(signal);
   }
 
   /** Takes a token only if one is available now. */
@@ -91,8 +64,12 @@ export class TokenBucketRateLimiter {
     return true;
   }
 
-  /** Reserves a token (the balance may go negative) and returns how long to wait for it. */
-  private reserve(): number {
+  /**
+   * Reserves a token (the balance may go negative) and returns how long to wait for it: 0 when
+   * one was available. The work queue's retry limiter spreads retries with it.
+   */
+  reserve(): number {
+    if (this.unlimited) return 0;
     this.refill();
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
@@ -104,4 +81,8 @@ export class TokenBucketRateLimiter {
     this.last = now;
     this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.qps) / 1000);
   }
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StaticDiscovery } from './discovery.js';
 import type { DiscoveryDocument } from './discovery.js';
 import { NoMatchError, RestMapper } from './rest-mapper.js';
-import type { Clock } from './rate-limiter.js';
+import type { Clock, TimerHandle } from './clock.js';
 
 const document = (): DiscoveryDocument => ({
   groups: [
@@ -52,9 +52,10 @@ class ManualClock implements Clock {
   now(): number {
     return this.t;
   }
-  sleep(): Promise<void> {
-    return Promise.resolve();
+  setTimeout(): TimerHandle {
+    return undefined;
   }
+  clearTimeout(): void {}
 }
 
 const mapperFor = (doc = document()) => {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, DynamicClient, Kubeconfig, isGone, isNetworkError, isTimeout } from '@kubefed/client';
-import type { Clock, WatchEvent, WatchOptions } from '@kubefed/client';
+import type { Clock, TimerHandle, WatchEvent, WatchOptions } from '@kubefed/client';
 
 // TLS behaviour of the transport against a plain HTTPS server with fixed test certificates
 // (kube-sim generates one valid certificate per cluster; expired / wrong-name ones need these).
@@ -318,20 +318,29 @@ describe('client-side rate limit', () => {
   /** Time moves only when the test says so. */
   class ManualClock implements Clock {
     private t = 0;
-    private sleepers: { until: number; wake: () => void }[] = [];
+    private timers = new Map<number, { at: number; fn: () => void }>();
+    private nextId = 1;
     now(): number {
       return this.t;
     }
-    sleep(ms: number): Promise<void> {
-      return new Promise((wake) => this.sleepers.push({ until: this.t + ms, wake }));
+    setTimeout(fn: () => void, ms: number): TimerHandle {
+      const id = this.nextId++;
+      this.timers.set(id, { at: this.t + ms, fn });
+      return id;
+    }
+    clearTimeout(handle: TimerHandle): void {
+      this.timers.delete(handle as number);
     }
     get waiting(): number {
-      return this.sleepers.length;
+      return this.timers.size;
     }
     advance(ms: number): void {
       this.t += ms;
-      for (const s of this.sleepers.filter((x) => x.until <= this.t)) s.wake();
-      this.sleepers = this.sleepers.filter((x) => x.until > this.t);
+      for (const [id, timer] of [...this.timers]) {
+        if (timer.at > this.t) continue;
+        this.timers.delete(id);
+        timer.fn();
+      }
     }
   }
 

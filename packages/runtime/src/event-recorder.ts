@@ -1,5 +1,5 @@
 import type { KubeObject, ResourceClient } from '@kubefed/client';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '@kubefed/client';
 import type { Logger } from './logger.js';
 
 /** One Kubernetes event about an object. */

@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { systemClock, type Clock, type TimerHandle } from '@kubefed/client';
 import { deepFreeze } from './deep-freeze.js';
 import { objectKey, type KubeObject, type WatchEvent } from './kube-types.js';
 import type { ListerWatcher } from './list-watcher.js';

@@ -1,4 +1,4 @@
-import { sleep, systemClock, type Clock } from './clock.js';
+import { sleep, systemClock, type Clock } from '@kubefed/client';
 import { statusCodeOf, type KubeObject, type LeaseResourceClient } from './kube-types.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { RuntimeMetrics } from './metrics.js';

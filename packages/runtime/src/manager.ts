@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { sleep, systemClock, type Clock } from './clock.js';
+import { sleep, systemClock, type Clock } from '@kubefed/client';
 import { Controller, type ControllerOptions } from './controller.js';
 import { CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError } from './errors.js';
 import { parseAddress } from './http-address.js';

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DynamicClient } from '@kubefed/client';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@kubefed/client';
 
 /** The decision about one request. */
 export type MetricsAccess = 'allowed' | 'unauthenticated' | 'forbidden';

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, TokenBucketRateLimiter, type Clock } from '@kubefed/client';
 
 /** Decides how long a key waits before it is re-queued after a failure (client-go's RateLimiter). */
 export interface RateLimiter {
@@ -42,30 +42,19 @@ export class ExponentialFailureRateLimiter implements RateLimiter {
 
 /**
  * An overall token bucket shared by all keys (client-go's BucketRateLimiter; defaults 10 qps,
- * burst 100). Each call reserves one token; when the bucket is empty the delay is the time
- * until the reserved token is refilled, so a burst of retries is spread out.
+ * burst 100): the client's {@link TokenBucketRateLimiter}, asked for a delay instead of waited
+ * on. Each call reserves one token; when the bucket is empty the delay is the time until the
+ * reserved token is refilled, so a burst of retries is spread out.
  */
-export class TokenBucketRateLimiter implements RateLimiter {
-  readonly #qps: number;
-  readonly #burst: number;
-  readonly #clock: Clock;
-  #tokens: number;
-  #last: number;
+export class BucketRateLimiter implements RateLimiter {
+  readonly #bucket: TokenBucketRateLimiter;
 
   constructor(options: { qps?: number; burst?: number; clock?: Clock } = {}) {
-    this.#qps = options.qps ?? 10;
-    this.#burst = options.burst ?? 100;
-    this.#clock = options.clock ?? systemClock;
-    this.#tokens = this.#burst;
-    this.#last = this.#clock.now();
+    this.#bucket = new TokenBucketRateLimiter({ qps: options.qps ?? 10, burst: options.burst ?? 100, clock: options.clock ?? systemClock });
   }
 
   when(): number {
-    const now = this.#clock.now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) * this.#qps) / 1000);
-    this.#last = now;
-    this.#tokens -= 1;
-    return this.#tokens >= 0 ? 0 : (-this.#tokens * 1000) / this.#qps;
+    return this.#bucket.reserve();
   }
 
   forget(): void {}
@@ -122,5 +111,5 @@ export function defaultControllerRateLimiter(options: DefaultRateLimiterOptions 
   if (options.qps !== undefined) bucket.qps = options.qps;
   if (options.burst !== undefined) bucket.burst = options.burst;
   if (options.clock !== undefined) bucket.clock = options.clock;
-  return new MaxOfRateLimiter(new ExponentialFailureRateLimiter(exp), new TokenBucketRateLimiter(bucket));
+  return new MaxOfRateLimiter(new ExponentialFailureRateLimiter(exp), new BucketRateLimiter(bucket));
 }

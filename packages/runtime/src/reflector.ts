@@ -1,4 +1,4 @@
-import { sleep, systemClock, type Clock } from './clock.js';
+import { sleep, systemClock, type Clock } from '@kubefed/client';
 import { RuntimeError } from './errors.js';
 import { statusCodeOf, type KubeObject, type WatchEvent } from './kube-types.js';
 import type { ListerWatcher } from './list-watcher.js';

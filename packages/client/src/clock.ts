@@ -2,8 +2,9 @@
 export type TimerHandle = unknown;
 
 /**
- * The source of time for everything in the runtime that waits (queue delays, backoff, resync,
- * lease renewal). Production code uses {@link systemClock}; unit tests inject a `FakeClock`.
+ * The source of time for everything that waits (request rate limiting, discovery refresh, queue
+ * delays, backoff, resync, lease renewal). Production code uses {@link systemClock}; unit tests
+ * inject a manual one (`FakeClock` of @kubefed/runtime's testing helpers).
  */
 export interface Clock {
   /** Milliseconds since the epoch. */
