@@ -1,6 +1,6 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
-import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager } from '@kubefed/runtime';
+import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager, untilAborted } from '@kubefed/runtime';
 import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
 import type { PlacementCluster } from '../placement/index.js';
 import { SyncController } from '../sync/controller/sync-controller.js';
@@ -15,6 +15,13 @@ import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from './fede
 export interface FederatedTypeConfigControllerOptions {
   /** Client of the host cluster. */
   host: DynamicClient;
+  /**
+   * Client of the host for the writes that only report: the status of federated objects. Give
+   * it connections and a rate budget of its own so that a burst of status writes (every object
+   * after a cluster's readiness changed) never delays the host requests of event-driven work.
+   * Default `host`.
+   */
+  reporting?: DynamicClient;
   /** The kubefed namespace (where FTCs and KubeFedClusters live). */
   namespace: string;
   /** Ready member clusters (from the cluster health controller). */
@@ -101,6 +108,7 @@ export function registerFederatedTypeConfigController(
         recorder,
         kubefedNamespace: options.namespace,
         events: options.events,
+        reporting: options.reporting,
         statusFlushMs: options.statusFlushMs,
         removalPollMs: options.removalPollMs,
         resyncPeriodMs: options.resyncPeriodMs,
@@ -120,10 +128,7 @@ export function registerFederatedTypeConfigController(
   manager.add({
     name: 'federatedtypeconfig-children',
     start: async (signal) => {
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(signal);
       await reconciler.close();
     },
   });

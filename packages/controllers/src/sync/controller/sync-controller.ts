@@ -48,6 +48,8 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly kubefedNamespace: string;
   /** Where Warning events about federated objects go; default none. */
   readonly events?: EventSink | undefined;
+  /** Host client of the status writes (reporting only, on a rate budget of its own); default `host`. */
+  readonly reporting?: DynamicClient | undefined;
   /** Subscribes to changes of KubeFedCluster labels (clusterSelector placement); returns the unsubscribe function. Default none (placement then follows labels at the next resync). */
   readonly onClusterLabelsChange?: ((listener: () => void) => () => void) | undefined;
   /** Status flush period; default 200 ms. */
@@ -192,6 +194,7 @@ export class SyncController implements Runnable {
     }
     const writer = new StatusWriter({
       ...env,
+      host: o.reporting ?? o.host,
       objects: informer.store,
       isReady: (c) => o.tracker.isReady(c),
       remoteStatusCollection: collect,
