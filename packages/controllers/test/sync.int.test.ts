@@ -60,7 +60,7 @@ afterEach(async () => {
 /** A kubefed namespace with both members joined, the health + FTC controllers and a sync worker host running in process. */
 async function startControlPlane(
   types: readonly (FederatedTypeOptions & { statusCollection?: boolean })[] = [CLUSTER_ROLES],
-  options: { resyncPeriodMs?: number; syncController?: Record<string, unknown> } = {},
+  options: { resyncPeriodMs?: number; syncController?: Record<string, unknown>; coreOnlyMember?: string } = {},
 ): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
@@ -70,7 +70,7 @@ async function startControlPlane(
     .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
   await joinMember(fed, fed.member('member1'), ns);
   await joinMember(fed, fed.member('member2'), ns);
-  for (const member of ['member1', 'member2']) await grantFullAccess(member, ns);
+  for (const member of ['member1', 'member2']) await grantAccess(member, ns, member === options.coreOnlyMember ? CORE_ONLY : FULL_ACCESS);
 
   const prefix = redis.prefix('sync');
   const producerConnection = createRedisConnection(redis.url, { role: 'producer' });
@@ -136,15 +136,20 @@ async function startControlPlane(
   return ns;
 }
 
-/** Grants the joined service account full access in its member, as `kubefedctl join` does. */
-async function grantFullAccess(member: string, ns: string): Promise<void> {
+const FULL_ACCESS = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
+/** Everything in the core group only: the member's health check works, reading ClusterRoles is Forbidden. */
+const CORE_ONLY = [{ apiGroups: [''], resources: ['*'], verbs: ['*'] }];
+const accessRole = (member: string, ns: string): string => `kubefed-controller-manager:${ns}-${member}-host`;
+
+/** Grants the joined service account `rules` in its member (full access, as `kubefedctl join` does, by default). */
+async function grantAccess(member: string, ns: string, rules: readonly object[] = FULL_ACCESS): Promise<void> {
   using client = clientFor(fed.member(member));
-  const role = `kubefed-controller-manager:${ns}-${member}-host`;
+  const role = accessRole(member, ns);
   await client.resource(MEMBER_CLUSTER_ROLES).create({
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
     metadata: { name: role },
-    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    rules,
   });
   await client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' }).create({
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -372,6 +377,44 @@ describe('sync controller against kube-sim and Redis', () => {
       [updated('member2')]: 1,
       [deleted('member2')]: 1,
     });
+  });
+
+  it('reports a member whose copy cannot be read as CachedRetrievalFailed beside the entries of the others, and propagates once it can', async () => {
+    const ns = await startControlPlane([CLUSTER_ROLES], { coreOnlyMember: 'member2' });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({
+        observedGeneration: 1,
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'CachedRetrievalFailed' }],
+      });
+    // member1 is propagated: its entry has no status.
+    expect(((await objects.get(name)).status as { clusters: unknown[] }).clusters[0]).toEqual({ name: 'member1' });
+    await expect
+      .poll(
+        async () =>
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+          ),
+        { timeout: 10_000, interval: 100 },
+      )
+      .toContainEqual(
+        expect.objectContaining({
+          type: 'Warning',
+          reason: 'CachedRetrievalFailed',
+          message: expect.stringContaining('Failed to retrieve cached cluster object: ') as unknown,
+        }),
+      );
+
+    using member2 = clientFor(fed.member('member2'));
+    await member2.resource(MEMBER_CLUSTER_ROLES).patch(accessRole('member2', ns), { rules: FULL_ACCESS }, 'merge');
+    await expect.poll(() => inMember('member2', name), { timeout: 20_000, interval: 100 }).toBeDefined();
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 20_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }, { name: 'member2' }] });
   });
 
   it('reports a new generation as propagated only after every placed member holds it', async () => {

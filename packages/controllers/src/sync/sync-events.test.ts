@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   ADOPTING_EXISTING_RESOURCE,
+  adoptionRetrievalError,
+  cachedRetrievalFailedEvent,
+  clientRetrievalError,
   clusterNotReadyEvent,
   type EventOperation,
   invalidFederatedNamespaceEvent,
@@ -69,12 +72,36 @@ describe('sync events (docs/kubefed-compatibility.md §4.4.9)', () => {
           'Failed to create Deployment "ns/web" in cluster "c1": An update will be attempted instead of a creation due to an existing resource',
       },
     ],
+    [
+      'update',
+      clientRetrievalError(new Error('no token')),
+      {
+        type: 'Warning',
+        reason: 'UpdateInClusterFailed',
+        message: 'Failed to update Deployment "ns/web" in cluster "c1": Error retrieving client for cluster: no token',
+      },
+    ],
+    [
+      'create',
+      adoptionRetrievalError('forbidden'),
+      {
+        type: 'Warning',
+        reason: 'CreateInClusterFailed',
+        message:
+          'Failed to create Deployment "ns/web" in cluster "c1": failed to retrieve object potentially requiring adoption: forbidden',
+      },
+    ],
   ])('%s with error %j', (op, error, expected) => {
     expect(operationEvent(op, target, 'c1', error)).toEqual(expected);
   });
 
   it.each<[string, SyncEvent | string, SyncEvent | string]>([
     ['ClusterNotReady', clusterNotReadyEvent(), { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' }],
+    [
+      'CachedRetrievalFailed',
+      cachedRetrievalFailedEvent(new Error('forbidden')),
+      { type: 'Warning', reason: 'CachedRetrievalFailed', message: 'Failed to retrieve cached cluster object: forbidden' },
+    ],
     [
       'WaitForRemovalInCluster (§4.4.11)',
       waitForRemovalEvent(['a', 'b']),

@@ -54,6 +54,21 @@ export function operationEvent(
   return { type: 'Warning', reason: FAILED[op].reason, message: `Failed to ${FAILED[op].verb} ${subject}: ${detail}` };
 }
 
+/**
+ * Warning `CachedRetrievalFailed`: the member object could not be read before deciding what the
+ * cluster needs (KubeFed's `Failed to retrieve cached cluster object`).
+ */
+export function cachedRetrievalFailedEvent(error: unknown): SyncEvent {
+  return { type: 'Warning', reason: 'CachedRetrievalFailed', message: `Failed to retrieve cached cluster object: ${errorText(error)}` };
+}
+
+/** KubeFed's wording of a failed member client lookup, as the error of an operation's failure event. */
+export const clientRetrievalError = (error: unknown): string => `Error retrieving client for cluster: ${errorText(error)}`;
+
+/** KubeFed's wording of a failed re-read of a member object found to exist, as the error of a `create` failure event. */
+export const adoptionRetrievalError = (error: unknown): string =>
+  `failed to retrieve object potentially requiring adoption: ${errorText(error)}`;
+
 /** Warning `ClusterNotReady` for a selected cluster that is not Ready. */
 export function clusterNotReadyEvent(): SyncEvent {
   return { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' };

@@ -87,7 +87,8 @@ export class StatusWriter {
       }
       // A Ready placed cluster that has not reported this generation yet: the status would
       // claim a propagation that has not happened. Its outcome marks the key dirty again.
-      const reported = recorded?.generation ?? (r === undefined ? -1 : previousGeneration);
+      // An outcome without a generation is a worker that could not read the object at all: it speaks for any.
+      const reported = recorded === undefined ? (r === undefined ? -1 : previousGeneration) : (recorded.generation ?? generation);
       if (r === undefined || reported < generation) return;
       statuses.set(c, r);
     }

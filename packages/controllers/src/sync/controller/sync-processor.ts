@@ -16,7 +16,16 @@ import { parseDeleteOptions } from '../delete-options.js';
 import { namespaceTargetOf } from '../namespace-target.js';
 import { ClusterSyncError, UNHEALABLE_STATUSES } from '../errors.js';
 import { type RenderedObject, renderDesiredObject, type RenderSource } from '../render-desired-object.js';
-import { ADOPTING_EXISTING_RESOURCE, type EventOperation, operationEvent, RESOURCE_PRE_EXISTS } from '../sync-events.js';
+import {
+  ADOPTING_EXISTING_RESOURCE,
+  adoptionRetrievalError,
+  cachedRetrievalFailedEvent,
+  clientRetrievalError,
+  type EventOperation,
+  operationEvent,
+  RESOURCE_PRE_EXISTS,
+  type SyncEvent,
+} from '../sync-events.js';
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
 import type { SyncOutcomeSink } from './status-recorder.js';
 import type { SyncCaches } from './sync-controller.js';
@@ -36,7 +45,11 @@ export interface SyncSettings {
 export interface SyncProcessorOptions extends PlacementEnvironment {
   /** The federated types being synced, by FTC name; jobs of other types are dropped. */
   readonly types: (name: string) => SyncType | undefined;
-  /** The client of a Ready member cluster; `undefined` when not ready (the job is dropped). */
+  /**
+   * The client of a Ready member cluster; `undefined` when not ready (the job is dropped). Throws
+   * when the cluster is Ready but its client cannot be had: the cluster reports
+   * `ClientRetrievalFailed` and the job is retried.
+   */
   readonly memberClient: (cluster: string) => DynamicClient | undefined;
   /** The control plane's namespace (a FederatedNamespace there is never propagated). */
   readonly kubefedNamespace: string;
@@ -60,7 +73,7 @@ export interface SyncProcessorOptions extends PlacementEnvironment {
 /** A sync job processor, to run inside `SyncWorkerHost`. */
 export type SyncJobProcessor = (job: SyncJob) => Promise<void>;
 
-/** Thrown after recording a failed member write so that the job is retried with backoff. */
+/** Thrown after recording a cluster's failed step (a member write, or a read before it) so that the job is retried with backoff. */
 export class MemberWriteError extends ClusterSyncError {}
 
 /**
@@ -80,10 +93,13 @@ export class MemberWriteError extends ClusterSyncError {}
  * Versions written are recorded (in the host's (Cluster)PropagatedVersion with a
  * `versionStore`, else in memory) so that an unchanged object is not written again.
  *
- * @throws MemberWriteError after recording a failed write (the job is retried), or
+ * @throws MemberWriteError after recording a failed write or a failed read before it (the job
+ *   is retried: reading the host object `RetrievalFailed`, the member client
+ *   `ClientRetrievalFailed`, the member object `CachedRetrievalFailed` or, after a write met a
+ *   changed object, `RetrievalFailed`, the propagated version `VersionRetrievalFailed`), or
  *   PermanentSyncError after recording a failure that retrying cannot heal (ApplyOverridesFailed,
- *   ComputeResourceFailed, FieldRetentionFailed: no retry until the object or cluster changes); API errors
- *   reading the host or member as is.
+ *   ComputeResourceFailed, FieldRetentionFailed: no retry until the object or cluster changes); other
+ *   API errors (the host Namespace of a Namespace target, recording versions) as is.
  */
 export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProcessor {
   const written = new Map<string, PropagatedVersion>();
@@ -92,8 +108,15 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
   const settings = options.settings ?? (() => ({ adoptResources: 'Enabled' as const, remoteStatusCollection: true }));
   return async (job) => {
     const type = options.types(job.federatedType);
-    const member = options.memberClient(job.cluster);
-    if (type === undefined || member === undefined) return;
+    if (type === undefined) return;
+    let member: DynamicClient | undefined;
+    let clientError: unknown;
+    try {
+      member = options.memberClient(job.cluster);
+    } catch (err) {
+      clientError = err;
+    }
+    if (member === undefined && clientError === undefined) return;
     // Nothing is ever written into a member's kubefed namespace (see inKubeFedNamespace).
     if (inKubeFedNamespace(options, type, job.namespace)) return;
     const objectKey = job.namespace === undefined ? job.name : `${job.namespace}/${job.name}`;
@@ -120,7 +143,12 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     try {
       fed ??= await options.host.resource(type.federatedGvr, job.namespace).get(job.name);
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      if (!isNotFound(err)) {
+        // Whatever the generation, this cluster cannot be synced now: its entry says so.
+        await record('RetrievalFailed');
+        throw new MemberWriteError(job.cluster, 'RetrievalFailed', `reading ${objectKey} from the host failed`, { cause: err });
+      }
+      if (member === undefined) throw clientError;
       await releaseOrphan({ type, member, job, kubefedNamespace: options.kubefedNamespace });
       return;
     }
@@ -142,6 +170,26 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
         component: EventComponent.sync(type.federatedKind),
       });
     };
+    /**
+     * A failure before the member could be written (KubeFed's reasons `ClientRetrievalFailed`,
+     * `CachedRetrievalFailed`, `RetrievalFailed`, `VersionRetrievalFailed`): the cluster's entry
+     * says which step failed, a Warning event why, and the job is retried with backoff.
+     */
+    const failBeforeWrite = async (status: PropagationStatus, event: SyncEvent, err: unknown): Promise<never> => {
+      await record(status);
+      await options.events?.record(fed, { ...event, component: EventComponent.sync(type.federatedKind) });
+      throw new MemberWriteError(job.cluster, status, `${status}: ${objectKey} in cluster "${job.cluster}"`, { cause: err });
+    };
+    const subject = { kind: type.targetType.kind, name: objectKey };
+    if (member === undefined) {
+      // KubeFed names the operation it could not dispatch; the watch cache tells which it would be.
+      const op = caches?.memberCopies?.managedCopy(job.cluster, objectKey) === null ? 'create' : 'update';
+      return failBeforeWrite(
+        'ClientRetrievalFailed',
+        operationEvent(op, subject, job.cluster, clientRetrievalError(clientError)),
+        clientError,
+      );
+    }
     const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
     // The member object's name. A Namespace's comes from the FederatedNamespace's own namespace,
     // never from a name its writer chose: whoever may write in N can only ever touch Namespace N.
@@ -154,12 +202,26 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const deleting = isDeleting(fed);
     // The member watch cache spares a GET per job; deletion and orphaning always look live.
     const cached = deleting ? undefined : caches?.memberCopies?.managedCopy(job.cluster, objectKey);
-    const observed: MemberObservation =
-      cached === undefined
-        ? await observe(members, memberName)
-        : cached === null
-          ? { state: 'absent' }
-          : { state: 'present', object: structuredClone(cached) };
+    let observed: MemberObservation;
+    try {
+      observed =
+        cached === undefined
+          ? await observe(members, memberName)
+          : cached === null
+            ? { state: 'absent' }
+            : { state: 'present', object: structuredClone(cached) };
+    } catch (err) {
+      return failBeforeWrite('CachedRetrievalFailed', cachedRetrievalFailedEvent(err), err);
+    }
+    /** A live read of the member object after a write met one that moved on (KubeFed's read after AlreadyExists). */
+    const reread = async (op: EventOperation): Promise<MemberObservation> => {
+      try {
+        return await observe(members, memberName);
+      } catch (err) {
+        const detail = op === 'create' ? adoptionRetrievalError(err) : err;
+        return failBeforeWrite('RetrievalFailed', operationEvent(op, subject, job.cluster, detail), err);
+      }
+    };
     const versionKey = `${type.name}|${objectKey}@${job.cluster}`;
     if (unhealed.has(versionKey) && unhealed.get(versionKey) === fed.metadata.generation) return;
     unhealed.delete(versionKey);
@@ -297,7 +359,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           try {
             created = await write(() => members.create(rendered.object));
           } catch (err) {
-            if (stale(err)) return apply(await observe(members, memberName), true);
+            if (stale(err)) return apply(await reread('create'), true);
             // Someone created it meanwhile: the retry re-plans with the object.
             if (isAlreadyExists(err)) throw err;
             return fail(op, 'CreationFailed', 'create', err);
@@ -310,8 +372,12 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           const existing = op.member;
           if (existing === undefined) return;
           const rendered = await render(op, existing);
-          const propagatedVersion =
-            options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
+          let propagatedVersion: PropagatedVersion | undefined;
+          try {
+            propagatedVersion = options.versionStore === undefined ? written.get(versionKey) : await options.versionStore.get(type, fed);
+          } catch (err) {
+            return failBeforeWrite('VersionRetrievalFailed', operationEvent('update', subject, job.cluster, err), err);
+          }
           if (
             op.adopt !== true &&
             !needsUpdate({ fedObject: source, propagatedVersion, cluster: job.cluster, desired: rendered.object, memberObject: existing })
@@ -329,7 +395,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           try {
             updated = await write(() => members.update(desired));
           } catch (err) {
-            if (stale(err)) return apply(await observe(members, memberName), true);
+            if (stale(err)) return apply(await reread('update'), true);
             return fail(op, 'UpdateFailed', 'update', err);
           }
           await remember(updated);
@@ -345,7 +411,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
             if (!isNotFound(err)) await fail(op, 'DeletionFailed', 'delete', err);
           }
           await forget();
-          const after = await observe(members, memberName);
+          const after = await reread('delete');
           await record(after.state === 'present' ? 'WaitingForRemoval' : undefined, after.state === 'present' ? after.object : undefined);
           return;
         }
@@ -354,7 +420,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
           try {
             await members.patch(memberName, { metadata: { labels: { [MANAGED_LABEL]: null } } }, 'merge');
           } catch (err) {
-            if (stale(err)) return apply(await observe(members, memberName), true);
+            if (stale(err)) return apply(await reread('unlabel'), true);
             await fail(op, 'LabelRemovalFailed', 'unlabel', err);
           }
           await forget();
