@@ -1,7 +1,7 @@
 // `kubefedctl completion bash|fish|zsh` as a user loads it: the generated bash script sourced into
 // a real bash, its completion function called with COMP_WORDS/COMP_CWORD set, COMPREPLY read back;
-// the fish script sourced into a real fish and asked with `complete -C`; the zsh script parsed by
-// zsh. The scripts run `kubefedctl` from PATH, here a wrapper around the sources, against kube-sim.
+// the fish script sourced into a real fish and asked with `complete -C`; the zsh script's function
+// called in a real zsh with compsys's variables set. The scripts run `kubefedctl` from PATH, here a wrapper around the sources, against kube-sim.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -113,6 +113,42 @@ async function completeInFish(line: string): Promise<string[]> {
   });
 }
 
+/**
+ * Sources the zsh script into a real zsh and calls its completion function for `typed` (the last
+ * word being typed), as compsys would: `words` and `CURRENT` set, and compsys's `compdef` and
+ * `_describe` replaced by functions that print the candidates' names.
+ */
+async function completeInZsh(typed: string[]): Promise<string[]> {
+  const zshScript = path.join(fed.dir, 'kubefedctl.zsh');
+  if (!fs.existsSync(zshScript)) {
+    const r = await fed.cli(['completion', 'zsh']);
+    expect(r.code).toBe(0);
+    fs.writeFileSync(zshScript, r.stdout);
+  }
+  const words = ['kubefedctl', ...typed].map((w) => `'${w}'`).join(' ');
+  const program = [
+    'compdef() { :; }',
+    '_describe() { print -rl -- "${(@P)2}"; }',
+    `source '${zshScript}'`,
+    `words=(${words})`,
+    `CURRENT=${typed.length + 1}`,
+    '_kubefedctl_completion',
+  ].join('\n');
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, HOME: fed.dir, KUBECONFIG: fed.kubeconfig };
+  return new Promise((resolve, reject) => {
+    execFile('zsh', ['-f', '-c', program], { cwd: repoRoot, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`zsh failed: ${error.message}\n${stderr}`));
+      else
+        resolve(
+          stdout
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => l.replace(/(?<!\\):.*$/, '').replaceAll('\\:', ':')),
+        );
+    });
+  });
+}
+
 describe('kubefedctl completion fish and zsh in real shells', () => {
   it.each([
     ['the subcommand being typed', 'kubefedctl dis', ['disable']],
@@ -130,17 +166,17 @@ describe('kubefedctl completion fish and zsh in real shells', () => {
     90_000,
   );
 
-  it('prints a zsh script that zsh parses and that registers the completion function', async () => {
-    const r = await fed.cli(['completion', 'zsh']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('compdef _kubefedctl_completion kubefedctl');
-    const zshScript = path.join(fed.dir, 'kubefedctl.zsh');
-    fs.writeFileSync(zshScript, r.stdout);
-    await new Promise<void>((resolve, reject) => {
-      execFile('zsh', ['-n', zshScript], { timeout: 30_000 }, (error, _stdout, stderr) => {
-        if (error !== null) reject(new Error(`zsh -n failed: ${error.message}\n${stderr}`));
-        else resolve();
-      });
-    });
-  });
+  it.each([
+    ['the subcommand being typed', ['dis'], ['disable']],
+    ['flags of the command', ['disable', 'x', '--ke'], ['--keep-ftc']],
+    ['kubeconfig contexts', ['status', '--host-cluster-context', ''], ['host', 'member']],
+    ['enabled federated types from the host', ['disable', ''], ['deployments.apps']],
+  ])(
+    'zsh completes %s',
+    async (_what, typed, expected) => {
+      const names = await completeInZsh(typed);
+      expect(names).toEqual(expected);
+    },
+    90_000,
+  );
 });
