@@ -7,7 +7,7 @@ import {
   type ReadyClusterSource,
   type SchedulingTarget,
 } from '@kubefed/controllers';
-import { type Informer, type Logger, Manager, type Runnable, type RuntimeMetrics } from '@kubefed/runtime';
+import { type Informer, type Logger, Manager, type Runnable, type RuntimeMetrics, untilAborted } from '@kubefed/runtime';
 
 /** Options of {@link replicaSchedulingRunnable}. */
 export interface ReplicaSchedulingRunnableOptions {
@@ -109,10 +109,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
       });
       const offConfig = options.onConfigChange(() => void schedule());
       await schedule();
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(signal);
       offFtc();
       offConfig();
       clearTimeout(retry);

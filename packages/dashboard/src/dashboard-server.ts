@@ -5,7 +5,7 @@ import { Hono, type Context, type Next } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { getMimeType } from 'hono/utils/mime';
 import type { DynamicClient } from '@kubefed/client';
-import { silentLogger, type Logger } from '@kubefed/runtime';
+import { silentLogger, untilAborted, type Logger } from '@kubefed/runtime';
 import { FleetWatch } from './fleet-watch.js';
 import { objectDetail } from './object-detail.js';
 import { pageFiles, type PageFiles } from './page-files.js';
@@ -136,10 +136,7 @@ function buildApp(
       const send = (json: string): void => void stream.writeSSE({ event: 'view', data: json, id: String(++id) });
       const unsubscribe = parts.views.subscribe(send);
       send(parts.views.json());
-      await new Promise<void>((resolve) => {
-        stream.onAbort(resolve);
-        parts.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), untilAborted(parts.signal)]);
       unsubscribe();
     }),
   );

@@ -1,4 +1,5 @@
 import { silentLogger, type Logger } from './logger.js';
+import { untilAborted } from './runnable.js';
 
 /** What the factory returns for an engaged cluster: anything the caller needs (informers, clients). */
 export interface EngagedCluster<T> {
@@ -138,7 +139,7 @@ export class ClusterRegistry<T, C = unknown> {
 
   /** Runs until `signal` aborts, then disengages every cluster. */
   async start(signal: AbortSignal): Promise<void> {
-    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    await untilAborted(signal);
     this.#stopped = true;
     await Promise.all([...this.#entries.keys()].map((n) => this.disengage(n)));
   }

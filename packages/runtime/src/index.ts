@@ -72,7 +72,7 @@ export {
   type MapToKeys,
   type WatchOptions,
 } from './controller.js';
-export { isCacheRunnable, type Runnable, type CacheRunnable } from './runnable.js';
+export { isCacheRunnable, untilAborted, type Runnable, type CacheRunnable } from './runnable.js';
 export { parseAddress } from './http-address.js';
 export { EventRecorder, type EventRecorderOptions, type EventSink, type ObjectEvent } from './event-recorder.js';
 export { BackgroundEventSink, type BackgroundEventSinkOptions } from './background-event-sink.js';

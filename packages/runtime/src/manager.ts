@@ -10,7 +10,7 @@ import { LeaderElector, type LeaderElectionOptions } from './leader-election.js'
 import { silentLogger, type Logger } from './logger.js';
 import type { MetricsAuthorizer } from './metrics-auth.js';
 import { RuntimeMetrics } from './metrics.js';
-import { isCacheRunnable, type Runnable } from './runnable.js';
+import { isCacheRunnable, untilAborted, type Runnable } from './runnable.js';
 
 /** A health or readiness check: true (or resolving true) = passing; throwing = failing. */
 export type Check = () => boolean | Promise<boolean>;
@@ -161,7 +161,7 @@ export class Manager {
     try {
       await this.#listen();
       await this.#run(stop);
-      if (!stop.aborted) await new Promise((resolve) => stop.addEventListener('abort', resolve, { once: true }));
+      await untilAborted(stop);
     } catch (err) {
       this.#fail(err);
     }

@@ -20,3 +20,13 @@ export interface CacheRunnable extends Runnable {
 export function isCacheRunnable(r: Runnable): r is CacheRunnable {
   return typeof (r as Partial<CacheRunnable>).waitForSync === 'function' && typeof (r as Partial<CacheRunnable>).hasSynced === 'function';
 }
+
+/**
+ * Resolves once `signal` aborts (at once when it already has); never rejects. The body of a
+ * runnable that only sets something up and tears it down when stopped:
+ * `start: async (signal) => { const off = subscribe(); await untilAborted(signal); off(); }`.
+ */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

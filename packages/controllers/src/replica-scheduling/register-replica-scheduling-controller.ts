@@ -1,5 +1,5 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager } from '@kubefed/runtime';
+import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager, untilAborted } from '@kubefed/runtime';
 import {
   DEFAULT_SCHEDULING_TARGETS,
   ReplicaSchedulingPreferenceReconciler,
@@ -133,10 +133,7 @@ export function registerReplicaSchedulingController(
         previous = new Set(ready);
         for (const key of preferences.store.keys()) controller.queue.addAfter(key, delayMs);
       });
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(signal);
       off();
     },
   });
