@@ -32,6 +32,7 @@ import {
   type RedisConnection,
 } from '@kubefed/queue';
 import {
+  BackgroundEventSink,
   deletedObject,
   EventRecorder,
   KubeMetricsAuthorizer,
@@ -127,6 +128,25 @@ function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
   return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/leader-election', qps: 10, burst: 20 });
 }
 
+/**
+ * The host client of the writes that only report (the status of federated objects, events), with
+ * its own connections and a rate budget of the host client's size: the thousands of status
+ * writes that follow a cluster's readiness change never queue ahead of the host requests of
+ * event-driven work (finalizers, PropagatedVersion writes a sync job waits for).
+ */
+function reportingClient(config: ControllerManagerConfig): DynamicClient {
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/reporting', ...config.hostRateLimit });
+}
+
+/**
+ * The host client of the cluster health controller (token Secrets, KubeFedCluster status, its
+ * events), with its own connections and budget: a member's readiness is reported within its
+ * probe periods however busy the other host clients are.
+ */
+function clusterHealthClient(config: ControllerManagerConfig): DynamicClient {
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/cluster-health', qps: 50, burst: 100 });
+}
+
 function hostConnection(config: ControllerManagerConfig): ClusterConnection {
   const master = config.master;
   if (config.host.kind === 'masterOnly' && master !== undefined)
@@ -157,6 +177,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const namespace = given.kubefedNamespace;
   using host = hostClient(given);
   using leases = leaderElectionClient(given);
+  using reporting = reportingClient(given);
+  using health = clusterHealthClient(given);
   const identity = options.identity ?? leaderIdentity();
   const runControllers = given.mode === 'all' || given.mode === 'controllers';
   const runWorkers = given.mode === 'all' || given.mode === 'workers';
@@ -248,7 +270,11 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
       remoteStatusCollection: current.featureGates.RawResourceStatusCollection,
     };
   };
-  const events = new EventRecorder({ events: (ns) => host.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger });
+  // Events are written behind the reconciles that record them, on the reporting budget.
+  const events = new BackgroundEventSink(
+    new EventRecorder({ events: (ns) => reporting.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger }),
+    { logger },
+  );
   if (runControllers) {
     const healthSettings: HealthCheckSettingsSource = {
       current: () => source.current().clusterHealthCheck,
@@ -256,7 +282,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     };
     // A member joined for another scope (kubefed.io/join-scope) is reported JoinScopeMismatch and not used.
     const clusters = registerKubeFedClusterController(manager, {
-      host,
+      host: health,
       namespace,
       settings: healthSettings,
       tracker: new ClusterHealthTracker(),
@@ -267,6 +293,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     if (producer !== undefined) {
       const ftc = registerFederatedTypeConfigController(manager, {
         host,
+        reporting,
         namespace,
         // The workers of this process read versions from a watch cache (no host GET per job).
         cacheVersions: runWorkers,
