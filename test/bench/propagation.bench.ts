@@ -41,6 +41,7 @@ import {
   startProcessFederation,
   waitForReadyClusters,
 } from '../../packages/controller-manager/test/process-federation.js';
+import { alive, latencySummary, pause, seconds, timeChange, until as untilWithin } from './bench-support.js';
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -73,26 +74,9 @@ const NS = 'bench';
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => boolean | Promise<boolean>, limitMs = PHASE_LIMIT_MS, intervalMs = 5): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not done within ${limitMs} ms`);
-    await pause(intervalMs);
-  }
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-/** True while `cm` runs; throws with the end of its log once it has exited. */
-function alive(cm: ManagedProcess): boolean {
-  if (!cm.running) throw new Error(`the controller manager exited; its last lines:\n${cm.tail(40)}`);
-  return true;
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, limitMs = PHASE_LIMIT_MS, intervalMs = 5): Promise<void> =>
+  untilWithin(what, check, limitMs, intervalMs);
 
 /** Heap used after a full GC (V8, as the process reports it on /metrics) and RSS of a controller manager. */
 interface Memory {
@@ -223,36 +207,15 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
 
 /** Scenario 2: one federated object changed at a time, until every member holds the change. */
 async function changeLatency(fed: LocalFederation, writes: MemberWriteRecorder): Promise<void> {
-  const fedCms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, NS);
   const latencies: number[] = [];
   for (let k = 0; k < CHANGES; k++) {
-    const name = configMapName(k % OBJECTS);
-    const seen = writes.writes.length;
-    const t = performance.now();
-    await fedCms.patch(name, { spec: { template: { data: { index: `change-${k}` } } } }, 'merge');
-    const updated = (): Set<string> =>
-      new Set(
-        writes.writes
-          .slice(seen)
-          .filter((w) => w.type === 'MODIFIED' && w.name === name)
-          .map((w) => w.cluster),
-      );
-    try {
-      await until('change', () => updated().size >= MEMBERS, 60_000, 1);
-    } catch (err) {
-      const missing = fed.members.filter((m) => !updated().has(m));
-      throw new Error(
-        `change ${k} of ${name}: not seen in ${missing.join(', ')} within 60 s; member watch errors: ${writes.errors.join('; ') || 'none'}`,
-        { cause: err },
-      );
-    }
-    latencies.push(performance.now() - t);
+    const probe = { namespace: NS, name: configMapName(k % OBJECTS), value: `change-${k}`, clusters: fed.members };
+    latencies.push(await timeChange(fed, writes, probe));
   }
   const firstMs = latencies[0] ?? NaN;
-  const rest = latencies.slice(1).sort((a, b) => a - b);
-  const p50 = percentile(rest, 50);
+  const { p50, p99, max } = latencySummary(latencies.slice(1));
   console.log(
-    `change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time; the first apart): p50 ${p50.toFixed(0)} ms, p99 ${percentile(rest, 99).toFixed(0)} ms, max ${(rest.at(-1) ?? NaN).toFixed(0)} ms`,
+    `change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time; the first apart): p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms`,
   );
   console.log(`first change after the bulk propagation: ${firstMs.toFixed(0)} ms, ${(firstMs / p50).toFixed(1)}x the p50`);
 }

@@ -1,0 +1,79 @@
+// Helpers shared by the process-level benchmarks (propagation.bench.ts, member-outage.bench.ts):
+// polling with a limit, percentiles, and the change-latency probe (one federated object changed,
+// timed until the named member clusters report the change on their watches).
+import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import { FEDERATED_CONFIG_MAPS, type MemberWriteRecorder } from '../../packages/controller-manager/test/process-federation.js';
+
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` every `intervalMs` until it holds; throws naming `what` after `limitMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, limitMs: number, intervalMs = 5): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done within ${limitMs} ms`);
+    await pause(intervalMs);
+  }
+}
+
+/** The `p`-th percentile (nearest rank) of ascending `sorted`; NaN when empty. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** p50, p99 and max of `latencies` (any order), in ms. */
+export function latencySummary(latencies: readonly number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
+}
+
+/** True while `cm` runs; throws with the end of its log once it has exited. */
+export function alive(cm: ManagedProcess): boolean {
+  if (!cm.running) throw new Error(`the controller manager exited; its last lines:\n${cm.tail(40)}`);
+  return true;
+}
+
+/** What {@link timeChange} changes and waits for. */
+export interface ChangeProbe {
+  /** Namespace and name of the FederatedConfigMap to change. */
+  readonly namespace: string;
+  readonly name: string;
+  /** The new value of its template's `data.index` (unique per change). */
+  readonly value: string;
+  /** The members whose update ends the measurement. */
+  readonly clusters: readonly string[];
+  /** Give up after this long; default 60 s. */
+  readonly limitMs?: number;
+}
+
+/**
+ * Changes one FederatedConfigMap (a merge patch of `spec.template.data.index`) and returns the
+ * milliseconds until every cluster of `probe.clusters` reported a MODIFIED of that ConfigMap on
+ * `writes`. Throws naming the members not seen within the limit and the recorder's watch errors.
+ */
+export async function timeChange(fed: LocalFederation, writes: MemberWriteRecorder, probe: ChangeProbe): Promise<number> {
+  const seen = writes.writes.length;
+  const t = performance.now();
+  await fed
+    .client('host')
+    .resource(FEDERATED_CONFIG_MAPS, probe.namespace)
+    .patch(probe.name, { spec: { template: { data: { index: probe.value } } } }, 'merge');
+  const updated = (): Set<string> => {
+    const clusters = new Set<string>();
+    for (let i = seen; i < writes.writes.length; i++) {
+      const w = writes.writes[i];
+      if (w !== undefined && w.type === 'MODIFIED' && w.name === probe.name) clusters.add(w.cluster);
+    }
+    return clusters;
+  };
+  try {
+    await until('change', () => probe.clusters.every((c) => updated().has(c)), probe.limitMs ?? 60_000, 1);
+  } catch (err) {
+    const missing = probe.clusters.filter((m) => !updated().has(m));
+    throw new Error(
+      `change of ${probe.name} to ${probe.value}: not seen in ${missing.join(', ')} within ${probe.limitMs ?? 60_000} ms; member watch errors: ${writes.errors.join('; ') || 'none'}`,
+      { cause: err },
+    );
+  }
+  return performance.now() - t;
+}

@@ -1,0 +1,202 @@
+// Benchmark of one bad member among healthy ones, through the real processes: the kube-sim CLI
+// (host + M members), Redis, `kubefedctl join`/`enable`, one kubefed-controller-manager
+// (`--mode all`). N FederatedConfigMaps are placed in every member; the last member is the
+// victim. Prints figures, each ratio measured within the same run; asserts nothing about time;
+// stops by itself.
+//
+//   npm run bench -- test/bench/member-outage.bench.ts [--objects N] [--members M] [--changes C]
+//     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
+//
+// Phases, in order:
+//   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
+//   2. baseline: C changes (after 10 not counted), one object at a time, each timed until the M-1
+//      healthy members hold it;
+//   3. slow member: the victim answers every request L ms late (default 2,000); C changes timed
+//      to the healthy members; p99 ÷ baseline p99;
+//   4. the victim made unreachable (kube-sim `unreachable`: connections refused; `hang`:
+//      accepted and never answered): changes timed to the healthy members from the moment of the
+//      fault until C changes are done and S seconds (default 30) have passed since the victim's
+//      KubeFedCluster became Ready=False (the readiness change re-reconciles every object, the
+//      moment that used to stall the others); p99 ÷ baseline p99, and the time until the victim
+//      was NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`).
+//
+// Environment: BENCH_CM_ARGS (extra controller-manager flags, space separated), REDIS_URL.
+import { parseArgs } from 'node:util';
+import { RESOURCES } from '@kubefed/api';
+import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
+import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import {
+  configMapName,
+  createFederatedConfigMaps,
+  MemberWriteRecorder,
+  startProcessFederation,
+  waitForReadyClusters,
+} from '../../packages/controller-manager/test/process-federation.js';
+import { alive, latencySummary, pause, seconds, timeChange, until } from './bench-support.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    objects: { type: 'string', default: '5000' },
+    members: { type: 'string', default: '10' },
+    changes: { type: 'string', default: '200' },
+    'after-seconds': { type: 'string', default: '30' },
+    concurrency: { type: 'string', default: '10' },
+    'latency-ms': { type: 'string', default: '2000' },
+    fault: { type: 'string', default: 'unreachable' },
+  },
+});
+const OBJECTS = Number(flags.objects);
+const MEMBERS = Number(flags.members);
+const CHANGES = Number(flags.changes);
+const AFTER_MS = Number(flags['after-seconds']) * 1000;
+const CONCURRENCY = Number(flags.concurrency);
+const LATENCY_MS = Number(flags['latency-ms']);
+const FAULT = flags.fault;
+if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
+if (!(MEMBERS >= 2)) throw new Error(`--members: at least 2 (one healthy, one victim), got ${flags.members}`);
+const CM_ARGS = (process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+// A long Lease: on a loaded machine the default may be lost to the event loop alone, which ends the process.
+const LEASE = ['--leader-elect-lease-duration', '60s', '--leader-elect-renew-deadline', '45s', '--leader-elect-retry-period', '2s'];
+/** No phase waits longer than this. */
+const PHASE_LIMIT_MS = 15 * 60_000;
+const NS = 'bench';
+/** Changes made and not counted before the baseline. */
+const WARM_UP = 10;
+/** KubeFed's default `clusterHealthCheck.period` (10 s), used when the KubeFedConfig sets none. */
+const DEFAULT_PROBE_PERIOD_MS = 10_000;
+
+/** One change after another to the healthy members; the latencies, in ms. */
+class ChangeLoop {
+  readonly latencies: number[] = [];
+  #k = 0;
+
+  constructor(
+    private readonly fed: LocalFederation,
+    private readonly writes: MemberWriteRecorder,
+    private readonly healthy: readonly string[],
+  ) {}
+
+  /** Makes changes, one at a time, while `more()` says so. */
+  async run(more: () => boolean): Promise<void> {
+    while (more()) {
+      const k = this.#k++;
+      const probe = { namespace: NS, name: configMapName(k % OBJECTS), value: `change-${k}`, clusters: this.healthy, limitMs: PHASE_LIMIT_MS };
+      this.latencies.push(await timeChange(this.fed, this.writes, probe));
+    }
+  }
+}
+
+function describe(label: string, latencies: readonly number[], baselineP99?: number): string {
+  const { p50, p99, max } = latencySummary(latencies);
+  const ratio = baselineP99 === undefined ? '' : `; p99 ÷ baseline p99 = ${(p99 / baselineP99).toFixed(2)}`;
+  return `${label} (${latencies.length} changes): p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms${ratio}`;
+}
+
+async function clusterReady(fed: LocalFederation, name: string): Promise<boolean> {
+  const cluster = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get(name);
+  const conditions = (cluster.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+async function probePeriodMs(fed: LocalFederation): Promise<number> {
+  const config = await fed.client('host').resource(RESOURCES.kubeFedConfigs, fed.namespace).get('kubefed');
+  const period = (config.spec as { clusterHealthCheck?: { period?: string } } | undefined)?.clusterHealthCheck?.period;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(period ?? '');
+  if (m === null) return DEFAULT_PROBE_PERIOD_MS;
+  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : 60_000);
+}
+
+/** Resolves once the victim's sync queue is empty and it is Ready again (after a fault was lifted). */
+async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: string): Promise<void> {
+  const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
+  const producer = new BullMqJobProducer({ connection, prefix: fed.queuePrefix });
+  try {
+    await until('victim Ready again', async () => alive(cm) && (await clusterReady(fed, victim)), PHASE_LIMIT_MS, 200);
+    await until(
+      'victim queue drained',
+      async () => {
+        const c = await producer.counts(victim);
+        return c.waiting + c.active + c.delayed === 0;
+      },
+      PHASE_LIMIT_MS,
+      200,
+    );
+  } finally {
+    await producer.close();
+    connection.disconnect();
+  }
+}
+
+/** Phase 4: the victim unreachable. */
+async function outage(fed: LocalFederation, loop: ChangeLoop, victim: string, baselineP99: number): Promise<void> {
+  const periodMs = await probePeriodMs(fed);
+  const t0 = performance.now();
+  await fed.fault(victim, FAULT === 'unreachable' ? { unreachable: true } : { hang: true });
+  let notReadyAt: number | undefined;
+  const watching = until(
+    'victim NotReady',
+    async () => {
+      if (!(await clusterReady(fed, victim))) notReadyAt = performance.now();
+      return notReadyAt !== undefined;
+    },
+    PHASE_LIMIT_MS,
+    100,
+  );
+  const before = loop.latencies.length;
+  await loop.run(() => loop.latencies.length - before < CHANGES || notReadyAt === undefined || performance.now() - notReadyAt < AFTER_MS);
+  await watching;
+  const latencies = loop.latencies.slice(before);
+  console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baselineP99));
+  const toNotReady = (notReadyAt ?? NaN) - t0;
+  console.log(
+    `${victim} NotReady ${seconds(toNotReady)} after the fault: ${(toNotReady / periodMs).toFixed(1)} probe periods of ${seconds(periodMs)} (target <= 3)`,
+  );
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `member outage benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
+  );
+  const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
+  const victim = members[MEMBERS - 1] ?? '';
+  const healthy = members.slice(0, -1);
+  const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'] });
+  let recorder: MemberWriteRecorder | undefined;
+  try {
+    const cm = await fed.startControllerManager([...LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);
+    await waitForReadyClusters(fed, PHASE_LIMIT_MS);
+    const writes = (recorder = await MemberWriteRecorder.start(fed, NS));
+    const t = performance.now();
+    await createFederatedConfigMaps(fed, NS, OBJECTS, 16);
+    await until('propagation', () => alive(cm) && writes.count('ADDED') >= OBJECTS * MEMBERS, PHASE_LIMIT_MS, 20);
+    console.log(`propagation: ${OBJECTS * MEMBERS} member copies in ${seconds(performance.now() - t)}`);
+    // Let the reporting writes of the bulk settle before the baseline.
+    await pause(5000);
+    const loop = new ChangeLoop(fed, writes, healthy);
+    // Warm-up, not counted: the first changes after a bulk propagation are slower (propagation.bench.ts reports them).
+    await loop.run(() => loop.latencies.length < WARM_UP);
+    await loop.run(() => loop.latencies.length < WARM_UP + CHANGES);
+    const baselineLatencies = loop.latencies.slice(WARM_UP);
+    const baseline = latencySummary(baselineLatencies).p99;
+    console.log(describe(`baseline, to the ${healthy.length} healthy members`, baselineLatencies));
+
+    await fed.fault(victim, { latencyMs: LATENCY_MS });
+    const slowFrom = loop.latencies.length;
+    await loop.run(() => loop.latencies.length - slowFrom < CHANGES);
+    console.log(describe(`healthy members with ${victim} answering ${LATENCY_MS} ms late`, loop.latencies.slice(slowFrom), baseline));
+    await fed.fault(victim, { restore: true });
+    await recovered(fed, cm, victim);
+
+    await outage(fed, loop, victim, baseline);
+    fed.restoreFaults();
+    if (writes.errors.some((e) => !e.startsWith(`${victim}:`)))
+      console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);
+  } finally {
+    await recorder?.stop();
+    await fed.stop();
+  }
+}
+
+await main();
+// Keep-alive sockets of closed clients must not hold the benchmark open.
+process.exit(0);
