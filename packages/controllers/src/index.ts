@@ -11,7 +11,8 @@
  * goes (shared by sync and replica scheduling). `sync/` holds the sync controller's decisions as pure
  * functions: rendering, retention, overrides, version tracking, dispatch and status;
  * `sync/controller/` and `federated-type-config/` run them: per-type sync controllers, the
- * worker processor for the per-cluster queues, and the status writer.
+ * worker processor for the per-cluster queues, and the status writer. `service-status/` is
+ * KubeFed's legacy status controller of the `services` FTC (FederatedServiceStatus).
  */
 export * from './kubefed-cluster/index.js';
 export * from './kubefed-config/index.js';
@@ -20,3 +21,4 @@ export * from './sync/index.js';
 export * from './replica-scheduling/index.js';
 export * from './federated-type-config/index.js';
 export * from './sync/controller/index.js';
+export * from './service-status/index.js';

@@ -1,0 +1,111 @@
+import type { DynamicClient } from '@kubefed/client';
+import {
+  type Clock,
+  Controller,
+  Informer,
+  listerWatcherFor,
+  type Logger,
+  type Runnable,
+  type RuntimeMetrics,
+  silentLogger,
+  systemClock,
+} from '@kubefed/runtime';
+import { MemberWatches } from '../sync/controller/member-watches.js';
+import { ServiceStatusReconciler } from './service-status-reconciler.js';
+import type { ServiceStatusType } from './service-status-type.js';
+
+/** Options of {@link ServiceStatusController}. */
+export interface ServiceStatusControllerOptions {
+  /** Client of the host cluster. */
+  readonly host: DynamicClient;
+  readonly type: ServiceStatusType;
+  /** Ready member clusters with their clients, and change notifications (a `ClusterHealthTracker` fits). */
+  readonly tracker: {
+    readyClusters(): ReadonlyMap<string, DynamicClient>;
+    onChange(listener: (ready: readonly string[]) => void): () => void;
+  };
+  /** Watch only this namespace, in the host and in the members (a Namespaced control plane); default every namespace. */
+  readonly namespace?: string | undefined;
+  /** Federated objects reconciled in parallel (KubeFedConfig `spec.statusController.maxConcurrentReconciles`); default 1. */
+  readonly maxConcurrentReconciles?: number | undefined;
+  readonly logger?: Logger | undefined;
+  readonly clock?: Clock | undefined;
+  /** Where the controller, its work queue and its informers report; default none. Pass the manager's. */
+  readonly metrics?: RuntimeMetrics | undefined;
+}
+
+/**
+ * The status controller of the `services` FTC (KubeFed's legacy FederatedServiceStatus
+ * collection, `pkg/controller/status/controller.go`), as one runnable: informers on the
+ * federated type and the status type in the host, {@link MemberWatches} on the managed member
+ * copies in every Ready cluster (status changes included), and a controller running
+ * {@link ServiceStatusReconciler}. A change of any of them enqueues the federated object's key;
+ * a change of the set of Ready clusters enqueues every federated object.
+ */
+export class ServiceStatusController implements Runnable {
+  readonly name: string;
+  readonly needLeaderElection = true;
+  readonly #o: ServiceStatusControllerOptions;
+
+  constructor(options: ServiceStatusControllerOptions) {
+    this.#o = options;
+    this.name = `status-${options.type.name}`;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const logger = o.logger ?? silentLogger();
+    const clock = o.clock ?? systemClock;
+    const informer = (suffix: string, gvr: ServiceStatusType['federatedGvr']): Informer => {
+      const name = `${this.name}-${suffix}`;
+      return new Informer({
+        name,
+        listerWatcher: listerWatcherFor(o.host.resource(gvr, o.namespace)),
+        ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
+        logger,
+        clock,
+      });
+    };
+    const objects = informer('federated', o.type.federatedGvr);
+    const statuses = informer('status', o.type.statusGvr);
+    const members = new MemberWatches({
+      type: o.type.sync,
+      statusChanges: () => true,
+      namespace: o.namespace,
+      logger,
+      clock,
+      onChange: (_cluster, key) => controller.queue.add(key),
+    });
+    const reconciler = new ServiceStatusReconciler({
+      host: o.host,
+      type: o.type,
+      objects: objects.store,
+      statuses: statuses.store,
+      readyClusters: () => o.tracker.readyClusters(),
+      memberCopies: members,
+    });
+    const controller = new Controller({
+      name: this.name,
+      reconciler,
+      maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
+      ...(o.metrics === undefined
+        ? {}
+        : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
+      logger,
+      clock,
+    })
+      .watch(objects)
+      .watch(statuses);
+    members.sync(o.tracker.readyClusters());
+    const offReady = o.tracker.onChange(() => {
+      members.sync(o.tracker.readyClusters());
+      for (const key of objects.store.keys()) controller.queue.add(key, { priority: 'low' });
+    });
+    try {
+      await Promise.all([objects.start(signal), statuses.start(signal), controller.start(signal)]);
+    } finally {
+      offReady();
+      await members.stop();
+    }
+  }
+}
