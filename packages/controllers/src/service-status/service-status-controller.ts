@@ -18,6 +18,8 @@ import type { ServiceStatusType } from './service-status-type.js';
 export interface ServiceStatusControllerOptions {
   /** Client of the host cluster. */
   readonly host: DynamicClient;
+  /** Host client of the status object writes (reporting only, on a rate budget of its own); default `host`. */
+  readonly reporting?: DynamicClient | undefined;
   readonly type: ServiceStatusType;
   /** Ready member clusters with their clients, and change notifications (a `ClusterHealthTracker` fits). */
   readonly tracker: {
@@ -77,7 +79,7 @@ export class ServiceStatusController implements Runnable {
       onChange: (_cluster, key) => controller.queue.add(key),
     });
     const reconciler = new ServiceStatusReconciler({
-      host: o.host,
+      host: o.reporting ?? o.host,
       type: o.type,
       objects: objects.store,
       statuses: statuses.store,
