@@ -9,6 +9,12 @@
 - apiGroups: [types.kubefed.io]
   resources: ['*']
   verbs: [get, list, watch, update, patch]
+# FederatedServiceStatuses: the status controller of the `services` FTC (when it has a statusType
+# and statusCollection Enabled) watches them and creates or updates one per FederatedService. No
+# delete: the garbage collector removes them with their FederatedService.
+- apiGroups: [core.kubefed.io]
+  resources: [federatedservicestatuses]
+  verbs: [list, watch, create, update]
 # ReplicaSchedulingPreferences: watched, read again when a status write conflicts; only their status is written.
 - apiGroups: [scheduling.kubefed.io]
   resources: [replicaschedulingpreferences]
