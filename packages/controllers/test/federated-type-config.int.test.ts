@@ -11,6 +11,7 @@ import {
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   staticHealthCheckSettings,
+  type SyncType,
 } from '@kubefed/controllers';
 import { createNamespace, joinMember, startFederation, type Federation } from './federation.js';
 
@@ -23,6 +24,16 @@ const CLUSTER_ROLES: FederatedTypeOptions = {
   scope: 'Cluster',
 };
 const FEDERATED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
+/** `namespaces` federated into a group and version other than KubeFed's defaults. */
+const NAMESPACES_ELSEWHERE: FederatedTypeOptions = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  pluralName: 'namespaces',
+  scope: 'Cluster',
+  federatedGroup: 'fed.example.io',
+  federatedVersion: 'v1alpha1',
+};
 
 let fed: Federation;
 
@@ -31,6 +42,7 @@ beforeAll(async () => {
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   await crds.create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
   await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
+  await crds.create(buildFederatedTypeCrd(NAMESPACES_ELSEWHERE) as unknown as KubeObject);
 });
 
 afterAll(async () => {
@@ -151,8 +163,9 @@ describe('FederatedTypeConfig controller', () => {
     const stop = new AbortController();
     const running = manager.start(stop.signal);
     try {
-      await ftcs.create(buildFederatedTypeConfig(CONFIG_MAPS, ns) as unknown as KubeObject);
-      const status = async (): Promise<unknown> => (await ftcs.get('configmaps')).status;
+      // A cluster-scoped type: a namespaced one would also wait for the namespaces FTC.
+      await ftcs.create(buildFederatedTypeConfig(CLUSTER_ROLES, ns) as unknown as KubeObject);
+      const status = async (): Promise<unknown> => (await ftcs.get('clusterroles.rbac.authorization.k8s.io')).status;
       await expect.poll(status, { timeout: 10_000, interval: 50 }).toMatchObject({
         propagationController: 'NotRunning',
         conditions: [
@@ -164,6 +177,60 @@ describe('FederatedTypeConfig controller', () => {
         .toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
       expect(child.starts()).toBe(3);
       expect(errors).toEqual(['watch failed (start 1)', 'watch failed (start 2)']);
+    } finally {
+      stop.abort();
+      await running;
+      await reconciler.close();
+    }
+  }, 40_000);
+
+  it('starts the sync controller of a namespaced type only while the namespaces FTC exists, with its FederatedNamespace type', async () => {
+    const ns = `kf-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, ns);
+    const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
+    const started: SyncType[] = [];
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const informer = manager.informer({ name: 'federatedtypeconfigs', listerWatcher: listerWatcherFor(ftcs) });
+    const reconciler: FederatedTypeConfigReconciler = new FederatedTypeConfigReconciler({
+      host: fed.hostClient,
+      ftcs: informer.store,
+      syncController: (type) => ({
+        name: `sync-${type.name}`,
+        start: async (signal) => {
+          started.push(type);
+          await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        },
+      }),
+      requeue: (key) => controller.queue.add(key),
+    });
+    const controller = manager.controller({ name: 'federatedtypeconfig', reconciler }).watch(informer);
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    const status = async (): Promise<unknown> => (await ftcs.get('configmaps')).status;
+    try {
+      await ftcs.create(buildFederatedTypeConfig(CONFIG_MAPS, ns) as unknown as KubeObject);
+      await expect.poll(status, { timeout: 10_000, interval: 50 }).toMatchObject({
+        propagationController: 'NotRunning',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'NamespacesNotEnabled' }],
+      });
+      expect(started).toEqual([]);
+
+      await ftcs.create(buildFederatedTypeConfig(NAMESPACES_ELSEWHERE, ns) as unknown as KubeObject);
+      await expect
+        .poll(status, { timeout: 10_000, interval: 50 })
+        .toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
+      expect(started.find((t) => t.name === 'configmaps')?.federatedNamespaceGvr).toEqual({
+        group: 'fed.example.io',
+        version: 'v1alpha1',
+        resource: 'federatednamespaces',
+      });
+
+      await ftcs.delete('namespaces');
+      await expect.poll(status, { timeout: 10_000, interval: 50 }).toMatchObject({
+        propagationController: 'NotRunning',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'NamespacesNotEnabled' }],
+      });
+      expect(reconciler.syncType('configmaps')).toBeUndefined();
     } finally {
       stop.abort();
       await running;

@@ -2,6 +2,7 @@ import {
   type Condition,
   defaultFederatedTypeConfig,
   FEDERATED_TYPE_CONFIG_FINALIZER,
+  NAMESPACE_TYPE_NAME,
   type FederatedTypeConfig,
   type FederatedTypeConfigStatus,
   parseFederatedTypeConfig,
@@ -27,8 +28,11 @@ import {
   systemClock,
   terminal,
 } from '@kubefed/runtime';
-import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
+import { namespacesFtcIn, needsFederatedNamespaces, syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
 import { federatedTypeProblem } from './federated-type-problem.js';
+
+/** The `Ready` condition of an FTC whose sync controller runs. */
+const TYPES_SERVED = { status: 'True', reason: 'TypesServed', message: 'the host serves the target and federated types' } as const;
 
 /** How often an FTC whose types are not served is checked again. */
 const TYPE_RECHECK_MS = 10_000;
@@ -99,7 +103,12 @@ interface Child {
  * `namespaces`) starts nothing and reports `NotRunning` (KubeFed
  * `pkg/controller/federatedtypeconfig/controller.go`).
  *
- * Not implemented: the status controller and the wait for the `namespaces` FTC.
+ * The sync controller of a namespaced type starts only while the `namespaces` FTC exists (its
+ * federated type is the FederatedNamespace type that limits placement), is stopped when that FTC
+ * goes and restarted when its federated type changes; a change of the `namespaces` FTC
+ * reconciles every other FTC again (KubeFed's `reconcileOnNamespaceFTCUpdate`).
+ *
+ * Not implemented: the status controller.
  */
 export class FederatedTypeConfigReconciler implements Reconciler {
   readonly #o: FederatedTypeConfigReconcilerOptions;
@@ -128,6 +137,8 @@ export class FederatedTypeConfigReconciler implements Reconciler {
 
   async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
     const { namespace, name } = splitKey(key);
+    // The FederatedNamespace type of every namespaced type follows the namespaces FTC.
+    if (name === NAMESPACE_TYPE_NAME) this.#requeueOthers(key);
     const raw = this.#o.ftcs.get(key);
     if (raw === undefined) {
       await this.#stop(name);
@@ -194,14 +205,21 @@ export class FederatedTypeConfigReconciler implements Reconciler {
         reason: 'SyncControllerFailed',
         message: `the sync controller failed ${failure.count} time(s), restarting in ${Math.ceil(waitMs / 1000)}s: ${failure.message}`,
       });
-    } else if (running === undefined || running.generation !== ftc.metadata.generation) {
+    } else if (needsFederatedNamespaces(ftc) && namespacesFtcIn(this.#o.ftcs, namespace ?? '') === undefined) {
+      await this.#stop(name);
+      ready = readyCondition(ready, {
+        status: 'False',
+        reason: 'NamespacesNotEnabled',
+        message: `the sync controller of a namespaced type starts once the FederatedTypeConfig "${NAMESPACE_TYPE_NAME}" exists in ${namespace ?? ''} (its federated type is the FederatedNamespace type)`,
+      });
+    } else if (running === undefined || running.generation !== ftc.metadata.generation || !sameType(running.type, this.#typeOf(ftc))) {
       await this.#stop(name);
       const missing = await this.#missingType(ftc);
-      ready = readyCondition(
-        ready,
-        missing ?? { status: 'True', reason: 'TypesServed', message: 'the host serves the target and federated types' },
-      );
+      ready = readyCondition(ready, missing ?? TYPES_SERVED);
       if (missing === undefined) this.#start(key, ftc);
+    } else if (ready?.status !== 'True') {
+      // Running: a False condition read from a cache that has not seen our last status write is stale.
+      ready = readyCondition(ready, TYPES_SERVED);
     }
     const status: FederatedTypeConfigStatus = {
       observedGeneration: ftc.metadata.generation ?? 0,
@@ -216,6 +234,16 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     if (!enabled || this.#children.has(name)) return done();
     // A failed child waits out its backoff; a type that is not served yet is looked at again.
     return requeueAfter(waitMs > 0 ? waitMs : TYPE_RECHECK_MS);
+  }
+
+  /** The sync type of `ftc`, with the FederatedNamespace type of the `namespaces` FTC for a namespaced target. */
+  #typeOf(ftc: FederatedTypeConfig): SyncType {
+    return syncTypeOf(ftc, namespacesFtcIn(this.#o.ftcs, ftc.metadata.namespace ?? ''));
+  }
+
+  /** Enqueues every FTC other than `key` again. */
+  #requeueOthers(key: string): void {
+    for (const other of this.#o.ftcs.keys()) if (other !== key) this.#o.requeue?.(other);
   }
 
   /**
@@ -284,7 +312,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
 
   #start(key: string, ftc: FederatedTypeConfig): void {
     const { name } = splitKey(key);
-    const type = syncTypeOf(ftc);
+    const type = this.#typeOf(ftc);
     const runnable = this.#o.syncController(type, ftc);
     const abort = new AbortController();
     const run = runnable.start(abort.signal).then(
@@ -318,4 +346,9 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     child.abort.abort();
     await child.done;
   }
+}
+
+/** Two sync types start the same sync controller (an FTC's generation aside): only the FederatedNamespace type can differ. */
+function sameType(a: SyncType, b: SyncType): boolean {
+  return JSON.stringify(a.federatedNamespaceGvr ?? null) === JSON.stringify(b.federatedNamespaceGvr ?? null);
 }

@@ -21,7 +21,7 @@ import { MemberWatches } from './member-watches.js';
 import type { OwnWrites } from './own-writes.js';
 import { StatusWriter } from './status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
-import { FEDERATED_NAMESPACE_GVR, type PlacementEnvironment, type SyncedCache, type SyncType } from './sync-type.js';
+import { federatedNamespaceGvrOf, type PlacementEnvironment, type SyncedCache, type SyncType } from './sync-type.js';
 
 /** The informer caches of a running {@link SyncController}. */
 export interface SyncCaches {
@@ -155,7 +155,7 @@ export class SyncController implements Runnable {
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
         ? new Informer({
             name: `${this.name}-federatednamespaces`,
-            listerWatcher: listerWatcherFor(o.host.resource(o.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR, watched)),
+            listerWatcher: listerWatcherFor(o.host.resource(federatedNamespaceGvrOf(o, o.type), watched)),
             ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(`${this.name}-federatednamespaces`) }),
             logger,
             clock,

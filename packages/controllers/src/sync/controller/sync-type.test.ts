@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { syncTypeLookup, syncTypeOf } from './sync-type.js';
 
 const configMaps = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' } as const;
+const namespaces = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' } as const;
 
 describe('syncTypeOf', () => {
   it('maps an FTC to the federated and target resources', () => {
@@ -26,6 +27,24 @@ describe('syncTypeOf', () => {
 });
 
 describe('syncTypeLookup', () => {
+  it('gives a namespaced type the FederatedNamespace type of the namespaces FTC, and nothing while that FTC is missing', () => {
+    const store = new Store<KubeObject>();
+    store.upsert(buildFederatedTypeConfig(configMaps, 'kf') as unknown as KubeObject);
+    expect(syncTypeLookup(store, 'kf')('configmaps')).toBeUndefined();
+    store.upsert(
+      buildFederatedTypeConfig(
+        { ...namespaces, federatedGroup: 'fed.example.io', federatedVersion: 'v1alpha1' },
+        'kf',
+      ) as unknown as KubeObject,
+    );
+    expect(syncTypeLookup(store, 'kf')('configmaps')?.federatedNamespaceGvr).toEqual({
+      group: 'fed.example.io',
+      version: 'v1alpha1',
+      resource: 'federatednamespaces',
+    });
+    expect(syncTypeLookup(store, 'kf')('namespaces')?.federatedNamespaceGvr).toBeUndefined();
+  });
+
   it('finds FTCs with propagation Enabled in the kubefed namespace only', () => {
     const store = new Store<KubeObject>();
     const enabled = buildFederatedTypeConfig(configMaps, 'kf');
@@ -33,6 +52,7 @@ describe('syncTypeLookup', () => {
     disabled.spec.propagation = 'Disabled';
     store.upsert(enabled as unknown as KubeObject);
     store.upsert(disabled as unknown as KubeObject);
+    store.upsert(buildFederatedTypeConfig(namespaces, 'kf') as unknown as KubeObject);
     const lookup = syncTypeLookup(store, 'kf');
     expect(lookup('configmaps')?.federatedGvr.resource).toBe('federatedconfigmaps');
     expect(lookup('secrets')).toBeUndefined();

@@ -3,6 +3,7 @@ import {
   defaultFederatedTypeConfig,
   type FederatedTypeConfig,
   isStatusCollectionEnabled,
+  NAMESPACE_TYPE_NAME,
   validateFederatedTypeConfig,
 } from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
@@ -25,13 +26,19 @@ export interface SyncType {
   readonly federatedKind: string;
   /** FTC `statusCollection: Enabled`: member objects' `.status` is reported as `remoteStatus`. */
   readonly statusCollection: boolean;
+  /**
+   * The FederatedNamespace resource (the federated type of the `namespaces` FTC) whose placement
+   * limits a namespaced target's; absent for other targets. KubeFed's sync controller of a
+   * namespaced type is given it by the FTC controller (`pkg/controller/federatedtypeconfig/controller.go`).
+   */
+  readonly federatedNamespaceGvr?: GroupVersionResource | undefined;
 }
 
 const gvrOf = (r: ApiResource): GroupVersionResource => ({ group: r.group ?? '', version: r.version, resource: r.pluralName });
 
-/** The {@link SyncType} of an FTC. */
-export function syncTypeOf(ftc: FederatedTypeConfig): SyncType {
-  return {
+/** The {@link SyncType} of an FTC; `namespacesFtc`, the FTC of `namespaces`, names the FederatedNamespace type of a namespaced target. */
+export function syncTypeOf(ftc: FederatedTypeConfig, namespacesFtc?: FederatedTypeConfig): SyncType {
+  const type: SyncType = {
     name: ftc.metadata.name ?? '',
     federatedGvr: gvrOf(ftc.spec.federatedType),
     targetGvr: gvrOf(ftc.spec.targetType),
@@ -39,6 +46,21 @@ export function syncTypeOf(ftc: FederatedTypeConfig): SyncType {
     federatedKind: ftc.spec.federatedType.kind,
     statusCollection: isStatusCollectionEnabled(ftc),
   };
+  if (!needsFederatedNamespaces(ftc) || namespacesFtc === undefined) return type;
+  return { ...type, federatedNamespaceGvr: gvrOf(namespacesFtc.spec.federatedType) };
+}
+
+/** The FTC's target is namespaced (not a Namespace): its sync controller needs the `namespaces` FTC, as KubeFed's does. */
+export function needsFederatedNamespaces(ftc: FederatedTypeConfig): boolean {
+  return ftc.spec.targetType.scope === 'Namespaced' && !isNamespaceType(ftc.spec.targetType);
+}
+
+/** The FTC of `namespaces` (`NAMESPACE_TYPE_NAME`) in the kubefed `namespace` of an FTC cache, when valid. */
+export function namespacesFtcIn(ftcs: { get(key: string): KubeObject | undefined }, namespace: string): FederatedTypeConfig | undefined {
+  const raw = ftcs.get(`${namespace}/${NAMESPACE_TYPE_NAME}`);
+  if (raw === undefined) return undefined;
+  const parsed = validateFederatedTypeConfig(raw);
+  return parsed.ok ? defaultFederatedTypeConfig(parsed.value) : undefined;
 }
 
 /** What placement needs from the environment. */
@@ -51,7 +73,7 @@ export interface PlacementEnvironment {
   readonly scope?: 'Cluster' | 'Namespaced' | undefined;
   /** The control plane's namespace: in a Cluster-scoped plane nothing in it is propagated. */
   readonly kubefedNamespace: string;
-  /** The FederatedNamespace resource; default `types.kubefed.io/v1beta1` `federatednamespaces`. */
+  /** The FederatedNamespace resource when the type names none (`SyncType.federatedNamespaceGvr`); default `types.kubefed.io/v1beta1` `federatednamespaces`. */
   readonly federatedNamespaceGvr?: GroupVersionResource | undefined;
   /** An informer cache of FederatedNamespaces, read instead of the host once synced; default none (a GET each time). */
   readonly federatedNamespaceCache?: SyncedCache | undefined;
@@ -69,6 +91,11 @@ export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = {
   version: 'v1beta1',
   resource: 'federatednamespaces',
 };
+
+/** The FederatedNamespace resource for `type`: the type's, else the environment's, else KubeFed's default. */
+export function federatedNamespaceGvrOf(env: Pick<PlacementEnvironment, 'federatedNamespaceGvr'>, type: SyncType): GroupVersionResource {
+  return type.federatedNamespaceGvr ?? env.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR;
+}
 
 /** The placement of a federated object as the sync controller acts on it. */
 export interface SyncPlacement {
@@ -111,7 +138,7 @@ export async function placementOf(env: PlacementEnvironment, type: SyncType, fed
       federatedNamespace = cache.store.get(`${ns}/${ns}`);
     } else {
       try {
-        federatedNamespace = await env.host.resource(env.federatedNamespaceGvr ?? FEDERATED_NAMESPACE_GVR, ns).get(ns);
+        federatedNamespace = await env.host.resource(federatedNamespaceGvrOf(env, type), ns).get(ns);
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -133,7 +160,8 @@ export const isDeleting = (obj: KubeObject): boolean =>
 /**
  * Sync types from an FTC cache in the kubefed `namespace` (e.g. an FTC informer's store), for
  * worker-only processes that run no FederatedTypeConfig controller: an FTC that is missing,
- * invalid or has propagation Disabled gives `undefined`.
+ * invalid or has propagation Disabled gives `undefined`, and so does a namespaced type while the
+ * `namespaces` FTC is missing (no sync controller runs for it then).
  */
 export function syncTypeLookup(
   ftcs: { get(key: string): KubeObject | undefined },
@@ -145,6 +173,9 @@ export function syncTypeLookup(
     const parsed = validateFederatedTypeConfig(raw);
     if (!parsed.ok) return undefined;
     const ftc = defaultFederatedTypeConfig(parsed.value);
-    return ftc.spec.propagation === 'Enabled' ? syncTypeOf(ftc) : undefined;
+    if (ftc.spec.propagation !== 'Enabled') return undefined;
+    if (!needsFederatedNamespaces(ftc)) return syncTypeOf(ftc);
+    const namespaces = namespacesFtcIn(ftcs, namespace);
+    return namespaces === undefined ? undefined : syncTypeOf(ftc, namespaces);
   };
 }
