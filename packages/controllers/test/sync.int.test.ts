@@ -22,6 +22,8 @@ const CLUSTER_ROLES: FederatedTypeOptions = {
   scope: 'Cluster',
 };
 const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
+/** `namespaces` federated into a group and version other than KubeFed's defaults. */
+const NAMESPACES_ELSEWHERE: FederatedTypeOptions = { ...NAMESPACES, federatedGroup: 'fed.example.io', federatedVersion: 'v1alpha1' };
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
@@ -44,7 +46,7 @@ beforeAll(async () => {
   fed = await startFederation({ member1: {}, member2: {} });
   redis = await startRedis({ url: process.env.REDIS_URL });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  for (const type of [CLUSTER_ROLES, NAMESPACES, CONFIG_MAPS, DEPLOYMENTS, SERVICES])
+  for (const type of [CLUSTER_ROLES, NAMESPACES, NAMESPACES_ELSEWHERE, CONFIG_MAPS, DEPLOYMENTS, SERVICES])
     await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
 });
 
@@ -581,6 +583,37 @@ describe('sync controller against kube-sim and Redis', () => {
     expect(await configMap('member1')).toBeDefined();
   });
 
+  it('limits placement by the FederatedNamespace type the namespaces FederatedTypeConfig names (fed.example.io/v1alpha1)', async () => {
+    await startControlPlane([NAMESPACES_ELSEWHERE, CONFIG_MAPS]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    await fed.hostClient.resource({ group: 'fed.example.io', version: 'v1alpha1', resource: 'federatednamespaces' }, target).create({
+      apiVersion: 'fed.example.io/v1alpha1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [{ name: 'member1' }] } },
+    });
+    const configMaps = fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' }, target);
+    await configMaps.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings' },
+      spec: { template: { data: { mode: 'default' } }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+    });
+    const configMap = (member: string): Promise<KubeObject | undefined> => {
+      using client = clientFor(fed.member(member));
+      return client
+        .resource({ group: '', version: 'v1', resource: 'configmaps' }, target)
+        .get('settings')
+        .catch(() => undefined);
+    };
+    await expect.poll(() => configMap('member1'), { timeout: 15_000, interval: 100 }).toMatchObject({ data: { mode: 'default' } });
+    await expect
+      .poll(async () => (await configMaps.get('settings')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    expect(await configMap('member2')).toBeUndefined();
+  });
+
   it("never adopts, relabels or deletes a member Namespace other than the FederatedNamespace's own namespace", async () => {
     const ns = await startControlPlane([NAMESPACES]);
     const tenant = `tenant-${randomUUID().slice(0, 8)}`;
@@ -1090,7 +1123,8 @@ describe('sync controller against kube-sim and Redis', () => {
   });
 
   it('reports a FederatedTypeConfig for a type the host does not serve as NotRunning with a reason, and starts once it is served', async () => {
-    const ns = await startControlPlane([]);
+    // namespaces: the sync controller of a namespaced type waits for its FederatedTypeConfig.
+    const ns = await startControlPlane([NAMESPACES]);
     const suffix = randomUUID().slice(0, 8);
     const widgets: FederatedTypeOptions = {
       group: `w${suffix}.example.com`,
