@@ -43,7 +43,8 @@ beforeAll(async () => {
       await inPlane(['join', 'member1', '--cluster-context', 'member1', '--allow-duplicate-endpoint']),
       `join member1 into ${plane}`,
     );
-    for (const type of ['configmaps', 'clusterroles.rbac.authorization.k8s.io'])
+    // namespaces first: it names the FederatedNamespace type the configmaps sync controller waits for.
+    for (const type of ['namespaces', 'configmaps', 'clusterroles.rbac.authorization.k8s.io'])
       succeeded(await inPlane(['enable', type]), `enable ${type} in ${plane}`);
     // A queue prefix per plane (the harness passes one explicitly; the default would differ by itself).
     await fed.startControllerManager(['--kubefed-namespace', plane, '--queue-prefix', `${fed.queuePrefix}-${plane}`]);

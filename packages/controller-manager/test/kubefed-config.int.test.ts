@@ -60,8 +60,11 @@ describe('the KubeFedConfig read by the controller manager process', () => {
       leaderElect: { leaseDuration: '7s', renewDeadline: '5s', retryPeriod: '1s', resourceLock: 'leases' },
       syncController: { maxConcurrentReconciles: 3 },
     });
-    const enabled = await fed.kubefedctl(['enable', 'configmaps', '--host-cluster-context', 'host']);
-    expect(enabled.code, enabled.stderr).toBe(0);
+    // The sync controller of a namespaced type starts once namespaces is enabled too (as KubeFed's).
+    for (const type of ['namespaces', 'configmaps']) {
+      const enabled = await fed.kubefedctl(['enable', type, '--host-cluster-context', 'host']);
+      expect(enabled.code, enabled.stderr).toBe(0);
+    }
     const cm = await fed.startControllerManager();
     const leases = fed.client('host').resource(RESOURCES.leases, fed.namespace);
     await expect
