@@ -1,4 +1,4 @@
-import { ApiError, KubeFedClientError } from './api-error.js';
+import { ApiError, isNotFound, KubeFedClientError } from './api-error.js';
 import type { RequestDescription } from './api-error.js';
 import type { HttpTransport } from './http-transport.js';
 import type {
@@ -228,4 +228,21 @@ function writeQuery(opts: WriteOptions): URLSearchParams {
   if (opts.dryRun === true) q.set('dryRun', 'All');
   setIf(q, 'fieldManager', opts.fieldManager);
   return q;
+}
+
+/**
+ * GET that resolves `undefined` when the object does not exist (404 NotFound); every other
+ * failure rejects as {@link ResourceClient.get} does.
+ */
+export async function getOrUndefined<T extends KubeObject>(
+  resource: Pick<ResourceClient<T>, 'get'>,
+  name: string,
+  opts?: { signal?: AbortSignal },
+): Promise<T | undefined> {
+  try {
+    return await resource.get(name, opts);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }

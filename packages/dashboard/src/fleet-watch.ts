@@ -1,4 +1,5 @@
 import { RESOURCES, federatedTypeConfigSchema, type FederatedTypeConfig } from '@kubefed/api';
+import { jsonEqual } from '@kubefed/client';
 import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
 import { Informer, listerWatcherFor, silentLogger, type Logger } from '@kubefed/runtime';
 
@@ -43,7 +44,7 @@ interface TypeWatch {
 }
 
 const sameType = (a: WatchedType, b: WatchedType): boolean =>
-  JSON.stringify(a.targetType) === JSON.stringify(b.targetType) &&
+  jsonEqual(a.targetType, b.targetType) &&
   a.kind === b.kind &&
   a.namespaced === b.namespaced &&
   a.gvr.group === b.gvr.group &&

@@ -1,3 +1,5 @@
+import { jsonEqual } from '@kubefed/client';
+
 /** One field where the member copy does not hold what the control plane renders. */
 export interface RenderedDifference {
   /** JSON Pointer of the field (the path syntax of overrides), e.g. `/spec/replicas`. */
@@ -24,7 +26,7 @@ function walk(rendered: unknown, live: unknown, path: string, out: RenderedDiffe
     rendered.forEach((value, i) => walk(value, live[i], `${path}/${i}`, out));
     return;
   }
-  if (JSON.stringify(rendered) !== JSON.stringify(live)) out.push({ path: path === '' ? '/' : path, rendered, live });
+  if (!jsonEqual(rendered, live)) out.push({ path: path === '' ? '/' : path, rendered, live });
 }
 
 /**

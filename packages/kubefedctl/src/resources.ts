@@ -43,16 +43,6 @@ export function describeObject(obj: KubeObject, cluster: string): string {
   return `${kind} ${ns === undefined || ns === '' ? '' : `${ns}/`}${name} in ${cluster}`;
 }
 
-/** GET that resolves `undefined` for NotFound; other failures reject. */
-export async function tryGet<T extends KubeObject>(client: ResourceClient<T>, name: string): Promise<T | undefined> {
-  try {
-    return await client.get(name);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
-}
-
 /**
  * DELETE that resolves `false` for NotFound (already gone), `true` when deleted. With `uid`, only
  * that incarnation of the object is deleted (a replaced object rejects with Conflict).
@@ -65,20 +55,4 @@ export async function deleteIfExists(client: ResourceClient, name: string, uid?:
     if (isNotFound(e)) return false;
     throw e;
   }
-}
-
-/** JSON equality with object keys in any order. */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'undefined';
 }

@@ -1,6 +1,6 @@
 import { federatedTypeConfigSchema } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
-import { SecretNotBoundError, memberClientFromSecret } from '@kubefed/client';
+import { getOrUndefined, jsonEqual, memberClientFromSecret, SecretNotBoundError } from '@kubefed/client';
 import type { DynamicClient, KubeFedClusterInput, KubeObject } from '@kubefed/client';
 import { KubefedctlError, causeMessage } from './errors.js';
 import { joinNames, joinServiceAccountOf, joinedClusterOf, memberRoleName } from './join-objects.js';
@@ -11,7 +11,7 @@ import {
   leastPrivilegeRules,
 } from './least-privilege.js';
 import type { Output } from './output.js';
-import { GVR, sameJson, tryGet } from './resources.js';
+import { GVR } from './resources.js';
 
 /** Inputs of {@link syncLeastPrivilegeRoles}. */
 export interface SyncLeastPrivilegeOptions {
@@ -61,13 +61,13 @@ async function ownLeastPrivilegeRoles(member: DynamicClient, join: OwnJoin): Pro
   const found: { kind: RoleKind; obj: KubeObject }[] = [];
   for (const kind of ['ClusterRole', 'Role'] as const) {
     const namespace = kind === 'Role' ? join.namespace : undefined;
-    const role = await tryGet(member.resource(kind === 'Role' ? GVR.roles : GVR.clusterRoles, namespace), name);
+    const role = await getOrUndefined(member.resource(kind === 'Role' ? GVR.roles : GVR.clusterRoles, namespace), name);
     if (role?.metadata.labels?.[LEAST_PRIVILEGE_LABEL] !== LEAST_PRIVILEGE_LABEL_VALUE) continue;
     const owner = joinedClusterOf(role);
     if (owner !== undefined && owner !== join.cluster) continue;
-    const binding = await tryGet(member.resource(kind === 'Role' ? GVR.roleBindings : GVR.clusterRoleBindings, namespace), name);
+    const binding = await getOrUndefined(member.resource(kind === 'Role' ? GVR.roleBindings : GVR.clusterRoleBindings, namespace), name);
     if (binding === undefined) continue;
-    if (!sameJson(binding['subjects'] ?? [], subject)) {
+    if (!jsonEqual(binding['subjects'] ?? [], subject)) {
       throw new KubefedctlError(
         `${describeRole(kind, name, join)} is bound to another service account than ${join.namespace}/${join.serviceAccount}; it was not changed`,
       );
@@ -81,7 +81,7 @@ async function syncMember(member: DynamicClient, join: OwnJoin, ftcs: FederatedT
   for (const { kind, obj } of await ownLeastPrivilegeRoles(member, join)) {
     const rules = kind === 'ClusterRole' ? leastPrivilegeRules(ftcs) : leastPrivilegeNamespaceRules(ftcs);
     const what = describeRole(kind, obj.metadata.name ?? '', join);
-    if (sameJson(obj['rules'] ?? [], rules)) {
+    if (jsonEqual(obj['rules'] ?? [], rules)) {
       out.debug(`least privilege: ${what} is up to date`);
       continue;
     }

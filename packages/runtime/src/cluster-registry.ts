@@ -1,3 +1,4 @@
+import { jsonEqual } from '@kubefed/client';
 import { silentLogger, type Logger } from './logger.js';
 import { untilAborted } from './runnable.js';
 
@@ -71,7 +72,7 @@ export class ClusterRegistry<T, C = unknown> {
     if (this.#stopped) return undefined;
     const existing = this.#entries.get(name);
     if (existing !== undefined) {
-      const same = this.#o.sameConfig ?? ((a: C, b: C) => JSON.stringify(a) === JSON.stringify(b));
+      const same = this.#o.sameConfig ?? jsonEqual;
       if (same(existing.config, config)) {
         const value = await existing.ready;
         return value === undefined ? undefined : { name, value, signal: existing.controller.signal };

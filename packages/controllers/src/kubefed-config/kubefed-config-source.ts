@@ -1,3 +1,4 @@
+import { jsonEqual } from '@kubefed/client';
 import { KubeFedError, type ValidationIssue } from '@kubefed/api';
 import { defaultKubeFedConfigObject, resolveKubeFedConfig, type KubeFedConfigSettings } from './kubefed-config-settings.js';
 
@@ -41,7 +42,7 @@ export class KubeFedConfigSource {
   apply(obj: unknown): ApplyResult {
     const resolved = resolveKubeFedConfig(obj);
     if (!resolved.ok) return { applied: false, issues: resolved.issues };
-    const changed = JSON.stringify(resolved.settings) !== JSON.stringify(this.#settings);
+    const changed = !jsonEqual(resolved.settings, this.#settings);
     this.#settings = resolved.settings;
     if (changed) {
       for (const l of this.#listeners) {

@@ -6,7 +6,7 @@ import {
   KUBEFED_CONFIG_NAME,
   type KubeFedConfigSpec,
 } from '@kubefed/api';
-import { isAlreadyExists, isConflict, type DynamicClient, type KubeObject } from '@kubefed/client';
+import { type DynamicClient, isAlreadyExists, isConflict, jsonEqual, type KubeObject } from '@kubefed/client';
 import {
   done,
   listerWatcherFor,
@@ -98,7 +98,7 @@ export class KubeFedConfigReconciler implements Reconciler {
     const spec = obj['spec'] as KubeFedConfigSpec | undefined;
     if (spec?.featureGates === undefined) return;
     const complete = defaultKubeFedConfigSpec(spec).featureGates ?? [];
-    if (JSON.stringify(complete) === JSON.stringify(spec.featureGates)) return;
+    if (jsonEqual(complete, spec.featureGates)) return;
     try {
       await this.o.host
         .resource(KUBEFED_CONFIG_GVR, this.o.namespace)

@@ -1,3 +1,4 @@
+import { jsonEqual } from '@kubefed/client';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager, untilAborted } from '@kubefed/runtime';
 import {
@@ -71,7 +72,7 @@ export interface ReplicaSchedulingControllerHandle {
   readonly preferences: Informer<KubeObject>;
 }
 
-const specChanged = (o: KubeObject, n: KubeObject): boolean => JSON.stringify(o.spec ?? null) !== JSON.stringify(n.spec ?? null);
+const specChanged = (o: KubeObject, n: KubeObject): boolean => !jsonEqual(o.spec ?? null, n.spec ?? null);
 const generationChanged = (o: KubeObject, n: KubeObject): boolean => o.metadata.generation !== n.metadata.generation;
 
 /**

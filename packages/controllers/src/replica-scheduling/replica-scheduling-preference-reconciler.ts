@@ -1,5 +1,5 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, RESOURCES } from '@kubefed/api';
-import { isConflict, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
+import { getOrUndefined, isConflict, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
 import {
   done,
   requeueAfter,
@@ -248,15 +248,12 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     const registered = (await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal }))
       .items as PlacementCluster[];
     const own = new Set(computeSelectorPlacement(fedObject, registered));
-    let fedNamespace: KubeObject;
-    try {
-      fedNamespace = await this.#o.host
-        .resource(this.#o.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace)
-        .get(namespace, { signal });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    const fedNamespace = await getOrUndefined(
+      this.#o.host.resource(this.#o.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace),
+      namespace,
+      { signal },
+    );
+    if (fedNamespace === undefined) return undefined;
     const allowed = new Set(computeSelectorPlacement(fedNamespace, registered));
     return candidates.filter((c) => own.has(c) && allowed.has(c));
   }

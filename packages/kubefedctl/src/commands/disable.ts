@@ -1,8 +1,9 @@
+import { getOrUndefined } from '@kubefed/client';
 import { DEFAULT_FEDERATED_GROUP, federatedTypeConfigSchema, federatedPlural, groupQualifiedName } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
-import { GVR, deleteIfExists, tryGet } from '../resources.js';
+import { GVR, deleteIfExists } from '../resources.js';
 import { lookupType } from '../type-lookup.js';
 
 /** Options of {@link disableType}. */
@@ -34,7 +35,7 @@ async function crdHasInstances(host: DynamicClient, gvr: { group: string; versio
 /** Polls the FTC until a controller reports `propagationController: NotRunning`. */
 async function verifyStopped(host: DynamicClient, ns: string, name: string, timeoutMs: number, out: Output): Promise<void> {
   const client = host.resource(GVR.federatedTypeConfigs, ns);
-  const initial = await tryGet(client, name);
+  const initial = await getOrUndefined(client, name);
   const status = (o: typeof initial): string | undefined =>
     (o?.['status'] as { propagationController?: string } | undefined)?.propagationController;
   if (status(initial) === undefined) {
@@ -43,7 +44,7 @@ async function verifyStopped(host: DynamicClient, ns: string, name: string, time
   }
   out.info(`Verifying propagation controller is stopped for FederatedTypeConfig "${ns}/${name}"`);
   const deadline = Date.now() + timeoutMs;
-  for (let obj = initial; ; obj = await tryGet(client, name)) {
+  for (let obj = initial; ; obj = await getOrUndefined(client, name)) {
     if (obj === undefined || status(obj) === 'NotRunning') {
       out.info(`Propagation controller for FederatedTypeConfig "${ns}/${name}" is stopped`);
       return;
@@ -77,7 +78,7 @@ export async function disableType(host: DynamicClient, key: string, options: Dis
     name = groupQualifiedName({ pluralName: t.resource, group: t.group });
   }
   const ftcClient = host.resource(GVR.federatedTypeConfigs, ns);
-  const raw = await tryGet(ftcClient, name);
+  const raw = await getOrUndefined(ftcClient, name);
   const ftc = raw === undefined ? undefined : federatedTypeConfigSchema.safeParse(raw).data;
   if (raw === undefined) out.info(`FederatedTypeConfig "${ns}/${name}" does not exist`);
 
@@ -114,7 +115,7 @@ export async function disableType(host: DynamicClient, key: string, options: Dis
   if (options.deleteCrd) {
     await refuseInstances();
     const crds = host.resource(GVR.customResourceDefinitions);
-    const exists = options.dryRun === true ? (await tryGet(crds, crdName)) !== undefined : await deleteIfExists(crds, crdName);
+    const exists = options.dryRun === true ? (await getOrUndefined(crds, crdName)) !== undefined : await deleteIfExists(crds, crdName);
     out.info(exists ? `customresourcedefinition "${crdName}" deleted${suffix}` : `customresourcedefinition "${crdName}" does not exist`);
   }
   if (raw !== undefined && options.keepFtc !== true) {

@@ -1,3 +1,4 @@
+import { getOrUndefined, jsonEqual } from '@kubefed/client';
 import { DEFAULT_FEDERATED_TYPES, federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
 import type { CustomResourceDefinition, FederatedTypeConfig } from '@kubefed/api';
 import type { DynamicClient, KubeObject, ResourceMapping } from '@kubefed/client';
@@ -5,7 +6,7 @@ import { enableObjects, isEquivalentApi, typeDisplayName } from '../enable-objec
 import type { EnableTarget } from '../enable-objects.js';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
-import { GVR, sameJson, tryGet } from '../resources.js';
+import { GVR } from '../resources.js';
 import { templateSchemaFromOpenApi } from '../template-schema.js';
 import type { OpenApiV3Document } from '../template-schema.js';
 import { lookupType } from '../type-lookup.js';
@@ -100,7 +101,7 @@ async function waitEstablished(host: DynamicClient, name: string, timeoutMs: num
   const client = host.resource(GVR.customResourceDefinitions);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const crd = await tryGet(client, name);
+    const crd = await getOrUndefined(client, name);
     if (crd !== undefined && conditionTrue(crd, 'Established')) {
       out.debug(`customresourcedefinition ${name} is Established`);
       return;
@@ -170,24 +171,24 @@ export async function applyEnable(host: DynamicClient, objects: EnableResult, op
   const crdName = crd.metadata.name;
   const write = !options.dryRun;
   const suffix = write ? '' : ' (dry run)';
-  if ((await tryGet(host.resource(GVR.namespaces), ns)) === undefined) {
+  if ((await getOrUndefined(host.resource(GVR.namespaces), ns)) === undefined) {
     throw new KubefedctlError(`KubeFed system namespace "${ns}" does not exist`, {
       hint: 'install the control plane first, or pass --kubefed-namespace',
     });
   }
   const ftcClient = host.resource(GVR.federatedTypeConfigs, ns);
-  const existingRaw = await tryGet(ftcClient, ftcName);
+  const existingRaw = await getOrUndefined(ftcClient, ftcName);
   const existing = existingRaw === undefined ? undefined : federatedTypeConfigSchema.safeParse(existingRaw).data;
   refuseOtherFederatedType(existing, ftc);
 
   const crdClient = host.resource(GVR.customResourceDefinitions);
-  const existingCrd = await tryGet(crdClient, crdName);
+  const existingCrd = await getOrUndefined(crdClient, crdName);
   if (existingCrd === undefined) {
     if (write) await crdClient.create(crd as unknown as KubeObject);
     out.info(`customresourcedefinition.apiextensions.k8s.io/${crdName} created${suffix}`);
   } else {
     await refuseSharedCrd(host, ftc, crdName, ns);
-    if (write && !sameJson(existingCrd['spec'], crd.spec)) await crdClient.update({ ...existingCrd, spec: crd.spec });
+    if (write && !jsonEqual(existingCrd['spec'], crd.spec)) await crdClient.update({ ...existingCrd, spec: crd.spec });
     out.info(`customresourcedefinition.apiextensions.k8s.io/${crdName} updated${suffix}`);
   }
   if (write) await waitEstablished(host, crdName, options.establishTimeoutMs ?? 30_000, out);

@@ -1,13 +1,13 @@
 import { federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
-import { isAlreadyExists, isNotFound } from '@kubefed/client';
+import { getOrUndefined, isAlreadyExists, isNotFound } from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceMapping } from '@kubefed/client';
 import { enableObjects } from '../enable-objects.js';
 import { KubefedctlError, UsageError } from '../errors.js';
 import { contentsTypes, defaultFederatedType, federatableName, federatedObjectFor, qualifiedName } from '../federate-objects.js';
 import type { FederatedTypeInfo } from '../federate-objects.js';
 import type { Output } from '../output.js';
-import { GVR, tryGet } from '../resources.js';
+import { GVR } from '../resources.js';
 import { lookupType } from '../type-lookup.js';
 import { applyEnable, enableType } from './enable.js';
 
@@ -77,7 +77,7 @@ async function federatedTypeFor(
   enabled: string[],
 ): Promise<{ info: FederatedTypeInfo; plural: string }> {
   const ftcName = groupQualifiedName({ pluralName: target.resource, group: target.group });
-  const raw = await tryGet(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName);
+  const raw = await getOrUndefined(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName);
   let ftc: FederatedTypeConfig | undefined;
   if (raw !== undefined) {
     const parsed = federatedTypeConfigSchema.safeParse(raw);
@@ -174,7 +174,7 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
   if (options.contents && !isNamespace) throw new UsageError(`Flag '--contents' can only be used with type 'namespaces'.`);
   const gvr = { group: target.group, version: target.version, resource: target.resource };
   const ns = target.namespaced ? options.namespace : undefined;
-  const obj = await tryGet(host.resource(gvr, ns), options.name);
+  const obj = await getOrUndefined(host.resource(gvr, ns), options.name);
   if (obj === undefined) {
     throw new KubefedctlError(
       `${target.kind} "${ns === undefined ? options.name : `${ns}/${options.name}`}" not found in the host cluster`,
@@ -199,7 +199,7 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
       if (
         !options.enableType &&
         !options.dryRun &&
-        (await tryGet(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName)) === undefined
+        (await getOrUndefined(host.resource(GVR.federatedTypeConfigs, options.kubefedNamespace), ftcName)) === undefined
       )
         missing.push(ftcName);
     }

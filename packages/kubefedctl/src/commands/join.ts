@@ -1,6 +1,14 @@
 import { KUBEFED_CONFIG_NAME, SECRET_CA_KEY, SECRET_TOKEN_KEY, federatedTypeConfigSchema, isDns1123Subdomain } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
-import { CLUSTER_NAME_ANNOTATION, isAlreadyExists, isNetworkError, isNotFound, isTimeout } from '@kubefed/client';
+import {
+  CLUSTER_NAME_ANNOTATION,
+  getOrUndefined,
+  isAlreadyExists,
+  isNetworkError,
+  isNotFound,
+  isTimeout,
+  jsonEqual,
+} from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
 import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
 import {
@@ -21,7 +29,7 @@ import type { ContextDetails } from '../kubeconfig-contexts.js';
 import { LEAST_PRIVILEGE_LABEL, leastPrivilegeNamespaceRules, leastPrivilegeRules } from '../least-privilege.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
-import { GVR, describeObject, gvrOfKind, sameJson, tryGet } from '../resources.js';
+import { GVR, describeObject, gvrOfKind } from '../resources.js';
 
 /** Options of {@link join} (the flags of `kubefedctl join`). */
 export interface JoinOptions {
@@ -177,7 +185,7 @@ class StepRunner {
 async function readScope(host: DynamicClient, ns: string, hostName: string): Promise<KubeFedScope> {
   let config: KubeObject | undefined;
   try {
-    config = await tryGet(host.resource(GVR.kubeFedConfigs, ns), KUBEFED_CONFIG_NAME);
+    config = await getOrUndefined(host.resource(GVR.kubeFedConfigs, ns), KUBEFED_CONFIG_NAME);
   } catch (e) {
     throw unreachable('host', hostName, host.server, e);
   }
@@ -210,7 +218,7 @@ function unreachable(side: 'host' | 'member', cluster: string, server: string, e
 async function accessOfExistingJoin(member: DynamicClient, names: JoinNames, scope: KubeFedScope, out: Output): Promise<JoinAccess> {
   let role: KubeObject | undefined;
   try {
-    role = await tryGet(
+    role = await getOrUndefined(
       member.resource(scope === 'Cluster' ? GVR.clusterRoles : GVR.roles, scope === 'Cluster' ? undefined : names.namespace),
       names.role,
     );
@@ -259,7 +267,7 @@ function annotationsOf(existing: KubeObject, desired: KubeObject): Record<string
 }
 
 function annotationsChange(existing: KubeObject, annotations: Record<string, string>): boolean {
-  return !sameJson(annotations, existing.metadata.annotations ?? {});
+  return !jsonEqual(annotations, existing.metadata.annotations ?? {});
 }
 
 const reconcileServiceAccount: Reconcile = (existing, desired) => {
@@ -281,8 +289,8 @@ const reconcileRole: Reconcile = (existing, desired) => {
   Object.assign(labels, desired.metadata.labels ?? {});
   const annotations = annotationsOf(existing, desired);
   if (
-    sameJson(existing['rules'] ?? [], desired['rules']) &&
-    sameJson(labels, existing.metadata.labels ?? {}) &&
+    jsonEqual(existing['rules'] ?? [], desired['rules']) &&
+    jsonEqual(labels, existing.metadata.labels ?? {}) &&
     !annotationsChange(existing, annotations)
   ) {
     return undefined;
@@ -291,9 +299,9 @@ const reconcileRole: Reconcile = (existing, desired) => {
 };
 
 const reconcileBinding: Reconcile = (existing, desired) => {
-  if (!sameJson(existing['roleRef'], desired['roleRef'])) return 'recreate';
+  if (!jsonEqual(existing['roleRef'], desired['roleRef'])) return 'recreate';
   const annotations = annotationsOf(existing, desired);
-  if (sameJson(existing['subjects'] ?? [], desired['subjects']) && !annotationsChange(existing, annotations)) return undefined;
+  if (jsonEqual(existing['subjects'] ?? [], desired['subjects']) && !annotationsChange(existing, annotations)) return undefined;
   return { ...existing, metadata: { ...existing.metadata, annotations }, subjects: desired['subjects'] };
 };
 
@@ -304,14 +312,14 @@ const reconcileHostSecret: Reconcile = (existing, desired) => {
     ...((desired['data'] as Record<string, string> | undefined) ?? {}),
   };
   const annotations = annotationsOf(existing, desired);
-  if (sameJson(data, existing['data'] ?? {}) && !annotationsChange(existing, annotations)) return undefined;
+  if (jsonEqual(data, existing['data'] ?? {}) && !annotationsChange(existing, annotations)) return undefined;
   return { ...existing, metadata: { ...existing.metadata, annotations }, data };
 };
 
 /** The spec, and the join scope annotation (a re-join after a change of scope refreshes it). */
 const reconcileKubeFedCluster: Reconcile = (existing, desired) => {
   const annotations = annotationsOf(existing, desired);
-  if (sameJson(existing['spec'], desired['spec']) && !annotationsChange(existing, annotations)) return undefined;
+  if (jsonEqual(existing['spec'], desired['spec']) && !annotationsChange(existing, annotations)) return undefined;
   return { ...existing, metadata: { ...existing.metadata, annotations }, spec: desired['spec'] };
 };
 
@@ -361,7 +369,7 @@ async function ensure(ctx: EnsureContext, desired: KubeObject): Promise<KubeObje
     });
     return created;
   };
-  const existing = await ctx.run.step(`get ${what}`, () => tryGet(client, name));
+  const existing = await ctx.run.step(`get ${what}`, () => getOrUndefined(client, name));
   if (existing === undefined) {
     try {
       return await createIt();
@@ -492,7 +500,10 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   const memberExists = new Map<KubeObject, KubeObject | undefined>();
   for (const obj of member) {
     try {
-      memberExists.set(obj, await tryGet(targets.member.resource(gvrOfKind(obj.kind), obj.metadata.namespace), obj.metadata.name ?? ''));
+      memberExists.set(
+        obj,
+        await getOrUndefined(targets.member.resource(gvrOfKind(obj.kind), obj.metadata.namespace), obj.metadata.name ?? ''),
+      );
     } catch (e) {
       throw unreachable('member', memberName, targets.member.server, e);
     }
@@ -501,8 +512,9 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   let existingHostSecret: KubeObject | undefined;
   let kubeFedClusters: KubeObject[];
   try {
-    existingKfc = await tryGet(targets.host.resource(GVR.kubeFedClusters, ns), memberName);
-    if (options.secretName !== undefined) existingHostSecret = await tryGet(targets.host.resource(GVR.secrets, ns), options.secretName);
+    existingKfc = await getOrUndefined(targets.host.resource(GVR.kubeFedClusters, ns), memberName);
+    if (options.secretName !== undefined)
+      existingHostSecret = await getOrUndefined(targets.host.resource(GVR.secrets, ns), options.secretName);
     kubeFedClusters = await listOrEmpty(targets.host.resource(GVR.kubeFedClusters, ns));
   } catch (e) {
     throw unreachable('host', hostName, targets.host.server, e);
@@ -559,7 +571,7 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
   if (hostSecretName === undefined && existingKfc !== undefined) {
     const ref = (existingKfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
     if (typeof ref === 'string' && ref !== '') {
-      const found = await tryGet(targets.host.resource(GVR.secrets, ns), ref).catch(() => undefined);
+      const found = await getOrUndefined(targets.host.resource(GVR.secrets, ns), ref).catch(() => undefined);
       const owner = found === undefined ? undefined : boundClusterOf(found);
       // A KubeFedCluster pointing at another cluster's Secret gets a Secret of its own instead.
       if (found !== undefined && (owner === undefined || owner === memberName)) hostSecretName = ref;

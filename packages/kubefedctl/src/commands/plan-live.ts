@@ -8,13 +8,13 @@ import {
   validateReplicaSchedulingPreference,
 } from '@kubefed/api';
 import type { KubeFedCluster, LabelSelector, ReplicaSchedulingPreference } from '@kubefed/api';
-import { memberClientFromHost } from '@kubefed/client';
+import { getOrUndefined, memberClientFromHost } from '@kubefed/client';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { clustersReplicaState, needsPodAnalysis } from '@kubefed/scheduler';
 import type { MemberWorkload, PodLike } from '@kubefed/scheduler';
 import { KubefedctlError, causeMessage } from '../errors.js';
 import type { Output } from '../output.js';
-import { GVR, tryGet } from '../resources.js';
+import { GVR } from '../resources.js';
 import type { PlanClusters } from './plan.js';
 
 /** What {@link gatherLivePlan} read from the host and the members. */
@@ -54,7 +54,7 @@ async function memberWorkload(
   name: string,
   cluster: string,
 ): Promise<MemberWorkload | undefined> {
-  const obj = await tryGet(member.resource(target, ns), name);
+  const obj = await getOrUndefined(member.resource(target, ns), name);
   if (obj === undefined) return undefined;
   const spec = (obj['spec'] as { replicas?: number; selector?: { matchLabels?: Record<string, string> } } | undefined) ?? {};
   const status = (obj['status'] as { readyReplicas?: number } | undefined) ?? {};
@@ -101,7 +101,7 @@ export async function gatherLivePlan(
   if (notReady.length > 0) out.progress(`not Ready, so not planned: ${notReady.join(', ')}`);
 
   const types = await typesFor(host, args.kubefedNamespace, rsp.spec.targetKind);
-  const fedObj: KubeObject | undefined = await tryGet(host.resource(types.federated, ns), name);
+  const fedObj: KubeObject | undefined = await getOrUndefined(host.resource(types.federated, ns), name);
   if (fedObj === undefined) out.warn(`${rsp.spec.targetKind} ${ns}/${name} does not exist: the RSP controller would write nothing`);
   if (rsp.spec.intersectWithClusterSelector === true && fedObj !== undefined) {
     const selector = (fedObj['spec'] as { placement?: { clusterSelector?: LabelSelector | null } } | undefined)?.placement?.clusterSelector;

@@ -8,12 +8,12 @@
  * annotations of the host Secret).
  */
 import { SECRET_CA_KEY, SECRET_TOKEN_KEY } from '@kubefed/api';
-import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
+import { type DynamicClient, getOrUndefined, isNotFound, type KubeObject } from '@kubefed/client';
 import { KubefedctlError, causeMessage } from '../errors.js';
 import { boundClusterOf, joinNames, joinServiceAccountOf, tokenSecretObject } from '../join-objects.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
-import { GVR, tryGet } from '../resources.js';
+import { GVR } from '../resources.js';
 import { waitForToken } from './join.js';
 
 /** Options of {@link rotateToken}. */
@@ -108,12 +108,12 @@ async function readHostSecret(
   options: RotateTokenOptions,
 ): Promise<{ secretName: string; hostSecret: KubeObject | undefined }> {
   const ns = options.kubefedNamespace;
-  const kfc = await tryGet(host.resource(GVR.kubeFedClusters, ns), options.cluster);
+  const kfc = await getOrUndefined(host.resource(GVR.kubeFedClusters, ns), options.cluster);
   if (kfc === undefined) {
     throw new KubefedctlError(`rotate-token ${options.cluster}: no KubeFedCluster ${ns}/${options.cluster} in the host`, {
       hint: `join it first: kubefedctl join ${options.cluster}`,
     });
   }
   const secretName = (kfc['spec'] as { secretRef?: { name?: string } } | undefined)?.secretRef?.name ?? '';
-  return { secretName, hostSecret: secretName === '' ? undefined : await tryGet(host.resource(GVR.secrets, ns), secretName) };
+  return { secretName, hostSecret: secretName === '' ? undefined : await getOrUndefined(host.resource(GVR.secrets, ns), secretName) };
 }

@@ -1,4 +1,4 @@
-import { isNetworkError, isTimeout, isUnauthorized } from '@kubefed/client';
+import { getOrUndefined, isNetworkError, isTimeout, isUnauthorized } from '@kubefed/client';
 import type { DynamicClient, GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
 import { NotJoinedError, UnjoinError, causeMessage } from '../errors.js';
 import type { KubefedctlError } from '../errors.js';
@@ -6,7 +6,7 @@ import { NAMESPACE_CREATED_BY_JOIN_ANNOTATION, joinNames, joinedClusterOf } from
 import type { JoinNames } from '../join-objects.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
-import { GVR, deleteIfExists, tryGet } from '../resources.js';
+import { GVR, deleteIfExists } from '../resources.js';
 
 /** Options of {@link unjoin} (the flags of `kubefedctl unjoin`). */
 export interface UnjoinOptions {
@@ -132,7 +132,7 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
 
   let kfc: KubeObject | undefined;
   try {
-    kfc = await tryGet(targets.host.resource(GVR.kubeFedClusters, ns), options.cluster);
+    kfc = await getOrUndefined(targets.host.resource(GVR.kubeFedClusters, ns), options.cluster);
   } catch (e) {
     throw new UnjoinError(`unjoin ${options.cluster}: cannot read ${kfcWhat}: ${causeMessage(e)}`, { cause: e, hint: hintFor(e) });
   }
@@ -144,7 +144,7 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
     memberDown = targets.memberProblem?.message ?? 'no client for the member cluster';
   } else {
     try {
-      await tryGet(targets.member.resource(GVR.serviceAccounts, ns), names.serviceAccount);
+      await getOrUndefined(targets.member.resource(GVR.serviceAccounts, ns), names.serviceAccount);
     } catch (e) {
       if (!isUnreachable(e)) throw new UnjoinError(`unjoin ${options.cluster}: ${causeMessage(e)}`, { cause: e, hint: hintFor(e) });
       memberDown = `cannot reach member cluster ${options.cluster} at ${targets.member.server}: ${causeMessage(e)}`;
@@ -208,7 +208,7 @@ async function removeTarget(run: UnjoinRun, cluster: DynamicClient, t: Target): 
   const client: ResourceClient = cluster.resource(t.gvr, t.namespace);
   try {
     if (run.options.dryRun) {
-      if ((await tryGet(client, t.name)) === undefined) run.result.absent.push(t.what);
+      if ((await getOrUndefined(client, t.name)) === undefined) run.result.absent.push(t.what);
       else run.result.removed.push(t.what);
       return;
     }
@@ -224,7 +224,7 @@ async function removeTarget(run: UnjoinRun, cluster: DynamicClient, t: Target): 
 async function removeOwned(run: UnjoinRun, member: DynamicClient, t: Target): Promise<void> {
   let existing: KubeObject | undefined;
   try {
-    existing = await tryGet(member.resource(t.gvr, t.namespace), t.name);
+    existing = await getOrUndefined(member.resource(t.gvr, t.namespace), t.name);
   } catch (e) {
     failed(run, t, e);
     return;
@@ -261,8 +261,8 @@ async function removeMemberNamespace(
   let hostNs: KubeObject | undefined;
   let serviceAccounts: KubeObject[] = [];
   try {
-    memberNs = await tryGet(clusters.member.resource(GVR.namespaces), names.namespace);
-    hostNs = await tryGet(clusters.host.resource(GVR.namespaces), names.namespace);
+    memberNs = await getOrUndefined(clusters.member.resource(GVR.namespaces), names.namespace);
+    hostNs = await getOrUndefined(clusters.host.resource(GVR.namespaces), names.namespace);
     if (memberNs !== undefined) serviceAccounts = (await clusters.member.resource(GVR.serviceAccounts, names.namespace).listAll()).items;
   } catch (e) {
     failed(run, t, e);
