@@ -29,6 +29,8 @@ import {
   terminal,
 } from '@kubefed/runtime';
 import { namespacesFtcIn, needsFederatedNamespaces, syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
+import { serviceStatusTypeOf } from '../service-status/service-status-type.js';
+import type { StatusControllers } from '../service-status/status-controllers.js';
 import { federatedTypeProblem } from './federated-type-problem.js';
 
 /** The `Ready` condition of an FTC whose sync controller runs. */
@@ -70,6 +72,10 @@ export interface FederatedTypeConfigReconcilerOptions {
   readonly pushReconciler?: (() => boolean) | undefined;
   /** Scope of the control plane; default `Cluster`. A Namespaced one never syncs cluster-scoped targets (nor Namespaces). */
   readonly scope?: 'Cluster' | 'Namespaced' | undefined;
+  /** Runs the status controller of the `services` FTC (FederatedServiceStatus); default none (`statusController` always `NotRunning`). Closed with the reconciler. */
+  readonly statusControllers?: StatusControllers | undefined;
+  /** The KubeFedConfig feature gate `RawResourceStatusCollection`: true runs no status controller. Default always false. */
+  readonly rawResourceStatusCollection?: (() => boolean) | undefined;
 }
 
 /** The last failure of a child, for its restart backoff. */
@@ -97,7 +103,7 @@ interface Child {
  * AbortController), restarts it when the FTC's generation changes and stops it when
  * propagation is disabled or the FTC is deleted (finalizer
  * `core.kubefed.io/federated-type-config`). Writes status `{observedGeneration,
- * propagationController, statusController: NotRunning}`. Never deletes anything in members.
+ * propagationController, statusController}`. Never deletes anything in members.
  *
  * In a Namespaced control plane an FTC whose target is cluster-scoped (this includes
  * `namespaces`) starts nothing and reports `NotRunning` (KubeFed
@@ -108,7 +114,9 @@ interface Child {
  * goes and restarted when its federated type changes; a change of the `namespaces` FTC
  * reconciles every other FTC again (KubeFed's `reconcileOnNamespaceFTCUpdate`).
  *
- * Not implemented: the status controller.
+ * The status controller of the `services` FTC (docs/kubefed-compatibility.md §4.5) runs while that
+ * FTC has a `statusType` and `statusCollection: Enabled`, the gate `RawResourceStatusCollection`
+ * is off and propagation is not paused; it is restarted when its type changes.
  */
 export class FederatedTypeConfigReconciler implements Reconciler {
   readonly #o: FederatedTypeConfigReconcilerOptions;
@@ -142,6 +150,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     const raw = this.#o.ftcs.get(key);
     if (raw === undefined) {
       await this.#stop(name);
+      await this.#o.statusControllers?.stop(name);
       return done();
     }
     const client = this.#o.host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace);
@@ -156,6 +165,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     const finalizers = raw.metadata.finalizers ?? [];
     if (raw.metadata.deletionTimestamp !== undefined && raw.metadata.deletionTimestamp !== null) {
       await this.#stop(name);
+      await this.#o.statusControllers?.stop(name);
       if (finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) {
         await client.patch(
           name,
@@ -221,10 +231,13 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       // Running: a False condition read from a cache that has not seen our last status write is stale.
       ready = readyCondition(ready, TYPES_SERVED);
     }
+    // KubeFed runs no FTC controller, hence no status controller, while PushReconciler is off.
+    const statusType = paused || this.#o.rawResourceStatusCollection?.() === true ? undefined : serviceStatusTypeOf(ftc);
+    const statusRunning = (await this.#o.statusControllers?.ensure(key, statusType)) ?? false;
     const status: FederatedTypeConfigStatus = {
       observedGeneration: ftc.metadata.generation ?? 0,
       propagationController: this.#children.has(name) ? 'Running' : 'NotRunning',
-      statusController: 'NotRunning',
+      statusController: statusRunning ? 'Running' : 'NotRunning',
       ...(ready === undefined ? {} : { conditions: [...(previous ?? []).filter((c) => c.type !== 'Ready'), ready] }),
     };
     if (JSON.stringify(current.status ?? {}) !== JSON.stringify(status)) {
@@ -255,6 +268,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
   async #refuse(raw: KubeObject, client: ResourceClient, message: string): Promise<ReconcileOutcome> {
     const name = raw.metadata.name ?? '';
     await this.#stop(name);
+    await this.#o.statusControllers?.stop(name);
     const finalizers = raw.metadata.finalizers ?? [];
     if (raw.metadata.deletionTimestamp !== undefined && raw.metadata.deletionTimestamp !== null) {
       if (!finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) return done();
@@ -278,9 +292,10 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     return terminal(new Error(message));
   }
 
-  /** Stops every sync controller; resolves when all have stopped. */
+  /** Stops every sync and status controller; resolves when all have stopped. */
   async close(): Promise<void> {
     await Promise.all([...this.#children.keys()].map((n) => this.#stop(n)));
+    await this.#o.statusControllers?.close();
   }
 
   /** Why the host cannot serve the FTC's types (reason and message naming the type), or undefined when it serves both. */

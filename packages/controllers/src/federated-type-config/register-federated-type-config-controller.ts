@@ -3,6 +3,8 @@ import type { JobProducer } from '@kubefed/queue';
 import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager, untilAborted } from '@kubefed/runtime';
 import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
 import type { PlacementCluster } from '../placement/index.js';
+import { ServiceStatusController } from '../service-status/service-status-controller.js';
+import { StatusControllers } from '../service-status/status-controllers.js';
 import { SyncController } from '../sync/controller/sync-controller.js';
 import { createSyncProcessor, type SyncJobProcessor, type SyncSettings } from '../sync/controller/sync-processor.js';
 import { OwnWrites } from '../sync/controller/own-writes.js';
@@ -50,6 +52,8 @@ export interface FederatedTypeConfigControllerOptions {
   resyncPeriodMs?: number;
   /** Federated objects of one type reconciled in parallel by its sync controller (KubeFedConfig `spec.syncController.maxConcurrentReconciles`); default 4. */
   maxConcurrentReconciles?: number;
+  /** FederatedServices reconciled in parallel by the status controller of `services` (KubeFedConfig `spec.statusController.maxConcurrentReconciles`); default 1. */
+  maxConcurrentStatusReconciles?: number;
   /** Record written versions in (Cluster)PropagatedVersions in the host (KubeFed's way); default true. False keeps them in memory. */
   persistVersions?: boolean;
   /**
@@ -78,7 +82,9 @@ export interface FederatedTypeConfigControllerHandle {
 /**
  * Adds the FederatedTypeConfig controller to `manager` (docs/kubefed-compatibility.md §4.3): an informer
  * on FTCs in the kubefed namespace (no resync) and the `federatedtypeconfig` controller, which
- * starts a {@link SyncController} per FTC with propagation Enabled. Also returns the sync job
+ * starts a {@link SyncController} per FTC with propagation Enabled, and the
+ * {@link ServiceStatusController} of `services` when its status collection asks for one and the
+ * `RawResourceStatusCollection` gate of `settings` is off. Also returns the sync job
  * processor for this process's workers (it knows the types whose controllers run here).
  * Stopping the manager stops every sync controller.
  */
@@ -123,6 +129,24 @@ export function registerFederatedTypeConfigController(
     onChildError: (name, err) =>
       manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed; restarting it with backoff'),
     requeue: (key) => controller.queue.add(key),
+    // No settings: remote status collection is on (see `settings`), so no status controller runs.
+    rawResourceStatusCollection: () => options.settings?.().remoteStatusCollection ?? true,
+    statusControllers: new StatusControllers({
+      build: (type) =>
+        new ServiceStatusController({
+          host: options.host,
+          reporting: options.reporting,
+          type,
+          tracker: options.tracker,
+          namespace: env.scope === 'Namespaced' ? options.namespace : undefined,
+          maxConcurrentReconciles: options.maxConcurrentStatusReconciles,
+          logger: manager.logger,
+          metrics: manager.metrics,
+        }),
+      onError: (name, err) =>
+        manager.logger.error({ controller: `status-${name}`, err }, 'status controller failed; restarting it with backoff'),
+      requeue: (key) => controller.queue.add(key),
+    }),
   });
   // Added before the controller so that it stops after it: children stop once no reconcile runs.
   manager.add({
