@@ -303,6 +303,7 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         scope,
         // Read at start, as KubeFed's controller manager does: a change takes a restart.
         maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
+        maxConcurrentStatusReconciles: started.statusController.maxConcurrentReconciles,
         resyncPeriodMs: config.syncResyncPeriodMs,
         onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,
