@@ -303,7 +303,6 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         scope,
         // Read at start, as KubeFed's controller manager does: a change takes a restart.
         maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
-        maxConcurrentStatusReconciles: started.statusController.maxConcurrentReconciles,
         resyncPeriodMs: config.syncResyncPeriodMs,
         onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
         settings: syncSettings,
@@ -374,7 +373,12 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         clusters: () => kfcs.store.list(),
         scope,
         types: syncTypeLookup(ftcs.store, namespace),
-        memberClient: (cluster) => members.get(cluster),
+        // Ready with a client that cannot be built: the cluster reports ClientRetrievalFailed.
+        memberClient: (cluster) => {
+          const error = members.clientError(cluster);
+          if (error !== undefined) throw error;
+          return members.get(cluster);
+        },
         kubefedNamespace: namespace,
         recorder: { report: (outcome) => outcomes.publish(outcome) },
         settings: syncSettings,
@@ -382,9 +386,10 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
         versionStore: new VersionStore(host),
       });
       // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
-      // Ready status or built the client yet, fail the attempt so that the job is retried.
+      // Ready status or built the client yet, fail the attempt so that the job is retried (a
+      // client that failed to build is the processor's ClientRetrievalFailed instead).
       processor = async (job) => {
-        if (members.get(job.cluster) === undefined)
+        if (members.get(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
           throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
         await sync(job);
       };

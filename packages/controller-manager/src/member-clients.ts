@@ -35,6 +35,8 @@ export class MemberClients {
   readonly #rateLimit: { qps: number; burst: number } | undefined;
   readonly #entries = new Map<string, Entry>();
   readonly #ready = new Set<string>();
+  /** Why the last client build of a cluster failed, until one succeeds. */
+  readonly #errors = new Map<string, Error>();
 
   constructor(options: { host: DynamicClient; namespace: string; logger: Logger; rateLimit?: { qps: number; burst: number } }) {
     this.#host = options.host;
@@ -46,6 +48,14 @@ export class MemberClients {
   /** The client of `cluster` while it is Ready; undefined otherwise. */
   get(cluster: string): DynamicClient | undefined {
     return this.#ready.has(cluster) ? this.#entries.get(cluster)?.client : undefined;
+  }
+
+  /**
+   * Why `cluster`, Ready, has no client: the error of its last client build (e.g. a Secret not
+   * bound to it); undefined while it has a client, is not Ready, or no build has ended yet.
+   */
+  clientError(cluster: string): Error | undefined {
+    return this.get(cluster) === undefined && this.#ready.has(cluster) ? this.#errors.get(cluster) : undefined;
   }
 
   /** A KubeFedCluster was added or changed: refresh its readiness and (re)build its client. Never rejects. */
@@ -61,7 +71,9 @@ export class MemberClients {
       const client = memberClientFromSecret(cluster as unknown as KubeFedClusterInput, secret, this.#rateLimit ?? {});
       this.#entries.get(name)?.client?.close();
       this.#entries.set(name, { secretVersion: version, client });
+      this.#errors.delete(name);
     } catch (err) {
+      this.#errors.set(name, err instanceof Error ? err : new Error(String(err)));
       if (err instanceof ConfigError || isNotFound(err)) {
         // The spec or Secret the previous client was built from no longer holds: stop using it.
         this.#entries.get(name)?.client?.close();
@@ -79,6 +91,7 @@ export class MemberClients {
   /** A KubeFedCluster was deleted: forget it and close its client. */
   remove(name: string): void {
     this.#ready.delete(name);
+    this.#errors.delete(name);
     this.#entries.get(name)?.client?.close();
     this.#entries.delete(name);
   }
