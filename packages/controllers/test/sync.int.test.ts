@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
-import type { KubeObject, ResourceClient } from '@kubefed/client';
+import { DynamicClient, Kubeconfig, type KubeObject, type ResourceClient } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
 import { EventRecorder, Manager } from '@kubefed/runtime';
 import { consistently, startRedis, type RedisHandle } from '@kubefed/testing';
@@ -62,7 +62,7 @@ afterEach(async () => {
 /** A kubefed namespace with both members joined, the health + FTC controllers and a sync worker host running in process. */
 async function startControlPlane(
   types: readonly (FederatedTypeOptions & { statusCollection?: boolean })[] = [CLUSTER_ROLES],
-  options: { resyncPeriodMs?: number; syncController?: Record<string, unknown>; coreOnlyMember?: string } = {},
+  options: { resyncPeriodMs?: number; syncController?: Record<string, unknown>; coreOnlyMember?: string; reporting?: DynamicClient } = {},
 ): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
@@ -96,6 +96,7 @@ async function startControlPlane(
   });
   const ftc = registerFederatedTypeConfigController(manager, {
     host: fed.hostClient,
+    ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
     namespace: ns,
     tracker: clusters.tracker,
     clusters: () => clusters.informer.store.list(),
@@ -271,6 +272,43 @@ describe('sync controller against kube-sim and Redis', () => {
         },
       )
       .toMatchObject({ clusterVersions: [{ clusterName: 'member1', version: expect.stringMatching(/^rv:/) }, { clusterName: 'member2' }] });
+  });
+
+  it('writes the status of federated objects through the reporting client: a saturated reporting budget delays the status, not member writes', async () => {
+    // A host client of its own for the status writes: 2 requests/s with 40 requests queued ahead (20 s).
+    using reporting = DynamicClient.fromKubeconfig(Kubeconfig.fromString(fed.host.kubeconfigYaml()), {
+      userAgent: 'kubefed-test-reporting',
+      qps: 2,
+      burst: 1,
+    });
+    const saturated = performance.now();
+    const queued = Array.from({ length: 40 }, () =>
+      reporting
+        .resource(EVENTS, 'default')
+        .list()
+        .catch(() => undefined),
+    );
+    await startControlPlane([CLUSTER_ROLES], { reporting });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect.poll(() => inMember('member1', name), { timeout: 10_000, interval: 100 }).toBeDefined();
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
+    await expect
+      .poll(async () => (await inMember('member1', name))?.['rules'], { timeout: 10_000, interval: 100 })
+      .toMatchObject([{ verbs: ['list'] }]);
+    // Both member writes happened while the status writes still waited for the reporting budget.
+    expect(performance.now() - saturated).toBeLessThan(20_000);
+    expect((await objects.get(name)).status).toBeUndefined();
+    await Promise.all(queued);
+    const statusManagers = async (): Promise<(string | undefined)[]> => {
+      const fields = ((await objects.get(name)).metadata['managedFields'] ?? []) as { manager?: string; subresource?: string }[];
+      return fields.filter((f) => f.subresource === 'status').map((f) => f.manager);
+    };
+    await expect.poll(statusManagers, { timeout: 15_000, interval: 100 }).toEqual(['kubefed-test-reporting']);
+    await expect
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }] });
   });
 
   it('drops a cluster from the ClusterPropagatedVersion once its copy is removed', async () => {
