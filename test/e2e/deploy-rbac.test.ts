@@ -154,6 +154,11 @@ const CONTROLLER_MANAGER_USES: readonly Request[] = [
   'list federateddeployments.types.kubefed.io',
   `get federateddeployments.types.kubefed.io web -n ${TENANT}`,
   `update federateddeployments.types.kubefed.io web -n ${TENANT}`,
+  // The status controller of services (FederatedServiceStatus; runs with RawResourceStatusCollection Disabled).
+  'list federatedservicestatuses.core.kubefed.io',
+  'watch federatedservicestatuses.core.kubefed.io',
+  `create federatedservicestatuses.core.kubefed.io -n ${TENANT}`,
+  `update federatedservicestatuses.core.kubefed.io web -n ${TENANT}`,
   // The host's identity (default queue prefix).
   'get namespaces kube-system',
 ];
@@ -221,6 +226,7 @@ const NOBODY: readonly Request[] = [
   'list configmaps',
   'create configmaps -n default',
   `delete propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
+  `delete federatedservicestatuses.core.kubefed.io web -n ${TENANT}`,
 ];
 
 /** Requests of the other mode that each account must not make. */
@@ -233,6 +239,7 @@ const CONTROLLER_MANAGER_REFUSED: readonly Request[] = [
 ];
 const SYNC_WORKER_REFUSED: readonly Request[] = [
   ...NOBODY,
+  `create federatedservicestatuses.core.kubefed.io -n ${TENANT}`,
   'list federatedconfigmaps.types.kubefed.io',
   'watch federatedconfigmaps.types.kubefed.io',
   `patch federatedconfigmaps.types.kubefed.io settings -n ${TENANT}`,
