@@ -8,13 +8,16 @@ import {
 } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
-import { Manager } from '@kubefed/runtime';
+import { startCluster } from '@kubefed/kube-sim';
+import { Manager, RuntimeMetrics } from '@kubefed/runtime';
 import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
+  ServiceStatusController,
+  serviceStatusTypeOf,
   staticHealthCheckSettings,
 } from '@kubefed/controllers';
 import { clientFor, createNamespace, joinMember, KFC, startFederation, type Federation } from './federation.js';
@@ -223,5 +226,54 @@ describe('service status controller', () => {
     });
     await expect.poll(() => ftcStatus(ns), POLL).toMatchObject({ observedGeneration: 1, statusController: 'NotRunning' });
     await consistently(async () => expect(await clusterStatus(ns, 'api')).toBeUndefined(), { durationMs: 1000 });
+  }, 60_000);
+
+  it('reconciles at most maxConcurrentReconciles FederatedServices at a time', async () => {
+    const ns = `kf-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, ns);
+    // A member that accepts requests and never answers: every reconcile waits on it.
+    const slow = await startCluster({ name: `slow-${ns}` });
+    using slowClient = clientFor(slow);
+    try {
+      slow.faults.hang();
+      const ftc = buildFederatedTypeConfig(SERVICES, ns);
+      ftc.spec = { ...ftc.spec, statusType: STATUS_TYPE, statusCollection: 'Enabled' };
+      const type = serviceStatusTypeOf(ftc);
+      if (type === undefined) throw new Error('no status type');
+      const metrics = new RuntimeMetrics();
+      const controller = new ServiceStatusController({
+        host: fed.hostClient,
+        type,
+        tracker: { readyClusters: () => new Map([['slow', slowClient]]), onChange: () => () => undefined },
+        namespace: ns,
+        maxConcurrentReconciles: 2,
+        metrics,
+      });
+      for (let i = 0; i < 6; i++)
+        await fed.hostClient.resource(FEDERATED_SERVICES, ns).create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedService',
+          metadata: { name: `svc-${i}` },
+          spec: { template: {}, placement: { clusters: [{ name: 'slow' }] } },
+        });
+      const activeWorkers = async (): Promise<number> => {
+        const line = (await metrics.text())
+          .split('\n')
+          .find((l) => l.startsWith('kubefed_controller_active_workers{controller="status-services"}'));
+        return Number(line?.split(' ').pop() ?? NaN);
+      };
+      const stop = new AbortController();
+      const running = controller.start(stop.signal);
+      try {
+        await expect.poll(activeWorkers, POLL).toBe(2);
+        await consistently(async () => expect(await activeWorkers()).toBe(2), { durationMs: 1000 });
+      } finally {
+        stop.abort();
+        await running;
+      }
+    } finally {
+      slow.faults.restore();
+      await slow.stop();
+    }
   }, 60_000);
 });
