@@ -2,7 +2,15 @@
  * The group/version/resource of every API the control plane and the CLI read or write, so that
  * no package spells them out again.
  */
-import { CORE_GROUP, CORE_V1ALPHA1_VERSION, CORE_VERSION, SCHEDULING_GROUP, SCHEDULING_VERSION } from './constants.js';
+import {
+  CORE_GROUP,
+  CORE_V1ALPHA1_VERSION,
+  CORE_VERSION,
+  DEFAULT_FEDERATED_GROUP,
+  DEFAULT_FEDERATED_VERSION,
+  SCHEDULING_GROUP,
+  SCHEDULING_VERSION,
+} from './constants.js';
 
 /** A Kubernetes resource by group, version and plural (`group` is '' for the core API). */
 export interface GroupVersionResourceRef {
@@ -37,4 +45,6 @@ export const RESOURCES = Object.freeze({
   propagatedVersions: { group: CORE_GROUP, version: CORE_V1ALPHA1_VERSION, resource: 'propagatedversions' },
   clusterPropagatedVersions: { group: CORE_GROUP, version: CORE_V1ALPHA1_VERSION, resource: 'clusterpropagatedversions' },
   replicaSchedulingPreferences: { group: SCHEDULING_GROUP, version: SCHEDULING_VERSION, resource: 'replicaschedulingpreferences' },
+  /** KubeFed's FederatedNamespace, in the default federated group. */
+  federatedNamespaces: { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatednamespaces' },
 } as const satisfies Record<string, GroupVersionResourceRef>);

@@ -12,7 +12,7 @@
  * Changing the binding takes write access to Secrets, which already means access to the tokens.
  */
 import { createHash } from 'node:crypto';
-import { KUBEFED_NAMESPACE_DEFAULT } from '@kubefed/api';
+import { KUBEFED_NAMESPACE_DEFAULT, RESOURCES } from '@kubefed/api';
 import { ConfigError } from './api-error.js';
 import { type KubeFedClusterInput, parseApiEndpoint, type SecretInput } from './cluster-config.js';
 import { DynamicClient } from './dynamic-client.js';
@@ -167,6 +167,6 @@ export async function memberClientFromHost(
   options: ClientOptions = {},
 ): Promise<DynamicClient> {
   const namespace = cluster.metadata.namespace ?? KUBEFED_NAMESPACE_DEFAULT;
-  const secret = await host.resource({ group: '', version: 'v1', resource: 'secrets' }, namespace).get(cluster.spec.secretRef.name);
+  const secret = await host.resource(RESOURCES.secrets, namespace).get(cluster.spec.secretRef.name);
   return memberClientFromSecret(cluster, secret, options);
 }

@@ -1,4 +1,4 @@
-import { KUBEFED_NAMESPACE_DEFAULT } from '@kubefed/api';
+import { KUBEFED_NAMESPACE_DEFAULT, RESOURCES } from '@kubefed/api';
 import { connectionFromKubeFedCluster } from './cluster-config.js';
 import type { KubeFedClusterInput, SecretInput } from './cluster-config.js';
 import { HttpDiscovery } from './discovery.js';
@@ -56,7 +56,7 @@ export class DynamicClient implements Disposable {
    */
   static async forKubeFedCluster(host: DynamicClient, cluster: KubeFedClusterInput, options: ClientOptions = {}): Promise<DynamicClient> {
     const namespace = cluster.metadata.namespace ?? KUBEFED_NAMESPACE_DEFAULT;
-    const secret = await host.resource({ group: '', version: 'v1', resource: 'secrets' }, namespace).get(cluster.spec.secretRef.name);
+    const secret = await host.resource(RESOURCES.secrets, namespace).get(cluster.spec.secretRef.name);
     return DynamicClient.fromKubeFedCluster(cluster, secret as SecretInput, options);
   }
 

@@ -1,4 +1,4 @@
-import { kubeFedClusterSchema, federatedObjectSchema } from '@kubefed/api';
+import { kubeFedClusterSchema, federatedObjectSchema, RESOURCES } from '@kubefed/api';
 import { memberClientFromHost, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
 import { ClusterSyncError, renderDesiredObject, type RenderWarning } from '@kubefed/controllers';
 import type { WatchedType } from './fleet-watch.js';
@@ -45,11 +45,7 @@ async function readLive(host: DynamicClient, request: DetailRequest): Promise<Li
   const { object, cluster, type } = request;
   let member: DynamicClient | undefined;
   try {
-    const kfc = kubeFedClusterSchema.parse(
-      await host
-        .resource({ group: 'core.kubefed.io', version: 'v1beta1', resource: 'kubefedclusters' }, request.kubefedNamespace)
-        .get(cluster),
-    );
+    const kfc = kubeFedClusterSchema.parse(await host.resource(RESOURCES.kubeFedClusters, request.kubefedNamespace).get(cluster));
     member = await memberClientFromHost(host, kfc, { timeoutMs: 5000 });
     // A Namespace (FederatedNamespace) and cluster-scoped targets are read without a namespace.
     const namespace = type.targetType.namespaced ? object.metadata.namespace : undefined;

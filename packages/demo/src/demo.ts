@@ -8,9 +8,9 @@ import { parseAllDocuments } from 'yaml';
 export const DEMO_NAMESPACE = 'demo';
 
 const FEDERATED = (resource: string) => ({ group: 'types.kubefed.io', version: 'v1beta1', resource });
-const RSPS = { group: 'scheduling.kubefed.io', version: 'v1alpha1', resource: 'replicaschedulingpreferences' };
-const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments' };
-const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
+const RSPS = RESOURCES.replicaSchedulingPreferences;
+const DEPLOYMENTS = RESOURCES.deployments;
+const CONFIGMAPS = RESOURCES.configMaps;
 
 /** The sample files (sorted by name) and the objects in each. */
 export async function readSamples(dir: string): Promise<{ file: string; objects: KubeObject[] }[]> {

@@ -1,11 +1,4 @@
-import {
-  CORE_GROUP,
-  CORE_VERSION,
-  defaultKubeFedConfigSpec,
-  formatIssues,
-  KUBEFED_CONFIG_NAME,
-  type KubeFedConfigSpec,
-} from '@kubefed/api';
+import { RESOURCES, defaultKubeFedConfigSpec, formatIssues, KUBEFED_CONFIG_NAME, type KubeFedConfigSpec } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isConflict, jsonEqual, type KubeObject } from '@kubefed/client';
 import {
   done,
@@ -22,7 +15,7 @@ import { defaultKubeFedConfigObject } from './kubefed-config-settings.js';
 import type { KubeFedConfigSource } from './kubefed-config-source.js';
 
 /** The KubeFedConfig resource. */
-export const KUBEFED_CONFIG_GVR = { group: CORE_GROUP, version: CORE_VERSION, resource: 'kubefedconfigs' } as const;
+export const KUBEFED_CONFIG_GVR = RESOURCES.kubeFedConfigs;
 
 /** Options of {@link registerKubeFedConfigController}. */
 export interface KubeFedConfigControllerOptions {

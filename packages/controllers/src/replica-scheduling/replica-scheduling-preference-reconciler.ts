@@ -50,22 +50,18 @@ export interface SchedulingTarget {
 export const DEFAULT_SCHEDULING_TARGETS: Readonly<Record<string, SchedulingTarget>> = Object.freeze({
   FederatedDeployment: {
     federated: { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federateddeployments' },
-    member: { group: 'apps', version: 'v1', resource: 'deployments' },
+    member: RESOURCES.deployments,
   },
   FederatedReplicaSet: {
     federated: { group: DEFAULT_FEDERATED_GROUP, version: DEFAULT_FEDERATED_VERSION, resource: 'federatedreplicasets' },
-    member: { group: 'apps', version: 'v1', resource: 'replicasets' },
+    member: RESOURCES.replicaSets,
   },
 });
 
 const KUBEFED_CLUSTERS = RESOURCES.kubeFedClusters;
 /** KubeFed's FederatedNamespace resource, the default of `federatedNamespaces`. */
-export const DEFAULT_FEDERATED_NAMESPACES: Gvr = {
-  group: DEFAULT_FEDERATED_GROUP,
-  version: DEFAULT_FEDERATED_VERSION,
-  resource: 'federatednamespaces',
-};
-const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
+export const DEFAULT_FEDERATED_NAMESPACES: Gvr = RESOURCES.federatedNamespaces;
+const PODS = RESOURCES.pods;
 
 /** The ready member clusters and their clients (a `ClusterHealthTracker` fits). */
 export interface ReadyClusterSource {
