@@ -3,7 +3,7 @@ import type { JobProducer } from '@kubefed/queue';
 import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager, untilAborted } from '@kubefed/runtime';
 import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
 import type { PlacementCluster } from '../placement/index.js';
-import { ServiceStatusController } from '../service-status/service-status-controller.js';
+import { assertStatusTypeServed, ServiceStatusController } from '../service-status/service-status-controller.js';
 import { StatusControllers } from '../service-status/status-controllers.js';
 import { SyncController } from '../sync/controller/sync-controller.js';
 import { createSyncProcessor, type SyncJobProcessor, type SyncSettings } from '../sync/controller/sync-processor.js';
@@ -46,6 +46,8 @@ export interface FederatedTypeConfigControllerOptions {
   watchMembers?: boolean;
   /** Status flush period of each sync controller; default 200 ms. */
   statusFlushMs?: number;
+  /** How long a Ready placed cluster may take to report before the status is written without it (see `StatusWriterOptions.reportTimeoutMs`); default 30 s. */
+  reportTimeoutMs?: number;
   /** Poll period while member copies are being removed; default 500 ms. */
   removalPollMs?: number;
   /** Resync period of each sync controller (repairs drift in members); default 5 min. */
@@ -116,6 +118,7 @@ export function registerFederatedTypeConfigController(
         events: options.events,
         reporting: options.reporting,
         statusFlushMs: options.statusFlushMs,
+        reportTimeoutMs: options.reportTimeoutMs,
         removalPollMs: options.removalPollMs,
         resyncPeriodMs: options.resyncPeriodMs,
         onClusterLabelsChange: options.onClusterLabelsChange,
@@ -132,6 +135,7 @@ export function registerFederatedTypeConfigController(
     // No settings: remote status collection is on (see `settings`), so no status controller runs.
     rawResourceStatusCollection: () => options.settings?.().remoteStatusCollection ?? true,
     statusControllers: new StatusControllers({
+      check: (type) => assertStatusTypeServed(options.host, type),
       build: (type) =>
         new ServiceStatusController({
           host: options.host,

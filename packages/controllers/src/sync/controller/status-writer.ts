@@ -16,7 +16,20 @@ export interface StatusWriterOptions extends PlacementEnvironment {
   readonly isReady: (cluster: string) => boolean;
   /** Whether member status is reported as `remoteStatus` (FTC `statusCollection` and the feature gate). */
   readonly remoteStatusCollection: () => boolean;
+  /**
+   * How long a Ready target cluster may take to report the object's current generation before
+   * the status is written without it, the cluster showing `CreationTimedOut` (no entry before)
+   * or `UpdateTimedOut` (KubeFed's placeholders after its 30 s dispatch timeout); default 30 s.
+   */
+  readonly reportTimeoutMs?: number | undefined;
   readonly clock: Clock;
+}
+
+/** A key whose status waits for a cluster to report `generation`, since `sinceMs`; `written` once written with timed-out clusters. */
+interface Waiting {
+  readonly generation: number;
+  readonly sinceMs: number;
+  written: boolean;
 }
 
 /**
@@ -27,11 +40,16 @@ export interface StatusWriterOptions extends PlacementEnvironment {
  * clusters still reporting a status (e.g. `WaitingForRemoval`). Nothing is written while a
  * Ready target cluster has not reported the object's current generation: KubeFed writes the
  * status after the dispatch to every cluster ended, so `observedGeneration` and a True
- * Propagation condition never run ahead of the members. Writes through the status
- * subresource only when `computeFederatedStatus` says it changed.
+ * Propagation condition never run ahead of the members. A cluster that has not reported within
+ * `reportTimeoutMs` (a worker that never runs its job) no longer holds back the others: it is
+ * written as `CreationTimedOut` / `UpdateTimedOut` (Propagation False), as KubeFed does after its
+ * dispatch timeout. Writes through the status subresource only when `computeFederatedStatus`
+ * says it changed.
  */
 export class StatusWriter {
   readonly #o: StatusWriterOptions;
+  /** Keys waiting for a cluster's report, for `reportTimeoutMs`. */
+  readonly #waiting = new Map<string, Waiting>();
 
   constructor(options: StatusWriterOptions) {
     this.#o = options;
@@ -40,6 +58,11 @@ export class StatusWriter {
   /** Writes the status of every dirty object of this type; a failed key stays dirty. */
   async flush(): Promise<void> {
     const prefix = `${this.#o.type.name}|`;
+    const timeoutMs = this.#o.reportTimeoutMs ?? 30_000;
+    for (const [rkey, w] of this.#waiting) {
+      if (this.#o.objects.get(rkey.slice(prefix.length)) === undefined) this.#waiting.delete(rkey);
+      else if (!w.written && this.#o.clock.now() - w.sinceMs >= timeoutMs) this.#o.recorder.markDirty(rkey);
+    }
     for (const rkey of this.#o.recorder.takeDirty(prefix)) {
       try {
         await this.#write(rkey, rkey.slice(prefix.length));
@@ -53,7 +76,10 @@ export class StatusWriter {
   async #write(rkey: string, key: string): Promise<void> {
     const o = this.#o;
     const fed = o.objects.get(key);
-    if (fed === undefined || isDeleting(fed)) return;
+    if (fed === undefined || isDeleting(fed)) {
+      this.#waiting.delete(rkey);
+      return;
+    }
     const outcomes = o.recorder.outcomes(rkey);
     const statuses = new Map<string, ClusterPropagationResult>();
     let reason: 'ComputePlacementFailed' | 'KubeFedNamespaceNotPropagated' | undefined;
@@ -89,9 +115,17 @@ export class StatusWriter {
       // claim a propagation that has not happened. Its outcome marks the key dirty again.
       // An outcome without a generation is a worker that could not read the object at all: it speaks for any.
       const reported = recorded === undefined ? (r === undefined ? -1 : previousGeneration) : (recorded.generation ?? generation);
-      if (r === undefined || reported < generation) return;
+      if (r === undefined || reported < generation) {
+        if (!this.#timedOut(rkey, generation)) return;
+        statuses.set(c, { status: previousByName.has(c) ? 'UpdateTimedOut' : 'CreationTimedOut' });
+        continue;
+      }
       statuses.set(c, r);
     }
+    const waiting = this.#waiting.get(rkey);
+    if (waiting !== undefined && ![...statuses.values()].some((r) => r.status === 'CreationTimedOut' || r.status === 'UpdateTimedOut'))
+      this.#waiting.delete(rkey);
+    else if (waiting !== undefined) waiting.written = true;
     for (const [c, r] of outcomes) if (!targets.includes(c) && (r.status ?? '') !== '') statuses.set(c, r);
     const result = computeFederatedStatus({
       generation: fed.metadata.generation,
@@ -106,6 +140,17 @@ export class StatusWriter {
     if (!result.changed) return;
     const { namespace } = splitKey(key);
     await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...structuredClone(fed), status: result.status });
+  }
+
+  /** Whether `rkey` has waited `reportTimeoutMs` for a cluster to report `generation` (starts the wait). */
+  #timedOut(rkey: string, generation: number): boolean {
+    const now = this.#o.clock.now();
+    const w = this.#waiting.get(rkey);
+    if (w === undefined || w.generation !== generation) {
+      this.#waiting.set(rkey, { generation, sinceMs: now, written: false });
+      return false;
+    }
+    return now - w.sinceMs >= (this.#o.reportTimeoutMs ?? 30_000);
   }
 }
 

@@ -54,6 +54,8 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly onClusterLabelsChange?: ((listener: () => void) => () => void) | undefined;
   /** Status flush period; default 200 ms. */
   readonly statusFlushMs?: number | undefined;
+  /** How long a Ready placed cluster may take to report before the status is written without it (see `StatusWriterOptions.reportTimeoutMs`); default 30 s. */
+  readonly reportTimeoutMs?: number | undefined;
   /** Poll period while member copies are being removed; default 500 ms. */
   readonly removalPollMs?: number | undefined;
   /** Every object is reconciled again this often (repairs drift in members); default 5 min, 0 = never. */

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
+import type { KubeObject } from '@kubefed/client';
+import { FakeClock, Store } from '@kubefed/runtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recorderKey, StatusRecorder, StatusWriter, syncTypeOf } from '@kubefed/controllers';
+import { startFederation, type Federation } from './federation.js';
+
+const CLUSTER_ROLES: FederatedTypeOptions = {
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  pluralName: 'clusterroles',
+  scope: 'Cluster',
+};
+const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
+const cluster = (name: string): { metadata: { name: string } } => ({ metadata: { name } });
+
+let fed: Federation;
+
+beforeAll(async () => {
+  fed = await startFederation({});
+  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+  await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
+});
+
+afterAll(async () => {
+  await fed[Symbol.asyncDispose]();
+});
+
+describe('StatusWriter', () => {
+  it('writes the reported clusters once a Ready cluster has not reported for reportTimeoutMs, that one as CreationTimedOut', async () => {
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    const created = await objects.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedClusterRole',
+      metadata: { name },
+      spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+    });
+    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(CLUSTER_ROLES, 'kube-federation-system')));
+    const store = new Store<KubeObject>();
+    store.upsert(created);
+    const recorder = new StatusRecorder();
+    const clock = new FakeClock();
+    const writer = new StatusWriter({
+      host: fed.hostClient,
+      clusters: () => [cluster('member1'), cluster('member2')],
+      kubefedNamespace: 'kube-federation-system',
+      type,
+      objects: store,
+      recorder,
+      isReady: () => true,
+      remoteStatusCollection: () => false,
+      reportTimeoutMs: 30_000,
+      clock,
+    });
+    recorder.record(recorderKey(type.name, name), 'member1', { status: '', generation: 1 });
+
+    await writer.flush();
+    await clock.advance(29_000);
+    await writer.flush();
+    expect((await objects.get(name)).status).toBeUndefined();
+
+    await clock.advance(1_000);
+    await writer.flush();
+    expect((await objects.get(name)).status).toMatchObject({
+      observedGeneration: 1,
+      conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+      clusters: [{ name: 'member1' }, { name: 'member2', status: 'CreationTimedOut' }],
+    });
+
+    // member2 reports: its entry is written as it is.
+    store.upsert(await objects.get(name));
+    recorder.record(recorderKey(type.name, name), 'member2', { status: '', generation: 1 });
+    await writer.flush();
+    expect((await objects.get(name)).status).toMatchObject({
+      conditions: [{ type: 'Propagation', status: 'True' }],
+      clusters: [{ name: 'member1' }, { name: 'member2' }],
+    });
+  });
+});
