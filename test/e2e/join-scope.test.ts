@@ -2,19 +2,12 @@
 // meets it after moving a Namespaced federation to Cluster scope: the kube-sim CLI (host +
 // member1, member2), Redis, `kubefedctl join` and the kubefed-controller-manager process.
 import { RESOURCES } from '@kubefed/api';
-import type { LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POLL, startE2eFederation, succeeded } from './support/e2e-federation.js';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { succeeded } from './support/e2e-federation.js';
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(['member1', 'member2'], { controllerManager: false, join: false, enableDefaultTypes: false });
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+const fed = useLocalFederation({ members: ['member1', 'member2'], controllerManager: false, join: false, types: [] });
 
 /** Creates (after deleting any) the KubeFedConfig `kubefed` with `scope`. */
 async function kubefedConfig(scope: 'Cluster' | 'Namespaced'): Promise<void> {

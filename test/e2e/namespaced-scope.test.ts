@@ -4,30 +4,17 @@
 // propagates only the federated objects of its own namespace, never a cluster-scoped type, and
 // never touches the other plane's objects.
 import { RESOURCES } from '@kubefed/api';
-import { consistently, type LocalFederation, startLocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  federated,
-  FEDERATED_CONFIG_MAPS,
-  getOrUndefined,
-  POLL,
-  propagatedTo,
-  propagationOf,
-  succeeded,
-} from './support/e2e-federation.js';
+import { consistently, type LocalFederation, POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { federated, FEDERATED_CONFIG_MAPS, getOrUndefined, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
 
 const PLANES = ['fed-a', 'fed-b'] as const;
 
-let fed: LocalFederation;
+const fed = useLocalFederation({ members: ['member1'], controllerManager: false, join: false, types: [], setup: startPlanes });
 
-beforeAll(async () => {
-  fed = await startLocalFederation({
-    members: ['member1'],
-    redisUrl: process.env.REDIS_URL,
-    controllerManager: false,
-    join: false,
-    enableDefaultTypes: false,
-  });
+/** Per plane: its namespace and KubeFedConfig (scope Namespaced), member1 joined, two types enabled, a controller manager. */
+async function startPlanes(fed: LocalFederation): Promise<void> {
   const host = fed.client('host');
   for (const plane of [...PLANES, 'outside'])
     await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: plane } });
@@ -49,11 +36,7 @@ beforeAll(async () => {
     // A queue prefix per plane (the harness passes one explicitly; the default would differ by itself).
     await fed.startControllerManager(['--kubefed-namespace', plane, '--queue-prefix', `${fed.queuePrefix}-${plane}`]);
   }
-}, 180_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+}
 
 const federatedConfigMap = (namespace: string, value: string) => ({
   apiVersion: 'types.kubefed.io/v1beta1',

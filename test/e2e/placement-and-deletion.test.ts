@@ -6,9 +6,9 @@
 // each in a namespace of its own.
 import { RESOURCES } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
-import type { LocalFederation } from '@kubefed/testing';
-import { consistently } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { consistently, POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, it } from 'vitest';
 import {
   at,
   createFederatedNamespace,
@@ -17,24 +17,14 @@ import {
   FEDERATED_NAMESPACES,
   getOrUndefined,
   kubectl,
-  POLL,
   propagatedTo,
   propagationOf,
-  startE2eFederation,
   succeeded,
 } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2', 'member3'] as const;
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(MEMBERS);
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+const fed = useLocalFederation({ members: MEMBERS });
 
 const clusters = (...names: string[]) => ({ clusters: names.map((name) => ({ name })) });
 

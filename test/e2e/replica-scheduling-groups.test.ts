@@ -4,9 +4,10 @@
 // (the default federated group) and deployments.apps in a federated group of its own.
 import { RESOURCES } from '@kubefed/api';
 import type { GroupVersionResource, KubeObject } from '@kubefed/client';
-import type { LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { at, createFederatedNamespace, federated, getOrUndefined, POLL, startE2eFederation, succeeded } from './support/e2e-federation.js';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, it } from 'vitest';
+import { at, createFederatedNamespace, federated, getOrUndefined } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const CUSTOM_GROUP = 'fed.example.io';
@@ -14,17 +15,9 @@ const FEDERATED_REPLICA_SETS = federated('federatedreplicasets');
 const CUSTOM_FEDERATED_DEPLOYMENTS: GroupVersionResource = { group: CUSTOM_GROUP, version: 'v1beta1', resource: 'federateddeployments' };
 const REPLICA_SETS: GroupVersionResource = { group: 'apps', version: 'v1', resource: 'replicasets' };
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(MEMBERS, { enableDefaultTypes: false });
-  for (const args of [['namespaces'], ['replicasets.apps'], ['deployments.apps', '--federated-group', CUSTOM_GROUP]]) {
-    succeeded(await fed.kubefedctl(['enable', ...args, '--host-cluster-context', 'host']), `kubefedctl enable ${args.join(' ')}`);
-  }
-}, 180_000);
-
-afterAll(async () => {
-  await fed?.stop();
+const fed = useLocalFederation({
+  members: MEMBERS,
+  types: ['namespaces', 'replicasets.apps', ['deployments.apps', '--federated-group', CUSTOM_GROUP]],
 });
 
 /** A federated workload of `kind` (ReplicaSet or Deployment) with 1 replica and no placement: the RSP places it. */

@@ -11,7 +11,7 @@ const CONTROLLER_MANAGER = 'packages/controller-manager/src/main.ts';
 
 let fed: LocalFederation;
 beforeAll(async () => {
-  fed = await startLocalFederation({ members: ['member1'], controllerManager: false, enableDefaultTypes: false, join: false });
+  fed = await startLocalFederation({ members: ['member1'], controllerManager: false, types: [], join: false });
 }, 120_000);
 afterAll(async () => {
   await fed.stop();

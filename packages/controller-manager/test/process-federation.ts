@@ -9,86 +9,35 @@ import { type LocalFederation, type ManagedProcess, startLocalFederation } from 
 export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
 export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' } as const;
 
-/**
- * Leader election flags short enough that a replacement of a killed leader takes the Lease
- * within a few seconds (the defaults wait 15 s for the dead leader's claim to expire).
- */
-const FAST_LEASE = [
-  '--leader-elect-lease-duration',
-  '3s',
-  '--leader-elect-renew-deadline',
-  '2s',
-  '--leader-elect-retry-period',
-  '500ms',
-] as const;
-
 /** Options of {@link startProcessFederation}. */
 export interface ProcessFederationOptions {
   /** Member cluster names; default member1, member2. */
   readonly members?: readonly string[];
   /** Redis to use (e.g. a private restartable one); default REDIS_URL or a private server. */
   readonly redisUrl?: string | undefined;
-  /** Extra `kubefedctl join` flags (e.g. `--least-privilege`). */
-  readonly joinFlags?: readonly string[];
-  /** Types to `kubefedctl enable` after the joins; default namespaces and configmaps. */
-  readonly types?: readonly string[];
+  /** Controller managers take a dead leader's Lease within seconds; default false. */
+  readonly fastLeaderElection?: boolean;
 }
 
 /**
- * A local federation of real processes with no controller manager yet: the kube-sim CLI (host
- * and members), Redis, the KubeFed CRDs, the KubeFedConfig `kubefed` (scope Cluster), every member joined with `kubefedctl join` and the
- * types enabled with `kubefedctl enable`. Start controller managers with
- * {@link startControllerManager}.
+ * The local federation of the process-level propagation tests, with no controller manager yet:
+ * the KubeFedConfig `kubefed` (scope Cluster), every member joined and namespaces and configmaps
+ * enabled. Start controller managers with `fed.startControllerManager`.
  */
-export async function startProcessFederation(options: ProcessFederationOptions = {}): Promise<LocalFederation> {
-  const members = options.members ?? ['member1', 'member2'];
-  const fed = await startLocalFederation({
-    members,
+export function startProcessFederation(options: ProcessFederationOptions = {}): Promise<LocalFederation> {
+  return startLocalFederation({
+    members: options.members ?? ['member1', 'member2'],
     redisUrl: options.redisUrl,
+    scope: 'Cluster',
     controllerManager: false,
-    join: false,
-    enableDefaultTypes: false,
+    fastLeaderElection: options.fastLeaderElection ?? false,
+    types: ['namespaces', 'configmaps'],
   });
-  try {
-    // What the controller manager would create at its start (join needs it).
-    await fed
-      .client('host')
-      .resource(RESOURCES.kubeFedConfigs, fed.namespace)
-      .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: { scope: 'Cluster' } });
-    for (const m of members) {
-      const r = await fed.kubefedctl(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...(options.joinFlags ?? [])]);
-      if (r.code !== 0) throw new Error(`kubefedctl join ${m} exited ${r.code}: ${r.stderr}`);
-    }
-    for (const t of options.types ?? ['namespaces', 'configmaps']) {
-      const r = await fed.kubefedctl(['enable', t, '--host-cluster-context', 'host']);
-      if (r.code !== 0) throw new Error(`kubefedctl enable ${t} exited ${r.code}: ${r.stderr}`);
-    }
-    return fed;
-  } catch (err) {
-    await fed.stop();
-    throw err;
-  }
 }
 
-/** Starts a controller manager process (`args` after the common flags, e.g. `--mode workers`) with {@link FAST_LEASE}. */
-export function startControllerManager(fed: LocalFederation, args: readonly string[] = []): Promise<ManagedProcess> {
-  return fed.startControllerManager([...FAST_LEASE, ...args]);
-}
-
-/** Resolves once every named KubeFedCluster is Ready (as written by the leader's health controller). */
-export async function waitForReadyClusters(fed: LocalFederation, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const list = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).list();
-    const ready = list.items.filter((c) =>
-      ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
-        (x) => x.type === 'Ready' && x.status === 'True',
-      ),
-    );
-    if (fed.members.every((m) => ready.some((c) => c.metadata.name === m))) return;
-    if (Date.now() > deadline) throw new Error(`KubeFedClusters not Ready within ${timeoutMs}ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** Resolves once every member's KubeFedCluster is Ready; {@link LocalFederation.waitForReady} for the benchmarks. */
+export function waitForReadyClusters(fed: LocalFederation, timeoutMs = 30_000): Promise<void> {
+  return fed.waitForReady(timeoutMs);
 }
 
 /** The name of the i-th federated ConfigMap of a test. */

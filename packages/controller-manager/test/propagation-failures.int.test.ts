@@ -12,10 +12,8 @@ import {
   managedCopies,
   MemberWriteRecorder,
   metricValue,
-  startControllerManager,
   startProcessFederation,
   totalManagedCopies,
-  waitForReadyClusters,
 } from './process-federation.js';
 
 let redis: RedisHandle;
@@ -32,7 +30,7 @@ afterEach(async () => {
 });
 
 async function federation(): Promise<LocalFederation> {
-  const fed = await startProcessFederation({ redisUrl: redis.url });
+  const fed = await startProcessFederation({ redisUrl: redis.url, fastLeaderElection: true });
   cleanups.push(() => fed.stop());
   return fed;
 }
@@ -65,9 +63,7 @@ async function expectConverged(
     .toEqual(Object.fromEntries(fed.members.map((m) => [m, count])));
   // The recorder's watches trail the list above: wait until they have seen every copy arrive
   // before taking the count that must stay unchanged.
-  await expect
-    .poll(() => writes.count('ADDED'), { timeout: 30_000, interval: 100 })
-    .toBeGreaterThanOrEqual(count * fed.members.length);
+  await expect.poll(() => writes.count('ADDED'), { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(count * fed.members.length);
   const settled = writes.writes.length;
   await consistently(() => expect(writes.writes.length).toBe(settled), {
     durationMs: 5000,
@@ -85,15 +81,15 @@ describe('propagation through controller-manager processes under failures', () =
     const fed = await federation();
     const ns = 'killed';
     const writes = await recorder(fed, ns);
-    const first = await startControllerManager(fed, RATE);
-    await waitForReadyClusters(fed);
+    const first = await fed.startControllerManager(RATE);
+    await fed.waitForReady(30_000);
     await createFederatedConfigMaps(fed, ns, PROPAGATING);
     await expect.poll(() => writes.count('ADDED'), { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(40);
     await first.kill();
     const atKill = writes.count('ADDED');
     expect(atKill).toBeLessThan(PROPAGATING * fed.members.length);
 
-    await startControllerManager(fed, RATE);
+    await fed.startControllerManager(RATE);
     await expectConverged(fed, ns, writes, PROPAGATING, 120_000);
     expectEachWrittenOnce(writes, fed, PROPAGATING);
   }, 240_000);
@@ -104,7 +100,7 @@ describe('propagation through controller-manager processes under failures', () =
     await createFederatedConfigMaps(fed, ns, PROPAGATING);
     // 2 host requests per second for everything else: far less than the propagation needs, and
     // with a 500 ms renewal period and a 2 s renew deadline a shared budget loses the lease.
-    const cm = await startControllerManager(fed, ['--kube-api-qps', '2', '--kube-api-burst', '2']);
+    const cm = await fed.startControllerManager(['--kube-api-qps', '2', '--kube-api-burst', '2']);
     const leases = fed.client('host').resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' }, fed.namespace);
     const holder = async (): Promise<string> =>
       String(
@@ -127,8 +123,8 @@ describe('propagation through controller-manager processes under failures', () =
     const fed = await federation();
     const ns = 'redis-restart';
     const writes = await recorder(fed, ns);
-    await startControllerManager(fed, RATE);
-    await waitForReadyClusters(fed);
+    await fed.startControllerManager(RATE);
+    await fed.waitForReady(30_000);
     await createFederatedConfigMaps(fed, ns, PROPAGATING);
     await expect.poll(() => writes.count('ADDED'), { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(40);
     await redis.restart();
@@ -144,8 +140,8 @@ describe('propagation through controller-manager processes under failures', () =
     const ns = 'steady';
     const objects = 50;
     const resync = ['--sync-resync-period', '2s'];
-    let cm: ManagedProcess = await startControllerManager(fed, resync);
-    await waitForReadyClusters(fed);
+    let cm: ManagedProcess = await fed.startControllerManager(resync);
+    await fed.waitForReady(30_000);
     await createFederatedConfigMaps(fed, ns, objects);
     await expect.poll(() => totalManagedCopies(fed, ns), { timeout: 60_000, interval: 500 }).toBe(objects * fed.members.length);
     // Every version recorded: each ConfigMap's PropagatedVersion names every member.
@@ -181,7 +177,7 @@ describe('propagation through controller-manager processes under failures', () =
     // manager has no memory; the PropagatedVersions in the host say nothing needs writing.
     expect(await cm.stop()).toBe(0);
     await redis.restart();
-    cm = await startControllerManager(fed, resync);
+    cm = await fed.startControllerManager(resync);
     await expect.poll(() => reconciles(), { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(2 * objects);
     await consistently(() => expect(writes.writes).toEqual([]), {
       durationMs: 6000,
@@ -210,9 +206,9 @@ describe('propagation through controller-manager processes under failures', () =
     const fed = await federation();
     const ns = 'two-workers';
     const writes = await recorder(fed, ns);
-    await startControllerManager(fed, ['--mode', 'controllers']);
-    const workers = [await startControllerManager(fed, ['--mode', 'workers']), await startControllerManager(fed, ['--mode', 'workers'])];
-    await waitForReadyClusters(fed);
+    await fed.startControllerManager(['--mode', 'controllers']);
+    const workers = [await fed.startControllerManager(['--mode', 'workers']), await fed.startControllerManager(['--mode', 'workers'])];
+    await fed.waitForReady(30_000);
     await createFederatedConfigMaps(fed, ns, PROPAGATING);
     await expectConverged(fed, ns, writes, PROPAGATING, 120_000);
     expectEachWrittenOnce(writes, fed, PROPAGATING);

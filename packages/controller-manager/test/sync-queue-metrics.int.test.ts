@@ -1,14 +1,7 @@
 // kubefed_sync_queue_jobs on the controller manager's /metrics, read from real Redis on scrape.
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FEDERATED_CONFIG_MAPS,
-  FEDERATED_NAMESPACES,
-  metricValue,
-  startControllerManager,
-  startProcessFederation,
-  waitForReadyClusters,
-} from './process-federation.js';
+import { FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, metricValue, startProcessFederation } from './process-federation.js';
 
 const NS = 'queue-metrics';
 
@@ -17,10 +10,10 @@ describe('kubefed_sync_queue_jobs', () => {
   let controllers: ManagedProcess;
 
   beforeAll(async () => {
-    fed = await startProcessFederation();
+    fed = await startProcessFederation({ fastLeaderElection: true });
     // Controllers without workers: the jobs they enqueue stay waiting, so the counts hold still.
-    controllers = await startControllerManager(fed, ['--mode', 'controllers']);
-    await waitForReadyClusters(fed, 60_000);
+    controllers = await fed.startControllerManager(['--mode', 'controllers']);
+    await fed.waitForReady(60_000);
   }, 180_000);
 
   afterAll(async () => {

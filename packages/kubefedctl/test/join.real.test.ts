@@ -21,7 +21,7 @@ beforeAll(async () => {
     redisUrl: process.env['REDIS_URL'],
     controllerManager: false,
     join: false,
-    enableDefaultTypes: false,
+    types: [],
   });
 });
 

@@ -35,15 +35,12 @@ describe('kubefedctl join --least-privilege with the controller manager process'
       members: ['member1'],
       controllerManager: false,
       join: false,
-      enableDefaultTypes: false,
-      redisUrl: process.env.REDIS_URL,
+      types: [],
+      scope: 'Cluster',
     });
     cleanups.push(() => fed.stop());
     const host = fed.client('host');
     const member = fed.client('member1');
-    await host
-      .resource(RESOURCES.kubeFedConfigs, fed.namespace)
-      .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec: { scope: 'Cluster' } });
     const ctl = (...args: string[]) => fed.kubefedctl([...args, '--host-cluster-context', 'host']);
 
     const joined = await ctl('join', 'member1', '--cluster-context', 'member1', '--least-privilege');

@@ -4,7 +4,7 @@
  * else a private `redis-server`), simulated Kubernetes clusters with a kubeconfig
  * (`startSimClusters`), real ones built from Go modules (`startRealClusters`), a whole local
  * federation on either (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`), plus
- * polling (`eventually`, `consistently`) and unique names.
+ * polling (`eventually`, `consistently`, the suites' poll policy `POLL`) and unique names.
  *
  * Start reading at `start-redis.ts`, then `start-sim-clusters.ts`, `local-federation.ts` and
  * `local-clusters.ts`. Everything returned is
@@ -13,6 +13,7 @@
 export { startRedis, answersPing, defaultRedisUrl, type RedisHandle, type StartRedisOptions } from './start-redis.js';
 export { startSimClusters, type SimClusters, type StartSimClustersOptions } from './start-sim-clusters.js';
 export { eventually, consistently, type EventuallyOptions, type ConsistentlyOptions } from './eventually.js';
+export { POLL } from './poll.js';
 export { uniqueName } from './unique-name.js';
 export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
 export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';

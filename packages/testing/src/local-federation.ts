@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { KUBEFED_NAMESPACE_DEFAULT, kubeFedCrds, RESOURCES } from '@kubefed/api';
 import { DynamicClient, isAlreadyExists, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { DEFAULT_REGIONS } from './default-regions.js';
-import { startLocalClusters, substrateFromEnvironment, type Substrate } from './local-clusters.js';
+import { eventually } from './eventually.js';
+import { type LocalClusters, startLocalClusters, substrateFromEnvironment, type Substrate } from './local-clusters.js';
 import { type CommandResult, ManagedProcess, runSourceEntry, sourceEntry } from './managed-process.js';
 import type { RealClusters } from './real-clusters/start-real-clusters.js';
 import { startRedis, type RedisHandle } from './start-redis.js';
@@ -13,6 +14,25 @@ import { TestingError } from './testing-error.js';
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const CONTROLLER_MANAGER = 'packages/controller-manager/src/main.ts';
 const KUBEFEDCTL = 'packages/kubefedctl/src/main.ts';
+
+/**
+ * Leader election short enough that a replacement of a killed leader takes the Lease within a
+ * few seconds (the defaults wait 15 s for the dead leader's claim to expire).
+ */
+const FAST_LEADER_ELECTION = [
+  '--leader-elect-lease-duration',
+  '3s',
+  '--leader-elect-renew-deadline',
+  '2s',
+  '--leader-elect-retry-period',
+  '500ms',
+] as const;
+
+/**
+ * Health checks that notice an unreachable member within a few seconds: every second, giving up
+ * after two failures (the defaults, 10 s x 3, would cost half a minute per fault).
+ */
+const FAST_HEALTH_CHECKS = { period: '1s', timeout: '1s', failureThreshold: 2, successThreshold: 1 } as const;
 
 export { DEFAULT_REGIONS };
 
@@ -32,16 +52,35 @@ export interface LocalFederationOptions {
   readonly podCapacity?: Readonly<Record<string, number>>;
   /** Where the kubeconfig is written (contexts `host` and one per member); default a temporary directory. */
   readonly kubeconfigPath?: string;
-  /** Redis to use when it answers (e.g. REDIS_URL); else a private redis-server is started. */
+  /** Redis to use when it answers; default `REDIS_URL`; else a private redis-server is started. */
   readonly redisUrl?: string | undefined;
   /** BullMQ key prefix; default a unique one. */
   readonly queuePrefix?: string;
+  /**
+   * Create the KubeFedConfig `kubefed` with this scope before anything else runs (what the
+   * controller manager creates at its start, and `kubefedctl join` reads). Default: none is
+   * created here; the controller manager creates one with scope Cluster.
+   */
+  readonly scope?: 'Cluster' | 'Namespaced';
   /** Start a controller manager process (`--mode all`) with these extra flags; `false` starts none. Default `[]`. */
   readonly controllerManager?: readonly string[] | false;
-  /** Join every member with `kubefedctl join`; default true. */
-  readonly join?: boolean;
-  /** Run `kubefedctl enable --default-types`; default true. */
-  readonly enableDefaultTypes?: boolean;
+  /** Controller managers (this one and later ones) take over a dead leader's Lease within seconds; default false. */
+  readonly fastLeaderElection?: boolean;
+  /**
+   * Health checks every second, two failures to give up (set in the KubeFedConfig before the
+   * joins). Needs a controller manager or `scope`, which create the KubeFedConfig. Default false.
+   */
+  readonly fastHealthChecks?: boolean;
+  /** Members to join with `kubefedctl join`: `true` every one, `false` none, or a list of them. Default true. */
+  readonly join?: boolean | readonly string[];
+  /** Extra `kubefedctl join` flags (e.g. `--least-privilege`); default none. */
+  readonly joinFlags?: readonly string[];
+  /**
+   * Types to `kubefedctl enable`: `default` (`--default-types`), or a list of type names or of
+   * `enable` arguments (`['deployments.apps', '--federated-group', 'g.example']`), enabled in
+   * order; `[]` enables none. Default `default`.
+   */
+  readonly types?: 'default' | readonly (string | readonly string[])[];
   /** Called with a line per step (`starting kube-sim ...`, `joined member1 (2.1s)`). */
   readonly onProgress?: (message: string) => void;
 }
@@ -69,6 +108,13 @@ export interface LocalFederation extends AsyncDisposable {
   /** Starts one more controller manager process with the common flags plus `args`; resolves once it serves health. */
   startControllerManager(args?: readonly string[]): Promise<ManagedProcess>;
   /**
+   * Resolves once the KubeFedCluster of every member is Ready (as a controller manager's health
+   * checks write it). Default timeout 60 s.
+   *
+   * @throws TestingError naming the members not Ready in time.
+   */
+  waitForReady(timeoutMs?: number): Promise<void>;
+  /**
    * Fault injection on one cluster. `sim`: any kube-sim fault (`{ unreachable: true }`,
    * `{ latencyMs }`, `{ podCapacity }`, ...; see kube-sim's README). `real`: `{ unreachable: true }`
    * (SIGSTOP to its kube-apiserver), `{ restore: true }`, `{ podCapacity: N | null }`; other faults
@@ -89,141 +135,208 @@ const childEnv = (): NodeJS.ProcessEnv => {
 
 /**
  * Starts a whole local federation the way a user would run one: the host and members in
- * distinct regions (the kube-sim CLI, or real control planes: `options.substrate`), Redis, the KubeFed CRDs and namespace in the host, the
- * controller manager as a separate process, `kubefedctl join` of every member and
- * `kubefedctl enable --default-types`, then waits until every KubeFedCluster is Ready. On any
+ * distinct regions (the kube-sim CLI, or real control planes: `options.substrate`), Redis, the
+ * KubeFed CRDs and namespace in the host (and the KubeFedConfig when `options.scope` says so),
+ * the controller manager as a separate process, `kubefedctl join` of every member and
+ * `kubefedctl enable` of the types, then waits until every KubeFedCluster is Ready. On any
  * failure, what was started is stopped and the error names the step.
  */
 export async function startLocalFederation(options: LocalFederationOptions = {}): Promise<LocalFederation> {
-  const members = options.members ?? ['member1', 'member2', 'member3'];
-  const progress = options.onProgress ?? (() => {});
-  const namespace = KUBEFED_NAMESPACE_DEFAULT;
-  const started: (() => Promise<unknown>)[] = [];
-  const clients = new Map<string, DynamicClient>();
-  let dir: string | undefined;
-  const cleanup = async (): Promise<void> => {
-    for (const c of clients.values()) c.close();
-    clients.clear();
-    for (const stop of started.splice(0).reverse()) await stop().catch(() => undefined);
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  };
-  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now();
-    try {
-      const result = await fn();
-      progress(`${name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
-      return result;
-    } catch (err) {
-      throw new TestingError(`local federation: ${name} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
-  };
+  if (options.fastHealthChecks === true && options.controllerManager === false && options.scope === undefined)
+    throw new TestingError('local federation: fastHealthChecks needs a KubeFedConfig: start a controller manager or give a scope');
+  const starting = new LocalFederationStart(options);
   try {
-    dir = await mkdtemp(join(tmpdir(), 'kubefed-local-'));
-    const kubeconfigPath = options.kubeconfigPath ?? join(dir, 'kubeconfig');
-    const substrate = options.substrate ?? substrateFromEnvironment();
-    const names = ['host', ...members];
-    const clusters = await step(`started ${substrate === 'real' ? 'real clusters' : 'kube-sim'}: ${names.join(', ')}`, () =>
-      startLocalClusters({
-        substrate,
-        names,
-        kubeconfigPath,
-        regions: { ...DEFAULT_REGIONS, ...options.regions },
-        podCapacity: options.podCapacity ?? {},
-      }),
-    );
-    started.push(() => clusters.stop());
-    const kubeconfig = Kubeconfig.fromFile(kubeconfigPath);
-    const client = (context: string): DynamicClient => {
-      let c = clients.get(context);
-      if (c === undefined) clients.set(context, (c = DynamicClient.fromKubeconfig(kubeconfig, { context, qps: 0 })));
-      return c;
-    };
-    const redis = await step('Redis ready', () => startRedis({ url: options.redisUrl }));
-    started.push(() => redis.stop());
-    const queuePrefix = options.queuePrefix ?? redis.prefix('kubefed');
-    await step('installed the KubeFed CRDs and namespace in the host', async () => {
-      const host = client('host');
-      const crds = kubeFedCrds();
-      for (const crd of crds) await createIfMissing(host.resource(CRDS), crd as unknown as KubeObject);
-      // A real API server serves a CRD's resource only once it is Established.
-      await waitForEstablished(
-        host,
-        crds.map((c) => c.metadata.name),
-        30_000,
-      );
-      await createIfMissing(host.resource(RESOURCES.namespaces), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    });
+    return await starting.run();
+  } catch (err) {
+    await starting.cleanup();
+    throw err;
+  }
+}
 
-    const controllerManagers: ManagedProcess[] = [];
-    const startControllerManager = async (args: readonly string[] = []): Promise<ManagedProcess> => {
-      const cm = new ManagedProcess(
-        `kubefed-controller-manager-${controllerManagers.length + 1}`,
-        [
-          ...sourceEntry(CONTROLLER_MANAGER),
-          '--kubeconfig',
-          kubeconfigPath,
-          '--context',
-          'host',
-          '--redis-url',
-          redis.url,
-          '--queue-prefix',
-          queuePrefix,
-          '--metrics-addr',
-          '127.0.0.1:0',
-          '--health-addr',
-          '127.0.0.1:0',
-          ...args,
-        ],
-        { env: childEnv() },
-      );
-      controllerManagers.push(cm);
-      started.push(() => cm.stop());
-      await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 60_000 });
-      return cm;
-    };
-    const cmArgs = options.controllerManager;
-    if (cmArgs !== false) await step('started kubefed-controller-manager', () => startControllerManager(cmArgs ?? []));
+/** The steps of {@link startLocalFederation} and what they started, stopped in reverse on failure or at the end. */
+class LocalFederationStart {
+  readonly #options: LocalFederationOptions;
+  readonly #members: readonly string[];
+  readonly #started: (() => Promise<unknown>)[] = [];
+  readonly #clients = new Map<string, DynamicClient>();
+  readonly #controllerManagers: ManagedProcess[] = [];
+  #dir: string | undefined;
+  #kubeconfig: Kubeconfig | undefined;
+
+  constructor(options: LocalFederationOptions) {
+    this.#options = options;
+    this.#members = options.members ?? ['member1', 'member2', 'member3'];
+  }
+
+  async run(): Promise<LocalFederation> {
+    const options = this.#options;
+    this.#dir = await mkdtemp(join(tmpdir(), 'kubefed-local-'));
+    const kubeconfigPath = options.kubeconfigPath ?? join(this.#dir, 'kubeconfig');
+    const substrate = options.substrate ?? substrateFromEnvironment();
+    const clusters = await this.#startClusters(substrate, kubeconfigPath);
+    this.#kubeconfig = Kubeconfig.fromFile(kubeconfigPath);
+    const redis = await this.#step('Redis ready', () => startRedis({ url: options.redisUrl }));
+    this.#started.push(() => redis.stop());
+    const queuePrefix = options.queuePrefix ?? redis.prefix('kubefed');
+    await this.#step('installed the KubeFed CRDs and namespace in the host', () => this.#installControlPlane());
+    const startControllerManager = (args: readonly string[] = []): Promise<ManagedProcess> =>
+      this.#startControllerManager([...this.#commonFlags(kubeconfigPath, redis.url, queuePrefix), ...args]);
     const kubefedctl = (args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<CommandResult> =>
       runSourceEntry(KUBEFEDCTL, ['--kubeconfig', kubeconfigPath, ...args], { env: childEnv(), ...opts });
-    const must = async (args: readonly string[]): Promise<void> => {
-      const r = await kubefedctl(args);
-      if (r.code !== 0) throw new TestingError(`kubefedctl ${args.join(' ')} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
-    };
-    if (options.join !== false) {
-      await Promise.all(
-        members.map((m) => step(`joined ${m}`, () => must(['join', m, '--cluster-context', m, '--host-cluster-context', 'host']))),
-      );
-    }
-    if (options.enableDefaultTypes !== false) {
-      await step('enabled the default types', () => must(['enable', '--default-types', '--host-cluster-context', 'host']));
-    }
-    if (options.join !== false && options.controllerManager !== false) {
-      await step('every member cluster Ready', () => waitForReady(client('host'), namespace, members, 60_000));
-    }
+    const waitForReady = (timeoutMs = 60_000): Promise<void> => waitForReadyClusters(this.#client('host'), this.#members, timeoutMs);
+    await this.#configure({ startControllerManager, kubefedctl });
     let stopped: Promise<void> | undefined;
-    const stop = (): Promise<void> => (stopped ??= cleanup());
+    const stop = (): Promise<void> => (stopped ??= this.cleanup());
     return {
       kubeconfigPath,
       hostContext: 'host',
-      members,
-      namespace,
+      members: this.#members,
+      namespace: KUBEFED_NAMESPACE_DEFAULT,
       redis,
       queuePrefix,
       substrate,
       kubeSim: clusters.kubeSim,
       realClusters: clusters.real,
-      controllerManagers,
-      client,
+      controllerManagers: this.#controllerManagers,
+      client: (context) => this.#client(context),
       kubefedctl,
       startControllerManager,
-      fault: (cluster, fault) => clusters.fault(cluster, fault, client(cluster)),
+      waitForReady,
+      fault: (cluster, fault) => clusters.fault(cluster, fault, this.#client(cluster)),
       restoreFaults: () => clusters.restoreFaults(),
       stop,
       [Symbol.asyncDispose]: stop,
     };
-  } catch (err) {
-    await cleanup();
-    throw err;
+  }
+
+  async cleanup(): Promise<void> {
+    for (const c of this.#clients.values()) c.close();
+    this.#clients.clear();
+    for (const stop of this.#started.splice(0).reverse()) await stop().catch(() => undefined);
+    if (this.#dir !== undefined) await rm(this.#dir, { recursive: true, force: true });
+  }
+
+  async #step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const t0 = Date.now();
+    try {
+      const result = await fn();
+      this.#options.onProgress?.(`${name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+      return result;
+    } catch (err) {
+      throw new TestingError(`local federation: ${name} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  #client(context: string): DynamicClient {
+    if (this.#kubeconfig === undefined) throw new TestingError('local federation: no kubeconfig yet');
+    let c = this.#clients.get(context);
+    if (c === undefined) this.#clients.set(context, (c = DynamicClient.fromKubeconfig(this.#kubeconfig, { context, qps: 0 })));
+    return c;
+  }
+
+  async #startClusters(substrate: Substrate, kubeconfigPath: string): Promise<LocalClusters> {
+    const names = ['host', ...this.#members];
+    const clusters = await this.#step(`started ${substrate === 'real' ? 'real clusters' : 'kube-sim'}: ${names.join(', ')}`, () =>
+      startLocalClusters({
+        substrate,
+        names,
+        kubeconfigPath,
+        regions: { ...DEFAULT_REGIONS, ...this.#options.regions },
+        podCapacity: this.#options.podCapacity ?? {},
+      }),
+    );
+    this.#started.push(() => clusters.stop());
+    return clusters;
+  }
+
+  async #installControlPlane(): Promise<void> {
+    const host = this.#client('host');
+    const crds = kubeFedCrds();
+    for (const crd of crds) await createIfMissing(host.resource(CRDS), crd as unknown as KubeObject);
+    // A real API server serves a CRD's resource only once it is Established.
+    await waitForEstablished(
+      host,
+      crds.map((c) => c.metadata.name),
+      30_000,
+    );
+    const namespace = KUBEFED_NAMESPACE_DEFAULT;
+    await createIfMissing(host.resource(RESOURCES.namespaces), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const scope = this.#options.scope;
+    if (scope === undefined) return;
+    const spec = { scope, ...(this.#options.fastHealthChecks === true ? { clusterHealthCheck: FAST_HEALTH_CHECKS } : {}) };
+    await host
+      .resource(RESOURCES.kubeFedConfigs, namespace)
+      .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
+  }
+
+  /** The controller manager, fast health checks, joins, enabled types and the wait for Ready, as the options ask. */
+  async #configure(fed: Pick<LocalFederation, 'startControllerManager' | 'kubefedctl'>): Promise<void> {
+    const options = this.#options;
+    const cmArgs = options.controllerManager;
+    if (cmArgs !== false) await this.#step('started kubefed-controller-manager', () => fed.startControllerManager(cmArgs ?? []));
+    if (options.fastHealthChecks === true && options.scope === undefined) {
+      await this.#step('fast health checks in the KubeFedConfig', () =>
+        this.#client('host')
+          .resource(RESOURCES.kubeFedConfigs, KUBEFED_NAMESPACE_DEFAULT)
+          .patch('kubefed', { spec: { clusterHealthCheck: FAST_HEALTH_CHECKS } }, 'merge'),
+      );
+    }
+    const must = async (args: readonly string[]): Promise<void> => {
+      const r = await fed.kubefedctl(args);
+      if (r.code !== 0) throw new TestingError(`kubefedctl ${args.join(' ')} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
+    };
+    const joinFlags = options.joinFlags ?? [];
+    const joined = options.join === false ? [] : options.join === true || options.join === undefined ? this.#members : options.join;
+    if (joined.length > 0) {
+      await Promise.all(
+        joined.map((m) =>
+          this.#step(`joined ${m}`, () => must(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...joinFlags])),
+        ),
+      );
+    }
+    const types = options.types ?? 'default';
+    if (types === 'default') {
+      await this.#step('enabled the default types', () => must(['enable', '--default-types', '--host-cluster-context', 'host']));
+    } else {
+      for (const t of types) {
+        const args = typeof t === 'string' ? [t] : t;
+        await this.#step(`enabled ${args.join(' ')}`, () => must(['enable', ...args, '--host-cluster-context', 'host']));
+      }
+    }
+    if (joined.length > 0 && cmArgs !== false)
+      await this.#step('every joined cluster Ready', () => waitForReadyClusters(this.#client('host'), joined, 60_000));
+  }
+
+  #commonFlags(kubeconfigPath: string, redisUrl: string, queuePrefix: string): string[] {
+    return [
+      '--kubeconfig',
+      kubeconfigPath,
+      '--context',
+      'host',
+      '--redis-url',
+      redisUrl,
+      '--queue-prefix',
+      queuePrefix,
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      ...(this.#options.fastLeaderElection === true ? FAST_LEADER_ELECTION : []),
+    ];
+  }
+
+  async #startControllerManager(args: readonly string[]): Promise<ManagedProcess> {
+    const cm = new ManagedProcess(
+      `kubefed-controller-manager-${this.#controllerManagers.length + 1}`,
+      [...sourceEntry(CONTROLLER_MANAGER), ...args],
+      {
+        env: childEnv(),
+      },
+    );
+    this.#controllerManagers.push(cm);
+    this.#started.push(() => cm.stop());
+    await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 60_000 });
+    return cm;
   }
 }
 
@@ -235,46 +348,39 @@ async function createIfMissing(resource: ReturnType<DynamicClient['resource']>, 
   }
 }
 
+/** The names of the objects whose condition `type` is True. */
+function withTrueCondition(items: readonly KubeObject[], type: string): Set<string | undefined> {
+  return new Set(
+    items
+      .filter((o) =>
+        ((o.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
+          (x) => x.type === type && x.status === 'True',
+        ),
+      )
+      .map((o) => o.metadata.name),
+  );
+}
+
 /** Polls until every named CRD has condition Established=True. */
 async function waitForEstablished(host: DynamicClient, names: readonly string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let pending: string[] = [...names];
-  while (Date.now() < deadline) {
-    const list = await host.resource(CRDS).list();
-    const established = new Set(
-      list.items
-        .filter((c) =>
-          ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
-            (x) => x.type === 'Established' && x.status === 'True',
-          ),
-        )
-        .map((c) => c.metadata.name),
-    );
-    pending = names.filter((n) => !established.has(n));
-    if (pending.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new TestingError(`CustomResourceDefinitions not Established within ${timeoutMs}ms: ${pending.join(', ')}`);
+  await eventually(
+    async () => {
+      const established = withTrueCondition((await host.resource(CRDS).list()).items, 'Established');
+      const pending = names.filter((n) => !established.has(n));
+      if (pending.length > 0) throw new TestingError(pending.join(', '));
+    },
+    { timeoutMs, intervalMs: 100, message: 'CustomResourceDefinitions not Established' },
+  );
 }
 
 /** Polls until every named KubeFedCluster has condition Ready=True. */
-async function waitForReady(host: DynamicClient, namespace: string, names: readonly string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let notReady: string[] = [...names];
-  while (Date.now() < deadline) {
-    const list = await host.resource(RESOURCES.kubeFedClusters, namespace).list();
-    const ready = new Set(
-      list.items
-        .filter((c) =>
-          ((c.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []).some(
-            (x) => x.type === 'Ready' && x.status === 'True',
-          ),
-        )
-        .map((c) => c.metadata.name),
-    );
-    notReady = names.filter((n) => !ready.has(n));
-    if (notReady.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new TestingError(`KubeFedClusters not Ready within ${timeoutMs}ms: ${notReady.join(', ')}`);
+async function waitForReadyClusters(host: DynamicClient, names: readonly string[], timeoutMs: number): Promise<void> {
+  await eventually(
+    async () => {
+      const ready = withTrueCondition((await host.resource(RESOURCES.kubeFedClusters, KUBEFED_NAMESPACE_DEFAULT).list()).items, 'Ready');
+      const notReady = names.filter((n) => !ready.has(n));
+      if (notReady.length > 0) throw new TestingError(notReady.join(', '));
+    },
+    { timeoutMs, intervalMs: 250, message: 'KubeFedClusters not Ready' },
+  );
 }
