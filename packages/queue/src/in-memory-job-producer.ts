@@ -1,4 +1,4 @@
-import type { JobProducer } from './job-producer.js';
+import type { EnqueueOptions, JobProducer } from './job-producer.js';
 import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
 
 /**
@@ -15,7 +15,8 @@ export class InMemoryJobProducer implements JobProducer {
     return Promise.resolve().then(() => this.#add(parseSyncJob(job)));
   }
 
-  enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
+  /** Accepts `options` and ignores them: `take()` keeps enqueue order whatever the priority. */
+  enqueueBulk(jobs: readonly SyncJob[], _options?: EnqueueOptions): Promise<void> {
     return Promise.resolve().then(() => {
       const valid = jobs.map(parseSyncJob);
       for (const job of valid) this.#add(job);
