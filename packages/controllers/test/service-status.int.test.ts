@@ -228,6 +228,17 @@ describe('service status controller', () => {
     await consistently(async () => expect(await clusterStatus(ns, 'api')).toBeUndefined(), { durationMs: 1000 });
   }, 60_000);
 
+  it('runs no status controller for a statusType the host does not serve', async () => {
+    await using plane = await startControlPlane(false);
+    const { ns } = plane;
+    const ftc = buildFederatedTypeConfig(SERVICES, ns);
+    const statusType = { ...STATUS_TYPE, group: 'status.example.io' };
+    ftc.spec = { ...ftc.spec, statusType, statusCollection: 'Enabled' };
+    await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(ftc as unknown as KubeObject);
+    await expect.poll(() => ftcStatus(ns), POLL).toMatchObject({ observedGeneration: 1, statusController: 'NotRunning' });
+    await consistently(async () => expect(await ftcStatus(ns)).toMatchObject({ statusController: 'NotRunning' }), { durationMs: 1500 });
+  }, 60_000);
+
   it('reconciles at most maxConcurrentReconciles FederatedServices at a time', async () => {
     const ns = `kf-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, ns);

@@ -4,7 +4,12 @@
  * Ready member. The FederatedTypeConfig controller runs it.
  */
 export { clusterStatusOf, desiredStatusObject, updatedStatusObject } from './cluster-status.js';
-export { ServiceStatusController, type ServiceStatusControllerOptions } from './service-status-controller.js';
+export {
+  assertStatusTypeServed,
+  ServiceStatusController,
+  type ServiceStatusControllerOptions,
+  ServiceStatusTypeNotServedError,
+} from './service-status-controller.js';
 export { ServiceStatusReconciler, type ServiceStatusReconcilerOptions } from './service-status-reconciler.js';
 export { StatusControllers, type StatusControllersOptions } from './status-controllers.js';
 export { SERVICES_TYPE_NAME, serviceStatusTypeOf, type ServiceStatusType } from './service-status-type.js';

@@ -1,4 +1,5 @@
-import type { DynamicClient } from '@kubefed/client';
+import { KubeFedError } from '@kubefed/api';
+import { type DynamicClient, HttpDiscovery, isNotFound } from '@kubefed/client';
 import {
   type Clock,
   Controller,
@@ -42,7 +43,8 @@ export interface ServiceStatusControllerOptions {
  * federated type and the status type in the host, {@link MemberWatches} on the managed member
  * copies in every Ready cluster (status changes included), and a controller running
  * {@link ServiceStatusReconciler}. A change of any of them enqueues the federated object's key;
- * a change of the set of Ready clusters enqueues every federated object.
+ * a change of the set of Ready clusters enqueues every federated object. Check first that the
+ * host serves the status type ({@link assertStatusTypeServed}): its informer would never sync.
  */
 export class ServiceStatusController implements Runnable {
   readonly name: string;
@@ -111,3 +113,25 @@ export class ServiceStatusController implements Runnable {
     }
   }
 }
+
+/**
+ * Resolves when `host` serves the status type of `type`.
+ *
+ * @throws ServiceStatusTypeNotServedError naming `spec.statusType` when it does not; API errors other than NotFound as they are.
+ */
+export async function assertStatusTypeServed(host: DynamicClient, type: ServiceStatusType): Promise<void> {
+  const { group, version, resource } = type.statusGvr;
+  let served: boolean;
+  try {
+    served = (await new HttpDiscovery(host).serverResources(group, version)).some((r) => r.name === resource);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    served = false;
+  }
+  if (served) return;
+  const gvr = `${resource}${group === '' ? '' : `.${group}`}/${version}`;
+  throw new ServiceStatusTypeNotServedError(`spec.statusType: the host API server does not serve ${gvr} (kind ${type.statusKind})`);
+}
+
+/** The status type of the FTC is not served by the host, so no status controller can run for it (it is restarted with backoff). */
+export class ServiceStatusTypeNotServedError extends KubeFedError {}

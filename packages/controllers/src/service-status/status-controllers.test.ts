@@ -116,4 +116,29 @@ describe('StatusControllers', () => {
     await controllers.close();
     expect(children.stops).toBe(1);
   });
+
+  it('starts nothing while the check rejects, reporting it and looking again after the backoff', async () => {
+    const children = new Children();
+    const clock = new ManualClock();
+    const errors: string[] = [];
+    const requeued: string[] = [];
+    let served = false;
+    const controllers = new StatusControllers({
+      build: children.build,
+      check: () => (served ? Promise.resolve() : Promise.reject(new Error('spec.statusType: not served'))),
+      clock,
+      onError: (name, err) => errors.push(`${name}: ${(err as Error).message}`),
+      requeue: (key) => requeued.push(key),
+    });
+    const type = typeOf('FederatedServiceStatus');
+    expect(await controllers.ensure('kf/services', type)).toBe(false);
+    expect(errors).toEqual(['services: spec.statusType: not served']);
+    expect(children.starts).toEqual([]);
+    clock.advance(1000);
+    expect(requeued).toEqual(['kf/services']);
+    served = true;
+    expect(await controllers.ensure('kf/services', type)).toBe(true);
+    expect(children.starts).toEqual(['FederatedServiceStatus']);
+    await controllers.close();
+  });
 });

@@ -5,6 +5,8 @@ import type { ServiceStatusType } from './service-status-type.js';
 export interface StatusControllersOptions {
   /** Builds the status controller runnable of a type. */
   readonly build: (type: ServiceStatusType) => Runnable;
+  /** Checked before each start: a rejection counts as a failure of the controller (reported, retried after the backoff) and nothing starts. Default none. */
+  readonly check?: ((type: ServiceStatusType) => Promise<void>) | undefined;
   /** Reports a status controller that failed (it is restarted after a backoff). Default none. */
   readonly onError?: ((name: string, err: unknown) => void) | undefined;
   /** Enqueues an FTC key again once a failed controller's backoff is over. Default none. */
@@ -55,6 +57,12 @@ export class StatusControllers {
     if (failure !== undefined && failure.type !== wanted) this.#failures.delete(name);
     if (type === undefined || wanted === undefined) return false;
     if (failure !== undefined && failure.type === wanted && this.#clock.now() < failure.untilMs) return false;
+    try {
+      await this.#o.check?.(type);
+    } catch (err) {
+      this.#failed(key, wanted, err);
+      return false;
+    }
     this.#start(key, type, wanted);
     return true;
   }
