@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import type { SimCluster } from '@kubefed/kube-sim';
 import { EventRecorder } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSyncProcessor, MemberWriteError, recorderKey, StatusRecorder, syncTypeOf } from '@kubefed/controllers';
-import { startFederation, type Federation } from './federation.js';
+import { createSyncProcessor, MemberWriteError, recorderKey, StatusRecorder, syncTypeOf, VersionStore } from '@kubefed/controllers';
+import { clientFor, startFederation, type Federation } from './federation.js';
 
 const CLUSTER_ROLES: FederatedTypeOptions = {
   group: 'rbac.authorization.k8s.io',
@@ -15,6 +16,25 @@ const CLUSTER_ROLES: FederatedTypeOptions = {
 };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
+const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const NS = 'kube-federation-system';
+const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(CLUSTER_ROLES, NS)));
+
+/** A client of `cluster` whose token the API server refuses (401). */
+const refusedClient = (cluster: SimCluster): DynamicClient =>
+  DynamicClient.fromKubeconfig(Kubeconfig.fromString(cluster.kubeconfigYaml().replaceAll(cluster.adminToken, 'not-the-token')));
+
+/** Creates a FederatedClusterRole placed on member1; returns its name. */
+async function createFederatedClusterRole(): Promise<string> {
+  const name = `fcr-${randomUUID().slice(0, 8)}`;
+  await fed.hostClient.resource(FED_CLUSTER_ROLES).create({
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedClusterRole',
+    metadata: { name },
+    spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }] } },
+  });
+  return name;
+}
 
 let fed: Federation;
 
@@ -30,19 +50,12 @@ afterAll(async () => {
 
 describe('sync worker failures before a member write', () => {
   it('reports ClientRetrievalFailed with a Warning event when a Ready cluster has no client, and retries', async () => {
-    const name = `fcr-${randomUUID().slice(0, 8)}`;
-    await fed.hostClient.resource(FED_CLUSTER_ROLES).create({
-      apiVersion: 'types.kubefed.io/v1beta1',
-      kind: 'FederatedClusterRole',
-      metadata: { name },
-      spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }] } },
-    });
-    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(CLUSTER_ROLES, 'kube-federation-system')));
+    const name = await createFederatedClusterRole();
     const recorder = new StatusRecorder();
     const process = createSyncProcessor({
       host: fed.hostClient,
       clusters: () => [],
-      kubefedNamespace: 'kube-federation-system',
+      kubefedNamespace: NS,
       types: (n) => (n === type.name ? type : undefined),
       memberClient: () => {
         throw new Error('the secret of the cluster is not bound to it');
@@ -62,6 +75,58 @@ describe('sync worker failures before a member write', () => {
         type: 'Warning',
         reason: 'UpdateInClusterFailed',
         message: `Failed to update ClusterRole "${name}" in cluster "member1": Error retrieving client for cluster: the secret of the cluster is not bound to it`,
+      }),
+    ]);
+  });
+
+  it('reports RetrievalFailed, for any generation, when the federated object cannot be read from the host', async () => {
+    const name = await createFederatedClusterRole();
+    const recorder = new StatusRecorder();
+    using host = refusedClient(fed.host);
+    using member = clientFor(fed.member('member1'));
+    const process = createSyncProcessor({
+      host,
+      clusters: () => [],
+      kubefedNamespace: NS,
+      types: (n) => (n === type.name ? type : undefined),
+      memberClient: () => member,
+      recorder,
+    });
+    await expect(process({ kind: 'sync', federatedType: type.name, name, cluster: 'member1' })).rejects.toBeInstanceOf(MemberWriteError);
+    expect(recorder.outcomes(recorderKey(type.name, name)).get('member1')).toEqual({ status: 'RetrievalFailed' });
+  });
+
+  it('reports VersionRetrievalFailed with an UpdateInClusterFailed event when the propagated version cannot be read', async () => {
+    const name = await createFederatedClusterRole();
+    using member = clientFor(fed.member('member1'));
+    await member.resource(MEMBER_CLUSTER_ROLES).create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels: { 'kubefed.io/managed': 'true' } },
+      rules: [],
+    });
+    const recorder = new StatusRecorder();
+    using refused = refusedClient(fed.host);
+    const process = createSyncProcessor({
+      host: fed.hostClient,
+      clusters: () => [{ metadata: { name: 'member1' } }],
+      kubefedNamespace: NS,
+      types: (n) => (n === type.name ? type : undefined),
+      memberClient: () => member,
+      recorder,
+      versionStore: new VersionStore(refused),
+      events: new EventRecorder({ events: (ns) => fed.hostClient.resource(EVENTS, ns), component: 'kubefed-sync' }),
+    });
+    await expect(process({ kind: 'sync', federatedType: type.name, name, cluster: 'member1' })).rejects.toBeInstanceOf(MemberWriteError);
+    expect(recorder.outcomes(recorderKey(type.name, name)).get('member1')).toEqual({ status: 'VersionRetrievalFailed', generation: 1 });
+    const events = (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+      (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
+    );
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'Warning',
+        reason: 'UpdateInClusterFailed',
+        message: expect.stringContaining(`Failed to update ClusterRole "${name}" in cluster "member1": `) as unknown,
       }),
     ]);
   });
