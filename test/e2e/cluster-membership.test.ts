@@ -4,42 +4,29 @@
 // before the tests; member3 is joined and unjoined by a test.
 import { RESOURCES } from '@kubefed/api';
 import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, type KubeObject } from '@kubefed/client';
-import type { LocalFederation } from '@kubefed/testing';
-import { consistently } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consistently, POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   federated,
   getOrUndefined,
   kubectl,
-  POLL,
   propagatedTo,
   propagationOf,
-  startE2eFederation,
   succeeded,
-  useFastHealthChecks,
 } from './support/e2e-federation.js';
 
 const JOINED = ['member1', 'member2'] as const;
 const FEDERATED_SECRETS = federated('federatedsecrets');
 
-let fed: LocalFederation;
+const fed = useLocalFederation({ members: [...JOINED, 'member3'], join: JOINED, fastHealthChecks: true });
 
 /** Runs kubefedctl against the host context; the command must succeed. */
 async function kubefedctl(...args: string[]): Promise<string> {
   return succeeded(await fed.kubefedctl([...args, '--host-cluster-context', 'host']), `kubefedctl ${args.join(' ')}`);
 }
-
-beforeAll(async () => {
-  fed = await startE2eFederation([...JOINED, 'member3'], { join: false });
-  await useFastHealthChecks(fed);
-  await Promise.all(JOINED.map((m) => kubefedctl('join', m, '--cluster-context', m)));
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
 
 /**
  * `kubectl get kubefedclusters` as a map of NAME to READY, cut at the header's column offsets:

@@ -16,7 +16,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, isForbidden, Kubeconfig, type KubeObject } from '@kubefed/client';
-import { type LocalFederation, ManagedProcess, type RedisHandle, sourceEntry, startRedis } from '@kubefed/testing';
+import { ManagedProcess, POLL, type RedisHandle, sourceEntry, startRedis } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import {
@@ -25,10 +26,8 @@ import {
   FEDERATED_CONFIG_MAPS,
   FEDERATED_DEPLOYMENTS,
   getOrUndefined,
-  POLL,
   propagatedTo,
   propagationOf,
-  startE2eFederation,
 } from './support/e2e-federation.js';
 
 const KUBECTL = '/usr/bin/kubectl';
@@ -280,7 +279,8 @@ const forbiddenLines = (p: ManagedProcess): string[] => p.lines.filter((l) => /f
 describe.skipIf(!existsSync(KUBECTL))(
   `deploy RBAC of the controller manager and the sync workers (needs ${KUBECTL}; skipped when it is missing)`,
   () => {
-    let fed: LocalFederation;
+    // Nothing of the control plane yet: the last test starts it with the accounts' tokens, then joins.
+    const fed = useLocalFederation({ members: ['member1'], controllerManager: false, join: false, types: [] });
     let dir: string;
     const kubeconfigs = new Map<string, string>();
     const clients = new Map<string, DynamicClient>();
@@ -294,8 +294,6 @@ describe.skipIf(!existsSync(KUBECTL))(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'kubefed-deploy-rbac-'));
-      // Nothing of the control plane yet: the last test starts it with the accounts' tokens, then joins.
-      fed = await startE2eFederation(['member1'], { controllerManager: false, join: false, enableDefaultTypes: false });
       const k = (args: readonly string[], input?: string) =>
         mustRun(KUBECTL, ['--kubeconfig', fed.kubeconfigPath, '--context', 'host', ...args], input);
       const rendered = parseAllDocuments(await mustRun(KUBECTL, ['kustomize', join(repoRoot, 'deploy', 'base')]))
@@ -316,7 +314,6 @@ describe.skipIf(!existsSync(KUBECTL))(
       for (const p of processes.splice(0).reverse()) await p.stop();
       for (const c of clients.values()) c.close();
       await redis?.stop();
-      await fed?.stop();
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     });
 

@@ -5,18 +5,16 @@
 // every member copy is read back from the member clusters themselves.
 import type { GroupVersionResource, KubeObject } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
-import type { LocalFederation } from '@kubefed/testing';
-import { uniqueName } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { POLL, uniqueName } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, it } from 'vitest';
 import {
   at,
   createFederatedNamespace,
   federated,
   getOrUndefined,
-  POLL,
   propagatedTo,
   propagationOf,
-  startE2eFederation,
   withValueAt,
 } from './support/e2e-federation.js';
 
@@ -180,15 +178,7 @@ const CASES: readonly TypeCase[] = [
   },
 ];
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(MEMBERS);
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+const fed = useLocalFederation({ members: MEMBERS });
 
 /** What a member holds: the managed label and the values at the given paths, or `absent`. */
 async function memberView(cluster: string, c: TypeCase, ns: string | undefined, name: string, paths: readonly string[]): Promise<unknown> {

@@ -2,39 +2,34 @@
 // hold the federated objects themselves, so a FederatedNamespace placed there must never delete
 // the host's Namespace (it is unlabelled instead, KubeFed docs/kubefed-compatibility.md §4.4.12).
 import { RESOURCES } from '@kubefed/api';
-import type { LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_NAMESPACES,
   getOrUndefined,
-  POLL,
   propagatedTo,
   propagationOf,
-  startE2eFederation,
 } from './support/e2e-federation.js';
 
 const CLUSTERS = ['host', 'member1'] as const;
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(['member1']);
-  const joined = await fed.kubefedctl(['join', 'host', '--cluster-context', 'host', '--host-cluster-context', 'host']);
-  expect(joined.stderr).not.toContain('error:');
-  expect(joined.code).toBe(0);
-  await vi.waitFor(
-    async () =>
-      expect((await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('host')).status).toMatchObject({
-        conditions: [{ type: 'Ready', status: 'True' }],
-      }),
-    POLL,
-  );
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
+const fed = useLocalFederation({
+  members: ['member1'],
+  setup: async (fed) => {
+    const joined = await fed.kubefedctl(['join', 'host', '--cluster-context', 'host', '--host-cluster-context', 'host']);
+    expect(joined.stderr).not.toContain('error:');
+    expect(joined.code).toBe(0);
+    await vi.waitFor(
+      async () =>
+        expect((await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('host')).status).toMatchObject({
+          conditions: [{ type: 'Ready', status: 'True' }],
+        }),
+      POLL,
+    );
+  },
 });
 
 const labelsOf = async (cluster: string, ns: string): Promise<Record<string, string> | 'absent'> => {

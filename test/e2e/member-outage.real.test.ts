@@ -6,32 +6,14 @@
 // cluster-membership test covers on both substrates.)
 import { RESOURCES } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
-import type { LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createFederatedNamespace,
-  FEDERATED_CONFIG_MAPS,
-  getOrUndefined,
-  POLL,
-  propagatedTo,
-  propagationOf,
-  startE2eFederation,
-  useFastHealthChecks,
-} from './support/e2e-federation.js';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, getOrUndefined, propagatedTo, propagationOf } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(MEMBERS, { substrate: 'real' });
-  await useFastHealthChecks(fed);
-}, 180_000);
-
-afterAll(async () => {
-  fed?.restoreFaults();
-  await fed?.stop();
-});
+const fed = useLocalFederation({ members: MEMBERS, substrate: 'real', fastHealthChecks: true });
 
 /** The status of a KubeFedCluster's Ready and Offline conditions (`-` when absent). */
 async function health(name: string): Promise<{ ready: string; offline: string }> {

@@ -5,23 +5,16 @@
 // (their allocatable pods raised) the Pending pod runs and rebalance returns to 3 and 3. Takes about two minutes: the
 // unschedulable threshold is 60 s of wall time.
 import { RESOURCES } from '@kubefed/api';
-import type { LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFederatedNamespace, FEDERATED_DEPLOYMENTS, getOrUndefined, POLL, startE2eFederation } from './support/e2e-federation.js';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { createFederatedNamespace, FEDERATED_DEPLOYMENTS, getOrUndefined } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 /** Longer than the 60 s a pod must stay unschedulable before its member's capacity counts. */
 const CAPACITY_POLL = { timeout: 150_000, interval: 1_000 } as const;
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(MEMBERS, { substrate: 'real', podCapacity: { member2: 2 } });
-}, 180_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+const fed = useLocalFederation({ members: MEMBERS, substrate: 'real', podCapacity: { member2: 2 } });
 
 interface PodView {
   status?: { phase?: string; conditions?: { type?: string; status?: string; reason?: string }[] };

@@ -4,8 +4,9 @@
 // kubectl and kubefedctl CLIs. The tests run concurrently, each in a namespace of its own.
 import { RESOURCES } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
-import type { LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   at,
@@ -14,24 +15,14 @@ import {
   FEDERATED_DEPLOYMENTS,
   getOrUndefined,
   kubectl,
-  POLL,
   propagatedTo,
   propagationOf,
-  startE2eFederation,
   succeeded,
 } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startE2eFederation(MEMBERS);
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+const fed = useLocalFederation({ members: MEMBERS });
 
 function deployment(ns: string, name: string, spec: { replicas: number; placement: Record<string, unknown> }): KubeObject {
   return {

@@ -7,24 +7,16 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESOURCES } from '@kubefed/api';
-import { consistently, type LocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FEDERATED_NAMESPACES,
-  getOrUndefined,
-  kubectl,
-  POLL,
-  propagatedTo,
-  propagationOf,
-  startE2eFederation,
-  succeeded,
-} from './support/e2e-federation.js';
+import { consistently, type LocalFederation, POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { FEDERATED_NAMESPACES, getOrUndefined, kubectl, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
 
 const TENANT = 'tenant-a';
 const VICTIM = 'payments';
 const PSA = { 'pod-security.kubernetes.io/enforce': 'restricted' };
 
-let fed: LocalFederation;
+const fed = useLocalFederation({ members: ['member1'], setup: tenantAndVictim });
 let token: string;
 
 /** A manifest file holding `objects` (JSON is YAML), for `kubectl apply -f`. */
@@ -38,8 +30,8 @@ async function manifest(...objects: object[]): Promise<string> {
 /** Runs kubectl against the host as the tenant. */
 const asTenant = (args: readonly string[]) => kubectl(fed, ['--token', token, ...args]);
 
-beforeAll(async () => {
-  fed = await startE2eFederation(['member1']);
+/** The tenant's namespace, ServiceAccount, Role and token in the host; the victim's namespace and data in member1. */
+async function tenantAndVictim(fed: LocalFederation): Promise<void> {
   const admin = (args: readonly string[]) => kubectl(fed, args).then((r) => succeeded(r, `kubectl ${args.join(' ')}`));
   await admin(['create', 'namespace', TENANT]);
   await admin(['create', 'serviceaccount', 'tenant', '-n', TENANT]);
@@ -62,11 +54,7 @@ beforeAll(async () => {
   await kubectl(fed, ['create', 'configmap', 'ledger', '-n', VICTIM, '--from-literal=balance=100'], 'member1').then((r) =>
     succeeded(r, 'create its data'),
   );
-}, 120_000);
-
-afterAll(async () => {
-  await fed?.stop();
-});
+}
 
 const memberNamespace = (name: string) => getOrUndefined(fed.client('member1').resource(RESOURCES.namespaces), name);
 

@@ -1,47 +1,17 @@
-// Shared helpers of the end-to-end suite: a local federation of real processes (the kube-sim CLI
-// or, with KUBEFED_TEST_SUBSTRATE=real as the vitest project `real` sets it, real control planes;
-// Redis, `kubefedctl join` / `enable`, the kubefed-controller-manager process), kubectl against
+// Shared helpers of the end-to-end suite, whose files start their local federation with
+// `useLocalFederation` (@kubefed/testing/vitest; the kube-sim CLI or, with KUBEFED_TEST_SUBSTRATE=real
+// as the vitest project `real` sets it, real control planes) and poll with `POLL`: kubectl against
 // its kubeconfig, and reads of federated objects and their status as a user sees them.
 import { execFile } from 'node:child_process';
 import { RESOURCES } from '@kubefed/api';
 import { isNotFound, type GroupVersionResource, type KubeObject, type ResourceClient } from '@kubefed/client';
-import { type CommandResult, type LocalFederation, type LocalFederationOptions, startLocalFederation } from '@kubefed/testing';
-
-/** How long a propagation step may take before a test fails (the controller manager usually needs well under a second). */
-export const PROPAGATION_TIMEOUT_MS = 30_000;
-/** Poll options of the propagation checks. */
-export const POLL = { timeout: PROPAGATION_TIMEOUT_MS, interval: 100 } as const;
+import type { CommandResult, LocalFederation } from '@kubefed/testing';
 
 /** A federated type's resource in `types.kubefed.io/v1beta1`, e.g. `federated('federatedconfigmaps')`. */
 export const federated = (resource: string): GroupVersionResource => ({ group: 'types.kubefed.io', version: 'v1beta1', resource });
 export const FEDERATED_NAMESPACES = federated('federatednamespaces');
 export const FEDERATED_CONFIG_MAPS = federated('federatedconfigmaps');
 export const FEDERATED_DEPLOYMENTS = federated('federateddeployments');
-
-/**
- * Starts a local federation (host + `members` on the substrate KUBEFED_TEST_SUBSTRATE names,
- * kube-sim by default; Redis at REDIS_URL or a private one, the
- * controller manager process, every member joined and the default types enabled, unless
- * `options` say otherwise).
- */
-export function startE2eFederation(
-  members: readonly string[],
-  options: Omit<LocalFederationOptions, 'members' | 'redisUrl'> = {},
-): Promise<LocalFederation> {
-  return startLocalFederation({ members, redisUrl: process.env.REDIS_URL, ...options });
-}
-
-/**
- * Makes the controller manager notice an unreachable member within a few seconds: the
- * KubeFedConfig's health check runs every second and gives up after two failures (the
- * defaults, 10 s × 3, would cost half a minute per fault).
- */
-export async function useFastHealthChecks(fed: LocalFederation): Promise<void> {
-  await fed
-    .client('host')
-    .resource(RESOURCES.kubeFedConfigs, fed.namespace)
-    .patch('kubefed', { spec: { clusterHealthCheck: { period: '1s', timeout: '1s', failureThreshold: 2, successThreshold: 1 } } }, 'merge');
-}
 
 /** Runs `kubectl --kubeconfig <fed's> --context <context> ...args` (never rejects: see `code`). */
 export function kubectl(fed: LocalFederation, args: readonly string[], context = 'host'): Promise<CommandResult> {
