@@ -14,6 +14,7 @@ const CLUSTER_ROLES: FederatedTypeOptions = {
   pluralName: 'clusterroles',
   scope: 'Cluster',
 };
+const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
 const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
@@ -42,6 +43,7 @@ beforeAll(async () => {
   fed = await startFederation({ member1: {} });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
+  await crds.create(buildFederatedTypeCrd(NAMESPACES) as unknown as KubeObject);
 });
 
 afterAll(async () => {
@@ -129,5 +131,50 @@ describe('sync worker failures before a member write', () => {
         message: expect.stringContaining(`Failed to update ClusterRole "${name}" in cluster "member1": `) as unknown,
       }),
     ]);
+  });
+
+  it("records RemoveManagedLabelFromInCluster once when it unlabels the host's own Namespace in a host that is also a member", async () => {
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    const namespaces = fed.hostClient.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: target, labels: { 'kubefed.io/managed': 'true' } } });
+    // Placed nowhere: the host's copy leaves the placement.
+    await fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' }, target).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [] } },
+    });
+    const nsType = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(NAMESPACES, NS)));
+    const process = createSyncProcessor({
+      host: fed.hostClient,
+      clusters: () => [{ metadata: { name: 'host' } }],
+      kubefedNamespace: NS,
+      types: (n) => (n === nsType.name ? nsType : undefined),
+      memberClient: () => fed.hostClient,
+      recorder: new StatusRecorder(),
+      events: new EventRecorder({ events: (ns) => fed.hostClient.resource(EVENTS, ns), component: 'kubefed-sync' }),
+    });
+    const job = { kind: 'sync', federatedType: nsType.name, namespace: target, name: target, cluster: 'host' } as const;
+    const normalEvents = async (): Promise<unknown[]> =>
+      (await fed.hostClient.resource(EVENTS, target).list()).items
+        .filter((e) => (e as { type?: string }).type === 'Normal')
+        .map((e) => {
+          const { reason, message, count } = e as { reason?: string; message?: string; count?: number };
+          return { reason, message, count };
+        });
+
+    await process(job);
+    expect((await namespaces.get(target)).metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+    const expected = [
+      {
+        reason: 'RemoveManagedLabelFromInCluster',
+        message: `Removing managed label from Namespace "${target}" in cluster "host"`,
+        count: 1,
+      },
+    ];
+    expect(await normalEvents()).toEqual(expected);
+    // Nothing left to do: no write, no event.
+    await process(job);
+    expect(await normalEvents()).toEqual(expected);
   });
 });

@@ -154,7 +154,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     }
     const warn = async (op: EventOperation, error: unknown): Promise<void> => {
       await options.events?.record(fed, {
-        ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster, error),
+        ...operationEvent(op, subject, job.cluster, error),
         component: EventComponent.sync(type.federatedKind),
       });
     };
@@ -166,7 +166,7 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
     const announce = async (op: EventOperation): Promise<void> => {
       if (deleting) return;
       await options.events?.record(fed, {
-        ...operationEvent(op, { kind: type.targetType.kind, name: objectKey }, job.cluster),
+        ...operationEvent(op, subject, job.cluster),
         component: EventComponent.sync(type.federatedKind),
       });
     };
@@ -180,7 +180,16 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
       await options.events?.record(fed, { ...event, component: EventComponent.sync(type.federatedKind) });
       throw new MemberWriteError(job.cluster, status, `${status}: ${objectKey} in cluster "${job.cluster}"`, { cause: err });
     };
-    const subject = { kind: type.targetType.kind, name: objectKey };
+    const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
+    // The member object's name. A Namespace's comes from the FederatedNamespace's own namespace,
+    // never from a name its writer chose: whoever may write in N can only ever touch Namespace N.
+    const target = isNamespaceType(type.targetType)
+      ? namespaceTargetOf(fed.metadata, options.kubefedNamespace)
+      : { propagate: true as const, name: job.name };
+    if (!target.propagate) return;
+    const memberName = target.name;
+    /** The member object as KubeFed's events name it: `ns/name`, or `name` when cluster-scoped (a Namespace too). */
+    const subject = { kind: type.targetType.kind, name: namespace === undefined ? memberName : `${namespace}/${memberName}` };
     if (member === undefined) {
       // KubeFed names the operation it could not dispatch; the watch cache tells which it would be.
       const op = caches?.memberCopies?.managedCopy(job.cluster, objectKey) === null ? 'create' : 'update';
@@ -190,14 +199,6 @@ export function createSyncProcessor(options: SyncProcessorOptions): SyncJobProce
         clientError,
       );
     }
-    const namespace = type.targetType.scope === 'Namespaced' ? job.namespace : undefined;
-    // The member object's name. A Namespace's comes from the FederatedNamespace's own namespace,
-    // never from a name its writer chose: whoever may write in N can only ever touch Namespace N.
-    const target = isNamespaceType(type.targetType)
-      ? namespaceTargetOf(fed.metadata, options.kubefedNamespace)
-      : { propagate: true as const, name: job.name };
-    if (!target.propagate) return;
-    const memberName = target.name;
     const members = member.resource(type.targetGvr, namespace);
     const deleting = isDeleting(fed);
     // The member watch cache spares a GET per job; deletion and orphaning always look live.
