@@ -12,9 +12,11 @@ import { ensureDefaultServiceAccount, registerNamespaceController } from './cont
 import { registerServiceAccountTokenController, tokenRequest } from './controllers/service-account-token-controller.js';
 import { WorkScheduler } from './controllers/scheduler.js';
 import { isValidPodCapacity, registerWorkloadControllers } from './controllers/workloads/workload-controller.js';
+import type { WorkloadControllers } from './controllers/workloads/workload-controller.js';
 import { FaultState } from './faults.js';
 import { OpenApiServer } from './openapi/openapi.js';
 import { generateClusterPki } from './pki.js';
+import type { ClusterPki } from './pki.js';
 import { builtinResources } from './resources/builtin-resources.js';
 import { ResourceRegistry } from './resources/resource-registry.js';
 import { RestOps } from './resources/rest-ops.js';
@@ -117,59 +119,201 @@ const bookmarkIntervalMs = 1000;
  * replicasets, scheduler, kubelet). Rejects with {@link ClusterStartError}.
  */
 export async function startCluster(options: StartClusterOptions): Promise<SimCluster> {
+  const cluster = new RunningCluster(clusterSettings(options), options.port ?? 0);
+  await cluster.listen();
+  return cluster;
+}
+
+/** {@link StartClusterOptions} checked, with their defaults. */
+interface ClusterSettings {
+  readonly name: string;
+  readonly tls: boolean;
+  readonly region: string;
+  readonly zones: string[];
+  readonly gitVersion: string;
+  readonly podCapacity: number;
+  readonly watchHistory: number;
+}
+
+function clusterSettings(options: StartClusterOptions): ClusterSettings {
   if (typeof options.name !== 'string' || options.name === '') throw new ClusterStartError('startCluster: options.name is required');
   const name = options.name;
-  const tls = options.tls ?? true;
   const region = options.region ?? `region-${name}`;
-  const zones = options.zones ?? [`${region}-a`, `${region}-b`];
-  const gitVersion = options.version ?? 'v1.31.0';
   const podCapacity = options.podCapacity ?? Infinity;
   if (!isValidPodCapacity(podCapacity))
     throw new ClusterStartError(
       `cluster ${name}: options.podCapacity must be a non-negative integer or Infinity, got ${String(podCapacity)}`,
     );
+  return {
+    name,
+    tls: options.tls ?? true,
+    region,
+    zones: options.zones ?? [`${region}-a`, `${region}-b`],
+    gitVersion: options.version ?? 'v1.31.0',
+    podCapacity,
+    watchHistory: options.watchHistory ?? 10_000,
+  };
+}
 
-  const registry = new ResourceRegistry(builtinResources());
-  const ops = new RestOps(new ObjectStore(options.watchHistory ?? 10_000, 1), registry);
-  const adminToken = randomBytes(32).toString('hex');
-  const authn = new TokenAuthenticator(ops.store, adminToken, 'https://kubernetes.default.svc.cluster.local');
-  const authz = new RbacAuthorizer(ops.store);
-  const work = new WorkScheduler();
-  const faults = new FaultState();
-  const openapi = new OpenApiServer(registry, gitVersion);
-  const pki = tls ? generateClusterPki(name) : undefined;
+/**
+ * One simulated cluster: its storage and controllers, the HTTP(S) server of its API, and a
+ * listener of its own in front that hands connections to that server, so that a hung cluster
+ * can accept a connection and leave it unserved (paused: not even the TLS handshake is read).
+ */
+class RunningCluster implements SimCluster {
+  readonly name: string;
+  readonly caPem: string | undefined;
+  readonly adminToken = randomBytes(32).toString('hex');
+  readonly faults: SimCluster['faults'];
+  readonly #ops: RestOps;
+  readonly #pki: ClusterPki | undefined;
+  readonly #work = new WorkScheduler();
+  readonly #workloads: WorkloadControllers;
+  readonly #faultState = new FaultState();
+  readonly #sockets = new Set<Socket>();
+  readonly #watchClosers = new Set<() => void>();
+  readonly #handler: ApiHandler;
+  readonly #server: http.Server;
+  readonly #front: net.Server;
+  #port: number;
+  #stopped = false;
+  #listening: Promise<void> = Promise.resolve();
 
-  registerCrdController(ops, work);
-  registerNamespaceController(ops, work);
-  registerGarbageCollector(ops, work);
-  registerServiceAccountTokenController(ops, work, authn, pki?.caCertPem ?? '');
-  const workloads = registerWorkloadControllers(ops, { podCapacity });
-  bootstrap(ops, region, zones);
-  // kube-apiserver's watch cache starts at the revision it listed when the server started, so a
-  // watch from an older resourceVersion (such as 1) is 410 Expired: history starts here too.
-  ops.store.compactHistory();
+  constructor(settings: ClusterSettings, port: number) {
+    this.name = settings.name;
+    this.#port = port;
+    const registry = new ResourceRegistry(builtinResources());
+    this.#ops = new RestOps(new ObjectStore(settings.watchHistory, 1), registry);
+    const authn = new TokenAuthenticator(this.#ops.store, this.adminToken, 'https://kubernetes.default.svc.cluster.local');
+    this.#pki = settings.tls ? generateClusterPki(settings.name) : undefined;
+    this.caPem = this.#pki?.caCertPem;
+    this.#workloads = this.#registerControllers(authn, settings.podCapacity);
+    bootstrap(this.#ops, settings.region, settings.zones);
+    // kube-apiserver's watch cache starts at the revision it listed when the server started, so a
+    // watch from an older resourceVersion (such as 1) is 410 Expired: history starts here too.
+    this.#ops.store.compactHistory();
+    this.#handler = this.#apiHandler(authn, settings.gitVersion);
+    const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => this.#onRequest(req, res);
+    const pki = this.#pki;
+    this.#server = pki !== undefined ? https.createServer({ key: pki.keyPem, cert: pki.certPem }, onRequest) : http.createServer(onRequest);
+    this.#server.keepAliveTimeout = 65_000;
+    this.#server.on('tlsClientError', () => undefined);
+    this.#front = net.createServer({ pauseOnConnect: true }, (s: Socket) => this.#accept(s));
+    this.faults = this.#faultControls();
+  }
 
-  const sockets = new Set<Socket>();
-  const watchClosers = new Set<() => void>();
-  let port = options.port ?? 0;
-  const handler = new ApiHandler(
-    ops,
-    registry,
-    authn,
-    authz,
-    {
-      openapi: (path, query) => openapi.serve(path, query),
-      faults: (body) => applyFaultRequest(body, api),
-      tokenRequest: (ns, sa, body) => tokenRequest(ops, authn, ns, sa, body),
-      scale: scaleHandlers(ops),
-    },
-    { version: { gitVersion }, serverAddress: () => `127.0.0.1:${port}`, bookmarkIntervalMs, watchClosers, anonymousIsAdmin: !tls },
-  );
+  /** e.g. https://127.0.0.1:43123 */
+  get url(): string {
+    return `${this.#pki !== undefined ? 'https' : 'http'}://127.0.0.1:${this.#port}`;
+  }
 
-  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+  kubeconfigYaml(): string {
+    return buildKubeconfig([this]);
+  }
+
+  kubeconfigEntries(): { cluster: object; user: object; context: object } {
+    const { name, url } = this;
+    const cluster =
+      this.#pki !== undefined
+        ? { server: url, 'certificate-authority-data': Buffer.from(this.#pki.caCertPem).toString('base64') }
+        : { server: url, 'insecure-skip-tls-verify': true };
+    return {
+      cluster: { name, cluster },
+      user: { name, user: { token: this.adminToken } },
+      context: { name, context: { cluster: name, user: name } },
+    };
+  }
+
+  get podCapacity(): number {
+    return this.#workloads.podCapacity;
+  }
+
+  setPodCapacity(capacity: number): void {
+    if (!isValidPodCapacity(capacity))
+      throw new SimControlError(
+        `cluster ${this.name}: setPodCapacity: capacity must be a non-negative integer or Infinity, got ${String(capacity)}`,
+      );
+    this.#workloads.setPodCapacity(capacity);
+  }
+
+  compactHistory(): void {
+    this.#ops.store.compactHistory();
+  }
+
+  async restart(): Promise<void> {
+    if (this.#stopped) throw new ClusterStartError(`cluster ${this.name}: restart after stop`);
+    await this.#listening;
+    await this.#closeListener();
+    await this.listen();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#faultState.dropHeld();
+    this.#work.stop();
+    this.#workloads.stop();
+    await this.#listening.catch(() => undefined);
+    await this.#closeListener();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  /** Listens on the cluster's port (a free one the first time when it is 0). */
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void =>
+        reject(new ClusterStartError(`cluster ${this.name}: cannot listen on 127.0.0.1:${this.#port}`, { cause: e }));
+      this.#front.once('error', onError);
+      this.#front.listen(this.#port, '127.0.0.1', () => {
+        this.#front.off('error', onError);
+        const addr = this.#front.address();
+        if (addr !== null && typeof addr === 'object') this.#port = addr.port;
+        resolve();
+      });
+    });
+  }
+
+  #registerControllers(authn: TokenAuthenticator, podCapacity: number): WorkloadControllers {
+    const ops = this.#ops;
+    registerCrdController(ops, this.#work);
+    registerNamespaceController(ops, this.#work);
+    registerGarbageCollector(ops, this.#work);
+    registerServiceAccountTokenController(ops, this.#work, authn, this.#pki?.caCertPem ?? '');
+    return registerWorkloadControllers(ops, { podCapacity });
+  }
+
+  #apiHandler(authn: TokenAuthenticator, gitVersion: string): ApiHandler {
+    const ops = this.#ops;
+    const openapi = new OpenApiServer(ops.registry, gitVersion);
+    return new ApiHandler({
+      ops,
+      registry: ops.registry,
+      authn,
+      authz: new RbacAuthorizer(ops.store),
+      ext: {
+        openapi: (path, query) => openapi.serve(path, query),
+        faults: (body) => applyFaultRequest(body, this),
+        tokenRequest: (ns, sa, body) => tokenRequest(ops, authn, ns, sa, body),
+        scale: scaleHandlers(ops),
+      },
+      info: {
+        version: { gitVersion },
+        serverAddress: () => `127.0.0.1:${this.#port}`,
+        bookmarkIntervalMs,
+        watchClosers: this.#watchClosers,
+        anonymousIsAdmin: this.#pki === undefined,
+      },
+    });
+  }
+
+  #onRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const faults = this.#faultState;
     if (faults.hung) {
       faults.hold(() => {
-        if (!req.socket.destroyed) onRequest(req, res);
+        if (!req.socket.destroyed) this.#onRequest(req, res);
       });
       return;
     }
@@ -177,103 +321,57 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       if (faults.failFraction > 0 && path !== '/kube-sim/faults' && Math.random() < faults.failFraction) {
         req.resume();
-        if (faults.failCode === 429)
-          sendStatus(res, new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }), {
-            'Retry-After': '1',
-          });
-        else
-          sendStatus(
-            res,
-            new StatusError(500, 'InternalError', 'Internal error occurred: injected fault', {
-              causes: [{ reason: '', message: 'injected fault' }],
-            }),
-          );
+        sendInjectedFailure(res, faults.failCode);
         return;
       }
-      void handler.handle(req, res);
+      void this.#handler.handle(req, res);
     };
     if (faults.latencyMs > 0) setTimeout(run, faults.latencyMs);
     else run();
-  };
-  const server = pki !== undefined ? https.createServer({ key: pki.keyPem, cert: pki.certPem }, onRequest) : http.createServer(onRequest);
-  server.keepAliveTimeout = 65_000;
-  // A listener of our own hands connections to `server`, so that a hung cluster can accept a
-  // connection and leave it unserved (paused: not even the TLS handshake is read).
-  const serve = (s: Socket): void => {
-    if (s.destroyed) return;
-    server.emit('connection', s);
-    if (pki === undefined) s.resume();
-  };
-  const front = net.createServer({ pauseOnConnect: true }, (s: Socket) => {
-    if (faults.unreachable) {
+  }
+
+  #accept(s: Socket): void {
+    if (this.#faultState.unreachable) {
       s.destroy();
       return;
     }
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    if (faults.hung) faults.hold(() => serve(s));
-    else serve(s);
-  });
-  server.on('tlsClientError', () => undefined);
+    this.#sockets.add(s);
+    s.on('close', () => this.#sockets.delete(s));
+    if (this.#faultState.hung) this.#faultState.hold(() => this.#serve(s));
+    else this.#serve(s);
+  }
 
-  const listen = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const onError = (e: Error): void =>
-        reject(new ClusterStartError(`cluster ${name}: cannot listen on 127.0.0.1:${port}`, { cause: e }));
-      front.once('error', onError);
-      front.listen(port, '127.0.0.1', () => {
-        front.off('error', onError);
-        const addr = front.address();
-        if (addr !== null && typeof addr === 'object') port = addr.port;
-        resolve();
-      });
-    });
-  const dropConnections = (): void => {
-    for (const c of [...watchClosers]) c();
-    watchClosers.clear();
-    for (const s of sockets) s.destroy();
-    sockets.clear();
-  };
-  const closeListener = (): Promise<void> =>
-    new Promise((resolve) => {
-      if (!front.listening) {
+  #serve(s: Socket): void {
+    if (s.destroyed) return;
+    this.#server.emit('connection', s);
+    if (this.#pki === undefined) s.resume();
+  }
+
+  #dropConnections(): void {
+    for (const c of [...this.#watchClosers]) c();
+    this.#watchClosers.clear();
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
+  }
+
+  #closeListener(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.#front.listening) {
         resolve();
         return;
       }
-      front.close(() => resolve());
-      dropConnections();
+      this.#front.close(() => resolve());
+      this.#dropConnections();
     });
+  }
 
-  await listen();
-  const scheme = tls ? 'https' : 'http';
-  const url = `${scheme}://127.0.0.1:${port}`;
-  let stopped = false;
-  let listening: Promise<void> = Promise.resolve();
-
-  const entries = (): { cluster: object; user: object; context: object } => ({
-    cluster: {
-      name,
-      cluster:
-        pki !== undefined
-          ? { server: url, 'certificate-authority-data': Buffer.from(pki.caCertPem).toString('base64') }
-          : { server: url, 'insecure-skip-tls-verify': true },
-    },
-    user: { name, user: { token: adminToken } },
-    context: { name, context: { cluster: name, user: name } },
-  });
-
-  const api: SimCluster = {
-    name,
-    url,
-    caPem: pki?.caCertPem,
-    adminToken,
-    kubeconfigYaml: () => buildKubeconfig([api]),
-    kubeconfigEntries: entries,
-    faults: {
+  #faultControls(): SimCluster['faults'] {
+    const faults = this.#faultState;
+    return {
       unreachable: () => {
         faults.unreachable = true;
-        dropConnections();
-        listening = closeListener();
+        this.#dropConnections();
+        this.#listening = this.#closeListener();
       },
       hang: () => {
         faults.hung = true;
@@ -288,38 +386,26 @@ export async function startCluster(options: StartClusterOptions): Promise<SimClu
       restore: () => {
         const wasUnreachable = faults.unreachable;
         faults.restore();
-        if (wasUnreachable && !stopped) listening = listening.then(() => (front.listening ? undefined : listen())).catch(() => undefined);
+        if (wasUnreachable && !this.#stopped)
+          this.#listening = this.#listening.then(() => (this.#front.listening ? undefined : this.listen())).catch(() => undefined);
       },
-    },
-    get podCapacity() {
-      return workloads.podCapacity;
-    },
-    setPodCapacity: (capacity: number) => {
-      if (!isValidPodCapacity(capacity))
-        throw new SimControlError(
-          `cluster ${name}: setPodCapacity: capacity must be a non-negative integer or Infinity, got ${String(capacity)}`,
-        );
-      workloads.setPodCapacity(capacity);
-    },
-    compactHistory: () => ops.store.compactHistory(),
-    restart: async () => {
-      if (stopped) throw new ClusterStartError(`cluster ${name}: restart after stop`);
-      await listening;
-      await closeListener();
-      await listen();
-    },
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      faults.dropHeld();
-      work.stop();
-      workloads.stop();
-      await listening.catch(() => undefined);
-      await closeListener();
-    },
-    [Symbol.asyncDispose]: () => api.stop(),
-  };
-  return api;
+    };
+  }
+}
+
+/** The reply to a request that an injected failure rate fails: 429 with Retry-After, or 500. */
+function sendInjectedFailure(res: http.ServerResponse, code: 500 | 429): void {
+  if (code === 429)
+    sendStatus(res, new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 }), {
+      'Retry-After': '1',
+    });
+  else
+    sendStatus(
+      res,
+      new StatusError(500, 'InternalError', 'Internal error occurred: injected fault', {
+        causes: [{ reason: '', message: 'injected fault' }],
+      }),
+    );
 }
 
 /** Applies a fault request of the control endpoint; cutting connections waits for the reply (returned). */

@@ -34,6 +34,23 @@ export interface HandlerExtensions {
   scale: ScaleHandler;
 }
 
+/** What an {@link ApiHandler} serves from: the cluster's storage, authentication and authorization, and extras. */
+export interface ApiHandlerParts {
+  readonly ops: RestOps;
+  readonly registry: ResourceRegistry;
+  readonly authn: TokenAuthenticator;
+  readonly authz: RbacAuthorizer;
+  readonly ext: HandlerExtensions;
+  readonly info: {
+    version: VersionInfo;
+    serverAddress: () => string;
+    bookmarkIntervalMs: number;
+    watchClosers: Set<() => void>;
+    /** Plain-HTTP clusters: no Authorization header = admin (see route()). */
+    anonymousIsAdmin: boolean;
+  };
+}
+
 /** Version information served at /version. */
 export interface VersionInfo {
   gitVersion: string;
@@ -49,6 +66,46 @@ interface ResourceRoute {
   legacyWatch: boolean;
 }
 
+/** One HTTP request on its way through the handler: who sent it, where to, and what it accepts. */
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly identity: Identity;
+  /** The path, without a trailing slash. */
+  readonly path: string;
+  /** The HTTP method, upper case. */
+  readonly method: string;
+  readonly query: URLSearchParams;
+  readonly accept: MediaRange[];
+}
+
+/** A resource request once resolved and authorized: what the handler of each verb works with. */
+interface ResourceCall {
+  readonly x: Exchange;
+  readonly route: ResourceRoute;
+  readonly scope: Scope;
+  readonly sub: string | undefined;
+  /** `group/version` (or `version` for the core group) of the served version. */
+  readonly gv: string;
+  /** The Table the client asked for, if any. */
+  readonly table: TableRequest | undefined;
+  readonly writeOpts: WriteOptions;
+}
+
+/** A PATCH of one object, as {@link ApiHandler.patch} takes it. */
+interface PatchRequest {
+  readonly name: string;
+  /** The patch media type, e.g. `application/merge-patch+json`. */
+  readonly contentType: string;
+  readonly patch: unknown;
+  readonly sub: string | undefined;
+  readonly opts: WriteOptions;
+  /** Server-side apply's force; default false. */
+  readonly force?: boolean;
+}
+
+type TableRequest = { version: string; include: IncludeObject };
+
 const patchTypes = [
   'application/json-patch+json',
   'application/merge-patch+json',
@@ -61,21 +118,16 @@ const patchTypes = [
  * non-resource paths (version, health, discovery, OpenAPI) and of the REST resource paths.
  */
 export class ApiHandler {
-  constructor(
-    private readonly ops: RestOps,
-    private readonly registry: ResourceRegistry,
-    private readonly authn: TokenAuthenticator,
-    private readonly authz: RbacAuthorizer,
-    private readonly ext: HandlerExtensions,
-    private readonly info: {
-      version: VersionInfo;
-      serverAddress: () => string;
-      bookmarkIntervalMs: number;
-      watchClosers: Set<() => void>;
-      /** Plain-HTTP clusters: no Authorization header = admin (see route()). */
-      anonymousIsAdmin: boolean;
-    },
-  ) {}
+  private readonly ops: RestOps;
+  private readonly registry: ResourceRegistry;
+  private readonly authn: TokenAuthenticator;
+  private readonly authz: RbacAuthorizer;
+  private readonly ext: HandlerExtensions;
+  private readonly info: ApiHandlerParts['info'];
+
+  constructor(parts: ApiHandlerParts) {
+    ({ ops: this.ops, registry: this.registry, authn: this.authn, authz: this.authz, ext: this.ext, info: this.info } = parts);
+  }
 
   /** Handles one request; never throws. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -106,75 +158,38 @@ export class ApiHandler {
       identity = this.info.anonymousIsAdmin ? this.authn.authenticate(`Bearer ${this.authn.adminToken}`) : anonymous;
     else identity = this.authn.authenticate(req.headers.authorization);
     if (identity === undefined) throw new StatusError(401, 'Unauthorized', 'Unauthorized');
-    return this.routeAs(req, res, impersonate(identity, req.headers), path, method, url);
+    identity = impersonate(identity, req.headers);
+    const segs = pathSegments(path);
+    const exchange: Exchange = { req, res, identity, path, method, query: url.searchParams, accept: parseAccept(req.headers.accept) };
+    return this.routeSegments(exchange, segs);
   }
 
-  private async routeAs(
-    req: IncomingMessage,
-    res: ServerResponse,
-    identity: Identity,
-    path: string,
-    method: string,
-    url: URL,
-  ): Promise<void> {
-    // Path segments arrive percent-encoded (clients escape `:` in names such as RBAC's
-    // `system:foo`); the API server matches on the decoded segments.
-    let segs: string[];
-    try {
-      segs = path
-        .split('/')
-        .filter((s) => s !== '')
-        .map(decodeURIComponent);
-    } catch {
-      throw new StatusError(400, 'BadRequest', `malformed path: ${path}`);
-    }
-    const accept = parseAccept(req.headers.accept);
-
-    if (segs[0] !== 'api' && segs[0] !== 'apis') return this.nonResource(req, res, identity, path, method, url.searchParams, accept);
-    if (segs[0] === 'api' && segs.length === 1)
-      return this.discovery(res, identity, path, method, accept, () => apiVersions(this.info.serverAddress()), true);
-    if (segs[0] === 'apis' && segs.length === 1)
-      return this.discovery(res, identity, path, method, accept, () => apiGroupList(this.registry), false);
-    if (segs[0] === 'apis' && segs.length === 2)
-      return this.discovery(res, identity, path, method, accept, () => apiGroup(this.registry, segs[1]!));
+  private async routeSegments(x: Exchange, segs: string[]): Promise<void> {
+    if (segs[0] !== 'api' && segs[0] !== 'apis') return this.nonResource(x);
+    if (segs[0] === 'api' && segs.length === 1) return this.discovery(x, () => apiVersions(this.info.serverAddress()), true);
+    if (segs[0] === 'apis' && segs.length === 1) return this.discovery(x, () => apiGroupList(this.registry), false);
+    if (segs[0] === 'apis' && segs.length === 2) return this.discovery(x, () => apiGroup(this.registry, segs[1]!));
     const isCore = segs[0] === 'api';
     const group = isCore ? '' : segs[1]!;
     const version = isCore ? segs[1]! : segs[2]!;
     const rest = segs.slice(isCore ? 2 : 3);
-    if (rest.length === 0) return this.discovery(res, identity, path, method, accept, () => apiResourceList(this.registry, group, version));
+    if (rest.length === 0) return this.discovery(x, () => apiResourceList(this.registry, group, version));
     const route = parseRest(group, version, rest);
     if (route === undefined) throw pathNotFound();
-    return this.resource(req, res, identity, route, method, url.searchParams, accept);
+    return this.resource(x, route);
   }
 
   private authorizeNonResource(identity: Identity, path: string, method: string): void {
     const verb = method === 'GET' || method === 'HEAD' ? 'get' : method.toLowerCase();
-    const attrs: RequestAttributes = {
-      verb,
-      resourceRequest: false,
-      path,
-      apiGroup: '',
-      resource: '',
-      subresource: '',
-      name: '',
-      namespace: '',
-    };
+    const attrs = nonResourceAttributes(verb, path);
     if (!this.authz.authorize(identity, attrs)) throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {});
   }
 
-  private discovery(
-    res: ServerResponse,
-    identity: Identity,
-    path: string,
-    method: string,
-    accept: MediaRange[],
-    build: () => JsonObject | undefined,
-    aggregatedCore?: boolean,
-  ): void {
-    this.authorizeNonResource(identity, path, method);
-    if (method !== 'GET') throw methodNotAllowed();
+  private discovery(x: Exchange, build: () => JsonObject | undefined, aggregatedCore?: boolean): void {
+    this.authorizeNonResource(x.identity, x.path, x.method);
+    if (x.method !== 'GET') throw methodNotAllowed();
     if (aggregatedCore !== undefined) {
-      for (const r of accept) {
+      for (const r of x.accept) {
         if (
           r.params['as'] === 'APIGroupDiscoveryList' &&
           r.params['g'] === 'apidiscovery.k8s.io' &&
@@ -182,7 +197,7 @@ export class ApiHandler {
         ) {
           const v = r.params['v'];
           const doc = aggregatedDiscovery(this.registry, aggregatedCore, `apidiscovery.k8s.io/${v}`);
-          sendJson(res, 200, doc, {
+          sendJson(x.res, 200, doc, {
             'Content-Type': `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`,
             Vary: 'Accept',
           });
@@ -193,43 +208,13 @@ export class ApiHandler {
     }
     const doc = build();
     if (doc === undefined) throw pathNotFound();
-    sendJson(res, 200, doc, aggregatedCore !== undefined ? { Vary: 'Accept' } : {});
+    sendJson(x.res, 200, doc, aggregatedCore !== undefined ? { Vary: 'Accept' } : {});
   }
 
-  private async nonResource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    identity: Identity,
-    path: string,
-    method: string,
-    query: URLSearchParams,
-    accept: MediaRange[],
-  ): Promise<void> {
-    if (path === '/kube-sim/faults') {
-      if (!identity.admin)
-        throw new StatusError(
-          403,
-          'Forbidden',
-          forbiddenMessage(identity, {
-            verb: 'create',
-            resourceRequest: false,
-            path,
-            apiGroup: '',
-            resource: '',
-            subresource: '',
-            name: '',
-            namespace: '',
-          }),
-          {},
-        );
-      if (method !== 'POST') throw methodNotAllowed();
-      const body = parseBody(await readBody(req), 'application/json');
-      const afterResponse = this.ext.faults(body);
-      if (afterResponse !== undefined) res.once('finish', afterResponse);
-      sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 });
-      return;
-    }
-    this.authorizeNonResource(identity, path, method);
+  private async nonResource(x: Exchange): Promise<void> {
+    const { res, path, method } = x;
+    if (path === '/kube-sim/faults') return this.faults(x);
+    this.authorizeNonResource(x.identity, path, method);
     if (path === '/version') {
       if (method !== 'GET') throw methodNotAllowed();
       sendJson(res, 200, versionDoc(this.info.version.gitVersion));
@@ -238,54 +223,105 @@ export class ApiHandler {
     if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) {
       if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-      res.end(query.has('verbose') ? `[+]ping ok\n[+]etcd ok\n${path.slice(1)} check passed\n` : 'ok');
+      res.end(x.query.has('verbose') ? `[+]ping ok\n[+]etcd ok\n${path.slice(1)} check passed\n` : 'ok');
       return;
     }
-    if (path === '/openapi/v2') {
-      if (method !== 'GET') throw methodNotAllowed();
-      for (const r of accept) {
-        if (r.type === openApiV2ProtobufAccept || r.type === openApiV2ProtobufType) {
-          const body = openApiV2Protobuf(this.info.version.gitVersion);
-          res.writeHead(200, {
-            'Content-Type': openApiV2ProtobufType,
-            'Cache-Control': 'no-cache, private',
-            'Content-Length': body.length,
-          });
-          res.end(body);
-          return;
-        }
-        if (acceptsJson(r)) {
-          sendJson(res, 200, openApiV2Document(this.info.version.gitVersion));
-          return;
-        }
-      }
-      throw new StatusError(
-        406,
-        'NotAcceptable',
-        'only the following media types are accepted: application/json, ' + openApiV2ProtobufType,
-        {},
-      );
-    }
+    if (path === '/openapi/v2') return this.openApiV2(x);
     if (path.startsWith('/openapi/')) {
       if (method !== 'GET') throw methodNotAllowed();
-      const doc = this.ext.openapi(path, query);
+      const doc = this.ext.openapi(path, x.query);
       if (doc === undefined) throw pathNotFound();
-      void accept;
       sendJson(res, 200, doc);
       return;
     }
     throw pathNotFound();
   }
 
-  private async resource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    identity: Identity,
-    route: ResourceRoute,
-    method: string,
-    query: URLSearchParams,
-    accept: MediaRange[],
-  ): Promise<void> {
+  /** `POST /kube-sim/faults`, for the admin only. */
+  private async faults(x: Exchange): Promise<void> {
+    if (!x.identity.admin)
+      throw new StatusError(403, 'Forbidden', forbiddenMessage(x.identity, nonResourceAttributes('create', x.path)), {});
+    if (x.method !== 'POST') throw methodNotAllowed();
+    const body = parseBody(await readBody(x.req), 'application/json');
+    const afterResponse = this.ext.faults(body);
+    if (afterResponse !== undefined) x.res.once('finish', afterResponse);
+    sendJson(x.res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 });
+  }
+
+  /** `/openapi/v2` as protobuf or JSON, whichever the Accept header names first. */
+  private openApiV2(x: Exchange): void {
+    if (x.method !== 'GET') throw methodNotAllowed();
+    for (const r of x.accept) {
+      if (r.type === openApiV2ProtobufAccept || r.type === openApiV2ProtobufType) {
+        const body = openApiV2Protobuf(this.info.version.gitVersion);
+        x.res.writeHead(200, {
+          'Content-Type': openApiV2ProtobufType,
+          'Cache-Control': 'no-cache, private',
+          'Content-Length': body.length,
+        });
+        x.res.end(body);
+        return;
+      }
+      if (acceptsJson(r)) {
+        sendJson(x.res, 200, openApiV2Document(this.info.version.gitVersion));
+        return;
+      }
+    }
+    throw new StatusError(
+      406,
+      'NotAcceptable',
+      'only the following media types are accepted: application/json, ' + openApiV2ProtobufType,
+      {},
+    );
+  }
+
+  /** A REST resource request: resolved and authorized, then served by the handler of its verb. */
+  private async resource(x: Exchange, route: ResourceRoute): Promise<void> {
+    const { scope, verb } = this.authorizeResource(x, route);
+    if (scope.def.virtual === true) {
+      if (verb !== 'create' || route.name !== undefined) throw methodNotAllowed();
+      sendJson(x.res, 201, this.review(scope.def.kind, x.identity, await this.body(x.req)));
+      return;
+    }
+    const sub = route.subresource;
+    const writeOpts = writeOptions(x.query, x.req.headers['user-agent']);
+    if (sub === 'status' || sub === 'scale') writeOpts.managerSubresource = sub;
+    const call: ResourceCall = {
+      x,
+      route,
+      scope,
+      sub,
+      gv: groupVersion(scope.def.group, scope.version.name),
+      table: tableRequest(x.accept, x.query),
+      writeOpts,
+    };
+    switch (verb) {
+      case 'get':
+        return this.getOne(call);
+      case 'list':
+        return this.list(call);
+      case 'watch':
+        return this.watch(call);
+      case 'create':
+        return this.create(call);
+      case 'update':
+        return this.update(call);
+      case 'patch':
+        return this.patchOne(call);
+      case 'delete':
+        return this.deleteOne(call);
+      case 'deletecollection':
+        return this.deleteCollection(call);
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  /**
+   * Resolves the route to a resource and verb, and refuses what the caller may not do or the
+   * resource does not serve (404, 405, 403, 406, in kube-apiserver's order).
+   */
+  private authorizeResource(x: Exchange, route: ResourceRoute): { scope: Scope; verb: string } {
     const resolved = this.registry.resolve(route.group, route.version, route.resource);
     if (resolved === undefined) throw pathNotFound();
     const { def, version } = resolved;
@@ -296,12 +332,27 @@ export class ApiHandler {
         (sub === 'status' && version.status) || (sub === 'scale' && version.scale !== undefined) || def.extraSubresources.includes(sub);
       if (!known || route.name === undefined) throw pathNotFound();
     }
-    const namespace = def.namespaced ? (route.namespace ?? '') : '';
-    const scope: Scope = { def, version, namespace };
-    const isWatch = route.legacyWatch || query.get('watch') === 'true' || query.get('watch') === '1';
-    const verb = verbFor(method, route.name, isWatch, sub);
+    const scope: Scope = { def, version, namespace: def.namespaced ? (route.namespace ?? '') : '' };
+    const isWatch = route.legacyWatch || x.query.get('watch') === 'true' || x.query.get('watch') === '1';
+    const verb = verbFor(x.method, route.name, isWatch, sub);
     if (verb === undefined) throw methodNotAllowed();
     if (route.legacyWatch && verb !== 'watch') throw methodNotAllowed();
+    this.authorizeResourceVerb(x.identity, scope, { route, verb });
+    if (sub === undefined && !def.verbs.includes(verb)) throw methodNotAllowed();
+    // Collections without a namespace segment are only readable (list/watch across namespaces).
+    if (def.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
+      // `/api/v1/configmaps` serves only list/watch; named paths without a namespace do not exist.
+      if (route.name === undefined) throw methodNotAllowed();
+      throw pathNotFound();
+    }
+    if (!acceptable(x.accept))
+      throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml`, {});
+    return { scope, verb };
+  }
+
+  private authorizeResourceVerb(identity: Identity, scope: Scope, request: { route: ResourceRoute; verb: string }): void {
+    const { def } = scope;
+    const { route, verb } = request;
     // kube-apiserver's RequestInfo reads /api/v1/namespaces/<name> as a request in namespace
     // <name>: RoleBindings there apply, and denials say "in the namespace".
     const isNamespace = def.builtin && def.group === '' && def.resource === 'namespaces';
@@ -311,236 +362,203 @@ export class ApiHandler {
       path: '',
       apiGroup: def.group,
       resource: def.resource,
-      subresource: sub ?? '',
+      subresource: route.subresource ?? '',
       name: route.name ?? '',
-      namespace: isNamespace ? (route.name ?? '') : namespace,
+      namespace: isNamespace ? (route.name ?? '') : scope.namespace,
     };
-    if (!this.authz.authorize(identity, attrs)) {
-      throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {
-        ...(attrs.name !== '' ? { name: attrs.name } : {}),
-        ...(def.group !== '' ? { group: def.group } : {}),
-        kind: def.resource,
-      });
-    }
-    if (sub === undefined && !def.verbs.includes(verb)) throw methodNotAllowed();
-    // Collections without a namespace segment are only readable (list/watch across namespaces).
-    if (def.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
-      // `/api/v1/configmaps` serves only list/watch; named paths without a namespace do not exist.
-      if (route.name === undefined) throw methodNotAllowed();
-      throw pathNotFound();
-    }
-    if (!acceptable(accept))
-      throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml`, {});
-    if (def.virtual === true) {
-      if (verb !== 'create' || route.name !== undefined) throw methodNotAllowed();
-      sendJson(res, 201, this.review(def.kind, identity, await this.body(req)));
+    if (this.authz.authorize(identity, attrs)) return;
+    throw new StatusError(403, 'Forbidden', forbiddenMessage(identity, attrs), {
+      ...(attrs.name !== '' ? { name: attrs.name } : {}),
+      ...(def.group !== '' ? { group: def.group } : {}),
+      kind: def.resource,
+    });
+  }
+
+  /** Sends one object: as a Table when one was asked for, else as JSON with its type meta; warnings as Warning headers. */
+  private sendObject(call: ResourceCall, code: number, result: { object: KObject; warnings?: string[] }): void {
+    const { object: obj, warnings = [] } = result;
+    const { def, version } = call.scope;
+    const headers: Record<string, string> = {};
+    if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
+    if (call.table === undefined) {
+      sendJson(call.x.res, code, undefined, headers, typedJson(def.kind, call.gv, obj));
       return;
     }
-    const table = tableRequest(accept, query);
-    const writeOpts = writeOptions(query, req.headers['user-agent']);
-    if (sub === 'status' || sub === 'scale') writeOpts.managerSubresource = sub;
-    const gv = groupVersion(def.group, version.name);
-    const send = (code: number, obj: KObject, warnings: string[] = []): void => {
-      const headers: Record<string, string> = {};
-      if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ');
-      if (table !== undefined) {
-        sendJson(
-          res,
-          code,
-          buildTable(def, version, [obj], {
-            tableVersion: table.version,
-            include: table.include,
-            withColumns: true,
-            resourceVersion: obj.metadata.resourceVersion ?? '',
-            withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
-          }),
-          headers,
-        );
-        return;
-      }
-      sendJson(res, code, undefined, headers, typedJson(def.kind, gv, obj));
-    };
+    const table = buildTable(def, version, [obj], {
+      tableVersion: call.table.version,
+      include: call.table.include,
+      withColumns: true,
+      resourceVersion: obj.metadata.resourceVersion ?? '',
+      withTypeMeta: (o) => this.ops.withTypeMeta(call.scope, o),
+    });
+    sendJson(call.x.res, code, table, headers);
+  }
 
-    switch (verb) {
-      case 'get': {
-        if (sub === 'scale') {
-          sendJson(res, 200, this.ext.scale.get(scope, route.name!));
-          return;
-        }
-        const obj = this.ops.get(scope, route.name!);
-        if (partialMetadata(accept)) {
-          sendJson(res, 200, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata });
-          return;
-        }
-        send(200, obj);
-        return;
-      }
-      case 'list': {
-        const limitRaw = query.get('limit');
-        const limit = limitRaw === null || limitRaw === '' ? undefined : Number(limitRaw);
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${limitRaw ?? ''}`);
-        const result = this.ops.list(scope, {
-          ...(query.get('labelSelector') !== null ? { labelSelector: query.get('labelSelector')! } : {}),
-          ...(query.get('fieldSelector') !== null ? { fieldSelector: query.get('fieldSelector')! } : {}),
-          ...(limit !== undefined ? { limit } : {}),
-          ...(query.get('continue') !== null ? { continue: query.get('continue')! } : {}),
-        });
-        if (table !== undefined) {
-          sendJson(
-            res,
-            200,
-            buildTable(def, version, result.items, {
-              tableVersion: table.version,
-              include: table.include,
-              withColumns: true,
-              resourceVersion: result.resourceVersion,
-              ...(result.continue !== undefined ? { continue: result.continue } : {}),
-              ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
-              withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
-            }),
-          );
-          return;
-        }
-        const meta: JsonObject = { resourceVersion: result.resourceVersion };
-        if (result.continue !== undefined) meta['continue'] = result.continue;
-        if (result.remainingItemCount !== undefined) meta['remainingItemCount'] = result.remainingItemCount;
-        if (partialMetadata(accept)) {
-          sendJson(res, 200, {
-            kind: 'PartialObjectMetadataList',
-            apiVersion: 'meta.k8s.io/v1',
-            metadata: meta,
-            items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })),
-          });
-          return;
-        }
-        // Built-in lists omit kind/apiVersion on items (as the typed server encodes them); custom resources keep them.
-        const items = result.items.map((o) => (def.builtin ? JSON.stringify(o) : typedJson(def.kind, gv, o)));
-        const raw = `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
-        sendJson(res, 200, undefined, {}, raw);
-        return;
-      }
-      case 'watch': {
-        const ns = route.namespace ?? '';
-        const name = route.name;
-        const fs = query.get('fieldSelector') ?? '';
-        const fieldSelector = name !== undefined ? [fs, `metadata.name=${name}`].filter((x) => x !== '').join(',') : fs;
-        const selectors = this.ops.parseSelectors(def, query.get('labelSelector') ?? undefined, fieldSelector);
-        const ts = query.get('timeoutSeconds');
-        serveWatch(
-          this.ops,
-          res,
-          {
-            scope,
-            namespace: def.namespaced ? ns : '',
-            selectors,
-            resourceVersion: query.get('resourceVersion') ?? undefined,
-            timeoutSeconds: ts === null ? undefined : Number(ts),
-            bookmarks: query.get('allowWatchBookmarks') === 'true',
-            sendInitialEvents: query.get('sendInitialEvents') === 'true',
-            bookmarkIntervalMs: this.info.bookmarkIntervalMs,
-            table,
-          },
-          (close) => {
-            this.info.watchClosers.add(close);
-            res.on('close', () => this.info.watchClosers.delete(close));
-          },
-        );
-        return;
-      }
-      case 'create': {
-        const body = await this.body(req);
-        if (sub === 'token') {
-          sendJson(res, 201, this.ext.tokenRequest(namespace, route.name!, body));
-          return;
-        }
-        if (sub !== undefined) throw methodNotAllowed();
-        const r = this.ops.create(scope, body, writeOpts);
-        send(201, r.object, r.warnings);
-        return;
-      }
-      case 'update': {
-        const body = await this.body(req);
-        if (sub === 'scale') {
-          sendJson(res, 200, this.ext.scale.update(scope, route.name!, body, writeOpts));
-          return;
-        }
-        if (sub === 'finalize') {
-          send(200, this.finalize(scope, route.name!, body));
-          return;
-        }
-        const r = this.ops.update(scope, route.name!, body, writeOpts, sub === 'status' ? 'status' : undefined);
-        send(200, r.object, r.warnings);
-        return;
-      }
-      case 'patch': {
-        const ct = mediaType(req.headers['content-type']);
-        const raw = await readBody(req);
-        if (!patchTypes.includes(ct)) throw unsupportedPatch(def.builtin);
-        if (ct === 'application/strategic-merge-patch+json' && !def.builtin) throw unsupportedPatch(false);
-        const patch = parseBody(raw, ct);
-        if (sub === 'scale') {
-          const current = this.ext.scale.get(scope, route.name!);
-          const patched = applyPatch(ct, current, patch, true);
-          sendJson(res, 200, this.ext.scale.update(scope, route.name!, patched, writeOpts));
-          return;
-        }
-        if (ct === 'application/apply-patch+yaml') {
-          const manager = query.get('fieldManager');
-          if (manager === null || manager === '')
-            throw new StatusError(
-              422,
-              'Invalid',
-              'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
-              {
-                group: 'meta.k8s.io',
-                kind: 'PatchOptions',
-                causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
-              },
-            );
-        }
-        const r = this.patch(scope, route.name!, ct, patch, sub, writeOpts, query.get('force') === 'true');
-        send(r.created ? 201 : 200, r.object, r.warnings);
-        return;
-      }
-      case 'delete': {
-        const opts = deleteOptions(query, await this.body(req));
-        const r = this.ops.delete(scope, route.name!, opts);
-        if (r.deleted === true) {
-          const details: JsonObject = { name: route.name! };
-          if (def.group !== '') details['group'] = def.group;
-          details['kind'] = def.resource;
-          details['uid'] = r.object.metadata.uid ?? '';
-          sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
-        } else send(200, r.object);
-        return;
-      }
-      case 'deletecollection': {
-        const opts = deleteOptions(query, await this.body(req));
-        const list = this.ops.list(scope, {
-          ...(query.get('labelSelector') !== null ? { labelSelector: query.get('labelSelector')! } : {}),
-          ...(query.get('fieldSelector') !== null ? { fieldSelector: query.get('fieldSelector')! } : {}),
-        });
-        const items: string[] = [];
-        for (const o of list.items) {
-          try {
-            const r = this.ops.delete({ ...scope, namespace: o.metadata.namespace ?? '' }, o.metadata.name ?? '', opts);
-            items.push(typedJson(def.kind, gv, r.object));
-          } catch (e) {
-            if (!(e instanceof StatusError && e.code === 404)) throw e;
-          }
-        }
-        sendJson(
-          res,
-          200,
-          undefined,
-          {},
-          `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":{"resourceVersion":"${this.ops.store.currentRv}"},"items":[${items.join(',')}]}`,
-        );
-        return;
-      }
-      default:
-        throw methodNotAllowed();
+  private getOne(call: ResourceCall): void {
+    const { res, accept } = call.x;
+    const name = call.route.name!;
+    if (call.sub === 'scale') {
+      sendJson(res, 200, this.ext.scale.get(call.scope, name));
+      return;
     }
+    const obj = this.ops.get(call.scope, name);
+    if (partialMetadata(accept)) {
+      sendJson(res, 200, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata });
+      return;
+    }
+    this.sendObject(call, 200, { object: obj });
+  }
+
+  private list(call: ResourceCall): void {
+    const { res, query, accept } = call.x;
+    const { scope, gv } = call;
+    const { def, version } = scope;
+    const limitRaw = query.get('limit');
+    const limit = limitRaw === null || limitRaw === '' ? undefined : Number(limitRaw);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit: ${limitRaw ?? ''}`);
+    const result = this.ops.list(scope, {
+      ...selectorOptions(query),
+      ...(limit !== undefined ? { limit } : {}),
+      ...(query.get('continue') !== null ? { continue: query.get('continue')! } : {}),
+    });
+    const paging = {
+      ...(result.continue !== undefined ? { continue: result.continue } : {}),
+      ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+    };
+    if (call.table !== undefined) {
+      const table = buildTable(def, version, result.items, {
+        tableVersion: call.table.version,
+        include: call.table.include,
+        withColumns: true,
+        resourceVersion: result.resourceVersion,
+        ...paging,
+        withTypeMeta: (o) => this.ops.withTypeMeta(scope, o),
+      });
+      sendJson(res, 200, table);
+      return;
+    }
+    const meta: JsonObject = { resourceVersion: result.resourceVersion, ...paging };
+    if (partialMetadata(accept)) {
+      sendJson(res, 200, {
+        kind: 'PartialObjectMetadataList',
+        apiVersion: 'meta.k8s.io/v1',
+        metadata: meta,
+        items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })),
+      });
+      return;
+    }
+    // Built-in lists omit kind/apiVersion on items (as the typed server encodes them); custom resources keep them.
+    const items = result.items.map((o) => (def.builtin ? JSON.stringify(o) : typedJson(def.kind, gv, o)));
+    const raw = `{"kind":${JSON.stringify(def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":${JSON.stringify(meta)},"items":[${items.join(',')}]}`;
+    sendJson(res, 200, undefined, {}, raw);
+  }
+
+  private watch(call: ResourceCall): void {
+    const { res, query } = call.x;
+    const { def } = call.scope;
+    const name = call.route.name;
+    const fs = query.get('fieldSelector') ?? '';
+    const fieldSelector = name !== undefined ? [fs, `metadata.name=${name}`].filter((x) => x !== '').join(',') : fs;
+    const selectors = this.ops.parseSelectors(def, query.get('labelSelector') ?? undefined, fieldSelector);
+    const ts = query.get('timeoutSeconds');
+    serveWatch(
+      this.ops,
+      res,
+      {
+        scope: call.scope,
+        namespace: def.namespaced ? (call.route.namespace ?? '') : '',
+        selectors,
+        resourceVersion: query.get('resourceVersion') ?? undefined,
+        timeoutSeconds: ts === null ? undefined : Number(ts),
+        bookmarks: query.get('allowWatchBookmarks') === 'true',
+        sendInitialEvents: query.get('sendInitialEvents') === 'true',
+        bookmarkIntervalMs: this.info.bookmarkIntervalMs,
+        table: call.table,
+      },
+      (close) => {
+        this.info.watchClosers.add(close);
+        res.on('close', () => this.info.watchClosers.delete(close));
+      },
+    );
+  }
+
+  private async create(call: ResourceCall): Promise<void> {
+    const body = await this.body(call.x.req);
+    if (call.sub === 'token') {
+      sendJson(call.x.res, 201, this.ext.tokenRequest(call.scope.namespace, call.route.name!, body));
+      return;
+    }
+    if (call.sub !== undefined) throw methodNotAllowed();
+    this.sendObject(call, 201, this.ops.create(call.scope, body, call.writeOpts));
+  }
+
+  private async update(call: ResourceCall): Promise<void> {
+    const body = await this.body(call.x.req);
+    const name = call.route.name!;
+    if (call.sub === 'scale') {
+      sendJson(call.x.res, 200, this.ext.scale.update(call.scope, name, body, call.writeOpts));
+      return;
+    }
+    if (call.sub === 'finalize') {
+      this.sendObject(call, 200, { object: this.finalize(call.scope, name, body) });
+      return;
+    }
+    this.sendObject(call, 200, this.ops.update(call.scope, name, body, call.writeOpts, call.sub === 'status' ? 'status' : undefined));
+  }
+
+  private async patchOne(call: ResourceCall): Promise<void> {
+    const { req, res, query } = call.x;
+    const { scope, sub } = call;
+    const name = call.route.name!;
+    const ct = mediaType(req.headers['content-type']);
+    const raw = await readBody(req);
+    if (!patchTypes.includes(ct)) throw unsupportedPatch(scope.def.builtin);
+    if (ct === 'application/strategic-merge-patch+json' && !scope.def.builtin) throw unsupportedPatch(false);
+    const patch = parseBody(raw, ct);
+    if (sub === 'scale') {
+      const patched = applyPatch(ct, this.ext.scale.get(scope, name), patch, true);
+      sendJson(res, 200, this.ext.scale.update(scope, name, patched, call.writeOpts));
+      return;
+    }
+    if (ct === 'application/apply-patch+yaml') {
+      const manager = query.get('fieldManager');
+      if (manager === null || manager === '') throw fieldManagerRequired();
+    }
+    const r = this.patch(scope, { name, contentType: ct, patch, sub, opts: call.writeOpts, force: query.get('force') === 'true' });
+    this.sendObject(call, r.created ? 201 : 200, r);
+  }
+
+  private async deleteOne(call: ResourceCall): Promise<void> {
+    const { def } = call.scope;
+    const name = call.route.name!;
+    const opts = deleteOptions(call.x.query, await this.body(call.x.req));
+    const r = this.ops.delete(call.scope, name, opts);
+    if (r.deleted !== true) {
+      this.sendObject(call, 200, { object: r.object });
+      return;
+    }
+    const details: JsonObject = { name };
+    if (def.group !== '') details['group'] = def.group;
+    details['kind'] = def.resource;
+    details['uid'] = r.object.metadata.uid ?? '';
+    sendJson(call.x.res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+  }
+
+  private async deleteCollection(call: ResourceCall): Promise<void> {
+    const { scope, gv } = call;
+    const opts = deleteOptions(call.x.query, await this.body(call.x.req));
+    const list = this.ops.list(scope, selectorOptions(call.x.query));
+    const items: string[] = [];
+    for (const o of list.items) {
+      try {
+        const r = this.ops.delete({ ...scope, namespace: o.metadata.namespace ?? '' }, o.metadata.name ?? '', opts);
+        items.push(typedJson(scope.def.kind, gv, r.object));
+      } catch (e) {
+        if (!(e instanceof StatusError && e.code === 404)) throw e;
+      }
+    }
+    const raw = `{"kind":${JSON.stringify(scope.def.listKind)},"apiVersion":${JSON.stringify(gv)},"metadata":{"resourceVersion":"${this.ops.store.currentRv}"},"items":[${items.join(',')}]}`;
+    sendJson(call.x.res, 200, undefined, {}, raw);
   }
 
   /** The answer to a create of a virtual review resource (`kind`). */
@@ -643,15 +661,8 @@ export class ApiHandler {
   }
 
   /** PATCH of every type; server-side apply creates when absent and tracks field ownership (managed-fields.ts). */
-  patch(
-    scope: Scope,
-    name: string,
-    contentType: string,
-    patch: unknown,
-    sub: string | undefined,
-    opts: WriteOptions,
-    force = false,
-  ): { object: KObject; warnings: string[]; created: boolean } {
+  patch(scope: Scope, request: PatchRequest): { object: KObject; warnings: string[]; created: boolean } {
+    const { name, contentType, patch, sub, opts, force = false } = request;
     const grKey = this.ops.grKey(scope.def);
     const existing = this.ops.store.get(grKey, scope.def.namespaced ? scope.namespace : '', name);
     const isApply = contentType === 'application/apply-patch+yaml';
@@ -783,7 +794,7 @@ function acceptable(accept: MediaRange[]): boolean {
   return accept.some(acceptsJson);
 }
 
-function tableRequest(accept: MediaRange[], query: URLSearchParams): { version: string; include: IncludeObject } | undefined {
+function tableRequest(accept: MediaRange[], query: URLSearchParams): TableRequest | undefined {
   for (const r of accept) {
     if (r.params['as'] === 'Table' && r.params['g'] === 'meta.k8s.io' && (r.params['v'] === 'v1' || r.params['v'] === 'v1beta1')) {
       const inc = query.get('includeObject');
@@ -864,4 +875,40 @@ function versionDoc(gitVersion: string): JsonObject {
     compiler: 'gc',
     platform: `${process.platform === 'win32' ? 'windows' : process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
   };
+}
+
+/** The decoded segments of `path` (clients escape `:` in names such as RBAC's `system:foo`). */
+function pathSegments(path: string): string[] {
+  try {
+    return path
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
+  } catch {
+    throw new StatusError(400, 'BadRequest', `malformed path: ${path}`);
+  }
+}
+
+function nonResourceAttributes(verb: string, path: string): RequestAttributes {
+  return { verb, resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '', namespace: '' };
+}
+
+/** The labelSelector and fieldSelector of a list or deletecollection. */
+function selectorOptions(query: URLSearchParams): { labelSelector?: string; fieldSelector?: string } {
+  const labelSelector = query.get('labelSelector');
+  const fieldSelector = query.get('fieldSelector');
+  return { ...(labelSelector !== null ? { labelSelector } : {}), ...(fieldSelector !== null ? { fieldSelector } : {}) };
+}
+
+function fieldManagerRequired(): StatusError {
+  return new StatusError(
+    422,
+    'Invalid',
+    'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    {
+      group: 'meta.k8s.io',
+      kind: 'PatchOptions',
+      causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }],
+    },
+  );
 }
