@@ -3,7 +3,6 @@ import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOpti
 import type { KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { listerWatcherFor, Manager, type Runnable } from '@kubefed/runtime';
-import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
@@ -13,7 +12,7 @@ import {
   staticHealthCheckSettings,
   type SyncType,
 } from '@kubefed/controllers';
-import { createNamespace, joinMember, startFederation, type Federation } from './federation.js';
+import { consistently, createNamespace, type InProcessFederation, joinMember, startInProcessFederation } from '@kubefed/testing';
 
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const CLUSTER_ROLES: FederatedTypeOptions = {
@@ -35,10 +34,10 @@ const NAMESPACES_ELSEWHERE: FederatedTypeOptions = {
   federatedVersion: 'v1alpha1',
 };
 
-let fed: Federation;
+let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startFederation({ member1: {} });
+  fed = await startInProcessFederation({ members: { member1: {} } });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   await crds.create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
   await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);

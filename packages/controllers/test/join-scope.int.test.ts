@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { JOIN_SCOPE_ANNOTATION } from '@kubefed/api';
+import { JOIN_SCOPE_ANNOTATION, RESOURCES } from '@kubefed/api';
 import { registerKubeFedClusterController, type ClusterHealthTracker, type ControlPlaneScope } from '@kubefed/controllers';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { condition, createNamespace, joinMember, KFC, startFederation, type Federation } from './federation.js';
+import { createNamespace, type InProcessFederation, joinMember, kubeFedClusterCondition, startInProcessFederation } from '@kubefed/testing';
 
-let fed: Federation;
+const KFC = RESOURCES.kubeFedClusters;
+
+let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startFederation({ member1: {}, member2: {} });
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
 });
 
 afterAll(async () => {
@@ -60,7 +62,7 @@ describe('join scope against the running scope', () => {
     await using running = runHealthController(ns, 'Cluster');
 
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({
         status: 'False',
         reason: 'JoinScopeMismatch',
@@ -68,7 +70,9 @@ describe('join scope against the running scope', () => {
           `cluster member1 was joined for scope Namespaced (annotation kubefed.io/join-scope of KubeFedCluster ${ns}/member1) but the control plane runs with scope Cluster`,
         ) as unknown,
       });
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'True' });
     expect([...running.tracker.readyClusters().keys()]).toEqual(['member2']);
     await expect
       .poll(
@@ -89,10 +93,10 @@ describe('join scope against the running scope', () => {
     await using running = runHealthController(ns, 'Namespaced');
 
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'False', reason: 'JoinScopeMismatch' });
     await expect
-      .poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({
         status: 'False',
         reason: 'JoinScopeMismatch',
@@ -106,15 +110,15 @@ describe('join scope against the running scope', () => {
     await using running = runHealthController(ns, 'Cluster');
 
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterReady' });
     await expect
-      .poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'False', reason: 'JoinScopeMismatch' });
 
     await fed.hostClient.resource(KFC, ns).patch('member2', { metadata: { annotations: { [JOIN_SCOPE_ANNOTATION]: 'Cluster' } } }, 'merge');
     await expect
-      .poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterReady' });
     await expect
       .poll(() => [...running.tracker.readyClusters().keys()], { timeout: 10_000, interval: 100 })

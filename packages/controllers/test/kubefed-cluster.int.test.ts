@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest } from '@kubefed/client';
 import { generateClusterPki } from '@kubefed/kube-sim';
-import { defaultKubeFedConfigSpec, type KubeFedConfigSpec } from '@kubefed/api';
+import { defaultKubeFedConfigSpec, type KubeFedConfigSpec, RESOURCES } from '@kubefed/api';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,14 +18,26 @@ import {
   registerKubeFedConfigController,
   type ClusterHealthTracker,
 } from '@kubefed/controllers';
-import { condition, createNamespace, joinMember, KFC, KFCONFIG, registerCluster, startFederation, type Federation } from './federation.js';
+import {
+  createNamespace,
+  type InProcessFederation,
+  joinMember,
+  kubeFedClusterCondition,
+  registerCluster,
+  startInProcessFederation,
+} from '@kubefed/testing';
 
-let fed: Federation;
+const KFC = RESOURCES.kubeFedClusters;
+const KFCONFIG = RESOURCES.kubeFedConfigs;
+
+let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startFederation({
-    member1: { region: 'eu-west', zones: ['eu-west-b', 'eu-west-a'], version: 'v1.30.2' },
-    member2: {},
+  fed = await startInProcessFederation({
+    members: {
+      member1: { region: 'eu-west', zones: ['eu-west-b', 'eu-west-a'], version: 'v1.30.2' },
+      member2: {},
+    },
   });
 });
 
@@ -156,7 +168,7 @@ describe('cluster health controller against kube-sim', () => {
   it('marks joined members Ready with their kubernetes version, and region and zones where nodes may be listed', async () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
-    await joinMember(fed, fed.member('member2'), ns, { listNodes: false });
+    await joinMember(fed, fed.member('member2'), ns, { access: 'none' });
     await using running = runManager(ns);
 
     await expect
@@ -214,13 +226,15 @@ describe('cluster health controller against kube-sim', () => {
     const member2 = fed.member('member2');
     await joinMember(fed, member2, ns);
     await using running = runManager(ns);
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
 
     member2.faults.unreachable();
     try {
       // failureThreshold 3 × period 200 ms, plus the 1 s probe timeout and slack.
       await expect
-        .poll(() => condition(fed, ns, 'member2', 'Offline'), { timeout: 4000, interval: 100 })
+        .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Offline'), { timeout: 4000, interval: 100 })
         .toMatchObject({
           status: 'True',
           reason: 'ClusterNotReachable',
@@ -240,7 +254,9 @@ describe('cluster health controller against kube-sim', () => {
     } finally {
       member2.faults.restore();
     }
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 4000, interval: 100 })
+      .toMatchObject({ status: 'True' });
     expect(running.tracker.isReady('member2')).toBe(true);
   });
 
@@ -249,7 +265,9 @@ describe('cluster health controller against kube-sim', () => {
     await joinMember(fed, fed.member('member1'), ns);
     // 1 request/s for the client sync workers use: 100 queued requests keep its budget busy for 100 s.
     await using running = runManager(ns, { qps: 1, burst: 1 });
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
     const sync = running.tracker.readyClusters().get('member1');
     expect(sync).toBeDefined();
     const stop = new AbortController();
@@ -260,20 +278,20 @@ describe('cluster health controller against kube-sim', () => {
         .catch(() => undefined),
     );
     try {
-      const saturated = (await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime;
+      const saturated = (await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))?.lastProbeTime;
       // lastProbeTime has a resolution of one second: two moves mean probes went on for over a second.
       const moved = new Set<unknown>();
       await expect
         .poll(
           async () => {
-            const probe = (await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime;
+            const probe = (await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))?.lastProbeTime;
             if (probe !== saturated) moved.add(probe);
             return moved.size;
           },
           { timeout: 8000, interval: 100 },
         )
         .toBeGreaterThanOrEqual(2);
-      expect(await condition(fed, ns, 'member1', 'Ready')).toMatchObject({ status: 'True' });
+      expect(await kubeFedClusterCondition(fed, ns, 'member1', 'Ready')).toMatchObject({ status: 'True' });
     } finally {
       stop.abort();
       await Promise.all(queued);
@@ -284,12 +302,14 @@ describe('cluster health controller against kube-sim', () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
     await using _running = runManager(ns);
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
-    const initial = (await condition(fed, ns, 'member1', 'Ready'))!;
     await expect
-      .poll(async () => (await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime, { timeout: 4000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
+    const initial = (await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))!;
+    await expect
+      .poll(async () => (await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))?.lastProbeTime, { timeout: 4000, interval: 100 })
       .not.toBe(initial.lastProbeTime);
-    expect((await condition(fed, ns, 'member1', 'Ready'))?.lastTransitionTime).toBe(initial.lastTransitionTime);
+    expect((await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))?.lastTransitionTime).toBe(initial.lastTransitionTime);
   });
 
   it('reports ConfigMalformed for a cluster whose token secret is missing', async () => {
@@ -328,13 +348,15 @@ describe('cluster health controller against kube-sim', () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
     await using _running = runManager(ns);
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
 
     const secrets = fed.hostClient.resource({ group: '', version: 'v1', resource: 'secrets' }, ns);
     const secret = await secrets.get('member1-secret');
     await secrets.delete('member1-secret');
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'ConfigMalformed'), { timeout: 4000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'ConfigMalformed'), { timeout: 4000, interval: 100 })
       .toMatchObject({ status: 'True' });
 
     await secrets.create({
@@ -343,7 +365,9 @@ describe('cluster health controller against kube-sim', () => {
       metadata: { name: 'member1-secret', annotations: secret.metadata.annotations ?? {} },
       data: secret.data,
     });
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 })
+      .toMatchObject({ status: 'True' });
 
     // A new endpoint takes binding the token to it (write access to the Secret), as join does.
     const clusters = fed.hostClient.resource(KFC, ns);
@@ -352,7 +376,7 @@ describe('cluster health controller against kube-sim', () => {
     spec.apiEndpoint = 'https://127.0.0.1:1';
     await clusters.update(cluster);
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 4000, interval: 100 })
       .toMatchObject({ status: 'False', reason: 'ClusterSecretNotBound' });
     await secrets.patch(
       'member1-secret',
@@ -360,7 +384,7 @@ describe('cluster health controller against kube-sim', () => {
       'merge',
     );
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Offline'), { timeout: 4000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Offline'), { timeout: 4000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterNotReachable' });
   });
 
@@ -376,7 +400,9 @@ describe('cluster health controller against kube-sim', () => {
         clusterHealthCheck: { period: '10s', timeout: '3s', failureThreshold: 3, successThreshold: 1 },
         leaderElect: { leaseDuration: '15s' },
       });
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
 
     const config = await configs.get('kubefed');
     const spec = config.spec as { clusterHealthCheck: { period: string } };
@@ -389,7 +415,7 @@ describe('cluster health controller against kube-sim', () => {
     await expect
       .poll(
         async () => {
-          probeTimes.add((await condition(fed, ns, 'member1', 'Ready'))?.lastProbeTime ?? '');
+          probeTimes.add((await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))?.lastProbeTime ?? '');
           return probeTimes.size;
         },
         { timeout: 8000, interval: 100 },
@@ -466,7 +492,9 @@ describe('cluster health controller against kube-sim', () => {
         reason: 'ClusterSecretNotBound',
         message: expect.stringContaining(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`),
       });
-    await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
     expect(running.tracker.isReady('evil')).toBe(false);
     // Several probe periods later the server has still not been contacted at all, least of all with member1's token.
     const until = Date.now() + 1000;
@@ -486,7 +514,7 @@ describe('cluster health controller against kube-sim', () => {
     await using running = runManager(ns);
 
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
       .toMatchObject({
         status: 'False',
         reason: 'ClusterSecretNotBound',
@@ -496,7 +524,7 @@ describe('cluster health controller against kube-sim', () => {
 
     await secrets.patch('member1-secret', { metadata: { annotations: bound.metadata.annotations ?? {} } }, 'merge');
     await expect
-      .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterReady' });
     expect(running.tracker.isReady('member1')).toBe(true);
   });
@@ -515,11 +543,13 @@ describe('cluster health controller against kube-sim', () => {
       ).toString();
       await using listener = await tlsListener();
       await using running = runManager(ns);
-      await expect.poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+      await expect
+        .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+        .toMatchObject({ status: 'True' });
 
       await fed.hostClient.resource(KFC, ns).patch('member1', { spec: change(listener) }, 'merge');
       await expect
-        .poll(() => condition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+        .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
         .toMatchObject({
           status: 'False',
           reason: 'ClusterSecretNotBound',
@@ -560,7 +590,7 @@ describe('cluster health controller against kube-sim', () => {
 
     // An HTTP error: the status code is reported, the body is not.
     await expect
-      .poll(() => condition(fed, ns, 'echo', 'Offline'), { timeout: 5000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'echo', 'Offline'), { timeout: 5000, interval: 100 })
       .toMatchObject({
         status: 'True',
         reason: 'ClusterNotReachable',
@@ -577,13 +607,15 @@ describe('cluster health controller against kube-sim', () => {
     // A 2xx answer other than ok.
     healthz = { status: 200, body: `not ok ${marker}` };
     await expect
-      .poll(() => condition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 })
+      .poll(() => kubeFedClusterCondition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 })
       .toMatchObject({ status: 'False', reason: 'ClusterNotReady' });
     expect(await seen()).not.toContain(marker);
 
     // Healthy, with a /version that is not a version.
     healthz = { status: 200, body: 'ok' };
-    await expect.poll(() => condition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
     expect(await seen()).not.toContain(marker);
     expect(server.requests.some((r) => r.startsWith('GET /version '))).toBe(true);
   });

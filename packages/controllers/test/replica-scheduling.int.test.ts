@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeCrd } from '@kubefed/api';
+import { buildFederatedTypeCrd, RESOURCES } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import {
   DEFAULT_SCHEDULING_TARGETS,
@@ -13,9 +13,18 @@ import {
 } from '@kubefed/controllers';
 import { createLogger, Manager, Store, systemClock, type Clock } from '@kubefed/runtime';
 import { planReplicas, schedulingResult, type PlanInput } from '@kubefed/scheduler';
-import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor, condition, createNamespace, joinMember, KFC, startFederation, type Federation } from './federation.js';
+import {
+  clientFor,
+  consistently,
+  createNamespace,
+  type InProcessFederation,
+  joinMember,
+  kubeFedClusterCondition,
+  startInProcessFederation,
+} from '@kubefed/testing';
+
+const KFC = RESOURCES.kubeFedClusters;
 
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const FDEPLOY = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federateddeployments' };
@@ -25,10 +34,10 @@ const PODS = { group: '', version: 'v1', resource: 'pods' };
 const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
 const FAST = { periodMs: 200, timeoutMs: 1000, failureThreshold: 2, successThreshold: 1 };
 
-let fed: Federation;
+let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startFederation({ member1: {}, member2: {}, member3: { podCapacity: 2 } });
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {}, member3: { podCapacity: 2 } } });
   const crds = fed.hostClient.resource(CRDS);
   const fdeploy = buildFederatedTypeCrd({
     group: 'apps',
@@ -246,7 +255,9 @@ describe('replica scheduling controller against kube-sim', () => {
     } finally {
       member2.faults.restore();
     }
-    await expect.poll(() => condition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 }).toMatchObject({ status: 'True' });
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ status: 'True' });
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
   });
 

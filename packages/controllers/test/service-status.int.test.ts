@@ -5,12 +5,12 @@ import {
   type FederatedTypeOptions,
   MANAGED_LABEL,
   MANAGED_LABEL_TRUE,
+  RESOURCES,
 } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
 import { startCluster } from '@kubefed/kube-sim';
 import { Manager, RuntimeMetrics } from '@kubefed/runtime';
-import { consistently } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
@@ -20,7 +20,9 @@ import {
   serviceStatusTypeOf,
   staticHealthCheckSettings,
 } from '@kubefed/controllers';
-import { clientFor, createNamespace, joinMember, KFC, startFederation, type Federation } from './federation.js';
+import { clientFor, consistently, createNamespace, type InProcessFederation, joinMember, startInProcessFederation } from '@kubefed/testing';
+
+const KFC = RESOURCES.kubeFedClusters;
 
 const SERVICES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' };
 const FEDERATED_SERVICES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedservices' };
@@ -42,10 +44,10 @@ const discardingProducer: JobProducer = {
   close: () => Promise.resolve(),
 };
 
-let fed: Federation;
+let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startFederation({ member1: {}, member2: {} });
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   await crds.create(buildFederatedTypeCrd(SERVICES) as unknown as KubeObject);
 });

@@ -4,7 +4,7 @@ import type { KubeObject } from '@kubefed/client';
 import { FakeClock, Store } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recorderKey, StatusRecorder, StatusWriter, syncTypeOf } from '@kubefed/controllers';
-import { startFederation, type Federation } from './federation.js';
+import { type InProcessFederation, startInProcessFederation } from '@kubefed/testing';
 
 const CLUSTER_ROLES: FederatedTypeOptions = {
   group: 'rbac.authorization.k8s.io',
@@ -16,10 +16,10 @@ const CLUSTER_ROLES: FederatedTypeOptions = {
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const cluster = (name: string): { metadata: { name: string } } => ({ metadata: { name } });
 
-let fed: Federation;
+let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startFederation({});
+  fed = await startInProcessFederation();
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
 });

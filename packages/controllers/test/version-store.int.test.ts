@@ -3,7 +3,7 @@ import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
 import { syncTypeOf, VersionStore, type VersionCaches } from '@kubefed/controllers';
 import { Informer, listerWatcherFor } from '@kubefed/runtime';
-import { createNamespace, startFederation, type Federation } from './federation.js';
+import { createNamespace, type InProcessFederation, startInProcessFederation } from '@kubefed/testing';
 
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const PROPAGATED_VERSIONS = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
@@ -17,7 +17,7 @@ const fedObject = (generation: number, data: string): KubeObject => ({
 });
 
 /** The namespace `app` with the FederatedConfigMap `settings` (the owner the records are collected with). */
-async function withOwner(fed: Federation): Promise<void> {
+async function withOwner(fed: InProcessFederation): Promise<void> {
   await createNamespace(fed.hostClient, 'app');
   await fed.hostClient
     .resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' })
@@ -29,7 +29,7 @@ async function withOwner(fed: Federation): Promise<void> {
 }
 
 /** A PropagatedVersion informer on the host, started until `signal` aborts, and synced. */
-async function versionCaches(fed: Federation, signal: AbortSignal): Promise<VersionCaches & { running: Promise<void> }> {
+async function versionCaches(fed: InProcessFederation, signal: AbortSignal): Promise<VersionCaches & { running: Promise<void> }> {
   const namespaced = new Informer({
     name: 'propagatedversions',
     listerWatcher: listerWatcherFor(fed.hostClient.resource(PROPAGATED_VERSIONS)),
@@ -41,7 +41,7 @@ async function versionCaches(fed: Federation, signal: AbortSignal): Promise<Vers
 
 describe('VersionStore', () => {
   it('reads records from its synced watch cache: no host request once a record is known', async () => {
-    await using fed = await startFederation({});
+    await using fed = await startInProcessFederation();
     await withOwner(fed);
     const abort = new AbortController();
     const caches = await versionCaches(fed, abort.signal);
@@ -67,7 +67,7 @@ describe('VersionStore', () => {
   });
 
   it('reads back its own write at once, before the watch delivers it', async () => {
-    await using fed = await startFederation({});
+    await using fed = await startInProcessFederation();
     await withOwner(fed);
     const abort = new AbortController();
     const caches = await versionCaches(fed, abort.signal);
@@ -91,7 +91,7 @@ describe('VersionStore', () => {
   });
 
   it('coalesces concurrent writes of many clusters into few writes of one PropagatedVersion', async () => {
-    await using fed = await startFederation({});
+    await using fed = await startInProcessFederation();
     await withOwner(fed);
     const store = new VersionStore(fed.hostClient);
     const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
@@ -120,7 +120,7 @@ describe('VersionStore', () => {
   });
 
   it('drops cluster versions of an older template when a newer one is recorded', async () => {
-    await using fed = await startFederation({});
+    await using fed = await startInProcessFederation();
     await withOwner(fed);
     const store = new VersionStore(fed.hostClient);
     const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));

@@ -3,7 +3,9 @@
  * parts a test needs and stops them again: a Redis server (`startRedis`: the one at REDIS_URL,
  * else a private `redis-server`), simulated Kubernetes clusters with a kubeconfig
  * (`startSimClusters`), real ones built from Go modules (`startRealClusters`), a whole local
- * federation on either (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`), plus
+ * federation of processes on either (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`;
+ * `useLocalFederation` of `@kubefed/testing/vitest` for a test file), a host and members inside
+ * the test process joined by hand (`startInProcessFederation`, `joinMember`), plus
  * polling (`eventually`, `consistently`, the suites' poll policy `POLL`) and unique names.
  *
  * Start reading at `start-redis.ts`, then `start-sim-clusters.ts`, `local-federation.ts` and
@@ -16,6 +18,17 @@ export { eventually, consistently, type EventuallyOptions, type ConsistentlyOpti
 export { POLL } from './poll.js';
 export { uniqueName } from './unique-name.js';
 export { TestingError, RedisStartError, EventuallyTimeoutError, ConsistentlyError } from './testing-error.js';
+export {
+  startInProcessFederation,
+  clientFor,
+  createNamespace,
+  joinMember,
+  registerCluster,
+  kubeFedClusterCondition,
+  type InProcessFederation,
+  type InProcessFederationOptions,
+  type JoinMemberOptions,
+} from './in-process-federation.js';
 export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';
 export {
   startLocalClusters,
