@@ -57,6 +57,7 @@ export type { RateLimiterOptions } from './rate-limiter.js';
 export { systemClock, sleep, type Clock, type TimerHandle } from './clock.js';
 export { collectionPath, getOrUndefined, qualifiedResource } from './resource-client.js';
 export { jsonEqual } from './json-equal.js';
+export { addFinalizer, isDeleting, removeFinalizer } from './finalizers.js';
 export { redactCredentials } from './redact-credentials.js';
 export { NoMatchError, RestMapper } from './rest-mapper.js';
 export type { ResourceMapping, RestMapperOptions } from './rest-mapper.js';

@@ -8,11 +8,15 @@ import {
   parseFederatedTypeConfig,
 } from '@kubefed/api';
 import {
+  addFinalizer,
   type DynamicClient,
   type GroupVersionResource,
   HttpDiscovery,
+  isDeleting,
   isNotFound,
+  jsonEqual,
   type KubeObject,
+  removeFinalizer,
   type ResourceClient,
 } from '@kubefed/client';
 import {
@@ -162,32 +166,13 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     }
     const problem = federatedTypeProblem(ftc.spec);
     if (problem !== undefined) return this.#refuse(raw, client, problem);
-    const finalizers = raw.metadata.finalizers ?? [];
-    if (raw.metadata.deletionTimestamp !== undefined && raw.metadata.deletionTimestamp !== null) {
+    if (isDeleting(raw)) {
       await this.#stop(name);
       await this.#o.statusControllers?.stop(name);
-      if (finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) {
-        await client.patch(
-          name,
-          {
-            metadata: {
-              finalizers: finalizers.filter((f) => f !== FEDERATED_TYPE_CONFIG_FINALIZER),
-              resourceVersion: raw.metadata.resourceVersion,
-            },
-          },
-          'merge',
-        );
-      }
+      await removeFinalizer(client, raw, FEDERATED_TYPE_CONFIG_FINALIZER);
       return done();
     }
-    let current: KubeObject = raw;
-    if (!finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) {
-      current = await client.patch(
-        name,
-        { metadata: { finalizers: [...finalizers, FEDERATED_TYPE_CONFIG_FINALIZER], resourceVersion: raw.metadata.resourceVersion } },
-        'merge',
-      );
-    }
+    const current = await addFinalizer(client, raw, FEDERATED_TYPE_CONFIG_FINALIZER);
     const running = this.#children.get(name);
     const limited = this.#o.scope === 'Namespaced' && ftc.spec.targetType.scope === 'Cluster';
     if (limited && !this.#skipped.has(name)) {
@@ -240,7 +225,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       statusController: statusRunning ? 'Running' : 'NotRunning',
       ...(ready === undefined ? {} : { conditions: [...(previous ?? []).filter((c) => c.type !== 'Ready'), ready] }),
     };
-    if (JSON.stringify(current.status ?? {}) !== JSON.stringify(status)) {
+    if (!jsonEqual(current.status ?? {}, status)) {
       // A merge patch of the status subresource: no conflict with a cache that lags our own writes.
       await client.patch(name, { status }, 'merge', { subresource: 'status' });
     }
@@ -269,11 +254,8 @@ export class FederatedTypeConfigReconciler implements Reconciler {
     const name = raw.metadata.name ?? '';
     await this.#stop(name);
     await this.#o.statusControllers?.stop(name);
-    const finalizers = raw.metadata.finalizers ?? [];
-    if (raw.metadata.deletionTimestamp !== undefined && raw.metadata.deletionTimestamp !== null) {
-      if (!finalizers.includes(FEDERATED_TYPE_CONFIG_FINALIZER)) return done();
-      const remaining = finalizers.filter((f) => f !== FEDERATED_TYPE_CONFIG_FINALIZER);
-      await client.patch(name, { metadata: { finalizers: remaining, resourceVersion: raw.metadata.resourceVersion } }, 'merge');
+    if (isDeleting(raw)) {
+      await removeFinalizer(client, raw, FEDERATED_TYPE_CONFIG_FINALIZER);
       return done();
     }
     const current = raw.status as FederatedTypeConfigStatus | undefined;
@@ -288,7 +270,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
       statusController: 'NotRunning',
       conditions: [...previous.filter((c) => c.type !== 'Ready'), ready],
     };
-    if (JSON.stringify(current ?? {}) !== JSON.stringify(status)) await client.patch(name, { status }, 'merge', { subresource: 'status' });
+    if (!jsonEqual(current ?? {}, status)) await client.patch(name, { status }, 'merge', { subresource: 'status' });
     return terminal(new Error(message));
   }
 
@@ -365,5 +347,5 @@ export class FederatedTypeConfigReconciler implements Reconciler {
 
 /** Two sync types start the same sync controller (an FTC's generation aside): only the FederatedNamespace type can differ. */
 function sameType(a: SyncType, b: SyncType): boolean {
-  return JSON.stringify(a.federatedNamespaceGvr ?? null) === JSON.stringify(b.federatedNamespaceGvr ?? null);
+  return jsonEqual(a.federatedNamespaceGvr ?? null, b.federatedNamespaceGvr ?? null);
 }
