@@ -1,5 +1,6 @@
 import type { ResourceDef, VersionDef } from '../resources/resource-def.js';
 import { StatusError } from '../util/status-error.js';
+import { builtinListType, type ListType } from './builtin-list-types.js';
 import { isObject, jsonEqual } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
 
@@ -30,9 +31,6 @@ interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-/** How a list field merges: atomic (a leaf), a set of scalars, or a map keyed by some fields of its items. */
-type ListType = { type: 'atomic' } | { type: 'set' } | { type: 'map'; keys: readonly string[] };
-
 /** Field names on the path from the root (list items skipped) → how the list there merges. */
 type ListTypes = (fields: readonly string[], item: unknown) => ListType;
 
@@ -53,39 +51,6 @@ const untracked = new Set([
 ]);
 
 const sep = '\u0000';
-
-/** Built-in list fields that are associative (keyed) or sets; any other list is atomic. */
-function builtinListType(fields: readonly string[], item: unknown): ListType {
-  const field = fields[fields.length - 1] ?? '';
-  switch (field) {
-    case 'containers':
-    case 'initContainers':
-    case 'ephemeralContainers':
-    case 'volumes':
-    case 'env':
-    case 'imagePullSecrets':
-    case 'secrets':
-      return { type: 'map', keys: ['name'] };
-    case 'volumeMounts':
-      return { type: 'map', keys: ['mountPath'] };
-    case 'ports':
-      return isObject(item) && 'containerPort' in item
-        ? { type: 'map', keys: ['containerPort', 'protocol'] }
-        : { type: 'map', keys: ['port', 'protocol'] };
-    case 'hostAliases':
-      return { type: 'map', keys: ['ip'] };
-    case 'conditions':
-      return { type: 'map', keys: ['type'] };
-    case 'ownerReferences':
-      return { type: 'map', keys: ['uid'] };
-    case 'topologySpreadConstraints':
-      return { type: 'map', keys: ['topologyKey', 'whenUnsatisfiable'] };
-    case 'finalizers':
-      return fields.length === 2 && fields[0] === 'metadata' ? { type: 'set' } : { type: 'atomic' };
-    default:
-      return { type: 'atomic' };
-  }
-}
 
 /** Built-in fields whose whole value is one leaf (`+structType=atomic`, `+mapType=atomic`). */
 function builtinAtomicMap(fields: readonly string[]): boolean {

@@ -1,4 +1,5 @@
 import { isObject } from '../util/json.js';
+import { builtinListType } from './builtin-list-types.js';
 import type { JsonObject } from '../util/json.js';
 
 /**
@@ -13,38 +14,11 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown): unkno
   return mergeValue(target, patch, []);
 }
 
-/** Merge key of a list field, from the field name and its parent path (Kubernetes' patchMergeKey tags). */
+/** Merge key of a list field, from the field name and its parent path: `set` for a set of scalars, undefined for a list that is replaced. */
 function mergeKeyFor(path: readonly string[], field: string): string | undefined {
-  switch (field) {
-    case 'containers':
-    case 'initContainers':
-    case 'ephemeralContainers':
-    case 'volumes':
-    case 'env':
-    case 'imagePullSecrets':
-    case 'secrets':
-    case 'resourceClaims':
-      return 'name';
-    case 'volumeMounts':
-      return 'mountPath';
-    case 'volumeDevices':
-      return 'devicePath';
-    case 'ports':
-      // Service ports merge on `port`; container ports on `containerPort`.
-      return path.includes('containers') || path.includes('initContainers') ? 'containerPort' : 'port';
-    case 'hostAliases':
-      return 'ip';
-    case 'conditions':
-      return 'type';
-    case 'ownerReferences':
-      return 'uid';
-    case 'topologySpreadConstraints':
-      return 'topologyKey';
-    case 'finalizers':
-      return path.length === 1 && path[0] === 'metadata' ? 'set' : undefined;
-    default:
-      return undefined;
-  }
+  const list = builtinListType([...path, field]);
+  if (list.type === 'set') return 'set';
+  return list.type === 'map' ? list.keys[0] : undefined;
 }
 
 function mergeValue(target: unknown, patch: unknown, path: string[]): unknown {
