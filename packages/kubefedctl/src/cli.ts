@@ -677,7 +677,44 @@ async function runStatus(type: string | undefined, name: string | undefined, fla
 
 /** Builds the commander program; actions write through `io`. Exposed for help-text tests. */
 export function buildProgram(io: RunIo): Command {
-  const program = new Command('kubefedctl')
+  const program = rootCommand(io);
+  addJoinCommand(program, io);
+  addUnjoinCommand(program, io);
+  addRotateTokenCommand(program, io);
+  addEnableCommand(program, io);
+  addDisableCommand(program, io);
+  addFederateCommand(program, {
+    output: (cmd) => outputFor(globalsOf(cmd), io),
+    connect: (cmd) => {
+      const ctx = hostClient(cmd, io);
+      return {
+        host: ctx.host,
+        out: ctx.out,
+        kubefedNamespace: ctx.globals.kubefedNamespace,
+        dryRun: ctx.globals.dryRun === true,
+        leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending),
+      };
+    },
+    readStdin: () => fs.readFileSync(0, 'utf8'),
+  });
+  addDashboardCommand(program, {
+    connect: (cmd) => {
+      const ctx = hostClient(cmd, io);
+      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace };
+    },
+    onInterrupt: io.onInterrupt,
+  });
+  addOrphaningCommands(program, io);
+  addPlanCommand(program, io);
+  addStatusCommand(program, io);
+  addVersionCommand(program, io);
+  addCompletionCommands(program, io);
+  return program;
+}
+
+/** The `kubefedctl` command with its global flags, writing to `io`, with our `Error: <message>` form. */
+function rootCommand(io: RunIo): Command {
+  return new Command('kubefedctl')
     .description(
       'kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types, shows where federated objects landed and explains replica scheduling.',
     )
@@ -703,7 +740,10 @@ export function buildProgram(io: RunIo): Command {
       outputError: (s, write) => write(s.replace(/^error: /, 'Error: ')),
     })
     .showHelpAfterError('hint: run the command with --help for its usage');
+}
 
+/** `kubefedctl join`. */
+function addJoinCommand(program: Command, io: RunIo): void {
   program
     .command('join')
     .description(
@@ -742,7 +782,10 @@ export function buildProgram(io: RunIo): Command {
     )
     .addHelpText('after', JOIN_EXAMPLES)
     .action(async (cluster: string, flags: JoinFlags, cmd: Command) => runJoin(cluster, flags, cmd, io));
+}
 
+/** `kubefedctl unjoin`. */
+function addUnjoinCommand(program: Command, io: RunIo): void {
   program
     .command('unjoin')
     .description(
@@ -757,7 +800,10 @@ export function buildProgram(io: RunIo): Command {
     )
     .addHelpText('after', UNJOIN_EXAMPLES)
     .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, cmd, io));
+}
 
+/** `kubefedctl rotate-token`. */
+function addRotateTokenCommand(program: Command, io: RunIo): void {
   program
     .command('rotate-token')
     .description(
@@ -770,7 +816,10 @@ export function buildProgram(io: RunIo): Command {
       '\nExamples:\n  # Rotate the token of member1, for instance on a schedule or when a copy may have leaked\n  kubefedctl rotate-token member1 --cluster-context member1\n',
     )
     .action(async (cluster: string, flags: { clusterContext?: string }, cmd: Command) => runRotateToken(cluster, flags, cmd, io));
+}
 
+/** `kubefedctl enable`. */
+function addEnableCommand(program: Command, io: RunIo): void {
   program
     .command('enable')
     .description(
@@ -792,7 +841,10 @@ export function buildProgram(io: RunIo): Command {
     )
     .addHelpText('after', ENABLE_EXAMPLES)
     .action(async (type: string | undefined, flags: EnableFlags, cmd: Command) => runEnable(type, flags, cmd, io));
+}
 
+/** `kubefedctl disable`. */
+function addDisableCommand(program: Command, io: RunIo): void {
   program
     .command('disable')
     .description(
@@ -811,30 +863,10 @@ export function buildProgram(io: RunIo): Command {
     .option('--version <version>', 'version of the target type for the lookup (only with --delete-crd)')
     .addHelpText('after', DISABLE_EXAMPLES)
     .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, cmd, io));
+}
 
-  addFederateCommand(program, {
-    output: (cmd) => outputFor(globalsOf(cmd), io),
-    connect: (cmd) => {
-      const ctx = hostClient(cmd, io);
-      return {
-        host: ctx.host,
-        out: ctx.out,
-        kubefedNamespace: ctx.globals.kubefedNamespace,
-        dryRun: ctx.globals.dryRun === true,
-        leastPrivilege: (pending) => keepLeastPrivilegeInStep(ctx, io, pending),
-      };
-    },
-    readStdin: () => fs.readFileSync(0, 'utf8'),
-  });
-
-  addDashboardCommand(program, {
-    connect: (cmd) => {
-      const ctx = hostClient(cmd, io);
-      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace };
-    },
-    onInterrupt: io.onInterrupt,
-  });
-
+/** `kubefedctl orphaning-deletion enable|disable|status`. */
+function addOrphaningCommands(program: Command, io: RunIo): void {
   const orphaning = program
     .command('orphaning-deletion')
     .description(
@@ -856,7 +888,10 @@ export function buildProgram(io: RunIo): Command {
         runOrphaning(action, type, name, flags, cmd, io),
       );
   }
+}
 
+/** `kubefedctl plan`. */
+function addPlanCommand(program: Command, io: RunIo): void {
   program
     .command('plan')
     .description(
@@ -872,7 +907,10 @@ export function buildProgram(io: RunIo): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .addHelpText('after', PLAN_EXAMPLES)
     .action(async (rsp: string | undefined, flags: PlanFlags, cmd: Command) => runPlan(rsp, flags, cmd, io));
+}
 
+/** `kubefedctl status`. */
+function addStatusCommand(program: Command, io: RunIo): void {
   program
     .command('status')
     .description("Show federated objects by member cluster: the Propagation condition, each cluster's status and what its members report")
@@ -895,7 +933,10 @@ export function buildProgram(io: RunIo): Command {
     .action(async (type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command) =>
       runStatus(type, name, flags, cmd, io),
     );
+}
 
+/** `kubefedctl version`. */
+function addVersionCommand(program: Command, io: RunIo): void {
   program
     .command('version')
     .description('Print the kubefedctl version, the commit it was built from and the runtime')
@@ -912,9 +953,6 @@ export function buildProgram(io: RunIo): Command {
       };
       io.stdout(formatVersion(info, flags.output === 'json' ? 'json' : 'text'));
     });
-
-  addCompletionCommands(program, io);
-  return program;
 }
 
 const COMPLETION_EXAMPLES = `

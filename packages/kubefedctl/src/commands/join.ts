@@ -477,51 +477,118 @@ function kfcInputs(ctx: ContextDetails, secretName: string, tokenCa: string | un
  * host or member fails before any write. `dryRun` performs only the reads and returns the plan.
  */
 export async function join(options: JoinOptions, targets: JoinTargets, out: Output): Promise<JoinResult> {
-  const ns = options.kubefedNamespace;
-  const names = joinNames(options.cluster, options.hostClusterName, ns);
-  const memberName = options.cluster;
-  const hostName = options.hostClusterName;
+  const j: JoinRun = {
+    options,
+    targets,
+    out,
+    ns: options.kubefedNamespace,
+    names: joinNames(options.cluster, options.hostClusterName, options.kubefedNamespace),
+  };
+  const pre = await preflight(j);
+  const plan: PlannedObject[] = pre.member.map((object) => ({
+    side: 'member' as const,
+    cluster: options.cluster,
+    object,
+    exists: pre.memberExists.get(object) !== undefined,
+  }));
+  if (options.dryRun) return { names: j.names, scope: pre.scope, actions: [], plan: [...plan, ...plannedHostObjects(j, pre)] };
+  return writeJoin(j, pre, plan);
+}
 
-  const scope = await readScope(targets.host, ns, hostName);
+/** One join: its options, clusters and output, and the names of what it writes. */
+interface JoinRun {
+  readonly options: JoinOptions;
+  readonly targets: JoinTargets;
+  readonly out: Output;
+  /** The kubefed namespace. */
+  readonly ns: string;
+  readonly names: JoinNames;
+}
+
+/** What join found before writing anything. */
+interface JoinPreflight {
+  readonly scope: KubeFedScope;
+  /** The member objects, in creation order. */
+  readonly member: KubeObject[];
+  /** The member's current copy of each of {@link member}, undefined where there is none. */
+  readonly memberExists: Map<KubeObject, KubeObject | undefined>;
+  readonly existingKfc: KubeObject | undefined;
+  /** The host Secret `--secret-name` names, if it exists. */
+  readonly existingHostSecret: KubeObject | undefined;
+  /** The host Secret to write: --secret-name, else the one an existing KubeFedCluster points at; undefined: generated. */
+  readonly hostSecretName: string | undefined;
+}
+
+/**
+ * The reads before any write: scope, what exists already, and whether both clusters are
+ * reachable; refuses objects of another join, a duplicate endpoint, a Secret bound to another
+ * cluster and (with errorOnExisting) anything that exists.
+ */
+async function preflight(j: JoinRun): Promise<JoinPreflight> {
+  const { options, targets, out } = j;
+  const scope = await readScope(targets.host, j.ns, options.hostClusterName);
   out.debug(`control plane scope: ${scope}`);
-  let ftcs: FederatedTypeConfig[] | undefined;
-  const access = options.access ?? (await accessOfExistingJoin(targets.member, names, scope, out));
-  if (access === 'leastPrivilege') {
-    try {
-      ftcs = await readFederatedTypeConfigs(targets.host, ns, out);
-    } catch (e) {
-      throw unreachable('host', hostName, targets.host.server, e);
-    }
-    out.debug(`least privilege: ${ftcs.filter((f) => f.spec.propagation === 'Enabled').length} enabled FederatedTypeConfigs`);
-  }
+  const member = memberObjects(j.names, scope, await leastPrivilegeTypes(j, scope));
+  const memberExists = await readMemberCopies(j, member);
+  const host = await readHostObjects(j);
+  refuseObjectsOfOtherJoins(j, member, memberExists);
+  if (options.allowDuplicateEndpoint !== true) await refuseDuplicateEndpoint(j, host.kubeFedClusters);
+  refuseSecretOfOtherCluster(j, host.existingHostSecret);
+  const found = { scope, member, memberExists, existingKfc: host.existingKfc, existingHostSecret: host.existingHostSecret };
+  if (options.errorOnExisting) refuseExisting(j, found);
+  return { ...found, hostSecretName: await hostSecretNameOf(j, host.existingKfc) };
+}
 
-  // Pre-flight (reads only): what exists already, and are both clusters reachable?
-  const member = memberObjects(names, scope, ftcs);
+/** The enabled FederatedTypeConfigs a least-privilege join grants access to; undefined for cluster-admin access. */
+async function leastPrivilegeTypes(j: JoinRun, scope: KubeFedScope): Promise<FederatedTypeConfig[] | undefined> {
+  const { options, targets, out } = j;
+  const access = options.access ?? (await accessOfExistingJoin(targets.member, j.names, scope, out));
+  if (access !== 'leastPrivilege') return undefined;
+  let ftcs: FederatedTypeConfig[];
+  try {
+    ftcs = await readFederatedTypeConfigs(targets.host, j.ns, out);
+  } catch (e) {
+    throw unreachable('host', options.hostClusterName, targets.host.server, e);
+  }
+  out.debug(`least privilege: ${ftcs.filter((f) => f.spec.propagation === 'Enabled').length} enabled FederatedTypeConfigs`);
+  return ftcs;
+}
+
+async function readMemberCopies(j: JoinRun, member: KubeObject[]): Promise<Map<KubeObject, KubeObject | undefined>> {
+  const { targets } = j;
   const memberExists = new Map<KubeObject, KubeObject | undefined>();
   for (const obj of member) {
     try {
-      memberExists.set(
-        obj,
-        await getOrUndefined(targets.member.resource(gvrOfKind(obj.kind), obj.metadata.namespace), obj.metadata.name ?? ''),
-      );
+      const resource = targets.member.resource(gvrOfKind(obj.kind), obj.metadata.namespace);
+      memberExists.set(obj, await getOrUndefined(resource, obj.metadata.name ?? ''));
     } catch (e) {
-      throw unreachable('member', memberName, targets.member.server, e);
+      throw unreachable('member', j.options.cluster, targets.member.server, e);
     }
   }
-  let existingKfc: KubeObject | undefined;
-  let existingHostSecret: KubeObject | undefined;
-  let kubeFedClusters: KubeObject[];
-  try {
-    existingKfc = await getOrUndefined(targets.host.resource(GVR.kubeFedClusters, ns), memberName);
-    if (options.secretName !== undefined)
-      existingHostSecret = await getOrUndefined(targets.host.resource(GVR.secrets, ns), options.secretName);
-    kubeFedClusters = await listOrEmpty(targets.host.resource(GVR.kubeFedClusters, ns));
-  } catch (e) {
-    throw unreachable('host', hostName, targets.host.server, e);
-  }
+  return memberExists;
+}
 
-  // Objects named like this join's but created by another join (e.g. cluster "a" with host name
-  // "b-host" owns "a-b-host", the service account of "a-b" with host "host") are never adopted.
+async function readHostObjects(
+  j: JoinRun,
+): Promise<{ existingKfc: KubeObject | undefined; existingHostSecret: KubeObject | undefined; kubeFedClusters: KubeObject[] }> {
+  const { options, targets, ns } = j;
+  try {
+    const existingKfc = await getOrUndefined(targets.host.resource(GVR.kubeFedClusters, ns), options.cluster);
+    const existingHostSecret =
+      options.secretName === undefined ? undefined : await getOrUndefined(targets.host.resource(GVR.secrets, ns), options.secretName);
+    const kubeFedClusters = await listOrEmpty(targets.host.resource(GVR.kubeFedClusters, ns));
+    return { existingKfc, existingHostSecret, kubeFedClusters };
+  } catch (e) {
+    throw unreachable('host', options.hostClusterName, targets.host.server, e);
+  }
+}
+
+/**
+ * Objects named like this join's but created by another join (e.g. cluster "a" with host name
+ * "b-host" owns "a-b-host", the service account of "a-b" with host "host") are never adopted.
+ */
+function refuseObjectsOfOtherJoins(j: JoinRun, member: KubeObject[], memberExists: Map<KubeObject, KubeObject | undefined>): void {
+  const memberName = j.options.cluster;
   for (const obj of member) {
     const existing = memberExists.get(obj);
     const owner = existing === undefined ? undefined : joinedClusterOf(existing);
@@ -533,136 +600,161 @@ export async function join(options: JoinOptions, targets: JoinTargets, out: Outp
       },
     );
   }
+}
 
-  if (options.allowDuplicateEndpoint !== true) {
-    let memberServiceAccounts: KubeObject[];
-    try {
-      memberServiceAccounts = await listOrEmpty(targets.member.resource(GVR.serviceAccounts, ns));
-    } catch (e) {
-      throw unreachable('member', memberName, targets.member.server, e);
-    }
-    const others = otherJoinsOfMember({ names, endpoint: targets.memberContext.server, kubeFedClusters, memberServiceAccounts });
-    if (others.length > 0) {
-      const joinedAs = others.map((o) => `KubeFedCluster ${ns}/${o.cluster}${o.evidence === undefined ? '' : ` (${o.evidence})`}`);
-      throw new DuplicateEndpointError(memberName, targets.memberContext.server, joinedAs);
-    }
+async function refuseDuplicateEndpoint(j: JoinRun, kubeFedClusters: KubeObject[]): Promise<void> {
+  const { targets, ns } = j;
+  let memberServiceAccounts: KubeObject[];
+  try {
+    memberServiceAccounts = await listOrEmpty(targets.member.resource(GVR.serviceAccounts, ns));
+  } catch (e) {
+    throw unreachable('member', j.options.cluster, targets.member.server, e);
   }
+  const others = otherJoinsOfMember({ names: j.names, endpoint: targets.memberContext.server, kubeFedClusters, memberServiceAccounts });
+  if (others.length > 0) {
+    const joinedAs = others.map((o) => `KubeFedCluster ${ns}/${o.cluster}${o.evidence === undefined ? '' : ` (${o.evidence})`}`);
+    throw new DuplicateEndpointError(j.options.cluster, targets.memberContext.server, joinedAs);
+  }
+}
 
-  // A host Secret bound to another cluster holds that cluster's token: never overwritten or rebound.
+/** A host Secret bound to another cluster holds that cluster's token: never overwritten or rebound. */
+function refuseSecretOfOtherCluster(j: JoinRun, existingHostSecret: KubeObject | undefined): void {
+  const memberName = j.options.cluster;
   const secretOwner = existingHostSecret === undefined ? undefined : boundClusterOf(existingHostSecret);
-  if (secretOwner !== undefined && secretOwner !== memberName) {
-    throw new KubefedctlError(
-      `join ${memberName}: host cluster secret ${ns}/${options.secretName ?? ''} is bound to cluster ${secretOwner} (annotation ${CLUSTER_NAME_ANNOTATION}); nothing was written`,
-      { hint: 'choose another --secret-name, or leave it out to get a generated name' },
+  if (secretOwner === undefined || secretOwner === memberName) return;
+  throw new KubefedctlError(
+    `join ${memberName}: host cluster secret ${j.ns}/${j.options.secretName ?? ''} is bound to cluster ${secretOwner} (annotation ${CLUSTER_NAME_ANNOTATION}); nothing was written`,
+    { hint: 'choose another --secret-name, or leave it out to get a generated name' },
+  );
+}
+
+function refuseExisting(j: JoinRun, found: Omit<JoinPreflight, 'hostSecretName' | 'scope'>): void {
+  const { cluster: memberName, hostClusterName: hostName } = j.options;
+  const existing = found.member
+    .filter((o) => o.kind !== 'Namespace' && found.memberExists.get(o) !== undefined)
+    .map((o) => describeObject(o, memberName));
+  if (found.existingKfc !== undefined) existing.push(`KubeFedCluster ${j.ns}/${memberName} in ${hostName}`);
+  if (found.existingHostSecret !== undefined) existing.push(`host cluster secret ${j.ns}/${j.options.secretName ?? ''} in ${hostName}`);
+  if (existing.length > 0) throw new AlreadyJoinedError(memberName, existing);
+}
+
+/** The host secret: --secret-name, else the one an existing KubeFedCluster already points at, else undefined (generated). */
+async function hostSecretNameOf(j: JoinRun, existingKfc: KubeObject | undefined): Promise<string | undefined> {
+  const { options, ns } = j;
+  if (options.secretName !== undefined || existingKfc === undefined) return options.secretName;
+  const ref = (existingKfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
+  if (typeof ref !== 'string' || ref === '') return undefined;
+  const found = await getOrUndefined(j.targets.host.resource(GVR.secrets, ns), ref).catch(() => undefined);
+  const owner = found === undefined ? undefined : boundClusterOf(found);
+  // A KubeFedCluster pointing at another cluster's Secret gets a Secret of its own instead.
+  if (found !== undefined && (owner === undefined || owner === options.cluster)) return ref;
+  if (owner !== undefined)
+    j.out.warn(
+      `KubeFedCluster ${ns}/${options.cluster} names secret ${ns}/${ref}, which is bound to cluster ${owner}; creating a new secret for ${options.cluster}`,
     );
-  }
+  return undefined;
+}
 
-  if (options.errorOnExisting) {
-    const existing = member
-      .filter((o) => o.kind !== 'Namespace' && memberExists.get(o) !== undefined)
-      .map((o) => describeObject(o, memberName));
-    if (existingKfc !== undefined) existing.push(`KubeFedCluster ${ns}/${memberName} in ${hostName}`);
-    if (existingHostSecret !== undefined) existing.push(`host cluster secret ${ns}/${options.secretName ?? ''} in ${hostName}`);
-    if (existing.length > 0) throw new AlreadyJoinedError(memberName, existing);
-  }
-
-  // The host secret: --secret-name, else the one an existing KubeFedCluster already points at, else generated.
-  let hostSecretName = options.secretName;
-  if (hostSecretName === undefined && existingKfc !== undefined) {
-    const ref = (existingKfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
-    if (typeof ref === 'string' && ref !== '') {
-      const found = await getOrUndefined(targets.host.resource(GVR.secrets, ns), ref).catch(() => undefined);
-      const owner = found === undefined ? undefined : boundClusterOf(found);
-      // A KubeFedCluster pointing at another cluster's Secret gets a Secret of its own instead.
-      if (found !== undefined && (owner === undefined || owner === memberName)) hostSecretName = ref;
-      else if (owner !== undefined)
-        out.warn(
-          `KubeFedCluster ${ns}/${memberName} names secret ${ns}/${ref}, which is bound to cluster ${owner}; creating a new secret for ${memberName}`,
-        );
-    }
-  }
-
-  const plan: PlannedObject[] = [
-    ...member.map((object) => ({ side: 'member' as const, cluster: memberName, object, exists: memberExists.get(object) !== undefined })),
-  ];
-  if (options.dryRun) {
-    const plannedKfc = kubeFedClusterObject(
-      names,
-      kfcInputs(targets.memberContext, hostSecretName ?? `${memberName}-<generated>`, undefined),
-      scope,
-    );
-    plan.push({
+/** The host objects a dry run would write: the Secret (without a token) and the KubeFedCluster. */
+function plannedHostObjects(j: JoinRun, pre: JoinPreflight): PlannedObject[] {
+  const { options, names } = j;
+  const { hostSecretName } = pre;
+  const inputs = kfcInputs(j.targets.memberContext, hostSecretName ?? `${options.cluster}-<generated>`, undefined);
+  const plannedKfc = kubeFedClusterObject(names, inputs, pre.scope);
+  const cluster = options.hostClusterName;
+  return [
+    {
       side: 'host',
-      cluster: hostName,
+      cluster,
       object: bindToConnection(hostSecretObject(names, undefined, hostSecretName), plannedKfc),
-      exists: hostSecretName !== undefined && (existingHostSecret !== undefined || hostSecretName !== options.secretName),
-    });
-    plan.push({ side: 'host', cluster: hostName, object: plannedKfc, exists: existingKfc !== undefined });
-    return { names, scope, actions: [], plan };
-  }
+      exists: hostSecretName !== undefined && (pre.existingHostSecret !== undefined || hostSecretName !== options.secretName),
+    },
+    { side: 'host', cluster, object: plannedKfc, exists: pre.existingKfc !== undefined },
+  ];
+}
 
-  const run = new StepRunner(out);
-  const memberCtx: EnsureContext = {
+/** The writes, in order; a failed step rolls back, newest first, what this run created. */
+async function writeJoin(j: JoinRun, pre: JoinPreflight, plan: PlannedObject[]): Promise<JoinResult> {
+  const { options, targets, names } = j;
+  const run = new StepRunner(j.out);
+  const hostCtx: EnsureContext = {
     run,
     errorOnExisting: options.errorOnExisting,
-    client: targets.member,
-    side: 'member',
-    cluster: memberName,
+    client: targets.host,
+    side: 'host',
+    cluster: options.hostClusterName,
   };
-  const hostCtx: EnsureContext = { run, errorOnExisting: options.errorOnExisting, client: targets.host, side: 'host', cluster: hostName };
   try {
-    for (const obj of member) {
-      if (obj.kind === 'Namespace') {
-        // An existing namespace is never an error (it may hold other things, or be the host's own).
-        const nsCtx = { ...memberCtx, errorOnExisting: false };
-        if (memberExists.get(obj) === undefined) await ensure(nsCtx, obj);
-        continue;
-      }
-      await ensure(memberCtx, obj);
-    }
-    const tokenSecret = tokenSecretObject(names);
-    const tokenWhat = describeObject(tokenSecret, memberName);
-    const token = await run.step(`wait for the token of ${tokenWhat}`, () =>
-      waitForToken(targets.member.resource(GVR.secrets, ns), names.serviceAccount, tokenWhat, {
-        timeoutMs: options.tokenTimeoutMs ?? 30_000,
-        intervalMs: options.pollIntervalMs ?? 500,
-        out,
-      }),
-    );
-
+    await writeMemberObjects(j, pre, run);
+    const token = await waitForJoinToken(j, run);
     // The token is bound to the connection settings the KubeFedCluster gets (its secretRef aside).
     const connection = kubeFedClusterObject(names, kfcInputs(targets.memberContext, '', token.caCrt));
-    const secretDesired = bindToConnection(hostSecretObject(names, token, hostSecretName), connection);
-    let secretName: string;
-    if (hostSecretName !== undefined) {
-      const secret = await ensure(
-        { ...hostCtx, errorOnExisting: options.errorOnExisting && hostSecretName === options.secretName },
-        secretDesired,
-      );
-      secretName = secret.metadata.name ?? hostSecretName;
-    } else {
-      const client = targets.host.resource(GVR.secrets, ns);
-      const created = await run.step(`create ${describeObject(secretDesired, hostName)}`, () => client.create(secretDesired));
-      secretName = created.metadata.name ?? '';
-      run.created(describeObject(created, hostName), async () => {
-        await client.delete(secretName);
-      });
-    }
+    const secretDesired = bindToConnection(hostSecretObject(names, token, pre.hostSecretName), connection);
+    const secretName = await writeHostSecret(j, { hostCtx, hostSecretName: pre.hostSecretName, secretDesired });
     // The plan never carries the token.
     plan.push({
       side: 'host',
-      cluster: hostName,
+      cluster: options.hostClusterName,
       object: bindToConnection(hostSecretObject(names, undefined, secretName), connection),
-      exists: hostSecretName !== undefined,
+      exists: pre.hostSecretName !== undefined,
     });
-
-    const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt), scope);
+    const kfc = kubeFedClusterObject(names, kfcInputs(targets.memberContext, secretName, token.caCrt), pre.scope);
     await ensure(hostCtx, kfc);
-    plan.push({ side: 'host', cluster: hostName, object: kfc, exists: existingKfc !== undefined });
-    return { names, scope, actions: run.actions, plan };
+    plan.push({ side: 'host', cluster: options.hostClusterName, object: kfc, exists: pre.existingKfc !== undefined });
+    return { names, scope: pre.scope, actions: run.actions, plan };
   } catch (e) {
     if (!(e instanceof StepFailure)) throw e;
     const failures = await run.rollback();
-    throw new JoinStepError(memberName, e.step, e.cause, { hint: hintFor(e.cause), rollbackFailures: failures });
+    throw new JoinStepError(options.cluster, e.step, e.cause, { hint: hintFor(e.cause), rollbackFailures: failures });
   }
+}
+
+async function writeMemberObjects(j: JoinRun, pre: JoinPreflight, run: StepRunner): Promise<void> {
+  const memberCtx: EnsureContext = {
+    run,
+    errorOnExisting: j.options.errorOnExisting,
+    client: j.targets.member,
+    side: 'member',
+    cluster: j.options.cluster,
+  };
+  for (const obj of pre.member) {
+    if (obj.kind === 'Namespace') {
+      // An existing namespace is never an error (it may hold other things, or be the host's own).
+      if (pre.memberExists.get(obj) === undefined) await ensure({ ...memberCtx, errorOnExisting: false }, obj);
+      continue;
+    }
+    await ensure(memberCtx, obj);
+  }
+}
+
+function waitForJoinToken(j: JoinRun, run: StepRunner): Promise<TokenData> {
+  const tokenWhat = describeObject(tokenSecretObject(j.names), j.options.cluster);
+  return run.step(`wait for the token of ${tokenWhat}`, () =>
+    waitForToken(j.targets.member.resource(GVR.secrets, j.ns), j.names.serviceAccount, tokenWhat, {
+      timeoutMs: j.options.tokenTimeoutMs ?? 30_000,
+      intervalMs: j.options.pollIntervalMs ?? 500,
+      out: j.out,
+    }),
+  );
+}
+
+/** Writes the host Secret holding the token; returns its name (generated when none was chosen). */
+async function writeHostSecret(
+  j: JoinRun,
+  write: { hostCtx: EnsureContext; hostSecretName: string | undefined; secretDesired: KubeObject },
+): Promise<string> {
+  const { hostCtx, hostSecretName, secretDesired } = write;
+  if (hostSecretName !== undefined) {
+    const errorOnExisting = j.options.errorOnExisting && hostSecretName === j.options.secretName;
+    const secret = await ensure({ ...hostCtx, errorOnExisting }, secretDesired);
+    return secret.metadata.name ?? hostSecretName;
+  }
+  const hostName = j.options.hostClusterName;
+  const client = j.targets.host.resource(GVR.secrets, j.ns);
+  const created = await hostCtx.run.step(`create ${describeObject(secretDesired, hostName)}`, () => client.create(secretDesired));
+  const secretName = created.metadata.name ?? '';
+  hostCtx.run.created(describeObject(created, hostName), async () => {
+    await client.delete(secretName);
+  });
+  return secretName;
 }
