@@ -5,7 +5,7 @@ import type { SimCluster } from '@kubefed/kube-sim';
 import { EventRecorder } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSyncProcessor, MemberWriteError, recorderKey, StatusRecorder, syncTypeOf, VersionStore } from '@kubefed/controllers';
-import { clientFor, startFederation, type Federation } from './federation.js';
+import { clientFor, type InProcessFederation as Federation, startInProcessFederation } from '@kubefed/testing';
 
 const CLUSTER_ROLES: FederatedTypeOptions = {
   group: 'rbac.authorization.k8s.io',
@@ -40,7 +40,7 @@ async function createFederatedClusterRole(): Promise<string> {
 let fed: Federation;
 
 beforeAll(async () => {
-  fed = await startFederation({ member1: {} });
+  fed = await startInProcessFederation({ members: { member1: {} } });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
   await crds.create(buildFederatedTypeCrd(NAMESPACES) as unknown as KubeObject);

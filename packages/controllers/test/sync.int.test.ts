@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject, type ResourceClient } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
 import { EventRecorder, Manager } from '@kubefed/runtime';
-import { consistently, startRedis, type RedisHandle } from '@kubefed/testing';
+import {
+  clientFor,
+  consistently,
+  createNamespace,
+  type InProcessFederation as Federation,
+  joinMember,
+  startInProcessFederation,
+  startRedis,
+  type RedisHandle,
+} from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
@@ -12,7 +21,9 @@ import {
   registerKubeFedClusterController,
   registerKubeFedConfigController,
 } from '@kubefed/controllers';
-import { clientFor, createNamespace, joinMember, KFC, KFCONFIG, startFederation, type Federation } from './federation.js';
+
+const KFC = RESOURCES.kubeFedClusters;
+const KFCONFIG = RESOURCES.kubeFedConfigs;
 
 const CLUSTER_ROLES: FederatedTypeOptions = {
   group: 'rbac.authorization.k8s.io',
@@ -43,7 +54,7 @@ let redis: RedisHandle;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  fed = await startFederation({ member1: {}, member2: {} });
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
   redis = await startRedis({ url: process.env.REDIS_URL });
   const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
   for (const type of [CLUSTER_ROLES, NAMESPACES, NAMESPACES_ELSEWHERE, CONFIG_MAPS, DEPLOYMENTS, SERVICES])
