@@ -43,7 +43,10 @@ const testFiles = ['**/*.test.ts', '**/test/**/*.ts'];
 function importRulesFor(pkg, { test = false } = {}) {
   const base = allowedSiblings[pkg];
   const siblings = base === null ? null : test ? [...base, ...testOnlySiblings] : base;
-  const patterns = [{ group: ['@kubefed/*/*'], message: 'Import other packages only through their exports (no deep imports).' }];
+  // @kubefed/testing/vitest is an entry of that package's exports map (the vitest-only helpers).
+  const patterns = [
+    { group: ['@kubefed/*/*', '!@kubefed/testing/vitest'], message: 'Import other packages only through their exports (no deep imports).' },
+  ];
   if (siblings !== null) {
     const forbidden = allPackages.filter((p) => p !== pkg && !siblings.includes(p));
     if (forbidden.length > 0) {
