@@ -161,8 +161,7 @@ export class SyncReconciler implements Reconciler {
     targets = targets.filter((c) => !unhealed(c));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
     const jobs = [...targets.map((c) => job(c, 'sync')), ...stale.map((c) => job(c, 'remove'))];
-    // A fan-out's jobs (mostly no-ops) go after the jobs of changes on each member's queue.
-    if (jobs.length > 0) await o.producer.enqueueBulk(jobs, { priority: ctx.priority ?? 'normal' });
+    if (jobs.length > 0) await o.producer.enqueueBulk(jobs);
     o.recorder.markDirty(rkey);
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
