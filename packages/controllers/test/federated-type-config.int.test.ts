@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncJob } from '@kubefed/queue';
 import { listerWatcherFor, Manager, type Runnable } from '@kubefed/runtime';
@@ -37,11 +37,7 @@ const NAMESPACES_ELSEWHERE: FederatedTypeOptions = {
 let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ members: { member1: {} } });
-  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  await crds.create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
-  await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
-  await crds.create(buildFederatedTypeCrd(NAMESPACES_ELSEWHERE) as unknown as KubeObject);
+  fed = await startInProcessFederation({ members: { member1: {} }, federatedTypes: [CONFIG_MAPS, CLUSTER_ROLES, NAMESPACES_ELSEWHERE] });
 });
 
 afterAll(async () => {

@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  buildFederatedTypeConfig,
-  buildFederatedTypeCrd,
-  type FederatedTypeOptions,
-  MANAGED_LABEL,
-  MANAGED_LABEL_TRUE,
-  RESOURCES,
-} from '@kubefed/api';
+import { buildFederatedTypeConfig, type FederatedTypeOptions, MANAGED_LABEL, MANAGED_LABEL_TRUE, RESOURCES } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
 import { startCluster } from '@kubefed/kube-sim';
@@ -47,9 +40,7 @@ const discardingProducer: JobProducer = {
 let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
-  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  await crds.create(buildFederatedTypeCrd(SERVICES) as unknown as KubeObject);
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {} }, federatedTypes: [SERVICES] });
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { FakeClock, Store } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,9 +19,7 @@ const cluster = (name: string): { metadata: { name: string } } => ({ metadata: {
 let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation();
-  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
+  fed = await startInProcessFederation({ federatedTypes: [CLUSTER_ROLES] });
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
-import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { buildFederatedTypeConfig, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
+import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import type { SimCluster } from '@kubefed/kube-sim';
 import { EventRecorder } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,10 +40,7 @@ async function createFederatedClusterRole(): Promise<string> {
 let fed: Federation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ members: { member1: {} } });
-  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
-  await crds.create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
-  await crds.create(buildFederatedTypeCrd(NAMESPACES) as unknown as KubeObject);
+  fed = await startInProcessFederation({ members: { member1: {} }, federatedTypes: [CLUSTER_ROLES, NAMESPACES] });
 });
 
 afterAll(async () => {

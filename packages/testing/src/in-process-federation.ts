@@ -1,4 +1,4 @@
-import { kubeFedCrds, RESOURCES } from '@kubefed/api';
+import { buildFederatedTypeCrd, type FederatedTypeOptions, kubeFedCrds, RESOURCES } from '@kubefed/api';
 import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import type { SimCluster, StartClusterOptions } from '@kubefed/kube-sim';
 import { eventually } from './eventually.js';
@@ -16,6 +16,8 @@ export interface InProcessFederationOptions {
   readonly host?: string;
   /** CustomResourceDefinitions installed in the host; default every KubeFed CRD (`kubeFedCrds()`). */
   readonly crds?: readonly object[];
+  /** Types whose federated type's CRD (`buildFederatedTypeCrd`) is installed in the host too; default none. */
+  readonly federatedTypes?: readonly FederatedTypeOptions[];
 }
 
 /**
@@ -45,7 +47,7 @@ export function clientFor(cluster: SimCluster): DynamicClient {
   return DynamicClient.fromKubeconfig(Kubeconfig.fromString(cluster.kubeconfigYaml()), { clusterName: cluster.name });
 }
 
-/** Starts the host (with the KubeFed CRDs, unless `options.crds` says otherwise) and the members, in this process. */
+/** Starts the host (with the KubeFed CRDs, unless `options.crds` says otherwise, and those of `options.federatedTypes`) and the members, in this process. */
 export async function startInProcessFederation(options: InProcessFederationOptions = {}): Promise<InProcessFederation> {
   const hostName = options.host ?? 'host';
   const memberNames = Object.keys(options.members ?? {});
@@ -63,7 +65,8 @@ export async function startInProcessFederation(options: InProcessFederationOptio
       await sims.stop();
     })());
   try {
-    for (const crd of options.crds ?? kubeFedCrds())
+    const crds = [...(options.crds ?? kubeFedCrds()), ...(options.federatedTypes ?? []).map((t) => buildFederatedTypeCrd(t))];
+    for (const crd of crds)
       await client(hostName)
         .resource(CRDS)
         .create(crd as KubeObject);
