@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
-import { type ClusterConnection, DynamicClient, Kubeconfig } from '@kubefed/client';
+import { type ClusterConnection, DynamicClient, jsonEqual, Kubeconfig } from '@kubefed/client';
 import type { StatusRecorder } from '@kubefed/controllers';
 import {
   ClusterHealthTracker,
@@ -39,6 +39,7 @@ import {
   listerWatcherFor,
   Manager,
   RuntimeMetrics,
+  untilAborted,
   type Informer,
   type Logger,
   type ManagerAddresses,
@@ -103,8 +104,7 @@ function redisFailure(cause: Error | undefined, url: string, timeoutMs: number):
   return cause.message;
 }
 
-const labelsDiffer = (a: KubeObject, b: KubeObject): boolean =>
-  JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {});
+const labelsDiffer = (a: KubeObject, b: KubeObject): boolean => !jsonEqual(a.metadata.labels ?? {}, b.metadata.labels ?? {});
 
 /** A workers-only process got a job for a cluster it has no Ready client for (yet); the job is retried. */
 export class MemberNotReadyError extends KubeFedError {}
@@ -174,14 +174,52 @@ function hostConnection(config: ControllerManagerConfig): ClusterConnection {
  */
 export async function runControllerManager(given: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
   const logger = options.logger;
-  const namespace = given.kubefedNamespace;
   using host = hostClient(given);
   using leases = leaderElectionClient(given);
   using reporting = reportingClient(given);
   using health = clusterHealthClient(given);
   const identity = options.identity ?? leaderIdentity();
+  const redis = await connectRedisOfMode(given, logger);
+  let start: StartSettings;
+  try {
+    start = await readStartSettings(given, { host, signal: options.signal });
+  } catch (err) {
+    for (const c of redis.connections) c.disconnect();
+    throw err;
+  }
+  const { config, started } = start;
+  const manager = await createManager({ config, started, timing: start.timing, host, leases, identity, logger });
+  // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
+  manager.addReadyCheck('redis', async () => {
+    await Promise.all(redis.connections.map((c) => pingRedis(c, 2000)));
+    return true;
+  });
+  const producer =
+    redis.producer === undefined ? undefined : new BullMqJobProducer({ connection: redis.producer, prefix: config.queuePrefix, logger });
+  logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity });
+  const parts = processParts({ config, started, manager, clients: { host, reporting, health }, producer, logger });
+  const controllers = registerControllers(parts, redis.worker);
+  const memberClients = await registerWorkers(parts, { controllers, connection: redis.worker });
+  void manager.serving().then((addresses) => options.onServing?.(addresses));
+  try {
+    await manager.start(options.signal);
+  } finally {
+    memberClients?.close();
+    await producer?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sync job producer failed'));
+    await Promise.allSettled(redis.connections.map((c) => c.quit()));
+    for (const c of redis.connections) c.disconnect();
+  }
+}
+
+/** The Redis connections of a mode: a producer for the controllers, a worker connection (or, controllers only, the outcome reader). */
+interface ModeConnections {
+  readonly connections: RedisConnection[];
+  readonly producer: RedisConnection | undefined;
+  readonly worker: RedisConnection | undefined;
+}
+
+async function connectRedisOfMode(given: ControllerManagerConfig, logger: Logger): Promise<ModeConnections> {
   const runControllers = given.mode === 'all' || given.mode === 'controllers';
-  const runWorkers = given.mode === 'all' || given.mode === 'workers';
   const connections: RedisConnection[] = [];
   try {
     if (runControllers) connections.push(await connectRedis(given.redisUrl, 'producer', logger));
@@ -191,78 +229,131 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     for (const c of connections) c.disconnect();
     throw err;
   }
-  const [producerConnection, workerConnection] = runControllers ? [connections[0], connections[1]] : [undefined, connections[0]];
-  let config: ResolvedConfig;
-  let started: KubeFedConfigSettings;
-  let timing: LeaderElectionTiming;
-  try {
-    config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(host, namespace)) };
-    // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
-    started =
-      given.kubefedConfigFile === undefined
-        ? await readKubeFedSettings(host, namespace, { defaultScope: given.defaultScope, create: runControllers, signal: options.signal })
-        : await readKubeFedSettingsFile(given.kubefedConfigFile, namespace);
-    timing = leaderElectionTiming(given, started.leaderElect);
-  } catch (err) {
-    for (const c of connections) c.disconnect();
-    throw err;
-  }
-  // One registry for the process: its controllers, the replica scheduling controller's own
-  // manager, and Node.js process metrics (kubefed_process_*, kubefed_nodejs_*).
-  const metrics = new RuntimeMetrics({ processMetrics: true });
-  const manager = new Manager({
-    logger,
-    metrics,
-    healthAddress: given.healthAddr,
-    metricsAddress: given.metricsAddr,
-    ...(given.metricsSecure === undefined
+  return runControllers
+    ? { connections, producer: connections[0], worker: connections[1] }
+    : { connections, producer: undefined, worker: connections[0] };
+}
+
+/** What the process reads before it starts anything: the queue prefix, the KubeFedConfig, the leader election timing. */
+interface StartSettings {
+  readonly config: ResolvedConfig;
+  readonly started: KubeFedConfigSettings;
+  readonly timing: LeaderElectionTiming;
+}
+
+async function readStartSettings(
+  given: ControllerManagerConfig,
+  from: { host: DynamicClient; signal: AbortSignal },
+): Promise<StartSettings> {
+  const namespace = given.kubefedNamespace;
+  const config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(from.host, namespace)) };
+  const create = given.mode === 'all' || given.mode === 'controllers';
+  // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
+  const started =
+    given.kubefedConfigFile === undefined
+      ? await readKubeFedSettings(from.host, namespace, { defaultScope: given.defaultScope, create, signal: from.signal })
+      : await readKubeFedSettingsFile(given.kubefedConfigFile, namespace);
+  return { config, started, timing: leaderElectionTiming(given, started.leaderElect) };
+}
+
+/**
+ * The process's manager: health and metrics servers (metrics over TLS with authorization when
+ * --secure-metrics), and the Lease unless it runs workers only. One metrics registry for the
+ * process: its controllers, the replica scheduling controller's own manager, and Node.js
+ * process metrics (kubefed_process_*, kubefed_nodejs_*).
+ */
+async function createManager(
+  o: StartSettings & { host: DynamicClient; leases: DynamicClient; identity: string; logger: Logger },
+): Promise<Manager> {
+  const { config, host } = o;
+  const namespace = config.kubefedNamespace;
+  return new Manager({
+    logger: o.logger,
+    metrics: new RuntimeMetrics({ processMetrics: true }),
+    healthAddress: config.healthAddr,
+    metricsAddress: config.metricsAddr,
+    ...(config.metricsSecure === undefined
       ? {}
       : {
           metricsAuth: new KubeMetricsAuthorizer(host),
           metricsTls: {
-            cert: await readFlagFile('--metrics-cert-file', given.metricsSecure.certFile),
-            key: await readFlagFile('--metrics-key-file', given.metricsSecure.keyFile),
+            cert: await readFlagFile('--metrics-cert-file', config.metricsSecure.certFile),
+            key: await readFlagFile('--metrics-key-file', config.metricsSecure.keyFile),
           },
         }),
-    cacheSyncTimeoutMs: started.controllerDuration.cacheSyncTimeoutMs,
+    cacheSyncTimeoutMs: o.started.controllerDuration.cacheSyncTimeoutMs,
     // A workers-only process needs no Lease: its workers run on every replica.
-    ...(given.leaderElect && given.mode !== 'workers'
-      ? { leaderElection: { leases: leases.resource(LEASES, namespace), name: LEADER_ELECTION_LOCK_NAME, namespace, identity, ...timing } }
+    ...(config.leaderElect && config.mode !== 'workers'
+      ? {
+          leaderElection: {
+            leases: o.leases.resource(LEASES, namespace),
+            name: LEADER_ELECTION_LOCK_NAME,
+            namespace,
+            identity: o.identity,
+            ...o.timing,
+          },
+        }
       : {}),
   });
-  const scope = started.scope;
-  // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
-  manager.addReadyCheck('redis', async () => {
-    await Promise.all(connections.map((c) => pingRedis(c, 2000)));
-    return true;
-  });
-  const producer =
-    producerConnection === undefined
-      ? undefined
-      : new BullMqJobProducer({ connection: producerConnection, prefix: config.queuePrefix, logger });
+}
 
+function logStart(
+  logger: Logger,
+  o: { config: ResolvedConfig; host: DynamicClient; scope: string; timing: LeaderElectionTiming; identity: string },
+): void {
+  const { config } = o;
   logger.info(
     {
       mode: config.mode,
-      namespace,
-      scope,
-      server: host.server,
+      namespace: config.kubefedNamespace,
+      scope: o.scope,
+      server: o.host.server,
       leaderElect: config.leaderElect,
-      ...timing,
-      identity,
+      ...o.timing,
+      identity: o.identity,
       redisUrl: redactUrl(config.redisUrl),
     },
     'starting kubefed-controller-manager',
   );
+}
 
-  let processor: SyncJobProcessor | undefined;
-  let clusterInformer: Informer<KubeObject> | undefined;
-  let memberClients: MemberClients | undefined;
-  // Every mode follows the KubeFedConfig (workers read adoptResources and the status gate from it).
-  const source = new KubeFedConfigSource(namespace, started);
+/** The host clients of the process, each with its own connections and rate budget. */
+interface HostClients {
+  /** Event-driven work: reads, finalizers, PropagatedVersions. */
+  readonly host: DynamicClient;
+  /** Status writes of federated objects and events. */
+  readonly reporting: DynamicClient;
+  /** The cluster health controller. */
+  readonly health: DynamicClient;
+}
+
+/** What the controllers and the workers of the process are wired from. */
+interface ProcessParts {
+  readonly config: ResolvedConfig;
+  readonly started: KubeFedConfigSettings;
+  readonly manager: Manager;
+  readonly clients: HostClients;
+  readonly producer: BullMqJobProducer | undefined;
+  readonly logger: Logger;
+  /** Every mode follows the KubeFedConfig (workers read adoptResources and the status gate from it). */
+  readonly source: KubeFedConfigSource;
+  readonly syncSettings: () => SyncSettings;
+  readonly events: BackgroundEventSink;
+}
+
+function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'>): ProcessParts {
+  const { config, manager, clients, logger } = o;
+  const namespace = config.kubefedNamespace;
+  const source = new KubeFedConfigSource(namespace, o.started);
   // With --kubefed-config the file's settings stay in force; the object in the API is not followed.
   if (config.kubefedConfigFile === undefined)
-    registerKubeFedConfigController(manager, { host, namespace, source, defaultScope: config.defaultScope, createDefault: runControllers });
+    registerKubeFedConfigController(manager, {
+      host: clients.host,
+      namespace,
+      source,
+      defaultScope: config.defaultScope,
+      createDefault: config.mode !== 'workers',
+    });
   const syncSettings = (): SyncSettings => {
     const current = source.current();
     return {
@@ -272,145 +363,189 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   };
   // Events are written behind the reconciles that record them, on the reporting budget.
   const events = new BackgroundEventSink(
-    new EventRecorder({ events: (ns) => reporting.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger }),
+    new EventRecorder({ events: (ns) => clients.reporting.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger }),
     { logger },
   );
-  if (runControllers) {
-    const healthSettings: HealthCheckSettingsSource = {
-      current: () => source.current().clusterHealthCheck,
-      onChange: (listener) => source.onChange(() => listener()),
-    };
-    // A member joined for another scope (kubefed.io/join-scope) is reported JoinScopeMismatch and not used.
-    const clusters = registerKubeFedClusterController(manager, {
-      host: health,
-      namespace,
-      settings: healthSettings,
-      tracker: new ClusterHealthTracker(),
-      memberRateLimit: config.memberRateLimit,
-      scope,
-    });
-    logger.info('Starting cluster controller');
-    if (producer !== undefined) {
-      const ftc = registerFederatedTypeConfigController(manager, {
-        host,
-        reporting,
-        namespace,
-        // The workers of this process read versions from a watch cache (no host GET per job).
-        cacheVersions: runWorkers,
-        tracker: clusters.tracker,
-        clusters: () => clusters.informer.store.list(),
-        producer,
-        scope,
-        // Read at start, as KubeFed's controller manager does: a change takes a restart.
-        maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
-        resyncPeriodMs: config.syncResyncPeriodMs,
-        onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (o, n) => labelsDiffer(o, n) && listener() }),
-        settings: syncSettings,
-        events,
-        pushReconciler: () => source.current().featureGates.PushReconciler,
-        onConfigChange: (listener) => source.onChange(() => listener()),
-      });
-      clusterInformer = clusters.informer;
-      registerSyncQueueMetrics(metrics, {
-        producer,
-        clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),
-        logger,
-      });
-      manager.add(
-        replicaSchedulingRunnable({
-          host,
-          namespace,
-          scope,
-          clusters: clusters.tracker,
-          ftcs: ftc.informer,
-          enabled: () => source.current().featureGates.SchedulerPreferences,
-          onConfigChange: (listener) => source.onChange(() => listener()),
-          clusterChangeDelays: () => source.current().controllerDuration,
-          logger,
-          metrics,
-        }),
-      );
-      if (runWorkers) processor = ftc.processor;
-      else
-        manager.add(
-          outcomeSubscriberRunnable({
-            config,
-            logger,
-            recorder: ftc.recorder,
-            connection: workerConnection,
-            signingKey: () => outcomeSigningKey(host, namespace),
-          }),
-        );
-    }
-  }
-  if (runWorkers && workerConnection !== undefined) {
-    if (processor === undefined) {
-      // Workers only: own informers on FTCs and KubeFedClusters (run on every replica).
-      const ftcs = manager.informer({
-        name: 'federatedtypeconfigs',
-        listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)),
-      });
-      const kfcs = manager.informer({
-        name: 'kubefedclusters',
-        listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)),
-      });
-      const members = new MemberClients({ host, namespace, logger, rateLimit: config.memberRateLimit });
-      kfcs.addEventHandler({
-        onAdd: (c) => void members.update(c),
-        onUpdate: (_, c) => void members.update(c),
-        onDelete: (c) => members.remove(deletedObject(c).metadata.name ?? ''),
-      });
-      memberClients = members;
-      clusterInformer = kfcs;
-      // Outcomes go to the leader's status writer through Redis.
-      const outcomes = new SyncOutcomePublisher({
-        connection: workerConnection,
-        prefix: config.queuePrefix,
-        signingKey: await outcomeSigningKey(host, namespace),
-      });
-      const sync = createSyncProcessor({
-        host,
-        clusters: () => kfcs.store.list(),
-        scope,
-        types: syncTypeLookup(ftcs.store, namespace),
-        // Ready with a client that cannot be built: the cluster reports ClientRetrievalFailed.
-        memberClient: (cluster) => {
-          const error = members.clientError(cluster);
-          if (error !== undefined) throw error;
-          return members.get(cluster);
-        },
-        kubefedNamespace: namespace,
-        recorder: { report: (outcome) => outcomes.publish(outcome) },
-        settings: syncSettings,
-        events,
-        versionStore: new VersionStore(host),
-      });
-      // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
-      // Ready status or built the client yet, fail the attempt so that the job is retried (a
-      // client that failed to build is the processor's ClientRetrievalFailed instead).
-      processor = async (job) => {
-        if (members.get(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
-          throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
-        await sync(job);
-      };
-    }
-    const { informer, run } = { informer: clusterInformer, run: processor };
-    // In `all` mode the processor only knows types and member clients while this replica leads
-    // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
-    const leaderOnly = config.mode === 'all';
-    if (informer !== undefined)
-      manager.add(syncWorkersRunnable({ config, logger, connection: workerConnection, processor: run, informer, leaderOnly }));
-  }
+  return { ...o, source, syncSettings, events };
+}
 
-  void manager.serving().then((addresses) => options.onServing?.(addresses));
-  try {
-    await manager.start(options.signal);
-  } finally {
-    memberClients?.close();
-    await producer?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sync job producer failed'));
-    await Promise.allSettled(connections.map((c) => c.quit()));
-    for (const c of connections) c.disconnect();
+/** What the controllers of an `all` process hand its workers: the job processor and the KubeFedCluster informer. */
+interface ControllerParts {
+  readonly processor: SyncJobProcessor | undefined;
+  readonly clusterInformer: Informer<KubeObject> | undefined;
+}
+
+/**
+ * The controllers (modes `all` and `controllers`): cluster health, FederatedTypeConfig (with its
+ * sync controllers), sync queue metrics and replica scheduling; with `controllers` only, the
+ * subscriber of the workers' outcomes.
+ */
+function registerControllers(p: ProcessParts, workerConnection: RedisConnection | undefined): ControllerParts {
+  const { config, manager, source, producer } = p;
+  if (config.mode === 'workers') return { processor: undefined, clusterInformer: undefined };
+  const clusters = registerClusterHealth(p);
+  if (producer === undefined) return { processor: undefined, clusterInformer: undefined };
+  const ftc = registerFederatedTypeConfigs(p, { clusters, producer });
+  registerSyncQueueMetrics(manager.metrics, {
+    producer,
+    clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),
+    logger: p.logger,
+  });
+  manager.add(
+    replicaSchedulingRunnable({
+      host: p.clients.host,
+      namespace: config.kubefedNamespace,
+      scope: p.started.scope,
+      clusters: clusters.tracker,
+      ftcs: ftc.informer,
+      enabled: () => source.current().featureGates.SchedulerPreferences,
+      onConfigChange: (listener) => source.onChange(() => listener()),
+      clusterChangeDelays: () => source.current().controllerDuration,
+      logger: p.logger,
+      metrics: manager.metrics,
+    }),
+  );
+  if (config.mode === 'all') return { processor: ftc.processor, clusterInformer: clusters.informer };
+  manager.add(
+    outcomeSubscriberRunnable({
+      config,
+      logger: p.logger,
+      recorder: ftc.recorder,
+      connection: workerConnection,
+      signingKey: () => outcomeSigningKey(p.clients.host, config.kubefedNamespace),
+    }),
+  );
+  return { processor: undefined, clusterInformer: clusters.informer };
+}
+
+type ClusterHealth = ReturnType<typeof registerKubeFedClusterController>;
+
+function registerClusterHealth(p: ProcessParts): ClusterHealth {
+  const { source } = p;
+  const healthSettings: HealthCheckSettingsSource = {
+    current: () => source.current().clusterHealthCheck,
+    onChange: (listener) => source.onChange(() => listener()),
+  };
+  // A member joined for another scope (kubefed.io/join-scope) is reported JoinScopeMismatch and not used.
+  const clusters = registerKubeFedClusterController(p.manager, {
+    host: p.clients.health,
+    namespace: p.config.kubefedNamespace,
+    settings: healthSettings,
+    tracker: new ClusterHealthTracker(),
+    memberRateLimit: p.config.memberRateLimit,
+    scope: p.started.scope,
+  });
+  p.logger.info('Starting cluster controller');
+  return clusters;
+}
+
+function registerFederatedTypeConfigs(
+  p: ProcessParts,
+  o: { clusters: ClusterHealth; producer: BullMqJobProducer },
+): ReturnType<typeof registerFederatedTypeConfigController> {
+  const { config, started, source, clients } = p;
+  const { clusters } = o;
+  return registerFederatedTypeConfigController(p.manager, {
+    host: clients.host,
+    reporting: clients.reporting,
+    namespace: config.kubefedNamespace,
+    // The workers of this process read versions from a watch cache (no host GET per job).
+    cacheVersions: config.mode === 'all',
+    tracker: clusters.tracker,
+    clusters: () => clusters.informer.store.list(),
+    producer: o.producer,
+    scope: started.scope,
+    // Read at start, as KubeFed's controller manager does: a change takes a restart.
+    maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
+    maxConcurrentStatusReconciles: started.statusController.maxConcurrentReconciles,
+    resyncPeriodMs: config.syncResyncPeriodMs,
+    onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (a, b) => labelsDiffer(a, b) && listener() }),
+    settings: p.syncSettings,
+    events: p.events,
+    pushReconciler: () => source.current().featureGates.PushReconciler,
+    onConfigChange: (listener) => source.onChange(() => listener()),
+  });
+}
+
+/**
+ * The sync workers (modes `all` and `workers`): in `all` they run the controllers' processor,
+ * only while this replica leads; a workers-only process builds its own. Returns the member
+ * clients a workers-only process owns (closed at the end).
+ */
+async function registerWorkers(
+  p: ProcessParts,
+  o: { controllers: ControllerParts; connection: RedisConnection | undefined },
+): Promise<MemberClients | undefined> {
+  const { config } = p;
+  if (config.mode === 'controllers' || o.connection === undefined) return undefined;
+  let { processor, clusterInformer: informer } = o.controllers;
+  let memberClients: MemberClients | undefined;
+  if (processor === undefined) {
+    const own = await workersOnlyProcessor(p, o.connection);
+    ({ processor, informer, memberClients } = own);
   }
+  // In `all` mode the processor only knows types and member clients while this replica leads
+  // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
+  const leaderOnly = config.mode === 'all';
+  if (informer !== undefined)
+    p.manager.add(syncWorkersRunnable({ config, logger: p.logger, connection: o.connection, processor, informer, leaderOnly }));
+  return memberClients;
+}
+
+/** Workers only: own informers on FTCs and KubeFedClusters (run on every replica), member clients, outcomes over Redis. */
+async function workersOnlyProcessor(
+  p: ProcessParts,
+  connection: RedisConnection,
+): Promise<{ processor: SyncJobProcessor; informer: Informer<KubeObject>; memberClients: MemberClients }> {
+  const { config, manager, logger } = p;
+  const { host } = p.clients;
+  const namespace = config.kubefedNamespace;
+  const ftcs = manager.informer({
+    name: 'federatedtypeconfigs',
+    listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)),
+  });
+  const kfcs = manager.informer({
+    name: 'kubefedclusters',
+    listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)),
+  });
+  const members = new MemberClients({ host, namespace, logger, rateLimit: config.memberRateLimit });
+  kfcs.addEventHandler({
+    onAdd: (c) => void members.update(c),
+    onUpdate: (_, c) => void members.update(c),
+    onDelete: (c) => members.remove(deletedObject(c).metadata.name ?? ''),
+  });
+  // Outcomes go to the leader's status writer through Redis.
+  const outcomes = new SyncOutcomePublisher({
+    connection,
+    prefix: config.queuePrefix,
+    signingKey: await outcomeSigningKey(host, namespace),
+  });
+  const sync = createSyncProcessor({
+    host,
+    clusters: () => kfcs.store.list(),
+    scope: p.started.scope,
+    types: syncTypeLookup(ftcs.store, namespace),
+    // Ready with a client that cannot be built: the cluster reports ClientRetrievalFailed.
+    memberClient: (cluster) => {
+      const error = members.clientError(cluster);
+      if (error !== undefined) throw error;
+      return members.get(cluster);
+    },
+    kubefedNamespace: namespace,
+    recorder: { report: (outcome) => outcomes.publish(outcome) },
+    settings: p.syncSettings,
+    events: p.events,
+    versionStore: new VersionStore(host),
+  });
+  // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
+  // Ready status or built the client yet, fail the attempt so that the job is retried (a
+  // client that failed to build is the processor's ClientRetrievalFailed instead).
+  const processor: SyncJobProcessor = async (job) => {
+    if (members.get(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
+      throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
+    await sync(job);
+  };
+  return { processor, informer: kfcs, memberClients: members };
 }
 
 /** The configuration with the queue prefix resolved. */
@@ -488,10 +623,7 @@ function syncWorkersRunnable(options: {
       });
       for (const c of informer.store.list()) add(c);
       logger.info({ prefix: config.queuePrefix, concurrency: config.workerConcurrency }, 'sync workers started');
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(signal);
       off();
       await host.close({ timeoutMs: 10_000 });
       logger.info('sync workers stopped');
