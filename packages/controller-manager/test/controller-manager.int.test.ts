@@ -4,12 +4,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, kubeFedCrds, RESOURCES, type FederatedTypeOptions } from '@kubefed/api';
-import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, RESOURCES, type FederatedTypeOptions } from '@kubefed/api';
+import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
-import { generateClusterPki, startCluster, type SimCluster } from '@kubefed/kube-sim';
+import { generateClusterPki, type SimCluster } from '@kubefed/kube-sim';
 import { createRedisConnection } from '@kubefed/queue';
-import { startRedis, type RedisHandle } from '@kubefed/testing';
+import { clientFor, createNamespace, joinMember, startInProcessFederation, startRedis, type RedisHandle } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -41,74 +41,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const clientFor = (c: SimCluster): DynamicClient => DynamicClient.fromKubeconfig(Kubeconfig.fromString(c.kubeconfigYaml()));
-
-/** Host with the KubeFed CRDs and kubefed namespace; `member1` joined with a service-account token. */
+/** Host with the KubeFed CRDs and kubefed namespace; `member1` joined with a service-account token of full access, as `kubefedctl join` grants. */
 async function federation(): Promise<{ host: SimCluster; member: SimCluster; hostClient: DynamicClient }> {
-  const host = await startCluster({ name: 'host' });
-  cleanups.push(() => host.stop());
-  const member = await startCluster({ name: 'member1' });
-  cleanups.push(() => member.stop());
-  const hostClient = clientFor(host);
-  cleanups.push(() => Promise.resolve(hostClient.close()));
-  for (const crd of kubeFedCrds())
-    await hostClient
-      .resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' })
-      .create(crd as unknown as KubeObject);
-  await hostClient.resource(core('namespaces')).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-
-  using m = clientFor(member);
-  await m.resource(core('namespaces')).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  await m.resource(core('serviceaccounts'), NS).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'member1-host' } });
-  // Full access for the joined service account, as `kubefedctl join` grants.
-  const role = 'kubefed-controller-manager:member1-host';
-  await m.resource(RBAC('clusterroles')).create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: role },
-    rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
-  });
-  await m.resource(RBAC('clusterrolebindings')).create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: role },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-    subjects: [{ kind: 'ServiceAccount', name: 'member1-host', namespace: NS }],
-  });
-  const secrets = m.resource(core('secrets'), NS);
-  await secrets.create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: 'member1-host-token', annotations: { 'kubernetes.io/service-account.name': 'member1-host' } },
-    type: 'kubernetes.io/service-account-token',
-  });
-  const token = await vi.waitFor(
-    async () => {
-      const t = ((await secrets.get('member1-host-token')).data as Record<string, string> | undefined)?.token;
-      if (t === undefined || t === '') throw new Error('token not filled in yet');
-      return t;
-    },
-    { timeout: 5000, interval: 50 },
-  );
-  const spec = {
-    apiEndpoint: member.url,
-    caBundle: Buffer.from(member.caPem ?? '').toString('base64'),
-    secretRef: { name: 'member1-secret' },
-  };
-  await hostClient.resource(core('secrets'), NS).create({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    // Bound to member1 and its connection settings, as `kubefedctl join` binds it: the control plane uses the token for no other KubeFedCluster or server.
-    metadata: {
-      name: 'member1-secret',
-      annotations: { 'kubefed.io/cluster-name': 'member1', [CLUSTER_CONNECTION_ANNOTATION]: connectionDigest(spec) },
-    },
-    data: { token },
-  });
-  await hostClient
-    .resource(KFC, NS)
-    .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedCluster', metadata: { name: 'member1' }, spec });
-  return { host, member, hostClient };
+  const fed = await startInProcessFederation({ members: { member1: {} } });
+  cleanups.push(() => fed.stop());
+  await createNamespace(fed.hostClient, NS);
+  await joinMember(fed, fed.member('member1'), NS, { access: 'all' });
+  return { host: fed.host, member: fed.member('member1'), hostClient: fed.hostClient };
 }
 
 async function writeKubeconfig(yaml: string): Promise<string> {
