@@ -52,7 +52,7 @@ export interface ApiHandlerParts {
 }
 
 /** Version information served at /version. */
-export interface VersionInfo {
+interface VersionInfo {
   gitVersion: string;
 }
 
