@@ -111,12 +111,28 @@ export interface ConfigEnv {
 
 /** The command-line program (flags, defaults and help text). Its output goes to `out`/`err`. */
 export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void; err: (s: string) => void }): Command {
-  return new Command('kubefed-controller-manager')
-    .description(
-      'Runs the KubeFed control plane against a host cluster: the KubeFedCluster health controller and the ' +
-        'KubeFedConfig handling, the FederatedTypeConfig and sync controllers, and the sync workers (Redis/BullMQ), with leader election on the ' +
-        'Lease "kubefed-controller-manager" in the kubefed namespace. Stops gracefully on SIGINT/SIGTERM.',
-    )
+  const program = new Command('kubefed-controller-manager').description(
+    'Runs the KubeFed control plane against a host cluster: the KubeFedCluster health controller and the ' +
+      'KubeFedConfig handling, the FederatedTypeConfig and sync controllers, and the sync workers (Redis/BullMQ), with leader election on the ' +
+      'Lease "kubefed-controller-manager" in the kubefed namespace. Stops gracefully on SIGINT/SIGTERM.',
+  );
+  hostFlags(program);
+  redisFlags(program, env);
+  workerFlags(program);
+  apiRateFlags(program);
+  serverFlags(program);
+  leaderElectionFlags(program);
+  processFlags(program);
+  return program
+    .helpOption('-h, --help', 'show this help')
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: () => {}, outputError: () => {} });
+}
+
+/** The host cluster and the control plane's namespace and KubeFedConfig. */
+function hostFlags(cmd: Command): Command {
+  return cmd
     .option(
       '--kubeconfig <path>',
       'kubeconfig of the host cluster (default: $KUBECONFIG, else ~/.kube/config, else in-cluster service account)',
@@ -134,7 +150,12 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
       '--kubefed-namespace <namespace>',
       'namespace of the control plane (KubeFedClusters, KubeFedConfig, Lease)',
       KUBEFED_NAMESPACE_DEFAULT,
-    )
+    );
+}
+
+/** Redis and the queue prefix; `REDIS_URL` is the default of --redis-url. */
+function redisFlags(cmd: Command, env: ConfigEnv): Command {
+  return cmd
     .option(
       '--redis-url <url>',
       'Redis for the sync job queues: redis://[user:password@]host:port[/db] (one server), redis+sentinel://[user:password@]host:26379,host2:26379/<master-name> (Sentinel), ' +
@@ -150,7 +171,12 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option(
       '--queue-prefix <prefix>',
       'BullMQ key prefix of the sync job queues (must match between controllers and workers; default: kubefed-<hash of the host cluster ID and the kubefed namespace>, unique per federation)',
-    )
+    );
+}
+
+/** How many sync jobs run, how fast, and the resync period. */
+function workerFlags(cmd: Command): Command {
+  return cmd
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
     .option(
       '--cluster-worker-concurrency <cluster=n,...>',
@@ -166,7 +192,12 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
       '--sync-resync-period <duration>',
       'every federated object is synced again this often to repair drift missed by the member watches (positive Go duration)',
       '5m',
-    )
+    );
+}
+
+/** Client-side rate limits of the host and member API servers. */
+function apiRateFlags(cmd: Command): Command {
+  return cmd
     .option('--kube-api-qps <qps>', 'requests per second to the host cluster API server (sustained)', '500')
     .option('--kube-api-burst <n>', 'requests to the host cluster API server in a burst', '1000')
     .option('--rest-config-qps <qps>', "KubeFed's name of --kube-api-qps (wins when both are given)")
@@ -176,7 +207,12 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
       'requests per second to each member cluster API server (sustained), health probes and sync workers together',
       '100',
     )
-    .option('--member-api-burst <n>', 'requests to each member cluster API server in a burst', '200')
+    .option('--member-api-burst <n>', 'requests to each member cluster API server in a burst', '200');
+}
+
+/** The metrics and health servers. */
+function serverFlags(cmd: Command): Command {
+  return cmd
     .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
     .addOption(
       new Option(
@@ -187,7 +223,12 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option('--metrics-cert-file <path>', 'PEM certificate of /metrics with --metrics-secure')
     .option('--metrics-key-file <path>', 'PEM private key of /metrics with --metrics-secure')
     .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
-    .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
+    .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)");
+}
+
+/** Leader election (defaults from the KubeFedConfig). */
+function leaderElectionFlags(cmd: Command): Command {
+  return cmd
     .addOption(new Option('--leader-elect [bool]', 'run controllers only while holding the leader Lease (true|false)').default('true'))
     .option(
       '--leader-elect-lease-duration <duration>',
@@ -200,7 +241,12 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
     .option(
       '--leader-elect-retry-period <duration>',
       'time between acquire/renew attempts (Go duration; default: spec.leaderElect.retryPeriod of the KubeFedConfig, 5s)',
-    )
+    );
+}
+
+/** The mode, logging and --version. */
+function processFlags(cmd: Command): Command {
+  return cmd
     .addOption(new Option('--mode <mode>', 'what to run: controllers, sync workers, or both').choices(MODES).default('all'))
     .addOption(new Option('--log-level <level>', 'minimum log level').choices(LOG_LEVELS).default('info'))
     .option(
@@ -208,11 +254,7 @@ export function buildProgram(env: ConfigEnv, output: { out: (s: string) => void;
       "klog-style verbosity, as KubeFed's Deployment passes it: 0-3 info, 4-5 debug, 6+ trace (--log-level wins when both are given)",
     )
     .option('--version', 'print the version and exit')
-    .addOption(new Option('--log-format <format>', 'JSON lines or human-readable output').choices(LOG_FORMATS).default('json'))
-    .helpOption('-h, --help', 'show this help')
-    .allowExcessArguments(false)
-    .exitOverride()
-    .configureOutput({ writeOut: output.out, writeErr: () => {}, outputError: () => {} });
+    .addOption(new Option('--log-format <format>', 'JSON lines or human-readable output').choices(LOG_FORMATS).default('json'));
 }
 
 const addressOf = (flag: string) =>
