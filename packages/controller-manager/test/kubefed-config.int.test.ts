@@ -4,18 +4,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESOURCES } from '@kubefed/api';
-import { type LocalFederation, runSourceEntry, startLocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSourceEntry } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
 
 const CONTROLLER_MANAGER = 'packages/controller-manager/src/main.ts';
 
-let fed: LocalFederation;
-beforeAll(async () => {
-  fed = await startLocalFederation({ members: ['member1'], controllerManager: false, types: [], join: false });
-}, 120_000);
-afterAll(async () => {
-  await fed.stop();
-});
+const fed = useLocalFederation({ members: ['member1'], controllerManager: false, types: [], join: false });
 
 const commonFlags = (): string[] => [
   '--kubeconfig',

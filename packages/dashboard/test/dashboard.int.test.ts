@@ -8,7 +8,8 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ManagedProcess, REPO_ROOT, sourceEntry, startLocalFederation, type LocalFederation } from '@kubefed/testing';
+import { ManagedProcess, REPO_ROOT, sourceEntry, type LocalFederation } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,7 +20,7 @@ const FEDERATED = (resource: string) => ({ group: 'types.kubefed.io', version: '
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const run = promisify(execFile);
 
-let fed: LocalFederation;
+const fed = useLocalFederation({ members: ['member1', 'member2', 'member3'], setup: seed, timeoutMs: 240_000 });
 let dashboard: ManagedProcess;
 let url: string;
 let browser: Browser;
@@ -47,7 +48,7 @@ async function dashboardUrl(p: ManagedProcess): Promise<string> {
   return /(http:\/\/\S+)/.exec(line)![1]!;
 }
 
-async function seed(): Promise<void> {
+async function seed(fed: LocalFederation): Promise<void> {
   const host = fed.client('host');
   await host
     .resource({ group: '', version: 'v1', resource: 'namespaces' })
@@ -138,8 +139,6 @@ describe('kubefedctl dashboard in Chromium', () => {
         `${CHROMIUM} is missing: the dashboard's browser tests need Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`,
       );
     await mkdir(ARTEFACTS, { recursive: true });
-    fed = await startLocalFederation({ members: ['member1', 'member2', 'member3'] });
-    await seed();
     dashboard = startDashboardProcess(['--redis-url', fed.redis.url, '--queue-prefix', fed.queuePrefix]);
     url = await dashboardUrl(dashboard);
     browser = await chromium.launch({
@@ -158,7 +157,6 @@ describe('kubefedctl dashboard in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await dashboard?.stop();
-    await fed?.stop();
   }, 60_000);
 
   it('prints a loopback URL and shows every member on the Clusters page with its region and queue', async () => {

@@ -5,29 +5,14 @@
 // member for the whole file; every test works in a kubefed namespace and a join name of its own.
 import { API_VERSIONS, buildFederatedTypeConfig, RESOURCES } from '@kubefed/api';
 import { DynamicClient, isForbidden, isUnauthorized, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
-import { type LocalFederation, startLocalFederation } from '@kubefed/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLL } from '@kubefed/testing';
+import { useLocalFederation } from '@kubefed/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { getOrUndefined } from './sim-federation.js';
 
 const gvr = RESOURCES;
-const POLL = { timeout: 30_000, interval: 200 } as const;
 
-let fed: LocalFederation;
-
-beforeAll(async () => {
-  fed = await startLocalFederation({
-    substrate: 'real',
-    members: ['member'],
-    redisUrl: process.env['REDIS_URL'],
-    controllerManager: false,
-    join: false,
-    types: [],
-  });
-});
-
-afterAll(async () => {
-  await fed?.stop();
-});
+const fed = useLocalFederation({ substrate: 'real', members: ['member'], controllerManager: false, join: false, types: [] });
 
 /** The kubefed namespace `ns` in the host, with a KubeFedConfig of the given scope. */
 async function controlPlane(ns: string, scope: 'Cluster' | 'Namespaced' = 'Cluster'): Promise<void> {
