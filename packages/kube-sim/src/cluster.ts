@@ -427,6 +427,7 @@ function applyFaultRequest(body: unknown, cluster: SimCluster): (() => void) | u
   return undefined;
 }
 
+/** What a new cluster holds before anyone writes to it, as a kubeadm cluster does. */
 function bootstrap(ops: RestOps, region: string, zones: string[]): void {
   const nsDef = ops.registry.byResource('', 'namespaces')!;
   for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
@@ -443,63 +444,72 @@ function bootstrap(ops: RestOps, region: string, zones: string[]): void {
       spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }] },
     },
   );
+  zones.forEach((zone, i) => bootstrapNode(ops, { region, zone, index: i }));
+  bootstrapRbac(ops);
+}
+
+/** One Ready Node in `zone`, labelled with its region and zone. */
+function bootstrapNode(ops: RestOps, node: { region: string; zone: string; index: number }): void {
+  const { region, zone, index: i } = node;
   const nodeDef = ops.registry.byResource('', 'nodes')!;
-  zones.forEach((zone, i) => {
-    const nodeName = `${region}-node-${i + 1}`;
-    ops.create(
-      { def: nodeDef, version: nodeDef.versions[0]!, namespace: '' },
-      {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name: nodeName,
-          labels: {
-            'kubernetes.io/hostname': nodeName,
-            'kubernetes.io/os': 'linux',
-            'kubernetes.io/arch': 'amd64',
-            'topology.kubernetes.io/region': region,
-            'topology.kubernetes.io/zone': zone,
-            'failure-domain.beta.kubernetes.io/region': region,
-            'failure-domain.beta.kubernetes.io/zone': zone,
-          },
-        },
-        spec: {},
-      },
-    );
-    const stored = ops.store.get('/nodes', '', nodeName)!;
-    ops.store.put(
-      '/nodes',
-      {
-        ...stored,
-        metadata: { ...stored.metadata },
-        status: {
-          capacity: { cpu: '4', memory: '16Gi', pods: '110' },
-          allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'kubelet is posting ready status',
-              lastHeartbeatTime: stored.metadata.creationTimestamp,
-              lastTransitionTime: stored.metadata.creationTimestamp,
-            },
-          ],
-          nodeInfo: {
-            kubeletVersion: 'v1.31.0',
-            operatingSystem: 'linux',
-            architecture: 'amd64',
-            containerRuntimeVersion: 'containerd://1.7.0',
-          },
-          addresses: [
-            { type: 'InternalIP', address: `10.0.0.${i + 10}` },
-            { type: 'Hostname', address: nodeName },
-          ],
+  const nodeName = `${region}-node-${i + 1}`;
+  ops.create(
+    { def: nodeDef, version: nodeDef.versions[0]!, namespace: '' },
+    {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: nodeName,
+        labels: {
+          'kubernetes.io/hostname': nodeName,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          'topology.kubernetes.io/region': region,
+          'topology.kubernetes.io/zone': zone,
+          'failure-domain.beta.kubernetes.io/region': region,
+          'failure-domain.beta.kubernetes.io/zone': zone,
         },
       },
-      'MODIFIED',
-    );
-  });
+      spec: {},
+    },
+  );
+  const stored = ops.store.get('/nodes', '', nodeName)!;
+  ops.store.put(
+    '/nodes',
+    {
+      ...stored,
+      metadata: { ...stored.metadata },
+      status: {
+        capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+        allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: stored.metadata.creationTimestamp,
+            lastTransitionTime: stored.metadata.creationTimestamp,
+          },
+        ],
+        nodeInfo: {
+          kubeletVersion: 'v1.31.0',
+          operatingSystem: 'linux',
+          architecture: 'amd64',
+          containerRuntimeVersion: 'containerd://1.7.0',
+        },
+        addresses: [
+          { type: 'InternalIP', address: `10.0.0.${i + 10}` },
+          { type: 'Hostname', address: nodeName },
+        ],
+      },
+    },
+    'MODIFIED',
+  );
+}
+
+/** The bootstrap RBAC objects kube-apiserver creates: cluster-admin, system:auth-delegator, and system:masters' binding. */
+function bootstrapRbac(ops: RestOps): void {
   const crDef = ops.registry.byResource('rbac.authorization.k8s.io', 'clusterroles')!;
   const scope = { def: crDef, version: crDef.versions[0]!, namespace: '' };
   ops.create(scope, {
