@@ -6,6 +6,7 @@ import {
   type FederatedTypeConfig,
   type FederatedTypeConfigStatus,
   parseFederatedTypeConfig,
+  RESOURCES,
 } from '@kubefed/api';
 import {
   addFinalizer,
@@ -54,11 +55,7 @@ function readyCondition(previous: Condition | undefined, next: Omit<Condition, '
 }
 
 /** The FederatedTypeConfig resource. */
-export const FEDERATED_TYPE_CONFIG_GVR: GroupVersionResource = {
-  group: 'core.kubefed.io',
-  version: 'v1beta1',
-  resource: 'federatedtypeconfigs',
-};
+export const FEDERATED_TYPE_CONFIG_GVR: GroupVersionResource = RESOURCES.federatedTypeConfigs;
 
 /** Options of {@link FederatedTypeConfigReconciler}. */
 export interface FederatedTypeConfigReconcilerOptions {

@@ -1,4 +1,4 @@
-import { isObject } from '../util/json.js';
+import { isObject, jsonEqual } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
 import { badRequest } from '../util/status-error.js';
 import type { StatusCause } from '../util/status-error.js';
@@ -304,7 +304,7 @@ export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | u
         });
       if (old !== undefined) {
         const oldSpec = isObject(old['spec']) ? old['spec'] : {};
-        if (JSON.stringify(oldSpec['selector']) !== JSON.stringify(selector))
+        if (!jsonEqual(oldSpec['selector'], selector))
           causes.push({
             reason: 'FieldValueInvalid',
             message: `Invalid value: ${JSON.stringify(selector)}: field is immutable`,
@@ -357,7 +357,7 @@ export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | u
       });
     if (old !== undefined && old['immutable'] === true) {
       for (const f of ['data', 'binaryData', 'stringData'])
-        if (JSON.stringify(old[f]) !== JSON.stringify(obj[f]) && !(f === 'stringData'))
+        if (!jsonEqual(old[f], obj[f]) && !(f === 'stringData'))
           causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: f });
       if (obj['immutable'] !== true)
         causes.push({

@@ -1,5 +1,5 @@
 import type { StatusCause } from '../util/status-error.js';
-import { isObject } from '../util/json.js';
+import { isObject, jsonEqual } from '../util/json.js';
 import type { JsonObject } from '../util/json.js';
 
 /** Outcome of {@link validateAgainstSchema}: the pruned/defaulted value plus errors and pruned paths. */
@@ -77,7 +77,7 @@ function walk(schema: JsonObject, value: unknown, path: string, r: SchemaResult)
     return value;
   }
   const en = schema['enum'];
-  if (Array.isArray(en) && !en.some((e) => JSON.stringify(e) === JSON.stringify(value)))
+  if (Array.isArray(en) && !en.some((e) => jsonEqual(e, value)))
     r.causes.push({
       reason: 'FieldValueNotSupported',
       message: `Unsupported value: ${show(value)}: supported values: ${en.map((e) => JSON.stringify(e)).join(', ')}`,
