@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DEFAULT_FEDERATED_TYPES, defaultKubeFedConfig, kubeFedConfigSchema, validateKubeFedConfig } from '@kubefed/api';
 import { startCluster } from '@kubefed/kube-sim';
 import { run } from '@kubefed/kubefedctl';
+import { POLL } from '@kubefed/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { CHART_DIR, CRDS_DIR, chartGeneratedFiles } from '../../tools/helm/chart-files.js';
@@ -423,13 +424,10 @@ describe('helm chart deploy/helm/kubefed', () => {
         // The simulated deployment controller and kubelet run the pods (no image is pulled).
         const deployments = rest.filter((o) => o.kind === 'Deployment');
         await expect
-          .poll(
-            async () => {
-              const list = JSON.parse(await k(['-n', ns, 'get', 'deployments', '-o', 'json']));
-              return Object.fromEntries((list.items as Parsed[]).map((d) => [d.metadata.name, d.status?.readyReplicas ?? 0]));
-            },
-            { timeout: 30_000, interval: 250 },
-          )
+          .poll(async () => {
+            const list = JSON.parse(await k(['-n', ns, 'get', 'deployments', '-o', 'json']));
+            return Object.fromEntries((list.items as Parsed[]).map((d) => [d.metadata.name, d.status?.readyReplicas ?? 0]));
+          }, POLL)
           .toEqual(Object.fromEntries(deployments.map((d) => [d.metadata.name, d.spec.replicas])));
       },
     );

@@ -9,7 +9,7 @@ import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
 import { generateClusterPki, type SimCluster } from '@kubefed/kube-sim';
 import { createRedisConnection } from '@kubefed/queue';
-import { clientFor, createNamespace, joinMember, startInProcessFederation, startRedis, type RedisHandle } from '@kubefed/testing';
+import { clientFor, createNamespace, joinMember, POLL, type RedisHandle, startInProcessFederation, startRedis } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -392,7 +392,7 @@ describe('kubefed-controller-manager process', () => {
             .resource(RBAC('clusterroles'))
             .get('split-reader')
             .catch(() => undefined),
-        { timeout: 30_000, interval: 200 },
+        POLL,
       )
       .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ verbs: ['list'] }] });
     // The workers' outcomes reach the leader's status writer through Redis.

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESOURCES } from '@kubefed/api';
-import { runSourceEntry } from '@kubefed/testing';
+import { POLL, runSourceEntry } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
 
@@ -62,9 +62,7 @@ describe('the KubeFedConfig read by the controller manager process', () => {
     }
     const cm = await fed.startControllerManager();
     const leases = fed.client('host').resource(RESOURCES.leases, fed.namespace);
-    await expect
-      .poll(async () => (await leases.get('kubefed-controller-manager')).spec, { timeout: 30_000, interval: 200 })
-      .toMatchObject({ leaseDurationSeconds: 7 });
+    await expect.poll(async () => (await leases.get('kubefed-controller-manager')).spec, POLL).toMatchObject({ leaseDurationSeconds: 7 });
     const started = await cm.waitForLine(/"controller":"sync-configmaps".*"msg":"controller started"/, {
       fromStart: true,
       timeoutMs: 30_000,
@@ -95,9 +93,7 @@ describe('the KubeFedConfig read by the controller manager process', () => {
       await writeFile(kubeconfig, (await readFile(fed.kubeconfigPath, 'utf8')).replaceAll(server, 'https://127.0.0.1:1'));
       const cm = await fed.startControllerManager(['--kubeconfig', kubeconfig, '--master', server, '--kubefed-config', file]);
       const leases = fed.client('host').resource(RESOURCES.leases, fed.namespace);
-      await expect
-        .poll(async () => (await leases.get('kubefed-controller-manager')).spec, { timeout: 30_000, interval: 200 })
-        .toMatchObject({ leaseDurationSeconds: 9 });
+      await expect.poll(async () => (await leases.get('kubefed-controller-manager')).spec, POLL).toMatchObject({ leaseDurationSeconds: 9 });
       expect(await cm.stop()).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });

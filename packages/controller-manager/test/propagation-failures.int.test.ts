@@ -3,7 +3,7 @@
 // that are killed, restarted or run side by side. Member writes are counted from watches on the
 // members: every federated ConfigMap must be created once per member and never written again.
 import type { LocalFederation, ManagedProcess, RedisHandle } from '@kubefed/testing';
-import { consistently, startRedis } from '@kubefed/testing';
+import { consistently, POLL, startRedis } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   configMapName,
@@ -63,7 +63,7 @@ async function expectConverged(
     .toEqual(Object.fromEntries(fed.members.map((m) => [m, count])));
   // The recorder's watches trail the list above: wait until they have seen every copy arrive
   // before taking the count that must stay unchanged.
-  await expect.poll(() => writes.count('ADDED'), { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(count * fed.members.length);
+  await expect.poll(() => writes.count('ADDED'), POLL).toBeGreaterThanOrEqual(count * fed.members.length);
   const settled = writes.writes.length;
   await consistently(() => expect(writes.writes.length).toBe(settled), {
     durationMs: 5000,
@@ -191,7 +191,7 @@ describe('propagation through controller-manager processes under failures', () =
       .client('host')
       .resource(FEDERATED_CONFIG_MAPS, ns)
       .patch(configMapName(7), { spec: { template: { data: { index: 'changed' } } } }, 'merge');
-    await expect.poll(() => writes.count('MODIFIED'), { timeout: 30_000, interval: 100 }).toBe(fed.members.length);
+    await expect.poll(() => writes.count('MODIFIED'), POLL).toBe(fed.members.length);
     await consistently(() => expect(writes.writes.length).toBe(fed.members.length), {
       durationMs: 4000,
       intervalMs: 100,

@@ -4,7 +4,7 @@
 // propagate the enabled types and nothing else.
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, isForbidden, isUnauthorized, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
-import { startLocalFederation, type LocalFederation } from '@kubefed/testing';
+import { type LocalFederation, POLL, startLocalFederation } from '@kubefed/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' };
@@ -85,7 +85,7 @@ describe('kubefedctl join --least-privilege with the controller manager process'
             .resource(RESOURCES.configMaps, ns)
             .get('settings')
             .catch(() => undefined),
-        { timeout: 30_000, interval: 200 },
+        POLL,
       )
       .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, data: { mode: 'least' } });
     await expect
@@ -94,7 +94,7 @@ describe('kubefedctl join --least-privilege with the controller manager process'
     // A change propagates too (update through the same grant).
     await fedConfigMaps.patch('settings', { spec: { template: { data: { mode: 'changed' } } } }, 'merge');
     await expect
-      .poll(async () => (await member.resource(RESOURCES.configMaps, ns).get('settings')).data, { timeout: 30_000, interval: 200 })
+      .poll(async () => (await member.resource(RESOURCES.configMaps, ns).get('settings')).data, POLL)
       .toEqual({ mode: 'changed' });
 
     // The same credentials may write nothing outside the enabled types.
