@@ -195,7 +195,14 @@ function printUnjoin(result: UnjoinResult, dryRun: boolean, hostName: string, ou
   out.info(`cluster "${result.names.cluster}" unjoined from host cluster "${hostName}"${left}`);
 }
 
-async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunIo): Promise<void> {
+/** The command being run and the process's input and output. */
+interface Invocation {
+  readonly cmd: Command;
+  readonly io: RunIo;
+}
+
+async function runJoin(cluster: string, flags: JoinFlags, at: Invocation): Promise<void> {
+  const { cmd, io } = at;
   if (flags.clusterAdmin === true && flags.leastPrivilege === true)
     throw new UsageError('join: give either --cluster-admin or --least-privilege, not both');
   const globals = globalsOf(cmd);
@@ -236,7 +243,8 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, io: RunI
   }
 }
 
-async function runRotateToken(cluster: string, flags: { clusterContext?: string }, cmd: Command, io: RunIo): Promise<void> {
+async function runRotateToken(cluster: string, flags: { clusterContext?: string }, at: Invocation): Promise<void> {
+  const { cmd, io } = at;
   const globals = globalsOf(cmd);
   const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
@@ -249,7 +257,8 @@ async function runRotateToken(cluster: string, flags: { clusterContext?: string 
   out.info(`rotated the token of cluster "${cluster}": the old token is revoked, the new one is in host secret ${result.hostSecret}`);
 }
 
-async function runUnjoin(cluster: string, flags: UnjoinFlags, cmd: Command, io: RunIo): Promise<void> {
+async function runUnjoin(cluster: string, flags: UnjoinFlags, at: Invocation): Promise<void> {
+  const { cmd, io } = at;
   const globals = globalsOf(cmd);
   const out = outputFor(globals, io);
   const kubeconfig = kubeconfigFor(globals, io);
@@ -424,7 +433,8 @@ function readFileArg(file: string): string {
   }
 }
 
-async function runEnable(type: string | undefined, flags: EnableFlags, cmd: Command, io: RunIo): Promise<void> {
+async function runEnable(type: string | undefined, flags: EnableFlags, at: Invocation): Promise<void> {
+  const { cmd, io } = at;
   const requests = enableRequests(type, flags, cmd);
   const ctx = hostClient(cmd, io);
   try {
@@ -502,7 +512,8 @@ async function applyEnables(
   }
 }
 
-async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: RunIo): Promise<void> {
+async function runDisable(type: string, flags: DisableFlags, at: Invocation): Promise<void> {
+  const { cmd, io } = at;
   if (flags.deleteCrd !== true && flags.version !== undefined) throw new UsageError('--version flag valid only with --delete-crd');
   if (flags.deleteCrd !== true && flags.federatedGroup !== undefined)
     throw new UsageError('--federated-group flag valid only with --delete-crd');
@@ -535,12 +546,11 @@ async function runDisable(type: string, flags: DisableFlags, cmd: Command, io: R
 
 async function runOrphaning(
   action: OrphaningAction,
-  type: string,
-  name: string,
-  flags: { namespace?: string },
-  cmd: Command,
-  io: RunIo,
+  target: { type: string; name: string; flags: { namespace?: string } },
+  at: Invocation,
 ): Promise<void> {
+  const { type, name, flags } = target;
+  const { cmd, io } = at;
   const ctx = hostClient(cmd, io);
   try {
     const dryRun = ctx.globals.dryRun === true && action !== 'status';
@@ -555,7 +565,8 @@ async function runOrphaning(
   }
 }
 
-async function runPlan(rspName: string | undefined, flags: PlanFlags, cmd: Command, io: RunIo): Promise<void> {
+async function runPlan(rspName: string | undefined, flags: PlanFlags, at: Invocation): Promise<void> {
+  const { cmd, io } = at;
   const globals = globalsOf(cmd);
   const out = outputFor(globals, io);
   let explanation;
@@ -627,7 +638,13 @@ CreationFailed, UpdateFailed, ClusterNotReady, AlreadyExists, ApplyOverridesFail
 WaitingForRemoval (see docs/troubleshooting.md).
 `;
 
-async function runStatus(type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command, io: RunIo): Promise<void> {
+async function runStatus(
+  target: { type: string | undefined; name: string | undefined },
+  flags: StatusFlags,
+  at: Invocation,
+): Promise<void> {
+  const { type, name } = target;
+  const { cmd, io } = at;
   if (flags.namespace !== undefined && flags.allNamespaces === true)
     throw new UsageError('status: give either -n <namespace> or -A, not both');
   const ctx = hostClient(cmd, io);
@@ -781,7 +798,7 @@ function addJoinCommand(program: Command, io: RunIo): void {
         .argParser(parseTimeout),
     )
     .addHelpText('after', JOIN_EXAMPLES)
-    .action(async (cluster: string, flags: JoinFlags, cmd: Command) => runJoin(cluster, flags, cmd, io));
+    .action(async (cluster: string, flags: JoinFlags, cmd: Command) => runJoin(cluster, flags, { cmd, io }));
 }
 
 /** `kubefedctl unjoin`. */
@@ -799,7 +816,7 @@ function addUnjoinCommand(program: Command, io: RunIo): void {
       "carry on when the member is unreachable: remove the host side and report what stayed in the member; for a name that is not joined (no KubeFedCluster), remove that name's leftover objects in the member (never another join's)",
     )
     .addHelpText('after', UNJOIN_EXAMPLES)
-    .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, cmd, io));
+    .action(async (cluster: string, flags: UnjoinFlags, cmd: Command) => runUnjoin(cluster, flags, { cmd, io }));
 }
 
 /** `kubefedctl rotate-token`. */
@@ -815,7 +832,7 @@ function addRotateTokenCommand(program: Command, io: RunIo): void {
       'after',
       '\nExamples:\n  # Rotate the token of member1, for instance on a schedule or when a copy may have leaked\n  kubefedctl rotate-token member1 --cluster-context member1\n',
     )
-    .action(async (cluster: string, flags: { clusterContext?: string }, cmd: Command) => runRotateToken(cluster, flags, cmd, io));
+    .action(async (cluster: string, flags: { clusterContext?: string }, cmd: Command) => runRotateToken(cluster, flags, { cmd, io }));
 }
 
 /** `kubefedctl enable`. */
@@ -840,7 +857,7 @@ function addEnableCommand(program: Command, io: RunIo): void {
       ]),
     )
     .addHelpText('after', ENABLE_EXAMPLES)
-    .action(async (type: string | undefined, flags: EnableFlags, cmd: Command) => runEnable(type, flags, cmd, io));
+    .action(async (type: string | undefined, flags: EnableFlags, cmd: Command) => runEnable(type, flags, { cmd, io }));
 }
 
 /** `kubefedctl disable`. */
@@ -862,7 +879,7 @@ function addDisableCommand(program: Command, io: RunIo): void {
     )
     .option('--version <version>', 'version of the target type for the lookup (only with --delete-crd)')
     .addHelpText('after', DISABLE_EXAMPLES)
-    .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, cmd, io));
+    .action(async (type: string, flags: DisableFlags, cmd: Command) => runDisable(type, flags, { cmd, io }));
 }
 
 /** `kubefedctl orphaning-deletion enable|disable|status`. */
@@ -885,7 +902,7 @@ function addOrphaningCommands(program: Command, io: RunIo): void {
       .argument('<name>', 'the federated object')
       .option('-n, --namespace <namespace>', "namespace of the object (default: the context's namespace, else default)")
       .action(async (type: string, name: string, flags: { namespace?: string }, cmd: Command) =>
-        runOrphaning(action, type, name, flags, cmd, io),
+        runOrphaning(action, { type, name, flags }, { cmd, io }),
       );
   }
 }
@@ -906,7 +923,7 @@ function addPlanCommand(program: Command, io: RunIo): void {
     .option('--key <key>', 'tie-break key (default: <namespace>/<name> of the RSP, as the controller uses)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .addHelpText('after', PLAN_EXAMPLES)
-    .action(async (rsp: string | undefined, flags: PlanFlags, cmd: Command) => runPlan(rsp, flags, cmd, io));
+    .action(async (rsp: string | undefined, flags: PlanFlags, cmd: Command) => runPlan(rsp, flags, { cmd, io }));
 }
 
 /** `kubefedctl status`. */
@@ -931,7 +948,7 @@ function addStatusCommand(program: Command, io: RunIo): void {
     )
     .addHelpText('after', STATUS_EXAMPLES)
     .action(async (type: string | undefined, name: string | undefined, flags: StatusFlags, cmd: Command) =>
-      runStatus(type, name, flags, cmd, io),
+      runStatus({ type, name }, flags, { cmd, io }),
     );
 }
 
