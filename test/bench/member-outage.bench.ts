@@ -80,7 +80,13 @@ class ChangeLoop {
   async run(more: () => boolean): Promise<void> {
     while (more()) {
       const k = this.#k++;
-      const probe = { namespace: NS, name: configMapName(k % OBJECTS), value: `change-${k}`, clusters: this.healthy, limitMs: PHASE_LIMIT_MS };
+      const probe = {
+        namespace: NS,
+        name: configMapName(k % OBJECTS),
+        value: `change-${k}`,
+        clusters: this.healthy,
+        limitMs: PHASE_LIMIT_MS,
+      };
       this.latencies.push(await timeChange(this.fed, this.writes, probe));
     }
   }
