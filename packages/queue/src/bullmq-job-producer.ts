@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { EnqueueOptions, JobProducer, QueueCounts } from './job-producer.js';
+import type { JobProducer, QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { QueueError } from './queue-error.js';
 import { syncQueueName } from './queue-name.js';
@@ -58,12 +58,6 @@ export function syncJobOptions(job: SyncJob, retry: RetryPolicy = {}, retention:
 }
 
 /**
- * BullMQ priority of jobs enqueued at low priority: BullMQ runs jobs without a priority before
- * every prioritized one, and prioritized ones by number, then in order.
- */
-const LOW_JOB_PRIORITY = 1;
-
-/**
  * The BullMQ {@link JobProducer}: one queue per member cluster (`kubefed-sync.<cluster>`),
  * created on first use. Jobs are deduplicated with `keepLastIfActive` (at most one running and
  * one pending job per key), retried per {@link RetryPolicy} and kept per {@link RetentionPolicy}.
@@ -86,8 +80,7 @@ export class BullMqJobProducer implements JobProducer {
     this.#logger.debug({ queue: syncQueueName(valid.cluster), jobId: syncJobDeduplicationId(valid) }, 'sync job enqueued');
   }
 
-  async enqueueBulk(jobs: readonly SyncJob[], options: EnqueueOptions = {}): Promise<void> {
-    const priority = options.priority === 'low' ? { priority: LOW_JOB_PRIORITY } : {};
+  async enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
     const byCluster = new Map<string, SyncJob[]>();
     for (const job of jobs.map(parseSyncJob)) {
       const list = byCluster.get(job.cluster) ?? [];
@@ -101,7 +94,7 @@ export class BullMqJobProducer implements JobProducer {
           list.map((job) => ({
             name: job.kind,
             data: job,
-            opts: { ...syncJobOptions(job, this.#options.retry, this.#options.retention), ...priority },
+            opts: syncJobOptions(job, this.#options.retry, this.#options.retention),
           })),
         );
       }),

@@ -1,4 +1,4 @@
-import type { EnqueueOptions, JobProducer } from './job-producer.js';
+import type { JobProducer } from './job-producer.js';
 import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
 
 /**
@@ -15,8 +15,7 @@ export class InMemoryJobProducer implements JobProducer {
     return Promise.resolve().then(() => this.#add(parseSyncJob(job)));
   }
 
-  /** Accepts `options` and ignores them: `take()` keeps enqueue order whatever the priority. */
-  enqueueBulk(jobs: readonly SyncJob[], _options?: EnqueueOptions): Promise<void> {
+  enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
     return Promise.resolve().then(() => {
       const valid = jobs.map(parseSyncJob);
       for (const job of valid) this.#add(job);

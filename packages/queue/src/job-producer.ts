@@ -15,17 +15,6 @@ export interface QueueCounts {
   readonly failed: number;
 }
 
-/** Options of {@link JobProducer.enqueueBulk}. */
-export interface EnqueueOptions {
-  /**
-   * `low`: the jobs run after every job of normal priority waiting on the same queue (for
-   * fan-outs: every object re-checked after a cluster's readiness changed, a resync), so a
-   * user's change never waits behind them. A job that collapses into a pending one keeps that
-   * job's priority. Default `normal`.
-   */
-  readonly priority?: 'normal' | 'low';
-}
-
 /**
  * Where controllers send sync jobs. Implementations validate every job, deduplicate pending
  * jobs per (type, object, cluster) and retry failed ones with backoff.
@@ -39,7 +28,7 @@ export interface JobProducer {
    */
   enqueue(job: SyncJob): Promise<void>;
   /** Enqueues many jobs (grouped per cluster queue); validates all before sending any. */
-  enqueueBulk(jobs: readonly SyncJob[], options?: EnqueueOptions): Promise<void>;
+  enqueueBulk(jobs: readonly SyncJob[]): Promise<void>;
   /** Stops using the queues (does not close a connection the caller passed in). */
   close(): Promise<void>;
 }

@@ -84,18 +84,6 @@ describe('SyncWorkerHost', () => {
     expect(seen).toEqual([job('web')]);
   });
 
-  it('runs a job enqueued at normal priority before the low-priority jobs already waiting on its queue', async () => {
-    const { producer, startHost } = setup();
-    const fanOut = Array.from({ length: 20 }, (_, i) => job(`resync-${i}`));
-    await producer.enqueueBulk(fanOut, { priority: 'low' });
-    await producer.enqueueBulk([job('user-change')]);
-    expect(await producer.counts('member1')).toEqual({ ...idle, waiting: 21 });
-    const order: string[] = [];
-    await startHost({ clusters: ['member1'], defaults: { concurrency: 1 }, processor: (j) => Promise.resolve(void order.push(j.name)) });
-    await vi.waitFor(() => expect(order).toHaveLength(21), { timeout: waitMs });
-    expect(order).toEqual(['user-change', ...fanOut.map((j) => j.name)]);
-  });
-
   it('collapses 100 enqueues of a busy key into one more run', async () => {
     const { producer, startHost } = setup();
     const release = gate();
