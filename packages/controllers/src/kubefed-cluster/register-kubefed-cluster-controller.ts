@@ -1,4 +1,4 @@
-import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
 import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager } from '@kubefed/runtime';
 import type { ControlPlaneScope } from './cluster-health.js';
 import { ClusterHealthTracker } from './cluster-health-tracker.js';
@@ -39,8 +39,8 @@ export interface KubeFedClusterControllerHandle {
 
 const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
   o.metadata.generation !== n.metadata.generation ||
-  JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
-  JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {});
+  !jsonEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {}) ||
+  !jsonEqual(o.metadata.annotations ?? {}, n.metadata.annotations ?? {});
 
 /**
  * Adds the cluster health controller to `manager` (docs/kubefed-compatibility.md §4.2): an informer on

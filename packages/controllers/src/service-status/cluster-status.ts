@@ -1,6 +1,5 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { FederatedServiceClusterStatus } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { jsonEqual, type KubeObject } from '@kubefed/client';
 import type { ServiceStatusType } from './service-status-type.js';
 
 /**
@@ -54,6 +53,6 @@ export function desiredStatusObject(
  */
 export function updatedStatusObject(existing: KubeObject, clusterStatus: readonly FederatedServiceClusterStatus[]): KubeObject | undefined {
   const current: unknown = existing.clusterStatus ?? [];
-  if (isDeepStrictEqual(current, clusterStatus)) return undefined;
+  if (jsonEqual(current, clusterStatus)) return undefined;
   return { ...structuredClone(existing), clusterStatus: [...clusterStatus] };
 }

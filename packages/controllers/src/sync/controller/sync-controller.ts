@@ -1,4 +1,4 @@
-import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
 import {
   type Clock,
@@ -78,9 +78,9 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
   o === n || // a periodic resync
   o.metadata.generation !== n.metadata.generation ||
   o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-  JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) ||
-  JSON.stringify(o.metadata.annotations ?? {}) !== JSON.stringify(n.metadata.annotations ?? {}) ||
-  JSON.stringify(o.metadata.finalizers ?? []) !== JSON.stringify(n.metadata.finalizers ?? []);
+  !jsonEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {}) ||
+  !jsonEqual(o.metadata.annotations ?? {}, n.metadata.annotations ?? {}) ||
+  !jsonEqual(o.metadata.finalizers ?? [], n.metadata.finalizers ?? []);
 
 /**
  * The sync controller of one federated type (docs/kubefed-compatibility.md §4.4), as one runnable: an
