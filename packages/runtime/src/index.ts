@@ -86,6 +86,7 @@ export {
   type ClusterFactory,
   type EngagedCluster,
 } from './cluster-registry.js';
+export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec, type SharedInformer } from './fleet.js';
 // Test doubles of our own interfaces, for controller unit tests.
 export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
 export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';

@@ -1,0 +1,245 @@
+import { jsonEqual, systemClock, type Clock, type DynamicClient, type GroupVersionResource } from '@kubefed/client';
+import { Informer } from './informer.js';
+import { listerWatcherFor } from './list-watcher.js';
+import { silentLogger, type Logger } from './logger.js';
+import { untilAborted, type Runnable } from './runnable.js';
+
+/** One engaged member cluster as the {@link Fleet} knows it. */
+export interface FleetMember<C> {
+  readonly name: string;
+  /** What the client was built from (e.g. the KubeFedCluster and its token Secret). */
+  readonly config: C;
+  /** The member's client, owned by the Fleet: never close it. */
+  readonly client: DynamicClient;
+  /** Whether the readiness source reports the member Ready. */
+  readonly ready: boolean;
+}
+
+/** Engage, disengage and readiness notifications of a {@link Fleet}. A throwing listener is logged and ignored. */
+export interface FleetEvents {
+  /** `name` was engaged (it is not Ready yet). */
+  onEngaged?(name: string): void;
+  /** `name` was disengaged: its client and informers are being stopped. */
+  onDisengaged?(name: string): void;
+  /** The set of Ready members changed (a member became Ready, stopped being Ready, or left while Ready): the Ready names, sorted. */
+  onReadyChange?(ready: readonly string[]): void;
+}
+
+/** What a shared member informer watches: one resource, optionally one namespace and a label selector. */
+export interface MemberInformerSpec {
+  readonly resource: GroupVersionResource;
+  /** Default every namespace. */
+  readonly namespace?: string | undefined;
+  readonly labelSelector?: string | undefined;
+}
+
+/** A consumer's hold on a shared member informer; `release()` once done (idempotent). */
+export interface SharedInformer {
+  readonly informer: Informer;
+  release(): void;
+}
+
+/** Options of {@link Fleet}. */
+export interface FleetOptions<C> {
+  /**
+   * Builds a member's client from its config on engage; the Fleet closes it on disengage. Its
+   * errors are thrown by {@link Fleet.engage} (the member then stays disengaged).
+   */
+  readonly connect: (name: string, config: C) => DynamicClient;
+  /** Whether two configs are the same (re-engaging keeps the client and informers); default JSON equality. */
+  readonly sameConfig?: (a: C, b: C) => boolean;
+  /** Default silent. */
+  readonly logger?: Logger;
+  /** Clock of the informers; default the system clock. */
+  readonly clock?: Clock;
+}
+
+interface Member<C> {
+  readonly config: C;
+  readonly client: DynamicClient;
+  readonly abort: AbortController;
+  readonly informers: Map<string, InformerEntry>;
+  ready: boolean;
+}
+
+interface InformerEntry {
+  readonly informer: Informer;
+  readonly abort: AbortController;
+  readonly done: Promise<void>;
+  refs: number;
+}
+
+/**
+ * The member clusters of this process (in the spirit of multicluster-runtime's provider and
+ * engage / disengage): the one place that knows each member's name, config, client and
+ * readiness, and that hands out one shared informer per (cluster, resource, namespace, label
+ * selector), started once and reference-counted across every controller and worker that reads
+ * it. A provider (the cluster health controller, or a KubeFedCluster status reader in a
+ * workers-only process) calls {@link engage} / {@link disengage} and {@link setReady}; consumers
+ * read {@link readyClusters} and subscribe to the events. Disengaging a member stops its
+ * informers, then closes its client. A runnable: stopping it disengages every member.
+ */
+export class Fleet<C = unknown> implements Runnable {
+  readonly name = 'fleet';
+  /** Runs on every replica: a workers-only or standby process keeps its members too. */
+  readonly needLeaderElection = false;
+  readonly #o: FleetOptions<C>;
+  readonly #logger: Logger;
+  readonly #members = new Map<string, Member<C>>();
+  readonly #listeners = new Set<FleetEvents>();
+
+  constructor(options: FleetOptions<C>) {
+    this.#o = options;
+    this.#logger = (options.logger ?? silentLogger()).child({ component: 'fleet' });
+  }
+
+  /**
+   * Engages `name` with `config`: a no-op returning the current client when engaged with the
+   * same config; otherwise the previous engagement (if any) is disengaged and a client is built
+   * with `connect`. A newly engaged member is not Ready until {@link setReady}.
+   *
+   * @throws what `connect` throws; the member is then not engaged.
+   */
+  engage(name: string, config: C): DynamicClient {
+    const existing = this.#members.get(name);
+    if (existing !== undefined && (this.#o.sameConfig ?? jsonEqual)(existing.config, config)) return existing.client;
+    if (existing !== undefined) void this.disengage(name);
+    const client = this.#o.connect(name, config);
+    this.#members.set(name, { config, client, abort: new AbortController(), informers: new Map(), ready: false });
+    this.#logger.info({ cluster: name }, 'cluster engaged');
+    this.#emit((l) => l.onEngaged?.(name));
+    return client;
+  }
+
+  /** Disengages `name` (no-op when not engaged); resolves once its informers stopped and its client is closed. */
+  async disengage(name: string): Promise<void> {
+    const member = this.#members.get(name);
+    if (member === undefined) return;
+    this.#members.delete(name);
+    member.abort.abort();
+    this.#logger.info({ cluster: name }, 'cluster disengaged');
+    if (member.ready) this.#emitReady();
+    this.#emit((l) => l.onDisengaged?.(name));
+    await Promise.all([...member.informers.values()].map((e) => e.done));
+    member.client.close();
+  }
+
+  /** Records whether `name` is Ready (ignored when not engaged); notifies on a change only. */
+  setReady(name: string, ready: boolean): void {
+    const member = this.#members.get(name);
+    if (member === undefined || member.ready === ready) return;
+    member.ready = ready;
+    this.#emitReady();
+  }
+
+  /** The engaged member `name`, Ready or not. */
+  get(name: string): FleetMember<C> | undefined {
+    const m = this.#members.get(name);
+    return m === undefined ? undefined : { name, config: m.config, client: m.client, ready: m.ready };
+  }
+
+  /** Every engaged member, sorted by name. */
+  members(): FleetMember<C>[] {
+    return [...this.#members.keys()].sort().flatMap((name) => this.get(name) ?? []);
+  }
+
+  /** The Ready members' clients by name (a snapshot). */
+  readyClusters(): ReadonlyMap<string, DynamicClient> {
+    return new Map([...this.#members].filter(([, m]) => m.ready).map(([name, m]) => [name, m.client]));
+  }
+
+  /** Whether `name` is engaged and Ready. */
+  isReady(name: string): boolean {
+    return this.#members.get(name)?.ready === true;
+  }
+
+  /** Subscribes to the events; returns the unsubscribe function. */
+  subscribe(events: FleetEvents): () => void {
+    this.#listeners.add(events);
+    return () => this.#listeners.delete(events);
+  }
+
+  /** Subscribes to changes of the Ready set (`subscribe({ onReadyChange })`); returns the unsubscribe function. */
+  onChange(listener: (ready: readonly string[]) => void): () => void {
+    return this.subscribe({ onReadyChange: listener });
+  }
+
+  /**
+   * A hold on the informer of `spec` in member `cluster`, started on the first request and
+   * shared by every later one; it stops when the last holder releases it or the member is
+   * disengaged. Undefined when `cluster` is not engaged. Handlers a holder adds are its own to
+   * remove before releasing.
+   */
+  informer(cluster: string, spec: MemberInformerSpec): SharedInformer | undefined {
+    const member = this.#members.get(cluster);
+    if (member === undefined) return undefined;
+    const id = informerId(spec);
+    const entry = member.informers.get(id) ?? this.#startInformer(cluster, member, spec);
+    entry.refs += 1;
+    let released = false;
+    return {
+      informer: entry.informer,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#release(member, id, entry);
+      },
+    };
+  }
+
+  /** Runs until `signal` aborts, then disengages every member. */
+  async start(signal: AbortSignal): Promise<void> {
+    await untilAborted(signal);
+    await Promise.all([...this.#members.keys()].map((name) => this.disengage(name)));
+  }
+
+  #startInformer(cluster: string, member: Member<C>, spec: MemberInformerSpec): InformerEntry {
+    const id = informerId(spec);
+    const informer = new Informer({
+      name: `${id}@${cluster}`,
+      listerWatcher: listerWatcherFor(
+        member.client.resource(spec.resource, spec.namespace),
+        spec.labelSelector === undefined ? {} : { labelSelector: spec.labelSelector },
+      ),
+      logger: this.#logger.child({ cluster }),
+      clock: this.#o.clock ?? systemClock,
+    });
+    const abort = new AbortController();
+    const signal = AbortSignal.any([member.abort.signal, abort.signal]);
+    const done = informer.start(signal).catch((err: unknown) => this.#logger.error({ cluster, err }, 'member informer failed'));
+    const entry: InformerEntry = { informer, abort, done, refs: 0 };
+    member.informers.set(id, entry);
+    return entry;
+  }
+
+  #release(member: Member<C>, id: string, entry: InformerEntry): void {
+    entry.refs -= 1;
+    if (entry.refs > 0 || member.informers.get(id) !== entry) return;
+    member.informers.delete(id);
+    entry.abort.abort();
+  }
+
+  #emitReady(): void {
+    const ready = [...this.#members].filter(([, m]) => m.ready).map(([name]) => name);
+    ready.sort();
+    this.#emit((l) => l.onReadyChange?.(ready));
+  }
+
+  #emit(call: (listener: FleetEvents) => void): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        call(l);
+      } catch (err) {
+        // A consumer's failure must not break the provider that engaged or probed the member.
+        this.#logger.error({ err }, 'a fleet listener failed');
+      }
+    }
+  }
+}
+
+/** The identity of a shared informer within one member: resource, namespace and selector. */
+function informerId(spec: MemberInformerSpec): string {
+  const { group, version, resource } = spec.resource;
+  const gr = group === '' ? resource : `${resource}.${group}`;
+  return `${gr}/${version}${spec.namespace === undefined || spec.namespace === '' ? '' : `/${spec.namespace}`}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}`;
+}

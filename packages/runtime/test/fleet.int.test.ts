@@ -1,0 +1,106 @@
+import { DynamicClient, Kubeconfig } from '@kubefed/client';
+import { startCluster } from '@kubefed/kube-sim';
+import { Fleet } from '@kubefed/runtime';
+import { describe, expect, it } from 'vitest';
+
+const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' } as const;
+const POLL = { timeout: 10_000, interval: 50 };
+
+interface Config {
+  readonly kubeconfig: string;
+  readonly generation: number;
+}
+
+async function fleetOnSim(): Promise<{ fleet: Fleet<Config>; kubeconfig: string; [Symbol.asyncDispose]: () => Promise<void> }> {
+  const sim = await startCluster({ name: 'runtime-fleet', tls: false });
+  const fleet = new Fleet<Config>({
+    connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config.kubeconfig), { qps: 0 }),
+  });
+  const stop = new AbortController();
+  const running = fleet.start(stop.signal);
+  return {
+    fleet,
+    kubeconfig: sim.kubeconfigYaml(),
+    [Symbol.asyncDispose]: async () => {
+      stop.abort();
+      await running;
+      await sim[Symbol.asyncDispose]();
+    },
+  };
+}
+
+describe('Fleet', () => {
+  it('engages a member once per config, replaces its client when the config changes and announces readiness changes only', async () => {
+    await using env = await fleetOnSim();
+    const { fleet } = env;
+    const events: string[] = [];
+    fleet.subscribe({
+      onEngaged: (name) => events.push(`engaged ${name}`),
+      onDisengaged: (name) => events.push(`disengaged ${name}`),
+      onReadyChange: (ready) => events.push(`ready [${ready.join(',')}]`),
+    });
+    const first = fleet.engage('m1', { kubeconfig: env.kubeconfig, generation: 1 });
+    expect(fleet.engage('m1', { kubeconfig: env.kubeconfig, generation: 1 })).toBe(first);
+    expect(fleet.isReady('m1')).toBe(false);
+    fleet.setReady('m1', true);
+    fleet.setReady('m1', true);
+    fleet.setReady('ghost', true);
+    expect([...fleet.readyClusters()]).toEqual([['m1', first]]);
+
+    const second = fleet.engage('m1', { kubeconfig: env.kubeconfig, generation: 2 });
+    expect(second).not.toBe(first);
+    expect(fleet.get('m1')).toMatchObject({ name: 'm1', client: second, ready: false, config: { generation: 2 } });
+    fleet.setReady('m1', true);
+    await fleet.disengage('m1');
+    expect(fleet.members()).toEqual([]);
+    expect(events).toEqual([
+      'engaged m1',
+      'ready [m1]',
+      'ready []',
+      'disengaged m1',
+      'engaged m1',
+      'ready [m1]',
+      'ready []',
+      'disengaged m1',
+    ]);
+  });
+
+  it('leaves a member whose client cannot be built disengaged and throws why', async () => {
+    await using env = await fleetOnSim();
+    expect(() => env.fleet.engage('bad', { kubeconfig: 'not: [a kubeconfig', generation: 1 })).toThrow();
+    expect(env.fleet.get('bad')).toBeUndefined();
+  });
+
+  it('shares one informer per cluster and resource between its holders and stops it with the last one or the member', async () => {
+    await using env = await fleetOnSim();
+    const { fleet } = env;
+    const client = fleet.engage('m1', { kubeconfig: env.kubeconfig, generation: 1 });
+    const spec = { resource: CONFIGMAPS, namespace: 'default', labelSelector: 'app=fleet' };
+    const a = fleet.informer('m1', spec);
+    const b = fleet.informer('m1', spec);
+    const other = fleet.informer('m1', { resource: CONFIGMAPS, namespace: 'default' });
+    expect(a?.informer).toBe(b?.informer);
+    expect(other?.informer).not.toBe(a?.informer);
+    expect(fleet.informer('ghost', spec)).toBeUndefined();
+
+    await client
+      .resource(CONFIGMAPS, 'default')
+      .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { app: 'fleet' } } });
+    await expect.poll(() => a?.informer.store.get('default/cm')?.metadata.name, POLL).toBe('cm');
+
+    a?.release();
+    a?.release();
+    const c = fleet.informer('m1', spec);
+    expect(c?.informer).toBe(b?.informer);
+    c?.release();
+    b?.release();
+    const fresh = fleet.informer('m1', spec);
+    expect(fresh?.informer).not.toBe(b?.informer);
+    await expect.poll(() => fresh?.informer.store.get('default/cm')?.metadata.name, POLL).toBe('cm');
+
+    await fleet.disengage('m1');
+    expect(fleet.informer('m1', spec)).toBeUndefined();
+    fresh?.release();
+    other?.release();
+  });
+});
