@@ -5,7 +5,8 @@ import { QueueError } from './queue-error.js';
 import { syncQueueName } from './queue-name.js';
 import { SYNC_BACKOFF_TYPE } from './sync-backoff.js';
 import type { RedisConnection } from './redis-connection.js';
-import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import { parseSyncJob, type SyncJob } from './sync-job.js';
+import { syncRequestId } from './sync-request.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
 
 /** Retry policy of sync jobs: exponential backoff with jitter, capped by the worker host. */
@@ -51,7 +52,9 @@ export function syncJobOptions(job: SyncJob, retry: RetryPolicy = {}, retention:
   return {
     attempts: retry.attempts ?? Number.MAX_SAFE_INTEGER,
     backoff: { type: SYNC_BACKOFF_TYPE, delay: retry.backoffDelayMs ?? 200, jitter: retry.jitter ?? 0.5 },
-    deduplication: { id: syncJobDeduplicationId(job), keepLastIfActive: true },
+    // The request id deduplicates; it is not the BullMQ job id, since BullMQ keeps finished jobs
+    // (bounded retention) and would silently ignore a new job whose id matches a retained one.
+    deduplication: { id: syncRequestId(job), keepLastIfActive: true },
     removeOnComplete: { count: retention.completed?.count ?? 1000, age: retention.completed?.ageSeconds ?? 3600 },
     removeOnFail: { count: retention.failed?.count ?? 5000, age: retention.failed?.ageSeconds ?? 86_400 },
   };
@@ -77,7 +80,7 @@ export class BullMqJobProducer implements JobProducer {
     const valid = parseSyncJob(job);
     const queue = this.#queue(valid.cluster);
     await queue.add(valid.kind, valid, syncJobOptions(valid, this.#options.retry, this.#options.retention));
-    this.#logger.debug({ queue: syncQueueName(valid.cluster), jobId: syncJobDeduplicationId(valid) }, 'sync job enqueued');
+    this.#logger.debug({ queue: syncQueueName(valid.cluster), jobId: syncRequestId(valid) }, 'sync job enqueued');
   }
 
   async enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {

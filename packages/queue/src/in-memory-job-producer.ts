@@ -1,5 +1,6 @@
 import type { JobProducer } from './job-producer.js';
-import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import { parseSyncJob, type SyncJob } from './sync-job.js';
+import { syncRequestId } from './sync-request.js';
 
 /**
  * A {@link JobProducer} that keeps pending jobs in memory, for tests of code that enqueues
@@ -24,7 +25,7 @@ export class InMemoryJobProducer implements JobProducer {
 
   #add(job: SyncJob): void {
     this.history.push(job);
-    const id = syncJobDeduplicationId(job);
+    const id = syncRequestId(job);
     if (!this.#pending.has(id)) this.#pending.set(id, job);
   }
 

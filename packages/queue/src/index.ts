@@ -6,13 +6,26 @@
  * retried with exponential backoff and jitter, and a `PermanentSyncError` fails a job for good.
  * This is the only package (besides `testing`) that imports `bullmq` and `ioredis`.
  *
- * Start reading at `sync-job.ts` (the payload and its deduplication id), then
+ * Start reading at `sync-request.ts` (one federated object in one member cluster, and every
+ * string form of it: informer key, deduplication id, object id, description) and `sync-job.ts`
+ * (the payload: a request and a kind), then
  * `bullmq-job-producer.ts` and `sync-worker-host.ts` (both open their BullMQ queues through
  * `sync-queue.ts`); `redis-connection.ts` opens connections to the URL forms of `redis-url.ts`
  * (one server, Sentinel, Cluster; TLS).
  */
 export { syncQueueName, syncQueuePrefix, clusterOfSyncQueue, assertClusterName } from './queue-name.js';
-export { syncJobSchema, parseSyncJob, syncJobDeduplicationId, describeSyncJob, type SyncJob } from './sync-job.js';
+export {
+  syncRequestSchema,
+  federatedObjectRef,
+  syncRequest,
+  objectKeyOf,
+  federatedObjectId,
+  syncRequestId,
+  describeSyncRequest,
+  type FederatedObjectRef,
+  type SyncRequest,
+} from './sync-request.js';
+export { syncJobSchema, parseSyncJob, syncJob, describeSyncJob, type SyncJob } from './sync-job.js';
 export { QueueError, RedisConnectionError, PermanentSyncError } from './queue-error.js';
 export { silentLogger, type QueueLogger } from './logger.js';
 export {

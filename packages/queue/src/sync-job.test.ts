@@ -1,6 +1,6 @@
 import { ValidationError } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
-import { describeSyncJob, parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import { describeSyncJob, parseSyncJob, syncJob, type SyncJob } from './sync-job.js';
 
 const job: SyncJob = { kind: 'sync', federatedType: 'deployments.apps', namespace: 'web-ns', name: 'web', cluster: 'member1' };
 
@@ -27,37 +27,23 @@ describe('parseSyncJob', () => {
   });
 });
 
-describe('syncJobDeduplicationId', () => {
-  it.each([
-    [job, 'deployments.apps/web-ns/web@member1'],
-    [{ ...job, kind: 'remove' as const }, 'deployments.apps/web-ns/web@member1'],
-    [{ ...job, namespace: undefined, name: 'system:view' }, 'deployments.apps/system%3Aview@member1'],
-    [{ ...job, namespace: undefined, name: '100%' }, 'deployments.apps/100%25@member1'],
-    [{ ...job, name: '42', namespace: undefined }, 'deployments.apps/42@member1'],
-  ])('derives the id of %j as %j', (input, id) => {
-    const { namespace, ...rest } = input;
-    const value = syncJobDeduplicationId(namespace === undefined ? rest : { ...rest, namespace });
-    expect(value).toBe(id);
-    expect(value).not.toContain(':');
-    expect(value).not.toMatch(/^\d+$/);
-  });
-
-  it('differs per namespace, name, type and cluster', () => {
-    const ids = new Set(
-      [
-        job,
-        { ...job, namespace: 'other' },
-        { ...job, name: 'other' },
-        { ...job, federatedType: 'services' },
-        { ...job, cluster: 'member2' },
-      ].map(syncJobDeduplicationId),
-    );
-    expect(ids.size).toBe(5);
-  });
-});
-
 describe('describeSyncJob', () => {
   it('names kind, type, key and cluster', () => {
     expect(describeSyncJob(job)).toBe('sync deployments.apps "web-ns/web" in cluster "member1"');
+  });
+});
+
+describe('syncJob', () => {
+  it('builds the payload of a request and keeps other fields out of it', () => {
+    const request = { federatedType: 'deployments.apps', namespace: 'web-ns', name: 'web', cluster: 'member1', generation: 3 };
+    expect(syncJob(request, 'sync')).toStrictEqual(job);
+    expect(
+      parseSyncJob(syncJob({ federatedType: 'clusterroles.rbac.authorization.k8s.io', name: 'view', cluster: 'c1' }, 'remove')),
+    ).toStrictEqual({
+      kind: 'remove',
+      federatedType: 'clusterroles.rbac.authorization.k8s.io',
+      name: 'view',
+      cluster: 'c1',
+    });
   });
 });

@@ -3,7 +3,7 @@ import { parseWith } from '@kubefed/api';
 import { z } from 'zod';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { bullPrefix, type RedisConnection } from './redis-connection.js';
-import { syncJobSchema } from './sync-job.js';
+import { syncRequestSchema } from './sync-request.js';
 
 /**
  * What a sync worker found or did for one (type, object, cluster): the cluster's propagation
@@ -13,7 +13,7 @@ import { syncJobSchema } from './sync-job.js';
  * `metadata.generation` the worker acted on: the status writer advances `observedGeneration`
  * only once every placed Ready cluster has reported that generation.
  */
-export const syncOutcomeSchema = syncJobSchema.omit({ kind: true }).extend({
+export const syncOutcomeSchema = syncRequestSchema.extend({
   generation: z.number().int().nonnegative().optional(),
   result: z
     .strictObject({

@@ -5,7 +5,8 @@ import { Queue } from 'bullmq';
 import { BullMqJobProducer, type RetryPolicy } from './bullmq-job-producer.js';
 import { PermanentSyncError, QueueError } from './queue-error.js';
 import { createRedisConnection, type RedisConnection } from './redis-connection.js';
-import { syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import type { SyncJob } from './sync-job.js';
+import { syncRequestId } from './sync-request.js';
 import { SyncWorkerHost, type SyncWorkerHostOptions } from './sync-worker-host.js';
 
 let redis: RedisHandle;
@@ -229,7 +230,7 @@ describe('SyncWorkerHost', () => {
     let overlaps = 0;
     let runs = 0;
     const processor = async (j: SyncJob): Promise<void> => {
-      const key = syncJobDeduplicationId(j);
+      const key = syncRequestId(j);
       const now = (inFlight.get(key) ?? 0) + 1;
       inFlight.set(key, now);
       if (now > 1) overlaps++;

@@ -5,7 +5,8 @@ import { silentLogger, type QueueLogger } from './logger.js';
 import { PermanentSyncError, QueueError } from './queue-error.js';
 import { assertClusterName, syncQueueName } from './queue-name.js';
 import { bullPrefix, isWorkerConnection, type RedisConnection } from './redis-connection.js';
-import { parseSyncJob, syncJobDeduplicationId, type SyncJob } from './sync-job.js';
+import { parseSyncJob, type SyncJob } from './sync-job.js';
+import { syncRequestId } from './sync-request.js';
 import { DEFAULT_MAX_BACKOFF_MS, syncBackoffDelayMs } from './sync-backoff.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
 
@@ -316,7 +317,7 @@ export class SyncWorkerHost {
     }
     const controller = new AbortController();
     this.#running.add(controller);
-    const logger = clusterLogger.child({ jobId: syncJobDeduplicationId(job), attempt });
+    const logger = clusterLogger.child({ jobId: syncRequestId(job), attempt });
     try {
       await this.#options.processor(job, { attempt, signal: controller.signal, logger });
     } catch (err) {
@@ -355,7 +356,7 @@ export class SyncWorkerHost {
     if (job === undefined || this.#closing !== undefined) return;
     await this.#queue(cluster).add(job.kind, job, { ...bullJob.opts, delay: this.#maxBackoffMs });
     logger.info(
-      { jobId: syncJobDeduplicationId(job), durationMs: this.#maxBackoffMs },
+      { jobId: syncRequestId(job), durationMs: this.#maxBackoffMs },
       'sync job failed for good: enqueued again after the maximum backoff',
     );
   }
@@ -387,7 +388,7 @@ export class SyncWorkerHost {
     };
     const original = record?.original ?? err;
     const job = bullJob === undefined ? undefined : safeParse(bullJob.data);
-    const fields = { err: original, jobId: job === undefined ? bullJob?.id : syncJobDeduplicationId(job), attempt: info.attempt };
+    const fields = { err: original, jobId: job === undefined ? bullJob?.id : syncRequestId(job), attempt: info.attempt };
     if (info.final) logger.warn(fields, 'sync job failed for good');
     else logger.debug(fields, 'sync job attempt failed: will retry');
     const permanent = original instanceof PermanentSyncError || original instanceof ValidationError;

@@ -4,7 +4,7 @@
 //
 //   node --conditions=@kubefed/source --import tsx packages/queue/test/stuck-worker.ts <redis-url> <prefix>
 import { createRedisConnection } from '../src/redis-connection.js';
-import { syncJobDeduplicationId } from '../src/sync-job.js';
+import { syncRequestId } from '../src/sync-request.js';
 import { SyncWorkerHost } from '../src/sync-worker-host.js';
 
 // eslint-disable-next-line no-restricted-properties -- a test fixture run as its own process: its arguments say where Redis is
@@ -15,7 +15,7 @@ await SyncWorkerHost.start({
   prefix,
   clusters: ['member1'],
   processor: (job) => {
-    process.stdout.write(`${JSON.stringify({ started: syncJobDeduplicationId(job) })}\n`);
+    process.stdout.write(`${JSON.stringify({ started: syncRequestId(job) })}\n`);
     return new Promise<void>(() => undefined);
   },
 });
