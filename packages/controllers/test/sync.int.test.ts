@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject, type ResourceClient } from '@kubefed/client';
-import { BullMqJobProducer, createRedisConnection, SyncWorkerHost } from '@kubefed/queue';
+import { BullMqJobProducer, createRedisConnection, type JobProducer, type SyncJob, SyncWorkerHost } from '@kubefed/queue';
 import { EventRecorder, Manager } from '@kubefed/runtime';
 import {
   clientFor,
@@ -73,7 +73,14 @@ afterEach(async () => {
 /** A kubefed namespace with both members joined, the health + FTC controllers and a sync worker host running in process. */
 async function startControlPlane(
   types: readonly (FederatedTypeOptions & { statusCollection?: boolean })[] = [CLUSTER_ROLES],
-  options: { resyncPeriodMs?: number; syncController?: Record<string, unknown>; coreOnlyMember?: string; reporting?: DynamicClient } = {},
+  options: {
+    resyncPeriodMs?: number;
+    syncController?: Record<string, unknown>;
+    coreOnlyMember?: string;
+    reporting?: DynamicClient;
+    /** Every job the sync controllers enqueue is appended here. */
+    jobs?: SyncJob[];
+  } = {},
 ): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
@@ -111,7 +118,7 @@ async function startControlPlane(
     namespace: ns,
     tracker: clusters.tracker,
     clusters: () => clusters.informer.store.list(),
-    producer,
+    producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
     // As the controller manager runs its own workers: versions read from the watch cache.
     cacheVersions: true,
     statusFlushMs: 100,
@@ -148,6 +155,21 @@ async function startControlPlane(
     await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(ftc as unknown as KubeObject);
   }
   return ns;
+}
+
+/** `producer`, appending every job enqueued to `jobs`. */
+function recording(producer: JobProducer, jobs: SyncJob[]): JobProducer {
+  return {
+    enqueue: (job) => {
+      jobs.push(job);
+      return producer.enqueue(job);
+    },
+    enqueueBulk: (bulk) => {
+      jobs.push(...bulk);
+      return producer.enqueueBulk(bulk);
+    },
+    close: () => producer.close(),
+  };
 }
 
 const FULL_ACCESS = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
@@ -769,6 +791,44 @@ describe('sync controller against kube-sim and Redis', () => {
       conditions: [{ type: 'Propagation', status: 'True' }],
       clusters: [{ name: 'member1' }, { name: 'member2' }],
     });
+  });
+
+  it('sends jobs only to the member whose readiness changed: member1 gets none while member2 goes away and comes back', async () => {
+    const jobs: SyncJob[] = [];
+    await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0, jobs });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    const status = async (): Promise<unknown> => (await objects.get(name)).status;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
+    const toMember1 = (): SyncJob[] => jobs.filter((j) => j.name === name && j.cluster === 'member1');
+    const before = toMember1().length;
+    expect(before).toBeGreaterThan(0);
+
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    try {
+      await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'ClusterNotReady' }],
+      });
+    } finally {
+      member2.faults.restore();
+    }
+    const toMember2 = jobs.filter((j) => j.name === name && j.cluster === 'member2').length;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Propagation', status: 'True' }],
+      clusters: [{ name: 'member1' }, { name: 'member2' }],
+    });
+    expect(jobs.filter((j) => j.name === name && j.cluster === 'member2').length).toBeGreaterThan(toMember2);
+    expect(toMember1()).toHaveLength(before);
+    // A change of the object still goes to every member.
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
+    await expect
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+    await expect
+      .poll(async () => (await inMember('member2', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
   });
 
   it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {

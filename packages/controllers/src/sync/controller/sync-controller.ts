@@ -17,6 +17,7 @@ import {
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
 import type { StatusRecorder } from './status-recorder.js';
+import { DispatchScopes, readinessChanges } from './dispatch-scopes.js';
 import { MemberWatches } from './member-watches.js';
 import type { OwnWrites } from './own-writes.js';
 import { StatusWriter } from './status-writer.js';
@@ -164,11 +165,13 @@ export class SyncController implements Runnable {
           })
         : undefined;
     const env = { ...o, federatedNamespaceCache: namespaces };
+    const scopes = new DispatchScopes();
     const reconciler = new SyncReconciler({
       ...env,
       objects: informer.store,
       readyClusters: () => o.tracker.readyClusters(),
       memberCopies: members,
+      scopes,
     });
     const controller = new Controller({
       name: this.name,
@@ -179,13 +182,24 @@ export class SyncController implements Runnable {
         : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
       logger,
       clock,
-    }).watch(informer, { updatePredicate: changed });
+    }).watch(informer, {
+      updatePredicate: changed,
+      // A change of the object (or a periodic resync) is dispatched to every cluster.
+      map: (obj) => {
+        const key = objectKey(obj);
+        scopes.all(key);
+        return [key];
+      },
+    });
     const runs: Promise<void>[] = [informer.start(signal), controller.start(signal)];
     if (namespaces !== undefined) {
       // Any change to the FederatedNamespace of N re-enqueues every object of this type in N.
       const enqueueNamespace = (obj: KubeObject): void => {
-        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? ''))
-          controller.queue.add(objectKey(fedObj), { priority: 'low' });
+        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? '')) {
+          const key = objectKey(fedObj);
+          scopes.all(key);
+          controller.queue.add(key, { priority: 'low' });
+        }
       };
       namespaces.addEventHandler({
         onAdd: enqueueNamespace,
@@ -207,11 +221,24 @@ export class SyncController implements Runnable {
     // Fan-outs go after keys added for a change of their own: a readiness or label change of one
     // cluster must not make a user's change wait behind every object (each is re-checked anyway).
     const reconcileAll = (): void => {
-      for (const key of informer.store.keys()) controller.queue.add(key, { priority: 'low' });
+      for (const key of informer.store.keys()) {
+        scopes.all(key);
+        controller.queue.add(key, { priority: 'low' });
+      }
     };
+    // A readiness change concerns the clusters whose readiness changed: their status entries,
+    // and jobs to them alone (a healthy member's copy does not depend on another's readiness).
+    let ready = o.tracker.readyClusters();
     const offReady = o.tracker.onChange(() => {
-      members?.sync(o.tracker.readyClusters());
-      reconcileAll();
+      const now = o.tracker.readyClusters();
+      const clusters = readinessChanges(ready, now);
+      ready = now;
+      members?.sync(now);
+      if (clusters.size === 0) return;
+      for (const key of informer.store.keys()) {
+        scopes.only(key, clusters);
+        controller.queue.add(key, { priority: 'low' });
+      }
     });
     const offLabels = o.onClusterLabelsChange?.(reconcileAll);
     const flushMs = o.statusFlushMs ?? 200;

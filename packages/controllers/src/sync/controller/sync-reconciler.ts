@@ -31,6 +31,7 @@ import {
   type SyncEvent,
   waitForRemovalEvent,
 } from '../sync-events.js';
+import type { DispatchScopes } from './dispatch-scopes.js';
 import type { MemberWatches } from './member-watches.js';
 import { recorderKey, type StatusRecorder } from './status-recorder.js';
 import { inKubeFedNamespace, isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
@@ -52,6 +53,8 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly kubefedNamespace: string;
   /** Where Warning events about the federated object go (`InvalidName`); default none. */
   readonly events?: EventSink | undefined;
+  /** The clusters each queued key needs jobs for (see {@link DispatchScopes}); default every Ready cluster. */
+  readonly scopes?: DispatchScopes | undefined;
 }
 
 /**
@@ -72,6 +75,22 @@ export class SyncReconciler implements Reconciler {
   }
 
   async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
+    const scopes = this.#o.scopes;
+    const scope = scopes?.take(key);
+    let outcome: ReconcileOutcome;
+    try {
+      outcome = await this.#reconcile(key, ctx, scope);
+    } catch (err) {
+      // A retry, or a look again later, re-checks every cluster.
+      scopes?.all(key);
+      throw err;
+    }
+    if (outcome.type === 'retry' || outcome.type === 'requeueAfter') scopes?.all(key);
+    return outcome;
+  }
+
+  /** One reconcile; jobs go to the clusters of `scope` alone when given, else to every Ready cluster. */
+  async #reconcile(key: string, ctx: ReconcileContext, scope: ReadonlySet<string> | undefined): Promise<ReconcileOutcome> {
     const o = this.#o;
     const rkey = recorderKey(o.type.name, key);
     const fed = o.objects.get(key);
@@ -151,7 +170,9 @@ export class SyncReconciler implements Reconciler {
     }
     const notJoined = this.#notJoined(fed);
     if (notJoined.length > 0) await this.#event(fed, clustersNotJoinedEvent(notJoined));
-    const others = [...ready.keys()].filter((c) => !targets.includes(c));
+    const inScope = (c: string): boolean => scope === undefined || scope.has(c);
+    targets = targets.filter(inScope);
+    const others = [...ready.keys()].filter((c) => !targets.includes(c) && inScope(c));
     // A cluster that failed in a way retrying cannot heal waits for a new generation of the object.
     const outcomes = o.recorder.outcomes(rkey);
     const unhealed = (c: string): boolean => {

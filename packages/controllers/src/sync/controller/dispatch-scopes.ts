@@ -1,0 +1,46 @@
+/**
+ * Which member clusters the next reconcile of a key must dispatch jobs to. A key queued because
+ * the object changed, by a periodic resync, a label or FederatedNamespace change needs every
+ * cluster; a key queued only because some clusters' readiness changed needs jobs for those
+ * clusters alone: the other members' copies do not depend on a third cluster's readiness (the
+ * reconcile still writes the status, whose entries for the changed clusters do), so an
+ * unreachable member costs the healthy ones no job per object (issue #18).
+ *
+ * A key without an entry (a retry, a requeue after a wait) is reconciled in full.
+ */
+export class DispatchScopes {
+  /** Per queued key: every cluster, or only these. */
+  readonly #pending = new Map<string, ReadonlySet<string> | 'all'>();
+
+  /** The next reconcile of `key` dispatches to every cluster. */
+  all(key: string): void {
+    this.#pending.set(key, 'all');
+  }
+
+  /** The next reconcile of `key` dispatches to `clusters` too (and only to them unless {@link all} was asked). */
+  only(key: string, clusters: ReadonlySet<string>): void {
+    const current = this.#pending.get(key);
+    if (current === 'all') return;
+    this.#pending.set(key, current === undefined ? clusters : new Set([...current, ...clusters]));
+  }
+
+  /** Takes the scope of the reconcile starting now: the clusters it dispatches to, or `undefined` for every cluster. */
+  take(key: string): ReadonlySet<string> | undefined {
+    const scope = this.#pending.get(key);
+    this.#pending.delete(key);
+    return scope === 'all' ? undefined : scope;
+  }
+
+  /** Number of keys with a pending scope. */
+  get size(): number {
+    return this.#pending.size;
+  }
+}
+
+/** The clusters that became Ready, stopped being Ready, or are Ready with another client since `before`. */
+export function readinessChanges<C>(before: ReadonlyMap<string, C>, after: ReadonlyMap<string, C>): Set<string> {
+  const changed = new Set<string>();
+  for (const [name, client] of after) if (before.get(name) !== client) changed.add(name);
+  for (const name of before.keys()) if (!after.has(name)) changed.add(name);
+  return changed;
+}
