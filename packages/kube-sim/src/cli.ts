@@ -31,11 +31,25 @@ Faults: POST /kube-sim/faults (admin token) with {"unreachable":true} | {"hang":
 {"failRate":0.5,"code":500} | {"podCapacity":N|null} | {"restore":true}; SIGUSR2 restores every
 cluster's faults (not its pod capacity).`;
 
-async function main(): Promise<number> {
+/** Bad command-line input: printed with the `kube-sim:` prefix, exit code 2. */
+class UsageError extends Error {}
+
+/** The validated command line. */
+interface CliConfig {
+  names: string[];
+  kubeconfig: string;
+  http: boolean;
+  basePort: number | undefined;
+  version: string | undefined;
+  capacities: Map<string, number> | undefined;
+  regions: Map<string, string>;
+}
+
+function parseCommandLine(args: string[]): CliConfig | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
-      args: process.argv.slice(2),
+      args,
       options: {
         clusters: { type: 'string' },
         kubeconfig: { type: 'string' },
@@ -49,67 +63,86 @@ async function main(): Promise<number> {
       strict: true,
     }));
   } catch (e) {
-    console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}\n\n${usage}`);
-    return 2;
+    throw new UsageError(`${e instanceof Error ? e.message : String(e)}\n\n${usage}`);
   }
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
-  const names = (values.clusters ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  if (names.length === 0 || values.kubeconfig === undefined) {
-    console.error(`kube-sim: --clusters and --kubeconfig are required\n\n${usage}`);
-    return 2;
-  }
-  if (new Set(names).size !== names.length) {
-    console.error('kube-sim: cluster names must be unique');
-    return 2;
-  }
+  if (values.help) return 'help';
+  const names = splitList(values.clusters ?? '');
+  if (names.length === 0 || values.kubeconfig === undefined) throw new UsageError(`--clusters and --kubeconfig are required\n\n${usage}`);
+  if (new Set(names).size !== names.length) throw new UsageError('cluster names must be unique');
   const basePort = values['base-port'] === undefined ? undefined : Number(values['base-port']);
-  if (basePort !== undefined && (!Number.isInteger(basePort) || basePort < 1 || basePort + names.length > 65535)) {
-    console.error(`kube-sim: --base-port must be a port number, got ${values['base-port']}`);
-    return 2;
-  }
+  if (basePort !== undefined && (!Number.isInteger(basePort) || basePort < 1 || basePort + names.length > 65535))
+    throw new UsageError(`--base-port must be a port number, got ${values['base-port']}`);
   let capacities: Map<string, number> | undefined;
   try {
     capacities = values['pod-capacity'] === undefined ? undefined : parsePodCapacityFlag(values['pod-capacity'], names);
   } catch (e) {
-    console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}`);
-    return 2;
+    throw new UsageError(e instanceof Error ? e.message : String(e));
   }
-  const regions = new Map<string, string>();
-  for (const part of (values.regions ?? '')
+  const regions = parseRegions(values.regions ?? '', names);
+  return { names, kubeconfig: values.kubeconfig, http: values.http, basePort, version: values.version, capacities, regions };
+}
+
+function splitList(value: string): string[] {
+  return value
     .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '')) {
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function parseRegions(value: string, names: string[]): Map<string, string> {
+  const regions = new Map<string, string>();
+  for (const part of splitList(value)) {
     const [name, region] = part.split('=');
-    if (name === undefined || region === undefined || region === '' || !names.includes(name)) {
-      console.error(`kube-sim: --regions: "${part}" is not <cluster>=<region> for one of ${names.join(', ')}`);
-      return 2;
-    }
+    if (name === undefined || region === undefined || region === '' || !names.includes(name))
+      throw new UsageError(`--regions: "${part}" is not <cluster>=<region> for one of ${names.join(', ')}`);
     regions.set(name, region);
   }
+  return regions;
+}
+
+/** Starts the clusters one by one and writes the kubeconfig; on a failure stops those started and rethrows. */
+async function startClusters(config: CliConfig): Promise<SimCluster[]> {
+  const { basePort, version, capacities, regions } = config;
   const clusters: SimCluster[] = [];
   try {
-    for (const [i, name] of names.entries()) {
+    for (const [i, name] of config.names.entries()) {
       clusters.push(
         await startCluster({
           name,
-          tls: !values.http,
+          tls: !config.http,
           ...(basePort !== undefined ? { port: basePort + i } : {}),
-          ...(values.version !== undefined ? { version: values.version } : {}),
+          ...(version !== undefined ? { version } : {}),
           ...(capacities !== undefined ? { podCapacity: capacities.get(name) ?? Infinity } : {}),
           ...(regions.has(name) ? { region: regions.get(name) ?? '' } : {}),
         }),
       );
     }
-    writeFileSync(values.kubeconfig, buildKubeconfig(clusters), { mode: 0o600 });
+    writeFileSync(config.kubeconfig, buildKubeconfig(clusters), { mode: 0o600 });
+    return clusters;
+  } catch (e) {
+    await Promise.all(clusters.map((c) => c.stop()));
+    throw e;
+  }
+}
+
+async function main(): Promise<number> {
+  let config: CliConfig | 'help';
+  try {
+    config = parseCommandLine(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`kube-sim: ${e.message}`);
+    return 2;
+  }
+  if (config === 'help') {
+    console.log(usage);
+    return 0;
+  }
+  let clusters: SimCluster[];
+  try {
+    clusters = await startClusters(config);
   } catch (e) {
     console.error(`kube-sim: ${e instanceof Error ? e.message : String(e)}`);
-    await Promise.all(clusters.map((c) => c.stop()));
     return 1;
   }
   for (const c of clusters) console.log(`cluster ${c.name} ready at ${c.url}`);

@@ -57,53 +57,94 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void {
+const required = (field: string): StatusCause => ({ reason: 'FieldValueRequired', message: 'Required value', field });
+
+/** The spec fields of a CRD the checks and defaults read. */
+interface CrdFields {
+  spec: JsonObject;
+  names: JsonObject;
+  group: string;
+  plural: string;
+  kind: string;
+  scope: string;
+  versions: JsonObject[];
+  name: string;
+}
+
+function crdFields(obj: KObject): CrdFields {
   const spec = isObject(obj['spec']) ? obj['spec'] : {};
   const names = isObject(spec['names']) ? spec['names'] : {};
+  return {
+    spec,
+    names,
+    group: str(spec['group']),
+    plural: str(names['plural']),
+    kind: str(names['kind']),
+    scope: str(spec['scope']),
+    versions: Array.isArray(spec['versions']) ? spec['versions'].filter(isObject) : [],
+    name: obj.metadata.name ?? '',
+  };
+}
+
+/** Validates, defaults and sets the status of a CRD being written (the kind hook of the CRD resource). */
+function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void {
+  const f = crdFields(obj);
+  const causes = [...crdSpecCauses(f), ...crdVersionCauses(f.versions), ...(old === undefined ? [] : crdImmutableCauses(f, old))];
+  if (causes.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', f.name, causes);
+  // A different CRD must not serve the same group/plural (the name check makes that impossible) nor
+  // clash with a built-in resource.
+  const existing = ops.registry.byResource(f.group, f.plural);
+  if (existing?.builtin === true) throw new StatusError(409, 'AlreadyExists', `${f.plural}.${f.group} is served by the API server`, {});
+  const { names, spec } = f;
+  if (names['singular'] === undefined) names['singular'] = f.kind.toLowerCase();
+  if (names['listKind'] === undefined) names['listKind'] = `${f.kind}List`;
+  spec['names'] = names;
+  obj['spec'] = spec;
+  if (old === undefined && obj.metadata.deletionTimestamp === undefined) {
+    const fins = obj.metadata.finalizers ?? [];
+    if (!fins.includes(cleanupFinalizer)) obj.metadata.finalizers = [...fins, cleanupFinalizer];
+  }
+  obj['status'] = crdStatus(obj, old, f);
+}
+
+function crdSpecCauses(f: CrdFields): StatusCause[] {
+  const { group, plural, kind, scope, versions, name } = f;
   const causes: StatusCause[] = [];
-  const group = str(spec['group']);
-  const plural = str(names['plural']);
-  const kind = str(names['kind']);
-  if (group === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.group' });
+  if (group === '') causes.push(required('spec.group'));
   else if (!group.includes('.'))
     causes.push({
       reason: 'FieldValueInvalid',
       message: `Invalid value: "${group}": should be a domain with at least one dot`,
       field: 'spec.group',
     });
-  if (plural === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.names.plural' });
-  if (kind === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.names.kind' });
-  const scope = str(spec['scope']);
+  if (plural === '') causes.push(required('spec.names.plural'));
+  if (kind === '') causes.push(required('spec.names.kind'));
   if (scope !== 'Namespaced' && scope !== 'Cluster')
     causes.push({
       reason: 'FieldValueNotSupported',
       message: `Unsupported value: "${scope}": supported values: "Cluster", "Namespaced"`,
       field: 'spec.scope',
     });
-  const versions = Array.isArray(spec['versions']) ? spec['versions'].filter(isObject) : [];
-  if (versions.length === 0)
+  if (versions.length === 0 || versions.filter((v) => v['storage'] === true).length !== 1)
     causes.push({
       reason: 'FieldValueInvalid',
       message: 'Invalid value: must have exactly one version marked as storage version',
       field: 'spec.versions',
     });
-  else if (versions.filter((v) => v['storage'] === true).length !== 1)
-    causes.push({
-      reason: 'FieldValueInvalid',
-      message: 'Invalid value: must have exactly one version marked as storage version',
-      field: 'spec.versions',
-    });
-  const name = obj.metadata.name ?? '';
   if (plural !== '' && group !== '' && name !== `${plural}.${group}`)
     causes.push({
       reason: 'FieldValueInvalid',
       message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
       field: 'metadata.name',
     });
+  return causes;
+}
+
+function crdVersionCauses(versions: JsonObject[]): StatusCause[] {
+  const causes: StatusCause[] = [];
   versions.forEach((v, i) => {
-    if (str(v['name']) === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `spec.versions[${i}].name` });
-    if (typeof v['served'] !== 'boolean')
-      causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `spec.versions[${i}].served` });
+    if (str(v['name']) === '') causes.push(required(`spec.versions[${i}].name`));
+    if (typeof v['served'] !== 'boolean') causes.push(required(`spec.versions[${i}].served`));
     const schema = isObject(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
     if (!isObject(schema))
       causes.push({
@@ -112,31 +153,26 @@ function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void 
         field: `spec.versions[${i}].schema.openAPIV3Schema`,
       });
   });
-  if (old !== undefined) {
-    const oldSpec = isObject(old['spec']) ? old['spec'] : {};
-    if (str(oldSpec['group']) !== group)
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${group}": field is immutable`, field: 'spec.group' });
-    if (str(oldSpec['scope']) !== scope)
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${scope}": field is immutable`, field: 'spec.scope' });
-  }
-  if (causes.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, causes);
-  // A different CRD must not serve the same group/plural (the name check makes that impossible) nor
-  // clash with a built-in resource.
-  const existing = ops.registry.byResource(group, plural);
-  if (existing?.builtin === true) throw new StatusError(409, 'AlreadyExists', `${plural}.${group} is served by the API server`, {});
-  if (names['singular'] === undefined) names['singular'] = kind.toLowerCase();
-  if (names['listKind'] === undefined) names['listKind'] = `${kind}List`;
-  spec['names'] = names;
-  obj['spec'] = spec;
-  if (old === undefined && obj.metadata.deletionTimestamp === undefined) {
-    const fins = obj.metadata.finalizers ?? [];
-    if (!fins.includes(cleanupFinalizer)) obj.metadata.finalizers = [...fins, cleanupFinalizer];
-  }
+  return causes;
+}
+
+function crdImmutableCauses(f: CrdFields, old: KObject): StatusCause[] {
+  const oldSpec = isObject(old['spec']) ? old['spec'] : {};
+  const causes: StatusCause[] = [];
+  if (str(oldSpec['group']) !== f.group)
+    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${f.group}": field is immutable`, field: 'spec.group' });
+  if (str(oldSpec['scope']) !== f.scope)
+    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${f.scope}": field is immutable`, field: 'spec.scope' });
+  return causes;
+}
+
+/** The status of an accepted CRD: names accepted, Established at once, the storage version recorded. */
+function crdStatus(obj: KObject, old: KObject | undefined, f: CrdFields): JsonObject {
   const now = nowTimestamp();
   const oldStatus = old !== undefined && isObject(old['status']) ? old['status'] : {};
   const oldConds = Array.isArray(oldStatus['conditions']) ? oldStatus['conditions'].filter(isObject) : [];
   const since = (type: string): string => str(oldConds.find((c) => c['type'] === type)?.['lastTransitionTime']) || now;
-  const storage = str(versions.find((v) => v['storage'] === true)?.['name']);
+  const storage = str(f.versions.find((v) => v['storage'] === true)?.['name']);
   const stored = Array.isArray(oldStatus['storedVersions']) ? oldStatus['storedVersions'].map(String) : [];
   if (storage !== '' && !stored.includes(storage)) stored.push(storage);
   const conditions: JsonObject[] = [
@@ -163,7 +199,7 @@ function prepareCrd(ops: RestOps, obj: KObject, old: KObject | undefined): void 
       reason: 'InstanceDeletionInProgress',
       message: 'CustomResource deletion is in progress',
     });
-  obj['status'] = { conditions, acceptedNames: { ...names }, storedVersions: stored };
+  return { conditions, acceptedNames: { ...f.names }, storedVersions: stored };
 }
 
 /** The resource def a CRD object serves (undefined when malformed). */

@@ -1,31 +1,21 @@
-import type { RestOps, Scope } from '../../resources/rest-ops.js';
+import type { RestOps } from '../../resources/rest-ops.js';
 import { StatusError } from '../../util/status-error.js';
 import type { StoreEvent } from '../../store/watch-hub.js';
 import { isObject, nowTimestamp } from '../../util/json.js';
-import type { JsonObject, KObject, OwnerReference } from '../../util/json.js';
+import type { JsonObject, KObject } from '../../util/json.js';
 import { SettlingQueue } from './settling-queue.js';
 import {
-  deploymentStatus,
   podIsActive,
   podNodeName,
-  podTemplateHash,
-  podTemplateHashLabel,
   podsToDelete,
   replicaSetStatus,
-  resolveIntOrPercent,
-  revisionAnnotation,
   runningPodStatus,
   sameStatus,
   specReplicas,
   unschedulablePodStatus,
 } from './workload-plan.js';
-
-const deploymentsKey = 'apps/deployments';
-const replicaSetsKey = 'apps/replicasets';
-const podsKey = '/pods';
-const nodesKey = '/nodes';
-const desiredReplicasAnnotation = 'deployment.kubernetes.io/desired-replicas';
-const maxReplicasAnnotation = 'deployment.kubernetes.io/max-replicas';
+import { DeploymentReconciler } from './deployment-reconciler.js';
+import { WorkloadOps, appsOwnerRef, controllerRef, deploymentsKey, nodesKey, podsKey, replicaSetsKey, specOf } from './workload-ops.js';
 
 /** Options of {@link registerWorkloadControllers}. */
 export interface WorkloadControllerOptions {
@@ -57,14 +47,6 @@ export function isValidPodCapacity(capacity: unknown): capacity is number {
   return capacity === Infinity || (typeof capacity === 'number' && Number.isInteger(capacity) && capacity >= 0);
 }
 
-function controllerRef(obj: KObject): OwnerReference | undefined {
-  return obj.metadata.ownerReferences?.find((o) => o.controller === true);
-}
-
-function specOf(obj: KObject): JsonObject {
-  return isObject(obj['spec']) ? obj['spec'] : {};
-}
-
 /**
  * The workload controllers of a simulated cluster, driven by store events: the deployment
  * controller (one ReplicaSet per pod template, old ones scaled to 0, Deployment status), the
@@ -74,224 +56,155 @@ function specOf(obj: KObject): JsonObject {
  * Ready at once). Every write goes through the store, so watches see each step.
  */
 export function registerWorkloadControllers(ops: RestOps, options: WorkloadControllerOptions): WorkloadControllers {
-  const queue = new SettlingQueue(options.reactionDelayMs ?? defaultReactionDelayMs);
-  let capacity = options.podCapacity;
-  let creationSeq = 0;
-  const podSeq = new Map<string, number>();
-  let nextNode = 0;
-  let nextPodIp = 0;
+  const controllers = new SimulatedWorkloadControllers(ops, options);
+  ops.store.onChange((e) => controllers.route(e));
+  return controllers;
+}
 
-  const scopeOf = (group: string, resource: string, namespace: string): Scope => {
-    const def = ops.registry.byResource(group, resource)!;
-    return { def, version: def.versions[0]!, namespace };
-  };
-  const owned = (owner: KObject, grKey: string): KObject[] => {
-    const uid = owner.metadata.uid ?? '';
-    return ops.store
-      .dependentsOf(uid)
-      .filter((loc) => loc.grKey === grKey)
-      .map((loc) => ops.store.getAt(loc))
-      .filter((o): o is KObject => o !== undefined && controllerRef(o)?.uid === uid);
-  };
-  const tolerate = (fn: () => void): void => {
-    try {
-      fn();
-    } catch (e) {
-      // Conflicts, vanished objects and terminating namespaces settle on a later event.
-      if (!(e instanceof StatusError)) throw e;
-    }
-  };
-  const writeStatus = (resource: string, obj: KObject, status: JsonObject): void => {
-    if (sameStatus(obj['status'], status)) return;
-    ops.updateFrom(
-      scopeOf('apps', resource, obj.metadata.namespace ?? ''),
-      obj,
-      { ...obj, metadata: { ...obj.metadata }, status },
-      {},
-      'status',
-    );
-  };
+/** The state and reconcile functions behind {@link registerWorkloadControllers}. */
+class SimulatedWorkloadControllers implements WorkloadControllers {
+  readonly #w: WorkloadOps;
+  readonly #queue: SettlingQueue;
+  readonly #deployments: DeploymentReconciler;
+  #capacity: number;
+  #creationSeq = 0;
+  /** Creation order of the active pods by uid: the scheduler binds oldest first, scale-down removes newest first. */
+  readonly #podSeq = new Map<string, number>();
+  #nextNode = 0;
+  #nextPodIp = 0;
 
-  const enqueueDeployment = (ns: string, name: string): void => queue.enqueue(`deploy:${ns}/${name}`, () => reconcileDeployment(ns, name));
-  const enqueueReplicaSet = (ns: string, name: string): void => queue.enqueue(`rs:${ns}/${name}`, () => reconcileReplicaSet(ns, name));
-  const enqueueScheduler = (): void => queue.enqueue('scheduler', schedule, true);
-  const enqueueKubelet = (ns: string, name: string): void => queue.enqueue(`kubelet:${ns}/${name}`, () => startPod(ns, name));
+  constructor(ops: RestOps, options: WorkloadControllerOptions) {
+    this.#w = new WorkloadOps(ops);
+    this.#queue = new SettlingQueue(options.reactionDelayMs ?? defaultReactionDelayMs);
+    this.#deployments = new DeploymentReconciler(this.#w);
+    this.#capacity = options.podCapacity;
+  }
 
-  const reconcileDeployment = (ns: string, name: string): void => {
-    const d = ops.store.get(deploymentsKey, ns, name);
-    if (d === undefined || d.metadata.deletionTimestamp !== undefined) return;
-    const spec = specOf(d);
-    const template = isObject(spec['template']) ? spec['template'] : {};
-    const hash = podTemplateHash(template);
-    const desired = specReplicas(d);
-    const strategy = isObject(spec['strategy']) ? spec['strategy'] : {};
-    const surge =
-      strategy['type'] === 'Recreate'
-        ? 0
-        : resolveIntOrPercent(
-            isObject(strategy['rollingUpdate']) ? (strategy['rollingUpdate']['maxSurge'] ?? '25%') : '25%',
-            desired,
-            true,
-          );
-    const annotationsFor = (revision: string): Record<string, string> => ({
-      [desiredReplicasAnnotation]: String(desired),
-      [maxReplicasAnnotation]: String(desired + surge),
-      [revisionAnnotation]: revision,
-    });
-    const rsScope = scopeOf('apps', 'replicasets', ns);
-    let all = owned(d, replicaSetsKey);
-    const revisionOf = (rs: KObject): number => Number(rs.metadata.annotations?.[revisionAnnotation] ?? '0') || 0;
-    const maxRevision = all.reduce((m, rs) => Math.max(m, revisionOf(rs)), 0);
-    let newRs = all.find((rs) => rs.metadata.labels?.[podTemplateHashLabel] === hash && rs.metadata.deletionTimestamp === undefined);
-    const orphan = newRs === undefined ? ops.store.get(replicaSetsKey, ns, `${name}-${hash}`) : undefined;
-    if (
-      orphan !== undefined &&
-      controllerRef(orphan) === undefined &&
-      orphan.metadata.deletionTimestamp === undefined &&
-      orphan.metadata.labels?.[podTemplateHashLabel] === hash
-    ) {
-      // An orphaned ReplicaSet of this template (the Deployment was deleted with Orphan and recreated) is adopted.
-      const ref: OwnerReference = {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        name,
-        uid: d.metadata.uid ?? '',
-        controller: true,
-        blockOwnerDeletion: true,
-      };
-      tolerate(() => {
-        newRs = ops.writeThrough(replicaSetsKey, {
-          ...orphan,
-          metadata: { ...orphan.metadata, ownerReferences: [...(orphan.metadata.ownerReferences ?? []), ref] },
-        });
-      });
-    }
-    if (newRs === undefined) {
-      const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
-      const labels = { ...(isObject(tmeta['labels']) ? (tmeta['labels'] as Record<string, string>) : {}), [podTemplateHashLabel]: hash };
-      const selector = isObject(spec['selector']) ? spec['selector'] : {};
-      const matchLabels = { ...(isObject(selector['matchLabels']) ? selector['matchLabels'] : {}), [podTemplateHashLabel]: hash };
-      const rsSpec: JsonObject = {
-        replicas: desired,
-        selector: { ...selector, matchLabels },
-        template: { ...template, metadata: { ...tmeta, labels } },
-      };
-      if (typeof spec['minReadySeconds'] === 'number') rsSpec['minReadySeconds'] = spec['minReadySeconds'];
-      tolerate(() => {
-        newRs = ops.create(rsScope, {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          metadata: {
-            name: `${name}-${hash}`,
-            namespace: ns,
-            labels,
-            annotations: annotationsFor(String(maxRevision + 1)),
-            ownerReferences: [
-              { apiVersion: 'apps/v1', kind: 'Deployment', name, uid: d.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
-            ],
-          },
-          spec: rsSpec,
-        }).object;
-      });
-    } else {
-      const rs = newRs;
-      const revision = revisionOf(rs) < maxRevision ? String(maxRevision + 1) : String(revisionOf(rs));
-      const annotations = { ...rs.metadata.annotations, ...annotationsFor(revision) };
-      if (specReplicas(rs) !== desired || !sameStatus(annotations, rs.metadata.annotations ?? {}))
-        tolerate(() => {
-          newRs = ops.updateFrom(
-            rsScope,
-            rs,
-            { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...specOf(rs), replicas: desired } },
-            {},
-          ).object;
-        });
-    }
-    for (const old of all) {
-      if (
-        old === newRs ||
-        old.metadata.uid === newRs?.metadata.uid ||
-        specReplicas(old) === 0 ||
-        old.metadata.deletionTimestamp !== undefined
-      )
-        continue;
-      tolerate(() => ops.updateFrom(rsScope, old, { ...old, metadata: { ...old.metadata }, spec: { ...specOf(old), replicas: 0 } }, {}));
-    }
-    const current = ops.store.get(deploymentsKey, ns, name);
-    if (current === undefined) return;
-    let latest = current;
-    const revision = newRs?.metadata.annotations?.[revisionAnnotation];
-    if (revision !== undefined && current.metadata.annotations?.[revisionAnnotation] !== revision) {
-      const scope = scopeOf('apps', 'deployments', ns);
-      // Through /status, as the deployment controller does: an annotation change on the main
-      // endpoint would bump the Deployment's generation.
-      latest = ops.updateFrom(
-        scope,
-        current,
-        { ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [revisionAnnotation]: revision } } },
-        {},
-        'status',
-      ).object;
-    }
-    all = owned(latest, replicaSetsKey);
-    const fresh = newRs === undefined ? undefined : all.find((rs) => rs.metadata.uid === newRs?.metadata.uid);
-    writeStatus('deployments', latest, deploymentStatus(latest, { newRs: fresh, all }, nowTimestamp()));
-  };
+  get podCapacity(): number {
+    return this.#capacity;
+  }
 
-  const reconcileReplicaSet = (ns: string, name: string): void => {
-    const rs = ops.store.get(replicaSetsKey, ns, name);
-    if (rs === undefined) return;
-    const podScope = scopeOf('', 'pods', ns);
-    const active = owned(rs, podsKey).filter(podIsActive);
-    if (rs.metadata.deletionTimestamp === undefined) {
-      const diff = specReplicas(rs) - active.length;
-      const template = isObject(specOf(rs)['template']) ? (specOf(rs)['template'] as JsonObject) : {};
-      const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
-      for (let i = 0; i < diff; i++) {
-        const metadata: JsonObject = {
-          generateName: `${name}-`,
-          namespace: ns,
-          ownerReferences: [
-            { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: rs.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
-          ],
-        };
-        if (isObject(tmeta['labels'])) metadata['labels'] = { ...tmeta['labels'] };
-        if (isObject(tmeta['annotations'])) metadata['annotations'] = { ...tmeta['annotations'] };
-        const spec = isObject(template['spec']) ? structuredClone(template['spec']) : {};
-        try {
-          ops.create(podScope, { apiVersion: 'v1', kind: 'Pod', metadata, spec });
-        } catch (e) {
-          if (!(e instanceof StatusError)) throw e;
-          break;
-        }
+  setPodCapacity(capacity: number): void {
+    this.#capacity = capacity;
+    this.#enqueueScheduler();
+  }
+
+  stop(): void {
+    this.#queue.stop();
+  }
+
+  /** Queues the controllers a store change concerns. */
+  route(e: StoreEvent): void {
+    const ns = e.object.metadata.namespace ?? '';
+    const name = e.object.metadata.name ?? '';
+    switch (e.grKey) {
+      case deploymentsKey:
+        this.#enqueueDeployment(ns, name);
+        return;
+      case replicaSetsKey: {
+        this.#enqueueReplicaSet(ns, name);
+        const owner = controllerRef(e.object);
+        if (owner?.kind === 'Deployment') this.#enqueueDeployment(ns, owner.name);
+        return;
       }
-      for (const pod of podsToDelete(active, -diff, (p) => podSeq.get(p.metadata.uid ?? '') ?? 0))
-        tolerate(() => ops.delete(podScope, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid ?? '' } }));
+      case podsKey:
+        this.#routePod(e, ns, name);
+        return;
+      case nodesKey:
+        this.#enqueueScheduler();
+        return;
+      default:
+        return;
     }
-    const latest = ops.store.get(replicaSetsKey, ns, name);
+  }
+
+  #routePod(e: StoreEvent, ns: string, name: string): void {
+    const uid = e.object.metadata.uid ?? '';
+    if (e.type === 'ADDED') this.#podSeq.set(uid, ++this.#creationSeq);
+    if (e.type === 'DELETED') this.#podSeq.delete(uid);
+    const owner = controllerRef(e.object);
+    if (owner?.kind === 'ReplicaSet') this.#enqueueReplicaSet(ns, owner.name);
+    if (e.type === 'DELETED' || podNodeName(e.object) === '') this.#enqueueScheduler();
+    else this.#queue.enqueue(`kubelet:${ns}/${name}`, () => this.#startPod(ns, name));
+  }
+
+  #enqueueDeployment(ns: string, name: string): void {
+    this.#queue.enqueue(`deploy:${ns}/${name}`, () => this.#deployments.reconcile(ns, name));
+  }
+
+  #enqueueReplicaSet(ns: string, name: string): void {
+    this.#queue.enqueue(`rs:${ns}/${name}`, () => this.#reconcileReplicaSet(ns, name));
+  }
+
+  #enqueueScheduler(): void {
+    this.#queue.enqueue('scheduler', () => this.#schedule(), true);
+  }
+
+  #seqOf(pod: KObject): number {
+    return this.#podSeq.get(pod.metadata.uid ?? '') ?? 0;
+  }
+
+  /** The replicaset controller: creates and deletes Pods to match `spec.replicas`, then writes the status. */
+  #reconcileReplicaSet(ns: string, name: string): void {
+    const store = this.#w.ops.store;
+    const rs = store.get(replicaSetsKey, ns, name);
+    if (rs === undefined) return;
+    if (rs.metadata.deletionTimestamp === undefined) {
+      const podScope = this.#w.scope('', 'pods', ns);
+      const active = this.#w.owned(rs, podsKey).filter(podIsActive);
+      const diff = specReplicas(rs) - active.length;
+      this.#createPods(rs, diff);
+      for (const pod of podsToDelete(active, -diff, (p) => this.#seqOf(p)))
+        this.#w.tolerate(() => this.#w.ops.delete(podScope, pod.metadata.name ?? '', { preconditions: { uid: pod.metadata.uid ?? '' } }));
+    }
+    const latest = store.get(replicaSetsKey, ns, name);
     if (latest === undefined) return;
-    writeStatus('replicasets', latest, replicaSetStatus(latest, owned(latest, podsKey).filter(podIsActive)));
-  };
+    this.#w.writeStatus('replicasets', latest, replicaSetStatus(latest, this.#w.owned(latest, podsKey).filter(podIsActive)));
+  }
 
-  const schedulableNodes = (): KObject[] => ops.store.list(nodesKey).filter((n) => specOf(n)['unschedulable'] !== true);
+  /** Creates `count` pods of the ReplicaSet's template; stops at the first refusal. */
+  #createPods(rs: KObject, count: number): void {
+    const ns = rs.metadata.namespace ?? '';
+    const podScope = this.#w.scope('', 'pods', ns);
+    const template = isObject(specOf(rs)['template']) ? (specOf(rs)['template'] as JsonObject) : {};
+    const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
+    for (let i = 0; i < count; i++) {
+      const metadata: JsonObject = {
+        generateName: `${rs.metadata.name ?? ''}-`,
+        namespace: ns,
+        ownerReferences: [appsOwnerRef('ReplicaSet', rs)],
+      };
+      if (isObject(tmeta['labels'])) metadata['labels'] = { ...tmeta['labels'] };
+      if (isObject(tmeta['annotations'])) metadata['annotations'] = { ...tmeta['annotations'] };
+      const spec = isObject(template['spec']) ? structuredClone(template['spec']) : {};
+      try {
+        this.#w.ops.create(podScope, { apiVersion: 'v1', kind: 'Pod', metadata, spec });
+      } catch (e) {
+        if (!(e instanceof StatusError)) throw e;
+        break;
+      }
+    }
+  }
 
-  const schedule = (): void => {
-    const nodes = schedulableNodes();
-    const pods = ops.store.list(podsKey).filter(podIsActive);
+  /** The scheduler: binds waiting pods round robin to schedulable Nodes up to the capacity, else marks them Unschedulable. */
+  #schedule(): void {
+    const store = this.#w.ops.store;
+    const nodes = store.list(nodesKey).filter((n) => specOf(n)['unschedulable'] !== true);
+    const pods = store.list(podsKey).filter(podIsActive);
     let bound = pods.filter((p) => podNodeName(p) !== '').length;
     const waiting = pods
       .filter((p) => podNodeName(p) === '' && (specOf(p)['schedulerName'] ?? 'default-scheduler') === 'default-scheduler')
-      .sort((a, b) => (podSeq.get(a.metadata.uid ?? '') ?? 0) - (podSeq.get(b.metadata.uid ?? '') ?? 0));
+      .sort((a, b) => this.#seqOf(a) - this.#seqOf(b));
     const now = nowTimestamp();
     for (const pod of waiting) {
       const status = isObject(pod['status']) ? pod['status'] : {};
-      if (bound < capacity && nodes.length > 0) {
-        const node = nodes[nextNode++ % nodes.length]!;
+      if (bound < this.#capacity && nodes.length > 0) {
+        const node = nodes[this.#nextNode++ % nodes.length]!;
         const conditions = (Array.isArray(status['conditions']) ? status['conditions'].filter(isObject) : []).filter(
           (c) => c['type'] !== 'PodScheduled',
         );
         conditions.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now });
-        ops.writeThrough(podsKey, {
+        this.#w.ops.writeThrough(podsKey, {
           ...pod,
           spec: { ...specOf(pod), nodeName: node.metadata.name ?? '' },
           status: { ...status, conditions },
@@ -300,69 +213,29 @@ export function registerWorkloadControllers(ops: RestOps, options: WorkloadContr
         continue;
       }
       const next = unschedulablePodStatus(pod, nodes.length, now);
-      if (!sameStatus(status, next)) ops.writeThrough(podsKey, { ...pod, status: next });
+      if (!sameStatus(status, next)) this.#w.ops.writeThrough(podsKey, { ...pod, status: next });
     }
-  };
+  }
 
-  const startPod = (ns: string, name: string): void => {
-    const pod = ops.store.get(podsKey, ns, name);
+  /** The kubelet: a Pending pod bound to an existing Node starts Running and Ready with a pod IP. */
+  #startPod(ns: string, name: string): void {
+    const store = this.#w.ops.store;
+    const pod = store.get(podsKey, ns, name);
     if (pod === undefined || !podIsActive(pod)) return;
     const nodeName = podNodeName(pod);
     const status = isObject(pod['status']) ? pod['status'] : {};
     if (nodeName === '' || status['phase'] !== 'Pending') return;
-    const node = ops.store.get(nodesKey, '', nodeName);
+    const node = store.get(nodesKey, '', nodeName);
     // A pod bound to a node that does not exist has no kubelet to run it.
     if (node === undefined) return;
     const addresses =
       isObject(node['status']) && Array.isArray(node['status']['addresses']) ? node['status']['addresses'].filter(isObject) : [];
     const hostIp = addresses.find((a) => a['type'] === 'InternalIP')?.['address'];
-    nextPodIp++;
-    const podIp = `10.244.${Math.floor(nextPodIp / 250) % 250}.${(nextPodIp % 250) + 1}`;
-    ops.writeThrough(podsKey, {
+    this.#nextPodIp++;
+    const podIp = `10.244.${Math.floor(this.#nextPodIp / 250) % 250}.${(this.#nextPodIp % 250) + 1}`;
+    this.#w.ops.writeThrough(podsKey, {
       ...pod,
       status: runningPodStatus(pod, { hostIp: typeof hostIp === 'string' ? hostIp : '', podIp }, nowTimestamp()),
     });
-  };
-
-  ops.store.onChange((e: StoreEvent) => {
-    const ns = e.object.metadata.namespace ?? '';
-    const name = e.object.metadata.name ?? '';
-    switch (e.grKey) {
-      case deploymentsKey:
-        enqueueDeployment(ns, name);
-        return;
-      case replicaSetsKey: {
-        enqueueReplicaSet(ns, name);
-        const owner = controllerRef(e.object);
-        if (owner?.kind === 'Deployment') enqueueDeployment(ns, owner.name);
-        return;
-      }
-      case podsKey: {
-        const uid = e.object.metadata.uid ?? '';
-        if (e.type === 'ADDED') podSeq.set(uid, ++creationSeq);
-        if (e.type === 'DELETED') podSeq.delete(uid);
-        const owner = controllerRef(e.object);
-        if (owner?.kind === 'ReplicaSet') enqueueReplicaSet(ns, owner.name);
-        if (e.type === 'DELETED' || podNodeName(e.object) === '') enqueueScheduler();
-        else enqueueKubelet(ns, name);
-        return;
-      }
-      case nodesKey:
-        enqueueScheduler();
-        return;
-      default:
-        return;
-    }
-  });
-
-  return {
-    get podCapacity() {
-      return capacity;
-    },
-    setPodCapacity: (n: number) => {
-      capacity = n;
-      enqueueScheduler();
-    },
-    stop: () => queue.stop(),
-  };
+  }
 }
