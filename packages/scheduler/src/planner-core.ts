@@ -47,138 +47,183 @@ interface Slot<N> {
  * @throws PlanNotConvergingError only with negative weights after 1,000,000 rounds.
  */
 export function runPlanner<N>(ops: IntOps<N>, input: NormalizedPlanInput, trace?: Map<string, ClusterTrace>): CoreResult<N> {
-  const zero = ops.of(0);
-  const one = ops.of(1);
-  const overflow = new Map<string, N>();
-  const note = (name: string): ClusterTrace | undefined => {
-    if (trace === undefined) return undefined;
-    let t = trace.get(name);
-    if (t === undefined) {
-      t = { afterMinimum: 0, preallocated: 0, limitedByRemaining: false, cappedByMax: false, cappedByCapacity: false };
-      trace.set(name, t);
-    }
-    return t;
-  };
+  const run = new PlannerRun(ops, input, trace);
+  run.assignMinimums();
+  if (!input.rebalance) run.preallocate();
+  run.distributeByWeight();
+  return run.result();
+}
 
-  const indexOf = new Map<string, number>();
-  for (const entry of input.entries) if (!indexOf.has(entry.name)) indexOf.set(entry.name, indexOf.size);
+/** The state of one {@link runPlanner} call, one method per step of KubeFed's planner. */
+class PlannerRun<N> {
+  readonly #ops: IntOps<N>;
+  readonly #input: NormalizedPlanInput;
+  readonly #trace: Map<string, ClusterTrace> | undefined;
+  readonly #zero: N;
+  readonly #one: N;
+  readonly #indexOf = new Map<string, number>();
+  readonly #slots: Slot<N>[];
   // Per-name state; Go keeps it in maps keyed by cluster name.
-  const planned: N[] = new Array<N>(indexOf.size).fill(zero);
-  const preallocated: N[] = new Array<N>(indexOf.size).fill(zero);
-  const slots: Slot<N>[] = input.entries.map((entry) => ({
-    entry,
-    at: indexOf.get(entry.name) ?? 0,
-    min: ops.of(entry.min),
-    max: entry.max === null ? null : ops.of(entry.max),
-    weight: ops.of(entry.weight),
-    capacity: entry.capacity === null ? null : ops.of(entry.capacity),
-    current: entry.current === null ? null : ops.of(entry.current),
-  }));
+  readonly #planned: N[];
+  readonly #preallocated: N[];
+  readonly #overflow = new Map<string, N>();
+  #remaining: N;
 
-  let remaining = ops.of(input.total);
-
-  // Minimums (maxReplicas is deliberately not consulted here, as in KubeFed).
-  for (const slot of slots) {
-    const name = slot.entry.name;
-    let assigned = ops.min(slot.min, remaining);
-    if (slot.capacity !== null) assigned = ops.min(assigned, slot.capacity);
-    const t = note(name);
-    if (t !== undefined) {
-      t.afterMinimum = ops.toNumber(assigned);
-      t.limitedByRemaining ||= ops.lt(remaining, slot.min);
-      t.cappedByCapacity ||= slot.capacity !== null && ops.lt(slot.capacity, ops.min(slot.min, remaining));
-    }
-    remaining = ops.sub(remaining, assigned);
-    planned[slot.at] = assigned;
+  constructor(ops: IntOps<N>, input: NormalizedPlanInput, trace: Map<string, ClusterTrace> | undefined) {
+    this.#ops = ops;
+    this.#input = input;
+    this.#trace = trace;
+    this.#zero = ops.of(0);
+    this.#one = ops.of(1);
+    for (const entry of input.entries) if (!this.#indexOf.has(entry.name)) this.#indexOf.set(entry.name, this.#indexOf.size);
+    this.#planned = new Array<N>(this.#indexOf.size).fill(this.#zero);
+    this.#preallocated = new Array<N>(this.#indexOf.size).fill(this.#zero);
+    this.#slots = input.entries.map((entry) => ({
+      entry,
+      at: this.#indexOf.get(entry.name) ?? 0,
+      min: ops.of(entry.min),
+      max: entry.max === null ? null : ops.of(entry.max),
+      weight: ops.of(entry.weight),
+      capacity: entry.capacity === null ? null : ops.of(entry.capacity),
+      current: entry.current === null ? null : ops.of(entry.current),
+    }));
+    this.#remaining = ops.of(input.total);
   }
 
-  // Pre-allocation: keep what already runs, within max, capacity and what is left.
-  if (!input.rebalance) {
-    for (const slot of slots) {
-      const name = slot.entry.name;
-      const start = planned[slot.at] ?? zero;
+  #note(name: string): ClusterTrace | undefined {
+    if (this.#trace === undefined) return undefined;
+    let t = this.#trace.get(name);
+    if (t === undefined) {
+      t = { afterMinimum: 0, preallocated: 0, limitedByRemaining: false, cappedByMax: false, cappedByCapacity: false };
+      this.#trace.set(name, t);
+    }
+    return t;
+  }
+
+  /** Minimums (maxReplicas is deliberately not consulted here, as in KubeFed). */
+  assignMinimums(): void {
+    const ops = this.#ops;
+    for (const slot of this.#slots) {
+      const remaining = this.#remaining;
+      let assigned = ops.min(slot.min, remaining);
+      if (slot.capacity !== null) assigned = ops.min(assigned, slot.capacity);
+      const t = this.#note(slot.entry.name);
+      if (t !== undefined) {
+        t.afterMinimum = ops.toNumber(assigned);
+        t.limitedByRemaining ||= ops.lt(remaining, slot.min);
+        t.cappedByCapacity ||= slot.capacity !== null && ops.lt(slot.capacity, ops.min(slot.min, remaining));
+      }
+      this.#remaining = ops.sub(remaining, assigned);
+      this.#planned[slot.at] = assigned;
+    }
+  }
+
+  /** Pre-allocation (rebalance false): keep what already runs, within max, capacity and what is left. */
+  preallocate(): void {
+    const ops = this.#ops;
+    const zero = this.#zero;
+    for (const slot of this.#slots) {
+      const start = this.#planned[slot.at] ?? zero;
       if (slot.current === null || !ops.lt(start, slot.current)) continue;
       const current: N = slot.current;
       let target: N = current;
       if (slot.max !== null) target = ops.min(slot.max, target);
       if (slot.capacity !== null) target = ops.min(slot.capacity, target);
       const wanted = ops.sub(target, start);
+      const remaining = this.#remaining;
       let extra = ops.min(wanted, remaining);
       if (ops.lt(extra, zero)) extra = zero;
-      const t = note(name);
+      const t = this.#note(slot.entry.name);
       if (t !== undefined) {
         t.preallocated = ops.toNumber(extra);
         t.cappedByMax ||= slot.max !== null && ops.lt(slot.max, current);
         t.cappedByCapacity ||= slot.capacity !== null && ops.lt(slot.capacity, ops.min(current, slot.max ?? current));
         t.limitedByRemaining ||= ops.lt(remaining, wanted);
       }
-      remaining = ops.sub(remaining, extra);
-      preallocated[slot.at] = extra;
-      planned[slot.at] = ops.add(start, extra);
+      this.#remaining = ops.sub(remaining, extra);
+      this.#preallocated[slot.at] = extra;
+      this.#planned[slot.at] = ops.add(start, extra);
     }
   }
 
-  // Weighted rounds until nothing changes or nothing is left.
-  let active = slots;
-  let modified = true;
-  let rounds = 0;
-  while (modified && ops.isPositive(remaining)) {
-    rounds++;
-    if (input.negativeWeights && rounds > NEGATIVE_WEIGHT_ROUND_LIMIT) {
-      throw new PlanNotConvergingError(input.key, NEGATIVE_WEIGHT_ROUND_LIMIT);
+  /** Weighted rounds until nothing changes or nothing is left; clusters that reach a cap drop out. */
+  distributeByWeight(): void {
+    let active = this.#slots;
+    let modified = true;
+    let rounds = 0;
+    while (modified && this.#ops.isPositive(this.#remaining)) {
+      rounds++;
+      if (this.#input.negativeWeights && rounds > NEGATIVE_WEIGHT_ROUND_LIMIT) {
+        throw new PlanNotConvergingError(this.#input.key, NEGATIVE_WEIGHT_ROUND_LIMIT);
+      }
+      ({ active, modified } = this.#round(active));
     }
-    modified = false;
-    let weightSum = zero;
+  }
+
+  /** One weighted round over `active`: the slots still open afterwards and whether anything changed. */
+  #round(active: Slot<N>[]): { active: Slot<N>[]; modified: boolean } {
+    const ops = this.#ops;
+    let modified = false;
+    let weightSum = this.#zero;
     for (const slot of active) weightSum = ops.add(weightSum, slot.weight);
     const next: Slot<N>[] = [];
-    const distribute = remaining;
+    const distribute = this.#remaining;
     for (const slot of active) {
       if (!ops.isPositive(weightSum)) break;
-      const name = slot.entry.name;
-      const start = planned[slot.at] ?? zero;
-      const share = ops.quo(ops.add(ops.mul(distribute, slot.weight), ops.sub(weightSum, one)), weightSum);
-      let extra = ops.min(share, remaining);
-
-      // Replicas pre-allocated earlier pay for the share before anything is added.
-      const pre = preallocated[slot.at] ?? zero;
-      const used = ops.min(extra, pre);
-      preallocated[slot.at] = ops.sub(pre, used);
-      extra = ops.sub(extra, used);
-      if (ops.isPositive(used)) modified = true;
-
-      let total = ops.add(start, extra);
-      let full = false;
-      const t = note(name);
-      if (t !== undefined) t.limitedByRemaining ||= ops.lt(remaining, share);
-      if (slot.max !== null && ops.lt(slot.max, total)) {
-        total = slot.max;
-        full = true;
-        if (t !== undefined) t.cappedByMax = true;
-      }
-      if (slot.capacity !== null && ops.lt(slot.capacity, total)) {
-        overflow.set(name, ops.sub(total, slot.capacity));
-        total = slot.capacity;
-        full = true;
-        if (t !== undefined) t.cappedByCapacity = true;
-      }
-      if (!full) next.push(slot);
-
-      remaining = ops.sub(remaining, ops.sub(total, start));
-      planned[slot.at] = total;
-      if (ops.lt(start, total)) modified = true;
+      const share = ops.quo(ops.add(ops.mul(distribute, slot.weight), ops.sub(weightSum, this.#one)), weightSum);
+      const step = this.#give(slot, share);
+      if (step.modified) modified = true;
+      if (!step.full) next.push(slot);
     }
-    active = next;
+    return { active: next, modified };
   }
 
-  const plan = new Map<string, N>();
-  for (const name of input.unpreferred) plan.set(name, zero);
-  for (const [name, at] of indexOf) plan.set(name, planned[at] ?? zero);
-  if (input.rebalance) return { plan, overflow, remaining };
-  // Without rebalance, overflow is limited to the replicas that could not be placed anywhere.
-  const trimmed = new Map<string, N>();
-  for (const [name, value] of overflow) {
-    const kept = ops.min(value, remaining);
-    if (ops.isPositive(kept)) trimmed.set(name, kept);
+  /** Gives `slot` its weighted `share`, paid first from its pre-allocation and cut by max and capacity. */
+  #give(slot: Slot<N>, share: N): { modified: boolean; full: boolean } {
+    const ops = this.#ops;
+    const name = slot.entry.name;
+    const start = this.#planned[slot.at] ?? this.#zero;
+    let extra = ops.min(share, this.#remaining);
+
+    // Replicas pre-allocated earlier pay for the share before anything is added.
+    const pre = this.#preallocated[slot.at] ?? this.#zero;
+    const used = ops.min(extra, pre);
+    this.#preallocated[slot.at] = ops.sub(pre, used);
+    extra = ops.sub(extra, used);
+
+    let total = ops.add(start, extra);
+    let full = false;
+    const t = this.#note(name);
+    if (t !== undefined) t.limitedByRemaining ||= ops.lt(this.#remaining, share);
+    if (slot.max !== null && ops.lt(slot.max, total)) {
+      total = slot.max;
+      full = true;
+      if (t !== undefined) t.cappedByMax = true;
+    }
+    if (slot.capacity !== null && ops.lt(slot.capacity, total)) {
+      this.#overflow.set(name, ops.sub(total, slot.capacity));
+      total = slot.capacity;
+      full = true;
+      if (t !== undefined) t.cappedByCapacity = true;
+    }
+    this.#remaining = ops.sub(this.#remaining, ops.sub(total, start));
+    this.#planned[slot.at] = total;
+    return { modified: ops.isPositive(used) || ops.lt(start, total), full };
   }
-  return { plan, overflow: trimmed, remaining };
+
+  /** The plan by cluster name; without rebalance, overflow is limited to the replicas placed nowhere. */
+  result(): CoreResult<N> {
+    const ops = this.#ops;
+    const remaining = this.#remaining;
+    const plan = new Map<string, N>();
+    for (const name of this.#input.unpreferred) plan.set(name, this.#zero);
+    for (const [name, at] of this.#indexOf) plan.set(name, this.#planned[at] ?? this.#zero);
+    if (this.#input.rebalance) return { plan, overflow: this.#overflow, remaining };
+    const trimmed = new Map<string, N>();
+    for (const [name, value] of this.#overflow) {
+      const kept = ops.min(value, remaining);
+      if (ops.isPositive(kept)) trimmed.set(name, kept);
+    }
+    return { plan, overflow: trimmed, remaining };
+  }
 }
