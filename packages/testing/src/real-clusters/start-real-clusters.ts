@@ -117,97 +117,25 @@ interface Apiserver {
  * and showing the tail of its log.
  */
 export async function startRealClusters(options: StartRealClustersOptions): Promise<RealClusters> {
-  const { names } = options;
-  const nodes = options.nodes ?? 2;
-  const podsPerNode = options.podsPerNode ?? 110;
-  if (names.length === 0) throw new RealClusterStartError('startRealClusters needs at least one cluster name');
-  if (new Set(names).size !== names.length) throw new RealClusterStartError(`startRealClusters got duplicate names: ${names.join(', ')}`);
-  for (const name of names) {
-    if (!/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/.test(name))
-      throw new RealClusterStartError(`cluster name "${name}" is not a short DNS label`);
-  }
-  if (!Number.isInteger(nodes) || nodes < 1) throw new RealClusterStartError(`nodes must be a positive integer, got ${nodes}`);
-  if (!Number.isInteger(podsPerNode) || podsPerNode < 0)
-    throw new RealClusterStartError(`podsPerNode must be a non-negative integer, got ${podsPerNode}`);
-
+  const { nodes, podsPerNode } = validateOptions(options);
   const binaries = await findKubeBinaries(options.binDir);
-  const progress = options.onProgress ?? (() => {});
-  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
   const root = await mkdtemp(join(tmpdir(), 'kubefed-real-'));
   const regions = { ...DEFAULT_REGIONS, ...options.regions };
-  const members: Member[] = names.map((name) => ({
+  const members: Member[] = options.names.map((name) => ({
     name,
     dir: join(root, name),
     region: regions[name] ?? `region-${name}`,
     nodeNames: Array.from({ length: nodes }, (_, i) => `${name}-node-${i + 1}`),
     adminToken: randomBytes(24).toString('hex'),
   }));
-  const processes: ComponentProcess[] = [];
-  const clients: DynamicClient[] = [];
-  // Clusters start in parallel: the first failure aborts the others, so that none spawns a
-  // process after the failed start has stopped them.
-  const failure = new AbortController();
-  const start = async (name: string, binary: string, args: readonly string[], logDir: string): Promise<ComponentProcess> => {
-    failure.signal.throwIfAborted();
-    const p = await ComponentProcess.start(name, { binary, args, logFile: join(logDir, `${name.replace(/\[.*$/, '')}.log`) });
-    processes.push(p);
-    return p;
-  };
-  const stopProcesses = async (): Promise<void> => {
-    for (const c of clients.splice(0)) c.close();
-    // The clients of the apiservers first, then the apiservers, then etcd.
-    const waves = [
-      processes.filter((p) => !p.name.startsWith('kube-apiserver') && p.name !== 'etcd'),
-      processes.filter((p) => p.name.startsWith('kube-apiserver')),
-      processes.filter((p) => p.name === 'etcd'),
-    ];
-    for (const wave of waves) await Promise.all(wave.map((p) => p.stop()));
-  };
-  const step = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now();
-    const result = await fn();
-    progress(`${what} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
-    return result;
-  };
-  const waitUntil = (what: string, blame: ComponentProcess, check: () => Promise<string | undefined>): Promise<void> =>
-    waitFor({ what, blame, check, deadline, processes, signal: failure.signal });
-
-  let running: { member: Member; apiserver: Apiserver }[];
-  try {
-    const etcdUrl = await step('etcd ready', () => startEtcd({ binaries, root, start, waitUntil }));
-    const started = await Promise.allSettled(
-      members.map(async (m) => {
-        try {
-          await mkdir(m.dir);
-          const apiserver = await step(`${m.name}: kube-apiserver ready`, () =>
-            startApiserver(m, { binaries, etcdUrl, start, waitUntil, clients }),
-          );
-          await step(`${m.name}: controller-manager, scheduler, kwok and ${nodes} nodes ready`, () =>
-            startRest(m, apiserver, { binaries, podsPerNode, start, waitUntil }),
-          );
-          return { member: m, apiserver };
-        } catch (err) {
-          failure.abort(err);
-          throw err;
-        }
-      }),
-    );
-    running = started.map((r) => {
-      if (r.status === 'rejected') throw failure.signal.reason;
-      return r.value;
-    });
-  } catch (err) {
-    await stopProcesses();
-    if (err instanceof RealClusterStartError) {
-      throw new RealClusterStartError(`${err.message}\n(logs kept in ${root})`, { cause: err.cause });
-    }
-    throw new RealClusterStartError(
-      `starting real clusters failed: ${err instanceof Error ? err.message : String(err)} (logs kept in ${root})`,
-      { cause: err },
-    );
-  }
-  for (const c of clients.splice(0)) c.close();
-
+  const launcher = new Launcher({
+    binaries,
+    root,
+    podsPerNode,
+    progress: options.onProgress ?? (() => {}),
+    deadline: Date.now() + (options.timeoutMs ?? 180_000),
+  });
+  const running = await launcher.launch(members);
   const entries = running.map(({ member, apiserver }) => kubeconfigEntries(member.name, apiserver));
   const clusters: RealCluster[] = running.map(({ member, apiserver }) => ({
     name: member.name,
@@ -225,7 +153,7 @@ export async function startRealClusters(options: StartRealClustersOptions): Prom
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
-      await stopProcesses();
+      await launcher.stopProcesses();
       await rm(root, { recursive: true, force: true });
     })());
   return {
@@ -235,27 +163,152 @@ export async function startRealClusters(options: StartRealClustersOptions): Prom
     kubeconfigYaml: yaml,
     get(name) {
       const found = clusters.find((c) => c.name === name);
-      if (found === undefined) throw new RealClusterStartError(`no real cluster named "${name}" (have ${names.join(', ')})`);
+      if (found === undefined) throw new RealClusterStartError(`no real cluster named "${name}" (have ${options.names.join(', ')})`);
       return found;
     },
-    processes: () => processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
+    processes: () => launcher.processes.map((p) => ({ name: p.name, pid: p.pid, logFile: p.logFile })),
     stop,
     [Symbol.asyncDispose]: stop,
   };
 }
 
-type Start = (name: string, binary: string, args: readonly string[], logDir: string) => Promise<ComponentProcess>;
+/** Checks the names and counts of the options; returns `nodes` and `podsPerNode` with their defaults. */
+function validateOptions(options: StartRealClustersOptions): { nodes: number; podsPerNode: number } {
+  const { names } = options;
+  const nodes = options.nodes ?? 2;
+  const podsPerNode = options.podsPerNode ?? 110;
+  if (names.length === 0) throw new RealClusterStartError('startRealClusters needs at least one cluster name');
+  if (new Set(names).size !== names.length) throw new RealClusterStartError(`startRealClusters got duplicate names: ${names.join(', ')}`);
+  for (const name of names) {
+    if (!/^[a-z0-9]([a-z0-9-]{0,40}[a-z0-9])?$/.test(name))
+      throw new RealClusterStartError(`cluster name "${name}" is not a short DNS label`);
+  }
+  if (!Number.isInteger(nodes) || nodes < 1) throw new RealClusterStartError(`nodes must be a positive integer, got ${nodes}`);
+  if (!Number.isInteger(podsPerNode) || podsPerNode < 0)
+    throw new RealClusterStartError(`podsPerNode must be a non-negative integer, got ${podsPerNode}`);
+  return { nodes, podsPerNode };
+}
+
+/** A control-plane process to start: its name (e.g. `kube-apiserver[member1]`), binary, arguments and log directory. */
+interface ComponentSpec {
+  readonly name: string;
+  readonly binary: string;
+  readonly args: readonly string[];
+  readonly logDir: string;
+}
+
+type Start = (spec: ComponentSpec) => Promise<ComponentProcess>;
 type WaitUntil = (what: string, blame: ComponentProcess, check: () => Promise<string | undefined>) => Promise<void>;
+
+/** A started cluster: its member description and its apiserver. */
+interface Running {
+  member: Member;
+  apiserver: Apiserver;
+}
+
+/** Starts and stops the processes of one {@link startRealClusters} call. */
+class Launcher {
+  /** Every process started, in start order. */
+  readonly processes: ComponentProcess[] = [];
+  readonly #clients: DynamicClient[] = [];
+  // Clusters start in parallel: the first failure aborts the others, so that none spawns a
+  // process after the failed start has stopped them.
+  readonly #failure = new AbortController();
+
+  constructor(
+    private readonly ctx: {
+      binaries: KubeBinaries;
+      root: string;
+      podsPerNode: number;
+      progress: (message: string) => void;
+      deadline: number;
+    },
+  ) {}
+
+  /**
+   * Starts etcd, then every member in parallel; resolves once all are ready. On a failure stops
+   * everything started and rejects with a {@link RealClusterStartError} that points at the logs.
+   */
+  async launch(members: readonly Member[]): Promise<Running[]> {
+    const { binaries, root } = this.ctx;
+    let running: Running[];
+    try {
+      const etcdUrl = await this.#step('etcd ready', () => startEtcd({ binaries, root, start: this.#start, waitUntil: this.#waitUntil }));
+      const started = await Promise.allSettled(members.map((m) => this.#startMember(m, etcdUrl)));
+      running = started.map((r) => {
+        if (r.status === 'rejected') throw this.#failure.signal.reason;
+        return r.value;
+      });
+    } catch (err) {
+      await this.stopProcesses();
+      if (err instanceof RealClusterStartError) {
+        throw new RealClusterStartError(`${err.message}\n(logs kept in ${root})`, { cause: err.cause });
+      }
+      throw new RealClusterStartError(
+        `starting real clusters failed: ${err instanceof Error ? err.message : String(err)} (logs kept in ${root})`,
+        { cause: err },
+      );
+    }
+    for (const c of this.#clients.splice(0)) c.close();
+    return running;
+  }
+
+  async #startMember(m: Member, etcdUrl: string): Promise<Running> {
+    const { binaries, podsPerNode } = this.ctx;
+    const [start, waitUntil] = [this.#start, this.#waitUntil];
+    try {
+      await mkdir(m.dir);
+      const apiserver = await this.#step(`${m.name}: kube-apiserver ready`, () =>
+        startApiserver(m, { binaries, etcdUrl, start, waitUntil, clients: this.#clients }),
+      );
+      await this.#step(`${m.name}: controller-manager, scheduler, kwok and ${m.nodeNames.length} nodes ready`, () =>
+        startRest(m, apiserver, { binaries, podsPerNode, start, waitUntil }),
+      );
+      return { member: m, apiserver };
+    } catch (err) {
+      this.#failure.abort(err);
+      throw err;
+    }
+  }
+
+  /** Stops every process: the clients of the apiservers first, then the apiservers, then etcd. */
+  async stopProcesses(): Promise<void> {
+    for (const c of this.#clients.splice(0)) c.close();
+    const waves = [
+      this.processes.filter((p) => !p.name.startsWith('kube-apiserver') && p.name !== 'etcd'),
+      this.processes.filter((p) => p.name.startsWith('kube-apiserver')),
+      this.processes.filter((p) => p.name === 'etcd'),
+    ];
+    for (const wave of waves) await Promise.all(wave.map((p) => p.stop()));
+  }
+
+  readonly #start: Start = async ({ name, binary, args, logDir }) => {
+    this.#failure.signal.throwIfAborted();
+    const p = await ComponentProcess.start(name, { binary, args, logFile: join(logDir, `${name.replace(/\[.*$/, '')}.log`) });
+    this.processes.push(p);
+    return p;
+  };
+
+  readonly #waitUntil: WaitUntil = (what, blame, check) =>
+    waitFor({ what, blame, check, deadline: this.ctx.deadline, processes: this.processes, signal: this.#failure.signal });
+
+  async #step<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    const t0 = Date.now();
+    const result = await fn();
+    this.ctx.progress(`${what} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+    return result;
+  }
+}
 
 /** One etcd for all clusters; resolves with its client URL once `/health` answers 200. */
 async function startEtcd(ctx: { binaries: KubeBinaries; root: string; start: Start; waitUntil: WaitUntil }): Promise<string> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const etcd = await ctx.start(
-    'etcd',
-    ctx.binaries.etcd,
-    [
+  const etcd = await ctx.start({
+    name: 'etcd',
+    binary: ctx.binaries.etcd,
+    args: [
       '--name=kubefed-real',
       `--data-dir=${join(ctx.root, 'etcd')}`,
       `--listen-client-urls=${clientUrl}`,
@@ -267,8 +320,8 @@ async function startEtcd(ctx: { binaries: KubeBinaries; root: string; start: Sta
       '--unsafe-no-fsync=true',
       '--log-level=warn',
     ],
-    ctx.root,
-  );
+    logDir: ctx.root,
+  });
   await ctx.waitUntil('etcd /health', etcd, async () =>
     (await httpStatus(`${clientUrl}/health`)) === 200 ? undefined : 'not healthy yet',
   );
@@ -285,10 +338,10 @@ async function startApiserver(
   await writeFile(tokenFile, `${m.adminToken},kubefed-admin-token,kubefed-admin-token,"system:masters"\n`, { mode: 0o600 });
   const port = await freePort();
   const url = `https://127.0.0.1:${port}`;
-  const apiserver = await ctx.start(
-    `kube-apiserver[${m.name}]`,
-    ctx.binaries.kubeApiserver,
-    [
+  const apiserver = await ctx.start({
+    name: `kube-apiserver[${m.name}]`,
+    binary: ctx.binaries.kubeApiserver,
+    args: [
       `--etcd-servers=${ctx.etcdUrl}`,
       `--etcd-prefix=/kubefed-real/${m.name}`,
       '--bind-address=127.0.0.1',
@@ -317,8 +370,8 @@ async function startApiserver(
       `--service-cluster-ip-range=${SERVICE_CIDR}`,
       '--profiling=false',
     ],
-    m.dir,
-  );
+    logDir: m.dir,
+  });
   const client = DynamicClient.fromKubeconfig(
     Kubeconfig.fromString(kubeconfigYaml(kubeconfigOf([kubeconfigEntries(m.name, { url, pki })]))),
     { qps: 0 },
@@ -331,86 +384,15 @@ async function startApiserver(
   return { url, pki, client };
 }
 
+type RestContext = { binaries: KubeBinaries; podsPerNode: number; start: Start; waitUntil: WaitUntil };
+
 /** kube-controller-manager, kube-scheduler, kwok and the fake Nodes of one cluster; resolves once all are ready. */
-async function startRest(
-  m: Member,
-  apiserver: Apiserver,
-  ctx: { binaries: KubeBinaries; podsPerNode: number; start: Start; waitUntil: WaitUntil },
-): Promise<void> {
-  const { pki, client, url } = apiserver;
-  const kubeconfigFile = async (user: string, cert: { certFile: string; keyFile: string }): Promise<string> => {
-    const file = join(m.dir, `${user}.kubeconfig`);
-    await writeFile(
-      file,
-      kubeconfigYaml({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: m.name, cluster: { server: url, 'certificate-authority': pki.ca.certFile } }],
-        users: [{ name: user, user: { 'client-certificate': cert.certFile, 'client-key': cert.keyFile } }],
-        contexts: [{ name: m.name, context: { cluster: m.name, user } }],
-        'current-context': m.name,
-      }),
-      { mode: 0o600 },
-    );
-    return file;
-  };
-  const delegated = (file: string): string[] => [
-    `--kubeconfig=${file}`,
-    `--authentication-kubeconfig=${file}`,
-    `--authorization-kubeconfig=${file}`,
-  ];
-
+async function startRest(m: Member, apiserver: Apiserver, ctx: RestContext): Promise<void> {
   const [kcmPort, schedulerPort] = [await freePort(), await freePort()];
-  const controllerManager = await ctx.start(
-    `kube-controller-manager[${m.name}]`,
-    ctx.binaries.kubeControllerManager,
-    [
-      ...delegated(await kubeconfigFile('controller-manager', pki.controllerManager)),
-      '--bind-address=127.0.0.1',
-      `--secure-port=${kcmPort}`,
-      `--cert-dir=${m.dir}`,
-      '--leader-elect=false',
-      `--cluster-name=${m.name}`,
-      `--service-account-private-key-file=${pki.serviceAccountKeyFile}`,
-      `--root-ca-file=${pki.ca.certFile}`,
-      '--use-service-account-credentials=true',
-      `--cluster-signing-cert-file=${pki.ca.certFile}`,
-      `--cluster-signing-key-file=${pki.ca.keyFile}`,
-      '--profiling=false',
-    ],
-    m.dir,
-  );
-  const scheduler = await ctx.start(
-    `kube-scheduler[${m.name}]`,
-    ctx.binaries.kubeScheduler,
-    [
-      ...delegated(await kubeconfigFile('scheduler', pki.scheduler)),
-      '--bind-address=127.0.0.1',
-      `--secure-port=${schedulerPort}`,
-      `--cert-dir=${m.dir}`,
-      '--leader-elect=false',
-      '--profiling=false',
-    ],
-    m.dir,
-  );
-  // kwok runs its built-in node and pod stages (no Stage CRDs, no config): Nodes become Ready
-  // and keep heartbeating, scheduled pods become Running. Node Leases as a kubelet renews them
-  // (40 s): without, kwok posts Node status only once a minute, longer than the node lifecycle
-  // controller's grace period, which then marks every Node unknown and every pod not Ready.
-  const kwok = await ctx.start(
-    `kwok[${m.name}]`,
-    ctx.binaries.kwok,
-    [
-      `--kubeconfig=${await kubeconfigFile('kwok', pki.admin)}`,
-      '--node-lease-duration-seconds=40',
-      '--manage-all-nodes=false',
-      `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
-      '--cidr=10.244.0.1/16',
-    ],
-    m.dir,
-  );
-
-  const nodeClient = client.resource(RESOURCES.nodes);
+  const controllerManager = await startControllerManager(m, apiserver, { ctx, port: kcmPort });
+  const scheduler = await startScheduler(m, apiserver, { ctx, port: schedulerPort });
+  const kwok = await startKwok(m, apiserver, ctx);
+  const nodeClient = apiserver.client.resource(RESOURCES.nodes);
   const zones = ['a', 'b', 'c'].map((z) => `${m.region}${z}`);
   await Promise.all(
     m.nodeNames.map((name, i) =>
@@ -435,12 +417,103 @@ async function startRest(
   });
   await ctx.waitUntil(`the default ServiceAccount of ${m.name}`, controllerManager, async () => {
     try {
-      await client.resource(RESOURCES.serviceAccounts, 'default').get('default');
+      await apiserver.client.resource(RESOURCES.serviceAccounts, 'default').get('default');
       return undefined;
     } catch (err) {
       if (isNotFound(err)) return 'not created yet';
       throw err;
     }
+  });
+}
+
+/** Writes `<member dir>/<user>.kubeconfig` for a component authenticating with the client certificate `cert`. */
+async function componentKubeconfig(
+  m: Member,
+  apiserver: Apiserver,
+  identity: { user: string; cert: { certFile: string; keyFile: string } },
+): Promise<string> {
+  const { user, cert } = identity;
+  const file = join(m.dir, `${user}.kubeconfig`);
+  await writeFile(
+    file,
+    kubeconfigYaml({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: m.name, cluster: { server: apiserver.url, 'certificate-authority': apiserver.pki.ca.certFile } }],
+      users: [{ name: user, user: { 'client-certificate': cert.certFile, 'client-key': cert.keyFile } }],
+      contexts: [{ name: m.name, context: { cluster: m.name, user } }],
+      'current-context': m.name,
+    }),
+    { mode: 0o600 },
+  );
+  return file;
+}
+
+/** The kubeconfig flags of a component with delegated authentication and authorization. */
+function delegated(file: string): string[] {
+  return [`--kubeconfig=${file}`, `--authentication-kubeconfig=${file}`, `--authorization-kubeconfig=${file}`];
+}
+
+async function startControllerManager(m: Member, apiserver: Apiserver, at: { ctx: RestContext; port: number }): Promise<ComponentProcess> {
+  const { pki } = apiserver;
+  const kubeconfig = await componentKubeconfig(m, apiserver, { user: 'controller-manager', cert: pki.controllerManager });
+  return at.ctx.start({
+    name: `kube-controller-manager[${m.name}]`,
+    binary: at.ctx.binaries.kubeControllerManager,
+    args: [
+      ...delegated(kubeconfig),
+      '--bind-address=127.0.0.1',
+      `--secure-port=${at.port}`,
+      `--cert-dir=${m.dir}`,
+      '--leader-elect=false',
+      `--cluster-name=${m.name}`,
+      `--service-account-private-key-file=${pki.serviceAccountKeyFile}`,
+      `--root-ca-file=${pki.ca.certFile}`,
+      '--use-service-account-credentials=true',
+      `--cluster-signing-cert-file=${pki.ca.certFile}`,
+      `--cluster-signing-key-file=${pki.ca.keyFile}`,
+      '--profiling=false',
+    ],
+    logDir: m.dir,
+  });
+}
+
+async function startScheduler(m: Member, apiserver: Apiserver, at: { ctx: RestContext; port: number }): Promise<ComponentProcess> {
+  const kubeconfig = await componentKubeconfig(m, apiserver, { user: 'scheduler', cert: apiserver.pki.scheduler });
+  return at.ctx.start({
+    name: `kube-scheduler[${m.name}]`,
+    binary: at.ctx.binaries.kubeScheduler,
+    args: [
+      ...delegated(kubeconfig),
+      '--bind-address=127.0.0.1',
+      `--secure-port=${at.port}`,
+      `--cert-dir=${m.dir}`,
+      '--leader-elect=false',
+      '--profiling=false',
+    ],
+    logDir: m.dir,
+  });
+}
+
+/**
+ * kwok runs its built-in node and pod stages (no Stage CRDs, no config): Nodes become Ready
+ * and keep heartbeating, scheduled pods become Running. Node Leases as a kubelet renews them
+ * (40 s): without, kwok posts Node status only once a minute, longer than the node lifecycle
+ * controller's grace period, which then marks every Node unknown and every pod not Ready.
+ */
+async function startKwok(m: Member, apiserver: Apiserver, ctx: RestContext): Promise<ComponentProcess> {
+  const kubeconfig = await componentKubeconfig(m, apiserver, { user: 'kwok', cert: apiserver.pki.admin });
+  return ctx.start({
+    name: `kwok[${m.name}]`,
+    binary: ctx.binaries.kwok,
+    args: [
+      `--kubeconfig=${kubeconfig}`,
+      '--node-lease-duration-seconds=40',
+      '--manage-all-nodes=false',
+      `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
+      '--cidr=10.244.0.1/16',
+    ],
+    logDir: m.dir,
   });
 }
 
