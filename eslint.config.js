@@ -43,9 +43,13 @@ const testFiles = ['**/*.test.ts', '**/test/**/*.ts'];
 function importRulesFor(pkg, { test = false } = {}) {
   const base = allowedSiblings[pkg];
   const siblings = base === null ? null : test ? [...base, ...testOnlySiblings] : base;
-  // @kubefed/testing/vitest is an entry of that package's exports map (the vitest-only helpers).
+  // @kubefed/testing/vitest and @kubefed/testing/fixtures are entries of that package's exports map
+  // (the vitest-only helpers; test fixtures that unit tests import without starting anything).
   const patterns = [
-    { group: ['@kubefed/*/*', '!@kubefed/testing/vitest'], message: 'Import other packages only through their exports (no deep imports).' },
+    {
+      group: ['@kubefed/*/*', '!@kubefed/testing/vitest', '!@kubefed/testing/fixtures'],
+      message: 'Import other packages only through their exports (no deep imports).',
+    },
   ];
   if (siblings !== null) {
     const forbidden = allPackages.filter((p) => p !== pkg && !siblings.includes(p));
