@@ -178,6 +178,11 @@ const SYNC_WORKER_USES: readonly Request[] = [
   `get federatednamespaces.types.kubefed.io ${TENANT} -n ${TENANT}`,
   'get federatedclusterroles.types.kubefed.io admin',
   `get federatedwidgets.types.kubefed.io w -n ${TENANT}`,
+  // The versions, from a watch-fed cache (a GET until it has synced).
+  'list propagatedversions.core.kubefed.io',
+  'watch propagatedversions.core.kubefed.io',
+  'list clusterpropagatedversions.core.kubefed.io',
+  'watch clusterpropagatedversions.core.kubefed.io',
   `get propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
   `create propagatedversions.core.kubefed.io -n ${TENANT}`,
   `update propagatedversions.core.kubefed.io/status configmap-settings -n ${TENANT}`,

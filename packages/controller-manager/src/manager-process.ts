@@ -14,6 +14,7 @@ import {
   registerKubeFedConfigController,
   syncTypeLookup,
   VersionStore,
+  watchPropagatedVersions,
   type HealthCheckSettingsSource,
   type KubeFedConfigSettings,
   readKubeFedSettings,
@@ -535,7 +536,10 @@ async function workersOnlyProcessor(
     recorder: { report: (outcome) => outcomes.publish(outcome) },
     settings: p.syncSettings,
     events: p.events,
-    versionStore: new VersionStore(host),
+    // Versions from a watch-fed cache, as in `all` mode: an unchanged object costs no host GET.
+    versionStore: new VersionStore(host, {
+      caches: watchPropagatedVersions(manager, { host, namespace: p.started.scope === 'Namespaced' ? namespace : undefined }),
+    }),
   });
   // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
   // Ready status or built the client yet, fail the attempt so that the job is retried (a

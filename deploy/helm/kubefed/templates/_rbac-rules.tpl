@@ -81,10 +81,11 @@
   resources: ['*']
   verbs: [get]
 # The versions written to each member ((Cluster)PropagatedVersion of each federated object):
-# read, created, then their status updated.
+# read (from a watch-fed cache, so an unchanged object costs no host request; a GET until it has
+# synced), created, then their status updated.
 - apiGroups: [core.kubefed.io]
   resources: [propagatedversions, clusterpropagatedversions]
-  verbs: [get, create]
+  verbs: [get, list, watch, create]
 - apiGroups: [core.kubefed.io]
   resources: [propagatedversions/status, clusterpropagatedversions/status]
   verbs: [update]
