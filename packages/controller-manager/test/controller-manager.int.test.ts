@@ -4,13 +4,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, RESOURCES, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, RESOURCES } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { FEDERATED_TYPE_CONFIG_GVR } from '@kubefed/controllers';
 import { generateClusterPki, type SimCluster } from '@kubefed/kube-sim';
 import { createRedisConnection } from '@kubefed/queue';
 import { clientFor, createNamespace, joinMember, POLL, type RedisHandle, startInProcessFederation, startRedis } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const NS = 'kube-federation-system';
@@ -18,13 +19,6 @@ const core = (resource: string) => ({ group: '', version: 'v1', resource });
 const KFC = RESOURCES.kubeFedClusters;
 const LEASES = RESOURCES.leases;
 
-const CLUSTER_ROLES: FederatedTypeOptions = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'ClusterRole',
-  pluralName: 'clusterroles',
-  scope: 'Cluster',
-};
 const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 
@@ -302,8 +296,10 @@ describe('kubefed-controller-manager process', () => {
 
   it('propagates a federated object to a member through Redis sync workers, reports Propagation True and exits 0 on SIGTERM', async () => {
     const { host, member, hostClient } = await federation();
-    await hostClient.resource(CRDS).create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
-    await hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, NS).create(buildFederatedTypeConfig(CLUSTER_ROLES, NS) as unknown as KubeObject);
+    await hostClient.resource(CRDS).create(buildFederatedTypeCrd(TARGET_TYPES.clusterRoles) as unknown as KubeObject);
+    await hostClient
+      .resource(FEDERATED_TYPE_CONFIG_GVR, NS)
+      .create(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, NS) as unknown as KubeObject);
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
     const cm = spawnControllerManager([
       '--kubeconfig',
@@ -358,8 +354,10 @@ describe('kubefed-controller-manager process', () => {
 
   it('propagates with controllers and sync workers in separate processes (--mode controllers + --mode workers)', async () => {
     const { host, member, hostClient } = await federation();
-    await hostClient.resource(CRDS).create(buildFederatedTypeCrd(CLUSTER_ROLES) as unknown as KubeObject);
-    await hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, NS).create(buildFederatedTypeConfig(CLUSTER_ROLES, NS) as unknown as KubeObject);
+    await hostClient.resource(CRDS).create(buildFederatedTypeCrd(TARGET_TYPES.clusterRoles) as unknown as KubeObject);
+    await hostClient
+      .resource(FEDERATED_TYPE_CONFIG_GVR, NS)
+      .create(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, NS) as unknown as KubeObject);
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
     const common = [
       '--kubeconfig',

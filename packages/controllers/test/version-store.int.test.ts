@@ -1,11 +1,11 @@
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
 import { syncTypeOf, VersionStore, type VersionCaches } from '@kubefed/controllers';
 import { Informer, listerWatcherFor } from '@kubefed/runtime';
 import { createNamespace, type InProcessFederation, startInProcessFederation } from '@kubefed/testing';
+import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
-const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const PROPAGATED_VERSIONS = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
 
 let uid = '';
@@ -21,7 +21,7 @@ async function withOwner(fed: InProcessFederation): Promise<void> {
   await createNamespace(fed.hostClient, 'app');
   await fed.hostClient
     .resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' })
-    .create(buildFederatedTypeCrd(CONFIG_MAPS) as unknown as KubeObject);
+    .create(buildFederatedTypeCrd(TARGET_TYPES.configMaps) as unknown as KubeObject);
   const owner = await fed.hostClient
     .resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' }, 'app')
     .create(fedObject(1, 'a'));
@@ -45,7 +45,7 @@ describe('VersionStore', () => {
     await withOwner(fed);
     const abort = new AbortController();
     const caches = await versionCaches(fed, abort.signal);
-    const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.configMaps, 'kube-federation-system'));
     // Written by another process: this store learns it from the watch.
     await new VersionStore(fed.hostClient).record({
       type,
@@ -71,7 +71,7 @@ describe('VersionStore', () => {
     await withOwner(fed);
     const abort = new AbortController();
     const caches = await versionCaches(fed, abort.signal);
-    const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.configMaps, 'kube-federation-system'));
     const store = new VersionStore(fed.hostClient, { caches });
     const selectedClusters = ['member1', 'member2'];
     for (let i = 0; i < 20; i++) {
@@ -94,7 +94,7 @@ describe('VersionStore', () => {
     await using fed = await startInProcessFederation();
     await withOwner(fed);
     const store = new VersionStore(fed.hostClient);
-    const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.configMaps, 'kube-federation-system'));
     const clusters = Array.from({ length: 10 }, (_, i) => `member${i}`);
     const pvs = fed.hostClient.resource(PROPAGATED_VERSIONS, 'app');
     const events: string[] = [];
@@ -123,7 +123,7 @@ describe('VersionStore', () => {
     await using fed = await startInProcessFederation();
     await withOwner(fed);
     const store = new VersionStore(fed.hostClient);
-    const type = syncTypeOf(buildFederatedTypeConfig(CONFIG_MAPS, 'kube-federation-system'));
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.configMaps, 'kube-federation-system'));
     const selectedClusters = ['member1', 'member2'];
     await store.record({ type, fedObject: fedObject(1, 'a'), cluster: 'member1', version: 'rv:1', selectedClusters });
     await Promise.all([

@@ -1,5 +1,6 @@
-import type { FederatedTypeConfig } from '@kubefed/api';
+import { buildFederatedTypeConfig, type FederatedTypeConfig } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
+import { SERVICE_STATUS_TYPE, TARGET_TYPES } from '@kubefed/testing/fixtures';
 import { describe, expect, it } from 'vitest';
 import { clusterStatusOf, desiredStatusObject, updatedStatusObject } from './cluster-status.js';
 import { serviceStatusTypeOf } from './service-status-type.js';
@@ -11,45 +12,30 @@ const service = (ip: string): KubeObject => ({
   status: { loadBalancer: { ingress: [{ ip }] } },
 });
 
-const ftc = (name: string, spec: Partial<FederatedTypeConfig['spec']>): FederatedTypeConfig => ({
-  apiVersion: 'core.kubefed.io/v1beta1',
-  kind: 'FederatedTypeConfig',
-  metadata: { name, namespace: 'kube-federation-system' },
-  spec: {
-    targetType: { version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' },
-    propagation: 'Enabled',
-    federatedType: {
-      group: 'types.kubefed.io',
-      version: 'v1beta1',
-      kind: 'FederatedService',
-      pluralName: 'federatedservices',
-      scope: 'Namespaced',
-    },
-    ...spec,
-  },
-});
-
-const STATUS_TYPE = {
-  group: 'core.kubefed.io',
-  version: 'v1alpha1',
-  kind: 'FederatedServiceStatus',
-  pluralName: 'federatedservicestatuses',
-  scope: 'Namespaced',
-} as const;
+/** The `services` FTC named `name`, with `spec` laid over the spec. */
+const ftc = (name: string, spec: Partial<FederatedTypeConfig['spec']>): FederatedTypeConfig => {
+  const base = buildFederatedTypeConfig(TARGET_TYPES.services);
+  return { ...base, metadata: { ...base.metadata, name }, spec: { ...base.spec, ...spec } };
+};
 
 describe('serviceStatusTypeOf', () => {
   it.each<[string, string, Partial<FederatedTypeConfig['spec']>, boolean]>([
-    ['services with statusCollection Enabled and a statusType', 'services', { statusCollection: 'Enabled', statusType: STATUS_TYPE }, true],
+    [
+      'services with statusCollection Enabled and a statusType',
+      'services',
+      { statusCollection: 'Enabled', statusType: SERVICE_STATUS_TYPE },
+      true,
+    ],
     ['services without statusType', 'services', { statusCollection: 'Enabled' }, false],
-    ['services with statusCollection Disabled', 'services', { statusCollection: 'Disabled', statusType: STATUS_TYPE }, false],
-    ['services without statusCollection', 'services', { statusType: STATUS_TYPE }, false],
-    ['another FTC', 'configmaps', { statusCollection: 'Enabled', statusType: STATUS_TYPE }, false],
+    ['services with statusCollection Disabled', 'services', { statusCollection: 'Disabled', statusType: SERVICE_STATUS_TYPE }, false],
+    ['services without statusCollection', 'services', { statusType: SERVICE_STATUS_TYPE }, false],
+    ['another FTC', 'configmaps', { statusCollection: 'Enabled', statusType: SERVICE_STATUS_TYPE }, false],
   ])('gives a status type for %s: %s', (_title, name, spec, expected) => {
     expect(serviceStatusTypeOf(ftc(name, spec)) !== undefined).toBe(expected);
   });
 
   it('takes the status object kind and apiVersion from statusType and the owner from federatedType', () => {
-    const type = serviceStatusTypeOf(ftc('services', { statusCollection: 'Enabled', statusType: STATUS_TYPE }));
+    const type = serviceStatusTypeOf(ftc('services', { statusCollection: 'Enabled', statusType: SERVICE_STATUS_TYPE }));
     expect(type).toMatchObject({
       statusGvr: { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'federatedservicestatuses' },
       statusApiVersion: 'core.kubefed.io/v1alpha1',
@@ -83,7 +69,7 @@ describe('clusterStatusOf', () => {
 
 describe('desiredStatusObject', () => {
   it('names the federated object, is owned by it and carries the cluster statuses', () => {
-    const type = serviceStatusTypeOf(ftc('services', { statusCollection: 'Enabled', statusType: STATUS_TYPE }))!;
+    const type = serviceStatusTypeOf(ftc('services', { statusCollection: 'Enabled', statusType: SERVICE_STATUS_TYPE }))!;
     const fedObject: KubeObject = { metadata: { name: 'web', namespace: 'ns1', uid: 'u-1' } };
     const clusterStatus = [{ clusterName: 'c1', status: {} }];
     expect(desiredStatusObject(type, fedObject, clusterStatus)).toEqual({

@@ -1,5 +1,5 @@
-import type { FederatedTypeConfig } from '@kubefed/api';
 import type { Clock, Runnable, TimerHandle } from '@kubefed/runtime';
+import { SERVICE_STATUS_TYPE, servicesTypeConfig } from '@kubefed/testing/fixtures';
 import { describe, expect, it } from 'vitest';
 import { serviceStatusTypeOf, type ServiceStatusType } from './service-status-type.js';
 import { StatusControllers } from './status-controllers.js';
@@ -47,22 +47,7 @@ class Children {
 }
 
 const typeOf = (kind: string): ServiceStatusType => {
-  const ftc: FederatedTypeConfig = {
-    metadata: { name: 'services', namespace: 'kf' },
-    spec: {
-      targetType: { version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' },
-      propagation: 'Enabled',
-      federatedType: {
-        group: 'types.kubefed.io',
-        version: 'v1beta1',
-        kind: 'FederatedService',
-        pluralName: 'federatedservices',
-        scope: 'Namespaced',
-      },
-      statusType: { group: 'core.kubefed.io', version: 'v1alpha1', kind, pluralName: 'federatedservicestatuses', scope: 'Namespaced' },
-      statusCollection: 'Enabled',
-    },
-  };
+  const ftc = servicesTypeConfig('kf', { statusType: { ...SERVICE_STATUS_TYPE, kind } });
   const type = serviceStatusTypeOf(ftc);
   if (type === undefined) throw new Error('no status type');
   return type;
