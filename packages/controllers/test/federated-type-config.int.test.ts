@@ -13,23 +13,12 @@ import {
   type SyncType,
 } from '@kubefed/controllers';
 import { consistently, createNamespace, type InProcessFederation, joinMember, startInProcessFederation } from '@kubefed/testing';
+import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
-const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
-const CLUSTER_ROLES: FederatedTypeOptions = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'ClusterRole',
-  pluralName: 'clusterroles',
-  scope: 'Cluster',
-};
 const FEDERATED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 /** `namespaces` federated into a group and version other than KubeFed's defaults. */
 const NAMESPACES_ELSEWHERE: FederatedTypeOptions = {
-  group: '',
-  version: 'v1',
-  kind: 'Namespace',
-  pluralName: 'namespaces',
-  scope: 'Cluster',
+  ...TARGET_TYPES.namespaces,
   federatedGroup: 'fed.example.io',
   federatedVersion: 'v1alpha1',
 };
@@ -37,7 +26,10 @@ const NAMESPACES_ELSEWHERE: FederatedTypeOptions = {
 let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ members: { member1: {} }, federatedTypes: [CONFIG_MAPS, CLUSTER_ROLES, NAMESPACES_ELSEWHERE] });
+  fed = await startInProcessFederation({
+    members: { member1: {} },
+    federatedTypes: [TARGET_TYPES.configMaps, TARGET_TYPES.clusterRoles, NAMESPACES_ELSEWHERE],
+  });
 });
 
 afterAll(async () => {
@@ -126,7 +118,7 @@ describe('FederatedTypeConfig controller', () => {
       }
       await fed.hostClient
         .resource(FEDERATED_TYPE_CONFIG_GVR, ns)
-        .create(buildFederatedTypeConfig(CLUSTER_ROLES, ns) as unknown as KubeObject);
+        .create(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, ns) as unknown as KubeObject);
       // Six objects wait to be reconciled; two reconciles are held in the producer and no third starts.
       await expect.poll(() => producer.inFlight, { timeout: 15_000, interval: 50 }).toBe(2);
       await consistently(() => expect(producer.maxInFlight).toBe(2), { durationMs: 1000 });
@@ -159,7 +151,7 @@ describe('FederatedTypeConfig controller', () => {
     const running = manager.start(stop.signal);
     try {
       // A cluster-scoped type: a namespaced one would also wait for the namespaces FTC.
-      await ftcs.create(buildFederatedTypeConfig(CLUSTER_ROLES, ns) as unknown as KubeObject);
+      await ftcs.create(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, ns) as unknown as KubeObject);
       const status = async (): Promise<unknown> => (await ftcs.get('clusterroles.rbac.authorization.k8s.io')).status;
       await expect.poll(status, { timeout: 10_000, interval: 50 }).toMatchObject({
         propagationController: 'NotRunning',
@@ -203,7 +195,7 @@ describe('FederatedTypeConfig controller', () => {
     const running = manager.start(stop.signal);
     const status = async (): Promise<unknown> => (await ftcs.get('configmaps')).status;
     try {
-      await ftcs.create(buildFederatedTypeConfig(CONFIG_MAPS, ns) as unknown as KubeObject);
+      await ftcs.create(buildFederatedTypeConfig(TARGET_TYPES.configMaps, ns) as unknown as KubeObject);
       await expect.poll(status, { timeout: 10_000, interval: 50 }).toMatchObject({
         propagationController: 'NotRunning',
         conditions: [{ type: 'Ready', status: 'False', reason: 'NamespacesNotEnabled' }],

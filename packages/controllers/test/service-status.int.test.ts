@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, type FederatedTypeOptions, MANAGED_LABEL, MANAGED_LABEL_TRUE, RESOURCES } from '@kubefed/api';
+import { MANAGED_LABEL, MANAGED_LABEL_TRUE, RESOURCES } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
 import { startCluster } from '@kubefed/kube-sim';
@@ -14,20 +14,13 @@ import {
   staticHealthCheckSettings,
 } from '@kubefed/controllers';
 import { clientFor, consistently, createNamespace, type InProcessFederation, joinMember, startInProcessFederation } from '@kubefed/testing';
+import { SERVICE_STATUS_TYPE, servicesTypeConfig, TARGET_TYPES } from '@kubefed/testing/fixtures';
 
 const KFC = RESOURCES.kubeFedClusters;
 
-const SERVICES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' };
 const FEDERATED_SERVICES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedservices' };
 const SERVICE_STATUSES = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'federatedservicestatuses' };
 const MEMBER_SERVICES = { group: '', version: 'v1', resource: 'services' };
-const STATUS_TYPE = {
-  group: 'core.kubefed.io',
-  version: 'v1alpha1',
-  kind: 'FederatedServiceStatus',
-  pluralName: 'federatedservicestatuses',
-  scope: 'Namespaced',
-} as const;
 const POLL = { timeout: 20_000, interval: 100 };
 
 /** Jobs go nowhere: these tests look at the status controller alone (an in-memory JobProducer). */
@@ -40,7 +33,7 @@ const discardingProducer: JobProducer = {
 let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ members: { member1: {}, member2: {} }, federatedTypes: [SERVICES] });
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {} }, federatedTypes: [TARGET_TYPES.services] });
 });
 
 afterAll(async () => {
@@ -110,8 +103,7 @@ async function grantServiceReads(member: string, ns: string): Promise<void> {
 
 /** Creates the `services` FTC with KubeFed's legacy status collection turned on. */
 async function createServicesFtc(ns: string): Promise<void> {
-  const ftc = buildFederatedTypeConfig(SERVICES, ns);
-  ftc.spec = { ...ftc.spec, statusType: STATUS_TYPE, statusCollection: 'Enabled' };
+  const ftc = servicesTypeConfig(ns);
   await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(ftc as unknown as KubeObject);
 }
 
@@ -224,9 +216,7 @@ describe('service status controller', () => {
   it('runs no status controller for a statusType the host does not serve', async () => {
     await using plane = await startControlPlane(false);
     const { ns } = plane;
-    const ftc = buildFederatedTypeConfig(SERVICES, ns);
-    const statusType = { ...STATUS_TYPE, group: 'status.example.io' };
-    ftc.spec = { ...ftc.spec, statusType, statusCollection: 'Enabled' };
+    const ftc = servicesTypeConfig(ns, { statusType: { ...SERVICE_STATUS_TYPE, group: 'status.example.io' } });
     await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(ftc as unknown as KubeObject);
     await expect.poll(() => ftcStatus(ns), POLL).toMatchObject({ observedGeneration: 1, statusController: 'NotRunning' });
     await consistently(async () => expect(await ftcStatus(ns)).toMatchObject({ statusController: 'NotRunning' }), { durationMs: 1500 });
@@ -240,8 +230,7 @@ describe('service status controller', () => {
     using slowClient = clientFor(slow);
     try {
       slow.faults.hang();
-      const ftc = buildFederatedTypeConfig(SERVICES, ns);
-      ftc.spec = { ...ftc.spec, statusType: STATUS_TYPE, statusCollection: 'Enabled' };
+      const ftc = servicesTypeConfig(ns);
       const type = serviceStatusTypeOf(ftc);
       if (type === undefined) throw new Error('no status type');
       const metrics = new RuntimeMetrics();

@@ -1,25 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, defaultFederatedTypeConfig } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { FakeClock, Store } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recorderKey, StatusRecorder, StatusWriter, syncTypeOf } from '@kubefed/controllers';
 import { type InProcessFederation, startInProcessFederation } from '@kubefed/testing';
+import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
-const CLUSTER_ROLES: FederatedTypeOptions = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'ClusterRole',
-  pluralName: 'clusterroles',
-  scope: 'Cluster',
-};
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const cluster = (name: string): { metadata: { name: string } } => ({ metadata: { name } });
 
 let fed: InProcessFederation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ federatedTypes: [CLUSTER_ROLES] });
+  fed = await startInProcessFederation({ federatedTypes: [TARGET_TYPES.clusterRoles] });
 });
 
 afterAll(async () => {
@@ -36,7 +30,7 @@ describe('StatusWriter', () => {
       metadata: { name },
       spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
     });
-    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(CLUSTER_ROLES, 'kube-federation-system')));
+    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
     const store = new Store<KubeObject>();
     store.upsert(created);
     const recorder = new StatusRecorder();
