@@ -4,7 +4,7 @@
  * cluster needs and which status is known without IO.
  */
 import { MANAGED_LABEL, MANAGED_LABEL_FALSE, MANAGED_LABEL_TRUE, type PropagationStatus, type Switch } from '@kubefed/api';
-import type { DeleteOptions, KubeObject } from '@kubefed/client';
+import { type DeleteOptions, isDeleting, type KubeObject } from '@kubefed/client';
 
 /** What a member cluster's cache holds for the federated object's name. */
 export type MemberObservation =
@@ -65,7 +65,6 @@ export interface ClusterSyncInput extends DispatchOptions {
 const labelOf = (obj: KubeObject): string | undefined => obj.metadata.labels?.[MANAGED_LABEL];
 /** The object carries `kubefed.io/managed: "true"`. */
 export const isManaged = (obj: KubeObject): boolean => labelOf(obj) === MANAGED_LABEL_TRUE;
-const isTerminating = (obj: KubeObject): boolean => obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
 const isHostNamespace = (obj: KubeObject, o: DispatchOptions): boolean =>
   o.hostNamespaceUid !== undefined && o.hostNamespaceUid !== '' && obj.metadata.uid === o.hostNamespaceUid;
 
@@ -92,7 +91,7 @@ export function planClusterSync(input: ClusterSyncInput): ClusterOperation {
   if (!input.selected) {
     if (member.state === 'absent' || !isManaged(member.object)) return none();
     const obj = member.object;
-    if (isTerminating(obj)) return { cluster, op: 'none', status: 'WaitingForRemoval', member: obj };
+    if (isDeleting(obj)) return { cluster, op: 'none', status: 'WaitingForRemoval', member: obj };
     if (isHostNamespace(obj, input)) return { cluster, op: 'unlabel', status: 'LabelRemovalTimedOut', member: obj };
     return { cluster, op: 'delete', status: 'DeletionTimedOut', member: obj };
   }

@@ -10,8 +10,8 @@ function events(): { reports: string[]; report: (rv: string) => () => void } {
 
 describe('OwnWrites', () => {
   it('keys a member object by cluster, type, namespace and name', () => {
-    expect(KEY).toBe('member1|configmaps|ns/a');
-    expect(OwnWrites.key('member1', 'namespaces', { metadata: { name: 'ns' } })).toBe('member1|namespaces|/ns');
+    expect(KEY).toBe('configmaps/ns/a@member1');
+    expect(OwnWrites.key('member1', 'namespaces', { metadata: { name: 'ns' } })).toBe('namespaces/ns@member1');
   });
 
   it('swallows the echo of its own write that arrives after the response', () => {

@@ -1,3 +1,4 @@
+import { syncRequestId } from '@kubefed/queue';
 import type { Clock } from '@kubefed/runtime';
 import { systemClock } from '@kubefed/runtime';
 
@@ -22,8 +23,8 @@ interface Entry {
 /**
  * The member writes of the sync workers in this process, so that the member watches can tell
  * their echo from a change made by someone else: the watch event of an object this process
- * just wrote needs no sync job (the worker already converged it). Keys name one member object:
- * `<cluster>|<federated type>|<namespace>/<name>`.
+ * just wrote needs no sync job (the worker already converged it). Keys name one member object
+ * ({@link OwnWrites.key}).
  *
  * A watch event may arrive before the write's response: while a write of the object is in
  * flight, events are parked and reported when the write ends unless they carry the written
@@ -40,13 +41,14 @@ export class OwnWrites {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** The key of a member object. */
+  /** The key of a member object: the `syncRequestId` of the object in `cluster`. */
   static key(
     cluster: string,
     federatedType: string,
     obj: { readonly metadata: { readonly namespace?: string | undefined; readonly name?: string | undefined } },
   ): string {
-    return `${cluster}|${federatedType}|${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
+    const { namespace, name = '' } = obj.metadata;
+    return syncRequestId({ federatedType, ...(namespace === undefined || namespace === '' ? {} : { namespace }), name, cluster });
   }
 
   /** A write of the object starts. Pair with {@link wrote} or {@link failed}. */

@@ -1,36 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { recorderKey, StatusRecorder } from './status-recorder.js';
+import { federatedObjectRef } from '@kubefed/queue';
+import { StatusRecorder } from './status-recorder.js';
 
 describe('StatusRecorder', () => {
   it('marks a key dirty only when an outcome changes', () => {
     const r = new StatusRecorder();
-    const key = recorderKey('configmaps', 'ns/a');
+    const key = federatedObjectRef('configmaps', 'ns/a');
     r.record(key, 'member1', { status: '' });
-    expect(r.takeDirty('configmaps|')).toEqual([key]);
+    expect(r.takeDirty('configmaps')).toEqual(['ns/a']);
     r.record(key, 'member1', { status: '' });
-    expect(r.takeDirty('configmaps|')).toEqual([]);
+    expect(r.takeDirty('configmaps')).toEqual([]);
     r.record(key, 'member1', { status: 'UpdateFailed' });
-    expect(r.takeDirty('configmaps|')).toEqual([key]);
+    expect(r.takeDirty('configmaps')).toEqual(['ns/a']);
     expect(r.outcomes(key)).toEqual(new Map([['member1', { status: 'UpdateFailed' }]]));
   });
 
   it('removes a cluster entry when undefined is recorded, and forgets a key entirely', () => {
     const r = new StatusRecorder();
-    const key = recorderKey('clusterroles.rbac.authorization.k8s.io', 'view');
+    const key = federatedObjectRef('clusterroles.rbac.authorization.k8s.io', 'view');
     r.record(key, 'member1', { status: 'WaitingForRemoval' });
     r.record(key, 'member2', { status: '' });
     r.record(key, 'member1', undefined);
     expect([...r.outcomes(key).keys()]).toEqual(['member2']);
     r.forget(key);
     expect(r.outcomes(key).size).toBe(0);
-    expect(r.takeDirty('')).toEqual([]);
+    expect(r.takeDirty('clusterroles.rbac.authorization.k8s.io')).toEqual([]);
   });
 
   it('hands out dirty keys of one federated type only', () => {
     const r = new StatusRecorder();
-    r.markDirty(recorderKey('configmaps', 'ns/a'));
-    r.markDirty(recorderKey('secrets', 'ns/a'));
-    expect(r.takeDirty('configmaps|')).toEqual(['configmaps|ns/a']);
-    expect(r.takeDirty('secrets|')).toEqual(['secrets|ns/a']);
+    r.markDirty(federatedObjectRef('configmaps', 'ns/a'));
+    r.markDirty(federatedObjectRef('secrets', 'ns/a'));
+    expect(r.takeDirty('configmaps')).toEqual(['ns/a']);
+    expect(r.takeDirty('secrets')).toEqual(['ns/a']);
+    expect(r.takeDirty('configmaps')).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
 import type { FederatedClusterStatus, FederatedStatus, PropagationStatus } from '@kubefed/api';
-import { isConflict, isNotFound, type KubeObject } from '@kubefed/client';
+import { isConflict, isDeleting, isNotFound, type KubeObject } from '@kubefed/client';
+import { federatedObjectRef } from '@kubefed/queue';
 import type { Clock, Reader } from '@kubefed/runtime';
 import { splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
 import { ComputePlacementError } from '../../placement/index.js';
 import type { StatusRecorder } from './status-recorder.js';
-import { isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import { placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
 /** Options of {@link StatusWriter}. */
 export interface StatusWriterOptions extends PlacementEnvironment {
@@ -48,7 +49,7 @@ interface Waiting {
  */
 export class StatusWriter {
   readonly #o: StatusWriterOptions;
-  /** Keys waiting for a cluster's report, for `reportTimeoutMs`. */
+  /** Objects (informer keys) waiting for a cluster's report, for `reportTimeoutMs`. */
   readonly #waiting = new Map<string, Waiting>();
 
   constructor(options: StatusWriterOptions) {
@@ -57,30 +58,30 @@ export class StatusWriter {
 
   /** Writes the status of every dirty object of this type; a failed key stays dirty. */
   async flush(): Promise<void> {
-    const prefix = `${this.#o.type.name}|`;
+    const type = this.#o.type.name;
     const timeoutMs = this.#o.reportTimeoutMs ?? 30_000;
-    for (const [rkey, w] of this.#waiting) {
-      if (this.#o.objects.get(rkey.slice(prefix.length)) === undefined) this.#waiting.delete(rkey);
-      else if (!w.written && this.#o.clock.now() - w.sinceMs >= timeoutMs) this.#o.recorder.markDirty(rkey);
+    for (const [key, w] of this.#waiting) {
+      if (this.#o.objects.get(key) === undefined) this.#waiting.delete(key);
+      else if (!w.written && this.#o.clock.now() - w.sinceMs >= timeoutMs) this.#o.recorder.markDirty(federatedObjectRef(type, key));
     }
-    for (const rkey of this.#o.recorder.takeDirty(prefix)) {
+    for (const key of this.#o.recorder.takeDirty(type)) {
       try {
-        await this.#write(rkey, rkey.slice(prefix.length));
+        await this.#write(key);
       } catch (err) {
-        if (!isNotFound(err)) this.#o.recorder.markDirty(rkey);
+        if (!isNotFound(err)) this.#o.recorder.markDirty(federatedObjectRef(type, key));
         if (!isConflict(err) && !isNotFound(err)) throw err;
       }
     }
   }
 
-  async #write(rkey: string, key: string): Promise<void> {
+  async #write(key: string): Promise<void> {
     const o = this.#o;
     const fed = o.objects.get(key);
     if (fed === undefined || isDeleting(fed)) {
-      this.#waiting.delete(rkey);
+      this.#waiting.delete(key);
       return;
     }
-    const outcomes = o.recorder.outcomes(rkey);
+    const outcomes = o.recorder.outcomes(federatedObjectRef(o.type.name, key));
     const statuses = new Map<string, ClusterPropagationResult>();
     let reason: 'ComputePlacementFailed' | 'KubeFedNamespaceNotPropagated' | undefined;
     let message: string | undefined;
@@ -116,15 +117,15 @@ export class StatusWriter {
       // An outcome without a generation is a worker that could not read the object at all: it speaks for any.
       const reported = recorded === undefined ? (r === undefined ? -1 : previousGeneration) : (recorded.generation ?? generation);
       if (r === undefined || reported < generation) {
-        if (!this.#timedOut(rkey, generation)) return;
+        if (!this.#timedOut(key, generation)) return;
         statuses.set(c, { status: previousByName.has(c) ? 'UpdateTimedOut' : 'CreationTimedOut' });
         continue;
       }
       statuses.set(c, r);
     }
-    const waiting = this.#waiting.get(rkey);
+    const waiting = this.#waiting.get(key);
     if (waiting !== undefined && ![...statuses.values()].some((r) => r.status === 'CreationTimedOut' || r.status === 'UpdateTimedOut'))
-      this.#waiting.delete(rkey);
+      this.#waiting.delete(key);
     else if (waiting !== undefined) waiting.written = true;
     for (const [c, r] of outcomes) if (!targets.includes(c) && (r.status ?? '') !== '') statuses.set(c, r);
     const result = computeFederatedStatus({
@@ -142,12 +143,12 @@ export class StatusWriter {
     await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...structuredClone(fed), status: result.status });
   }
 
-  /** Whether `rkey` has waited `reportTimeoutMs` for a cluster to report `generation` (starts the wait). */
-  #timedOut(rkey: string, generation: number): boolean {
+  /** Whether `key` has waited `reportTimeoutMs` for a cluster to report `generation` (starts the wait). */
+  #timedOut(key: string, generation: number): boolean {
     const now = this.#o.clock.now();
-    const w = this.#waiting.get(rkey);
+    const w = this.#waiting.get(key);
     if (w === undefined || w.generation !== generation) {
-      this.#waiting.set(rkey, { generation, sinceMs: now, written: false });
+      this.#waiting.set(key, { generation, sinceMs: now, written: false });
       return false;
     }
     return now - w.sinceMs >= (this.#o.reportTimeoutMs ?? 30_000);

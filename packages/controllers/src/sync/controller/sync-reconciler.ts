@@ -7,8 +7,8 @@ import {
   type PropagationStatus,
   SYNC_CONTROLLER_FINALIZER,
 } from '@kubefed/api';
-import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
-import type { JobProducer, SyncJob } from '@kubefed/queue';
+import { addFinalizer, type DynamicClient, isDeleting, isNotFound, type KubeObject, removeFinalizer } from '@kubefed/client';
+import { federatedObjectRef, type JobProducer, type SyncJob, syncJob, syncRequest } from '@kubefed/queue';
 import {
   done,
   type EventSink,
@@ -33,8 +33,8 @@ import {
 } from '../sync-events.js';
 import type { DispatchScopes } from './dispatch-scopes.js';
 import type { MemberWatches } from './member-watches.js';
-import { recorderKey, type StatusRecorder } from './status-recorder.js';
-import { inKubeFedNamespace, isDeleting, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import type { StatusRecorder } from './status-recorder.js';
+import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
 
 /** Options of {@link SyncReconciler}. */
 export interface SyncReconcilerOptions extends PlacementEnvironment {
@@ -92,7 +92,7 @@ export class SyncReconciler implements Reconciler {
   /** One reconcile; jobs go to the clusters of `scope` alone when given, else to every Ready cluster. */
   async #reconcile(key: string, ctx: ReconcileContext, scope: ReadonlySet<string> | undefined): Promise<ReconcileOutcome> {
     const o = this.#o;
-    const rkey = recorderKey(o.type.name, key);
+    const rkey = federatedObjectRef(o.type.name, key);
     const fed = o.objects.get(key);
     if (fed === undefined) {
       o.recorder.forget(rkey);
@@ -111,10 +111,7 @@ export class SyncReconciler implements Reconciler {
       return this.#ignoreFederatedNamespace(fed, 'Unpropagated');
     }
     const ready = o.readyClusters();
-    const job = (cluster: string, kind: SyncJob['kind']): SyncJob =>
-      namespace === undefined
-        ? { kind, federatedType: o.type.name, name, cluster }
-        : { kind, federatedType: o.type.name, namespace, name, cluster };
+    const job = (cluster: string, kind: SyncJob['kind']): SyncJob => syncJob(syncRequest(rkey, cluster), kind);
 
     if (isDeleting(fed)) {
       if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) return done();
@@ -136,27 +133,12 @@ export class SyncReconciler implements Reconciler {
         ctx.logger.info({ clusters: notReady }, 'waiting for placed clusters to become ready before removing the finalizer');
         return requeueAfter(Math.max(o.removalPollMs ?? 500, 1000));
       }
-      await fedClient.patch(
-        name,
-        {
-          metadata: {
-            finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER),
-            resourceVersion: fed.metadata.resourceVersion,
-          },
-        },
-        'merge',
-      );
+      await removeFinalizer(fedClient, fed, SYNC_CONTROLLER_FINALIZER);
       o.recorder.forget(rkey);
       return done();
     }
 
-    if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) {
-      await fedClient.patch(
-        name,
-        { metadata: { finalizers: [...finalizers, SYNC_CONTROLLER_FINALIZER], resourceVersion: fed.metadata.resourceVersion } },
-        'merge',
-      );
-    }
+    await addFinalizer(fedClient, fed, SYNC_CONTROLLER_FINALIZER);
     let targets: string[];
     try {
       const placed = (await placementOf(o, o.type, fed)).clusters;
@@ -209,13 +191,7 @@ export class SyncReconciler implements Reconciler {
    * and an invalid name gets KubeFed's Warning.
    */
   async #ignoreFederatedNamespace(fed: KubeObject, reason: 'InvalidName' | 'Unpropagated'): Promise<ReconcileOutcome> {
-    const finalizers = fed.metadata.finalizers ?? [];
-    if (finalizers.includes(SYNC_CONTROLLER_FINALIZER)) {
-      const patch = {
-        metadata: { finalizers: finalizers.filter((f) => f !== SYNC_CONTROLLER_FINALIZER), resourceVersion: fed.metadata.resourceVersion },
-      };
-      await this.#o.host.resource(this.#o.type.federatedGvr, fed.metadata.namespace).patch(fed.metadata.name ?? '', patch, 'merge');
-    }
+    await removeFinalizer(this.#o.host.resource(this.#o.type.federatedGvr, fed.metadata.namespace), fed, SYNC_CONTROLLER_FINALIZER);
     if (reason === 'InvalidName' && !isDeleting(fed)) {
       await this.#event(fed, invalidFederatedNamespaceEvent());
     }

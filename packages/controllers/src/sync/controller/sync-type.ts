@@ -153,10 +153,6 @@ export async function placementOf(env: PlacementEnvironment, type: SyncType, fed
   });
 }
 
-/** The object is being deleted. */
-export const isDeleting = (obj: KubeObject): boolean =>
-  obj.metadata.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null;
-
 /**
  * Sync types from an FTC cache in the kubefed `namespace` (e.g. an FTC informer's store), for
  * worker-only processes that run no FederatedTypeConfig controller: an FTC that is missing,

@@ -1,13 +1,14 @@
 import { type PropagatedVersion, propagatedVersionName } from '@kubefed/api';
 import {
   type DynamicClient,
+  getOrUndefined,
   type GroupVersionResource,
   isAlreadyExists,
   isConflict,
-  isNotFound,
   type KubeObject,
   type ResourceClient,
 } from '@kubefed/client';
+import { federatedObjectId } from '@kubefed/queue';
 import { type Clock, deletedObject, type Informer, listerWatcherFor, type Manager, objectKey, systemClock } from '@kubefed/runtime';
 import { buildPropagatedVersion } from '../build-propagated-version.js';
 import { objectVersions, type VersionSource } from '../versions.js';
@@ -105,6 +106,7 @@ export class VersionStore {
   readonly #host: DynamicClient;
   readonly #caches: VersionCaches;
   readonly #clock: Clock;
+  /** Writes waiting, and records being written, by `federatedObjectId` of the federated object. */
   readonly #pending = new Map<string, Batch>();
   readonly #inflight = new Set<string>();
   /** Records written by this process that the cache may not show yet, by cache key (`namespace/name` or `name`). */
@@ -135,13 +137,8 @@ export class VersionStore {
     return this.#read(fedObject, name);
   }
 
-  async #read(fedObject: KubeObject, name: string): Promise<PropagatedVersion | undefined> {
-    try {
-      return await this.#client(fedObject).get(name);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  #read(fedObject: KubeObject, name: string): Promise<PropagatedVersion | undefined> {
+    return getOrUndefined(this.#client(fedObject), name);
   }
 
   /** The watch delivered a record: a record of ours with that resourceVersion is now in the cache. */
@@ -159,7 +156,8 @@ export class VersionStore {
    * @throws the last API error after 10 conflicting attempts; other API errors as is.
    */
   record(write: VersionWrite): Promise<void> {
-    const key = `${write.type.name}|${write.fedObject.metadata.namespace ?? ''}/${write.fedObject.metadata.name ?? ''}`;
+    const { namespace, name = '' } = write.fedObject.metadata;
+    const key = federatedObjectId({ federatedType: write.type.name, namespace: namespace === '' ? undefined : namespace, name });
     let batch = this.#pending.get(key);
     if (batch === undefined) this.#pending.set(key, (batch = { writes: new Map(), waiters: [] }));
     batch.writes.delete(write.cluster);
