@@ -1,18 +1,9 @@
-import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { hostname } from "node:os";
-import {
-  KubeFedError,
-  LEADER_ELECTION_LOCK_NAME,
-  RESOURCES,
-} from "@kubefed/api";
-import {
-  type ClusterConnection,
-  DynamicClient,
-  jsonEqual,
-  Kubeconfig,
-} from "@kubefed/client";
-import type { StatusRecorder } from "@kubefed/controllers";
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
+import { type ClusterConnection, DynamicClient, jsonEqual, Kubeconfig } from '@kubefed/client';
+import type { StatusRecorder } from '@kubefed/controllers';
 import {
   ClusterHealthTracker,
   FEDERATED_TYPE_CONFIG_GVR,
@@ -29,8 +20,8 @@ import {
   readKubeFedSettingsFile,
   type SyncSettings,
   SyncWorker,
-} from "@kubefed/controllers";
-import type { KubeObject } from "@kubefed/client";
+} from '@kubefed/controllers';
+import type { KubeObject } from '@kubefed/client';
 import {
   BullMqJobProducer,
   createRedisConnection,
@@ -40,7 +31,7 @@ import {
   SyncWorkerHost,
   type RedisConnection,
   type SyncProcessor,
-} from "@kubefed/queue";
+} from '@kubefed/queue';
 import {
   BackgroundEventSink,
   deletedObject,
@@ -54,24 +45,13 @@ import {
   type Logger,
   type ManagerAddresses,
   type Runnable,
-} from "@kubefed/runtime";
-import {
-  ConfigError,
-  rateLimiter,
-  redactUrl,
-  type ControllerManagerConfig,
-} from "./config.js";
-import {
-  defaultQueuePrefix,
-  outcomeSigningKey,
-} from "./federation-identity.js";
-import {
-  leaderElectionTiming,
-  type LeaderElectionTiming,
-} from "./leader-election-timing.js";
-import { MemberClients } from "./member-clients.js";
-import { replicaSchedulingRunnable } from "./replica-scheduling-runnable.js";
-import { registerSyncQueueMetrics } from "./sync-queue-metrics.js";
+} from '@kubefed/runtime';
+import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
+import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
+import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
+import { MemberClients } from './member-clients.js';
+import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
+import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
 const LEASES = RESOURCES.leases;
 
@@ -95,63 +75,37 @@ export class RedisUnreachableError extends KubeFedError {}
  * connection error (refused, DNS, a TLS handshake or certificate failure), Redis' refusal
  * (`WRONGPASS`, `NOAUTH`, `NOPERM`) with a hint, or that nothing answered in time.
  */
-async function connectRedis(
-  url: string,
-  role: "worker" | "producer",
-  logger: Logger,
-  timeoutMs = 5000,
-): Promise<RedisConnection> {
-  const connection = createRedisConnection(url, {
-    role,
-    connectionName: `kubefed-controller-manager-${role}`,
-    logger,
-  });
+async function connectRedis(url: string, role: 'worker' | 'producer', logger: Logger, timeoutMs = 5000): Promise<RedisConnection> {
+  const connection = createRedisConnection(url, { role, connectionName: `kubefed-controller-manager-${role}`, logger });
   try {
     await pingRedis(connection, timeoutMs);
     return connection;
   } catch (err) {
     connection.disconnect();
     // The cause is the connection or Redis error itself (pingRedis' own wrapper only repeats the URL).
-    const cause =
-      err instanceof Error && err.cause instanceof Error
-        ? err.cause
-        : undefined;
-    throw new RedisUnreachableError(
-      `Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${redisFailure(cause, url, timeoutMs)}`,
-      {
-        cause,
-      },
-    );
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause : undefined;
+    throw new RedisUnreachableError(`Redis at ${redactUrl(url)} (--redis-url) is unreachable: ${redisFailure(cause, url, timeoutMs)}`, {
+      cause,
+    });
   }
 }
 
-const TLS_HINT =
-  "TLS: a rediss:// URL needs a TLS port of Redis, and ?tlsCaFile= when its certificate is not signed by a public CA";
+const TLS_HINT = 'TLS: a rediss:// URL needs a TLS port of Redis, and ?tlsCaFile= when its certificate is not signed by a public CA';
 
 /** Why PING failed, in one line: the connection or Redis error (`cause`; none when nothing answered), with a hint for credentials and TLS. */
-function redisFailure(
-  cause: Error | undefined,
-  url: string,
-  timeoutMs: number,
-): string {
+function redisFailure(cause: Error | undefined, url: string, timeoutMs: number): string {
   // A TLS client talking to a port without TLS waits for a handshake answer that never comes.
-  if (cause === undefined)
-    return `no answer within ${timeoutMs}ms${url.startsWith("rediss://") ? ` (${TLS_HINT})` : ""}`;
+  if (cause === undefined) return `no answer within ${timeoutMs}ms${url.startsWith('rediss://') ? ` (${TLS_HINT})` : ''}`;
   if (/\b(WRONGPASS|NOAUTH|NOPERM)\b/.test(cause.message))
     return `${cause.message} (check the user name and password of --redis-url, and the ACL of that user)`;
   const code = (cause as { code?: unknown }).code;
-  if (
-    /SSL|TLS|certificate|self[- ]signed|wrong version number|EPROTO/i.test(
-      `${cause.message} ${typeof code === "string" ? code : ""}`,
-    )
-  ) {
+  if (/SSL|TLS|certificate|self[- ]signed|wrong version number|EPROTO/i.test(`${cause.message} ${typeof code === 'string' ? code : ''}`)) {
     return `${cause.message} (${TLS_HINT})`;
   }
   return cause.message;
 }
 
-const labelsDiffer = (a: KubeObject, b: KubeObject): boolean =>
-  !jsonEqual(a.metadata.labels ?? {}, b.metadata.labels ?? {});
+const labelsDiffer = (a: KubeObject, b: KubeObject): boolean => !jsonEqual(a.metadata.labels ?? {}, b.metadata.labels ?? {});
 
 /** A workers-only process got a job for a cluster it has no Ready client for (yet); the job is retried. */
 export class MemberNotReadyError extends KubeFedError {}
@@ -163,10 +117,7 @@ export function leaderIdentity(): string {
 
 /** The host cluster client from the configured kubeconfig (or in-cluster service account), with `--master` as its server when given. */
 export function hostClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), {
-    userAgent: "kubefed-controller-manager",
-    ...config.hostRateLimit,
-  });
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
 }
 
 /**
@@ -175,11 +126,7 @@ export function hostClient(config: ControllerManagerConfig): DynamicClient {
  * host requests of the controllers, which would cost the leadership under load.
  */
 function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), {
-    userAgent: "kubefed-controller-manager/leader-election",
-    qps: 10,
-    burst: 20,
-  });
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/leader-election', qps: 10, burst: 20 });
 }
 
 /**
@@ -189,10 +136,7 @@ function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
  * event-driven work (finalizers, PropagatedVersion writes a sync job waits for).
  */
 function reportingClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), {
-    userAgent: "kubefed-controller-manager/reporting",
-    ...config.hostRateLimit,
-  });
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/reporting', ...config.hostRateLimit });
 }
 
 /**
@@ -201,28 +145,17 @@ function reportingClient(config: ControllerManagerConfig): DynamicClient {
  * probe periods however busy the other host clients are.
  */
 function clusterHealthClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), {
-    userAgent: "kubefed-controller-manager/cluster-health",
-    qps: 50,
-    burst: 100,
-  });
+  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/cluster-health', qps: 50, burst: 100 });
 }
 
 function hostConnection(config: ControllerManagerConfig): ClusterConnection {
   const master = config.master;
-  if (config.host.kind === "masterOnly" && master !== undefined)
-    return {
-      name: "host",
-      server: master,
-      tls: {},
-      authHeaders: () => Promise.resolve({}),
-    };
+  if (config.host.kind === 'masterOnly' && master !== undefined)
+    return { name: 'host', server: master, tls: {}, authHeaders: () => Promise.resolve({}) };
   const kubeconfig =
-    config.host.kind === "inCluster"
+    config.host.kind === 'inCluster'
       ? Kubeconfig.inCluster({ host: config.host.host, port: config.host.port })
-      : Kubeconfig.fromFiles(
-          config.host.kind === "kubeconfig" ? config.host.paths : [],
-        );
+      : Kubeconfig.fromFiles(config.host.kind === 'kubeconfig' ? config.host.paths : []);
   const connection = kubeconfig.connection({ context: config.context });
   return master === undefined ? connection : { ...connection, server: master };
 }
@@ -240,10 +173,7 @@ function hostConnection(config: ControllerManagerConfig): ClusterConnection {
  *
  * @throws RedisUnreachableError (before anything starts) when Redis does not answer.
  */
-export async function runControllerManager(
-  given: ControllerManagerConfig,
-  options: RunControllerManagerOptions,
-): Promise<void> {
+export async function runControllerManager(given: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
   const logger = options.logger;
   using host = hostClient(given);
   using leases = leaderElectionClient(given);
@@ -259,58 +189,24 @@ export async function runControllerManager(
     throw err;
   }
   const { config, started } = start;
-  const manager = await createManager({
-    config,
-    started,
-    timing: start.timing,
-    host,
-    leases,
-    identity,
-    logger,
-  });
+  const manager = await createManager({ config, started, timing: start.timing, host, leases, identity, logger });
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
-  manager.addReadyCheck("redis", async () => {
+  manager.addReadyCheck('redis', async () => {
     await Promise.all(redis.connections.map((c) => pingRedis(c, 2000)));
     return true;
   });
   const producer =
-    redis.producer === undefined
-      ? undefined
-      : new BullMqJobProducer({
-          connection: redis.producer,
-          prefix: config.queuePrefix,
-          logger,
-        });
-  logStart(logger, {
-    config,
-    host,
-    scope: started.scope,
-    timing: start.timing,
-    identity,
-  });
-  const parts = processParts({
-    config,
-    started,
-    manager,
-    clients: { host, reporting, health },
-    producer,
-    logger,
-  });
+    redis.producer === undefined ? undefined : new BullMqJobProducer({ connection: redis.producer, prefix: config.queuePrefix, logger });
+  logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity });
+  const parts = processParts({ config, started, manager, clients: { host, reporting, health }, producer, logger });
   const controllers = registerControllers(parts, redis.worker);
-  const memberClients = await registerWorkers(parts, {
-    controllers,
-    connection: redis.worker,
-  });
+  const memberClients = await registerWorkers(parts, { controllers, connection: redis.worker });
   void manager.serving().then((addresses) => options.onServing?.(addresses));
   try {
     await manager.start(options.signal);
   } finally {
     memberClients?.close();
-    await producer
-      ?.close()
-      .catch((err: unknown) =>
-        logger.warn({ err }, "closing the sync job producer failed"),
-      );
+    await producer?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sync job producer failed'));
     await Promise.allSettled(redis.connections.map((c) => c.quit()));
     for (const c of redis.connections) c.disconnect();
   }
@@ -323,17 +219,13 @@ interface ModeConnections {
   readonly worker: RedisConnection | undefined;
 }
 
-async function connectRedisOfMode(
-  given: ControllerManagerConfig,
-  logger: Logger,
-): Promise<ModeConnections> {
-  const runControllers = given.mode === "all" || given.mode === "controllers";
+async function connectRedisOfMode(given: ControllerManagerConfig, logger: Logger): Promise<ModeConnections> {
+  const runControllers = given.mode === 'all' || given.mode === 'controllers';
   const connections: RedisConnection[] = [];
   try {
-    if (runControllers)
-      connections.push(await connectRedis(given.redisUrl, "producer", logger));
+    if (runControllers) connections.push(await connectRedis(given.redisUrl, 'producer', logger));
     // Workers, or (controllers only) the blocking reader of the workers' outcomes.
-    connections.push(await connectRedis(given.redisUrl, "worker", logger));
+    connections.push(await connectRedis(given.redisUrl, 'worker', logger));
   } catch (err) {
     for (const c of connections) c.disconnect();
     throw err;
@@ -355,26 +247,14 @@ async function readStartSettings(
   from: { host: DynamicClient; signal: AbortSignal },
 ): Promise<StartSettings> {
   const namespace = given.kubefedNamespace;
-  const config = {
-    ...given,
-    queuePrefix:
-      given.queuePrefix ?? (await defaultQueuePrefix(from.host, namespace)),
-  };
-  const create = given.mode === "all" || given.mode === "controllers";
+  const config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(from.host, namespace)) };
+  const create = given.mode === 'all' || given.mode === 'controllers';
   // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
   const started =
     given.kubefedConfigFile === undefined
-      ? await readKubeFedSettings(from.host, namespace, {
-          defaultScope: given.defaultScope,
-          create,
-          signal: from.signal,
-        })
+      ? await readKubeFedSettings(from.host, namespace, { defaultScope: given.defaultScope, create, signal: from.signal })
       : await readKubeFedSettingsFile(given.kubefedConfigFile, namespace);
-  return {
-    config,
-    started,
-    timing: leaderElectionTiming(given, started.leaderElect),
-  };
+  return { config, started, timing: leaderElectionTiming(given, started.leaderElect) };
 }
 
 /**
@@ -384,12 +264,7 @@ async function readStartSettings(
  * process metrics (kubefed_process_*, kubefed_nodejs_*).
  */
 async function createManager(
-  o: StartSettings & {
-    host: DynamicClient;
-    leases: DynamicClient;
-    identity: string;
-    logger: Logger;
-  },
+  o: StartSettings & { host: DynamicClient; leases: DynamicClient; identity: string; logger: Logger },
 ): Promise<Manager> {
   const { config, host } = o;
   const namespace = config.kubefedNamespace;
@@ -403,19 +278,13 @@ async function createManager(
       : {
           metricsAuth: new KubeMetricsAuthorizer(host),
           metricsTls: {
-            cert: await readFlagFile(
-              "--metrics-cert-file",
-              config.metricsSecure.certFile,
-            ),
-            key: await readFlagFile(
-              "--metrics-key-file",
-              config.metricsSecure.keyFile,
-            ),
+            cert: await readFlagFile('--metrics-cert-file', config.metricsSecure.certFile),
+            key: await readFlagFile('--metrics-key-file', config.metricsSecure.keyFile),
           },
         }),
     cacheSyncTimeoutMs: o.started.controllerDuration.cacheSyncTimeoutMs,
     // A workers-only process needs no Lease: its workers run on every replica.
-    ...(config.leaderElect && config.mode !== "workers"
+    ...(config.leaderElect && config.mode !== 'workers'
       ? {
           leaderElection: {
             leases: o.leases.resource(LEASES, namespace),
@@ -431,13 +300,7 @@ async function createManager(
 
 function logStart(
   logger: Logger,
-  o: {
-    config: ResolvedConfig;
-    host: DynamicClient;
-    scope: string;
-    timing: LeaderElectionTiming;
-    identity: string;
-  },
+  o: { config: ResolvedConfig; host: DynamicClient; scope: string; timing: LeaderElectionTiming; identity: string },
 ): void {
   const { config } = o;
   logger.info(
@@ -451,7 +314,7 @@ function logStart(
       identity: o.identity,
       redisUrl: redactUrl(config.redisUrl),
     },
-    "starting kubefed-controller-manager",
+    'starting kubefed-controller-manager',
   );
 }
 
@@ -479,9 +342,7 @@ interface ProcessParts {
   readonly events: BackgroundEventSink;
 }
 
-function processParts(
-  o: Omit<ProcessParts, "source" | "syncSettings" | "events">,
-): ProcessParts {
+function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'>): ProcessParts {
   const { config, manager, clients, logger } = o;
   const namespace = config.kubefedNamespace;
   const source = new KubeFedConfigSource(namespace, o.started);
@@ -492,24 +353,18 @@ function processParts(
       namespace,
       source,
       defaultScope: config.defaultScope,
-      createDefault: config.mode !== "workers",
+      createDefault: config.mode !== 'workers',
     });
   const syncSettings = (): SyncSettings => {
     const current = source.current();
     return {
-      adoptResources: current.syncController.adoptResources
-        ? "Enabled"
-        : "Disabled",
+      adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled',
       remoteStatusCollection: current.featureGates.RawResourceStatusCollection,
     };
   };
   // Events are written behind the reconciles that record them, on the reporting budget.
   const events = new BackgroundEventSink(
-    new EventRecorder({
-      events: (ns) => clients.reporting.resource(RESOURCES.events, ns),
-      component: "kubefed-sync",
-      logger,
-    }),
+    new EventRecorder({ events: (ns) => clients.reporting.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger }),
     { logger },
   );
   return { ...o, source, syncSettings, events };
@@ -526,21 +381,15 @@ interface ControllerParts {
  * sync controllers), sync queue metrics and replica scheduling; with `controllers` only, the
  * subscriber of the workers' outcomes.
  */
-function registerControllers(
-  p: ProcessParts,
-  workerConnection: RedisConnection | undefined,
-): ControllerParts {
+function registerControllers(p: ProcessParts, workerConnection: RedisConnection | undefined): ControllerParts {
   const { config, manager, source, producer } = p;
-  if (config.mode === "workers")
-    return { processor: undefined, clusterInformer: undefined };
+  if (config.mode === 'workers') return { processor: undefined, clusterInformer: undefined };
   const clusters = registerClusterHealth(p);
-  if (producer === undefined)
-    return { processor: undefined, clusterInformer: undefined };
+  if (producer === undefined) return { processor: undefined, clusterInformer: undefined };
   const ftc = registerFederatedTypeConfigs(p, { clusters, producer });
   registerSyncQueueMetrics(manager.metrics, {
     producer,
-    clusters: () =>
-      clusters.informer.store.list().map((c) => c.metadata.name ?? ""),
+    clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),
     logger: p.logger,
   });
   manager.add(
@@ -557,16 +406,14 @@ function registerControllers(
       metrics: manager.metrics,
     }),
   );
-  if (config.mode === "all")
-    return { processor: ftc.processor, clusterInformer: clusters.informer };
+  if (config.mode === 'all') return { processor: ftc.processor, clusterInformer: clusters.informer };
   manager.add(
     outcomeSubscriberRunnable({
       config,
       logger: p.logger,
       recorder: ftc.recorder,
       connection: workerConnection,
-      signingKey: () =>
-        outcomeSigningKey(p.clients.host, config.kubefedNamespace),
+      signingKey: () => outcomeSigningKey(p.clients.host, config.kubefedNamespace),
     }),
   );
   return { processor: undefined, clusterInformer: clusters.informer };
@@ -589,7 +436,7 @@ function registerClusterHealth(p: ProcessParts): ClusterHealth {
     memberRateLimit: p.config.memberRateLimit,
     scope: p.started.scope,
   });
-  p.logger.info("Starting cluster controller");
+  p.logger.info('Starting cluster controller');
   return clusters;
 }
 
@@ -604,20 +451,16 @@ function registerFederatedTypeConfigs(
     reporting: clients.reporting,
     namespace: config.kubefedNamespace,
     // The workers of this process read versions from a watch cache (no host GET per job).
-    cacheVersions: config.mode === "all",
+    cacheVersions: config.mode === 'all',
     tracker: clusters.tracker,
     clusters: () => clusters.informer.store.list(),
     producer: o.producer,
     scope: started.scope,
     // Read at start, as KubeFed's controller manager does: a change takes a restart.
     maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
-    maxConcurrentStatusReconciles:
-      started.statusController.maxConcurrentReconciles,
+    maxConcurrentStatusReconciles: started.statusController.maxConcurrentReconciles,
     resyncPeriodMs: config.syncResyncPeriodMs,
-    onClusterLabelsChange: (listener) =>
-      clusters.informer.addEventHandler({
-        onUpdate: (a, b) => labelsDiffer(a, b) && listener(),
-      }),
+    onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (a, b) => labelsDiffer(a, b) && listener() }),
     settings: p.syncSettings,
     events: p.events,
     pushReconciler: () => source.current().featureGates.PushReconciler,
@@ -635,8 +478,7 @@ async function registerWorkers(
   o: { controllers: ControllerParts; connection: RedisConnection | undefined },
 ): Promise<MemberClients | undefined> {
   const { config } = p;
-  if (config.mode === "controllers" || o.connection === undefined)
-    return undefined;
+  if (config.mode === 'controllers' || o.connection === undefined) return undefined;
   let { processor, clusterInformer: informer } = o.controllers;
   let memberClients: MemberClients | undefined;
   if (processor === undefined) {
@@ -645,18 +487,9 @@ async function registerWorkers(
   }
   // In `all` mode the processor only knows types and member clients while this replica leads
   // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
-  const leaderOnly = config.mode === "all";
+  const leaderOnly = config.mode === 'all';
   if (informer !== undefined)
-    p.manager.add(
-      syncWorkersRunnable({
-        config,
-        logger: p.logger,
-        connection: o.connection,
-        processor,
-        informer,
-        leaderOnly,
-      }),
-    );
+    p.manager.add(syncWorkersRunnable({ config, logger: p.logger, connection: o.connection, processor, informer, leaderOnly }));
   return memberClients;
 }
 
@@ -664,36 +497,23 @@ async function registerWorkers(
 async function workersOnlyProcessor(
   p: ProcessParts,
   connection: RedisConnection,
-): Promise<{
-  processor: SyncProcessor;
-  informer: Informer<KubeObject>;
-  memberClients: MemberClients;
-}> {
+): Promise<{ processor: SyncProcessor; informer: Informer<KubeObject>; memberClients: MemberClients }> {
   const { config, manager, logger } = p;
   const { host } = p.clients;
   const namespace = config.kubefedNamespace;
   const ftcs = manager.informer({
-    name: "federatedtypeconfigs",
-    listerWatcher: listerWatcherFor(
-      host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace),
-    ),
+    name: 'federatedtypeconfigs',
+    listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)),
   });
   const kfcs = manager.informer({
-    name: "kubefedclusters",
-    listerWatcher: listerWatcherFor(
-      host.resource(RESOURCES.kubeFedClusters, namespace),
-    ),
+    name: 'kubefedclusters',
+    listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)),
   });
-  const members = new MemberClients({
-    host,
-    namespace,
-    logger,
-    rateLimit: config.memberRateLimit,
-  });
+  const members = new MemberClients({ host, namespace, logger, rateLimit: config.memberRateLimit });
   kfcs.addEventHandler({
     onAdd: (c) => void members.update(c),
     onUpdate: (_, c) => void members.update(c),
-    onDelete: (c) => members.remove(deletedObject(c).metadata.name ?? ""),
+    onDelete: (c) => members.remove(deletedObject(c).metadata.name ?? ''),
   });
   // Outcomes go to the leader's status writer through Redis.
   const outcomes = new SyncOutcomePublisher({
@@ -718,32 +538,22 @@ async function workersOnlyProcessor(
     events: p.events,
     // Versions from a watch-fed cache, as in `all` mode: an unchanged object costs no host GET.
     versionStore: new VersionStore(host, {
-      caches: watchPropagatedVersions(manager, {
-        host,
-        namespace: p.started.scope === "Namespaced" ? namespace : undefined,
-      }),
+      caches: watchPropagatedVersions(manager, { host, namespace: p.started.scope === 'Namespaced' ? namespace : undefined }),
     }),
   });
   // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
   // Ready status or built the client yet, fail the attempt so that the job is retried (a
   // client that failed to build is the processor's ClientRetrievalFailed instead).
   const processor: SyncProcessor = async (job, ctx) => {
-    if (
-      members.get(job.cluster) === undefined &&
-      members.clientError(job.cluster) === undefined
-    )
-      throw new MemberNotReadyError(
-        `member cluster "${job.cluster}" has no Ready client in this worker yet`,
-      );
+    if (members.get(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
+      throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
     await sync.process(job, ctx);
   };
   return { processor, informer: kfcs, memberClients: members };
 }
 
 /** The configuration with the queue prefix resolved. */
-type ResolvedConfig = ControllerManagerConfig & {
-  readonly queuePrefix: string;
-};
+type ResolvedConfig = ControllerManagerConfig & { readonly queuePrefix: string };
 
 /**
  * The reader of the sync outcomes that workers in other processes publish (`--mode
@@ -757,22 +567,17 @@ function outcomeSubscriberRunnable(options: {
   signingKey: () => Promise<Buffer>;
 }): Runnable {
   return {
-    name: "sync-outcomes",
+    name: 'sync-outcomes',
     needLeaderElection: true,
     start: async (signal) => {
-      if (options.connection === undefined)
-        throw new RedisUnreachableError(
-          "no Redis connection for the sync outcome reader",
-        );
+      if (options.connection === undefined) throw new RedisUnreachableError('no Redis connection for the sync outcome reader');
       const subscriber = new SyncOutcomeSubscriber({
         connection: options.connection,
         prefix: options.config.queuePrefix,
         signingKey: await options.signingKey(),
         logger: options.logger,
       });
-      await subscriber.run(signal, (outcome) =>
-        options.recorder.report(outcome),
-      );
+      await subscriber.run(signal, (outcome) => options.recorder.report(outcome));
     },
   };
 }
@@ -792,7 +597,7 @@ function syncWorkersRunnable(options: {
 }): Runnable {
   const { config, logger, informer } = options;
   return {
-    name: "sync-workers",
+    name: 'sync-workers',
     needLeaderElection: options.leaderOnly,
     start: async (signal) => {
       const host = await SyncWorkerHost.start({
@@ -802,44 +607,30 @@ function syncWorkersRunnable(options: {
         defaults: {
           concurrency: config.workerConcurrency,
           // BullMQ's limiter counts per queue across every worker: a rate per member cluster.
-          ...(config.workerRateLimit > 0
-            ? { limiter: rateLimiter(config.workerRateLimit) }
-            : {}),
+          ...(config.workerRateLimit > 0 ? { limiter: rateLimiter(config.workerRateLimit) } : {}),
         },
-        perCluster: Object.fromEntries(
-          Object.entries(config.clusterWorkerConcurrency).map(
-            ([c, concurrency]) => [c, { concurrency }],
-          ),
-        ),
+        perCluster: Object.fromEntries(Object.entries(config.clusterWorkerConcurrency).map(([c, concurrency]) => [c, { concurrency }])),
         logger,
       });
       const failed = (action: string, cluster: string) => (err: unknown) =>
-        logger.error(
-          { cluster, err },
-          `sync workers: ${action} cluster failed`,
-        );
+        logger.error({ cluster, err }, `sync workers: ${action} cluster failed`);
       const add = (c: KubeObject): void => {
-        const name = c.metadata.name ?? "";
-        host.addCluster(name).catch(failed("adding", name));
+        const name = c.metadata.name ?? '';
+        host.addCluster(name).catch(failed('adding', name));
       };
       const off = informer.addEventHandler({
         onAdd: add,
         onDelete: (c) => {
-          const name = deletedObject(c).metadata.name ?? "";
-          host
-            .removeCluster(name, { drain: true })
-            .catch(failed("removing", name));
+          const name = deletedObject(c).metadata.name ?? '';
+          host.removeCluster(name, { drain: true }).catch(failed('removing', name));
         },
       });
       for (const c of informer.store.list()) add(c);
-      logger.info(
-        { prefix: config.queuePrefix, concurrency: config.workerConcurrency },
-        "sync workers started",
-      );
+      logger.info({ prefix: config.queuePrefix, concurrency: config.workerConcurrency }, 'sync workers started');
       await untilAborted(signal);
       off();
       await host.close({ timeoutMs: 10_000 });
-      logger.info("sync workers stopped");
+      logger.info('sync workers stopped');
     },
   };
 }
@@ -849,9 +640,6 @@ async function readFlagFile(flag: string, path: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (err) {
-    throw new ConfigError(
-      `${flag}: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`,
-      { cause: err },
-    );
+    throw new ConfigError(`${flag}: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }

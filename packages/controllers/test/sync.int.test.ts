@@ -1,24 +1,8 @@
-import { randomUUID } from "node:crypto";
-import {
-  buildFederatedTypeConfig,
-  buildFederatedTypeCrd,
-  type FederatedTypeOptions,
-  RESOURCES,
-} from "@kubefed/api";
-import {
-  DynamicClient,
-  Kubeconfig,
-  type KubeObject,
-  type ResourceClient,
-} from "@kubefed/client";
-import {
-  BullMqJobProducer,
-  createRedisConnection,
-  type JobProducer,
-  type SyncJob,
-  SyncWorkerHost,
-} from "@kubefed/queue";
-import { EventRecorder, Manager } from "@kubefed/runtime";
+import { randomUUID } from 'node:crypto';
+import { buildFederatedTypeConfig, buildFederatedTypeCrd, type FederatedTypeOptions, RESOURCES } from '@kubefed/api';
+import { DynamicClient, Kubeconfig, type KubeObject, type ResourceClient } from '@kubefed/client';
+import { BullMqJobProducer, createRedisConnection, type JobProducer, type SyncJob, SyncWorkerHost } from '@kubefed/queue';
+import { EventRecorder, Manager } from '@kubefed/runtime';
 import {
   clientFor,
   consistently,
@@ -28,111 +12,52 @@ import {
   startInProcessFederation,
   startRedis,
   type RedisHandle,
-} from "@kubefed/testing";
-import {
-  afterAll,
-  afterEach,
-  beforeAll,
-  describe,
-  expect,
-  it,
-  vi,
-} from "vitest";
+} from '@kubefed/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
   KubeFedConfigSource,
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
-} from "@kubefed/controllers";
+} from '@kubefed/controllers';
 
 const KFC = RESOURCES.kubeFedClusters;
 const KFCONFIG = RESOURCES.kubeFedConfigs;
 
 const CLUSTER_ROLES: FederatedTypeOptions = {
-  group: "rbac.authorization.k8s.io",
-  version: "v1",
-  kind: "ClusterRole",
-  pluralName: "clusterroles",
-  scope: "Cluster",
+  group: 'rbac.authorization.k8s.io',
+  version: 'v1',
+  kind: 'ClusterRole',
+  pluralName: 'clusterroles',
+  scope: 'Cluster',
 };
-const NAMESPACES: FederatedTypeOptions = {
-  group: "",
-  version: "v1",
-  kind: "Namespace",
-  pluralName: "namespaces",
-  scope: "Cluster",
-};
+const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
 /** `namespaces` federated into a group and version other than KubeFed's defaults. */
-const NAMESPACES_ELSEWHERE: FederatedTypeOptions = {
-  ...NAMESPACES,
-  federatedGroup: "fed.example.io",
-  federatedVersion: "v1alpha1",
-};
-const CONFIG_MAPS: FederatedTypeOptions = {
-  group: "",
-  version: "v1",
-  kind: "ConfigMap",
-  pluralName: "configmaps",
-  scope: "Namespaced",
-};
-const FED_CLUSTER_ROLES = {
-  group: "types.kubefed.io",
-  version: "v1beta1",
-  resource: "federatedclusterroles",
-};
-const MEMBER_CLUSTER_ROLES = {
-  group: "rbac.authorization.k8s.io",
-  version: "v1",
-  resource: "clusterroles",
-};
+const NAMESPACES_ELSEWHERE: FederatedTypeOptions = { ...NAMESPACES, federatedGroup: 'fed.example.io', federatedVersion: 'v1alpha1' };
+const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
+const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
+const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
 const DEPLOYMENTS: FederatedTypeOptions = {
-  group: "apps",
-  version: "v1",
-  kind: "Deployment",
-  pluralName: "deployments",
-  scope: "Namespaced",
+  group: 'apps',
+  version: 'v1',
+  kind: 'Deployment',
+  pluralName: 'deployments',
+  scope: 'Namespaced',
 };
-const SERVICES: FederatedTypeOptions = {
-  group: "",
-  version: "v1",
-  kind: "Service",
-  pluralName: "services",
-  scope: "Namespaced",
-};
-const EVENTS = { group: "", version: "v1", resource: "events" };
-const FAST = {
-  scope: "Cluster",
-  clusterHealthCheck: {
-    period: "200ms",
-    timeout: "1s",
-    failureThreshold: 3,
-    successThreshold: 1,
-  },
-};
+const SERVICES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' };
+const EVENTS = { group: '', version: 'v1', resource: 'events' };
+const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
 
 let fed: Federation;
 let redis: RedisHandle;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({
-    members: { member1: {}, member2: {} },
-  });
+  fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
   redis = await startRedis({ url: process.env.REDIS_URL });
-  const crds = fed.hostClient.resource({
-    group: "apiextensions.k8s.io",
-    version: "v1",
-    resource: "customresourcedefinitions",
-  });
-  for (const type of [
-    CLUSTER_ROLES,
-    NAMESPACES,
-    NAMESPACES_ELSEWHERE,
-    CONFIG_MAPS,
-    DEPLOYMENTS,
-    SERVICES,
-  ])
+  const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
+  for (const type of [CLUSTER_ROLES, NAMESPACES, NAMESPACES_ELSEWHERE, CONFIG_MAPS, DEPLOYMENTS, SERVICES])
     await crds.create(buildFederatedTypeCrd(type) as unknown as KubeObject);
 });
 
@@ -147,9 +72,7 @@ afterEach(async () => {
 
 /** A kubefed namespace with both members joined, the health + FTC controllers and a sync worker host running in process. */
 async function startControlPlane(
-  types: readonly (FederatedTypeOptions & { statusCollection?: boolean })[] = [
-    CLUSTER_ROLES,
-  ],
+  types: readonly (FederatedTypeOptions & { statusCollection?: boolean })[] = [CLUSTER_ROLES],
   options: {
     resyncPeriodMs?: number;
     syncController?: Record<string, unknown>;
@@ -161,32 +84,17 @@ async function startControlPlane(
 ): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
   await createNamespace(fed.hostClient, ns);
-  const spec =
-    options.syncController === undefined
-      ? FAST
-      : { ...FAST, syncController: options.syncController };
+  const spec = options.syncController === undefined ? FAST : { ...FAST, syncController: options.syncController };
   await fed.hostClient
     .resource(KFCONFIG, ns)
-    .create({
-      apiVersion: "core.kubefed.io/v1beta1",
-      kind: "KubeFedConfig",
-      metadata: { name: "kubefed" },
-      spec,
-    });
-  await joinMember(fed, fed.member("member1"), ns);
-  await joinMember(fed, fed.member("member2"), ns);
-  for (const member of ["member1", "member2"])
-    await grantAccess(
-      member,
-      ns,
-      member === options.coreOnlyMember ? CORE_ONLY : FULL_ACCESS,
-    );
+    .create({ apiVersion: 'core.kubefed.io/v1beta1', kind: 'KubeFedConfig', metadata: { name: 'kubefed' }, spec });
+  await joinMember(fed, fed.member('member1'), ns);
+  await joinMember(fed, fed.member('member2'), ns);
+  for (const member of ['member1', 'member2']) await grantAccess(member, ns, member === options.coreOnlyMember ? CORE_ONLY : FULL_ACCESS);
 
-  const prefix = redis.prefix("sync");
-  const producerConnection = createRedisConnection(redis.url, {
-    role: "producer",
-  });
-  const workerConnection = createRedisConnection(redis.url, { role: "worker" });
+  const prefix = redis.prefix('sync');
+  const producerConnection = createRedisConnection(redis.url, { role: 'producer' });
+  const workerConnection = createRedisConnection(redis.url, { role: 'worker' });
   cleanups.push(() => Promise.resolve(producerConnection.disconnect()));
   cleanups.push(() => Promise.resolve(workerConnection.disconnect()));
   const producer = new BullMqJobProducer({
@@ -198,29 +106,19 @@ async function startControlPlane(
 
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const source = new KubeFedConfigSource(ns);
-  registerKubeFedConfigController(manager, {
-    host: fed.hostClient,
-    namespace: ns,
-    source,
-  });
+  registerKubeFedConfigController(manager, { host: fed.hostClient, namespace: ns, source });
   const clusters = registerKubeFedClusterController(manager, {
     host: fed.hostClient,
     namespace: ns,
-    settings: {
-      current: () => source.current().clusterHealthCheck,
-      onChange: (l) => source.onChange(() => l()),
-    },
+    settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
   });
   const ftc = registerFederatedTypeConfigController(manager, {
     host: fed.hostClient,
-    ...(options.reporting === undefined
-      ? {}
-      : { reporting: options.reporting }),
+    ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
     namespace: ns,
     tracker: clusters.tracker,
     clusters: () => clusters.informer.store.list(),
-    producer:
-      options.jobs === undefined ? producer : recording(producer, options.jobs),
+    producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
     // As the controller manager runs its own workers: versions read from the watch cache.
     cacheVersions: true,
     statusFlushMs: 100,
@@ -228,21 +126,13 @@ async function startControlPlane(
     resyncPeriodMs: options.resyncPeriodMs ?? 500,
     onClusterLabelsChange: (listener) =>
       clusters.informer.addEventHandler({
-        onUpdate: (o, n) =>
-          JSON.stringify(o.metadata.labels ?? {}) !==
-            JSON.stringify(n.metadata.labels ?? {}) && listener(),
+        onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener(),
       }),
     settings: () => ({
-      adoptResources: source.current().syncController.adoptResources
-        ? "Enabled"
-        : "Disabled",
-      remoteStatusCollection:
-        source.current().featureGates.RawResourceStatusCollection,
+      adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
+      remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
     }),
-    events: new EventRecorder({
-      events: (namespace) => fed.hostClient.resource(EVENTS, namespace),
-      component: "kubefed-sync",
-    }),
+    events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
     pushReconciler: () => source.current().featureGates.PushReconciler,
     onConfigChange: (listener) => source.onChange(() => listener()),
   });
@@ -250,7 +140,7 @@ async function startControlPlane(
     connection: workerConnection,
     prefix,
     processor: ftc.processor,
-    clusters: ["member1", "member2"],
+    clusters: ['member1', 'member2'],
   });
   cleanups.push(() => workers.close({ timeoutMs: 2000 }));
   const stop = new AbortController();
@@ -261,10 +151,8 @@ async function startControlPlane(
   });
   for (const type of types) {
     const ftc = buildFederatedTypeConfig(type, ns);
-    if (type.statusCollection === true) ftc.spec.statusCollection = "Enabled";
-    await fed.hostClient
-      .resource(FEDERATED_TYPE_CONFIG_GVR, ns)
-      .create(ftc as unknown as KubeObject);
+    if (type.statusCollection === true) ftc.spec.statusCollection = 'Enabled';
+    await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).create(ftc as unknown as KubeObject);
   }
   return ns;
 }
@@ -284,45 +172,28 @@ function recording(producer: JobProducer, jobs: SyncJob[]): JobProducer {
   };
 }
 
-const FULL_ACCESS = [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }];
+const FULL_ACCESS = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
 /** Everything in the core group only: the member's health check works, reading ClusterRoles is Forbidden. */
-const CORE_ONLY = [{ apiGroups: [""], resources: ["*"], verbs: ["*"] }];
-const accessRole = (member: string, ns: string): string =>
-  `kubefed-controller-manager:${ns}-${member}-host`;
+const CORE_ONLY = [{ apiGroups: [''], resources: ['*'], verbs: ['*'] }];
+const accessRole = (member: string, ns: string): string => `kubefed-controller-manager:${ns}-${member}-host`;
 
 /** Grants the joined service account `rules` in its member (full access, as `kubefedctl join` does, by default). */
-async function grantAccess(
-  member: string,
-  ns: string,
-  rules: readonly object[] = FULL_ACCESS,
-): Promise<void> {
+async function grantAccess(member: string, ns: string, rules: readonly object[] = FULL_ACCESS): Promise<void> {
   using client = clientFor(fed.member(member));
   const role = accessRole(member, ns);
   await client.resource(MEMBER_CLUSTER_ROLES).create({
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "ClusterRole",
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
     metadata: { name: role },
     rules,
   });
-  await client
-    .resource({
-      group: "rbac.authorization.k8s.io",
-      version: "v1",
-      resource: "clusterrolebindings",
-    })
-    .create({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name: role },
-      roleRef: {
-        apiGroup: "rbac.authorization.k8s.io",
-        kind: "ClusterRole",
-        name: role,
-      },
-      subjects: [
-        { kind: "ServiceAccount", name: `${member}-host`, namespace: ns },
-      ],
-    });
+  await client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings' }).create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: role },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'ServiceAccount', name: `${member}-host`, namespace: ns }],
+  });
 }
 
 /**
@@ -337,35 +208,20 @@ async function deleteWhileMember2Unreachable(
   await startControlPlane();
   const name = `fcr-${randomUUID().slice(0, 8)}`;
   const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-  await objects.create({
-    ...federatedClusterRole(name, ["member1", "member2"]),
-    metadata: { name, annotations },
-  });
+  await objects.create({ ...federatedClusterRole(name, ['member1', 'member2']), metadata: { name, annotations } });
+  await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
   await expect
-    .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-    .toBeDefined();
-  await expect
-    .poll(async () => (await objects.get(name)).metadata.finalizers, {
-      timeout: 10_000,
-      interval: 100,
-    })
-    .toContain("kubefed.io/sync-controller");
-  const member2 = fed.member("member2");
+    .poll(async () => (await objects.get(name)).metadata.finalizers, { timeout: 10_000, interval: 100 })
+    .toContain('kubefed.io/sync-controller');
+  const member2 = fed.member('member2');
   member2.faults.unreachable();
   try {
     await expect
-      .poll(
-        async () =>
-          (
-            (await objects.get(name)).status as
-              { clusters?: unknown } | undefined
-          )?.clusters,
-        {
-          timeout: 15_000,
-          interval: 100,
-        },
-      )
-      .toContainEqual({ name: "member2", status: "ClusterNotReady" });
+      .poll(async () => ((await objects.get(name)).status as { clusters?: unknown } | undefined)?.clusters, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toContainEqual({ name: 'member2', status: 'ClusterNotReady' });
     await objects.delete(name);
     await check({ name, objects });
   } finally {
@@ -376,30 +232,18 @@ async function deleteWhileMember2Unreachable(
 
 function federatedClusterRole(name: string, clusters: string[]): KubeObject {
   return {
-    apiVersion: "types.kubefed.io/v1beta1",
-    kind: "FederatedClusterRole",
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedClusterRole',
     metadata: { name },
     spec: {
-      template: {
-        rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }],
-      },
+      template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] },
       placement: { clusters: clusters.map((c) => ({ name: c })) },
-      overrides: [
-        {
-          clusterName: "member2",
-          clusterOverrides: [
-            { path: "/metadata/labels", value: { tier: "second" } },
-          ],
-        },
-      ],
+      overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/metadata/labels', value: { tier: 'second' } }] }],
     },
   };
 }
 
-const inMember = (
-  member: string,
-  name: string,
-): Promise<KubeObject | undefined> => {
+const inMember = (member: string, name: string): Promise<KubeObject | undefined> => {
   using client = clientFor(fed.member(member));
   return client
     .resource(MEMBER_CLUSTER_ROLES)
@@ -407,76 +251,52 @@ const inMember = (
     .catch(() => undefined);
 };
 
-describe("sync controller against kube-sim and Redis", () => {
-  it("reports propagation Running in the FederatedTypeConfig status", async () => {
+describe('sync controller against kube-sim and Redis', () => {
+  it('reports propagation Running in the FederatedTypeConfig status', async () => {
     const ns = await startControlPlane();
     await expect
       .poll(
-        async () =>
-          (
-            await fed.hostClient
-              .resource(FEDERATED_TYPE_CONFIG_GVR, ns)
-              .get("clusterroles.rbac.authorization.k8s.io")
-          ).status,
+        async () => (await fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns).get('clusterroles.rbac.authorization.k8s.io')).status,
         { timeout: 10_000, interval: 100 },
       )
       .toEqual({
         observedGeneration: 1,
-        propagationController: "Running",
-        statusController: "NotRunning",
-        conditions: [
-          expect.objectContaining({
-            type: "Ready",
-            status: "True",
-            reason: "TypesServed",
-          }) as unknown,
-        ],
+        propagationController: 'Running',
+        statusController: 'NotRunning',
+        conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown],
       });
   });
 
-  it("propagates a federated object to the placed members with the managed label and overrides, then reports Propagation True", async () => {
+  it('propagates a federated object to the placed members with the managed label and overrides, then reports Propagation True', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
-    await fed.hostClient
-      .resource(FED_CLUSTER_ROLES)
-      .create(federatedClusterRole(name, ["member1", "member2"]));
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1', 'member2']));
 
     await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
+      .poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 })
       .toMatchObject({
-        metadata: { labels: { "kubefed.io/managed": "true" } },
-        rules: [{ verbs: ["get"] }],
+        metadata: { labels: { 'kubefed.io/managed': 'true' } },
+        rules: [{ verbs: ['get'] }],
       });
     await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
+      .poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 })
       .toMatchObject({
-        metadata: { labels: { "kubefed.io/managed": "true", tier: "second" } },
+        metadata: { labels: { 'kubefed.io/managed': 'true', tier: 'second' } },
       });
     await expect
-      .poll(
-        async () =>
-          (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).status,
-        { timeout: 10_000, interval: 100 },
-      )
+      .poll(async () => (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).status, { timeout: 10_000, interval: 100 })
       .toMatchObject({
         observedGeneration: 1,
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }, { name: "member2" }],
+        conditions: [{ type: 'Propagation', status: 'True' }],
+        clusters: [{ name: 'member1' }, { name: 'member2' }],
       });
-    expect(
-      (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).metadata
-        .finalizers,
-    ).toContain("kubefed.io/sync-controller");
+    expect((await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller');
     await expect
       .poll(
         async () =>
           (
             await fed.hostClient
-              .resource({
-                group: "core.kubefed.io",
-                version: "v1alpha1",
-                resource: "clusterpropagatedversions",
-              })
+              .resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' })
               .get(`clusterrole-${name}`)
           ).status,
         {
@@ -484,637 +304,385 @@ describe("sync controller against kube-sim and Redis", () => {
           interval: 100,
         },
       )
-      .toMatchObject({
-        clusterVersions: [
-          { clusterName: "member1", version: expect.stringMatching(/^rv:/) },
-          { clusterName: "member2" },
-        ],
-      });
+      .toMatchObject({ clusterVersions: [{ clusterName: 'member1', version: expect.stringMatching(/^rv:/) }, { clusterName: 'member2' }] });
   });
 
-  it("writes the status of federated objects through the reporting client: a saturated reporting budget delays the status, not member writes", async () => {
+  it('writes the status of federated objects through the reporting client: a saturated reporting budget delays the status, not member writes', async () => {
     // A host client of its own for the status writes: 2 requests/s with 40 requests queued ahead (20 s).
-    using reporting = DynamicClient.fromKubeconfig(
-      Kubeconfig.fromString(fed.host.kubeconfigYaml()),
-      {
-        userAgent: "kubefed-test-reporting",
-        qps: 2,
-        burst: 1,
-      },
-    );
+    using reporting = DynamicClient.fromKubeconfig(Kubeconfig.fromString(fed.host.kubeconfigYaml()), {
+      userAgent: 'kubefed-test-reporting',
+      qps: 2,
+      burst: 1,
+    });
     const saturated = performance.now();
     const queued = Array.from({ length: 40 }, () =>
       reporting
-        .resource(EVENTS, "default")
+        .resource(EVENTS, 'default')
         .list()
         .catch(() => undefined),
     );
     await startControlPlane([CLUSTER_ROLES], { reporting });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect.poll(() => inMember('member1', name), { timeout: 10_000, interval: 100 }).toBeDefined();
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
     await expect
-      .poll(() => inMember("member1", name), { timeout: 10_000, interval: 100 })
-      .toBeDefined();
-    await objects.patch(
-      name,
-      {
-        spec: {
-          template: {
-            rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }],
-          },
-        },
-      },
-      "merge",
-    );
-    await expect
-      .poll(async () => (await inMember("member1", name))?.["rules"], {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toMatchObject([{ verbs: ["list"] }]);
+      .poll(async () => (await inMember('member1', name))?.['rules'], { timeout: 10_000, interval: 100 })
+      .toMatchObject([{ verbs: ['list'] }]);
     // Both member writes happened while the status writes still waited for the reporting budget.
     expect(performance.now() - saturated).toBeLessThan(20_000);
     expect((await objects.get(name)).status).toBeUndefined();
     await Promise.all(queued);
     const statusManagers = async (): Promise<(string | undefined)[]> => {
-      const fields = ((await objects.get(name)).metadata["managedFields"] ??
-        []) as { manager?: string; subresource?: string }[];
-      return fields
-        .filter((f) => f.subresource === "status")
-        .map((f) => f.manager);
+      const fields = ((await objects.get(name)).metadata['managedFields'] ?? []) as { manager?: string; subresource?: string }[];
+      return fields.filter((f) => f.subresource === 'status').map((f) => f.manager);
     };
+    await expect.poll(statusManagers, { timeout: 15_000, interval: 100 }).toEqual(['kubefed-test-reporting']);
     await expect
-      .poll(statusManagers, { timeout: 15_000, interval: 100 })
-      .toEqual(["kubefed-test-reporting"]);
-    await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        observedGeneration: 2,
-        conditions: [{ type: "Propagation", status: "True" }],
-      });
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }] });
   });
 
-  it("drops a cluster from the ClusterPropagatedVersion once its copy is removed", async () => {
+  it('drops a cluster from the ClusterPropagatedVersion once its copy is removed', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
     const versions = async (): Promise<string[]> => {
       const record = await fed.hostClient
-        .resource({
-          group: "core.kubefed.io",
-          version: "v1alpha1",
-          resource: "clusterpropagatedversions",
-        })
+        .resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' })
         .get(`clusterrole-${name}`)
         .catch(() => undefined);
-      return (
-        (
-          record?.status as
-            { clusterVersions?: { clusterName: string }[] } | undefined
-        )?.clusterVersions ?? []
-      ).map((v) => v.clusterName);
+      return ((record?.status as { clusterVersions?: { clusterName: string }[] } | undefined)?.clusterVersions ?? []).map(
+        (v) => v.clusterName,
+      );
     };
-    await expect
-      .poll(versions, { timeout: 15_000, interval: 100 })
-      .toEqual(["member1", "member2"]);
-    await objects.patch(
-      name,
-      { spec: { placement: { clusters: [{ name: "member1" }] } } },
-      "merge",
-    );
-    await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-      .toBeUndefined();
-    await expect
-      .poll(versions, { timeout: 15_000, interval: 100 })
-      .toEqual(["member1"]);
+    await expect.poll(versions, { timeout: 15_000, interval: 100 }).toEqual(['member1', 'member2']);
+    await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+    await expect.poll(versions, { timeout: 15_000, interval: 100 }).toEqual(['member1']);
   });
 
-  it("propagates updates, removes the copy of a cluster that leaves placement, and removes every copy before the object on deletion", async () => {
+  it('propagates updates, removes the copy of a cluster that leaves placement, and removes every copy before the object on deletion', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
-    await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     // Merge patches: a get + update could race with the controller's own writes.
     await objects.patch(
       name,
-      {
-        spec: {
-          template: {
-            rules: [
-              { apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] },
-            ],
-          },
-        },
-      },
-      "merge",
+      { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } },
+      'merge',
     );
     await expect
-      .poll(async () => (await inMember("member1", name))?.rules, {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toMatchObject([{ verbs: ["get", "list"] }]);
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toMatchObject([{ verbs: ['get', 'list'] }]);
 
-    await objects.patch(
-      name,
-      { spec: { placement: { clusters: [{ name: "member1" }] } } },
-      "merge",
-    );
+    await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-      .toBeUndefined();
-    await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }],
-      });
-    expect(await inMember("member1", name)).toBeDefined();
+      .poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    expect(await inMember('member1', name)).toBeDefined();
 
     await objects.delete(name);
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeUndefined();
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect
       .poll(
         () =>
           objects.get(name).then(
-            () => "present",
-            () => "gone",
+            () => 'present',
+            () => 'gone',
           ),
         { timeout: 10_000, interval: 100 },
       )
-      .toBe("gone");
+      .toBe('gone');
   });
 
-  it("records CreateInCluster, UpdateInCluster and DeleteInCluster once per member write, and none on resyncs that write nothing", async () => {
+  it('records CreateInCluster, UpdateInCluster and DeleteInCluster once per member write, and none on resyncs that write nothing', async () => {
     await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 300 });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     const normalEvents = async (): Promise<Record<string, number>> => {
       const tally: Record<string, number> = {};
-      for (const e of (await fed.hostClient.resource(EVENTS, "default").list())
-        .items) {
-        const event = e as {
-          involvedObject?: { name?: string };
-          type?: string;
-          reason?: string;
-          message?: string;
-          count?: number;
-        };
-        if (event.involvedObject?.name !== name || event.type !== "Normal")
-          continue;
-        const key = `${event.reason ?? ""}: ${event.message ?? ""}`;
+      for (const e of (await fed.hostClient.resource(EVENTS, 'default').list()).items) {
+        const event = e as { involvedObject?: { name?: string }; type?: string; reason?: string; message?: string; count?: number };
+        if (event.involvedObject?.name !== name || event.type !== 'Normal') continue;
+        const key = `${event.reason ?? ''}: ${event.message ?? ''}`;
         tally[key] = (tally[key] ?? 0) + (event.count ?? 1);
       }
       return tally;
     };
-    const created = (c: string): string =>
-      `CreateInCluster: Creating ClusterRole "${name}" in cluster "${c}"`;
-    const updated = (c: string): string =>
-      `UpdateInCluster: Updating ClusterRole "${name}" in cluster "${c}"`;
-    const deleted = (c: string): string =>
-      `DeleteInCluster: Deleting ClusterRole "${name}" in cluster "${c}"`;
+    const created = (c: string): string => `CreateInCluster: Creating ClusterRole "${name}" in cluster "${c}"`;
+    const updated = (c: string): string => `UpdateInCluster: Updating ClusterRole "${name}" in cluster "${c}"`;
+    const deleted = (c: string): string => `DeleteInCluster: Deleting ClusterRole "${name}" in cluster "${c}"`;
     const settled = async (expected: Record<string, number>): Promise<void> => {
-      await expect
-        .poll(normalEvents, { timeout: 15_000, interval: 100 })
-        .toEqual(expected);
+      await expect.poll(normalEvents, { timeout: 15_000, interval: 100 }).toEqual(expected);
       // Resyncs every 300 ms find every copy current: no write, no event.
-      await consistently(
-        async () => expect(await normalEvents()).toEqual(expected),
-        { durationMs: 2000, intervalMs: 200 },
-      );
+      await consistently(async () => expect(await normalEvents()).toEqual(expected), { durationMs: 2000, intervalMs: 200 });
     };
 
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
-    await settled({ [created("member1")]: 1, [created("member2")]: 1 });
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    await settled({ [created('member1')]: 1, [created('member2')]: 1 });
 
-    await objects.patch(
-      name,
-      {
-        spec: {
-          template: {
-            rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }],
-          },
-        },
-      },
-      "merge",
-    );
-    await settled({
-      [created("member1")]: 1,
-      [created("member2")]: 1,
-      [updated("member1")]: 1,
-      [updated("member2")]: 1,
-    });
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
+    await settled({ [created('member1')]: 1, [created('member2')]: 1, [updated('member1')]: 1, [updated('member2')]: 1 });
 
-    await objects.patch(
-      name,
-      { spec: { placement: { clusters: [{ name: "member1" }] } } },
-      "merge",
-    );
+    await objects.patch(name, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
     await settled({
-      [created("member1")]: 1,
-      [created("member2")]: 1,
-      [updated("member1")]: 1,
-      [updated("member2")]: 1,
-      [deleted("member2")]: 1,
+      [created('member1')]: 1,
+      [created('member2')]: 1,
+      [updated('member1')]: 1,
+      [updated('member2')]: 1,
+      [deleted('member2')]: 1,
     });
 
     // A copy deleted by hand is created again: one more write, one more event (aggregated into the first).
-    using member1 = clientFor(fed.member("member1"));
+    using member1 = clientFor(fed.member('member1'));
     await member1.resource(MEMBER_CLUSTER_ROLES).delete(name);
     await settled({
-      [created("member1")]: 2,
-      [created("member2")]: 1,
-      [updated("member1")]: 1,
-      [updated("member2")]: 1,
-      [deleted("member2")]: 1,
+      [created('member1')]: 2,
+      [created('member2')]: 1,
+      [updated('member1')]: 1,
+      [updated('member2')]: 1,
+      [deleted('member2')]: 1,
     });
   });
 
-  it("reports a member whose copy cannot be read as CachedRetrievalFailed beside the entries of the others, and propagates once it can", async () => {
-    const ns = await startControlPlane([CLUSTER_ROLES], {
-      coreOnlyMember: "member2",
-    });
+  it('reports a member whose copy cannot be read as CachedRetrievalFailed beside the entries of the others, and propagates once it can', async () => {
+    const ns = await startControlPlane([CLUSTER_ROLES], { coreOnlyMember: 'member2' });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
     await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 15_000,
-        interval: 100,
-      })
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
       .toMatchObject({
         observedGeneration: 1,
-        conditions: [
-          { type: "Propagation", status: "False", reason: "CheckClusters" },
-        ],
-        clusters: [
-          { name: "member1" },
-          { name: "member2", status: "CachedRetrievalFailed" },
-        ],
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'CachedRetrievalFailed' }],
       });
     // member1 is propagated: its entry has no status.
-    expect(
-      ((await objects.get(name)).status as { clusters: unknown[] }).clusters[0],
-    ).toEqual({ name: "member1" });
+    expect(((await objects.get(name)).status as { clusters: unknown[] }).clusters[0]).toEqual({ name: 'member1' });
     await expect
       .poll(
         async () =>
-          (
-            await fed.hostClient.resource(EVENTS, "default").list()
-          ).items.filter(
-            (e) =>
-              (e as { involvedObject?: { name?: string } }).involvedObject
-                ?.name === name,
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
           ),
         { timeout: 10_000, interval: 100 },
       )
       .toContainEqual(
         expect.objectContaining({
-          type: "Warning",
-          reason: "CachedRetrievalFailed",
-          message: expect.stringContaining(
-            "Failed to retrieve cached cluster object: ",
-          ) as unknown,
+          type: 'Warning',
+          reason: 'CachedRetrievalFailed',
+          message: expect.stringContaining('Failed to retrieve cached cluster object: ') as unknown,
         }),
       );
 
-    using member2 = clientFor(fed.member("member2"));
-    await member2
-      .resource(MEMBER_CLUSTER_ROLES)
-      .patch(accessRole("member2", ns), { rules: FULL_ACCESS }, "merge");
+    using member2 = clientFor(fed.member('member2'));
+    await member2.resource(MEMBER_CLUSTER_ROLES).patch(accessRole('member2', ns), { rules: FULL_ACCESS }, 'merge');
+    await expect.poll(() => inMember('member2', name), { timeout: 20_000, interval: 100 }).toBeDefined();
     await expect
-      .poll(() => inMember("member2", name), { timeout: 20_000, interval: 100 })
-      .toBeDefined();
-    await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 20_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }, { name: "member2" }],
-      });
+      .poll(async () => (await objects.get(name)).status, { timeout: 20_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }, { name: 'member2' }] });
   });
 
-  it("reports a new generation as propagated only after every placed member holds it", async () => {
+  it('reports a new generation as propagated only after every placed member holds it', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
     await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        observedGeneration: 1,
-        conditions: [{ type: "Propagation", status: "True" }],
-      });
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Propagation', status: 'True' }] });
 
     // member2 answers slowly; its copy's change is seen on a watch opened before.
-    using m2 = clientFor(fed.member("member2"));
+    using m2 = clientFor(fed.member('member2'));
     const roles = m2.resource(MEMBER_CLUSTER_ROLES);
     const abort = new AbortController();
     let member2Updated = false;
     let watchLive = false;
     const rv = (await roles.list({ limit: 1 })).metadata.resourceVersion;
     const watching = (async () => {
-      for await (const event of roles.watch({
-        resourceVersion: rv,
-        signal: abort.signal,
-      })) {
+      for await (const event of roles.watch({ resourceVersion: rv, signal: abort.signal })) {
         if (event.object.metadata.name === `${name}-sentinel`) watchLive = true;
-        if (event.type === "MODIFIED" && event.object.metadata.name === name)
-          member2Updated = true;
+        if (event.type === 'MODIFIED' && event.object.metadata.name === name) member2Updated = true;
       }
     })().catch(() => undefined);
     // The watch is established (it delivered the sentinel) before member2 turns slow.
     await roles.create({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
       metadata: { name: `${name}-sentinel` },
       rules: [],
     });
-    await vi.waitFor(() => expect(watchLive).toBe(true), {
-      timeout: 10_000,
-      interval: 20,
-    });
-    fed.member("member2").faults.latency(700);
+    await vi.waitFor(() => expect(watchLive).toBe(true), { timeout: 10_000, interval: 20 });
+    fed.member('member2').faults.latency(700);
     try {
       await objects.patch(
         name,
-        {
-          spec: {
-            template: {
-              rules: [
-                {
-                  apiGroups: [""],
-                  resources: ["pods"],
-                  verbs: ["get", "list"],
-                },
-              ],
-            },
-          },
-        },
-        "merge",
+        { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }] } } },
+        'merge',
       );
       // The first status that claims generation 2 comes after member2's copy changed.
       const firstClaim = await vi.waitFor(
         async () => {
-          const status = (await objects.get(name)).status as
-            { observedGeneration?: number } | undefined;
-          if (status?.observedGeneration !== 2)
-            throw new Error("generation 2 not observed yet");
+          const status = (await objects.get(name)).status as { observedGeneration?: number } | undefined;
+          if (status?.observedGeneration !== 2) throw new Error('generation 2 not observed yet');
           return { member2Updated };
         },
         { timeout: 15_000, interval: 10 },
       );
       expect(firstClaim).toEqual({ member2Updated: true });
       await expect
-        .poll(async () => (await objects.get(name)).status, {
-          timeout: 10_000,
-          interval: 100,
-        })
-        .toMatchObject({
-          observedGeneration: 2,
-          conditions: [{ type: "Propagation", status: "True" }],
-        });
+        .poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 })
+        .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }] });
     } finally {
-      fed.member("member2").faults.restore();
+      fed.member('member2').faults.restore();
       abort.abort();
       await watching;
     }
   });
 
-  it("only removes the managed label from member copies when the deleted object carries the orphan annotation", async () => {
+  it('only removes the managed label from member copies when the deleted object carries the orphan annotation', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    const obj = federatedClusterRole(name, ["member1"]);
-    obj.metadata.annotations = { "kubefed.io/orphan": "true" };
+    const obj = federatedClusterRole(name, ['member1']);
+    obj.metadata.annotations = { 'kubefed.io/orphan': 'true' };
     await objects.create(obj);
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     await objects.delete(name);
     await expect
       .poll(
         () =>
           objects.get(name).then(
-            () => "present",
-            () => "gone",
+            () => 'present',
+            () => 'gone',
           ),
         { timeout: 10_000, interval: 100 },
       )
-      .toBe("gone");
-    const orphaned = await inMember("member1", name);
+      .toBe('gone');
+    const orphaned = await inMember('member1', name);
     expect(orphaned).toBeDefined();
-    expect(orphaned?.metadata.labels?.["kubefed.io/managed"]).toBeUndefined();
+    expect(orphaned?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
   });
 
-  it("stops propagating when the FederatedTypeConfig disables propagation, without touching member copies", async () => {
+  it('stops propagating when the FederatedTypeConfig disables propagation, without touching member copies', async () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
-    const ftcName = "clusterroles.rbac.authorization.k8s.io";
+    const ftcName = 'clusterroles.rbac.authorization.k8s.io';
     await expect
-      .poll(async () => (await ftcs.get(ftcName)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toMatchObject({ propagationController: "Running" });
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ propagationController: 'Running' });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1"]));
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await objects.create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
-    await ftcs.patch(ftcName, { spec: { propagation: "Disabled" } }, "merge");
+    await ftcs.patch(ftcName, { spec: { propagation: 'Disabled' } }, 'merge');
     await expect
-      .poll(async () => (await ftcs.get(ftcName)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
       .toEqual({
         observedGeneration: 2,
-        propagationController: "NotRunning",
-        statusController: "NotRunning",
-        conditions: [
-          expect.objectContaining({
-            type: "Ready",
-            status: "True",
-            reason: "TypesServed",
-          }) as unknown,
-        ],
+        propagationController: 'NotRunning',
+        statusController: 'NotRunning',
+        conditions: [expect.objectContaining({ type: 'Ready', status: 'True', reason: 'TypesServed' }) as unknown],
       });
     const other = `fcr-${randomUUID().slice(0, 8)}`;
-    await objects.create(federatedClusterRole(other, ["member1"]));
-    await consistently(
-      async () => expect(await inMember("member1", other)).toBeUndefined(),
-      { durationMs: 1000, intervalMs: 100 },
-    );
-    expect(await inMember("member1", name)).toBeDefined();
+    await objects.create(federatedClusterRole(other, ['member1']));
+    await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });
+    expect(await inMember('member1', name)).toBeDefined();
     // No controller runs any more: remove the objects and the finalizer by hand.
     await objects.delete(other);
     await objects.delete(name);
-    await objects.patch(name, { metadata: { finalizers: null } }, "merge");
+    await objects.patch(name, { metadata: { finalizers: null } }, 'merge');
   });
 
-  it("propagates a FederatedConfigMap into the members its FederatedNamespace is placed in, creating the namespace first", async () => {
+  it('propagates a FederatedConfigMap into the members its FederatedNamespace is placed in, creating the namespace first', async () => {
     await startControlPlane([NAMESPACES, CONFIG_MAPS]);
     const target = `app-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, target);
-    const types = (resource: string) =>
-      fed.hostClient.resource(
-        { group: "types.kubefed.io", version: "v1beta1", resource },
-        target,
-      );
-    await types("federatednamespaces").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedNamespace",
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
       metadata: { name: target },
-      spec: {
-        placement: { clusters: [{ name: "member1" }, { name: "member2" }] },
-      },
+      spec: { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
     });
-    await types("federatedconfigmaps").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedConfigMap",
-      metadata: { name: "settings" },
+    await types('federatedconfigmaps').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings' },
       spec: {
-        template: { data: { mode: "default" } },
-        placement: { clusters: [{ name: "member1" }, { name: "member2" }] },
-        overrides: [
-          {
-            clusterName: "member2",
-            clusterOverrides: [{ path: "/data/mode", value: "override" }],
-          },
-        ],
+        template: { data: { mode: 'default' } },
+        placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] },
+        overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/data/mode', value: 'override' }] }],
       },
     });
     const configMap = (member: string): Promise<KubeObject | undefined> => {
       using client = clientFor(fed.member(member));
       return client
-        .resource({ group: "", version: "v1", resource: "configmaps" }, target)
-        .get("settings")
+        .resource({ group: '', version: 'v1', resource: 'configmaps' }, target)
+        .get('settings')
         .catch(() => undefined);
     };
     await expect
-      .poll(() => configMap("member1"), { timeout: 15_000, interval: 100 })
+      .poll(() => configMap('member1'), { timeout: 15_000, interval: 100 })
       .toMatchObject({
-        metadata: { labels: { "kubefed.io/managed": "true" } },
-        data: { mode: "default" },
+        metadata: { labels: { 'kubefed.io/managed': 'true' } },
+        data: { mode: 'default' },
       });
+    await expect.poll(() => configMap('member2'), { timeout: 15_000, interval: 100 }).toMatchObject({ data: { mode: 'override' } });
     await expect
-      .poll(() => configMap("member2"), { timeout: 15_000, interval: 100 })
-      .toMatchObject({ data: { mode: "override" } });
-    await expect
-      .poll(
-        async () => (await types("federatedconfigmaps").get("settings")).status,
-        { timeout: 10_000, interval: 100 },
-      )
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }, { name: "member2" }],
-      });
+      .poll(async () => (await types('federatedconfigmaps').get('settings')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }, { name: 'member2' }] });
 
     // Narrowing the FederatedNamespace narrows its objects' placement.
-    await types("federatednamespaces").patch(
-      target,
-      { spec: { placement: { clusters: [{ name: "member1" }] } } },
-      "merge",
-    );
+    await types('federatednamespaces').patch(target, { spec: { placement: { clusters: [{ name: 'member1' }] } } }, 'merge');
+    await expect.poll(() => configMap('member2'), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect
-      .poll(() => configMap("member2"), { timeout: 15_000, interval: 100 })
-      .toBeUndefined();
-    await expect
-      .poll(
-        async () =>
-          (
-            (await types("federatedconfigmaps").get("settings")).status as
-              { clusters?: unknown } | undefined
-          )?.clusters,
-        {
-          timeout: 10_000,
-          interval: 100,
-        },
-      )
-      .toEqual([{ name: "member1" }]);
-    expect(await configMap("member1")).toBeDefined();
-  });
-
-  it("limits placement by the FederatedNamespace type the namespaces FederatedTypeConfig names (fed.example.io/v1alpha1)", async () => {
-    await startControlPlane([NAMESPACES_ELSEWHERE, CONFIG_MAPS]);
-    const target = `app-${randomUUID().slice(0, 8)}`;
-    await createNamespace(fed.hostClient, target);
-    await fed.hostClient
-      .resource(
-        {
-          group: "fed.example.io",
-          version: "v1alpha1",
-          resource: "federatednamespaces",
-        },
-        target,
-      )
-      .create({
-        apiVersion: "fed.example.io/v1alpha1",
-        kind: "FederatedNamespace",
-        metadata: { name: target },
-        spec: { placement: { clusters: [{ name: "member1" }] } },
-      });
-    const configMaps = fed.hostClient.resource(
-      {
-        group: "types.kubefed.io",
-        version: "v1beta1",
-        resource: "federatedconfigmaps",
-      },
-      target,
-    );
-    await configMaps.create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedConfigMap",
-      metadata: { name: "settings" },
-      spec: {
-        template: { data: { mode: "default" } },
-        placement: { clusters: [{ name: "member1" }, { name: "member2" }] },
-      },
-    });
-    const configMap = (member: string): Promise<KubeObject | undefined> => {
-      using client = clientFor(fed.member(member));
-      return client
-        .resource({ group: "", version: "v1", resource: "configmaps" }, target)
-        .get("settings")
-        .catch(() => undefined);
-    };
-    await expect
-      .poll(() => configMap("member1"), { timeout: 15_000, interval: 100 })
-      .toMatchObject({ data: { mode: "default" } });
-    await expect
-      .poll(async () => (await configMaps.get("settings")).status, {
+      .poll(async () => ((await types('federatedconfigmaps').get('settings')).status as { clusters?: unknown } | undefined)?.clusters, {
         timeout: 10_000,
         interval: 100,
       })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }],
-      });
-    expect(await configMap("member2")).toBeUndefined();
+      .toEqual([{ name: 'member1' }]);
+    expect(await configMap('member1')).toBeDefined();
+  });
+
+  it('limits placement by the FederatedNamespace type the namespaces FederatedTypeConfig names (fed.example.io/v1alpha1)', async () => {
+    await startControlPlane([NAMESPACES_ELSEWHERE, CONFIG_MAPS]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    await fed.hostClient.resource({ group: 'fed.example.io', version: 'v1alpha1', resource: 'federatednamespaces' }, target).create({
+      apiVersion: 'fed.example.io/v1alpha1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [{ name: 'member1' }] } },
+    });
+    const configMaps = fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' }, target);
+    await configMaps.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings' },
+      spec: { template: { data: { mode: 'default' } }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+    });
+    const configMap = (member: string): Promise<KubeObject | undefined> => {
+      using client = clientFor(fed.member(member));
+      return client
+        .resource({ group: '', version: 'v1', resource: 'configmaps' }, target)
+        .get('settings')
+        .catch(() => undefined);
+    };
+    await expect.poll(() => configMap('member1'), { timeout: 15_000, interval: 100 }).toMatchObject({ data: { mode: 'default' } });
+    await expect
+      .poll(async () => (await configMaps.get('settings')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    expect(await configMap('member2')).toBeUndefined();
   });
 
   it("never adopts, relabels or deletes a member Namespace other than the FederatedNamespace's own namespace", async () => {
@@ -1122,33 +690,21 @@ describe("sync controller against kube-sim and Redis", () => {
     const tenant = `tenant-${randomUUID().slice(0, 8)}`;
     const victim = `victim-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, tenant);
-    using member1 = clientFor(fed.member("member1"));
-    const memberNamespaces = member1.resource({
-      group: "",
-      version: "v1",
-      resource: "namespaces",
-    });
-    const podSecurity = { "pod-security.kubernetes.io/enforce": "restricted" };
-    await memberNamespaces.create({
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: victim, labels: podSecurity },
-    });
+    using member1 = clientFor(fed.member('member1'));
+    const memberNamespaces = member1.resource({ group: '', version: 'v1', resource: 'namespaces' });
+    const podSecurity = { 'pod-security.kubernetes.io/enforce': 'restricted' };
+    await memberNamespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: victim, labels: podSecurity } });
     const fedNamespaces = fed.hostClient.resource(
-      {
-        group: "types.kubefed.io",
-        version: "v1beta1",
-        resource: "federatednamespaces",
-      },
+      { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' },
       tenant,
     );
     // A tenant names another namespace, and the system namespaces, from their own namespace.
-    for (const name of [victim, "kube-system", ns]) {
+    for (const name of [victim, 'kube-system', ns]) {
       await fedNamespaces.create({
-        apiVersion: "types.kubefed.io/v1beta1",
-        kind: "FederatedNamespace",
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedNamespace',
         metadata: { name },
-        spec: { placement: { clusters: [{ name: "member1" }] } },
+        spec: { placement: { clusters: [{ name: 'member1' }] } },
       });
     }
     const events = fed.hostClient.resource(EVENTS, tenant);
@@ -1156,512 +712,331 @@ describe("sync controller against kube-sim and Redis", () => {
       .poll(
         async () =>
           (await events.list()).items
-            .filter((e) => (e as { reason?: string }).reason === "InvalidName")
-            .map(
-              (e) =>
-                (e as { involvedObject?: { name?: string } }).involvedObject
-                  ?.name,
-            )
+            .filter((e) => (e as { reason?: string }).reason === 'InvalidName')
+            .map((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name)
             .sort(),
         { timeout: 15_000, interval: 100 },
       )
-      .toEqual([ns, "kube-system", victim].sort());
+      .toEqual([ns, 'kube-system', victim].sort());
     const untouched = async (): Promise<void> => {
       const got = await memberNamespaces.get(victim);
       expect(got.metadata.deletionTimestamp).toBeUndefined();
       expect(got.metadata.labels).toMatchObject(podSecurity);
-      expect(got.metadata.labels?.["kubefed.io/managed"]).toBeUndefined();
-      expect(
-        (await memberNamespaces.get("kube-system")).metadata.labels?.[
-          "kubefed.io/managed"
-        ],
-      ).toBeUndefined();
+      expect(got.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+      expect((await memberNamespaces.get('kube-system')).metadata.labels?.['kubefed.io/managed']).toBeUndefined();
     };
     await consistently(untouched, { durationMs: 2000, intervalMs: 100 });
-    expect((await fedNamespaces.get(victim)).metadata.finalizers ?? []).toEqual(
-      [],
-    );
+    expect((await fedNamespaces.get(victim)).metadata.finalizers ?? []).toEqual([]);
     await fedNamespaces.delete(victim);
     await consistently(untouched, { durationMs: 2000, intervalMs: 100 });
   });
 
-  it("never propagates an object in the kubefed namespace, and says why in its Propagation condition", async () => {
+  it('never propagates an object in the kubefed namespace, and says why in its Propagation condition', async () => {
     const ns = await startControlPlane([NAMESPACES, CONFIG_MAPS]);
-    const types = (resource: string) =>
-      fed.hostClient.resource(
-        { group: "types.kubefed.io", version: "v1beta1", resource },
-        ns,
-      );
-    const placement = { clusters: [{ name: "member1" }] };
-    await types("federatednamespaces").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedNamespace",
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, ns);
+    const placement = { clusters: [{ name: 'member1' }] };
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
       metadata: { name: ns },
       spec: { placement },
     });
-    await types("federatedconfigmaps").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedConfigMap",
-      metadata: { name: "smuggled" },
-      spec: { template: { data: { a: "1" } }, placement },
+    await types('federatedconfigmaps').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'smuggled' },
+      spec: { template: { data: { a: '1' } }, placement },
     });
     await expect
-      .poll(
-        async () =>
-          (
-            (await types("federatedconfigmaps").get("smuggled")).status as
-              { conditions?: unknown } | undefined
-          )?.conditions,
-        {
-          timeout: 15_000,
-          interval: 100,
-        },
-      )
+      .poll(async () => ((await types('federatedconfigmaps').get('smuggled')).status as { conditions?: unknown } | undefined)?.conditions, {
+        timeout: 15_000,
+        interval: 100,
+      })
       .toEqual([
         expect.objectContaining({
-          type: "Propagation",
-          status: "False",
-          reason: "KubeFedNamespaceNotPropagated",
+          type: 'Propagation',
+          status: 'False',
+          reason: 'KubeFedNamespaceNotPropagated',
           message: `objects in the kubefed namespace "${ns}" are never propagated to member clusters`,
         }),
       ]);
-    using member1 = clientFor(fed.member("member1"));
-    const memberConfigMaps = member1.resource(
-      { group: "", version: "v1", resource: "configmaps" },
-      ns,
-    );
-    await consistently(
-      async () =>
-        expect(
-          await memberConfigMaps.get("smuggled").catch(() => undefined),
-        ).toBeUndefined(),
-      {
-        durationMs: 2000,
-        intervalMs: 100,
-      },
-    );
-    expect(
-      (await types("federatedconfigmaps").get("smuggled")).metadata
-        .finalizers ?? [],
-    ).toEqual([]);
+    using member1 = clientFor(fed.member('member1'));
+    const memberConfigMaps = member1.resource({ group: '', version: 'v1', resource: 'configmaps' }, ns);
+    await consistently(async () => expect(await memberConfigMaps.get('smuggled').catch(() => undefined)).toBeUndefined(), {
+      durationMs: 2000,
+      intervalMs: 100,
+    });
+    expect((await types('federatedconfigmaps').get('smuggled')).metadata.finalizers ?? []).toEqual([]);
   });
 
-  it("reports ClusterNotReady for a placed member that goes offline, and Propagation True again once it is back", async () => {
+  it('reports ClusterNotReady for a placed member that goes offline, and Propagation True again once it is back', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
-    const status = async (): Promise<unknown> =>
-      (await objects.get(name)).status;
-    await expect
-      .poll(status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({ conditions: [{ type: "Propagation", status: "True" }] });
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    const status = async (): Promise<unknown> => (await objects.get(name)).status;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
 
-    const member2 = fed.member("member2");
+    const member2 = fed.member('member2');
     member2.faults.unreachable();
     try {
-      await expect
-        .poll(status, { timeout: 15_000, interval: 100 })
-        .toMatchObject({
-          conditions: [
-            { type: "Propagation", status: "False", reason: "CheckClusters" },
-          ],
-          clusters: [
-            { name: "member1" },
-            { name: "member2", status: "ClusterNotReady" },
-          ],
-        });
+      await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'ClusterNotReady' }],
+      });
     } finally {
       member2.faults.restore();
     }
-    await expect
-      .poll(status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }, { name: "member2" }],
-      });
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Propagation', status: 'True' }],
+      clusters: [{ name: 'member1' }, { name: 'member2' }],
+    });
   });
 
-  it("sends jobs only to the member whose readiness changed: member1 gets none while member2 goes away and comes back", async () => {
+  it('sends jobs only to the member whose readiness changed: member1 gets none while member2 goes away and comes back', async () => {
     const jobs: SyncJob[] = [];
     await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0, jobs });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1", "member2"]));
-    const status = async (): Promise<unknown> =>
-      (await objects.get(name)).status;
-    await expect
-      .poll(status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({ conditions: [{ type: "Propagation", status: "True" }] });
-    const toMember1 = (): SyncJob[] =>
-      jobs.filter((j) => j.name === name && j.cluster === "member1");
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    const status = async (): Promise<unknown> => (await objects.get(name)).status;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
+    const toMember1 = (): SyncJob[] => jobs.filter((j) => j.name === name && j.cluster === 'member1');
     const before = toMember1().length;
     expect(before).toBeGreaterThan(0);
 
-    const member2 = fed.member("member2");
+    const member2 = fed.member('member2');
     member2.faults.unreachable();
     try {
-      await expect
-        .poll(status, { timeout: 15_000, interval: 100 })
-        .toMatchObject({
-          clusters: [
-            { name: "member1" },
-            { name: "member2", status: "ClusterNotReady" },
-          ],
-        });
+      await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'ClusterNotReady' }],
+      });
     } finally {
       member2.faults.restore();
     }
-    const toMember2 = jobs.filter(
-      (j) => j.name === name && j.cluster === "member2",
-    ).length;
-    await expect
-      .poll(status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }, { name: "member2" }],
-      });
-    expect(
-      jobs.filter((j) => j.name === name && j.cluster === "member2").length,
-    ).toBeGreaterThan(toMember2);
+    const toMember2 = jobs.filter((j) => j.name === name && j.cluster === 'member2').length;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      conditions: [{ type: 'Propagation', status: 'True' }],
+      clusters: [{ name: 'member1' }, { name: 'member2' }],
+    });
+    expect(jobs.filter((j) => j.name === name && j.cluster === 'member2').length).toBeGreaterThan(toMember2);
     expect(toMember1()).toHaveLength(before);
     // A change of the object still goes to every member.
-    await objects.patch(
-      name,
-      {
-        spec: {
-          template: {
-            rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }],
-          },
-        },
-      },
-      "merge",
-    );
+    await objects.patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
     await expect
-      .poll(async () => (await inMember("member1", name))?.rules, {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toEqual([{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }]);
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
     await expect
-      .poll(async () => (await inMember("member2", name))?.rules, {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toEqual([{ apiGroups: [""], resources: ["pods"], verbs: ["list"] }]);
+      .poll(async () => (await inMember('member2', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
   });
 
-  it("keeps a deleted object until its placed clusters are Ready again, then removes their copies", async () => {
-    const { name, objects } = await deleteWhileMember2Unreachable(
-      {},
-      async ({ name, objects }) => {
-        await expect
-          .poll(() => inMember("member1", name), {
-            timeout: 15_000,
-            interval: 100,
-          })
-          .toBeUndefined();
-        await consistently(
-          async () =>
-            expect((await objects.get(name)).metadata.finalizers).toContain(
-              "kubefed.io/sync-controller",
-            ),
-          {
-            durationMs: 1500,
-            intervalMs: 100,
-          },
-        );
-      },
-    );
-    await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-      .toBeUndefined();
+  it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {
+    const { name, objects } = await deleteWhileMember2Unreachable({}, async ({ name, objects }) => {
+      await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
+      await consistently(async () => expect((await objects.get(name)).metadata.finalizers).toContain('kubefed.io/sync-controller'), {
+        durationMs: 1500,
+        intervalMs: 100,
+      });
+    });
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
     await expect
       .poll(
         () =>
           objects.get(name).then(
-            () => "present",
-            () => "gone",
+            () => 'present',
+            () => 'gone',
           ),
         { timeout: 15_000, interval: 100 },
       )
-      .toBe("gone");
+      .toBe('gone');
   });
 
-  it("orphaning deletion does not wait for unready clusters: the Ready copies are unlabelled and the object goes", async () => {
-    await deleteWhileMember2Unreachable(
-      { "kubefed.io/orphan": "true" },
-      async ({ name, objects }) => {
-        await expect
-          .poll(
-            () =>
-              objects.get(name).then(
-                () => "present",
-                () => "gone",
-              ),
-            { timeout: 15_000, interval: 100 },
-          )
-          .toBe("gone");
-        expect(
-          (await inMember("member1", name))?.metadata.labels?.[
-            "kubefed.io/managed"
-          ],
-        ).toBeUndefined();
-      },
-    );
+  it('orphaning deletion does not wait for unready clusters: the Ready copies are unlabelled and the object goes', async () => {
+    await deleteWhileMember2Unreachable({ 'kubefed.io/orphan': 'true' }, async ({ name, objects }) => {
+      await expect
+        .poll(
+          () =>
+            objects.get(name).then(
+              () => 'present',
+              () => 'gone',
+            ),
+          { timeout: 15_000, interval: 100 },
+        )
+        .toBe('gone');
+      expect((await inMember('member1', name))?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+    });
   });
 
-  it("repairs a member copy changed behind its back at the next resync", async () => {
+  it('repairs a member copy changed behind its back at the next resync', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
-    await fed.hostClient
-      .resource(FED_CLUSTER_ROLES)
-      .create(federatedClusterRole(name, ["member1"]));
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
-    using member1 = clientFor(fed.member("member1"));
+    using member1 = clientFor(fed.member('member1'));
     await member1
       .resource(MEMBER_CLUSTER_ROLES)
-      .patch(
-        name,
-        { rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["*"] }] },
-        "merge",
-      );
+      .patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
     await expect
-      .poll(async () => (await inMember("member1", name))?.rules, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toEqual([{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]);
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
   });
 
-  it("reverts a member copy changed or deleted by hand at once, without waiting for a resync", async () => {
+  it('reverts a member copy changed or deleted by hand at once, without waiting for a resync', async () => {
     await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0 });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
-    await fed.hostClient
-      .resource(FED_CLUSTER_ROLES)
-      .create(federatedClusterRole(name, ["member1"]));
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
-    using member1 = clientFor(fed.member("member1"));
+    using member1 = clientFor(fed.member('member1'));
     await member1
       .resource(MEMBER_CLUSTER_ROLES)
-      .patch(
-        name,
-        { rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["*"] }] },
-        "merge",
-      );
+      .patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
     await expect
-      .poll(async () => (await inMember("member1", name))?.rules, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toEqual([{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]);
-    const uid = (await inMember("member1", name))?.metadata.uid;
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 10_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
+    const uid = (await inMember('member1', name))?.metadata.uid;
     await member1.resource(MEMBER_CLUSTER_ROLES).delete(name);
     await expect
       .poll(
         async () => {
-          const recreated = await inMember("member1", name);
+          const recreated = await inMember('member1', name);
           return recreated !== undefined && recreated.metadata.uid !== uid;
         },
         { timeout: 10_000, interval: 100 },
       )
       .toBe(true);
-    expect(await inMember("member1", name)).toMatchObject({
-      metadata: { labels: { "kubefed.io/managed": "true" } },
-      rules: [{ resources: ["pods"] }],
+    expect(await inMember('member1', name)).toMatchObject({
+      metadata: { labels: { 'kubefed.io/managed': 'true' } },
+      rules: [{ resources: ['pods'] }],
     });
   });
 
-  it("rewrites a member copy deleted and recreated by someone else with the same generation", async () => {
+  it('rewrites a member copy deleted and recreated by someone else with the same generation', async () => {
     await startControlPlane([NAMESPACES, DEPLOYMENTS]);
     const target = `app-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, target);
-    const types = (resource: string) =>
-      fed.hostClient.resource(
-        { group: "types.kubefed.io", version: "v1beta1", resource },
-        target,
-      );
-    const placement = { clusters: [{ name: "member1" }] };
-    await types("federatednamespaces").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedNamespace",
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    const placement = { clusters: [{ name: 'member1' }] };
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
       metadata: { name: target },
       spec: { placement },
     });
-    const labels = { app: "web" };
-    await types("federateddeployments").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedDeployment",
-      metadata: { name: "web" },
+    const labels = { app: 'web' };
+    await types('federateddeployments').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web' },
       spec: {
         template: {
           spec: {
             replicas: 2,
             selector: { matchLabels: labels },
-            template: {
-              metadata: { labels },
-              spec: { containers: [{ name: "web", image: "nginx" }] },
-            },
+            template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
           },
         },
         placement,
       },
     });
     await expect
-      .poll(
-        async () =>
-          (
-            (await types("federateddeployments").get("web")).status as
-              { conditions?: unknown } | undefined
-          )?.conditions,
-        {
-          timeout: 20_000,
-          interval: 100,
-        },
-      )
-      .toEqual([
-        expect.objectContaining({ type: "Propagation", status: "True" }),
-      ]);
-    using member1 = clientFor(fed.member("member1"));
-    const deployments = member1.resource(
-      { group: "apps", version: "v1", resource: "deployments" },
-      target,
-    );
-    const original = await deployments.get("web");
+      .poll(async () => ((await types('federateddeployments').get('web')).status as { conditions?: unknown } | undefined)?.conditions, {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toEqual([expect.objectContaining({ type: 'Propagation', status: 'True' })]);
+    using member1 = clientFor(fed.member('member1'));
+    const deployments = member1.resource({ group: 'apps', version: 'v1', resource: 'deployments' }, target);
+    const original = await deployments.get('web');
     // Someone else deletes the copy and creates their own in its place: same metadata (so the
     // same generation), another spec. The sync may recreate its copy in between: try again.
     const metadata = {
-      name: "web",
+      name: 'web',
       namespace: target,
       labels: original.metadata.labels ?? {},
       annotations: original.metadata.annotations ?? {},
     };
     const forged: KubeObject = {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
       metadata,
-      spec: { ...(original["spec"] as object), replicas: 7 },
+      spec: { ...(original['spec'] as object), replicas: 7 },
     };
     const mine = await vi.waitFor(
       async () => {
-        await deployments.delete("web").catch(() => undefined);
+        await deployments.delete('web').catch(() => undefined);
         return deployments.create(forged);
       },
       { timeout: 15_000, interval: 50 },
     );
     expect(mine.metadata.generation).toBe(original.metadata.generation);
     await expect
-      .poll(
-        async () =>
-          ((await deployments.get("web"))["spec"] as { replicas?: number })
-            .replicas,
-        { timeout: 15_000, interval: 100 },
-      )
+      .poll(async () => ((await deployments.get('web'))['spec'] as { replicas?: number }).replicas, { timeout: 15_000, interval: 100 })
       .toBe(2);
-    expect((await deployments.get("web")).metadata.uid).toBe(mine.metadata.uid);
+    expect((await deployments.get('web')).metadata.uid).toBe(mine.metadata.uid);
   });
 
-  it("reports each member workload status as remoteStatus when the type collects status", async () => {
-    await startControlPlane([
-      NAMESPACES,
-      { ...DEPLOYMENTS, statusCollection: true },
-    ]);
+  it('reports each member workload status as remoteStatus when the type collects status', async () => {
+    await startControlPlane([NAMESPACES, { ...DEPLOYMENTS, statusCollection: true }]);
     const target = `app-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, target);
-    const types = (resource: string) =>
-      fed.hostClient.resource(
-        { group: "types.kubefed.io", version: "v1beta1", resource },
-        target,
-      );
-    await types("federatednamespaces").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedNamespace",
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
       metadata: { name: target },
-      spec: {
-        placement: { clusters: [{ name: "member1" }, { name: "member2" }] },
-      },
+      spec: { placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
     });
-    const labels = { app: "web" };
-    await types("federateddeployments").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedDeployment",
-      metadata: { name: "web" },
+    const labels = { app: 'web' };
+    await types('federateddeployments').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web' },
       spec: {
         template: {
           spec: {
             replicas: 2,
             selector: { matchLabels: labels },
-            template: {
-              metadata: { labels },
-              spec: { containers: [{ name: "web", image: "nginx" }] },
-            },
+            template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
           },
         },
-        placement: { clusters: [{ name: "member1" }, { name: "member2" }] },
-        overrides: [
-          {
-            clusterName: "member2",
-            clusterOverrides: [{ path: "/spec/replicas", value: 3 }],
-          },
-        ],
+        placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] },
+        overrides: [{ clusterName: 'member2', clusterOverrides: [{ path: '/spec/replicas', value: 3 }] }],
       },
     });
     await expect
-      .poll(
-        async () => (await types("federateddeployments").get("web")).status,
-        { timeout: 20_000, interval: 200 },
-      )
+      .poll(async () => (await types('federateddeployments').get('web')).status, { timeout: 20_000, interval: 200 })
       .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
+        conditions: [{ type: 'Propagation', status: 'True' }],
         clusters: [
-          { name: "member1", remoteStatus: { replicas: 2, readyReplicas: 2 } },
-          { name: "member2", remoteStatus: { replicas: 3, readyReplicas: 3 } },
+          { name: 'member1', remoteStatus: { replicas: 2, readyReplicas: 2 } },
+          { name: 'member2', remoteStatus: { replicas: 3, readyReplicas: 3 } },
         ],
       });
   });
 
-  it("reports AlreadyExists with a Warning event for an unmanaged copy while adoption is disabled, and adopts it once enabled", async () => {
-    const ns = await startControlPlane([CLUSTER_ROLES], {
-      syncController: { adoptResources: "Disabled" },
-    });
+  it('reports AlreadyExists with a Warning event for an unmanaged copy while adoption is disabled, and adopts it once enabled', async () => {
+    const ns = await startControlPlane([CLUSTER_ROLES], { syncController: { adoptResources: 'Disabled' } });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
-    using member1 = clientFor(fed.member("member1"));
+    using member1 = clientFor(fed.member('member1'));
     await member1
       .resource(MEMBER_CLUSTER_ROLES)
-      .create({
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRole",
-        metadata: { name },
-        rules: [],
-      });
+      .create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name }, rules: [] });
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1"]));
+    await objects.create(federatedClusterRole(name, ['member1']));
     await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 15_000,
-        interval: 100,
-      })
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
       .toMatchObject({
-        conditions: [
-          { type: "Propagation", status: "False", reason: "CheckClusters" },
-        ],
-        clusters: [{ name: "member1", status: "AlreadyExists" }],
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1', status: 'AlreadyExists' }],
       });
     await expect
       .poll(
         async () =>
-          (
-            await fed.hostClient.resource(EVENTS, "default").list()
-          ).items.filter(
-            (e) =>
-              (e as { involvedObject?: { name?: string } }).involvedObject
-                ?.name === name,
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
           ),
         {
           timeout: 10_000,
@@ -1670,82 +1045,45 @@ describe("sync controller against kube-sim and Redis", () => {
       )
       .toContainEqual(
         expect.objectContaining({
-          type: "Warning",
-          reason: "CreateInClusterFailed",
+          type: 'Warning',
+          reason: 'CreateInClusterFailed',
           message: `Failed to create ClusterRole "${name}" in cluster "member1": Resource pre-exist in cluster`,
-          source: { component: "federatedclusterrole-controller" },
+          source: { component: 'federatedclusterrole-controller' },
         }),
       );
-    expect(
-      (await inMember("member1", name))?.metadata.labels?.[
-        "kubefed.io/managed"
-      ],
-    ).toBeUndefined();
+    expect((await inMember('member1', name))?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
 
-    await fed.hostClient
-      .resource(KFCONFIG, ns)
-      .patch(
-        "kubefed",
-        { spec: { syncController: { adoptResources: "Enabled" } } },
-        "merge",
-      );
+    await fed.hostClient.resource(KFCONFIG, ns).patch('kubefed', { spec: { syncController: { adoptResources: 'Enabled' } } }, 'merge');
     await expect
-      .poll(async () => inMember("member1", name), {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        metadata: { labels: { "kubefed.io/managed": "true" } },
-        rules: [{ resources: ["pods"] }],
-      });
+      .poll(async () => inMember('member1', name), { timeout: 15_000, interval: 100 })
+      .toMatchObject({ metadata: { labels: { 'kubefed.io/managed': 'true' } }, rules: [{ resources: ['pods'] }] });
     await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }],
-      });
+      .poll(async () => (await objects.get(name)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
   });
 
-  it("fails only the cluster whose override cannot be applied, with ApplyOverridesFailed and one Warning event, without retrying", async () => {
+  it('fails only the cluster whose override cannot be applied, with ApplyOverridesFailed and one Warning event, without retrying', async () => {
     await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 600_000 });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    const obj = federatedClusterRole(name, ["member1", "member2"]);
+    const obj = federatedClusterRole(name, ['member1', 'member2']);
     (obj.spec as { overrides: unknown[] }).overrides = [
-      {
-        clusterName: "member2",
-        clusterOverrides: [{ op: "remove", path: "/no/such/field" }],
-      },
+      { clusterName: 'member2', clusterOverrides: [{ op: 'remove', path: '/no/such/field' }] },
     ];
     await objects.create(obj);
     await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 15_000,
-        interval: 100,
-      })
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
       .toMatchObject({
-        conditions: [
-          { type: "Propagation", status: "False", reason: "CheckClusters" },
-        ],
-        clusters: [
-          { name: "member1" },
-          { name: "member2", status: "ApplyOverridesFailed" },
-        ],
+        conditions: [{ type: 'Propagation', status: 'False', reason: 'CheckClusters' }],
+        clusters: [{ name: 'member1' }, { name: 'member2', status: 'ApplyOverridesFailed' }],
       });
-    expect(await inMember("member1", name)).toBeDefined();
-    expect(await inMember("member2", name)).toBeUndefined();
+    expect(await inMember('member1', name)).toBeDefined();
+    expect(await inMember('member2', name)).toBeUndefined();
     await expect
       .poll(
         async () =>
-          (
-            await fed.hostClient.resource(EVENTS, "default").list()
-          ).items.filter(
-            (e) =>
-              (e as { involvedObject?: { name?: string } }).involvedObject
-                ?.name === name,
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
           ),
         {
           timeout: 10_000,
@@ -1754,506 +1092,339 @@ describe("sync controller against kube-sim and Redis", () => {
       )
       .toContainEqual(
         expect.objectContaining({
-          type: "Warning",
-          reason: "CreateInClusterFailed",
-          message: expect.stringContaining(
-            `Failed to create ClusterRole "${name}" in cluster "member2"`,
-          ) as unknown,
+          type: 'Warning',
+          reason: 'CreateInClusterFailed',
+          message: expect.stringContaining(`Failed to create ClusterRole "${name}" in cluster "member2"`) as unknown,
         }),
       );
     // Retrying cannot heal a bad override: the event is not repeated (its count stays 1).
     const failureCounts = async (): Promise<number[]> =>
-      (await fed.hostClient.resource(EVENTS, "default").list()).items
+      (await fed.hostClient.resource(EVENTS, 'default').list()).items
         .filter(
           (e) =>
-            (e as { involvedObject?: { name?: string } }).involvedObject
-              ?.name === name &&
-            (e as { reason?: string }).reason === "CreateInClusterFailed",
+            (e as { involvedObject?: { name?: string } }).involvedObject?.name === name &&
+            (e as { reason?: string }).reason === 'CreateInClusterFailed',
         )
         .map((e) => (e as { count?: number }).count ?? 1);
-    await consistently(async () => expect(await failureCounts()).toEqual([1]), {
-      durationMs: 3000,
-      intervalMs: 200,
-    });
+    await consistently(async () => expect(await failureCounts()).toEqual([1]), { durationMs: 3000, intervalMs: 200 });
   });
 
-  it("keeps the clusterIP a member assigned to a Service when the template changes (field retention)", async () => {
+  it('keeps the clusterIP a member assigned to a Service when the template changes (field retention)', async () => {
     await startControlPlane([NAMESPACES, SERVICES]);
     const target = `app-${randomUUID().slice(0, 8)}`;
     await createNamespace(fed.hostClient, target);
-    const types = (resource: string) =>
-      fed.hostClient.resource(
-        { group: "types.kubefed.io", version: "v1beta1", resource },
-        target,
-      );
-    await types("federatednamespaces").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedNamespace",
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
       metadata: { name: target },
-      spec: { placement: { clusters: [{ name: "member1" }] } },
+      spec: { placement: { clusters: [{ name: 'member1' }] } },
     });
-    await types("federatedservices").create({
-      apiVersion: "types.kubefed.io/v1beta1",
-      kind: "FederatedService",
-      metadata: { name: "web" },
-      spec: {
-        template: { spec: { selector: { app: "web" }, ports: [{ port: 80 }] } },
-        placement: { clusters: [{ name: "member1" }] },
-      },
+    await types('federatedservices').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedService',
+      metadata: { name: 'web' },
+      spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }, placement: { clusters: [{ name: 'member1' }] } },
     });
-    using member1 = clientFor(fed.member("member1"));
+    using member1 = clientFor(fed.member('member1'));
     const service = () =>
       member1
-        .resource({ group: "", version: "v1", resource: "services" }, target)
-        .get("web")
+        .resource({ group: '', version: 'v1', resource: 'services' }, target)
+        .get('web')
         .catch(() => undefined);
     await expect
-      .poll(
-        async () =>
-          ((await service())?.spec as { clusterIP?: string } | undefined)
-            ?.clusterIP,
-        { timeout: 15_000, interval: 100 },
-      )
+      .poll(async () => ((await service())?.spec as { clusterIP?: string } | undefined)?.clusterIP, { timeout: 15_000, interval: 100 })
       .toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    const clusterIP = ((await service())?.spec as { clusterIP: string })
-      .clusterIP;
+    const clusterIP = ((await service())?.spec as { clusterIP: string }).clusterIP;
 
-    await types("federatedservices").patch(
-      "web",
-      {
-        spec: {
-          template: {
-            spec: { selector: { app: "web" }, ports: [{ port: 8080 }] },
-          },
-        },
-      },
-      "merge",
+    await types('federatedservices').patch(
+      'web',
+      { spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 8080 }] } } } },
+      'merge',
     );
     await expect
-      .poll(async () => (await service())?.spec, {
-        timeout: 15_000,
-        interval: 100,
-      })
+      .poll(async () => (await service())?.spec, { timeout: 15_000, interval: 100 })
       .toMatchObject({ clusterIP, ports: [{ port: 8080 }] });
     await expect
-      .poll(async () => (await types("federatedservices").get("web")).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        observedGeneration: 2,
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }],
-      });
+      .poll(async () => (await types('federatedservices').get('web')).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
   });
 
-  it("places by clusterSelector on KubeFedCluster labels and follows label changes without a resync", async () => {
+  it('places by clusterSelector on KubeFedCluster labels and follows label changes without a resync', async () => {
     const ns = await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0 });
     const clusters = fed.hostClient.resource(KFC, ns);
-    await clusters.patch(
-      "member2",
-      { metadata: { labels: { region: "eu" } } },
-      "merge",
-    );
+    await clusters.patch('member2', { metadata: { labels: { region: 'eu' } } }, 'merge');
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const obj = federatedClusterRole(name, []);
-    (obj.spec as { placement: unknown }).placement = {
-      clusterSelector: { matchLabels: { region: "eu" } },
-    };
+    (obj.spec as { placement: unknown }).placement = { clusterSelector: { matchLabels: { region: 'eu' } } };
     await fed.hostClient.resource(FED_CLUSTER_ROLES).create(obj);
-    await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
-    expect(await inMember("member1", name)).toBeUndefined();
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    expect(await inMember('member1', name)).toBeUndefined();
 
-    await clusters.patch(
-      "member1",
-      { metadata: { labels: { region: "eu" } } },
-      "merge",
-    );
-    await clusters.patch(
-      "member2",
-      { metadata: { labels: { region: null } } },
-      "merge",
-    );
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
-    await expect
-      .poll(() => inMember("member2", name), { timeout: 15_000, interval: 100 })
-      .toBeUndefined();
+    await clusters.patch('member1', { metadata: { labels: { region: 'eu' } } }, 'merge');
+    await clusters.patch('member2', { metadata: { labels: { region: null } } }, 'merge');
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect.poll(() => inMember('member2', name), { timeout: 15_000, interval: 100 }).toBeUndefined();
   });
 
-  it("explains an invalid cluster selector in the Propagation condition and a Warning event", async () => {
+  it('explains an invalid cluster selector in the Propagation condition and a Warning event', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const obj = federatedClusterRole(name, []);
     (obj.spec as { placement: unknown }).placement = {
-      clusterSelector: {
-        matchExpressions: [{ key: "region", operator: "Near", values: ["eu"] }],
-      },
+      clusterSelector: { matchExpressions: [{ key: 'region', operator: 'Near', values: ['eu'] }] },
     };
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(obj);
     await expect
-      .poll(
-        async () =>
-          (
-            (await objects.get(name)).status as
-              { conditions?: unknown[] } | undefined
-          )?.conditions,
-        {
-          timeout: 15_000,
-          interval: 100,
-        },
-      )
+      .poll(async () => ((await objects.get(name)).status as { conditions?: unknown[] } | undefined)?.conditions, {
+        timeout: 15_000,
+        interval: 100,
+      })
       .toMatchObject([
         {
-          type: "Propagation",
-          status: "False",
-          reason: "ComputePlacementFailed",
-          message: expect.stringContaining(
-            "spec.placement.clusterSelector",
-          ) as unknown,
+          type: 'Propagation',
+          status: 'False',
+          reason: 'ComputePlacementFailed',
+          message: expect.stringContaining('spec.placement.clusterSelector') as unknown,
         },
       ]);
     await expect
       .poll(
         async () =>
-          (
-            await fed.hostClient.resource(EVENTS, "default").list()
-          ).items.filter(
-            (e) =>
-              (e as { involvedObject?: { name?: string } }).involvedObject
-                ?.name === name,
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
           ),
         { timeout: 10_000, interval: 100 },
       )
       .toContainEqual(
         expect.objectContaining({
-          type: "Warning",
-          reason: "ComputePlacementFailed",
-          message: expect.stringContaining(
-            "matchExpressions[0].operator",
-          ) as unknown,
+          type: 'Warning',
+          reason: 'ComputePlacementFailed',
+          message: expect.stringContaining('matchExpressions[0].operator') as unknown,
         }),
       );
   });
 
-  it("propagates to the joined clusters of a placement that names an unknown one, and says so in a Warning event", async () => {
+  it('propagates to the joined clusters of a placement that names an unknown one, and says so in a Warning event', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(
-      federatedClusterRole(name, ["member1", "no-such-cluster"]),
-    );
+    await objects.create(federatedClusterRole(name, ['member1', 'no-such-cluster']));
     await expect
-      .poll(async () => (await objects.get(name)).status, {
-        timeout: 15_000,
-        interval: 100,
-      })
-      .toMatchObject({
-        conditions: [{ type: "Propagation", status: "True" }],
-        clusters: [{ name: "member1" }],
-      });
+      .poll(async () => (await objects.get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
     await expect
       .poll(
         async () =>
-          (
-            await fed.hostClient.resource(EVENTS, "default").list()
-          ).items.filter(
-            (e) =>
-              (e as { involvedObject?: { name?: string } }).involvedObject
-                ?.name === name,
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
           ),
         { timeout: 10_000, interval: 100 },
       )
       .toContainEqual(
         expect.objectContaining({
-          type: "Warning",
-          reason: "ClusterNotJoined",
-          message: expect.stringContaining("no-such-cluster") as unknown,
+          type: 'Warning',
+          reason: 'ClusterNotJoined',
+          message: expect.stringContaining('no-such-cluster') as unknown,
         }),
       );
   });
 
-  it("reports a FederatedTypeConfig for a type the host does not serve as NotRunning with a reason, and starts once it is served", async () => {
+  it('reports a FederatedTypeConfig for a type the host does not serve as NotRunning with a reason, and starts once it is served', async () => {
     // namespaces: the sync controller of a namespaced type waits for its FederatedTypeConfig.
     const ns = await startControlPlane([NAMESPACES]);
     const suffix = randomUUID().slice(0, 8);
     const widgets: FederatedTypeOptions = {
       group: `w${suffix}.example.com`,
-      version: "v1",
-      kind: "Widget",
-      pluralName: "widgets",
-      scope: "Namespaced",
+      version: 'v1',
+      kind: 'Widget',
+      pluralName: 'widgets',
+      scope: 'Namespaced',
     };
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     const ftc = buildFederatedTypeConfig(widgets, ns);
     await ftcs.create(ftc as unknown as KubeObject);
-    const status = async (): Promise<unknown> =>
-      (await ftcs.get(ftc.metadata.name ?? "")).status;
-    await expect
-      .poll(status, { timeout: 15_000, interval: 100 })
-      .toMatchObject({
-        propagationController: "NotRunning",
-        conditions: [
-          {
-            type: "Ready",
-            status: "False",
-            reason: "TargetTypeNotFound",
-            message: expect.stringContaining(
-              `spec.targetType: the host API server does not serve widgets.w${suffix}.example.com/v1`,
-            ) as unknown,
-          },
-        ],
-      });
-    const crds = fed.hostClient.resource({
-      group: "apiextensions.k8s.io",
-      version: "v1",
-      resource: "customresourcedefinitions",
+    const status = async (): Promise<unknown> => (await ftcs.get(ftc.metadata.name ?? '')).status;
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject({
+      propagationController: 'NotRunning',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'TargetTypeNotFound',
+          message: expect.stringContaining(
+            `spec.targetType: the host API server does not serve widgets.w${suffix}.example.com/v1`,
+          ) as unknown,
+        },
+      ],
     });
+    const crds = fed.hostClient.resource({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' });
     await crds.create({
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
       metadata: { name: `widgets.w${suffix}.example.com` },
       spec: {
         group: `w${suffix}.example.com`,
-        scope: "Namespaced",
-        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
         versions: [
           {
-            name: "v1",
+            name: 'v1',
             served: true,
             storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: "object",
-                "x-kubernetes-preserve-unknown-fields": true,
-              },
-            },
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
           },
         ],
       },
     });
     await expect
       .poll(status, { timeout: 30_000, interval: 200 })
-      .toMatchObject({
-        propagationController: "NotRunning",
-        conditions: [{ reason: "FederatedTypeNotFound" }],
-      });
+      .toMatchObject({ propagationController: 'NotRunning', conditions: [{ reason: 'FederatedTypeNotFound' }] });
     await crds.create(buildFederatedTypeCrd(widgets) as unknown as KubeObject);
     await expect
       .poll(status, { timeout: 30_000, interval: 200 })
-      .toMatchObject({
-        propagationController: "Running",
-        conditions: [{ type: "Ready", status: "True", reason: "TypesServed" }],
-      });
+      .toMatchObject({ propagationController: 'Running', conditions: [{ type: 'Ready', status: 'True', reason: 'TypesServed' }] });
   }, 90_000);
 
-  it("refuses a FederatedTypeConfig whose federated type is not one (the target type itself) with Ready False InvalidSpec, and never touches those objects", async () => {
+  it('refuses a FederatedTypeConfig whose federated type is not one (the target type itself) with Ready False InvalidSpec, and never touches those objects', async () => {
     const ns = await startControlPlane([]);
     const clusterRoles = {
-      group: "rbac.authorization.k8s.io",
-      version: "v1",
-      kind: "ClusterRole",
-      pluralName: "clusterroles",
-      scope: "Cluster",
+      group: 'rbac.authorization.k8s.io',
+      version: 'v1',
+      kind: 'ClusterRole',
+      pluralName: 'clusterroles',
+      scope: 'Cluster',
     };
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
     await ftcs.create({
-      apiVersion: "core.kubefed.io/v1beta1",
-      kind: "FederatedTypeConfig",
-      metadata: { name: "clusterroles.rbac.authorization.k8s.io" },
-      spec: {
-        targetType: clusterRoles,
-        federatedType: clusterRoles,
-        propagation: "Enabled",
-      },
+      apiVersion: 'core.kubefed.io/v1beta1',
+      kind: 'FederatedTypeConfig',
+      metadata: { name: 'clusterroles.rbac.authorization.k8s.io' },
+      spec: { targetType: clusterRoles, federatedType: clusterRoles, propagation: 'Enabled' },
     });
     await expect
-      .poll(
-        async () =>
-          (await ftcs.get("clusterroles.rbac.authorization.k8s.io")).status,
-        { timeout: 15_000, interval: 100 },
-      )
+      .poll(async () => (await ftcs.get('clusterroles.rbac.authorization.k8s.io')).status, { timeout: 15_000, interval: 100 })
       .toMatchObject({
-        propagationController: "NotRunning",
+        propagationController: 'NotRunning',
         conditions: [
           {
-            type: "Ready",
-            status: "False",
-            reason: "InvalidSpec",
+            type: 'Ready',
+            status: 'False',
+            reason: 'InvalidSpec',
             message: expect.stringContaining(
-              "spec.federatedType: clusterroles.rbac.authorization.k8s.io is the target type itself",
+              'spec.federatedType: clusterroles.rbac.authorization.k8s.io is the target type itself',
             ) as unknown,
           },
         ],
       });
     const hostRole = `victim-${randomUUID().slice(0, 8)}`;
     const hostRoles = fed.hostClient.resource(MEMBER_CLUSTER_ROLES);
-    await hostRoles.create({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: hostRole },
-      rules: [],
+    await hostRoles.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: hostRole }, rules: [] });
+    await consistently(async () => expect((await hostRoles.get(hostRole)).metadata.finalizers ?? []).toEqual([]), {
+      durationMs: 2000,
+      intervalMs: 100,
     });
-    await consistently(
-      async () =>
-        expect(
-          (await hostRoles.get(hostRole)).metadata.finalizers ?? [],
-        ).toEqual([]),
-      {
-        durationMs: 2000,
-        intervalMs: 100,
-      },
-    );
   });
 
-  it("removes the managed label from a member object that has no federated object (a possible orphan), and never deletes it", async () => {
+  it('removes the managed label from a member object that has no federated object (a possible orphan), and never deletes it', async () => {
     await startControlPlane();
     const name = `orphan-${randomUUID().slice(0, 8)}`;
-    using member1 = clientFor(fed.member("member1"));
+    using member1 = clientFor(fed.member('member1'));
     const roles = member1.resource(MEMBER_CLUSTER_ROLES);
     // The member watch must be running before the object appears: retry the create until it is reported.
     await roles.create({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name, labels: { "kubefed.io/managed": "true", keep: "me" } },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name, labels: { 'kubefed.io/managed': 'true', keep: 'me' } },
       rules: [],
     });
     await expect
       .poll(
         async () => {
           const obj = await roles.get(name);
-          if (obj.metadata.labels?.["kubefed.io/managed"] !== undefined)
-            await roles.patch(
-              name,
-              { metadata: { annotations: { poke: randomUUID() } } },
-              "merge",
-            );
+          if (obj.metadata.labels?.['kubefed.io/managed'] !== undefined)
+            await roles.patch(name, { metadata: { annotations: { poke: randomUUID() } } }, 'merge');
           return obj.metadata.labels;
         },
         { timeout: 15_000, interval: 500 },
       )
-      .toEqual({ keep: "me" });
-    expect(await inMember("member1", name)).toBeDefined();
+      .toEqual({ keep: 'me' });
+    expect(await inMember('member1', name)).toBeDefined();
   });
 
-  it("pauses propagation while the PushReconciler feature gate is Disabled, and resumes when it is Enabled again", async () => {
+  it('pauses propagation while the PushReconciler feature gate is Disabled, and resumes when it is Enabled again', async () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
-    const ftcName = "clusterroles.rbac.authorization.k8s.io";
+    const ftcName = 'clusterroles.rbac.authorization.k8s.io';
     await expect
-      .poll(async () => (await ftcs.get(ftcName)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toMatchObject({ propagationController: "Running" });
-    const gate = (configuration: "Enabled" | "Disabled") =>
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
+      .toMatchObject({ propagationController: 'Running' });
+    const gate = (configuration: 'Enabled' | 'Disabled') =>
       fed.hostClient
         .resource(KFCONFIG, ns)
-        .patch(
-          "kubefed",
-          {
-            spec: { featureGates: [{ name: "PushReconciler", configuration }] },
-          },
-          "merge",
-        );
-    await gate("Disabled");
+        .patch('kubefed', { spec: { featureGates: [{ name: 'PushReconciler', configuration }] } }, 'merge');
+    await gate('Disabled');
     await expect
-      .poll(async () => (await ftcs.get(ftcName)).status, {
-        timeout: 10_000,
-        interval: 100,
-      })
+      .poll(async () => (await ftcs.get(ftcName)).status, { timeout: 10_000, interval: 100 })
       .toMatchObject({
-        propagationController: "NotRunning",
-        conditions: [
-          { type: "Ready", status: "False", reason: "PushReconcilerDisabled" },
-        ],
+        propagationController: 'NotRunning',
+        conditions: [{ type: 'Ready', status: 'False', reason: 'PushReconcilerDisabled' }],
       });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
-    await fed.hostClient
-      .resource(FED_CLUSTER_ROLES)
-      .create(federatedClusterRole(name, ["member1"]));
-    await consistently(
-      async () => expect(await inMember("member1", name)).toBeUndefined(),
-      { durationMs: 1500, intervalMs: 100 },
-    );
-    await gate("Enabled");
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await consistently(async () => expect(await inMember('member1', name)).toBeUndefined(), { durationMs: 1500, intervalMs: 100 });
+    await gate('Enabled');
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
   });
 
-  it("reports template annotations it cannot propagate as a Warning event AnnotationsNotSupported, and propagates the rest", async () => {
+  it('reports template annotations it cannot propagate as a Warning event AnnotationsNotSupported, and propagates the rest', async () => {
     await startControlPlane();
     const name = `fcr-${randomUUID().slice(0, 8)}`;
-    const obj = federatedClusterRole(name, ["member1"]);
-    (obj.spec as { template: { metadata?: unknown } }).template.metadata = {
-      annotations: { team: "a" },
-    };
+    const obj = federatedClusterRole(name, ['member1']);
+    (obj.spec as { template: { metadata?: unknown } }).template.metadata = { annotations: { team: 'a' } };
     await fed.hostClient.resource(FED_CLUSTER_ROLES).create(obj);
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
     await expect
       .poll(
         async () =>
-          (
-            await fed.hostClient.resource(EVENTS, "default").list()
-          ).items.filter(
-            (e) =>
-              (e as { involvedObject?: { name?: string } }).involvedObject
-                ?.name === name,
+          (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
+            (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
           ),
         { timeout: 10_000, interval: 100 },
       )
-      .toContainEqual(
-        expect.objectContaining({
-          type: "Warning",
-          reason: "AnnotationsNotSupported",
-        }),
-      );
+      .toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'AnnotationsNotSupported' }));
   });
 
-  it("stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted", async () => {
+  it('stops the sync controller and releases its finalizer when the FederatedTypeConfig is deleted', async () => {
     const ns = await startControlPlane();
     const ftcs = fed.hostClient.resource(FEDERATED_TYPE_CONFIG_GVR, ns);
-    const ftcName = "clusterroles.rbac.authorization.k8s.io";
+    const ftcName = 'clusterroles.rbac.authorization.k8s.io';
     await expect
-      .poll(async () => (await ftcs.get(ftcName)).metadata.finalizers, {
-        timeout: 10_000,
-        interval: 100,
-      })
-      .toEqual(["core.kubefed.io/federated-type-config"]);
+      .poll(async () => (await ftcs.get(ftcName)).metadata.finalizers, { timeout: 10_000, interval: 100 })
+      .toEqual(['core.kubefed.io/federated-type-config']);
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    await objects.create(federatedClusterRole(name, ["member1"]));
-    await expect
-      .poll(() => inMember("member1", name), { timeout: 15_000, interval: 100 })
-      .toBeDefined();
+    await objects.create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     await ftcs.delete(ftcName);
     await expect
       .poll(
         () =>
           ftcs.get(ftcName).then(
-            () => "present",
-            () => "gone",
+            () => 'present',
+            () => 'gone',
           ),
         { timeout: 10_000, interval: 100 },
       )
-      .toBe("gone");
+      .toBe('gone');
     const other = `fcr-${randomUUID().slice(0, 8)}`;
-    await objects.create(federatedClusterRole(other, ["member1"]));
-    await consistently(
-      async () => expect(await inMember("member1", other)).toBeUndefined(),
-      { durationMs: 1000, intervalMs: 100 },
-    );
-    expect(await inMember("member1", name)).toBeDefined();
+    await objects.create(federatedClusterRole(other, ['member1']));
+    await consistently(async () => expect(await inMember('member1', other)).toBeUndefined(), { durationMs: 1000, intervalMs: 100 });
+    expect(await inMember('member1', name)).toBeDefined();
     await objects.delete(other);
     await objects.delete(name);
-    await objects.patch(name, { metadata: { finalizers: null } }, "merge");
+    await objects.patch(name, { metadata: { finalizers: null } }, 'merge');
   });
 });

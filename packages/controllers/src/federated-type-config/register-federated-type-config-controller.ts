@@ -1,36 +1,17 @@
-import type { DynamicClient, KubeObject } from "@kubefed/client";
-import type { JobProducer, SyncProcessor } from "@kubefed/queue";
-import {
-  type Controller,
-  type EventSink,
-  type Informer,
-  listerWatcherFor,
-  type Manager,
-  untilAborted,
-} from "@kubefed/runtime";
-import type { ClusterHealthTracker } from "../kubefed-cluster/cluster-health-tracker.js";
-import type { PlacementCluster } from "../placement/index.js";
-import {
-  assertStatusTypeServed,
-  ServiceStatusController,
-} from "../service-status/service-status-controller.js";
-import { StatusControllers } from "../service-status/status-controllers.js";
-import { SyncController } from "../sync/controller/sync-controller.js";
-import {
-  type SyncSettings,
-  SyncWorker,
-} from "../sync/controller/sync-worker.js";
-import { OwnWrites } from "../sync/controller/own-writes.js";
-import { StatusRecorder } from "../sync/controller/status-recorder.js";
-import type { SyncType } from "../sync/controller/sync-type.js";
-import {
-  VersionStore,
-  watchPropagatedVersions,
-} from "../sync/controller/version-store.js";
-import {
-  FEDERATED_TYPE_CONFIG_GVR,
-  FederatedTypeConfigReconciler,
-} from "./federated-type-config-reconciler.js";
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import type { JobProducer, SyncProcessor } from '@kubefed/queue';
+import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager, untilAborted } from '@kubefed/runtime';
+import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
+import type { PlacementCluster } from '../placement/index.js';
+import { assertStatusTypeServed, ServiceStatusController } from '../service-status/service-status-controller.js';
+import { StatusControllers } from '../service-status/status-controllers.js';
+import { SyncController } from '../sync/controller/sync-controller.js';
+import { type SyncSettings, SyncWorker } from '../sync/controller/sync-worker.js';
+import { OwnWrites } from '../sync/controller/own-writes.js';
+import { StatusRecorder } from '../sync/controller/status-recorder.js';
+import type { SyncType } from '../sync/controller/sync-type.js';
+import { VersionStore, watchPropagatedVersions } from '../sync/controller/version-store.js';
+import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from './federated-type-config-reconciler.js';
 
 /** Options of {@link registerFederatedTypeConfigController}. */
 export interface FederatedTypeConfigControllerOptions {
@@ -56,7 +37,7 @@ export interface FederatedTypeConfigControllerOptions {
   /** Outcomes shared by workers and status writers in this process; default a new one. */
   recorder?: StatusRecorder;
   /** Scope of the control plane; default `Cluster`. */
-  scope?: "Cluster" | "Namespaced";
+  scope?: 'Cluster' | 'Namespaced';
   /** The KubeFedConfig settings the sync controllers and workers use (read on every job); default adoption Enabled and remote status collection on. */
   settings?: () => SyncSettings;
   /** Where Warning events about failed member operations are recorded; default none. */
@@ -116,16 +97,10 @@ export function registerFederatedTypeConfigController(
   const recorder = options.recorder ?? new StatusRecorder();
   // Member writes of the workers below, so that the member watches of the sync controllers skip their echo.
   const ownWrites = new OwnWrites();
-  const env = {
-    host: options.host,
-    clusters: options.clusters,
-    scope: options.scope ?? "Cluster",
-  } as const;
+  const env = { host: options.host, clusters: options.clusters, scope: options.scope ?? 'Cluster' } as const;
   const informer = manager.informer({
-    name: "federatedtypeconfigs",
-    listerWatcher: listerWatcherFor(
-      options.host.resource(FEDERATED_TYPE_CONFIG_GVR, options.namespace),
-    ),
+    name: 'federatedtypeconfigs',
+    listerWatcher: listerWatcherFor(options.host.resource(FEDERATED_TYPE_CONFIG_GVR, options.namespace)),
   });
   const reconciler = new FederatedTypeConfigReconciler({
     host: options.host,
@@ -147,10 +122,7 @@ export function registerFederatedTypeConfigController(
         removalPollMs: options.removalPollMs,
         resyncPeriodMs: options.resyncPeriodMs,
         onClusterLabelsChange: options.onClusterLabelsChange,
-        remoteStatusCollection:
-          options.settings === undefined
-            ? undefined
-            : () => options.settings?.().remoteStatusCollection ?? true,
+        remoteStatusCollection: options.settings === undefined ? undefined : () => options.settings?.().remoteStatusCollection ?? true,
         watchMembers: options.watchMembers,
         maxConcurrentReconciles: options.maxConcurrentReconciles,
         ownWrites,
@@ -158,14 +130,10 @@ export function registerFederatedTypeConfigController(
         metrics: manager.metrics,
       }),
     onChildError: (name, err) =>
-      manager.logger.error(
-        { controller: `sync-${name}`, err },
-        "sync controller failed; restarting it with backoff",
-      ),
+      manager.logger.error({ controller: `sync-${name}`, err }, 'sync controller failed; restarting it with backoff'),
     requeue: (key) => controller.queue.add(key),
     // No settings: remote status collection is on (see `settings`), so no status controller runs.
-    rawResourceStatusCollection: () =>
-      options.settings?.().remoteStatusCollection ?? true,
+    rawResourceStatusCollection: () => options.settings?.().remoteStatusCollection ?? true,
     statusControllers: new StatusControllers({
       check: (type) => assertStatusTypeServed(options.host, type),
       build: (type) =>
@@ -174,30 +142,25 @@ export function registerFederatedTypeConfigController(
           reporting: options.reporting,
           type,
           tracker: options.tracker,
-          namespace: env.scope === "Namespaced" ? options.namespace : undefined,
+          namespace: env.scope === 'Namespaced' ? options.namespace : undefined,
           maxConcurrentReconciles: options.maxConcurrentStatusReconciles,
           logger: manager.logger,
           metrics: manager.metrics,
         }),
       onError: (name, err) =>
-        manager.logger.error(
-          { controller: `status-${name}`, err },
-          "status controller failed; restarting it with backoff",
-        ),
+        manager.logger.error({ controller: `status-${name}`, err }, 'status controller failed; restarting it with backoff'),
       requeue: (key) => controller.queue.add(key),
     }),
   });
   // Added before the controller so that it stops after it: children stop once no reconcile runs.
   manager.add({
-    name: "federatedtypeconfig-children",
+    name: 'federatedtypeconfig-children',
     start: async (signal) => {
       await untilAborted(signal);
       await reconciler.close();
     },
   });
-  const controller = manager
-    .controller({ name: "federatedtypeconfig", reconciler })
-    .watch(informer);
+  const controller = manager.controller({ name: 'federatedtypeconfig', reconciler }).watch(informer);
   options.onConfigChange?.(() => {
     for (const key of informer.store.keys()) controller.queue.add(key);
   });
@@ -213,33 +176,16 @@ export function registerFederatedTypeConfigController(
     recorder,
     settings: options.settings,
     events: options.events,
-    versionStore:
-      options.persistVersions === false
-        ? undefined
-        : versionStore(manager, options),
+    versionStore: options.persistVersions === false ? undefined : versionStore(manager, options),
     ownWrites,
   });
   const processor: SyncProcessor = (job, ctx) => worker.process(job, ctx);
-  return {
-    controller,
-    informer,
-    recorder,
-    syncType: (name) => reconciler.syncType(name),
-    processor,
-  };
+  return { controller, informer, recorder, syncType: (name) => reconciler.syncType(name), processor };
 }
 
 /** The (Cluster)PropagatedVersion store of this process's workers, reading from watch-fed caches with `cacheVersions`. */
-function versionStore(
-  manager: Manager,
-  options: FederatedTypeConfigControllerOptions,
-): VersionStore {
+function versionStore(manager: Manager, options: FederatedTypeConfigControllerOptions): VersionStore {
   if (options.cacheVersions !== true) return new VersionStore(options.host);
-  const namespace =
-    (options.scope ?? "Cluster") === "Namespaced"
-      ? options.namespace
-      : undefined;
-  return new VersionStore(options.host, {
-    caches: watchPropagatedVersions(manager, { host: options.host, namespace }),
-  });
+  const namespace = (options.scope ?? 'Cluster') === 'Namespaced' ? options.namespace : undefined;
+  return new VersionStore(options.host, { caches: watchPropagatedVersions(manager, { host: options.host, namespace }) });
 }

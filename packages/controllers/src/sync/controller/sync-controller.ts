@@ -1,14 +1,5 @@
-import {
-  type DynamicClient,
-  jsonEqual,
-  type KubeObject,
-} from "@kubefed/client";
-import {
-  federatedObjectRef,
-  type JobProducer,
-  syncJob,
-  syncRequest,
-} from "@kubefed/queue";
+import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
+import { federatedObjectRef, type JobProducer, syncJob, syncRequest } from '@kubefed/queue';
 import {
   type Clock,
   Controller,
@@ -22,20 +13,15 @@ import {
   type RuntimeMetrics,
   silentLogger,
   systemClock,
-} from "@kubefed/runtime";
-import { isNamespaceType } from "../../placement/index.js";
-import type { StatusRecorder } from "./status-recorder.js";
-import { DispatchScopes, readinessChanges } from "./dispatch-scopes.js";
-import { MemberWatches } from "./member-watches.js";
-import type { OwnWrites } from "./own-writes.js";
-import { StatusWriter } from "./status-writer.js";
-import { SyncReconciler } from "./sync-reconciler.js";
-import {
-  federatedNamespaceGvrOf,
-  type PlacementEnvironment,
-  type SyncedCache,
-  type SyncType,
-} from "./sync-type.js";
+} from '@kubefed/runtime';
+import { isNamespaceType } from '../../placement/index.js';
+import type { StatusRecorder } from './status-recorder.js';
+import { DispatchScopes, readinessChanges } from './dispatch-scopes.js';
+import { MemberWatches } from './member-watches.js';
+import type { OwnWrites } from './own-writes.js';
+import { StatusWriter } from './status-writer.js';
+import { SyncReconciler } from './sync-reconciler.js';
+import { federatedNamespaceGvrOf, type PlacementEnvironment, type SyncedCache, type SyncType } from './sync-type.js';
 
 /** The informer caches of a running {@link SyncController}. */
 export interface SyncCaches {
@@ -44,7 +30,7 @@ export interface SyncCaches {
   /** FederatedNamespaces, for namespaced targets. */
   readonly federatedNamespaces?: SyncedCache | undefined;
   /** The managed member copies (absent when member watches are off). */
-  readonly memberCopies?: Pick<MemberWatches, "managedCopy"> | undefined;
+  readonly memberCopies?: Pick<MemberWatches, 'managedCopy'> | undefined;
 }
 
 /** Options of {@link SyncController}. */
@@ -65,8 +51,7 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   /** Host client of the status writes (reporting only, on a rate budget of its own); default `host`. */
   readonly reporting?: DynamicClient | undefined;
   /** Subscribes to changes of KubeFedCluster labels (clusterSelector placement); returns the unsubscribe function. Default none (placement then follows labels at the next resync). */
-  readonly onClusterLabelsChange?:
-    ((listener: () => void) => () => void) | undefined;
+  readonly onClusterLabelsChange?: ((listener: () => void) => () => void) | undefined;
   /** Status flush period; default 200 ms. */
   readonly statusFlushMs?: number | undefined;
   /** How long a Ready placed cluster may take to report before the status is written without it (see `StatusWriterOptions.reportTimeoutMs`); default 30 s. */
@@ -128,21 +113,16 @@ export class SyncController implements Runnable {
     const logger = o.logger ?? silentLogger();
     const clock = o.clock ?? systemClock;
     // A Namespaced control plane sees only its own namespace, in the host and in the members.
-    const watched = o.scope === "Namespaced" ? o.kubefedNamespace : undefined;
+    const watched = o.scope === 'Namespaced' ? o.kubefedNamespace : undefined;
     const informer = new Informer({
       name: this.name,
-      listerWatcher: listerWatcherFor(
-        o.host.resource(o.type.federatedGvr, watched),
-      ),
-      ...(o.metrics === undefined
-        ? {}
-        : { metrics: o.metrics.informer(this.name) }),
+      listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr, watched)),
+      ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(this.name) }),
       resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
       logger,
       clock,
     });
-    const collect = (): boolean =>
-      o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
+    const collect = (): boolean => o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
     // Drift (and remote status): a changed member copy gets a sync job for its cluster at once.
     const members =
       o.watchMembers === false
@@ -159,36 +139,19 @@ export class SyncController implements Runnable {
               // confirms on the host that the object is gone and removes the managed label.
               const orphan = informer.store.get(key) === undefined;
               if (orphan && !informer.hasSynced()) return;
-              const job = syncJob(
-                syncRequest(federatedObjectRef(o.type.name, key), cluster),
-                orphan ? "remove" : "sync",
-              );
+              const job = syncJob(syncRequest(federatedObjectRef(o.type.name, key), cluster), orphan ? 'remove' : 'sync');
               o.producer
                 .enqueue(job)
-                .catch((err: unknown) =>
-                  logger.warn(
-                    { controller: this.name, cluster, err },
-                    "enqueueing a drift repair failed",
-                  ),
-                );
+                .catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
             },
           });
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
     const namespaces =
-      o.type.targetType.scope === "Namespaced" &&
-      !isNamespaceType(o.type.targetType)
+      o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
         ? new Informer({
             name: `${this.name}-federatednamespaces`,
-            listerWatcher: listerWatcherFor(
-              o.host.resource(federatedNamespaceGvrOf(o, o.type), watched),
-            ),
-            ...(o.metrics === undefined
-              ? {}
-              : {
-                  metrics: o.metrics.informer(
-                    `${this.name}-federatednamespaces`,
-                  ),
-                }),
+            listerWatcher: listerWatcherFor(o.host.resource(federatedNamespaceGvrOf(o, o.type), watched)),
+            ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(`${this.name}-federatednamespaces`) }),
             logger,
             clock,
           })
@@ -208,12 +171,7 @@ export class SyncController implements Runnable {
       maxConcurrentReconciles: o.maxConcurrentReconciles ?? 4,
       ...(o.metrics === undefined
         ? {}
-        : {
-            metrics: {
-              controller: o.metrics.controller(this.name),
-              queue: o.metrics.workQueue(this.name),
-            },
-          }),
+        : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
       logger,
       clock,
     }).watch(informer, {
@@ -225,19 +183,14 @@ export class SyncController implements Runnable {
         return [key];
       },
     });
-    const runs: Promise<void>[] = [
-      informer.start(signal),
-      controller.start(signal),
-    ];
+    const runs: Promise<void>[] = [informer.start(signal), controller.start(signal)];
     if (namespaces !== undefined) {
       // Any change to the FederatedNamespace of N re-enqueues every object of this type in N.
       const enqueueNamespace = (obj: KubeObject): void => {
-        for (const fedObj of informer.store.listByNamespace(
-          obj.metadata.namespace ?? "",
-        )) {
+        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? '')) {
           const key = objectKey(fedObj);
           scopes.all(key);
-          controller.queue.add(key, { priority: "low" });
+          controller.queue.add(key, { priority: 'low' });
         }
       };
       namespaces.addEventHandler({
@@ -255,18 +208,14 @@ export class SyncController implements Runnable {
       remoteStatusCollection: collect,
       clock,
     });
-    this.#caches = {
-      objects: informer,
-      federatedNamespaces: namespaces,
-      memberCopies: members,
-    };
+    this.#caches = { objects: informer, federatedNamespaces: namespaces, memberCopies: members };
     members?.sync(o.tracker.readyClusters());
     // Fan-outs go after keys added for a change of their own: a readiness or label change of one
     // cluster must not make a user's change wait behind every object (each is re-checked anyway).
     const reconcileAll = (): void => {
       for (const key of informer.store.keys()) {
         scopes.all(key);
-        controller.queue.add(key, { priority: "low" });
+        controller.queue.add(key, { priority: 'low' });
       }
     };
     // A readiness change concerns the clusters whose readiness changed: their status entries,
@@ -280,7 +229,7 @@ export class SyncController implements Runnable {
       if (clusters.size === 0) return;
       for (const key of informer.store.keys()) {
         scopes.only(key, clusters);
-        controller.queue.add(key, { priority: "low" });
+        controller.queue.add(key, { priority: 'low' });
       }
     });
     const offLabels = o.onClusterLabelsChange?.(reconcileAll);
@@ -289,9 +238,7 @@ export class SyncController implements Runnable {
     const timer = setInterval(() => {
       flushing = flushing
         .then(() => writer.flush())
-        .catch((err: unknown) =>
-          logger.error({ controller: this.name, err }, "status write failed"),
-        );
+        .catch((err: unknown) => logger.error({ controller: this.name, err }, 'status write failed'));
     }, flushMs);
     try {
       await Promise.all(runs);
