@@ -68,6 +68,8 @@ const DEFAULT_PROBE_PERIOD_MS = 10_000;
 /** One change after another to the healthy members; the latencies, in ms. */
 class ChangeLoop {
   readonly latencies: number[] = [];
+  /** When each change was made (`performance.now()`), in the order of {@link latencies}. */
+  readonly starts: number[] = [];
   #k = 0;
 
   constructor(
@@ -87,6 +89,7 @@ class ChangeLoop {
         clusters: this.healthy,
         limitMs: PHASE_LIMIT_MS,
       };
+      this.starts.push(performance.now());
       this.latencies.push(await timeChange(this.fed, this.writes, probe));
     }
   }
@@ -153,6 +156,17 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, victim: string, ba
   await watching;
   const latencies = loop.latencies.slice(before);
   console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baselineP99));
+  // Where the tail is: before the victim was NotReady, in the 10 s after (the readiness change's
+  // status writes), or later.
+  const starts = loop.starts.slice(before);
+  const window = (from: number, to: number): number[] => latencies.filter((_, i) => (starts[i] ?? 0) >= from && (starts[i] ?? 0) < to);
+  const at = notReadyAt ?? Infinity;
+  for (const [label, part] of [
+    ['before NotReady', window(t0, at)],
+    ['0-10 s after NotReady', window(at, at + 10_000)],
+    ['later', window(at + 10_000, Infinity)],
+  ] as const)
+    if (part.length > 0) console.log(`  ${describe(label, part, baselineP99)}`);
   const toNotReady = (notReadyAt ?? NaN) - t0;
   console.log(
     `${victim} NotReady ${seconds(toNotReady)} after the fault: ${(toNotReady / periodMs).toFixed(1)} probe periods of ${seconds(periodMs)} (target <= 3)`,
