@@ -2,7 +2,7 @@
  * The sync path's decisions, as pure functions without IO (docs/architecture.md). The
  * reconciler (`controller/sync-reconciler.ts`) takes `namespaceTargetOf` (FederatedNamespaces)
  * and `effectivePlacement` (from `../placement`) and enqueues one job per cluster; the worker
- * (`controller/sync-processor.ts`) decides with `planClusterSync`, renders with
+ * (`controller/sync-worker.ts`) decides with `planClusterSync`, renders with
  * `renderDesiredObject` and skips unchanged copies with `needsUpdate`; the status writer
  * aggregates with `computeFederatedStatus`. Start reading at `controller/sync-reconciler.ts`.
  */
