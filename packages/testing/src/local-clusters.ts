@@ -87,9 +87,10 @@ async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
     ...(regionFlag === '' ? [] : ['--regions', regionFlag]),
     ...(capacity === '' ? [] : ['--pod-capacity', capacity]),
   ]);
+  // kube-sim sets its clusters up one after the other: a hundred of them take minutes on a loaded machine.
+  const timeoutMs = 60_000 + 2_000 * spec.names.length;
   try {
-    for (const name of spec.names)
-      await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs: 60_000 });
+    for (const name of spec.names) await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs });
   } catch (err) {
     await kubeSim.stop();
     throw err;
