@@ -235,7 +235,7 @@ describe('replica scheduling controller against kube-sim', () => {
     });
   });
 
-  it('moves the replicas of a member that became unreachable to the others once it is not ready', async () => {
+  it('moves the replicas of a member that became unreachable to the others once it is not ready, keeping it placed with 0 replicas', async () => {
     const ns = await plane('member1', 'member2');
     await createFederatedDeployment(ns);
     await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6 });
@@ -251,14 +251,16 @@ describe('replica scheduling controller against kube-sim', () => {
       await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(false);
       await expect
         .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
-        .toEqual(expect.objectContaining({ placement: ['member1'], replicas: { member1: 6 } }));
+        .toEqual(expect.objectContaining({ placement: ['member1', 'member2'], replicas: { member1: 6, member2: 0 } }));
     } finally {
       member2.faults.restore();
     }
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'True' });
-    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
+    await expect
+      .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
+      .toMatchObject({ placement: ['member1', 'member2'], replicas: both });
   });
 
   it('re-divides after the cluster unavailable delay when a member stops being ready, and after the available delay when it is ready again', async () => {
@@ -268,6 +270,7 @@ describe('replica scheduling controller against kube-sim', () => {
     // No periodic look: only the readiness change re-reconciles the RSP.
     const delays = { availableDelayMs: 1500, unavailableDelayMs: 3000 };
     await using running = runManager(ns, undefined, { resyncPeriodMs: 600_000, clusterChangeDelays: delays });
+    const even = expected({ totalReplicas: 6, clusters: { '*': { weight: 1 } }, availableClusters: ['member1', 'member2'] }, ns);
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
 
     const member2 = fed.member('member2');
@@ -278,7 +281,7 @@ describe('replica scheduling controller against kube-sim', () => {
       since = Date.now();
       await expect
         .poll(() => scheduled(ns), { timeout: 15_000, interval: 50 })
-        .toMatchObject({ placement: ['member1'], replicas: { member1: 6 } });
+        .toMatchObject({ placement: ['member1', 'member2'], replicas: { member1: 6, member2: 0 } });
       // The tracker announced the change at most one poll interval before `since`.
       expect(Date.now() - since).toBeGreaterThanOrEqual(delays.unavailableDelayMs - 200);
     } finally {
@@ -286,7 +289,7 @@ describe('replica scheduling controller against kube-sim', () => {
     }
     await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(true);
     since = Date.now();
-    await expect.poll(() => scheduled(ns), { timeout: 15_000, interval: 50 }).toMatchObject({ placement: ['member1', 'member2'] });
+    await expect.poll(() => scheduled(ns), { timeout: 15_000, interval: 50 }).toMatchObject({ replicas: even });
     expect(Date.now() - since).toBeGreaterThanOrEqual(delays.availableDelayMs - 200);
   });
 

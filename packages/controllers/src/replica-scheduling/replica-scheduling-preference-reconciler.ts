@@ -115,7 +115,8 @@ const errorMessage = (err: unknown): string => (err instanceof Error ? err.messa
  * and capacity estimates, and writes `spec.placement.clusters` and the `/spec/replicas`
  * overrides of the federated object with the same namespace/name (only when they changed). Then
  * writes the RSP status (`clusters`, a `Scheduled` condition) and asks to run again after the
- * resync period to see the member workloads again.
+ * resync period to see the member workloads again. A registered cluster that is placed but not
+ * Ready stays placed with 0 replicas, so that its copy is kept through the outage.
  *
  * Failure behaviour: an invalid spec, unknown `targetKind` or invalid plan input → `Scheduled`
  * False and a terminal outcome (not retried until the RSP changes); no ready cluster, no
@@ -225,6 +226,7 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
       return terminal(new InvalidSchedulingPreferenceError(`ReplicaSchedulingPreference "${key}": ${err.message}`, { cause: err }));
     }
 
+    for (const cluster of await this.#placedNotReady(fedObject, ready, ctx.signal)) result[cluster] ??= 0;
     const update = schedulingUpdate((fedObject.spec ?? {}) as SchedulableSpec, result);
     if (update.placementChanged || update.overridesChanged) {
       await federated.update({ ...structuredClone(fedObject), spec: update.spec });
@@ -232,6 +234,22 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     }
     await this.#writeStatus(rsp, { reason: 'Scheduled', message: describeResult(result), result }, ctx);
     return state.needsRecheck ? requeueAfter(Math.min(this.#o.recheckPeriodMs ?? 5_000, resyncMs)) : resync;
+  }
+
+  /**
+   * The clusters of the federated object's placement that are registered but not Ready: they stay
+   * placed (with 0 replicas). Taken out of the placement, as KubeFed does, their copy would be
+   * deleted by the sync controller as soon as they are Ready again, before this controller
+   * places them again: a Deployment deleted and recreated after every outage, or lost for good
+   * when its member rejects the copy (422 Invalid).
+   */
+  async #placedNotReady(fedObject: KubeObject, ready: ReadonlyMap<string, DynamicClient>, signal: AbortSignal): Promise<string[]> {
+    const placed = ((fedObject.spec as SchedulableSpec | undefined)?.placement?.clusters ?? []).map((c) => c.name);
+    const notReady = placed.filter((c) => !ready.has(c));
+    if (notReady.length === 0) return [];
+    const registered = await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal });
+    const names = new Set(registered.items.map((c) => c.metadata.name));
+    return notReady.filter((c) => names.has(c));
   }
 
   /** Candidates ∩ the selector-only placement of the object and of its FederatedNamespace (§4.6.2 step 4); undefined without a FederatedNamespace. */
