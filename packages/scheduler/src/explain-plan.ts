@@ -1,6 +1,6 @@
 import { resolvePreferences } from './plan-input.js';
-import type { PlanInput, PlanResult, PreferenceSource } from './plan-input.js';
-import { planWithTrace } from './plan-replicas.js';
+import type { PlanInput, PlannerEntry, PlanResult, PreferenceSource } from './plan-input.js';
+import { planWithTrace, type DetailedPlan } from './plan-replicas.js';
 
 /**
  * Why a cluster got its number:
@@ -106,80 +106,27 @@ function sentence(c: Omit<ClusterExplanation, 'why'>, weightSum: number): string
  */
 export function explainPlan(input: PlanInput): PlanExplanation {
   const detailed = planWithTrace(input, true);
-  const { normalized, plan, overflow, trace } = detailed;
+  const { normalized, plan, overflow } = detailed;
   const weightSum = normalized.entries.reduce((sum, e) => sum + e.weight, 0);
-  const clusters: ClusterExplanation[] = [];
+  const explained: Omit<ClusterExplanation, 'why'>[] = [];
   const seen = new Set<string>();
-
   normalized.entries.forEach((entry, rank) => {
     if (seen.has(entry.name)) return;
     seen.add(entry.name);
-    const t = trace.get(entry.name);
-    const planned = plan[entry.name] ?? 0;
-    const minimum = t?.afterMinimum ?? 0;
-    const keptCurrent = t?.preallocated ?? 0;
-    const weightShare = planned - minimum - keptCurrent;
-    const reasons: PlanReason[] = [];
-    if (minimum > 0) reasons.push('minimum');
-    if (keptCurrent > 0) reasons.push('kept-current');
-    if (weightShare > 0) reasons.push('weight-share');
-    if (t?.cappedByMax === true) reasons.push('maximum-cap');
-    if (t?.cappedByCapacity === true) reasons.push('capacity-cap');
-    if (t?.limitedByRemaining === true) reasons.push('replicas-exhausted');
-    if (entry.weight <= 0) reasons.push('zero-weight');
-    const explained = {
-      name: entry.name,
-      available: true,
-      preference: entry.source,
-      rank,
-      hash: entry.hash,
-      min: entry.min,
-      max: entry.max,
-      weight: entry.weight,
-      current: entry.current,
-      capacity: entry.capacity,
-      planned,
-      overflow: overflow[entry.name] ?? 0,
-      breakdown: { minimum, keptCurrent, weightShare },
-      reasons,
-    };
-    clusters.push({ ...explained, why: sentence(explained, weightSum) });
+    explained.push(explainPlanned(entry, rank, detailed));
   });
-
-  const current = input.currentReplicas ?? {};
-  const capacity = input.capacity ?? {};
-  const describeOther = (name: string, available: boolean): void => {
+  for (const name of [...new Set(normalized.unpreferred)].sort(byName)) {
     seen.add(name);
-    const { source, preferences } = available ? { source: 'none' as const, preferences: {} } : resolvePreferences(input.clusters, name);
-    const explained = {
-      name,
-      available,
-      preference: source,
-      rank: null,
-      hash: null,
-      min: preferences.minReplicas ?? 0,
-      max: preferences.maxReplicas ?? null,
-      weight: preferences.weight ?? 0,
-      current: (Object.hasOwn(current, name) ? current[name] : undefined) ?? null,
-      capacity: (Object.hasOwn(capacity, name) ? capacity[name] : undefined) ?? null,
-      planned: 0,
-      overflow: 0,
-      breakdown: { minimum: 0, keptCurrent: 0, weightShare: 0 },
-      reasons: [available ? 'no-preference' : 'not-available'] satisfies PlanReason[],
-    };
-    clusters.push({ ...explained, why: sentence(explained, weightSum) });
-  };
-
-  for (const name of [...new Set(normalized.unpreferred)].sort(byName)) describeOther(name, true);
+    explained.push(explainUnplanned(input, name, true));
+  }
   const others = new Set([
     ...Object.keys(input.clusters).filter((name) => name !== '*'),
-    ...Object.keys(current),
-    ...Object.keys(capacity),
+    ...Object.keys(input.currentReplicas ?? {}),
+    ...Object.keys(input.capacity ?? {}),
   ]);
   for (const name of [...others].sort(byName)) {
-    if (!seen.has(name)) describeOther(name, false);
+    if (!seen.has(name)) explained.push(explainUnplanned(input, name, false));
   }
-
   return {
     totalReplicas: normalized.total,
     rebalance: normalized.rebalance,
@@ -188,6 +135,62 @@ export function explainPlan(input: PlanInput): PlanExplanation {
     overflow,
     placed: Object.values(plan).reduce((sum, n) => sum + n, 0),
     unplaced: detailed.remaining,
-    clusters,
+    clusters: explained.map((c) => ({ ...c, why: sentence(c, weightSum) })),
+  };
+}
+
+/** A cluster the planner planned (rank = its place in planning order), from the planner's trace. */
+function explainPlanned(entry: PlannerEntry, rank: number, detailed: DetailedPlan): Omit<ClusterExplanation, 'why'> {
+  const t = detailed.trace.get(entry.name);
+  const planned = detailed.plan[entry.name] ?? 0;
+  const minimum = t?.afterMinimum ?? 0;
+  const keptCurrent = t?.preallocated ?? 0;
+  const weightShare = planned - minimum - keptCurrent;
+  const reasons: PlanReason[] = [];
+  if (minimum > 0) reasons.push('minimum');
+  if (keptCurrent > 0) reasons.push('kept-current');
+  if (weightShare > 0) reasons.push('weight-share');
+  if (t?.cappedByMax === true) reasons.push('maximum-cap');
+  if (t?.cappedByCapacity === true) reasons.push('capacity-cap');
+  if (t?.limitedByRemaining === true) reasons.push('replicas-exhausted');
+  if (entry.weight <= 0) reasons.push('zero-weight');
+  return {
+    name: entry.name,
+    available: true,
+    preference: entry.source,
+    rank,
+    hash: entry.hash,
+    min: entry.min,
+    max: entry.max,
+    weight: entry.weight,
+    current: entry.current,
+    capacity: entry.capacity,
+    planned,
+    overflow: detailed.overflow[entry.name] ?? 0,
+    breakdown: { minimum, keptCurrent, weightShare },
+    reasons,
+  };
+}
+
+/** A cluster the planner did not plan: available without preferences, or not available (its preferences by name). */
+function explainUnplanned(input: PlanInput, name: string, available: boolean): Omit<ClusterExplanation, 'why'> {
+  const current = input.currentReplicas ?? {};
+  const capacity = input.capacity ?? {};
+  const { source, preferences } = available ? { source: 'none' as const, preferences: {} } : resolvePreferences(input.clusters, name);
+  return {
+    name,
+    available,
+    preference: source,
+    rank: null,
+    hash: null,
+    min: preferences.minReplicas ?? 0,
+    max: preferences.maxReplicas ?? null,
+    weight: preferences.weight ?? 0,
+    current: (Object.hasOwn(current, name) ? current[name] : undefined) ?? null,
+    capacity: (Object.hasOwn(capacity, name) ? capacity[name] : undefined) ?? null,
+    planned: 0,
+    overflow: 0,
+    breakdown: { minimum: 0, keptCurrent: 0, weightShare: 0 },
+    reasons: [available ? 'no-preference' : 'not-available'],
   };
 }
