@@ -4,7 +4,7 @@
 // time; stops by itself.
 //
 //   npm run bench -- test/bench/propagation.bench.ts [--objects N] [--members M] [--changes C]
-//     [--idle-seconds S] [--concurrency K] [--no-restart] [--no-kill]
+//     [--idle-seconds S] [--concurrency K] [--no-restart] [--no-kill] [--worker-processes 1,2,4]
 //
 // Scenarios, in order:
 //   1. propagation of N FederatedConfigMaps to M members, in two halves (memory is read after
@@ -19,11 +19,15 @@
 //   5. SIGKILL of the controller manager a quarter into the propagation of N/2 more objects (a
 //      namespace of their own) and a new one started: time from the kill to 99 % and to 100 % of
 //      the member copies (the tail is the difference: jobs the dead worker held wait for their
-//      lock to lapse), and repeated member writes.
+//      lock to lapse), and repeated member writes;
+//   6. with `--worker-processes W1,W2,..`: for each W, every controller manager stopped, one
+//      started with `--mode controllers` (the leader) and W with `--mode workers` beside it, and N
+//      more objects propagated into a namespace of their own: member writes/s and its ratio to
+//      the raw bound of scenario 1.
 //
 // Positional `[objects] [members]` and the environment (BENCH_OBJECTS, BENCH_MEMBERS,
-// BENCH_CHANGES, BENCH_IDLE_SECONDS, BENCH_CONCURRENCY, BENCH_CM_ARGS: extra controller-manager
-// flags, space separated; REDIS_URL) are accepted too; flags win.
+// BENCH_CHANGES, BENCH_IDLE_SECONDS, BENCH_CONCURRENCY, BENCH_WORKER_PROCESSES, BENCH_CM_ARGS:
+// extra controller-manager flags, space separated; REDIS_URL) are accepted too; flags win.
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +57,7 @@ const { values: flags, positionals } = parseArgs({
     concurrency: { type: 'string' },
     'no-restart': { type: 'boolean', default: false },
     'no-kill': { type: 'boolean', default: false },
+    'worker-processes': { type: 'string' },
   },
 });
 const setting = (flag: string | undefined, position: number, env: string, fallback: number): number =>
@@ -62,6 +67,10 @@ const MEMBERS = setting(flags.members, 1, 'BENCH_MEMBERS', 10);
 const CHANGES = setting(flags.changes, 2, 'BENCH_CHANGES', 200);
 const IDLE_SECONDS = setting(flags['idle-seconds'], 3, 'BENCH_IDLE_SECONDS', 60);
 const CONCURRENCY = setting(flags.concurrency, 4, 'BENCH_CONCURRENCY', 10);
+const WORKER_PROCESSES = (flags['worker-processes'] ?? process.env['BENCH_WORKER_PROCESSES'] ?? '')
+  .split(',')
+  .filter((w) => w !== '')
+  .map(Number);
 const CM_ARGS = (process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 // A long Lease: on a loaded machine even the default 15 s lease was lost under bulk work (the
 // renewals have their own client, but share the event loop), which ends the process.
@@ -168,8 +177,8 @@ async function createMoreFederatedConfigMaps(fed: LocalFederation, from: number,
   );
 }
 
-/** Scenario 1: propagation in two halves, memory after each, and the raw bound. */
-async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<void> {
+/** Scenario 1: propagation in two halves, memory after each, and the raw bound. Returns the raw bound in writes/s. */
+async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<number> {
   const ready = await memoryOf(cm);
   console.log(`controller manager leading, ${MEMBERS} clusters Ready: heap ${mib(ready.heap)}, RSS ${mib(ready.rss)}`);
   const half = Math.floor(OBJECTS / 2);
@@ -203,6 +212,7 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
     `raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`,
   );
   console.log(`ratio controller manager / raw bound: ${(cmRate / rawRate).toFixed(2)}`);
+  return rawRate;
 }
 
 /** Scenario 2: one federated object changed at a time, until every member holds the change. */
@@ -235,9 +245,9 @@ async function idle(cm: ManagedProcess, writes: MemberWriteRecorder): Promise<vo
  * Whether the controller manager is idle: leading, every object of the benchmark reconciled
  * since it started, its work queue empty, and every member's sync queue empty.
  */
-async function isIdle(cm: ManagedProcess, producer: BullMqJobProducer): Promise<boolean> {
+async function isIdle(cm: ManagedProcess, producer: BullMqJobProducer, objects = OBJECTS): Promise<boolean> {
   if (!alive(cm) || (await metricValue(cm, 'kubefed_leader_election_is_leader')) < 1) return false;
-  if ((await metricValue(cm, 'kubefed_controller_reconcile_total', { controller: 'sync-configmaps' })) < OBJECTS) return false;
+  if ((await metricValue(cm, 'kubefed_controller_reconcile_total', { controller: 'sync-configmaps' })) < objects) return false;
   if ((await metricValue(cm, 'kubefed_workqueue_depth', { name: 'sync-configmaps' })) > 0) return false;
   for (let i = 1; i <= MEMBERS; i++) {
     const c = await producer.counts(`member${i}`);
@@ -316,6 +326,66 @@ async function killMidPropagation(fed: LocalFederation, cm: ManagedProcess): Pro
   }
 }
 
+/** Waits until `cm` has been idle ({@link isIdle}, every FederatedConfigMap of the host counted) for 2 s in a row. */
+async function waitForIdle(fed: LocalFederation, cm: ManagedProcess, producer: BullMqJobProducer): Promise<void> {
+  const objects = (await fed.client('host').resource(FEDERATED_CONFIG_MAPS).list()).items.length;
+  let idleSince: number | undefined;
+  await until(
+    'idle',
+    async () => {
+      if (!(await isIdle(cm, producer, objects))) idleSince = undefined;
+      else idleSince ??= performance.now();
+      return idleSince !== undefined && performance.now() - idleSince >= 2000;
+    },
+    PHASE_LIMIT_MS,
+    100,
+  );
+}
+
+/**
+ * Scenario 6: throughput with the sync workers in processes of their own. For each count W of
+ * WORKER_PROCESSES: every running controller manager stopped, a leader in `--mode controllers`
+ * and W processes in `--mode workers` started, the leader idle (the objects of the earlier
+ * scenarios reconciled), then OBJECTS more FederatedConfigMaps in a namespace of their own.
+ */
+async function workerProcesses(fed: LocalFederation, rawRate: number): Promise<void> {
+  const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
+  const producer = new BullMqJobProducer({ connection, prefix: fed.queuePrefix });
+  try {
+    for (const count of WORKER_PROCESSES) {
+      for (const running of fed.controllerManagers.filter((p) => p.running)) await running.stop();
+      const leader = await fed.startControllerManager([...CM_FLAGS, '--mode', 'controllers']);
+      for (let i = 0; i < count; i++) await fed.startControllerManager([...CM_FLAGS, '--mode', 'workers']);
+      const started = performance.now();
+      await waitForIdle(fed, leader, producer);
+      const idleMs = performance.now() - started;
+      const ns = `bench-workers-${count}`;
+      const writes = await MemberWriteRecorder.start(fed, ns);
+      try {
+        const t = performance.now();
+        await createFederatedConfigMaps(fed, ns, OBJECTS, 16);
+        await until(
+          `propagation with ${count} worker processes`,
+          () => alive(leader) && writes.count('ADDED') >= OBJECTS * MEMBERS,
+          PHASE_LIMIT_MS,
+          20,
+        );
+        const rate = (OBJECTS * MEMBERS) / ((performance.now() - t) / 1000);
+        console.log(
+          `--mode controllers + ${count} x --mode workers: ${OBJECTS * MEMBERS} member creates in ${seconds(performance.now() - t)}: ` +
+            `${rate.toFixed(0)} member writes/s, ${(rate / rawRate).toFixed(2)} of the raw bound; objects written more than once: ${writes.duplicates().length} ` +
+            `(before: idle after ${seconds(idleMs)} with the earlier objects)`,
+        );
+      } finally {
+        await writes.stop();
+      }
+    }
+  } finally {
+    await producer.close();
+    connection.disconnect();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(
     `propagation benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
@@ -329,11 +399,12 @@ async function main(): Promise<void> {
     const cm = await startControllerManager(fed);
     await waitForReadyClusters(fed, PHASE_LIMIT_MS);
     const writes = (recorder = await MemberWriteRecorder.start(fed, NS));
-    await propagation(fed, cm, writes);
+    const rawRate = await propagation(fed, cm, writes);
     await changeLatency(fed, writes);
     await idle(cm, writes);
     const current = flags['no-restart'] === true ? cm : await restart(fed, cm, writes);
     if (flags['no-kill'] !== true) await killMidPropagation(fed, current);
+    if (WORKER_PROCESSES.length > 0) await workerProcesses(fed, rawRate);
     if (writes.errors.length > 0) console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);
   } finally {
     await recorder?.stop();
