@@ -5,8 +5,8 @@
  * validated with zod; every bad value is reported naming its flag) and `manager-process.ts`
  * (the runtime Manager with Lease leader election, the KubeFedConfig handling and the cluster
  * health controller, the FederatedTypeConfig/sync controllers with their Redis job producer, and
- * the sync worker host kept in step with the KubeFedClusters; `member-clients.ts` serves a
- * workers-only process). The exports below let tests and the local demo run it in process.
+ * the sync worker host kept in step with the KubeFedClusters; a workers-only process feeds its
+ * member Fleet from the KubeFedClusters' status). The exports below let tests and the local demo run it in process.
  */
 export {
   buildProgram,
@@ -30,4 +30,3 @@ export {
   MemberNotReadyError,
   type RunControllerManagerOptions,
 } from './manager-process.js';
-export { MemberClients } from './member-clients.js';

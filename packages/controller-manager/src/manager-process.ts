@@ -5,7 +5,8 @@ import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api
 import { type ClusterConnection, DynamicClient, jsonEqual, Kubeconfig } from '@kubefed/client';
 import type { StatusRecorder } from '@kubefed/controllers';
 import {
-  ClusterHealthTracker,
+  ClusterStatusProvider,
+  createMemberFleet,
   FEDERATED_TYPE_CONFIG_GVR,
   KubeFedConfigSource,
   registerFederatedTypeConfigController,
@@ -16,6 +17,7 @@ import {
   watchPropagatedVersions,
   type HealthCheckSettingsSource,
   type KubeFedConfigSettings,
+  type MemberFleet,
   readKubeFedSettings,
   readKubeFedSettingsFile,
   type SyncSettings,
@@ -49,7 +51,6 @@ import {
 import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
-import { MemberClients } from './member-clients.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
 import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
@@ -200,12 +201,11 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity });
   const parts = processParts({ config, started, manager, clients: { host, reporting, health }, producer, logger });
   const controllers = registerControllers(parts, redis.worker);
-  const memberClients = await registerWorkers(parts, { controllers, connection: redis.worker });
+  await registerWorkers(parts, { controllers, connection: redis.worker });
   void manager.serving().then((addresses) => options.onServing?.(addresses));
   try {
     await manager.start(options.signal);
   } finally {
-    memberClients?.close();
     await producer?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sync job producer failed'));
     await Promise.allSettled(redis.connections.map((c) => c.quit()));
     for (const c of redis.connections) c.disconnect();
@@ -340,9 +340,11 @@ interface ProcessParts {
   readonly source: KubeFedConfigSource;
   readonly syncSettings: () => SyncSettings;
   readonly events: BackgroundEventSink;
+  /** The member clusters: engaged by the cluster health controller, or (workers only) from the KubeFedClusters' status. */
+  readonly fleet: MemberFleet;
 }
 
-function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'>): ProcessParts {
+function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events' | 'fleet'>): ProcessParts {
   const { config, manager, clients, logger } = o;
   const namespace = config.kubefedNamespace;
   const source = new KubeFedConfigSource(namespace, o.started);
@@ -367,7 +369,10 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
     new EventRecorder({ events: (ns) => clients.reporting.resource(RESOURCES.events, ns), component: 'kubefed-sync', logger }),
     { logger },
   );
-  return { ...o, source, syncSettings, events };
+  // Added before the controllers and workers so that it stops after them: members are disengaged once nothing reads them.
+  const fleet = createMemberFleet({ rateLimit: config.memberRateLimit, logger });
+  manager.add(fleet);
+  return { ...o, source, syncSettings, events, fleet };
 }
 
 /** What the controllers of an `all` process hand its workers: the job processor and the KubeFedCluster informer. */
@@ -397,7 +402,7 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
       host: p.clients.host,
       namespace: config.kubefedNamespace,
       scope: p.started.scope,
-      clusters: clusters.tracker,
+      clusters: p.fleet,
       ftcs: ftc.informer,
       enabled: () => source.current().featureGates.SchedulerPreferences,
       onConfigChange: (listener) => source.onChange(() => listener()),
@@ -432,8 +437,7 @@ function registerClusterHealth(p: ProcessParts): ClusterHealth {
     host: p.clients.health,
     namespace: p.config.kubefedNamespace,
     settings: healthSettings,
-    tracker: new ClusterHealthTracker(),
-    memberRateLimit: p.config.memberRateLimit,
+    fleet: p.fleet,
     scope: p.started.scope,
   });
   p.logger.info('Starting cluster controller');
@@ -452,7 +456,7 @@ function registerFederatedTypeConfigs(
     namespace: config.kubefedNamespace,
     // The workers of this process read versions from a watch cache (no host GET per job).
     cacheVersions: config.mode === 'all',
-    tracker: clusters.tracker,
+    fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
     producer: o.producer,
     scope: started.scope,
@@ -470,34 +474,25 @@ function registerFederatedTypeConfigs(
 
 /**
  * The sync workers (modes `all` and `workers`): in `all` they run the controllers' processor,
- * only while this replica leads; a workers-only process builds its own. Returns the member
- * clients a workers-only process owns (closed at the end).
+ * only while this replica leads; a workers-only process builds its own.
  */
-async function registerWorkers(
-  p: ProcessParts,
-  o: { controllers: ControllerParts; connection: RedisConnection | undefined },
-): Promise<MemberClients | undefined> {
+async function registerWorkers(p: ProcessParts, o: { controllers: ControllerParts; connection: RedisConnection | undefined }): Promise<void> {
   const { config } = p;
-  if (config.mode === 'controllers' || o.connection === undefined) return undefined;
+  if (config.mode === 'controllers' || o.connection === undefined) return;
   let { processor, clusterInformer: informer } = o.controllers;
-  let memberClients: MemberClients | undefined;
-  if (processor === undefined) {
-    const own = await workersOnlyProcessor(p, o.connection);
-    ({ processor, informer, memberClients } = own);
-  }
+  if (processor === undefined) ({ processor, informer } = await workersOnlyProcessor(p, o.connection));
   // In `all` mode the processor only knows types and member clients while this replica leads
   // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
   const leaderOnly = config.mode === 'all';
   if (informer !== undefined)
     p.manager.add(syncWorkersRunnable({ config, logger: p.logger, connection: o.connection, processor, informer, leaderOnly }));
-  return memberClients;
 }
 
-/** Workers only: own informers on FTCs and KubeFedClusters (run on every replica), member clients, outcomes over Redis. */
+/** Workers only: own informers on FTCs and KubeFedClusters (run on every replica), the Fleet fed from their status, outcomes over Redis. */
 async function workersOnlyProcessor(
   p: ProcessParts,
   connection: RedisConnection,
-): Promise<{ processor: SyncProcessor; informer: Informer<KubeObject>; memberClients: MemberClients }> {
+): Promise<{ processor: SyncProcessor; informer: Informer<KubeObject> }> {
   const { config, manager, logger } = p;
   const { host } = p.clients;
   const namespace = config.kubefedNamespace;
@@ -509,11 +504,12 @@ async function workersOnlyProcessor(
     name: 'kubefedclusters',
     listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)),
   });
-  const members = new MemberClients({ host, namespace, logger, rateLimit: config.memberRateLimit });
+  const { fleet } = p;
+  const members = new ClusterStatusProvider({ host, namespace, fleet, logger });
   kfcs.addEventHandler({
     onAdd: (c) => void members.update(c),
     onUpdate: (_, c) => void members.update(c),
-    onDelete: (c) => members.remove(deletedObject(c).metadata.name ?? ''),
+    onDelete: (c) => void members.remove(deletedObject(c).metadata.name ?? ''),
   });
   // Outcomes go to the leader's status writer through Redis.
   const outcomes = new SyncOutcomePublisher({
@@ -530,7 +526,7 @@ async function workersOnlyProcessor(
     memberClient: (cluster) => {
       const error = members.clientError(cluster);
       if (error !== undefined) throw error;
-      return members.get(cluster);
+      return fleet.readyClient(cluster);
     },
     kubefedNamespace: namespace,
     recorder: { report: (outcome) => outcomes.publish(outcome) },
@@ -545,11 +541,11 @@ async function workersOnlyProcessor(
   // Ready status or built the client yet, fail the attempt so that the job is retried (a
   // client that failed to build is the processor's ClientRetrievalFailed instead).
   const processor: SyncProcessor = async (job, ctx) => {
-    if (members.get(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
+    if (fleet.readyClient(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
       throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
     await sync.process(job, ctx);
   };
-  return { processor, informer: kfcs, memberClients: members };
+  return { processor, informer: kfcs };
 }
 
 /** The configuration with the queue prefix resolved. */

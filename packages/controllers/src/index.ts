@@ -3,7 +3,7 @@
  * exports a reconciler (converges one key, decisions as pure functions) and a
  * `register<Name>Controller(manager, options)` that wires informers and the controller into a
  * `@kubefed/runtime` Manager. Controllers never import each other; they cooperate through API
- * objects (and, in one process, through small interfaces such as `ClusterHealthTracker`).
+ * objects (and, in one process, through the runtime's `Fleet` of member clusters).
  *
  * Start reading at `kubefed-cluster/cluster-health.ts` (KubeFed's health-check decisions),
  * then `kubefed-cluster/kubefed-cluster-reconciler.ts` (the probe), and `kubefed-config/`

@@ -95,7 +95,7 @@ describe('FederatedTypeConfig controller', () => {
     registerFederatedTypeConfigController(manager, {
       host: fed.hostClient,
       namespace: ns,
-      tracker: clusters.tracker,
+      fleet: clusters.fleet,
       clusters: () => clusters.informer.store.list(),
       producer,
       maxConcurrentReconciles: 2,
@@ -105,7 +105,7 @@ describe('FederatedTypeConfig controller', () => {
     const stop = new AbortController();
     const running = manager.start(stop.signal);
     try {
-      await expect.poll(() => clusters.tracker.isReady('member1'), { timeout: 10_000, interval: 50 }).toBe(true);
+      await expect.poll(() => clusters.fleet.isReady('member1'), { timeout: 10_000, interval: 50 }).toBe(true);
       const objects = fed.hostClient.resource(FEDERATED_CLUSTER_ROLES);
       const names = Array.from({ length: 6 }, (_, i) => `fcr-${ns}-${i}`);
       for (const name of names) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { JOIN_SCOPE_ANNOTATION, RESOURCES } from '@kubefed/api';
-import { registerKubeFedClusterController, type ClusterHealthTracker, type ControlPlaneScope } from '@kubefed/controllers';
+import { registerKubeFedClusterController, type MemberFleet, type ControlPlaneScope } from '@kubefed/controllers';
 import { Manager } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNamespace, type InProcessFederation, joinMember, kubeFedClusterCondition, startInProcessFederation } from '@kubefed/testing';
@@ -21,20 +21,20 @@ const FAST = { current: () => ({ periodMs: 200, timeoutMs: 1000, failureThreshol
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
 
 interface Running extends AsyncDisposable {
-  readonly tracker: ClusterHealthTracker;
+  readonly fleet: MemberFleet;
 }
 
 /** Runs the cluster health controller for `namespace` as a control plane of `scope`. */
 function runHealthController(namespace: string, scope: ControlPlaneScope): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
-  const { tracker } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace, settings: FAST, scope });
+  const { fleet } = registerKubeFedClusterController(manager, { host: fed.hostClient, namespace, settings: FAST, scope });
   const stop = new AbortController();
   const finished = manager.start(stop.signal).then(
     () => undefined,
     (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
   );
   return {
-    tracker,
+    fleet,
     async [Symbol.asyncDispose]() {
       stop.abort();
       const err = await finished;
@@ -73,7 +73,7 @@ describe('join scope against the running scope', () => {
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'True' });
-    expect([...running.tracker.readyClusters().keys()]).toEqual(['member2']);
+    expect([...running.fleet.readyClusters().keys()]).toEqual(['member2']);
     await expect
       .poll(
         async () =>
@@ -102,7 +102,7 @@ describe('join scope against the running scope', () => {
         reason: 'JoinScopeMismatch',
         message: `cluster member2 has join scope "namespaced" (annotation kubefed.io/join-scope of KubeFedCluster ${ns}/member2), which is neither Cluster nor Namespaced: it is not used`,
       });
-    expect(running.tracker.readyClusters().size).toBe(0);
+    expect(running.fleet.readyClusters().size).toBe(0);
   });
 
   it('takes a member without a join scope (a KubeFed join) as it is, and a corrected annotation makes the member Ready', async () => {
@@ -121,7 +121,7 @@ describe('join scope against the running scope', () => {
       .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterReady' });
     await expect
-      .poll(() => [...running.tracker.readyClusters().keys()], { timeout: 10_000, interval: 100 })
+      .poll(() => [...running.fleet.readyClusters().keys()], { timeout: 10_000, interval: 100 })
       .toEqual(['member1', 'member2']);
   });
 });

@@ -16,7 +16,7 @@ import {
   KubeFedConfigSource,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
-  type ClusterHealthTracker,
+  type MemberFleet,
 } from '@kubefed/controllers';
 import {
   createNamespace,
@@ -60,7 +60,7 @@ async function kubefedNamespace(spec?: object): Promise<string> {
 }
 
 interface Running extends AsyncDisposable {
-  readonly tracker: ClusterHealthTracker;
+  readonly fleet: MemberFleet;
   readonly source: KubeFedConfigSource;
 }
 
@@ -69,7 +69,7 @@ function runManager(namespace: string, memberRateLimit?: { qps: number; burst: n
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const source = new KubeFedConfigSource(namespace);
   registerKubeFedConfigController(manager, { host: fed.hostClient, namespace, source });
-  const { tracker } = registerKubeFedClusterController(manager, {
+  const { fleet } = registerKubeFedClusterController(manager, {
     host: fed.hostClient,
     namespace,
     settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
@@ -81,7 +81,7 @@ function runManager(namespace: string, memberRateLimit?: { qps: number; burst: n
     (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
   );
   return {
-    tracker,
+    fleet,
     source,
     async [Symbol.asyncDispose]() {
       stop.abort();
@@ -188,10 +188,10 @@ describe('cluster health controller against kube-sim', () => {
     const s2 = await status(ns, 'member2');
     expect(s2.region).toBeUndefined();
     expect(s2.zones).toBeUndefined();
-    expect([...running.tracker.readyClusters().keys()].sort()).toEqual(['member1', 'member2']);
+    expect([...running.fleet.readyClusters().keys()].sort()).toEqual(['member1', 'member2']);
 
     await fed.hostClient.resource(KFC, ns).delete('member2');
-    await expect.poll(() => [...running.tracker.readyClusters().keys()], { timeout: 3000, interval: 50 }).toEqual(['member1']);
+    await expect.poll(() => [...running.fleet.readyClusters().keys()], { timeout: 3000, interval: 50 }).toEqual(['member1']);
   });
 
   it.skipIf(!existsSync('/usr/bin/kubectl'))(
@@ -250,14 +250,14 @@ describe('cluster health controller against kube-sim', () => {
       const offline = await status(ns, 'member2');
       expect(offline.conditions).toHaveLength(1);
       expect(offline.kubernetesVersion).toBeUndefined();
-      expect(running.tracker.isReady('member2')).toBe(false);
+      expect(running.fleet.isReady('member2')).toBe(false);
     } finally {
       member2.faults.restore();
     }
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 4000, interval: 100 })
       .toMatchObject({ status: 'True' });
-    expect(running.tracker.isReady('member2')).toBe(true);
+    expect(running.fleet.isReady('member2')).toBe(true);
   });
 
   it("keeps probing a member whose sync client is saturated: probes never wait behind the member's queued sync requests", async () => {
@@ -268,7 +268,7 @@ describe('cluster health controller against kube-sim', () => {
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
       .toMatchObject({ status: 'True' });
-    const sync = running.tracker.readyClusters().get('member1');
+    const sync = running.fleet.readyClusters().get('member1');
     expect(sync).toBeDefined();
     const stop = new AbortController();
     const queued = Array.from({ length: 100 }, () =>
@@ -328,7 +328,7 @@ describe('cluster health controller against kube-sim', () => {
           },
         ],
       });
-    expect(running.tracker.isReady('ghost')).toBe(false);
+    expect(running.fleet.isReady('ghost')).toBe(false);
     await expect
       .poll(async () => (await fed.hostClient.resource({ group: '', version: 'v1', resource: 'events' }, ns).list()).items, {
         timeout: 3000,
@@ -495,7 +495,7 @@ describe('cluster health controller against kube-sim', () => {
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
       .toMatchObject({ status: 'True' });
-    expect(running.tracker.isReady('evil')).toBe(false);
+    expect(running.fleet.isReady('evil')).toBe(false);
     // Several probe periods later the server has still not been contacted at all, least of all with member1's token.
     const until = Date.now() + 1000;
     while (Date.now() < until) {
@@ -520,13 +520,13 @@ describe('cluster health controller against kube-sim', () => {
         reason: 'ClusterSecretNotBound',
         message: expect.stringContaining(`secret ${ns}/member1-secret is not bound to a cluster (no kubefed.io/cluster-name annotation)`),
       });
-    expect(running.tracker.isReady('member1')).toBe(false);
+    expect(running.fleet.isReady('member1')).toBe(false);
 
     await secrets.patch('member1-secret', { metadata: { annotations: bound.metadata.annotations ?? {} } }, 'merge');
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterReady' });
-    expect(running.tracker.isReady('member1')).toBe(true);
+    expect(running.fleet.isReady('member1')).toBe(true);
   });
 
   it.each([
@@ -557,7 +557,7 @@ describe('cluster health controller against kube-sim', () => {
             `the connection settings of member1 (spec.apiEndpoint "${listener.url}", caBundle, proxyURL, disabledTLSValidations) differ from those secret ${ns}/member1-secret is bound to`,
           ),
         });
-      expect(running.tracker.isReady('member1')).toBe(false);
+      expect(running.fleet.isReady('member1')).toBe(false);
       // Several probe periods later nothing has connected to the listener, least of all with member1's token.
       const until = Date.now() + 1000;
       while (Date.now() < until) {

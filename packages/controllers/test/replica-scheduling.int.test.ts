@@ -9,7 +9,7 @@ import {
   RSP_GVR,
   staticHealthCheckSettings,
   type ClusterChangeDelays,
-  type ClusterHealthTracker,
+  type MemberFleet,
 } from '@kubefed/controllers';
 import { createLogger, Manager, Store, systemClock, type Clock } from '@kubefed/runtime';
 import { planReplicas, schedulingResult, type PlanInput } from '@kubefed/scheduler';
@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 interface Running extends AsyncDisposable {
-  readonly tracker: ClusterHealthTracker;
+  readonly fleet: MemberFleet;
 }
 
 /** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process (RSPs looked at every 500 ms unless `options` say otherwise). */
@@ -67,7 +67,7 @@ function runManager(
   options: { resyncPeriodMs?: number; clusterChangeDelays?: ClusterChangeDelays } = {},
 ): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
-  const { tracker } = registerKubeFedClusterController(manager, {
+  const { fleet } = registerKubeFedClusterController(manager, {
     host: fed.hostClient,
     namespace: ns,
     settings: staticHealthCheckSettings(FAST),
@@ -76,7 +76,7 @@ function runManager(
     host: fed.hostClient,
     kubefedNamespace: ns,
     targetNamespace: ns,
-    clusters: tracker,
+    clusters: fleet,
     targets: { FederatedDeployment: { federated: FDEPLOY, member: DEPLOY } },
     resyncPeriodMs: options.resyncPeriodMs ?? 500,
     ...(options.clusterChangeDelays === undefined ? {} : { clusterChangeDelays: () => options.clusterChangeDelays as ClusterChangeDelays }),
@@ -88,7 +88,7 @@ function runManager(
     (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
   );
   return {
-    tracker,
+    fleet,
     async [Symbol.asyncDispose]() {
       stop.abort();
       const err = await finished;
@@ -248,7 +248,7 @@ describe('replica scheduling controller against kube-sim', () => {
     const member2 = fed.member('member2');
     member2.faults.unreachable();
     try {
-      await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(false);
+      await expect.poll(() => running.fleet.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(false);
       await expect
         .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
         .toEqual(expect.objectContaining({ placement: ['member1', 'member2'], replicas: { member1: 6, member2: 0 } }));
@@ -277,17 +277,17 @@ describe('replica scheduling controller against kube-sim', () => {
     member2.faults.unreachable();
     let since: number;
     try {
-      await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(false);
+      await expect.poll(() => running.fleet.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(false);
       since = Date.now();
       await expect
         .poll(() => scheduled(ns), { timeout: 15_000, interval: 50 })
         .toMatchObject({ placement: ['member1', 'member2'], replicas: { member1: 6, member2: 0 } });
-      // The tracker announced the change at most one poll interval before `since`.
+      // The Fleet announced the change at most one poll interval before `since`.
       expect(Date.now() - since).toBeGreaterThanOrEqual(delays.unavailableDelayMs - 200);
     } finally {
       member2.faults.restore();
     }
-    await expect.poll(() => running.tracker.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(true);
+    await expect.poll(() => running.fleet.isReady('member2'), { timeout: 10_000, interval: 50 }).toBe(true);
     since = Date.now();
     await expect.poll(() => scheduled(ns), { timeout: 15_000, interval: 50 }).toMatchObject({ replicas: even });
     expect(Date.now() - since).toBeGreaterThanOrEqual(delays.availableDelayMs - 200);
@@ -304,7 +304,7 @@ describe('replica scheduling controller against kube-sim', () => {
     await rsps.patch('web', { metadata: { labels: { team: 'payments' } } }, 'merge');
 
     const manager = new Manager({ healthAddress: null, metricsAddress: null });
-    const { tracker } = registerKubeFedClusterController(manager, {
+    const { fleet } = registerKubeFedClusterController(manager, {
       host: fed.hostClient,
       namespace: ns,
       settings: staticHealthCheckSettings(FAST),
@@ -312,13 +312,13 @@ describe('replica scheduling controller against kube-sim', () => {
     const stop = new AbortController();
     const finished = manager.start(stop.signal);
     try {
-      await expect.poll(() => tracker.readyClusters().size, { timeout: 10_000, interval: 100 }).toBe(2);
+      await expect.poll(() => fleet.readyClusters().size, { timeout: 10_000, interval: 100 }).toBe(2);
       const lines: string[] = [];
       const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(line) } });
       const reconciler = new ReplicaSchedulingPreferenceReconciler({
         host: fed.hostClient,
         preferences: cache,
-        clusters: tracker,
+        clusters: fleet,
         kubefedNamespace: ns,
         targets: DEFAULT_SCHEDULING_TARGETS,
       });

@@ -3,7 +3,7 @@ import { MANAGED_LABEL, MANAGED_LABEL_TRUE, RESOURCES } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer } from '@kubefed/queue';
 import { startCluster } from '@kubefed/kube-sim';
-import { Manager, RuntimeMetrics } from '@kubefed/runtime';
+import { Fleet, Manager, RuntimeMetrics } from '@kubefed/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
@@ -61,7 +61,7 @@ async function startControlPlane(rawResourceStatusCollection: boolean): Promise<
   registerFederatedTypeConfigController(manager, {
     host: fed.hostClient,
     namespace: ns,
-    tracker: clusters.tracker,
+    fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
     producer: discardingProducer,
     settings: () => ({ adoptResources: 'Enabled', remoteStatusCollection: rawResourceStatusCollection }),
@@ -71,7 +71,7 @@ async function startControlPlane(rawResourceStatusCollection: boolean): Promise<
   });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
-  await expect.poll(() => clusters.tracker.readyClusters().size, POLL).toBe(2);
+  await expect.poll(() => clusters.fleet.readyClusters().size, POLL).toBe(2);
   return {
     ns,
     async [Symbol.asyncDispose]() {
@@ -234,10 +234,13 @@ describe('service status controller', () => {
       const type = serviceStatusTypeOf(ftc);
       if (type === undefined) throw new Error('no status type');
       const metrics = new RuntimeMetrics();
+      const slowFleet = new Fleet({ connect: () => slowClient });
+      slowFleet.engage('slow', {});
+      slowFleet.setReady('slow', true);
       const controller = new ServiceStatusController({
         host: fed.hostClient,
         type,
-        tracker: { readyClusters: () => new Map([['slow', slowClient]]), onChange: () => () => undefined },
+        fleet: slowFleet,
         namespace: ns,
         maxConcurrentReconciles: 2,
         metrics,

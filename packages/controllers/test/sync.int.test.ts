@@ -116,7 +116,7 @@ async function startControlPlane(
     host: fed.hostClient,
     ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
     namespace: ns,
-    tracker: clusters.tracker,
+    fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
     producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
     // As the controller manager runs its own workers: versions read from the watch cache.

@@ -148,6 +148,12 @@ export class Fleet<C = unknown> implements Runnable {
     return new Map([...this.#members].filter(([, m]) => m.ready).map(([name, m]) => [name, m.client]));
   }
 
+  /** The client of `name` while it is engaged and Ready. */
+  readyClient(name: string): DynamicClient | undefined {
+    const member = this.#members.get(name);
+    return member?.ready === true ? member.client : undefined;
+  }
+
   /** Whether `name` is engaged and Ready. */
   isReady(name: string): boolean {
     return this.#members.get(name)?.ready === true;

@@ -1,7 +1,7 @@
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import type { JobProducer, SyncProcessor } from '@kubefed/queue';
 import { type Controller, type EventSink, type Informer, listerWatcherFor, type Manager, untilAborted } from '@kubefed/runtime';
-import type { ClusterHealthTracker } from '../kubefed-cluster/cluster-health-tracker.js';
+import type { MemberFleet } from '../kubefed-cluster/member-fleet.js';
 import type { PlacementCluster } from '../placement/index.js';
 import { assertStatusTypeServed, ServiceStatusController } from '../service-status/service-status-controller.js';
 import { StatusControllers } from '../service-status/status-controllers.js';
@@ -26,8 +26,8 @@ export interface FederatedTypeConfigControllerOptions {
   reporting?: DynamicClient;
   /** The kubefed namespace (where FTCs and KubeFedClusters live). */
   namespace: string;
-  /** Ready member clusters (from the cluster health controller). */
-  tracker: ClusterHealthTracker;
+  /** The member clusters, their readiness and clients (engaged by the cluster health controller). */
+  fleet: MemberFleet;
   /** Every registered KubeFedCluster, e.g. the KubeFedCluster informer's `store.list()`. */
   clusters: () => readonly PlacementCluster[];
   /** Where sync jobs go. */
@@ -111,7 +111,7 @@ export function registerFederatedTypeConfigController(
       new SyncController({
         ...env,
         type,
-        tracker: options.tracker,
+        fleet: options.fleet,
         producer: options.producer,
         recorder,
         kubefedNamespace: options.namespace,
@@ -141,7 +141,7 @@ export function registerFederatedTypeConfigController(
           host: options.host,
           reporting: options.reporting,
           type,
-          tracker: options.tracker,
+          fleet: options.fleet,
           namespace: env.scope === 'Namespaced' ? options.namespace : undefined,
           maxConcurrentReconciles: options.maxConcurrentStatusReconciles,
           logger: manager.logger,
@@ -171,7 +171,7 @@ export function registerFederatedTypeConfigController(
       const runnable = reconciler.syncRunnable(name);
       return runnable instanceof SyncController ? runnable.caches : undefined;
     },
-    memberClient: (cluster) => options.tracker.readyClusters().get(cluster),
+    memberClient: (cluster) => options.fleet.readyClient(cluster),
     kubefedNamespace: options.namespace,
     recorder,
     settings: options.settings,

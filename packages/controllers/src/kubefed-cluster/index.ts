@@ -1,5 +1,5 @@
 export * from './cluster-health.js';
-export { ClusterHealthTracker, type ReadyClustersListener } from './cluster-health-tracker.js';
+export { ClusterStatusProvider, type ClusterStatusProviderOptions } from './cluster-status-provider.js';
 export {
   DEFAULT_HEALTH_CHECK_SETTINGS,
   staticHealthCheckSettings,
@@ -7,6 +7,7 @@ export {
   type HealthCheckSettingsSource,
 } from './health-check-settings.js';
 export { KUBEFED_CLUSTER_GVR, KubeFedClusterReconciler, type KubeFedClusterReconcilerOptions } from './kubefed-cluster-reconciler.js';
+export { createMemberFleet, type MemberConfig, type MemberFleet, type MemberFleetOptions } from './member-fleet.js';
 export {
   registerKubeFedClusterController,
   type KubeFedClusterControllerHandle,

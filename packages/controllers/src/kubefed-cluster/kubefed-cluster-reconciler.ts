@@ -45,17 +45,12 @@ import {
   type HealthHistory,
   type ProbeResult,
 } from './cluster-health.js';
-import type { ClusterHealthTracker } from './cluster-health-tracker.js';
 import type { HealthCheckSettingsSource } from './health-check-settings.js';
+import type { MemberFleet } from './member-fleet.js';
 
 /** The KubeFedCluster resource. */
 export const KUBEFED_CLUSTER_GVR = RESOURCES.kubeFedClusters;
 const SECRETS = RESOURCES.secrets;
-const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
-const EVENTS = { group: '', version: 'v1', resource: 'events' } as const;
-
-/** Default member client rate limit (KubeFed's cluster clients had QPS 20, burst 30: too low for sync workers sharing the client). */
-const MEMBER_RATE_LIMIT = { qps: 100, burst: 200 } as const;
 /**
  * Rate limit of the probe client of each member: a probe is `/healthz`, `/version` and a list of
  * Nodes once per period, so a small budget of its own is plenty.
@@ -69,9 +64,11 @@ export interface KubeFedClusterReconcilerOptions {
   /** The informer cache of KubeFedClusters in the kubefed namespace. */
   clusters: Reader;
   settings: HealthCheckSettingsSource;
-  tracker: ClusterHealthTracker;
-  /** Rate limit of each member client handed to the tracker (the sync workers'); default 100 QPS, burst 200. Probes use a client of their own. */
-  memberRateLimit?: { qps: number; burst: number };
+  /**
+   * Where each cluster is engaged (with its KubeFedCluster and Secret, so the Fleet builds the
+   * client sync workers and controllers share) and its readiness published. Probes use a client of their own.
+   */
+  fleet: MemberFleet;
   /** Gauge `{cluster, state}` set to 1 for the current state (ready / notready / offline / malformed). Default none. */
   stateGauge?: GaugeMetric;
   /**
@@ -89,12 +86,11 @@ interface ClusterRecord {
   readonly identity: string;
   /** resourceVersion of the Secret the client was built from. */
   secretVersion: string | undefined;
-  /** The client handed to the tracker (sync workers and controllers). */
-  client: DynamicClient | undefined;
   /**
-   * The client probes use: the same cluster and credentials with connections and a rate budget
-   * of its own, so a probe never waits behind the member's queued sync requests (a slow or
-   * saturated member would otherwise look healthy for as long as its sync backlog lasts).
+   * The client probes use: the same cluster and credentials as the one engaged in the Fleet
+   * (sync workers and controllers), with connections and a rate budget of its own, so a probe
+   * never waits behind the member's queued sync requests (a slow or saturated member would
+   * otherwise look healthy for as long as its sync backlog lasts). Set while the cluster is engaged.
    */
   probe: DynamicClient | undefined;
   history: HealthHistory | undefined;
@@ -150,7 +146,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     // A cluster joined for another scope is refused before its token is read or sent.
     const scopeProblem = this.#o.scope === undefined ? undefined : joinScopeProblem(raw, this.#o.scope);
     if (cluster !== undefined && scopeProblem === undefined) await this.#ensureClient(record, cluster, logger, ctx.signal);
-    else this.#setClient(record, name, undefined);
+    else this.#setProbe(record, name, undefined);
 
     const probeTime = formatKubeTime(this.#clock.now());
     const client = record.probe;
@@ -186,12 +182,12 @@ export class KubeFedClusterReconciler implements Reconciler {
     else if (isClusterReady(previous) !== ready) logger.info({ ready, probe: result.kind }, 'cluster readiness changed');
 
     if (statusNeedsWrite(stored, history.status)) await this.#writeStatus(raw, history.status, logger);
-    this.#o.tracker.set(name, ready ? record.client : undefined);
+    this.#o.fleet.setReady(name, ready);
     this.#setState(name, ready ? 'ready' : stateOf(result));
     return requeueAfter(settings.periodMs);
   }
 
-  /** Closes every member client (call once the controller stopped). */
+  /** Disengages every member and closes the probe clients (call once the controller stopped). */
   close(): void {
     for (const key of [...this.#records.keys()]) this.#forget(key);
   }
@@ -204,7 +200,6 @@ export class KubeFedClusterReconciler implements Reconciler {
     const record: ClusterRecord = {
       identity,
       secretVersion: undefined,
-      client: undefined,
       probe: undefined,
       history: undefined,
       configError: undefined,
@@ -227,7 +222,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       record.secretVersion = '';
       record.configError = errorText(err);
       record.notBound = undefined;
-      this.#setClient(record, name, undefined);
+      this.#setProbe(record, name, undefined);
       return;
     }
     const version = secret.metadata.resourceVersion ?? '';
@@ -236,12 +231,14 @@ export class KubeFedClusterReconciler implements Reconciler {
     record.secretVersion = version;
     record.configError = undefined;
     record.notBound = undefined;
-    let clients: { client: DynamicClient; probe: DynamicClient } | undefined;
+    let probe: DynamicClient | undefined;
     try {
       // Probes pass the health-check timeout per request; other requests (sync workers) get the client's default.
-      const client = memberClientFromSecret(cluster, secret, this.#o.memberRateLimit ?? MEMBER_RATE_LIMIT);
-      clients = { client, probe: memberClientFromSecret(cluster, secret, { ...PROBE_RATE_LIMIT, userAgent: 'kubefed-cluster-health' }) };
+      probe = memberClientFromSecret(cluster, secret, { ...PROBE_RATE_LIMIT, userAgent: 'kubefed-cluster-health' });
+      this.#o.fleet.engage(name, { cluster, secret });
     } catch (err) {
+      probe?.close();
+      probe = undefined;
       if (err instanceof SecretNotBoundError) {
         logger.warn(
           { secret: cluster.spec.secretRef.name, reason: err.problem.kind },
@@ -254,24 +251,22 @@ export class KubeFedClusterReconciler implements Reconciler {
         record.configError = err.message;
       }
     }
-    this.#setClient(record, name, clients);
+    this.#setProbe(record, name, probe);
   }
 
-  #setClient(record: ClusterRecord, name: string, clients: { client: DynamicClient; probe: DynamicClient } | undefined): void {
-    if (record.client === clients?.client) return;
-    this.#o.tracker.set(name, undefined);
-    record.client?.close();
+  /** Replaces the probe client; without one, the cluster is disengaged from the Fleet too. */
+  #setProbe(record: ClusterRecord, name: string, probe: DynamicClient | undefined): void {
+    if (record.probe === probe) return;
+    if (probe === undefined) void this.#o.fleet.disengage(name);
     record.probe?.close();
-    record.client = clients?.client;
-    record.probe = clients?.probe;
+    record.probe = probe;
   }
 
   #forget(key: string): void {
     const record = this.#records.get(key);
     const name = key.slice(key.indexOf('/') + 1);
     this.#records.delete(key);
-    this.#o.tracker.set(name, undefined);
-    record?.client?.close();
+    void this.#o.fleet.disengage(name);
     record?.probe?.close();
     for (const state of STATES) this.#o.stateGauge?.set({ cluster: name, state }, 0);
   }
@@ -328,7 +323,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       count: 1,
     };
     try {
-      await this.#o.host.resource(EVENTS, namespace).create(event);
+      await this.#o.host.resource(RESOURCES.events, namespace).create(event);
     } catch (err) {
       logger.debug({ err, reason }, 'recording an event failed');
     }
@@ -428,7 +423,7 @@ async function readTopology(
   previous: ClusterTopology | undefined,
 ): Promise<ClusterTopology | undefined> {
   try {
-    const nodes = await client.resource(NODES).listAll({ signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    const nodes = await client.resource(RESOURCES.nodes).listAll({ signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
     return topologyFromNodes(nodes.items);
   } catch (err) {
     if (isForbidden(err)) return undefined;

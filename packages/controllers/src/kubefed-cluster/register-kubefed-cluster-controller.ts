@@ -1,9 +1,9 @@
 import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
-import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager } from '@kubefed/runtime';
+import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager, untilAborted } from '@kubefed/runtime';
 import type { ControlPlaneScope } from './cluster-health.js';
-import { ClusterHealthTracker } from './cluster-health-tracker.js';
 import { staticHealthCheckSettings, type HealthCheckSettingsSource } from './health-check-settings.js';
 import { KUBEFED_CLUSTER_GVR, KubeFedClusterReconciler } from './kubefed-cluster-reconciler.js';
+import { createMemberFleet, type MemberFleet } from './member-fleet.js';
 
 /** Options of {@link registerKubeFedClusterController}. */
 export interface KubeFedClusterControllerOptions {
@@ -13,13 +13,17 @@ export interface KubeFedClusterControllerOptions {
   namespace: string;
   /** Health-check settings, read at every probe; default KubeFed's defaults, never changing. */
   settings?: HealthCheckSettingsSource;
-  /** Where ready clusters are published; default a new tracker (returned). */
-  tracker?: ClusterHealthTracker;
+  /**
+   * Where clusters are engaged and their readiness published; default a new one
+   * ({@link createMemberFleet} with `memberRateLimit`), added to `manager` and returned. A Fleet
+   * passed here is the caller's to add to the manager.
+   */
+  fleet?: MemberFleet;
   /** Clusters probed in parallel; default 10. */
   maxConcurrentReconciles?: number;
   /** KubeFedCluster informer resync; default 10 min (KubeFed's). */
   resyncPeriodMs?: number;
-  /** Rate limit of each member cluster's client (health probes and sync workers share it); default 100 QPS, burst 200. */
+  /** Rate limit of each member cluster's client in the default Fleet (sync workers and member informers share it; probes have their own); default 100 QPS, burst 200. */
   memberRateLimit?: { qps: number; burst: number };
   /**
    * The running control plane's scope: clusters joined for another one (annotation
@@ -34,7 +38,7 @@ export interface KubeFedClusterControllerOptions {
 export interface KubeFedClusterControllerHandle {
   readonly controller: Controller;
   readonly informer: Informer<KubeObject>;
-  readonly tracker: ClusterHealthTracker;
+  readonly fleet: MemberFleet;
 }
 
 const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
@@ -45,8 +49,9 @@ const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
 /**
  * Adds the cluster health controller to `manager` (docs/kubefed-compatibility.md §4.2): an informer on
  * KubeFedClusters in the kubefed namespace, the `kubefedcluster` controller (leader only)
- * running {@link KubeFedClusterReconciler}, and a runnable that re-probes every cluster at once
- * when the health-check settings change and closes the member clients on stop.
+ * running {@link KubeFedClusterReconciler}, which engages each cluster in the Fleet and publishes
+ * its readiness there, and a runnable that re-probes every cluster at once when the
+ * health-check settings change and disengages every cluster on stop.
  *
  * Status writes by the controller itself do not re-trigger it: only a changed spec
  * (generation), labels or annotations, an add/delete, or the periodic requeue do.
@@ -56,7 +61,9 @@ export function registerKubeFedClusterController(
   options: KubeFedClusterControllerOptions,
 ): KubeFedClusterControllerHandle {
   const settings = options.settings ?? staticHealthCheckSettings();
-  const tracker = options.tracker ?? new ClusterHealthTracker();
+  const fleet = options.fleet ?? createMemberFleet({ rateLimit: options.memberRateLimit, logger: manager.logger });
+  // Added first so that it stops last: members are disengaged once nothing reads them.
+  if (options.fleet === undefined) manager.add(fleet);
   const informer = manager.informer({
     name: 'kubefedclusters',
     listerWatcher: listerWatcherFor(options.host.resource(KUBEFED_CLUSTER_GVR, options.namespace)),
@@ -66,8 +73,7 @@ export function registerKubeFedClusterController(
     host: options.host,
     clusters: informer.store,
     settings,
-    tracker,
-    ...(options.memberRateLimit === undefined ? {} : { memberRateLimit: options.memberRateLimit }),
+    fleet,
     ...(options.scope === undefined ? {} : { scope: options.scope }),
     stateGauge: manager.metrics.gauge('kubefed_cluster_health_state', 'KubeFedCluster health: 1 for the current state of each cluster', [
       'cluster',
@@ -83,10 +89,7 @@ export function registerKubeFedClusterController(
       const off = settings.onChange(() => {
         for (const key of informer.store.keys()) controller.queue.add(key);
       });
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(signal);
       off();
       reconciler.close();
     },
@@ -94,5 +97,5 @@ export function registerKubeFedClusterController(
   const controller = manager
     .controller({ name: 'kubefedcluster', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
     .watch(informer, { updatePredicate: identityChanged });
-  return { controller, informer, tracker };
+  return { controller, informer, fleet };
 }

@@ -20,7 +20,7 @@ export interface ReplicaSchedulingControllerOptions {
    * cluster-scoped control plane). A namespace-scoped control plane passes its kubefed namespace.
    */
   targetNamespace?: string;
-  /** Ready member clusters and their clients: the `ClusterHealthTracker` of the health controller. */
+  /** Ready member clusters and their clients: the Fleet the cluster health controller engages them in. */
   clusters: ReadyClusterSource;
   /**
    * Schedulable kinds by `targetKind`; default FederatedDeployment and FederatedReplicaSet. The

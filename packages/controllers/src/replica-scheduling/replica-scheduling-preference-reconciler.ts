@@ -63,7 +63,7 @@ const KUBEFED_CLUSTERS = RESOURCES.kubeFedClusters;
 export const DEFAULT_FEDERATED_NAMESPACES: Gvr = RESOURCES.federatedNamespaces;
 const PODS = RESOURCES.pods;
 
-/** The ready member clusters and their clients (a `ClusterHealthTracker` fits). */
+/** The ready member clusters and their clients (a `Fleet` fits). */
 export interface ReadyClusterSource {
   /** Ready clusters by name; the clients stay owned by the source (never closed here). */
   readyClusters(): ReadonlyMap<string, DynamicClient>;

@@ -3,6 +3,7 @@ import { type DynamicClient, HttpDiscovery, isNotFound } from '@kubefed/client';
 import {
   type Clock,
   Controller,
+  type Fleet,
   Informer,
   listerWatcherFor,
   type Logger,
@@ -22,11 +23,8 @@ export interface ServiceStatusControllerOptions {
   /** Host client of the status object writes (reporting only, on a rate budget of its own); default `host`. */
   readonly reporting?: DynamicClient | undefined;
   readonly type: ServiceStatusType;
-  /** Ready member clusters with their clients, and change notifications (a `ClusterHealthTracker` fits). */
-  readonly tracker: {
-    readyClusters(): ReadonlyMap<string, DynamicClient>;
-    onChange(listener: (ready: readonly string[]) => void): () => void;
-  };
+  /** The member clusters: Ready ones with their clients, readiness changes, and the shared member informers. */
+  readonly fleet: Pick<Fleet, 'readyClusters' | 'onChange' | 'informer'>;
   /** Watch only this namespace, in the host and in the members (a Namespaced control plane); default every namespace. */
   readonly namespace?: string | undefined;
   /** Federated objects reconciled in parallel (KubeFedConfig `spec.statusController.maxConcurrentReconciles`); default 1. */
@@ -41,7 +39,7 @@ export interface ServiceStatusControllerOptions {
  * The status controller of the `services` FTC (KubeFed's legacy FederatedServiceStatus
  * collection, `pkg/controller/status/controller.go`), as one runnable: informers on the
  * federated type and the status type in the host, {@link MemberWatches} on the managed member
- * copies in every Ready cluster (status changes included), and a controller running
+ * copies in every Ready cluster (status changes included; the Fleet's shared informers), and a controller running
  * {@link ServiceStatusReconciler}. A change of any of them enqueues the federated object's key;
  * a change of the set of Ready clusters enqueues every federated object. Check first that the
  * host serves the status type ({@link assertStatusTypeServed}): its informer would never sync.
@@ -76,6 +74,7 @@ export class ServiceStatusController implements Runnable {
       type: o.type.sync,
       statusChanges: () => true,
       namespace: o.namespace,
+      fleet: o.fleet,
       logger,
       clock,
       onChange: (_cluster, key) => controller.queue.add(key),
@@ -85,7 +84,7 @@ export class ServiceStatusController implements Runnable {
       type: o.type,
       objects: objects.store,
       statuses: statuses.store,
-      readyClusters: () => o.tracker.readyClusters(),
+      readyClusters: () => o.fleet.readyClusters(),
       memberCopies: members,
     });
     const controller = new Controller({
@@ -100,9 +99,9 @@ export class ServiceStatusController implements Runnable {
     })
       .watch(objects)
       .watch(statuses);
-    members.sync(o.tracker.readyClusters());
-    const offReady = o.tracker.onChange(() => {
-      members.sync(o.tracker.readyClusters());
+    members.sync(o.fleet.readyClusters());
+    const offReady = o.fleet.onChange(() => {
+      members.sync(o.fleet.readyClusters());
       for (const key of objects.store.keys()) controller.queue.add(key, { priority: 'low' });
     });
     try {

@@ -1,6 +1,6 @@
 import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { type Clock, deletedObject, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
+import { type Clock, deletedObject, type EventHandler, type Fleet, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
 import { OwnWrites } from './own-writes.js';
 import type { SyncType } from './sync-type.js';
@@ -22,13 +22,18 @@ export interface MemberWatchesOptions {
   readonly ownWrites?: OwnWrites | undefined;
   /** Watch only this namespace (a Namespaced control plane watches only its own); default every namespace. */
   readonly namespace?: string | undefined;
+  /**
+   * Where the member informers come from: the Fleet's shared informer of each cluster (one per
+   * cluster for every consumer of the same type); default informers of this object's own.
+   */
+  readonly fleet?: Pick<Fleet, 'informer'> | undefined;
 }
 
 interface Watch {
   readonly client: DynamicClient;
   readonly informer: Informer;
-  readonly abort: AbortController;
-  readonly done: Promise<void>;
+  /** Removes the handlers, and stops the informer (or releases the Fleet's); resolves once it stopped. */
+  readonly stop: () => Promise<void>;
 }
 
 /** The object without what changes on every write or only with status. */
@@ -97,6 +102,29 @@ export class MemberWatches {
   }
 
   #engage(cluster: string, client: DynamicClient): void {
+    const { type, logger } = this.#o;
+    const spec = { resource: type.targetGvr, namespace: this.#o.namespace, labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}` };
+    const shared = this.#o.fleet?.informer(cluster, spec);
+    if (this.#o.fleet !== undefined && shared === undefined) return; // not engaged in the Fleet (any more)
+    const own = shared === undefined ? this.#ownInformer(cluster, client) : undefined;
+    const informer = shared?.informer ?? own?.informer;
+    if (informer === undefined) return;
+    // A shared informer replays its cache to a new handler: those adds are no change.
+    let replaying = true;
+    const off = informer.addEventHandler(this.#handler(cluster, informer, () => replaying));
+    replaying = false;
+    const abort = new AbortController();
+    const done = own?.informer.start(abort.signal).catch((err: unknown) => logger.error({ cluster, err }, 'member watch failed'));
+    const stop = async (): Promise<void> => {
+      off();
+      shared?.release();
+      abort.abort();
+      await done;
+    };
+    this.#watches.set(cluster, { client, informer, stop });
+  }
+
+  #ownInformer(cluster: string, client: DynamicClient): { informer: Informer } {
     const { type, logger, clock } = this.#o;
     const informer = new Informer({
       name: `sync-${type.name}-member-${cluster}`,
@@ -106,6 +134,11 @@ export class MemberWatches {
       logger: logger.child({ cluster }),
       clock,
     });
+    return { informer };
+  }
+
+  #handler(cluster: string, informer: Informer, replaying: () => boolean): EventHandler {
+    const { type } = this.#o;
     const namespaceType = isNamespaceType(type.targetType);
     const report = (obj: KubeObject): void => {
       const name = obj.metadata.name ?? '';
@@ -118,25 +151,21 @@ export class MemberWatches {
       if (own === undefined) report(obj);
       else own.observe(OwnWrites.key(cluster, type.name, obj), obj.metadata.resourceVersion, () => report(obj));
     };
-    informer.addEventHandler({
+    return {
       // The initial list repeats what the sync controller reconciles anyway when a cluster is engaged.
-      onAdd: (obj) => informer.hasSynced() && reportUnlessOwn(obj),
+      onAdd: (obj) => !replaying() && informer.hasSynced() && reportUnlessOwn(obj),
       onUpdate: (o, n) => {
         if (o.metadata.resourceVersion === n.metadata.resourceVersion) return;
         if (this.#o.statusChanges() || specOf(o) !== specOf(n)) reportUnlessOwn(n);
       },
       onDelete: (obj) => report(deletedObject(obj)),
-    });
-    const abort = new AbortController();
-    const done = informer.start(abort.signal).catch((err: unknown) => logger.error({ cluster, err }, 'member watch failed'));
-    this.#watches.set(cluster, { client, informer, abort, done });
+    };
   }
 
   #disengage(cluster: string): Promise<void> {
     const watch = this.#watches.get(cluster);
     if (watch === undefined) return Promise.resolve();
     this.#watches.delete(cluster);
-    watch.abort.abort();
-    return watch.done;
+    return watch.stop();
   }
 }

@@ -5,6 +5,7 @@ import {
   Controller,
   type EventSink,
   deletedObject,
+  type Fleet,
   Informer,
   listerWatcherFor,
   type Logger,
@@ -36,12 +37,8 @@ export interface SyncCaches {
 /** Options of {@link SyncController}. */
 export interface SyncControllerOptions extends PlacementEnvironment {
   readonly type: SyncType;
-  /** Ready member clusters with their clients, and change notifications (a `ClusterHealthTracker` fits). */
-  readonly tracker: {
-    readyClusters(): ReadonlyMap<string, DynamicClient>;
-    isReady(name: string): boolean;
-    onChange(listener: (ready: readonly string[]) => void): () => void;
-  };
+  /** The member clusters: Ready ones with their clients, readiness changes, and the shared member informers. */
+  readonly fleet: Pick<Fleet, 'readyClusters' | 'isReady' | 'onChange' | 'informer'>;
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
   /** The control plane's namespace (a FederatedNamespace there is never propagated). */
@@ -132,6 +129,7 @@ export class SyncController implements Runnable {
             statusChanges: collect,
             ownWrites: o.ownWrites,
             namespace: watched,
+            fleet: o.fleet,
             logger,
             clock,
             onChange: (cluster, key) => {
@@ -161,7 +159,7 @@ export class SyncController implements Runnable {
     const reconciler = new SyncReconciler({
       ...env,
       objects: informer.store,
-      readyClusters: () => o.tracker.readyClusters(),
+      readyClusters: () => o.fleet.readyClusters(),
       memberCopies: members,
       scopes,
     });
@@ -204,12 +202,12 @@ export class SyncController implements Runnable {
       ...env,
       host: o.reporting ?? o.host,
       objects: informer.store,
-      isReady: (c) => o.tracker.isReady(c),
+      isReady: (c) => o.fleet.isReady(c),
       remoteStatusCollection: collect,
       clock,
     });
     this.#caches = { objects: informer, federatedNamespaces: namespaces, memberCopies: members };
-    members?.sync(o.tracker.readyClusters());
+    members?.sync(o.fleet.readyClusters());
     // Fan-outs go after keys added for a change of their own: a readiness or label change of one
     // cluster must not make a user's change wait behind every object (each is re-checked anyway).
     const reconcileAll = (): void => {
@@ -220,9 +218,9 @@ export class SyncController implements Runnable {
     };
     // A readiness change concerns the clusters whose readiness changed: their status entries,
     // and jobs to them alone (a healthy member's copy does not depend on another's readiness).
-    let ready = o.tracker.readyClusters();
-    const offReady = o.tracker.onChange(() => {
-      const now = o.tracker.readyClusters();
+    let ready = o.fleet.readyClusters();
+    const offReady = o.fleet.onChange(() => {
+      const now = o.fleet.readyClusters();
       const clusters = readinessChanges(ready, now);
       ready = now;
       members?.sync(now);

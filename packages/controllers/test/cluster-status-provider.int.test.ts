@@ -1,9 +1,9 @@
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { ClusterStatusProvider, createMemberFleet } from '@kubefed/controllers';
 import { startCluster } from '@kubefed/kube-sim';
 import { silentLogger } from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
-import { MemberClients } from '../src/member-clients.js';
 
 const NS = 'kube-federation-system';
 
@@ -15,7 +15,7 @@ const kubeFedCluster = (ready: boolean): KubeObject => ({
   status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
 
-describe('MemberClients of a workers-only process', () => {
+describe('ClusterStatusProvider of a workers-only process', () => {
   it('says why a Ready cluster has no client (its Secret has no token), and nothing for a cluster that is not Ready', async () => {
     await using host = await startCluster({ name: 'host' });
     using client = DynamicClient.fromKubeconfig(Kubeconfig.fromString(host.kubeconfigYaml()));
@@ -23,16 +23,20 @@ describe('MemberClients of a workers-only process', () => {
     await client
       .resource(RESOURCES.secrets, NS)
       .create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member1-secret' }, data: {} });
-    const members = new MemberClients({ host: client, namespace: NS, logger: silentLogger() });
+    const fleet = createMemberFleet();
+    const members = new ClusterStatusProvider({ host: client, namespace: NS, fleet, logger: silentLogger() });
+    const stop = new AbortController();
+    const running = fleet.start(stop.signal);
     try {
       await members.update(kubeFedCluster(false));
       expect(members.clientError('member1')).toBeUndefined();
 
       await members.update(kubeFedCluster(true));
-      expect(members.get('member1')).toBeUndefined();
+      expect(fleet.readyClient('member1')).toBeUndefined();
       expect(members.clientError('member1')).toBeInstanceOf(Error);
     } finally {
-      members.close();
+      stop.abort();
+      await running;
     }
   });
 });

@@ -1,0 +1,50 @@
+import { memberClientFromSecret, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import { Fleet, type Logger } from '@kubefed/runtime';
+
+/** What a member's client is built from: its KubeFedCluster and token Secret. */
+export interface MemberConfig {
+  readonly cluster: KubeFedClusterInput & { readonly metadata: { labels?: unknown; annotations?: unknown } };
+  readonly secret: KubeObject;
+}
+
+/** The Fleet of the control plane's member clusters, each engaged with its KubeFedCluster and token Secret. */
+export type MemberFleet = Fleet<MemberConfig>;
+
+/** Default member client rate limit (KubeFed's cluster clients had QPS 20, burst 30: too low for sync workers sharing the client). */
+const MEMBER_RATE_LIMIT = { qps: 100, burst: 200 } as const;
+
+/** Options of {@link createMemberFleet}. */
+export interface MemberFleetOptions {
+  /** Rate limit of each member client (sync workers and member informers share it); default 100 QPS, burst 200. */
+  readonly rateLimit?: { qps: number; burst: number } | undefined;
+  /** Default silent. */
+  readonly logger?: Logger | undefined;
+}
+
+/**
+ * A {@link MemberFleet} whose clients come from `memberClientFromSecret` (so a Secret not bound
+ * to its cluster gives no client: `engage` throws SecretNotBoundError, a malformed spec or
+ * Secret ConfigError). A member keeps its client while its KubeFedCluster's spec, labels and
+ * annotations and its Secret's resourceVersion stay the same.
+ */
+export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet {
+  const rateLimit = options.rateLimit ?? MEMBER_RATE_LIMIT;
+  return new Fleet<MemberConfig>({
+    connect: (_name, config) => memberClientFromSecret(config.cluster, config.secret, rateLimit),
+    sameConfig: (a, b) => memberIdentity(a) === memberIdentity(b),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+}
+
+/** What a member client depends on, without the token itself. */
+function memberIdentity(config: MemberConfig): string {
+  const { cluster, secret } = config;
+  return JSON.stringify([
+    cluster.metadata.name,
+    cluster.spec,
+    cluster.metadata.labels ?? {},
+    cluster.metadata.annotations ?? {},
+    secret.metadata.uid,
+    secret.metadata.resourceVersion,
+  ]);
+}
