@@ -4,7 +4,8 @@
  *
  * Start reading at `manager.ts` (owns runnables, health/metrics servers, leader election),
  * then `controller.ts` (informer events → work queue → reconciler outcomes), `informer.ts` /
- * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`.
+ * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`; `fleet.ts` owns
+ * the member clusters (clients, readiness, shared member informers).
  */
 export { systemClock, sleep, type Clock, type TimerHandle } from '@kubefed/client';
 export { RuntimeError, TerminalError, CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError, AddressError } from './errors.js';
@@ -79,13 +80,6 @@ export { BackgroundEventSink, type BackgroundEventSinkOptions } from './backgrou
 export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
 export { KubeMetricsAuthorizer, type KubeMetricsAuthorizerOptions, type MetricsAccess, type MetricsAuthorizer } from './metrics-auth.js';
 export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
-export {
-  ClusterRegistry,
-  type ClusterRegistryOptions,
-  type ClusterRegistryEvents,
-  type ClusterFactory,
-  type EngagedCluster,
-} from './cluster-registry.js';
 export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec, type SharedInformer } from './fleet.js';
 // Test doubles of our own interfaces, for controller unit tests.
 export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
