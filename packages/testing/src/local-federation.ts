@@ -34,6 +34,9 @@ const FAST_LEADER_ELECTION = [
  */
 const FAST_HEALTH_CHECKS = { period: '1s', timeout: '1s', failureThreshold: 2, successThreshold: 1 } as const;
 
+/** `kubefedctl join` processes run at once by {@link startLocalFederation}. */
+const JOINS_AT_ONCE = 8;
+
 export { DEFAULT_REGIONS };
 
 /** Options of {@link startLocalFederation}. */
@@ -287,13 +290,14 @@ class LocalFederationStart {
     };
     const joinFlags = options.joinFlags ?? [];
     const joined = options.join === false ? [] : options.join === true || options.join === undefined ? this.#members : options.join;
-    if (joined.length > 0) {
-      await Promise.all(
-        joined.map((m) =>
-          this.#step(`joined ${m}`, () => must(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...joinFlags])),
-        ),
-      );
-    }
+    // Eight joins at a time: each is a process of its own, and a hundred at once overload the machine.
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(JOINS_AT_ONCE, joined.length) }, async () => {
+        for (let m = joined[next++]; m !== undefined; m = joined[next++])
+          await this.#step(`joined ${m}`, () => must(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...joinFlags]));
+      }),
+    );
     const types = options.types ?? 'default';
     if (types === 'default') {
       await this.#step('enabled the default types', () => must(['enable', '--default-types', '--host-cluster-context', 'host']));
