@@ -26,6 +26,14 @@ export interface StatusWriterOptions extends PlacementEnvironment {
   readonly clock: Clock;
 }
 
+/** The placement part of a status: the target clusters, or the reason there are none. */
+interface StatusPlacement {
+  readonly targets: readonly string[];
+  readonly namespaceNotFederated: boolean;
+  readonly reason?: 'ComputePlacementFailed' | 'KubeFedNamespaceNotPropagated' | undefined;
+  readonly message?: string | undefined;
+}
+
 /** A key whose status waits for a cluster to report `generation`, since `sinceMs`; `written` once written with timed-out clusters. */
 interface Waiting {
   readonly generation: number;
@@ -83,23 +91,7 @@ export class StatusWriter {
     }
     const outcomes = o.recorder.outcomes(federatedObjectRef(o.type.name, key));
     const statuses = new Map<string, ClusterPropagationResult>();
-    let reason: 'ComputePlacementFailed' | 'KubeFedNamespaceNotPropagated' | undefined;
-    let message: string | undefined;
-    let namespaceNotFederated = false;
-    let targets: string[] = [];
-    try {
-      const placement = await placementOf(o, o.type, fed);
-      targets = placement.clusters;
-      namespaceNotFederated = placement.reason === 'NamespaceNotFederated';
-      if (placement.reason === 'KubeFedNamespace') {
-        reason = 'KubeFedNamespaceNotPropagated';
-        message = `objects in the kubefed namespace "${o.kubefedNamespace}" are never propagated to member clusters`;
-      }
-    } catch (err) {
-      if (!(err instanceof ComputePlacementError)) throw err;
-      reason = 'ComputePlacementFailed';
-      message = err.message;
-    }
+    const { targets, reason, message, namespaceNotFederated } = await this.#placement(fed);
     const previous = fed.status as FederatedStatus | undefined;
     const previousByName = new Map((previous?.clusters ?? []).map((c) => [c.name, c]));
     const generation = fed.metadata.generation ?? 0;
@@ -141,6 +133,20 @@ export class StatusWriter {
     if (!result.changed) return;
     const { namespace } = splitKey(key);
     await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...structuredClone(fed), status: result.status });
+  }
+
+  /** The target clusters of `fed`, or why there are none: the placement part of its status. */
+  async #placement(fed: KubeObject): Promise<StatusPlacement> {
+    try {
+      const placement = await placementOf(this.#o, this.#o.type, fed);
+      const namespaceNotFederated = placement.reason === 'NamespaceNotFederated';
+      if (placement.reason !== 'KubeFedNamespace') return { targets: placement.clusters, namespaceNotFederated };
+      const message = `objects in the kubefed namespace "${this.#o.kubefedNamespace}" are never propagated to member clusters`;
+      return { targets: placement.clusters, namespaceNotFederated, reason: 'KubeFedNamespaceNotPropagated', message };
+    } catch (err) {
+      if (!(err instanceof ComputePlacementError)) throw err;
+      return { targets: [], namespaceNotFederated: false, reason: 'ComputePlacementFailed', message: err.message };
+    }
   }
 
   /** Whether `key` has waited `reportTimeoutMs` for a cluster to report `generation` (starts the wait). */
