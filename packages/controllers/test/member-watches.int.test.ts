@@ -1,0 +1,69 @@
+import { buildFederatedTypeConfig, MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
+import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { MemberWatches, syncTypeOf } from '@kubefed/controllers';
+import { startCluster } from '@kubefed/kube-sim';
+import { Fleet, silentLogger, systemClock } from '@kubefed/runtime';
+import { consistently } from '@kubefed/testing';
+import { TARGET_TYPES } from '@kubefed/testing/fixtures';
+import { describe, expect, it } from 'vitest';
+
+const CONFIGMAPS = TARGET_TYPES.configMaps;
+const POLL = { timeout: 10_000, interval: 50 };
+
+describe('MemberWatches over a Fleet', () => {
+  it('shares one member informer between two watchers; a late one reports changes, not the copies already cached', async () => {
+    await using member = await startCluster({ name: 'member-watches', tls: false });
+    const kubeconfig = member.kubeconfigYaml();
+    const fleet = new Fleet<string>({ connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }) });
+    const stop = new AbortController();
+    const running = fleet.start(stop.signal);
+    const client = fleet.engage('m1', kubeconfig);
+    fleet.setReady('m1', true);
+    const type = syncTypeOf(buildFederatedTypeConfig(CONFIGMAPS, 'kube-federation-system'));
+    const seen = { first: [] as string[], second: [] as string[] };
+    const watches = (into: string[]): MemberWatches =>
+      new MemberWatches({
+        type,
+        fleet,
+        statusChanges: () => false,
+        logger: silentLogger(),
+        clock: systemClock,
+        onChange: (cluster, key) => into.push(`${cluster} ${key}`),
+      });
+    const cms = client.resource(type.targetGvr, 'default');
+    const managed = (name: string, data: Record<string, string>): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, labels: { [MANAGED_LABEL]: MANAGED_LABEL_TRUE } },
+      data,
+    });
+    const first = watches(seen.first);
+    const second = watches(seen.second);
+    try {
+      first.sync(fleet.readyClusters());
+      await expect.poll(() => first.hasManagedCopy('m1', 'default/a'), POLL).toBe(false);
+      await cms.create(managed('a', { v: '1' }));
+      await expect.poll(() => seen.first, POLL).toEqual(['m1 default/a']);
+
+      second.sync(fleet.readyClusters());
+      expect(second.hasManagedCopy('m1', 'default/a')).toBe(true);
+      await consistently(() => expect(seen.second).toEqual([]), { durationMs: 500 });
+
+      const current = await cms.get('a');
+      await cms.update({ ...current, data: { v: '2' } });
+      await expect.poll(() => seen.second, POLL).toEqual(['m1 default/a']);
+      await expect.poll(() => seen.first, POLL).toEqual(['m1 default/a', 'm1 default/a']);
+
+      // The first watcher leaves: the second keeps the shared informer and its events.
+      await first.stop();
+      await cms.delete('a');
+      await expect.poll(() => seen.second, POLL).toEqual(['m1 default/a', 'm1 default/a']);
+      expect(seen.first).toEqual(['m1 default/a', 'm1 default/a']);
+    } finally {
+      await first.stop();
+      await second.stop();
+      stop.abort();
+      await running;
+    }
+  });
+});
