@@ -30,28 +30,10 @@ function defaultKindOnCreate(def: ResourceDef, obj: KObject, allocateIp: () => s
       secretStringData(obj);
       if (typeof obj['type'] !== 'string' || obj['type'] === '') obj['type'] = 'Opaque';
       break;
-    case '/services': {
-      const s: JsonObject = spec ?? {};
-      if (typeof s['type'] !== 'string') s['type'] = 'ClusterIP';
-      if (s['type'] !== 'ExternalName') {
-        if (typeof s['clusterIP'] !== 'string' || s['clusterIP'] === '') s['clusterIP'] = allocateIp();
-        if (!Array.isArray(s['clusterIPs'])) s['clusterIPs'] = [s['clusterIP']];
-        if (!Array.isArray(s['ipFamilies'])) s['ipFamilies'] = ['IPv4'];
-        if (typeof s['ipFamilyPolicy'] !== 'string') s['ipFamilyPolicy'] = 'SingleStack';
-        if (typeof s['internalTrafficPolicy'] !== 'string') s['internalTrafficPolicy'] = 'Cluster';
-      }
-      if (typeof s['sessionAffinity'] !== 'string') s['sessionAffinity'] = 'None';
-      if (Array.isArray(s['ports']))
-        for (const p of s['ports']) {
-          if (!isObject(p)) continue;
-          if (p['protocol'] === undefined) p['protocol'] = 'TCP';
-          if (p['targetPort'] === undefined) p['targetPort'] = p['port'];
-        }
-      allocateNodePorts(s, undefined);
-      obj['spec'] = s;
+    case '/services':
+      obj['spec'] = defaultServiceSpec(spec ?? {}, allocateIp);
       obj['status'] = { loadBalancer: {} };
       break;
-    }
     case '/pods': {
       const s: JsonObject = spec ?? {};
       if (s['restartPolicy'] === undefined) s['restartPolicy'] = 'Always';
@@ -81,6 +63,27 @@ function defaultKindOnCreate(def: ResourceDef, obj: KObject, allocateIp: () => s
     default:
       break;
   }
+}
+
+/** A new Service's spec defaults: type ClusterIP with an allocated IP, single-stack IPv4, TCP ports, node ports. */
+function defaultServiceSpec(s: JsonObject, allocateIp: () => string): JsonObject {
+  if (typeof s['type'] !== 'string') s['type'] = 'ClusterIP';
+  if (s['type'] !== 'ExternalName') {
+    if (typeof s['clusterIP'] !== 'string' || s['clusterIP'] === '') s['clusterIP'] = allocateIp();
+    if (!Array.isArray(s['clusterIPs'])) s['clusterIPs'] = [s['clusterIP']];
+    if (!Array.isArray(s['ipFamilies'])) s['ipFamilies'] = ['IPv4'];
+    if (typeof s['ipFamilyPolicy'] !== 'string') s['ipFamilyPolicy'] = 'SingleStack';
+    if (typeof s['internalTrafficPolicy'] !== 'string') s['internalTrafficPolicy'] = 'Cluster';
+  }
+  if (typeof s['sessionAffinity'] !== 'string') s['sessionAffinity'] = 'None';
+  if (Array.isArray(s['ports']))
+    for (const p of s['ports']) {
+      if (!isObject(p)) continue;
+      if (p['protocol'] === undefined) p['protocol'] = 'TCP';
+      if (p['targetPort'] === undefined) p['targetPort'] = p['port'];
+    }
+  allocateNodePorts(s, undefined);
+  return s;
 }
 
 /** Defaulting that also applies on update (kept idempotent). */
@@ -279,93 +282,106 @@ function dataSize(obj: KObject, configMap: boolean): number {
 
 /** Validation kube-apiserver applies to built-in kinds (the rules clients commonly trip over). */
 export function validateBuiltin(def: ResourceDef, obj: KObject, old: KObject | undefined): StatusCause[] {
-  const causes: StatusCause[] = [];
   const key = `${def.group}/${def.resource}`;
-  if (workloads.has(key)) {
-    const spec = isObject(obj['spec']) ? obj['spec'] : {};
-    const selector = spec['selector'];
-    const template = isObject(spec['template']) ? spec['template'] : {};
-    const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
-    const labels = isObject(tmeta['labels']) ? tmeta['labels'] : {};
-    if (!isObject(selector)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' });
-    else {
-      const empty = !isObject(selector['matchLabels']) && !Array.isArray(selector['matchExpressions']);
-      if (empty)
+  if (workloads.has(key)) return workloadCauses(obj, old);
+  if (key === '/services') return old === undefined ? [] : serviceUpdateCauses(obj, old);
+  if (key === '/configmaps' || key === '/secrets') return dataObjectCauses(obj, old, key === '/configmaps');
+  return [];
+}
+
+/** Deployments, ReplicaSets and the like: a selector that matches the template's labels and never changes, replicas >= 0. */
+function workloadCauses(obj: KObject, old: KObject | undefined): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const spec = isObject(obj['spec']) ? obj['spec'] : {};
+  const selector = spec['selector'];
+  const template = isObject(spec['template']) ? spec['template'] : {};
+  const tmeta = isObject(template['metadata']) ? template['metadata'] : {};
+  const labels = isObject(tmeta['labels']) ? tmeta['labels'] : {};
+  if (!isObject(selector)) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' });
+  else {
+    const empty = !isObject(selector['matchLabels']) && !Array.isArray(selector['matchExpressions']);
+    if (empty)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "{}": empty selector is invalid for deployment',
+        field: 'spec.selector',
+      });
+    else if (!selectorMatches(selector, labels))
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``,
+        field: 'spec.template.metadata.labels',
+      });
+    if (old !== undefined) {
+      const oldSpec = isObject(old['spec']) ? old['spec'] : {};
+      if (!jsonEqual(oldSpec['selector'], selector))
         causes.push({
           reason: 'FieldValueInvalid',
-          message: 'Invalid value: "{}": empty selector is invalid for deployment',
+          message: `Invalid value: ${JSON.stringify(selector)}: field is immutable`,
           field: 'spec.selector',
         });
-      else if (!selectorMatches(selector, labels))
-        causes.push({
-          reason: 'FieldValueInvalid',
-          message: `Invalid value: ${goMap(labels)}: \`selector\` does not match template \`labels\``,
-          field: 'spec.template.metadata.labels',
-        });
-      if (old !== undefined) {
-        const oldSpec = isObject(old['spec']) ? old['spec'] : {};
-        if (!jsonEqual(oldSpec['selector'], selector))
-          causes.push({
-            reason: 'FieldValueInvalid',
-            message: `Invalid value: ${JSON.stringify(selector)}: field is immutable`,
-            field: 'spec.selector',
-          });
-      }
-    }
-    const replicas = spec['replicas'];
-    if (replicas !== undefined && (typeof replicas !== 'number' || replicas < 0))
-      causes.push({
-        reason: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
-        field: 'spec.replicas',
-      });
-  }
-  if (key === '/services' && old !== undefined) {
-    const s = isObject(obj['spec']) ? obj['spec'] : {};
-    const o = isObject(old['spec']) ? old['spec'] : {};
-    if (typeof o['clusterIP'] === 'string' && o['clusterIP'] !== '' && o['clusterIP'] !== 'None' && s['type'] !== 'ExternalName') {
-      if (s['clusterIP'] !== o['clusterIP'])
-        causes.push({
-          reason: 'FieldValueInvalid',
-          message: `Invalid value: ${JSON.stringify(s['clusterIP'] ?? '')}: field is immutable`,
-          field: 'spec.clusterIP',
-        });
-      const ips = Array.isArray(s['clusterIPs']) ? s['clusterIPs'] : [];
-      if (ips[0] !== undefined && ips[0] !== o['clusterIP'])
-        causes.push({
-          reason: 'FieldValueInvalid',
-          message: `Invalid value: ${JSON.stringify(ips)}: may not change once set`,
-          field: 'spec.clusterIPs[0]',
-        });
     }
   }
-  if (key === '/configmaps' || key === '/secrets') {
-    causes.push(...dataKeyCauses(obj, key === '/configmaps'));
-    if (key === '/secrets' && old !== undefined && (old['type'] ?? 'Opaque') !== (obj['type'] ?? 'Opaque'))
+  const replicas = spec['replicas'];
+  if (replicas !== undefined && (typeof replicas !== 'number' || replicas < 0))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+      field: 'spec.replicas',
+    });
+  return causes;
+}
+
+/** A Service keeps the clusterIP it was given (unless it becomes ExternalName). */
+function serviceUpdateCauses(obj: KObject, old: KObject): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const s = isObject(obj['spec']) ? obj['spec'] : {};
+  const o = isObject(old['spec']) ? old['spec'] : {};
+  if (typeof o['clusterIP'] !== 'string' || o['clusterIP'] === '' || o['clusterIP'] === 'None' || s['type'] === 'ExternalName')
+    return causes;
+  if (s['clusterIP'] !== o['clusterIP'])
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(s['clusterIP'] ?? '')}: field is immutable`,
+      field: 'spec.clusterIP',
+    });
+  const ips = Array.isArray(s['clusterIPs']) ? s['clusterIPs'] : [];
+  if (ips[0] !== undefined && ips[0] !== o['clusterIP'])
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(ips)}: may not change once set`,
+      field: 'spec.clusterIPs[0]',
+    });
+  return causes;
+}
+
+/** ConfigMaps and Secrets: valid data keys, a size limit, an immutable Secret type and `immutable: true`. */
+function dataObjectCauses(obj: KObject, old: KObject | undefined, configMap: boolean): StatusCause[] {
+  const causes = dataKeyCauses(obj, configMap);
+  if (!configMap && old !== undefined && (old['type'] ?? 'Opaque') !== (obj['type'] ?? 'Opaque'))
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(obj['type'] ?? '')}: field is immutable`,
+      field: 'type',
+    });
+  const size = dataSize(obj, configMap);
+  // The real messages: the whole object (field `[]`) for ConfigMaps, `data` for Secrets.
+  if (size > maxDataBytes)
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: may not be more than ${maxDataBytes} bytes`,
+      field: configMap ? '[]' : 'data',
+    });
+  if (old !== undefined && old['immutable'] === true) {
+    for (const f of ['data', 'binaryData', 'stringData'])
+      if (!jsonEqual(old[f], obj[f]) && !(f === 'stringData'))
+        causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: f });
+    if (obj['immutable'] !== true)
       causes.push({
-        reason: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(obj['type'] ?? '')}: field is immutable`,
-        field: 'type',
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: field is immutable when `immutable` is set',
+        field: 'immutable',
       });
-    const size = dataSize(obj, key === '/configmaps');
-    // The real messages: the whole object (field `[]`) for ConfigMaps, `data` for Secrets.
-    if (size > maxDataBytes)
-      causes.push({
-        reason: 'FieldValueTooLong',
-        message: `Too long: may not be more than ${maxDataBytes} bytes`,
-        field: key === '/configmaps' ? '[]' : 'data',
-      });
-    if (old !== undefined && old['immutable'] === true) {
-      for (const f of ['data', 'binaryData', 'stringData'])
-        if (!jsonEqual(old[f], obj[f]) && !(f === 'stringData'))
-          causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: f });
-      if (obj['immutable'] !== true)
-        causes.push({
-          reason: 'FieldValueForbidden',
-          message: 'Forbidden: field is immutable when `immutable` is set',
-          field: 'immutable',
-        });
-    }
   }
   return causes;
 }

@@ -461,25 +461,21 @@ export class ApiHandler {
     const fieldSelector = name !== undefined ? [fs, `metadata.name=${name}`].filter((x) => x !== '').join(',') : fs;
     const selectors = this.ops.parseSelectors(def, query.get('labelSelector') ?? undefined, fieldSelector);
     const ts = query.get('timeoutSeconds');
-    serveWatch(
-      this.ops,
-      res,
-      {
-        scope: call.scope,
-        namespace: def.namespaced ? (call.route.namespace ?? '') : '',
-        selectors,
-        resourceVersion: query.get('resourceVersion') ?? undefined,
-        timeoutSeconds: ts === null ? undefined : Number(ts),
-        bookmarks: query.get('allowWatchBookmarks') === 'true',
-        sendInitialEvents: query.get('sendInitialEvents') === 'true',
-        bookmarkIntervalMs: this.info.bookmarkIntervalMs,
-        table: call.table,
-      },
-      (close) => {
+    serveWatch(this.ops, res, {
+      scope: call.scope,
+      namespace: def.namespaced ? (call.route.namespace ?? '') : '',
+      selectors,
+      resourceVersion: query.get('resourceVersion') ?? undefined,
+      timeoutSeconds: ts === null ? undefined : Number(ts),
+      bookmarks: query.get('allowWatchBookmarks') === 'true',
+      sendInitialEvents: query.get('sendInitialEvents') === 'true',
+      bookmarkIntervalMs: this.info.bookmarkIntervalMs,
+      table: call.table,
+      onClose: (close) => {
         this.info.watchClosers.add(close);
         res.on('close', () => this.info.watchClosers.delete(close));
       },
-    );
+    });
   }
 
   private async create(call: ResourceCall): Promise<void> {
