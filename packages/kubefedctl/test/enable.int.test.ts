@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { KubeObject } from '@kubefed/client';
+import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 
 const crdGvr = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const fdGvr = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federateddeployments' };
@@ -94,23 +94,27 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
     expect(yaml.stdout).toMatch(
       /^---\napiVersion: core.kubefed.io\/v1beta1\nkind: FederatedTypeConfig\n[\s\S]*---\napiVersion: apiextensions.k8s.io\/v1\nkind: CustomResourceDefinition\n/,
     );
-    expect(await getOrUndefined(host, crdGvr, 'federatedconfigmaps.types.kubefed.io')).toBeUndefined();
-    expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'configmaps', 'kube-federation-system')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(crdGvr), 'federatedconfigmaps.types.kubefed.io')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.federatedTypeConfigs, 'kube-federation-system'), 'configmaps')).toBeUndefined();
 
     const refused = await fed.cli(['disable', 'deployments.apps', '--delete-crd']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Cannot delete CRD "federateddeployments.types.kubefed.io" while resource instances exist.');
     await host.resource(fdGvr, 'demo').delete('web');
-    await expect.poll(() => getOrUndefined(host, fdGvr, 'web', 'demo'), { timeout: 10_000 }).toBeUndefined();
+    await expect.poll(() => getOrUndefined(host.resource(fdGvr, 'demo'), 'web'), { timeout: 10_000 }).toBeUndefined();
     const disabled = await fed.cli(['disable', 'deployments.apps', '--delete-crd']);
     expect(disabled.stderr).not.toContain('Error:');
     expect(disabled.code).toBe(0);
     expect(disabled.stdout).toContain('Disabled propagation for FederatedTypeConfig "kube-federation-system/deployments.apps"');
     expect(disabled.stdout).toContain('customresourcedefinition "federateddeployments.types.kubefed.io" deleted');
     expect(disabled.stdout).toContain('federatedtypeconfig "kube-federation-system/deployments.apps" deleted');
-    await expect.poll(() => getOrUndefined(host, crdGvr, 'federateddeployments.types.kubefed.io'), { timeout: 10_000 }).toBeUndefined();
     await expect
-      .poll(() => getOrUndefined(host, gvr.federatedTypeConfigs, 'deployments.apps', 'kube-federation-system'), { timeout: 10_000 })
+      .poll(() => getOrUndefined(host.resource(crdGvr), 'federateddeployments.types.kubefed.io'), { timeout: 10_000 })
+      .toBeUndefined();
+    await expect
+      .poll(() => getOrUndefined(host.resource(gvr.federatedTypeConfigs, 'kube-federation-system'), 'deployments.apps'), {
+        timeout: 10_000,
+      })
       .toBeUndefined();
   }, 180_000);
 

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import type { KubeObject } from '@kubefed/client';
+import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 import type { CliRun } from './sim-federation.js';
 
 const ns = 'kube-federation-system';
@@ -97,7 +97,7 @@ describe('kubefedctl federate against kube-sim', () => {
     expect(noFtc.code).toBe(1);
     expect(noFtc.stderr).toContain('"secrets" not found');
     expect(noFtc.stderr).toContain("Consider using '--enable-type'");
-    expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'secrets', ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.federatedTypeConfigs, ns), 'secrets')).toBeUndefined();
 
     expect(yaml.code).toBe(0);
     expect(yaml.stdout.startsWith('---\n')).toBe(true);
@@ -109,12 +109,12 @@ describe('kubefedctl federate against kube-sim', () => {
         spec: { template: { data: { a: '1' } }, placement: { clusterSelector: { matchLabels: {} } } },
       },
     ]);
-    expect(await getOrUndefined(host, fedGvr('federatedconfigmaps'), 'preview', 'demo')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(fedGvr('federatedconfigmaps'), 'demo'), 'preview')).toBeUndefined();
   }, 180_000);
 
   it('federates a namespace with --contents, enabling the missing types with --enable-type', async () => {
     const host = fed.client('host');
-    await expect.poll(() => getOrUndefined(host, gvr.serviceAccounts, 'default', 'shop'), { timeout: 10_000 }).toBeDefined();
+    await expect.poll(() => getOrUndefined(host.resource(gvr.serviceAccounts, 'shop'), 'default'), { timeout: 10_000 }).toBeDefined();
     const r = await fed.cli(['federate', 'namespace', 'shop', '--contents', '--enable-type'], 120_000);
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
@@ -171,7 +171,7 @@ describe('kubefedctl federate against kube-sim', () => {
         spec: { template: { spec: { ports: [{ port: 80 }] } }, placement: { clusterSelector: { matchLabels: {} } } },
       },
     ]);
-    expect(await getOrUndefined(fed.client('host'), fedGvr('federateddeployments'), 'web', 'demo')).toBeUndefined();
+    expect(await getOrUndefined(fed.client('host').resource(fedGvr('federateddeployments'), 'demo'), 'web')).toBeUndefined();
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Error: standard input: document 1: apiVersion is required');
   }, 120_000);

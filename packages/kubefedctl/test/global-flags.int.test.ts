@@ -1,11 +1,12 @@
 // kubefedctl's KubeFed-compatible global flags run as a process against kube-sim: --dry-run on
 // every mutating command, klog verbosity, enable -f with an EnableTypeDirective, and disable
 // deleting the FederatedTypeConfig as KubeFed does (or keeping it with --keep-ftc).
+import { getOrUndefined } from '@kubefed/client';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 
 const crdGvr = gvr.customResourceDefinitions;
 const fcmGvr = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' };
@@ -40,7 +41,7 @@ describe('kubefedctl --dry-run', () => {
     const join = await ok(kubefedctl('join', 'member1', '--cluster-context', 'member', '--dry-run'));
     expect(join).toContain(`would create KubeFedCluster ${ns}/member1 in host`);
     expect(join).toContain('dry run: nothing was written');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member1', ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member1')).toBeUndefined();
 
     // The global flag goes before the command too, as a global option.
     const enable = await ok(kubefedctl('--dry-run', 'enable', 'configmaps'));
@@ -49,8 +50,8 @@ describe('kubefedctl --dry-run', () => {
         `federatedtypeconfig.core.kubefed.io/configmaps created in namespace ${ns} (dry run)\n` +
         'dry run: nothing was written\n',
     );
-    expect(await getOrUndefined(host, crdGvr, 'federatedconfigmaps.types.kubefed.io')).toBeUndefined();
-    expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'configmaps', ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(crdGvr), 'federatedconfigmaps.types.kubefed.io')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.federatedTypeConfigs, ns), 'configmaps')).toBeUndefined();
 
     await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dry-app' } });
     await host
@@ -59,7 +60,7 @@ describe('kubefedctl --dry-run', () => {
     const federate = await ok(kubefedctl('federate', 'configmaps', 'web', '-n', 'dry-app', '--enable-type', '--dry-run'));
     expect(federate).toContain('federatedtypeconfig.core.kubefed.io/configmaps created in namespace fed-dry (dry run)');
     expect(federate).toContain('FederatedConfigMap "dry-app/web" from ConfigMap created (dry run)\ndry run: nothing was written\n');
-    expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'configmaps', ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.federatedTypeConfigs, ns), 'configmaps')).toBeUndefined();
 
     // Now for real, so that disable, orphaning-deletion and unjoin have something to act on.
     await ok(kubefedctl('join', 'member1', '--cluster-context', 'member'));
@@ -84,7 +85,7 @@ describe('kubefedctl --dry-run', () => {
     const unjoin = await ok(kubefedctl('unjoin', 'member1', '--cluster-context', 'member', '--dry-run'));
     expect(unjoin).toContain(`would remove KubeFedCluster ${ns}/member1`);
     expect(unjoin).toContain('dry run: nothing was removed');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member1', ns)).toBeDefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member1')).toBeDefined();
   }, 240_000);
 });
 
@@ -106,8 +107,8 @@ describe('kubefedctl disable', () => {
     const removed = await ok(kubefedctl('disable', 'secrets'));
     expect(removed).toContain(`Disabled propagation for FederatedTypeConfig "${ns}/secrets"`);
     expect(removed).toContain(`federatedtypeconfig "${ns}/secrets" deleted`);
-    expect(await getOrUndefined(host, gvr.federatedTypeConfigs, 'secrets', ns)).toBeUndefined();
-    expect(await getOrUndefined(host, crdGvr, 'federatedsecrets.types.kubefed.io')).toBeDefined();
+    expect(await getOrUndefined(host.resource(gvr.federatedTypeConfigs, ns), 'secrets')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(crdGvr), 'federatedsecrets.types.kubefed.io')).toBeDefined();
 
     // A second disable finds no FTC and says so, as KubeFed does.
     expect(await ok(kubefedctl('disable', 'secrets'))).toBe(`FederatedTypeConfig "${ns}/secrets" does not exist\n`);

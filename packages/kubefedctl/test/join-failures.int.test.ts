@@ -1,5 +1,6 @@
+import { getOrUndefined } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 
 function joinArgs(cluster: string, ns: string, ...extra: string[]): string[] {
   return ['join', cluster, '--cluster-context', 'member', '--host-cluster-context', 'host', '--kubefed-namespace', ns, ...extra];
@@ -19,11 +20,11 @@ describe('kubefedctl join failures against kube-sim', () => {
     expect(r.stderr).toContain('hint: check that the member API server is up');
     expect(r.stderr).not.toContain('    at ');
     const host = fed.client('host');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member5', ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member5')).toBeUndefined();
     expect((await host.resource(gvr.secrets, ns).list()).items.filter((s) => s.metadata.name?.startsWith('member5-'))).toEqual([]);
     const member = fed.client('member');
-    expect(await getOrUndefined(member, gvr.namespaces, ns)).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member5-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.namespaces), ns)).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member5-host')).toBeUndefined();
   });
 
   it('removes what it created, newest first, when a later step fails, and names the failed step', async () => {
@@ -39,9 +40,9 @@ describe('kubefedctl join failures against kube-sim', () => {
     const host = fed.client('host');
     expect((await host.resource(gvr.secrets, ns).list()).items.filter((s) => s.metadata.name?.startsWith('member6-'))).toEqual([]);
     const member = fed.client('member');
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member6-host')).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:member6-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member6-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:member6-host')).toBeUndefined();
     // The namespace join created goes too (namespace deletion finishes asynchronously).
-    await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), { timeout: 10_000 }).toBeUndefined();
+    await expect.poll(() => getOrUndefined(member.resource(gvr.namespaces), ns), { timeout: 10_000 }).toBeUndefined();
   });
 });

@@ -1,8 +1,8 @@
 // Issue #18 item 1: unjoin removes only what the named join created, and join refuses a second
 // name for an endpoint that is already joined.
-import { DynamicClient } from '@kubefed/client';
+import { DynamicClient, getOrUndefined } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 import type { CliRun } from './sim-federation.js';
 
 const common = ['--cluster-context', 'member', '--host-cluster-context', 'host'];
@@ -16,7 +16,7 @@ async function memberViaKfc(fed: SimFederation, ns: string, cluster: string): Pr
 
 /** The member's kubefed namespace exists and is not being deleted (a deletion would take the join's service account with it). */
 async function expectNamespaceKept(fed: SimFederation, ns: string): Promise<void> {
-  const namespace = await getOrUndefined(fed.client('member'), gvr.namespaces, ns);
+  const namespace = await getOrUndefined(fed.client('member').resource(gvr.namespaces), ns);
   expect(namespace).toBeDefined();
   expect(namespace?.metadata.deletionTimestamp).toBeUndefined();
 }
@@ -60,10 +60,10 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     await expectNamespaceKept(fed, ns);
     const member = fed.client('member');
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'member2-host', ns)).toBeDefined();
-    expect(await getOrUndefined(member, gvr.secrets, 'member2-host', ns)).toBeDefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member2-host')).toBeDefined();
-    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member2', ns)).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'member2-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.secrets, ns), 'member2-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member2-host')).toBeDefined();
+    expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member2')).toBeDefined();
     await expectTokenWorks(credentials);
   });
 
@@ -81,11 +81,11 @@ describe('join identity: unjoin removes only what the named join created', () =>
     expect(r.stderr).toContain('--allow-duplicate-endpoint');
 
     const host = fed.client('host');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member2b', ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member2b')).toBeUndefined();
     expect((await host.resource(gvr.secrets, ns).list()).items.filter((s) => s.metadata.name?.startsWith('member2b-'))).toEqual([]);
     const member = fed.client('member');
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'member2b-host', ns)).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member2b-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'member2b-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member2b-host')).toBeUndefined();
 
     const help = await cliOk(fed, ['join', '--help']);
     expect(help.stdout).toContain('--allow-duplicate-endpoint');
@@ -106,15 +106,15 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const member = fed.client('member');
     await expectNamespaceKept(fed, ns);
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'member2b-host', ns)).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member2b-host')).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'member2-host', ns)).toBeDefined();
-    expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:member2-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'member2b-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member2b-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'member2-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:member2-host')).toBeDefined();
     await expectTokenWorks(credentials);
 
     const last = await cliOk(fed, ['unjoin', 'member2', ...common, '--kubefed-namespace', ns]);
     expect(last.stdout).toContain('removed namespace fed-twonames in member2');
-    await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), { timeout: 10_000 }).toBeUndefined();
+    await expect.poll(() => getOrUndefined(member.resource(gvr.namespaces), ns), { timeout: 10_000 }).toBeUndefined();
   });
 
   it("with --force on a name that is not joined removes only that name's leftovers in the member", async () => {
@@ -137,19 +137,19 @@ describe('join identity: unjoin removes only what the named join created', () =>
       'Error: unjoin stale: cluster stale is not joined: there is no KubeFedCluster fed-leftovers/stale in host; nothing was removed',
     );
     expect(refused.stderr).toContain('--force');
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'stale-host', ns)).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'stale-host')).toBeDefined();
 
     const forced = await cliOk(fed, ['unjoin', 'stale', ...common, '--kubefed-namespace', ns, '--force']);
     expect(forced.stdout).toContain('removed service account fed-leftovers/stale-host in stale');
     expect(forced.stdout).toContain('removed cluster role kubefed-controller-manager:stale-host in stale');
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'stale-host', ns)).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:stale-host')).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:stale-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'stale-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:stale-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:stale-host')).toBeUndefined();
 
     await expectNamespaceKept(fed, ns);
     expect(saNames((await member.resource(gvr.serviceAccounts, ns).list()).items)).toEqual(['default', 'member2-host']);
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member2-host')).toBeDefined();
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member2', ns)).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member2-host')).toBeDefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member2')).toBeDefined();
     await expectTokenWorks(credentials);
   });
 
@@ -169,8 +169,8 @@ describe('join identity: unjoin removes only what the named join created', () =>
 
     const member = fed.client('member');
     await expectNamespaceKept(fed, ns);
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'a-b-host', ns)).toBeDefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:a-b-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'a-b-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:a-b-host')).toBeDefined();
     await expectTokenWorks(credentials);
 
     // Nor does a join of "a-b" adopt them, even when told to update what exists.
@@ -187,7 +187,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
     expect(adopt.stderr).toContain(
       'Error: join a-b: service account fed-collide/a-b-host in a-b was created by the join of a; nothing was written',
     );
-    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'a-b', ns)).toBeUndefined();
+    expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'a-b')).toBeUndefined();
     expect((await member.resource(gvr.serviceAccounts, ns).get('a-b-host')).metadata.annotations).toMatchObject({
       'kubefed.io/joined-cluster': 'a',
     });

@@ -1,10 +1,10 @@
 import { buildFederatedTypeConfig } from '@kubefed/api';
-import { DynamicClient, isForbidden, isUnauthorized } from '@kubefed/client';
+import { DynamicClient, getOrUndefined, isForbidden, isUnauthorized } from '@kubefed/client';
 import type { KubeObject } from '@kubefed/client';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leastPrivilegeRules } from '../src/index.js';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 
 let fed: SimFederation;
 
@@ -101,7 +101,7 @@ describe('kubefedctl join against kube-sim', () => {
     expect(r.stdout).toContain('created cluster role binding kubefed-controller-manager:member2-host in member2');
     expect(r.stdout).toContain('unchanged service account fed-rejoin/member2-host in member2');
     expect(r.stdout).toContain('unchanged KubeFedCluster fed-rejoin/member2 in host');
-    expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:member2-host')).toBeDefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:member2-host')).toBeDefined();
     const after = await kfcAndSecret(ns, 'member2');
     expect(after.kfc['spec']).toEqual(before.kfc['spec']);
     expect(after.secret.metadata.name).toBe(before.secret.metadata.name);
@@ -129,9 +129,9 @@ describe('kubefedctl join against kube-sim', () => {
       { verbs: ['get'], nonResourceURLs: ['/healthz', '/version'] },
       { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
     ]);
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member9-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member9-host')).toBeUndefined();
     expect(
-      await getOrUndefined(member, gvr.clusterRoleBindings, `kubefed-controller-manager:${ns}:healthcheck-member9-host`),
+      await getOrUndefined(member.resource(gvr.clusterRoleBindings), `kubefed-controller-manager:${ns}:healthcheck-member9-host`),
     ).toBeDefined();
     expect((await kfcAndSecret(ns, 'member9')).kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': 'Namespaced' });
   });
@@ -180,9 +180,9 @@ describe('kubefedctl join against kube-sim', () => {
     expect(plain.stdout).toContain('dry run: nothing was written');
 
     const member = fed.client('member');
-    expect(await getOrUndefined(member, gvr.namespaces, ns)).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member3-host')).toBeUndefined();
-    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member3', ns)).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.namespaces), ns)).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member3-host')).toBeUndefined();
+    expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member3')).toBeUndefined();
     const hostSecrets = await fed.client('host').resource(gvr.secrets, ns).list();
     expect(hostSecrets.items.filter((s) => s.metadata.name?.startsWith('member3-'))).toEqual([]);
   });
@@ -218,7 +218,9 @@ describe('kubefedctl join against kube-sim', () => {
     expect(cm.metadata.name).toBe('allowed');
     expect((await viaKfc.raw('/healthz')).status).toBe(200);
     // What the replica scheduler reads of a FederatedDeployment's member copy: the Deployment and its pods.
-    expect(await getOrUndefined(viaKfc, { group: 'apps', version: 'v1', resource: 'deployments' }, 'web', 'default')).toBeUndefined();
+    expect(
+      await getOrUndefined(viaKfc.resource({ group: 'apps', version: 'v1', resource: 'deployments' }, 'default'), 'web'),
+    ).toBeUndefined();
     const pods = await viaKfc.resource(gvr.pods, 'default').list({ labelSelector: 'app=web' });
     expect(pods.items).toEqual([]);
     const denied = await viaKfc

@@ -4,11 +4,10 @@
 // authorizer, and token revocation by the real service-account authenticator. One host and one
 // member for the whole file; every test works in a kubefed namespace and a join name of its own.
 import { API_VERSIONS, buildFederatedTypeConfig, RESOURCES } from '@kubefed/api';
-import { DynamicClient, isForbidden, isUnauthorized, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import { DynamicClient, getOrUndefined, isForbidden, isUnauthorized, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { getOrUndefined } from './sim-federation.js';
 
 const gvr = RESOURCES;
 
@@ -141,11 +140,11 @@ describe('kubefedctl join against a real API server', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const member = fed.client('member');
-    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member7', ns)).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.serviceAccounts, 'member7-host', ns)).toBeUndefined();
+    expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member7')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member7-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'member7-host')).toBeUndefined();
     // The real namespace controller finishes the deletion of the namespace join created.
-    await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), POLL).toBeUndefined();
+    await expect.poll(() => getOrUndefined(member.resource(gvr.namespaces), ns), POLL).toBeUndefined();
     // kube-apiserver caches a successful token authentication for 10 s (kube-sim refuses at once).
     await expect.poll(async () => (await review(oldCredentials)).status, POLL).toBe(401);
     expect(isUnauthorized(await failure(oldCredentials.resource(gvr.namespaces).list()))).toBe(true);
@@ -160,7 +159,7 @@ describe('kubefedctl join against a real API server', () => {
       const refused = await cli(ns, 'unjoin', 'member8', '--cluster-context', 'member');
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/^Error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
-      expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member8', ns)).toBeDefined();
+      expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member8')).toBeDefined();
 
       const forced = await cli(ns, 'unjoin', 'member8', '--cluster-context', 'member', '--force');
       expect(forced.code).toBe(0);
@@ -168,14 +167,17 @@ describe('kubefedctl join against a real API server', () => {
       expect(forced.stderr).toContain(
         `warning: could not remove service account ${ns}/member8-host in member8: cannot reach member cluster member8`,
       );
-      expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member8', ns)).toBeUndefined();
+      expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member8')).toBeUndefined();
     } finally {
       fed.restoreFaults();
     }
     // The member side stayed. (Polled: a keep-alive connection from before the stop may be reset.)
     await expect
       .poll(
-        () => failure(getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'member8-host', ns).then((sa) => expect(sa).toBeDefined())),
+        () =>
+          failure(
+            getOrUndefined(fed.client('member').resource(gvr.serviceAccounts, ns), 'member8-host').then((sa) => expect(sa).toBeDefined()),
+          ),
         POLL,
       )
       .toBeUndefined();

@@ -4,9 +4,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { replicaSchedulingPreferenceCrd } from '@kubefed/api';
-import { connectionDigest, type KubeObject } from '@kubefed/client';
+import { connectionDigest, getOrUndefined, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 
 const crdGvr = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
 const rspGvr = { group: 'scheduling.kubefed.io', version: 'v1alpha1', resource: 'replicaschedulingpreferences' };
@@ -117,8 +117,8 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     expect(r.stderr).toContain(
       `Error: join thief: host cluster secret ${ns}/member2-token is bound to cluster member2 (annotation ${BINDING}); nothing was written`,
     );
-    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'thief', ns)).toBeUndefined();
-    expect(await getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'thief-host', ns)).toBeUndefined();
+    expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'thief')).toBeUndefined();
+    expect(await getOrUndefined(fed.client('member').resource(gvr.serviceAccounts, ns), 'thief-host')).toBeUndefined();
     expect((await fed.client('host').resource(gvr.secrets, ns).get('member2-token')).metadata.annotations).toMatchObject({
       [BINDING]: 'member2',
     });

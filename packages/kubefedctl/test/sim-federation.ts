@@ -3,7 +3,7 @@
 // the kubefed namespace and KubeFedConfig, and the real CLI run as a process.
 import path from 'node:path';
 import { API_VERSIONS, federatedTypeConfigCrd, kubeFedClusterCrd, kubeFedConfigCrd, RESOURCES } from '@kubefed/api';
-import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
+import { type DynamicClient, isNotFound } from '@kubefed/client';
 import type { SimCluster } from '@kubefed/kube-sim';
 import { type InProcessFederation, runSourceEntry, startInProcessFederation } from '@kubefed/testing';
 
@@ -78,21 +78,6 @@ export class SimFederation implements AsyncDisposable {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.federation.stop();
-  }
-}
-
-/** GET that resolves undefined on NotFound. */
-export async function getOrUndefined(
-  client: DynamicClient,
-  gvr: { group: string; version: string; resource: string },
-  name: string,
-  namespace?: string,
-): Promise<KubeObject | undefined> {
-  try {
-    return await client.resource(gvr, namespace).get(name);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
   }
 }
 

@@ -1,6 +1,6 @@
-import { DynamicClient, isUnauthorized } from '@kubefed/client';
+import { DynamicClient, getOrUndefined, isUnauthorized } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { SimFederation, getOrUndefined, gvr } from './sim-federation.js';
+import { SimFederation, gvr } from './sim-federation.js';
 
 const common = ['--cluster-context', 'member', '--host-cluster-context', 'host'];
 
@@ -23,14 +23,14 @@ describe('kubefedctl unjoin against kube-sim', () => {
       (await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member7'))['spec'] as { secretRef: { name: string } }
     ).secretRef.name;
 
-    expect(await getOrUndefined(fed.client('member'), gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeDefined();
+    expect(await getOrUndefined(fed.client('member').resource(gvr.clusterRoles), 'kubefed-controller-manager:member7-host')).toBeDefined();
 
     const dry = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns, '--dry-run']);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('would remove cluster role kubefed-controller-manager:member7-host in member7');
     expect(dry.stdout).toContain('would remove KubeFedCluster fed-unjoin/member7 in host');
     expect(dry.stdout).toContain('dry run: nothing was removed');
-    expect(await getOrUndefined(fed.client('host'), gvr.kubeFedClusters, 'member7', ns)).toBeDefined();
+    expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member7')).toBeDefined();
 
     const r = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns]);
     expect(r.stderr).toBe('');
@@ -39,12 +39,12 @@ describe('kubefedctl unjoin against kube-sim', () => {
     expect(r.stdout).toContain('cluster "member7" unjoined from host cluster "host"');
 
     const host = fed.client('host');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member7', ns)).toBeUndefined();
-    expect(await getOrUndefined(host, gvr.secrets, secretName, ns)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member7')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.secrets, ns), secretName)).toBeUndefined();
     const member = fed.client('member');
-    expect(await getOrUndefined(member, gvr.clusterRoles, 'kubefed-controller-manager:member7-host')).toBeUndefined();
-    expect(await getOrUndefined(member, gvr.clusterRoleBindings, 'kubefed-controller-manager:member7-host')).toBeUndefined();
-    await expect.poll(() => getOrUndefined(member, gvr.namespaces, ns), { timeout: 10_000 }).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:member7-host')).toBeUndefined();
+    expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:member7-host')).toBeUndefined();
+    await expect.poll(() => getOrUndefined(member.resource(gvr.namespaces), ns), { timeout: 10_000 }).toBeUndefined();
     const after = await oldCredentials
       .resource(gvr.nodes)
       .list()
@@ -67,7 +67,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
     expect(refused.stderr).toMatch(/^Error: unjoin member8: cannot reach member cluster member8 at .*; nothing was removed$/m);
     expect(refused.stderr).toContain('use --force to remove the host side anyway');
     const host = fed.client('host');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member8', ns)).toBeDefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member8')).toBeDefined();
 
     const forced = await fed.cli(['unjoin', 'member8', ...common, '--kubefed-namespace', ns, '--force']);
     fed.sim('member').faults.restore();
@@ -77,7 +77,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
       'warning: could not remove service account fed-force/member8-host in member8: cannot reach member cluster member8',
     );
     expect(forced.stderr).toContain('warning: could not remove cluster role kubefed-controller-manager:member8-host in member8');
-    expect(await getOrUndefined(host, gvr.kubeFedClusters, 'member8', ns)).toBeUndefined();
-    expect(await getOrUndefined(fed.client('member'), gvr.serviceAccounts, 'member8-host', ns)).toBeDefined();
+    expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member8')).toBeUndefined();
+    expect(await getOrUndefined(fed.client('member').resource(gvr.serviceAccounts, ns), 'member8-host')).toBeDefined();
   });
 });
