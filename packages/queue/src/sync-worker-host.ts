@@ -99,6 +99,12 @@ const DEFAULT_LOCK_DURATION_MS = 15_000;
 /** See {@link SyncWorkerHostOptions.stalledCheckIntervalMs}. */
 const DEFAULT_STALLED_CHECK_INTERVAL_MS = 5_000;
 
+/** A member cluster this host serves, with its logger (bound to `queue` and `cluster`). */
+interface ServedCluster {
+  readonly cluster: string;
+  readonly logger: QueueLogger;
+}
+
 /** How long `close` waits for aborted processors to give their jobs back. */
 const abortGraceMs = 1000;
 
@@ -276,8 +282,9 @@ export class SyncWorkerHost {
   async #startWorker(cluster: string, queueName: string): Promise<ClusterWorker> {
     const settings = this.#settings(cluster);
     const logger = this.#logger.child({ queue: queueName, cluster });
+    const served: ServedCluster = { cluster, logger };
     const prefix = bullPrefix(this.#options.connection, this.#options.prefix);
-    const worker: SyncWorker = new Worker(queueName, (job: SyncBullJob, token?: string) => this.#process(cluster, logger, job, token), {
+    const worker: SyncWorker = new Worker(queueName, (job: SyncBullJob, token?: string) => this.#process(served, job, token), {
       connection: this.#options.connection,
       ...(prefix === undefined ? {} : { prefix }),
       concurrency: settings.concurrency,
@@ -289,8 +296,8 @@ export class SyncWorkerHost {
       },
     });
     worker.on('error', (err) => logger.warn({ err }, 'sync worker error'));
-    worker.on('completed', (job) => this.#completed(cluster, logger, job));
-    worker.on('failed', (job, err) => this.#failed(cluster, logger, job, err));
+    worker.on('completed', (job) => this.#completed(served, job));
+    worker.on('failed', (job, err) => this.#failed(served, job, err));
     try {
       await worker.waitUntilReady();
     } catch (err) {
@@ -301,7 +308,8 @@ export class SyncWorkerHost {
     return { worker };
   }
 
-  async #process(cluster: string, clusterLogger: QueueLogger, bullJob: SyncBullJob, token: string | undefined): Promise<void> {
+  async #process(served: ServedCluster, bullJob: SyncBullJob, token: string | undefined): Promise<void> {
+    const { cluster } = served;
     const attempt = bullJob.attemptsMade + 1;
     const final = attempt >= (bullJob.opts.attempts ?? 1);
     let job: SyncJob;
@@ -317,7 +325,7 @@ export class SyncWorkerHost {
     }
     const controller = new AbortController();
     this.#running.add(controller);
-    const logger = clusterLogger.child({ jobId: syncRequestId(job), attempt });
+    const logger = served.logger.child({ jobId: syncRequestId(job), attempt });
     try {
       await this.#options.processor(job, { attempt, signal: controller.signal, logger });
     } catch (err) {
@@ -351,11 +359,11 @@ export class SyncWorkerHost {
    * a configured attempt limit) comes back after the maximum backoff: a failure is never the end
    * of a key. Jobs failed on purpose (a permanent error, an invalid payload) stay failed.
    */
-  async #comeBack(cluster: string, bullJob: SyncBullJob, logger: QueueLogger): Promise<void> {
+  async #comeBack(served: ServedCluster, bullJob: SyncBullJob): Promise<void> {
     const job = safeParse(bullJob.data);
     if (job === undefined || this.#closing !== undefined) return;
-    await this.#queue(cluster).add(job.kind, job, { ...bullJob.opts, delay: this.#maxBackoffMs });
-    logger.info(
+    await this.#queue(served.cluster).add(job.kind, job, { ...bullJob.opts, delay: this.#maxBackoffMs });
+    served.logger.info(
       { jobId: syncRequestId(job), durationMs: this.#maxBackoffMs },
       'sync job failed for good: enqueued again after the maximum backoff',
     );
@@ -367,17 +375,18 @@ export class SyncWorkerHost {
     return wrapped;
   }
 
-  #completed(cluster: string, logger: QueueLogger, bullJob: SyncBullJob): void {
+  #completed(served: ServedCluster, bullJob: SyncBullJob): void {
     const callback = this.#options.onCompleted;
     if (callback === undefined) return;
     try {
-      callback(parseSyncJob(bullJob.data), { cluster, jobId: bullJob.id });
+      callback(parseSyncJob(bullJob.data), { cluster: served.cluster, jobId: bullJob.id });
     } catch (err) {
-      logger.error({ err, jobId: bullJob.id }, 'onCompleted callback failed');
+      served.logger.error({ err, jobId: bullJob.id }, 'onCompleted callback failed');
     }
   }
 
-  #failed(cluster: string, logger: QueueLogger, bullJob: SyncBullJob | undefined, err: Error): void {
+  #failed(served: ServedCluster, bullJob: SyncBullJob | undefined, err: Error): void {
+    const { cluster, logger } = served;
     const record = this.#attempts.get(err);
     // No record: BullMQ failed the job itself (stalled too often, lock lost): it is not retried.
     const info: FailedJobInfo = {
@@ -393,7 +402,7 @@ export class SyncWorkerHost {
     else logger.debug(fields, 'sync job attempt failed: will retry');
     const permanent = original instanceof PermanentSyncError || original instanceof ValidationError;
     if (info.final && !permanent && bullJob !== undefined) {
-      this.#comeBack(cluster, bullJob, logger).catch((e: unknown) =>
+      this.#comeBack(served, bullJob).catch((e: unknown) =>
         logger.error({ err: e, jobId: bullJob.id }, 'enqueueing a failed sync job again failed'),
       );
     }
