@@ -121,97 +121,116 @@ async function startReal(spec: LocalClustersSpec): Promise<LocalClusters> {
     podsPerNode: UNLIMITED_PODS_PER_NODE,
     regions: spec.regions,
   });
-  const paused = new Set<number>();
-  const clients = new Map<string, DynamicClient>();
+  const yaml = tokenKubeconfigYaml(real, spec.names[0] ?? '');
+  const clusters = new RealLocalClusters(real, Kubeconfig.fromString(yaml));
   try {
-    // Admin bearer tokens rather than client certificates, as kube-sim writes them: a
-    // `kubectl --token` then acts as that token's identity alone (with a client certificate in
-    // the kubeconfig, kube-apiserver would authenticate the certificate's admin first).
-    const yaml = kubeconfigYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      preferences: {},
-      clusters: real.clusters.map((c) => ({
-        name: c.name,
-        cluster: { server: c.url, 'certificate-authority-data': Buffer.from(c.caPem).toString('base64') },
-      })),
-      users: real.clusters.map((c) => ({ name: c.name, user: { token: c.adminToken } })),
-      contexts: real.clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: c.name } })),
-      'current-context': spec.names[0] ?? '',
-    });
     await writeFile(spec.kubeconfigPath, yaml, { mode: 0o600 });
-    const kubeconfig = Kubeconfig.fromString(yaml);
-    const client = (name: string): DynamicClient => {
-      let c = clients.get(name);
-      if (c === undefined) clients.set(name, (c = DynamicClient.fromKubeconfig(kubeconfig, { context: name, qps: 0 })));
-      return c;
-    };
-    const setPodCapacity = async (cluster: string, pods: number | null): Promise<void> => {
-      const nodes = real.get(cluster).nodeNames;
-      const perNode = podsPerNode(pods, nodes.length);
-      await Promise.all(
-        nodes.map((node, i) => {
-          const value = String(perNode[i] ?? 0);
-          return client(cluster)
-            .resource(RESOURCES.nodes)
-            .patch(node, { status: { allocatable: { pods: value }, capacity: { pods: value } } }, 'merge', { subresource: 'status' });
-        }),
-      );
-    };
-    for (const [cluster, pods] of Object.entries(spec.podCapacity)) await setPodCapacity(cluster, pods);
-
-    const apiserverPid = (cluster: string): number => {
-      real.get(cluster);
-      const pid = real.processes().find((p) => p.name === `kube-apiserver[${cluster}]`)?.pid;
-      if (pid === undefined) throw new TestingError(`no running kube-apiserver for cluster ${cluster}`);
-      return pid;
-    };
-    const resume = (pid: number): void => {
-      paused.delete(pid);
-      try {
-        process.kill(pid, 'SIGCONT');
-      } catch {
-        // Already gone.
-      }
-    };
-    const resumeAll = (): void => {
-      for (const pid of [...paused]) resume(pid);
-    };
-    let stopped: Promise<void> | undefined;
-    return {
-      substrate: 'real',
-      kubeSim: undefined,
-      real,
-      async fault(cluster, fault) {
-        for (const [key, value] of Object.entries(fault)) {
-          if (key === 'unreachable' && value === true) {
-            const pid = apiserverPid(cluster);
-            process.kill(pid, 'SIGSTOP');
-            paused.add(pid);
-          } else if (key === 'restore' && value === true) {
-            resume(apiserverPid(cluster));
-          } else if (key === 'podCapacity' && (value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0))) {
-            await setPodCapacity(cluster, value);
-          } else {
-            throw new TestingError(
-              `fault ${JSON.stringify({ [key]: value })} exists only on kube-sim; the real substrate supports {"unreachable":true}, {"restore":true} and {"podCapacity":N|null}`,
-            );
-          }
-        }
-      },
-      restoreFaults: resumeAll,
-      stop: () =>
-        (stopped ??= (async () => {
-          // A stopped process would hold its SIGTERM until SIGCONT.
-          resumeAll();
-          for (const c of clients.values()) c.close();
-          await real.stop();
-        })()),
-    };
+    for (const [cluster, pods] of Object.entries(spec.podCapacity)) await clusters.setPodCapacity(cluster, pods);
+    return clusters;
   } catch (err) {
-    for (const c of clients.values()) c.close();
-    await real.stop();
+    await clusters.stop();
     throw err;
+  }
+}
+
+/**
+ * A kubeconfig of the real clusters with admin bearer tokens rather than client certificates, as
+ * kube-sim writes them: a `kubectl --token` then acts as that token's identity alone (with a
+ * client certificate in the kubeconfig, kube-apiserver would authenticate the certificate's admin first).
+ */
+function tokenKubeconfigYaml(real: RealClusters, currentContext: string): string {
+  return kubeconfigYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    preferences: {},
+    clusters: real.clusters.map((c) => ({
+      name: c.name,
+      cluster: { server: c.url, 'certificate-authority-data': Buffer.from(c.caPem).toString('base64') },
+    })),
+    users: real.clusters.map((c) => ({ name: c.name, user: { token: c.adminToken } })),
+    contexts: real.clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: c.name } })),
+    'current-context': currentContext,
+  });
+}
+
+/** {@link LocalClusters} on real control planes: faults by signalling kube-apiserver and by patching the Nodes. */
+class RealLocalClusters implements LocalClusters {
+  readonly substrate = 'real';
+  readonly kubeSim = undefined;
+  /** Pids of the kube-apiservers stopped with SIGSTOP. */
+  readonly #paused = new Set<number>();
+  readonly #clients = new Map<string, DynamicClient>();
+  #stopped: Promise<void> | undefined;
+
+  constructor(
+    readonly real: RealClusters,
+    private readonly kubeconfig: Kubeconfig,
+  ) {}
+
+  async fault(cluster: string, fault: Readonly<Record<string, unknown>>): Promise<void> {
+    for (const [key, value] of Object.entries(fault)) {
+      if (key === 'unreachable' && value === true) {
+        const pid = this.#apiserverPid(cluster);
+        process.kill(pid, 'SIGSTOP');
+        this.#paused.add(pid);
+      } else if (key === 'restore' && value === true) {
+        this.#resume(this.#apiserverPid(cluster));
+      } else if (key === 'podCapacity' && (value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 0))) {
+        await this.setPodCapacity(cluster, value);
+      } else {
+        throw new TestingError(
+          `fault ${JSON.stringify({ [key]: value })} exists only on kube-sim; the real substrate supports {"unreachable":true}, {"restore":true} and {"podCapacity":N|null}`,
+        );
+      }
+    }
+  }
+
+  readonly restoreFaults = (): void => {
+    for (const pid of [...this.#paused]) this.#resume(pid);
+  };
+
+  readonly stop = (): Promise<void> =>
+    (this.#stopped ??= (async () => {
+      // A stopped process would hold its SIGTERM until SIGCONT.
+      this.restoreFaults();
+      for (const c of this.#clients.values()) c.close();
+      await this.real.stop();
+    })());
+
+  /** Sets the allocatable and capacity pods of the cluster's Nodes so that together they hold `pods` (null = unlimited). */
+  async setPodCapacity(cluster: string, pods: number | null): Promise<void> {
+    const nodes = this.real.get(cluster).nodeNames;
+    const perNode = podsPerNode(pods, nodes.length);
+    await Promise.all(
+      nodes.map((node, i) => {
+        const value = String(perNode[i] ?? 0);
+        return this.#client(cluster)
+          .resource(RESOURCES.nodes)
+          .patch(node, { status: { allocatable: { pods: value }, capacity: { pods: value } } }, 'merge', { subresource: 'status' });
+      }),
+    );
+  }
+
+  #client(name: string): DynamicClient {
+    let c = this.#clients.get(name);
+    if (c === undefined) this.#clients.set(name, (c = DynamicClient.fromKubeconfig(this.kubeconfig, { context: name, qps: 0 })));
+    return c;
+  }
+
+  #apiserverPid(cluster: string): number {
+    this.real.get(cluster);
+    const pid = this.real.processes().find((p) => p.name === `kube-apiserver[${cluster}]`)?.pid;
+    if (pid === undefined) throw new TestingError(`no running kube-apiserver for cluster ${cluster}`);
+    return pid;
+  }
+
+  #resume(pid: number): void {
+    this.#paused.delete(pid);
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Already gone.
+    }
   }
 }
 

@@ -449,9 +449,21 @@ async function componentKubeconfig(
   return file;
 }
 
-/** The kubeconfig flags of a component with delegated authentication and authorization. */
-function delegated(file: string): string[] {
-  return [`--kubeconfig=${file}`, `--authentication-kubeconfig=${file}`, `--authorization-kubeconfig=${file}`];
+/**
+ * The flags kube-controller-manager and kube-scheduler share: `kubeconfig` for the API and for
+ * delegated authentication and authorization, HTTPS health on loopback `port` with a self-signed
+ * certificate in the member's directory, no leader election.
+ */
+function componentFlags(m: Member, kubeconfig: string, port: number): string[] {
+  return [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--cert-dir=${m.dir}`,
+    '--leader-elect=false',
+  ];
 }
 
 async function startControllerManager(m: Member, apiserver: Apiserver, at: { ctx: RestContext; port: number }): Promise<ComponentProcess> {
@@ -461,11 +473,7 @@ async function startControllerManager(m: Member, apiserver: Apiserver, at: { ctx
     name: `kube-controller-manager[${m.name}]`,
     binary: at.ctx.binaries.kubeControllerManager,
     args: [
-      ...delegated(kubeconfig),
-      '--bind-address=127.0.0.1',
-      `--secure-port=${at.port}`,
-      `--cert-dir=${m.dir}`,
-      '--leader-elect=false',
+      ...componentFlags(m, kubeconfig, at.port),
       `--cluster-name=${m.name}`,
       `--service-account-private-key-file=${pki.serviceAccountKeyFile}`,
       `--root-ca-file=${pki.ca.certFile}`,
@@ -483,14 +491,7 @@ async function startScheduler(m: Member, apiserver: Apiserver, at: { ctx: RestCo
   return at.ctx.start({
     name: `kube-scheduler[${m.name}]`,
     binary: at.ctx.binaries.kubeScheduler,
-    args: [
-      ...delegated(kubeconfig),
-      '--bind-address=127.0.0.1',
-      `--secure-port=${at.port}`,
-      `--cert-dir=${m.dir}`,
-      '--leader-elect=false',
-      '--profiling=false',
-    ],
+    args: [...componentFlags(m, kubeconfig, at.port), '--profiling=false'],
     logDir: m.dir,
   });
 }
