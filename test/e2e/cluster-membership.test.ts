@@ -3,7 +3,7 @@
 // kubefedctl CLI (join, unjoin, enable, disable) and kubectl. member1 and member2 are joined
 // before the tests; member3 is joined and unjoined by a test.
 import { RESOURCES } from '@kubefed/api';
-import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, type KubeObject } from '@kubefed/client';
+import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, getOrUndefined, type KubeObject } from '@kubefed/client';
 import { consistently, POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,6 @@ import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   federated,
-  getOrUndefined,
   kubectl,
   propagatedTo,
   propagationOf,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RESOURCES } from '@kubefed/api';
-import { DynamicClient, isForbidden, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { DynamicClient, getOrUndefined, isForbidden, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { ManagedProcess, POLL, type RedisHandle, sourceEntry, startRedis } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,6 @@ import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_DEPLOYMENTS,
-  getOrUndefined,
   propagatedTo,
   propagationOf,
 } from './support/e2e-federation.js';

@@ -3,20 +3,12 @@
 // `kubefedctl enable --default-types`, and the kubefed-controller-manager process. The templates
 // and the overrides of the first cluster follow KubeFed's e2e fixtures (docs/kubefed-compatibility.md §7);
 // every member copy is read back from the member clusters themselves.
-import type { GroupVersionResource, KubeObject } from '@kubefed/client';
+import { getOrUndefined, type GroupVersionResource, type KubeObject } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL, uniqueName } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, it } from 'vitest';
-import {
-  at,
-  createFederatedNamespace,
-  federated,
-  getOrUndefined,
-  propagatedTo,
-  propagationOf,
-  withValueAt,
-} from './support/e2e-federation.js';
+import { at, createFederatedNamespace, federated, propagatedTo, propagationOf, withValueAt } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const [FIRST] = MEMBERS;

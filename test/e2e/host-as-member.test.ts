@@ -1,6 +1,7 @@
 // The host joined as a member of its own federation, as KubeFed users often do: its namespaces
 // hold the federated objects themselves, so a FederatedNamespace placed there must never delete
 // the host's Namespace (it is unlabelled instead, KubeFed docs/kubefed-compatibility.md §4.4.12).
+import { getOrUndefined } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
@@ -9,7 +10,6 @@ import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_NAMESPACES,
-  getOrUndefined,
   propagatedTo,
   propagationOf,
 } from './support/e2e-federation.js';

@@ -5,11 +5,11 @@
 // answers again. (kube-sim's unreachable fault refuses connections instead, which the suite's
 // cluster-membership test covers on both substrates.)
 import { RESOURCES } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, getOrUndefined, propagatedTo, propagationOf } from './support/e2e-federation.js';
+import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, propagatedTo, propagationOf } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 

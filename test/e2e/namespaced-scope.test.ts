@@ -3,11 +3,12 @@
 // comes from the KubeFedConfig (no DEFAULT_KUBEFED_SCOPE in the environment): each plane
 // propagates only the federated objects of its own namespace, never a cluster-scoped type, and
 // never touches the other plane's objects.
+import { getOrUndefined } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { consistently, type LocalFederation, POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { federated, FEDERATED_CONFIG_MAPS, getOrUndefined, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
+import { federated, FEDERATED_CONFIG_MAPS, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
 
 const PLANES = ['fed-a', 'fed-b'] as const;
 

@@ -5,7 +5,7 @@
 // namespace placement, orphaning deletion and `kubefedctl federate`. The tests run concurrently,
 // each in a namespace of its own.
 import { RESOURCES } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { consistently, POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, it } from 'vitest';
@@ -15,7 +15,6 @@ import {
   FEDERATED_CONFIG_MAPS,
   FEDERATED_DEPLOYMENTS,
   FEDERATED_NAMESPACES,
-  getOrUndefined,
   kubectl,
   propagatedTo,
   propagationOf,

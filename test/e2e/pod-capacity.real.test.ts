@@ -4,11 +4,12 @@
 // ReplicaSchedulingPreference adds a replica in member1; once member2's Nodes have room again
 // (their allocatable pods raised) the Pending pod runs and rebalance returns to 3 and 3. Takes about two minutes: the
 // unschedulable threshold is 60 s of wall time.
+import { getOrUndefined } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createFederatedNamespace, FEDERATED_DEPLOYMENTS, getOrUndefined } from './support/e2e-federation.js';
+import { createFederatedNamespace, FEDERATED_DEPLOYMENTS } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 /** Longer than the 60 s a pod must stay unschedulable before its member's capacity counts. */

@@ -3,11 +3,11 @@
 // kubefed-controller-manager process, and `kubefedctl enable` of namespaces, replicasets.apps
 // (the default federated group) and deployments.apps in a federated group of its own.
 import { RESOURCES } from '@kubefed/api';
-import type { GroupVersionResource, KubeObject } from '@kubefed/client';
+import { getOrUndefined, type GroupVersionResource, type KubeObject } from '@kubefed/client';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, it } from 'vitest';
-import { at, createFederatedNamespace, federated, getOrUndefined } from './support/e2e-federation.js';
+import { at, createFederatedNamespace, federated } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const CUSTOM_GROUP = 'fed.example.io';

@@ -3,7 +3,7 @@
 // `kubefedctl join` / `enable --default-types`, the kubefed-controller-manager process, and the
 // kubectl and kubefedctl CLIs. The tests run concurrently, each in a namespace of its own.
 import { RESOURCES } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, it } from 'vitest';
@@ -13,7 +13,6 @@ import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_DEPLOYMENTS,
-  getOrUndefined,
   kubectl,
   propagatedTo,
   propagationOf,

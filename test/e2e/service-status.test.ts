@@ -4,11 +4,12 @@
 // statusType and statusCollection Enabled, the controller manager writes a FederatedServiceStatus
 // per FederatedService with the status of the propagated Service in every member
 // (docs/kubefed-compatibility.md §4.5), and the garbage collector removes it with its owner.
+import { getOrUndefined } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL, uniqueName } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createFederatedNamespace, federated, getOrUndefined, propagatedTo, propagationOf } from './support/e2e-federation.js';
+import { createFederatedNamespace, federated, propagatedTo, propagationOf } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const FEDERATED_SERVICES = federated('federatedservices');

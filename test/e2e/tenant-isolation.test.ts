@@ -6,11 +6,12 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getOrUndefined } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { consistently, type LocalFederation, POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { FEDERATED_NAMESPACES, getOrUndefined, kubectl, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
+import { FEDERATED_NAMESPACES, kubectl, propagatedTo, propagationOf, succeeded } from './support/e2e-federation.js';
 
 const TENANT = 'tenant-a';
 const VICTIM = 'payments';

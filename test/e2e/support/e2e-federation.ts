@@ -4,7 +4,7 @@
 // its kubeconfig, and reads of federated objects and their status as a user sees them.
 import { execFile } from 'node:child_process';
 import { RESOURCES } from '@kubefed/api';
-import { isNotFound, type GroupVersionResource, type KubeObject, type ResourceClient } from '@kubefed/client';
+import { getOrUndefined, type GroupVersionResource, type KubeObject, type ResourceClient } from '@kubefed/client';
 import type { CommandResult, LocalFederation } from '@kubefed/testing';
 
 /** A federated type's resource in `types.kubefed.io/v1beta1`, e.g. `federated('federatedconfigmaps')`. */
@@ -33,16 +33,6 @@ export function kubectl(fed: LocalFederation, args: readonly string[], context =
 export function succeeded(result: CommandResult, what: string): string {
   if (result.code !== 0) throw new Error(`${what} exited ${result.code}: ${result.stderr.trim() || result.stdout.trim()}`);
   return result.stdout;
-}
-
-/** The object, or undefined when it does not exist. */
-export async function getOrUndefined(resource: ResourceClient, name: string): Promise<KubeObject | undefined> {
-  try {
-    return await resource.get(name);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
 
 /**
