@@ -281,7 +281,7 @@ class RunningCluster implements SimCluster {
     registerCrdController(ops, this.#work);
     registerNamespaceController(ops, this.#work);
     registerGarbageCollector(ops, this.#work);
-    registerServiceAccountTokenController(ops, this.#work, authn, this.#pki?.caCertPem ?? '');
+    registerServiceAccountTokenController(ops, this.#work, { authn, caPem: this.#pki?.caCertPem ?? '' });
     return registerWorkloadControllers(ops, { podCapacity });
   }
 
@@ -296,7 +296,7 @@ class RunningCluster implements SimCluster {
       ext: {
         openapi: (path, query) => openapi.serve(path, query),
         faults: (body) => applyFaultRequest(body, this),
-        tokenRequest: (ns, sa, body) => tokenRequest(ops, authn, ns, sa, body),
+        tokenRequest: (ns, sa, body) => tokenRequest(ops, authn, { namespace: ns, name: sa, body }),
         scale: scaleHandlers(ops),
       },
       info: {

@@ -17,58 +17,16 @@ const saUidAnnotation = 'kubernetes.io/service-account.uid';
  * pkg/controller/serviceaccount/tokens_controller.go does.
  * Also publishes the `kube-root-ca.crt` ConfigMap in every namespace (root CA publisher).
  */
-export function registerServiceAccountTokenController(ops: RestOps, work: WorkScheduler, authn: TokenAuthenticator, caPem: string): void {
-  const fill = (namespace: string, name: string): void => {
-    const secret = ops.store.get('/secrets', namespace, name);
-    if (secret === undefined || secret['type'] !== tokenType || secret.metadata.deletionTimestamp !== undefined) return;
-    const saName = secret.metadata.annotations?.[saNameAnnotation];
-    if (saName === undefined) return;
-    const sa = ops.store.get('/serviceaccounts', namespace, saName);
-    const saUid = secret.metadata.annotations?.[saUidAnnotation];
-    if (sa === undefined || (saUid !== undefined && saUid !== '' && saUid !== sa.metadata.uid)) {
-      ops.store.remove('/secrets', namespace, name);
-      return;
-    }
-    const data = isObject(secret['data']) ? secret['data'] : {};
-    if (typeof data['token'] === 'string' && data['token'] !== '') return;
-    const token = authn.issue(namespace, saName, sa.metadata.uid ?? '', { secretName: name });
-    const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
-    ops.writeThrough('/secrets', {
-      ...secret,
-      metadata: { ...secret.metadata, annotations: { ...secret.metadata.annotations, [saUidAnnotation]: sa.metadata.uid ?? '' } },
-      data: { ...data, token: b64(token), 'ca.crt': b64(caPem), namespace: b64(namespace) },
-    });
-  };
-
-  const publishRootCa = (namespace: string): void => {
-    const ns = ops.store.get('/namespaces', '', namespace);
-    if (ns === undefined || ns.metadata.deletionTimestamp !== undefined) return;
-    if (ops.store.get('/configmaps', namespace, 'kube-root-ca.crt') !== undefined) return;
-    const def = ops.registry.byResource('', 'configmaps');
-    if (def === undefined) return;
-    ops.create(
-      { def, version: def.versions[0]!, namespace },
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {
-          name: 'kube-root-ca.crt',
-          namespace,
-          annotations: {
-            'kubernetes.io/description':
-              'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.',
-          },
-        },
-        data: { 'ca.crt': caPem },
-      },
-    );
-  };
-
+export function registerServiceAccountTokenController(
+  ops: RestOps,
+  work: WorkScheduler,
+  credentials: { authn: TokenAuthenticator; caPem: string },
+): void {
   ops.store.onChange((e) => {
     const ns = e.object.metadata.namespace ?? '';
     const name = e.object.metadata.name ?? '';
     if (e.grKey === '/secrets' && e.type !== 'DELETED' && e.object['type'] === tokenType)
-      work.enqueue(`sa-token/${ns}/${name}`, () => fill(ns, name));
+      work.enqueue(`sa-token/${ns}/${name}`, () => fillTokenSecret(ops, credentials, { namespace: ns, name }));
     if (e.grKey === '/serviceaccounts' && e.type === 'DELETED') {
       work.enqueue(`sa-gone/${ns}/${name}`, () => {
         for (const s of ops.store.list('/secrets', ns)) {
@@ -77,14 +35,74 @@ export function registerServiceAccountTokenController(ops: RestOps, work: WorkSc
         }
       });
     }
-    if (e.grKey === '/namespaces' && e.type === 'ADDED') work.enqueue(`root-ca/${name}`, () => publishRootCa(name));
+    if (e.grKey === '/namespaces' && e.type === 'ADDED') work.enqueue(`root-ca/${name}`, () => publishRootCa(ops, credentials.caPem, name));
     if (e.grKey === '/configmaps' && e.type === 'DELETED' && name === 'kube-root-ca.crt')
-      work.enqueue(`root-ca/${ns}`, () => publishRootCa(ns));
+      work.enqueue(`root-ca/${ns}`, () => publishRootCa(ops, credentials.caPem, ns));
   });
 }
 
+/** What the token controller signs with and hands out: the token issuer and the cluster CA (PEM). */
+interface TokenCredentials {
+  authn: TokenAuthenticator;
+  caPem: string;
+}
+
+/** Fills a token Secret (token, ca.crt, namespace, the service account's uid), or deletes it when its service account is gone. */
+function fillTokenSecret(ops: RestOps, credentials: TokenCredentials, secretRef: { namespace: string; name: string }): void {
+  const { namespace, name } = secretRef;
+  const secret = ops.store.get('/secrets', namespace, name);
+  if (secret === undefined || secret['type'] !== tokenType || secret.metadata.deletionTimestamp !== undefined) return;
+  const saName = secret.metadata.annotations?.[saNameAnnotation];
+  if (saName === undefined) return;
+  const sa = ops.store.get('/serviceaccounts', namespace, saName);
+  const saUid = secret.metadata.annotations?.[saUidAnnotation];
+  if (sa === undefined || (saUid !== undefined && saUid !== '' && saUid !== sa.metadata.uid)) {
+    ops.store.remove('/secrets', namespace, name);
+    return;
+  }
+  const data = isObject(secret['data']) ? secret['data'] : {};
+  if (typeof data['token'] === 'string' && data['token'] !== '') return;
+  const token = credentials.authn.issue(namespace, saName, sa.metadata.uid ?? '', { secretName: name });
+  const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+  ops.writeThrough('/secrets', {
+    ...secret,
+    metadata: { ...secret.metadata, annotations: { ...secret.metadata.annotations, [saUidAnnotation]: sa.metadata.uid ?? '' } },
+    data: { ...data, token: b64(token), 'ca.crt': b64(credentials.caPem), namespace: b64(namespace) },
+  });
+}
+
+/** The root CA publisher: the `kube-root-ca.crt` ConfigMap in a live namespace that lacks it. */
+function publishRootCa(ops: RestOps, caPem: string, namespace: string): void {
+  const ns = ops.store.get('/namespaces', '', namespace);
+  if (ns === undefined || ns.metadata.deletionTimestamp !== undefined) return;
+  if (ops.store.get('/configmaps', namespace, 'kube-root-ca.crt') !== undefined) return;
+  const def = ops.registry.byResource('', 'configmaps');
+  if (def === undefined) return;
+  ops.create(
+    { def, version: def.versions[0]!, namespace },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'kube-root-ca.crt',
+        namespace,
+        annotations: {
+          'kubernetes.io/description':
+            'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.',
+        },
+      },
+      data: { 'ca.crt': caPem },
+    },
+  );
+}
+
 /** `POST .../serviceaccounts/<name>/token`: an authentication.k8s.io/v1 TokenRequest with status.token. */
-export function tokenRequest(ops: RestOps, authn: TokenAuthenticator, namespace: string, name: string, body: unknown): JsonObject {
+export function tokenRequest(
+  ops: RestOps,
+  authn: TokenAuthenticator,
+  request: { namespace: string; name: string; body: unknown },
+): JsonObject {
+  const { namespace, name, body } = request;
   const sa = ops.store.get('/serviceaccounts', namespace, name);
   if (sa === undefined) throw notFound({ group: '', resource: 'serviceaccounts' }, name);
   const b = isObject(body) ? body : {};

@@ -24,17 +24,28 @@ function schemaName(def: ResourceDef, version: string): string {
   return `${def.group.split('.').reverse().join('.')}.${version}.${def.kind}`;
 }
 
-function op(action: string, def: ResourceDef, version: string, params: JsonObject[], body: boolean, contentTypes: string[]): JsonObject {
+/** One OpenAPI operation of a resource at a version; a request body is described when `contentTypes` are given. */
+interface OperationSpec {
+  action: string;
+  def: ResourceDef;
+  version: string;
+  params: JsonObject[];
+  contentTypes: string[];
+}
+
+function op(spec: OperationSpec): JsonObject {
+  const { action, def, version, contentTypes } = spec;
   const ref = { $ref: `#/components/schemas/${schemaName(def, version)}` };
   const o: JsonObject = {
     description: `${action} ${def.kind}`,
     operationId: `${action}${def.kind}`,
-    parameters: params,
+    parameters: spec.params,
     responses: { '200': { description: 'OK', content: { 'application/json': { schema: ref } } } },
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': { group: def.group, version, kind: def.kind },
   };
-  if (body) o['requestBody'] = { required: true, content: Object.fromEntries(contentTypes.map((c) => [c, { schema: ref }])) };
+  if (contentTypes.length > 0)
+    o['requestBody'] = { required: true, content: Object.fromEntries(contentTypes.map((c) => [c, { schema: ref }])) };
   return o;
 }
 
@@ -96,52 +107,7 @@ export class OpenApiServer {
     const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
     for (const { def, version: vd } of this.registry.inGroupVersion(group, version)) {
       if (def.virtual === true) continue;
-      const base = def.namespaced ? `${prefix}/namespaces/{namespace}/${def.resource}` : `${prefix}/${def.resource}`;
-      const nsParam = def.namespaced
-        ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }]
-        : [];
-      const nameParam = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
-      paths[base] = {
-        get: op(
-          'list',
-          def,
-          version,
-          [param('labelSelector', ''), param('fieldSelector', ''), param('limit', ''), param('continue', ''), param('watch', '')],
-          false,
-          [],
-        ),
-        post: op('post', def, version, writeParams, true, ['application/json', 'application/yaml']),
-        delete: op('deletecollection', def, version, [param('labelSelector', '')], false, []),
-        parameters: nsParam,
-      };
-      paths[`${base}/{name}`] = {
-        get: op('get', def, version, [], false, []),
-        put: op('put', def, version, writeParams, true, ['application/json', 'application/yaml']),
-        patch: op(
-          'patch',
-          def,
-          version,
-          [...writeParams, param('force', '')],
-          true,
-          def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic')),
-        ),
-        delete: op(
-          'delete',
-          def,
-          version,
-          [param('dryRun', ''), param('propagationPolicy', ''), param('gracePeriodSeconds', '')],
-          false,
-          [],
-        ),
-        parameters: [...nameParam, ...nsParam],
-      };
-      if (vd.status)
-        paths[`${base}/{name}/status`] = {
-          get: op('get', def, version, [], false, []),
-          put: op('put', def, version, writeParams, true, ['application/json']),
-          patch: op('patch', def, version, [...writeParams, param('force', '')], true, patchContentTypes),
-          parameters: [...nameParam, ...nsParam],
-        };
+      Object.assign(paths, resourcePaths(prefix, def, vd));
       schemas[schemaName(def, version)] = this.schemaFor(def, vd, version);
     }
     return {
@@ -224,4 +190,46 @@ function varint(n: number): Buffer {
   }
   out.push(v);
   return Buffer.from(out);
+}
+
+/** The paths of one resource at a version: the collection, an object and (when served) its status. */
+function resourcePaths(prefix: string, def: ResourceDef, vd: VersionDef): JsonObject {
+  const version = vd.name;
+  const operation = (action: string, params: JsonObject[] = [], contentTypes: string[] = []): JsonObject =>
+    op({ action, def, version, params, contentTypes });
+  const base = def.namespaced ? `${prefix}/namespaces/{namespace}/${def.resource}` : `${prefix}/${def.resource}`;
+  const nsParam = def.namespaced ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : [];
+  const nameParam = [{ name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }];
+  const paths: JsonObject = {};
+  paths[base] = {
+    get: operation('list', [
+      param('labelSelector', ''),
+      param('fieldSelector', ''),
+      param('limit', ''),
+      param('continue', ''),
+      param('watch', ''),
+    ]),
+    post: operation('post', writeParams, ['application/json', 'application/yaml']),
+    delete: operation('deletecollection', [param('labelSelector', '')]),
+    parameters: nsParam,
+  };
+  paths[`${base}/{name}`] = {
+    get: operation('get'),
+    put: operation('put', writeParams, ['application/json', 'application/yaml']),
+    patch: operation(
+      'patch',
+      [...writeParams, param('force', '')],
+      def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic')),
+    ),
+    delete: operation('delete', [param('dryRun', ''), param('propagationPolicy', ''), param('gracePeriodSeconds', '')]),
+    parameters: [...nameParam, ...nsParam],
+  };
+  if (vd.status)
+    paths[`${base}/{name}/status`] = {
+      get: operation('get'),
+      put: operation('put', writeParams, ['application/json']),
+      patch: operation('patch', [...writeParams, param('force', '')], patchContentTypes),
+      parameters: [...nameParam, ...nsParam],
+    };
+  return paths;
 }
