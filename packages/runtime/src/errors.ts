@@ -23,3 +23,6 @@ export class RunnableFailedError extends RuntimeError {}
 
 /** An address option (e.g. `:8080`, `127.0.0.1:0`) could not be parsed. */
 export class AddressError extends RuntimeError {}
+
+/** A member was engaged in a Fleet that has stopped (the process is shutting down). */
+export class FleetStoppedError extends RuntimeError {}

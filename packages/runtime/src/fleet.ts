@@ -1,4 +1,5 @@
 import { jsonEqual, systemClock, type Clock, type DynamicClient, type GroupVersionResource } from '@kubefed/client';
+import { FleetStoppedError } from './errors.js';
 import { Informer } from './informer.js';
 import { listerWatcherFor } from './list-watcher.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -77,7 +78,7 @@ interface InformerEntry {
  * it. A provider (the cluster health controller, or a KubeFedCluster status reader in a
  * workers-only process) calls {@link engage} / {@link disengage} and {@link setReady}; consumers
  * read {@link readyClusters} and subscribe to the events. Disengaging a member stops its
- * informers, then closes its client. A runnable: stopping it disengages every member.
+ * informers, then closes its client. A runnable: stopping it disengages every member, and it engages none after that.
  */
 export class Fleet<C = unknown> implements Runnable {
   readonly name = 'fleet';
@@ -87,6 +88,7 @@ export class Fleet<C = unknown> implements Runnable {
   readonly #logger: Logger;
   readonly #members = new Map<string, Member<C>>();
   readonly #listeners = new Set<FleetEvents>();
+  #stopped = false;
 
   constructor(options: FleetOptions<C>) {
     this.#o = options;
@@ -98,9 +100,11 @@ export class Fleet<C = unknown> implements Runnable {
    * same config; otherwise the previous engagement (if any) is disengaged and a client is built
    * with `connect`. A newly engaged member is not Ready until {@link setReady}.
    *
-   * @throws what `connect` throws; the member is then not engaged.
+   * @throws what `connect` throws; the member is then not engaged. FleetStoppedError once the
+   * Fleet has stopped (no client is built that nothing would close).
    */
   engage(name: string, config: C): DynamicClient {
+    if (this.#stopped) throw new FleetStoppedError(`cannot engage member cluster "${name}": the fleet has stopped`);
     const existing = this.#members.get(name);
     if (existing !== undefined && (this.#o.sameConfig ?? jsonEqual)(existing.config, config)) return existing.client;
     if (existing !== undefined) void this.disengage(name);
@@ -196,6 +200,7 @@ export class Fleet<C = unknown> implements Runnable {
   /** Runs until `signal` aborts, then disengages every member. */
   async start(signal: AbortSignal): Promise<void> {
     await untilAborted(signal);
+    this.#stopped = true;
     await Promise.all([...this.#members.keys()].map((name) => this.disengage(name)));
   }
 

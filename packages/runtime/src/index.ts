@@ -8,7 +8,15 @@
  * the member clusters (clients, readiness, shared member informers).
  */
 export { systemClock, sleep, type Clock, type TimerHandle } from '@kubefed/client';
-export { RuntimeError, TerminalError, CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError, AddressError } from './errors.js';
+export {
+  RuntimeError,
+  TerminalError,
+  CacheSyncTimeoutError,
+  LeadershipLostError,
+  RunnableFailedError,
+  AddressError,
+  FleetStoppedError,
+} from './errors.js';
 export {
   objectKey,
   splitKey,

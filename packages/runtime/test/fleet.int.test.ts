@@ -1,6 +1,6 @@
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import { startCluster } from '@kubefed/kube-sim';
-import { Fleet } from '@kubefed/runtime';
+import { Fleet, FleetStoppedError } from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' } as const;
@@ -69,6 +69,27 @@ describe('Fleet', () => {
     await using env = await fleetOnSim();
     expect(() => env.fleet.engage('bad', { kubeconfig: 'not: [a kubeconfig', generation: 1 })).toThrow();
     expect(env.fleet.get('bad')).toBeUndefined();
+  });
+
+  it('disengages every member when stopped and engages none after that', async () => {
+    const sim = await startCluster({ name: 'runtime-fleet-stop', tls: false });
+    try {
+      const fleet = new Fleet<string>({ connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }) });
+      const stop = new AbortController();
+      const running = fleet.start(stop.signal);
+      fleet.engage('m1', sim.kubeconfigYaml());
+      fleet.setReady('m1', true);
+      const left: string[] = [];
+      fleet.subscribe({ onDisengaged: (name) => left.push(name) });
+      stop.abort();
+      await running;
+      expect(left).toEqual(['m1']);
+      expect(fleet.readyClusters().size).toBe(0);
+      expect(() => fleet.engage('m2', sim.kubeconfigYaml())).toThrow(FleetStoppedError);
+      expect(fleet.members()).toEqual([]);
+    } finally {
+      await sim[Symbol.asyncDispose]();
+    }
   });
 
   it('shares one informer per cluster and resource between its holders and stops it with the last one or the member', async () => {
