@@ -3,7 +3,7 @@ import type { ConnectionOptions as TlsConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { RedisConnectionError } from './queue-error.js';
-import { parseRedisUrl, redactRedisUrl, type RedisTlsFiles } from './redis-url.js';
+import { parseRedisUrl, redactRedisUrl, type RedisTarget, type RedisTlsFiles } from './redis-url.js';
 
 /** Options of {@link createRedisConnection}. */
 export interface RedisConnectionOptions {
@@ -152,17 +152,34 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
     reconnectOnError: reconnectOnReadOnly,
     ...(tls === undefined ? {} : { tls }),
   } satisfies RedisOptions;
-  const lazyConnect = options.lazyConnect ?? false;
+  const { connection, secrets } = openClient(target, { common, tls, role, lazyConnect: options.lazyConnect ?? false });
+  const state: ConnectionFacts = { where, secrets, lastError: undefined };
+  facts.set(connection, state);
+  logErrors(connection, state, logger);
+  return connection;
+}
+
+/** What the connections of every mode share. */
+interface OpenSettings {
+  /** Options of every server connection (name, timeouts, TLS). */
+  readonly common: Pick<RedisOptions, 'connectionName' | 'connectTimeout' | 'maxRetriesPerRequest' | 'reconnectOnError' | 'tls'>;
+  /** TLS options, also for the Sentinels. */
+  readonly tls: RedisOptions['tls'] | undefined;
+  readonly role: 'worker' | 'producer';
+  readonly lazyConnect: boolean;
+}
+
+/** The ioredis client of `target` and the secrets its errors must never show. */
+function openClient(target: RedisTarget, settings: OpenSettings): { connection: RedisConnection; secrets: string[] } {
+  const { common, tls, role, lazyConnect } = settings;
   const retryStrategy = (times: number): number => reconnectDelayMs(times);
-  let connection: RedisConnection;
-  let secrets: string[];
   switch (target.mode) {
-    case 'standalone':
-      connection = new Redis(target.url, { ...common, lazyConnect, retryStrategy });
-      secrets = secretsOf([connection.options.password]);
-      break;
-    case 'sentinel':
-      connection = new Redis({
+    case 'standalone': {
+      const connection = new Redis(target.url, { ...common, lazyConnect, retryStrategy });
+      return { connection, secrets: secretsOf([connection.options.password]) };
+    }
+    case 'sentinel': {
+      const connection = new Redis({
         ...common,
         lazyConnect,
         retryStrategy,
@@ -179,10 +196,10 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
         failoverDetector: true,
         ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
       });
-      secrets = secretsOf([target.password, target.sentinelPassword]);
-      break;
-    case 'cluster':
-      connection = new Cluster(
+      return { connection, secrets: secretsOf([target.password, target.sentinelPassword]) };
+    }
+    case 'cluster': {
+      const connection = new Cluster(
         target.nodes.map((n) => ({ ...n })),
         {
           lazyConnect,
@@ -194,13 +211,15 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
           redisOptions: { ...common, ...optional({ username: target.username, password: target.password }) },
         },
       );
-      secrets = secretsOf([target.password]);
-      break;
+      return { connection, secrets: secretsOf([target.password]) };
+    }
   }
-  const state: ConnectionFacts = { where, secrets, lastError: undefined };
-  facts.set(connection, state);
+}
+
+/** Logs the first error of each streak (redacted) and the recovery after it. */
+function logErrors(connection: RedisConnection, state: ConnectionFacts, logger: QueueLogger): void {
   const onError = (err: unknown): void => {
-    const redacted = redactedRedisError(err, secrets);
+    const redacted = redactedRedisError(err, state.secrets);
     // ioredis repeats the same error on every reconnect attempt: log the first of a streak.
     if (state.lastError === undefined) logger.warn({ err: redacted }, 'redis connection error');
     state.lastError = redacted;
@@ -212,7 +231,6 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
     if (state.lastError !== undefined) logger.info({}, 'redis connection restored');
     state.lastError = undefined;
   });
-  return connection;
 }
 
 /** `values` without its undefined fields (`exactOptionalPropertyTypes`). */
