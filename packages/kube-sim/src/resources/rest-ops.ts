@@ -380,47 +380,9 @@ export class RestOps {
         // kube-apiserver wraps etcd3's storage error, which names the key (kube-sim: the default /registry prefix).
         `StorageError: invalid object, Code: 4, Key: ${storageKey(scope.def, existing)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${incoming.metadata.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`,
       );
-    let obj: KObject;
-    if (subresource === 'status') {
-      obj = { ...existing, metadata: { ...existing.metadata } };
-      if (incoming['status'] === undefined) delete obj['status'];
-      else obj['status'] = incoming['status'];
-      if (scope.def.builtin) {
-        statusMetadata(scope.def, obj.metadata, incoming.metadata);
-        defaultOnUpdate(scope.def, obj, existing);
-      }
-    } else {
-      obj = incoming;
-      const m = obj.metadata;
-      const e = existing.metadata;
-      m.name = name;
-      if (scope.def.namespaced) m.namespace = e.namespace ?? scope.namespace;
-      else delete m.namespace;
-      m.uid = e.uid ?? '';
-      m.creationTimestamp = e.creationTimestamp ?? '';
-      setOrDelete(m, 'deletionTimestamp', e.deletionTimestamp);
-      setOrDelete(m, 'deletionGracePeriodSeconds', e.deletionGracePeriodSeconds);
-      if (m.managedFields === undefined && e.managedFields !== undefined) m.managedFields = e.managedFields;
-      if (m.generateName === undefined && e.generateName !== undefined) m.generateName = e.generateName;
-      if (scope.version.status) {
-        if (existing['status'] === undefined) delete obj['status'];
-        else obj['status'] = existing['status'];
-      }
-      defaultOnUpdate(scope.def, obj, existing);
-    }
+    let obj = subresource === 'status' ? this.#statusUpdate(scope, existing, incoming) : this.#mainUpdate(scope, existing, incoming);
     obj.metadata.resourceVersion = existing.metadata.resourceVersion ?? '';
-    if (existing.metadata.deletionTimestamp !== undefined) {
-      const before = new Set(existing.metadata.finalizers ?? []);
-      const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length > 0)
-        throw invalid(scope.def.kind, scope.def.group, name, [
-          {
-            reason: 'FieldValueForbidden',
-            message: 'Forbidden: no new finalizers can be added if the object is being deleted',
-            field: 'metadata.finalizers',
-          },
-        ]);
-    }
+    if (existing.metadata.deletionTimestamp !== undefined) refuseNewFinalizers(scope, existing, obj);
     const validated = this.validateContent(scope, obj, existing, opts);
     obj = validated.object;
     if (scope.def.generation) {
@@ -441,6 +403,40 @@ export class RestOps {
       return { object: last ?? obj, warnings: validated.warnings, deleted: true };
     }
     return { object: this.store.put(grKey, obj, 'MODIFIED'), warnings: validated.warnings };
+  }
+
+  /** The object a status update writes: `existing` with the incoming status (and, for built-in kinds, status-writable metadata). */
+  #statusUpdate(scope: Scope, existing: KObject, incoming: KObject): KObject {
+    const obj: KObject = { ...existing, metadata: { ...existing.metadata } };
+    if (incoming['status'] === undefined) delete obj['status'];
+    else obj['status'] = incoming['status'];
+    if (scope.def.builtin) {
+      statusMetadata(scope.def, obj.metadata, incoming.metadata);
+      defaultOnUpdate(scope.def, obj, existing);
+    }
+    return obj;
+  }
+
+  /** The object an update of the main resource writes: `incoming` with the fields the server owns kept from `existing`. */
+  #mainUpdate(scope: Scope, existing: KObject, incoming: KObject): KObject {
+    const obj = incoming;
+    const m = obj.metadata;
+    const e = existing.metadata;
+    m.name = e.name ?? '';
+    if (scope.def.namespaced) m.namespace = e.namespace ?? scope.namespace;
+    else delete m.namespace;
+    m.uid = e.uid ?? '';
+    m.creationTimestamp = e.creationTimestamp ?? '';
+    setOrDelete(m, 'deletionTimestamp', e.deletionTimestamp);
+    setOrDelete(m, 'deletionGracePeriodSeconds', e.deletionGracePeriodSeconds);
+    if (m.managedFields === undefined && e.managedFields !== undefined) m.managedFields = e.managedFields;
+    if (m.generateName === undefined && e.generateName !== undefined) m.generateName = e.generateName;
+    if (scope.version.status) {
+      if (existing['status'] === undefined) delete obj['status'];
+      else obj['status'] = existing['status'];
+    }
+    defaultOnUpdate(scope.def, obj, existing);
+    return obj;
   }
 
   /**
@@ -665,4 +661,18 @@ function decodeContinue(token: string): { rv: number; start: string } {
     // fall through
   }
   throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+}
+
+/** An object being deleted may lose finalizers but gain none. */
+function refuseNewFinalizers(scope: Scope, existing: KObject, obj: KObject): void {
+  const before = new Set(existing.metadata.finalizers ?? []);
+  const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
+  if (added.length > 0)
+    throw invalid(scope.def.kind, scope.def.group, existing.metadata.name ?? '', [
+      {
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+        field: 'metadata.finalizers',
+      },
+    ]);
 }
