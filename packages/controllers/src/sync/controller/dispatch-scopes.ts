@@ -30,11 +30,6 @@ export class DispatchScopes {
     this.#pending.delete(key);
     return scope === 'all' ? undefined : scope;
   }
-
-  /** Number of keys with a pending scope. */
-  get size(): number {
-    return this.#pending.size;
-  }
 }
 
 /** The clusters that became Ready, stopped being Ready, or are Ready with another client since `before`. */
