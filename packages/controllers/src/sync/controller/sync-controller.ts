@@ -83,7 +83,8 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
  * The sync controller of one federated type (docs/kubefed-compatibility.md §4.4), as one runnable: an
  * informer on the federated type in the host, a controller running {@link SyncReconciler}
  * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
- * Every object is reconciled again when the set of Ready clusters or a cluster's labels change, and every object in
+ * Every object is reconciled again when the set of Ready clusters (with jobs for the clusters whose
+ * readiness changed alone, {@link DispatchScopes}) or a cluster's labels change, and every object in
  * namespace N when the FederatedNamespace N/N changes (namespaced targets). Status-only
  * updates of the federated object do not trigger a reconcile. {@link MemberWatches} on the
  * managed copies in Ready members send a sync job for the changed cluster when a copy is
