@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, defaultFederatedTypeConfig, type FederatedTypeOptions } from '@kubefed/api';
+import { buildFederatedTypeConfig, defaultFederatedTypeConfig } from '@kubefed/api';
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import type { SimCluster } from '@kubefed/kube-sim';
 import { EventRecorder } from '@kubefed/runtime';
@@ -7,20 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemberWriteError, StatusRecorder, SyncWorker, syncTypeOf, VersionStore } from '@kubefed/controllers';
 import { federatedObjectRef, type QueueLogger } from '@kubefed/queue';
 import { clientFor, type InProcessFederation as Federation, startInProcessFederation } from '@kubefed/testing';
+import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
-const CLUSTER_ROLES: FederatedTypeOptions = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'ClusterRole',
-  pluralName: 'clusterroles',
-  scope: 'Cluster',
-};
-const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Namespace', pluralName: 'namespaces', scope: 'Cluster' };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
 const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
 const NS = 'kube-federation-system';
-const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(CLUSTER_ROLES, NS)));
+const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, NS)));
 
 /** A client of `cluster` whose token the API server refuses (401). */
 const refusedClient = (cluster: SimCluster): DynamicClient =>
@@ -41,7 +34,7 @@ async function createFederatedClusterRole(): Promise<string> {
 let fed: Federation;
 
 beforeAll(async () => {
-  fed = await startInProcessFederation({ members: { member1: {} }, federatedTypes: [CLUSTER_ROLES, NAMESPACES] });
+  fed = await startInProcessFederation({ members: { member1: {} }, federatedTypes: [TARGET_TYPES.clusterRoles, TARGET_TYPES.namespaces] });
 });
 
 afterAll(async () => {
@@ -152,7 +145,7 @@ describe('sync worker failures before a member write', () => {
       metadata: { name: target },
       spec: { placement: { clusters: [] } },
     });
-    const nsType = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(NAMESPACES, NS)));
+    const nsType = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.namespaces, NS)));
     const worker = new SyncWorker({
       host: fed.hostClient,
       clusters: () => [{ metadata: { name: 'host' } }],
