@@ -24,6 +24,21 @@ describe('OwnWrites', () => {
     expect(own.size).toBe(0);
   });
 
+  it('says an object is pending from the start of its write until the watch has shown the written version', () => {
+    const own = new OwnWrites();
+    const { report } = events();
+    expect(own.pending(KEY)).toBe(false);
+    own.begin(KEY);
+    expect(own.pending(KEY)).toBe(true);
+    own.wrote(KEY, '7');
+    expect(own.pending(KEY)).toBe(true);
+    own.observe(KEY, '7', report('7'));
+    expect(own.pending(KEY)).toBe(false);
+    own.begin(KEY);
+    own.failed(KEY);
+    expect(own.pending(KEY)).toBe(false);
+  });
+
   it('swallows the echo that arrives before the response, and reports other events parked meanwhile when the write ends', () => {
     const own = new OwnWrites();
     const { reports, report } = events();

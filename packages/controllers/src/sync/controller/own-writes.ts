@@ -98,6 +98,15 @@ export class OwnWrites {
     report();
   }
 
+  /**
+   * Whether this process is writing the object or wrote it and its watch has not shown that
+   * write yet: a watch cache read of the object may then still show it as it was before.
+   */
+  pending(key: string): boolean {
+    const entry = this.#entries.get(key);
+    return entry !== undefined && (entry.inflight > 0 || entry.written.size > 0);
+  }
+
   /** Objects with a write in flight or an echo still expected (for tests and metrics). */
   get size(): number {
     return this.#entries.size;

@@ -272,10 +272,9 @@ export class SyncWorker {
 
   /** Observes the member object and applies what it needs. */
   async #converge(t: TargetScope, member: DynamicClient): Promise<void> {
-    const { job, fed } = t;
+    const { fed } = t;
     const members = member.resource(t.type.targetGvr, t.namespace);
-    // The member watch cache spares a GET per job; deletion and orphaning always look live.
-    const cached = t.deleting ? undefined : t.caches?.memberCopies?.managedCopy(job.cluster, t.key);
+    const cached = this.#cachedCopy(t);
     if (cached === undefined) t.ctx.signal.throwIfAborted();
     let observed: MemberObservation;
     try {
@@ -457,7 +456,7 @@ export class SyncWorker {
   /** A create or update of the member object, announced to the member watches of this process. */
   async #write(w: WriteScope, send: () => Promise<KubeObject>): Promise<KubeObject> {
     const own = this.#o.ownWrites;
-    const key = OwnWrites.key(w.job.cluster, w.type.name, { metadata: { namespace: w.namespace, name: w.memberName } });
+    const key = this.#ownKey(w);
     own?.begin(key);
     try {
       const obj = await send();
@@ -467,6 +466,22 @@ export class SyncWorker {
       own?.failed(key);
       throw err;
     }
+  }
+
+  /**
+   * The member copy from the member watch cache (null: absent), which spares a GET per job;
+   * undefined when the job must look live: deletion and orphaning, and an object this process
+   * wrote whose write the watch has not shown yet (the cache may still say it is absent, and a
+   * second create would be announced).
+   */
+  #cachedCopy(t: TargetScope): KubeObject | null | undefined {
+    if (t.deleting || this.#o.ownWrites?.pending(this.#ownKey(t)) === true) return undefined;
+    return t.caches?.memberCopies?.managedCopy(t.job.cluster, t.key);
+  }
+
+  /** The member object's key in {@link OwnWrites}. */
+  #ownKey(t: TargetScope): string {
+    return OwnWrites.key(t.job.cluster, t.type.name, { metadata: { namespace: t.namespace, name: t.memberName } });
   }
 
   /** A live read of the member object after a write met one that moved on (KubeFed's read after AlreadyExists). */
