@@ -476,7 +476,10 @@ function registerFederatedTypeConfigs(
  * The sync workers (modes `all` and `workers`): in `all` they run the controllers' processor,
  * only while this replica leads; a workers-only process builds its own.
  */
-async function registerWorkers(p: ProcessParts, o: { controllers: ControllerParts; connection: RedisConnection | undefined }): Promise<void> {
+async function registerWorkers(
+  p: ProcessParts,
+  o: { controllers: ControllerParts; connection: RedisConnection | undefined },
+): Promise<void> {
   const { config } = p;
   if (config.mode === 'controllers' || o.connection === undefined) return;
   let { processor, clusterInformer: informer } = o.controllers;

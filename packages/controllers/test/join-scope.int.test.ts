@@ -120,8 +120,6 @@ describe('join scope against the running scope', () => {
     await expect
       .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 10_000, interval: 100 })
       .toMatchObject({ status: 'True', reason: 'ClusterReady' });
-    await expect
-      .poll(() => [...running.fleet.readyClusters().keys()], { timeout: 10_000, interval: 100 })
-      .toEqual(['member1', 'member2']);
+    await expect.poll(() => [...running.fleet.readyClusters().keys()], { timeout: 10_000, interval: 100 }).toEqual(['member1', 'member2']);
   });
 });

@@ -14,7 +14,9 @@ describe('MemberWatches over a Fleet', () => {
   it('shares one member informer between two watchers; a late one reports changes, not the copies already cached', async () => {
     await using member = await startCluster({ name: 'member-watches', tls: false });
     const kubeconfig = member.kubeconfigYaml();
-    const fleet = new Fleet<string>({ connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }) });
+    const fleet = new Fleet<string>({
+      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
+    });
     const stop = new AbortController();
     const running = fleet.start(stop.signal);
     const client = fleet.engage('m1', kubeconfig);

@@ -74,7 +74,9 @@ describe('Fleet', () => {
   it('disengages every member when stopped and engages none after that', async () => {
     const sim = await startCluster({ name: 'runtime-fleet-stop', tls: false });
     try {
-      const fleet = new Fleet<string>({ connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }) });
+      const fleet = new Fleet<string>({
+        connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
+      });
       const stop = new AbortController();
       const running = fleet.start(stop.signal);
       fleet.engage('m1', sim.kubeconfigYaml());

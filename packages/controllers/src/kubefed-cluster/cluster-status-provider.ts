@@ -1,5 +1,12 @@
 import { RESOURCES } from '@kubefed/api';
-import { ConfigError, isNotFound, SecretNotBoundError, type DynamicClient, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import {
+  ConfigError,
+  isNotFound,
+  SecretNotBoundError,
+  type DynamicClient,
+  type KubeFedClusterInput,
+  type KubeObject,
+} from '@kubefed/client';
 import type { Logger } from '@kubefed/runtime';
 import type { MemberFleet } from './member-fleet.js';
 
