@@ -107,147 +107,197 @@ export class SyncController implements Runnable {
   }
 
   async start(signal: AbortSignal): Promise<void> {
-    const o = this.#o;
-    const logger = o.logger ?? silentLogger();
-    const clock = o.clock ?? systemClock;
+    const run = new SyncRun(this.#o, this.name);
+    this.#caches = run.caches;
+    try {
+      await run.run(signal);
+    } finally {
+      this.#caches = undefined;
+    }
+  }
+}
+
+/**
+ * One run of a {@link SyncController}, from `start` until its signal aborts: the informers, the
+ * controller with its reconciler, the member watches, the fan-outs of readiness, label and
+ * FederatedNamespace changes, and the periodic status flush.
+ */
+class SyncRun {
+  readonly caches: SyncCaches;
+  readonly #o: SyncControllerOptions;
+  readonly #name: string;
+  readonly #logger: Logger;
+  readonly #scopes = new DispatchScopes();
+  readonly #informer: Informer;
+  readonly #namespaces: Informer | undefined;
+  readonly #members: MemberWatches | undefined;
+  readonly #controller: Controller;
+  readonly #writer: StatusWriter;
+  #ready: ReadonlyMap<string, DynamicClient>;
+  #flushing = Promise.resolve();
+
+  constructor(o: SyncControllerOptions, name: string) {
+    this.#o = o;
+    this.#name = name;
+    this.#logger = o.logger ?? silentLogger();
     // A Namespaced control plane sees only its own namespace, in the host and in the members.
     const watched = o.scope === 'Namespaced' ? o.kubefedNamespace : undefined;
-    const informer = new Informer({
-      name: this.name,
-      listerWatcher: listerWatcherFor(o.host.resource(o.type.federatedGvr, watched)),
-      ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(this.name) }),
-      resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
-      logger,
-      clock,
-    });
-    const collect = (): boolean => o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
-    // Drift (and remote status): a changed member copy gets a sync job for its cluster at once.
-    const members =
-      o.watchMembers === false
-        ? undefined
-        : new MemberWatches({
-            type: o.type,
-            statusChanges: collect,
-            ownWrites: o.ownWrites,
-            namespace: watched,
-            fleet: o.fleet,
-            logger,
-            clock,
-            onChange: (cluster, key) => {
-              // A managed copy without a federated object is a possible orphan: the worker
-              // confirms on the host that the object is gone and removes the managed label.
-              const orphan = informer.store.get(key) === undefined;
-              if (orphan && !informer.hasSynced()) return;
-              const job = syncJob(syncRequest(federatedObjectRef(o.type.name, key), cluster), orphan ? 'remove' : 'sync');
-              o.producer
-                .enqueue(job)
-                .catch((err: unknown) => logger.warn({ controller: this.name, cluster, err }, 'enqueueing a drift repair failed'));
-            },
-          });
+    this.#informer = this.#newInformer(name, o.host.resource(o.type.federatedGvr, watched), o.resyncPeriodMs ?? 300_000);
+    this.#members = o.watchMembers === false ? undefined : this.#memberWatches(watched);
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
-    const namespaces =
+    this.#namespaces =
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
-        ? new Informer({
-            name: `${this.name}-federatednamespaces`,
-            listerWatcher: listerWatcherFor(o.host.resource(federatedNamespaceGvrOf(o, o.type), watched)),
-            ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(`${this.name}-federatednamespaces`) }),
-            logger,
-            clock,
-          })
+        ? this.#newInformer(`${name}-federatednamespaces`, o.host.resource(federatedNamespaceGvrOf(o, o.type), watched))
         : undefined;
-    const env = { ...o, federatedNamespaceCache: namespaces };
-    const scopes = new DispatchScopes();
+    const env = { ...o, federatedNamespaceCache: this.#namespaces };
+    this.#controller = this.#newController(env);
+    this.#writer = new StatusWriter({
+      ...env,
+      host: o.reporting ?? o.host,
+      objects: this.#informer.store,
+      isReady: (c) => o.fleet.isReady(c),
+      remoteStatusCollection: () => this.#collect(),
+      clock: o.clock ?? systemClock,
+    });
+    this.caches = { objects: this.#informer, federatedNamespaces: this.#namespaces, memberCopies: this.#members };
+    this.#ready = o.fleet.readyClusters();
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
+    const runs: Promise<void>[] = [this.#informer.start(signal), this.#controller.start(signal)];
+    if (this.#namespaces !== undefined) runs.push(this.#watchNamespaces(this.#namespaces, signal));
+    this.#members?.sync(this.#ready);
+    const offReady = o.fleet.onChange(() => this.#onReadinessChange());
+    const offLabels = o.onClusterLabelsChange?.(() => this.#reconcileAll());
+    const timer = setInterval(() => this.#flush(), o.statusFlushMs ?? 200);
+    try {
+      await Promise.all(runs);
+    } finally {
+      clearInterval(timer);
+      offReady();
+      offLabels?.();
+      await this.#members?.stop();
+      await this.#flushing;
+    }
+  }
+
+  #newInformer(name: string, resource: ReturnType<DynamicClient['resource']>, resyncPeriodMs?: number): Informer {
+    const o = this.#o;
+    return new Informer({
+      name,
+      listerWatcher: listerWatcherFor(resource),
+      ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
+      ...(resyncPeriodMs === undefined ? {} : { resyncPeriodMs }),
+      logger: this.#logger,
+      clock: o.clock ?? systemClock,
+    });
+  }
+
+  /** Whether remote status is collected now (the FTC's statusCollection and the feature gate). */
+  #collect(): boolean {
+    return this.#o.type.statusCollection && (this.#o.remoteStatusCollection?.() ?? true);
+  }
+
+  /** Drift (and remote status): a changed member copy gets a sync job for its cluster at once. */
+  #memberWatches(namespace: string | undefined): MemberWatches {
+    const o = this.#o;
+    return new MemberWatches({
+      type: o.type,
+      statusChanges: () => this.#collect(),
+      ownWrites: o.ownWrites,
+      namespace,
+      fleet: o.fleet,
+      logger: this.#logger,
+      clock: o.clock ?? systemClock,
+      onChange: (cluster, key) => this.#repairDrift(cluster, key),
+    });
+  }
+
+  #repairDrift(cluster: string, key: string): void {
+    // A managed copy without a federated object is a possible orphan: the worker
+    // confirms on the host that the object is gone and removes the managed label.
+    const orphan = this.#informer.store.get(key) === undefined;
+    if (orphan && !this.#informer.hasSynced()) return;
+    const job = syncJob(syncRequest(federatedObjectRef(this.#o.type.name, key), cluster), orphan ? 'remove' : 'sync');
+    this.#o.producer
+      .enqueue(job)
+      .catch((err: unknown) => this.#logger.warn({ controller: this.#name, cluster, err }, 'enqueueing a drift repair failed'));
+  }
+
+  #newController(env: SyncControllerOptions & PlacementEnvironment): Controller {
+    const o = this.#o;
     const reconciler = new SyncReconciler({
       ...env,
-      objects: informer.store,
+      objects: this.#informer.store,
       readyClusters: () => o.fleet.readyClusters(),
-      memberCopies: members,
-      scopes,
+      memberCopies: this.#members,
+      scopes: this.#scopes,
     });
-    const controller = new Controller({
-      name: this.name,
+    return new Controller({
+      name: this.#name,
       reconciler,
       maxConcurrentReconciles: o.maxConcurrentReconciles ?? 4,
       ...(o.metrics === undefined
         ? {}
-        : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
-      logger,
-      clock,
-    }).watch(informer, {
+        : { metrics: { controller: o.metrics.controller(this.#name), queue: o.metrics.workQueue(this.#name) } }),
+      logger: this.#logger,
+      clock: o.clock ?? systemClock,
+    }).watch(this.#informer, {
       updatePredicate: changed,
       // A change of the object (or a periodic resync) is dispatched to every cluster.
       map: (obj) => {
         const key = objectKey(obj);
-        scopes.all(key);
+        this.#scopes.all(key);
         return [key];
       },
     });
-    const runs: Promise<void>[] = [informer.start(signal), controller.start(signal)];
-    if (namespaces !== undefined) {
-      // Any change to the FederatedNamespace of N re-enqueues every object of this type in N.
-      const enqueueNamespace = (obj: KubeObject): void => {
-        for (const fedObj of informer.store.listByNamespace(obj.metadata.namespace ?? '')) {
-          const key = objectKey(fedObj);
-          scopes.all(key);
-          controller.queue.add(key, { priority: 'low' });
-        }
-      };
-      namespaces.addEventHandler({
-        onAdd: enqueueNamespace,
-        onUpdate: (_, n) => enqueueNamespace(n),
-        onDelete: (obj) => enqueueNamespace(deletedObject(obj)),
-      });
-      runs.push(namespaces.start(signal));
-    }
-    const writer = new StatusWriter({
-      ...env,
-      host: o.reporting ?? o.host,
-      objects: informer.store,
-      isReady: (c) => o.fleet.isReady(c),
-      remoteStatusCollection: collect,
-      clock,
-    });
-    this.#caches = { objects: informer, federatedNamespaces: namespaces, memberCopies: members };
-    members?.sync(o.fleet.readyClusters());
-    // Fan-outs go after keys added for a change of their own: a readiness or label change of one
-    // cluster must not make a user's change wait behind every object (each is re-checked anyway).
-    const reconcileAll = (): void => {
-      for (const key of informer.store.keys()) {
-        scopes.all(key);
-        controller.queue.add(key, { priority: 'low' });
-      }
+  }
+
+  /** Any change to the FederatedNamespace of N re-enqueues every object of this type in N. */
+  #watchNamespaces(namespaces: Informer, signal: AbortSignal): Promise<void> {
+    const enqueueNamespace = (obj: KubeObject): void => {
+      for (const fedObj of this.#informer.store.listByNamespace(obj.metadata.namespace ?? '')) this.#fanOut(objectKey(fedObj));
     };
-    // A readiness change concerns the clusters whose readiness changed: their status entries,
-    // and jobs to them alone (a healthy member's copy does not depend on another's readiness).
-    let ready = o.fleet.readyClusters();
-    const offReady = o.fleet.onChange(() => {
-      const now = o.fleet.readyClusters();
-      const clusters = readinessChanges(ready, now);
-      ready = now;
-      members?.sync(now);
-      if (clusters.size === 0) return;
-      for (const key of informer.store.keys()) {
-        scopes.only(key, clusters);
-        controller.queue.add(key, { priority: 'low' });
-      }
+    namespaces.addEventHandler({
+      onAdd: enqueueNamespace,
+      onUpdate: (_, n) => enqueueNamespace(n),
+      onDelete: (obj) => enqueueNamespace(deletedObject(obj)),
     });
-    const offLabels = o.onClusterLabelsChange?.(reconcileAll);
-    const flushMs = o.statusFlushMs ?? 200;
-    let flushing = Promise.resolve();
-    const timer = setInterval(() => {
-      flushing = flushing
-        .then(() => writer.flush())
-        .catch((err: unknown) => logger.error({ controller: this.name, err }, 'status write failed'));
-    }, flushMs);
-    try {
-      await Promise.all(runs);
-    } finally {
-      this.#caches = undefined;
-      clearInterval(timer);
-      offReady();
-      offLabels?.();
-      await members?.stop();
-      await flushing;
-    }
+    return namespaces.start(signal);
+  }
+
+  /**
+   * Fan-outs go after keys added for a change of their own: a readiness or label change of one
+   * cluster must not make a user's change wait behind every object (each is re-checked anyway).
+   * `clusters`: dispatch to these alone; default every cluster.
+   */
+  #fanOut(key: string, clusters?: ReadonlySet<string>): void {
+    if (clusters === undefined) this.#scopes.all(key);
+    else this.#scopes.only(key, clusters);
+    this.#controller.queue.add(key, { priority: 'low' });
+  }
+
+  #reconcileAll(): void {
+    for (const key of this.#informer.store.keys()) this.#fanOut(key);
+  }
+
+  /**
+   * A readiness change concerns the clusters whose readiness changed: their status entries,
+   * and jobs to them alone (a healthy member's copy does not depend on another's readiness).
+   */
+  #onReadinessChange(): void {
+    const now = this.#o.fleet.readyClusters();
+    const clusters = readinessChanges(this.#ready, now);
+    this.#ready = now;
+    this.#members?.sync(now);
+    if (clusters.size === 0) return;
+    for (const key of this.#informer.store.keys()) this.#fanOut(key, clusters);
+  }
+
+  #flush(): void {
+    this.#flushing = this.#flushing
+      .then(() => this.#writer.flush())
+      .catch((err: unknown) => this.#logger.error({ controller: this.#name, err }, 'status write failed'));
   }
 }
