@@ -41,7 +41,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly type: SyncType;
   /** The informer cache of the federated type. */
   readonly objects: Reader<KubeObject>;
-  /** Ready member clusters with their clients (`ClusterHealthTracker.readyClusters`). */
+  /** Ready member clusters with their clients (`Fleet.readyClusters`). */
   readonly readyClusters: () => ReadonlyMap<string, DynamicClient>;
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
