@@ -2,7 +2,7 @@
 /* eslint-disable no-restricted-imports -- the conformance suite checks kube-sim with the reference client */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
-import type { ConformanceTarget, Json, Substrate } from '../support/conformance-target.js';
+import type { ConformanceTarget, Json, RawResponse, Substrate } from '../support/conformance-target.js';
 import { configMap, deployment, expectCode, expectFailure } from '../support/fixtures.js';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
@@ -115,11 +115,15 @@ export function crudConformance(substrate: Substrate): void {
       expect(annotated.metadata.generation).toBe(2);
       const scaled = await patch({ spec: { replicas: 3 } });
       expect(scaled.metadata.generation).toBe(3);
-      const fresh = expectCode(await t.request('GET', `${deploys()}/generations`), 200);
-      const put = expectCode(
-        await t.request('PUT', `${deploys()}/generations`, { body: { ...fresh, spec: { ...fresh.spec, minReadySeconds: 5 } } }),
-        200,
-      );
+      // A read-modify-write races the deployment controller's status writes (409 on both
+      // substrates): read again and retry, as every client does.
+      const replace = async (): Promise<RawResponse> => {
+        const fresh = expectCode(await t.request('GET', `${deploys()}/generations`), 200);
+        return t.request('PUT', `${deploys()}/generations`, { body: { ...fresh, spec: { ...fresh.spec, minReadySeconds: 5 } } });
+      };
+      let res = await replace();
+      for (let attempt = 1; res.status === 409 && attempt < 5; attempt++) res = await replace();
+      const put = expectCode(res, 200);
       expect(put.metadata.generation).toBe(4);
     });
 
