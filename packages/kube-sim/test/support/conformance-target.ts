@@ -315,7 +315,17 @@ async function openTarget(tag: string, kubeconfigYaml: string, sim: SimCluster |
     });
     if (res.status !== 201) throw new Error(`creating namespace ${name}: ${res.status} ${res.text}`);
     namespaces.push(name);
+    await rootCaPublished(name);
     return name;
+  };
+  // Both servers' root CA publisher writes `kube-root-ca.crt` into every new namespace, a moment
+  // later. Waiting for it keeps that write out of the watches and lists a test opens afterwards.
+  const rootCaPublished = async (ns: string): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    while ((await request('GET', `/api/v1/namespaces/${ns}/configmaps/kube-root-ca.crt`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`namespace ${ns}: kube-root-ca.crt not published within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   };
   let namespace: string;
   try {
