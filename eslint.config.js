@@ -36,6 +36,21 @@ const processPackages = ['controller-manager', 'kubefedctl', 'demo'];
 const controllerFolders = ['kubefed-cluster', 'kubefed-config', 'federated-type-config', 'sync', 'replica-scheduling'];
 const isolatedControllers = ['kubefed-cluster', 'kubefed-config', 'replica-scheduling', 'sync'];
 
+/**
+ * The import rule of the files `files` of the controller folder `dir`: the package's rule, no
+ * other controller folder, and `extra` if given.
+ */
+function controllerImportRules(dir, files, extra) {
+  const [level, options] = importRulesFor('controllers')['no-restricted-imports'];
+  const others = controllerFolders.filter((d) => d !== dir);
+  const isolation = {
+    group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`, `../../../${d}/*`]),
+    message: `docs/architecture.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.`,
+  };
+  const patterns = [...options.patterns, isolation, ...(extra === undefined ? [] : [extra])];
+  return { files: [files], rules: { 'no-restricted-imports': [level, { ...options, patterns }] } };
+}
+
 /** Test files may also use the simulator and the shared test helpers. */
 const testOnlySiblings = ['kube-sim', 'testing'];
 const testFiles = ['**/*.test.ts', '**/test/**/*.ts'];
@@ -108,18 +123,15 @@ export default tseslint.config(
   })),
   // Controllers never import each other (docs/architecture.md): shared decisions live in
   // `controllers/src/placement/`. The FTC controller alone hosts the sync controllers it starts.
-  ...isolatedControllers.map((dir) => {
-    const [level, options] = importRulesFor('controllers')['no-restricted-imports'];
-    const others = controllerFolders.filter((d) => d !== dir);
-    const pattern = {
-      group: others.flatMap((d) => [`../${d}/*`, `../../${d}/*`]),
-      message: `docs/architecture.md: controllers never import each other; move what ${dir}/ shares into a shared module such as placement/.`,
-    };
-    return {
-      files: [`packages/controllers/src/${dir}/**/*.ts`],
-      rules: { 'no-restricted-imports': [level, { ...options, patterns: [...options.patterns, pattern] }] },
-    };
-  }),
+  ...isolatedControllers.map((dir) => controllerImportRules(dir, `packages/controllers/src/${dir}/**/*.ts`)),
+  // The sync path's worker and status sides never reach back into the reconcile side
+  // (docs/architecture.md): what they share lives in `sync/` itself.
+  ...['worker', 'status'].map((role) =>
+    controllerImportRules('sync', `packages/controllers/src/sync/${role}/**/*.ts`, {
+      group: ['../reconcile/*'],
+      message: `docs/architecture.md: sync/${role}/ never imports sync/reconcile/; move what they share into sync/.`,
+    }),
+  ),
   ...allPackages.map((pkg) => ({
     files: testFiles.map((glob) => `packages/${pkg}/${glob}`),
     rules: importRulesFor(pkg, { test: true }),

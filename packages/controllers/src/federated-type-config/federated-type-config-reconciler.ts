@@ -33,7 +33,7 @@ import {
   systemClock,
   terminal,
 } from '@kubefed/runtime';
-import { namespacesFtcIn, needsFederatedNamespaces, syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
+import { namespacesFtcIn, needsFederatedNamespaces, syncTypeOf, type SyncType } from '../sync/sync-type.js';
 import { serviceStatusTypeOf } from '../service-status/service-status-type.js';
 import type { StatusControllers } from '../service-status/status-controllers.js';
 import { federatedTypeProblem } from './federated-type-problem.js';
@@ -58,12 +58,12 @@ function readyCondition(previous: Condition | undefined, next: Omit<Condition, '
 export const FEDERATED_TYPE_CONFIG_GVR: GroupVersionResource = RESOURCES.federatedTypeConfigs;
 
 /** Options of {@link FederatedTypeConfigReconciler}. */
-export interface FederatedTypeConfigReconcilerOptions {
+export interface FederatedTypeConfigReconcilerOptions<R extends Runnable = Runnable> {
   readonly host: DynamicClient;
   /** The FTC informer cache. */
   readonly ftcs: Reader<KubeObject>;
   /** Builds the sync controller runnable of one type. */
-  readonly syncController: (type: SyncType, ftc: FederatedTypeConfig) => Runnable;
+  readonly syncController: (type: SyncType, ftc: FederatedTypeConfig) => R;
   /** Reports a child that failed (it is restarted with backoff: 1 s doubling to 60 s, reset by a new FTC generation). */
   readonly onChildError?: ((name: string, err: unknown) => void) | undefined;
   /** Enqueues an FTC key again (the controller's queue), so that a failed child is reported and restarted. Default none. */
@@ -90,9 +90,9 @@ interface Failure {
 /** Delay before restarting a child after its `count`-th failure in a row. */
 const restartDelayMs = (count: number): number => Math.min(1000 * 2 ** Math.min(count - 1, 6), 60_000);
 
-interface Child {
+interface Child<R extends Runnable> {
   readonly type: SyncType;
-  readonly runnable: Runnable;
+  readonly runnable: R;
   readonly generation: number | undefined;
   readonly abort: AbortController;
   readonly done: Promise<void>;
@@ -119,9 +119,9 @@ interface Child {
  * FTC has a `statusType` and `statusCollection: Enabled`, the gate `RawResourceStatusCollection`
  * is off and propagation is not paused; it is restarted when its type changes.
  */
-export class FederatedTypeConfigReconciler implements Reconciler {
-  readonly #o: FederatedTypeConfigReconcilerOptions;
-  readonly #children = new Map<string, Child>();
+export class FederatedTypeConfigReconciler<R extends Runnable = Runnable> implements Reconciler {
+  readonly #o: FederatedTypeConfigReconcilerOptions<R>;
+  readonly #children = new Map<string, Child<R>>();
   /** FTCs skipped for the scope (logged once each). */
   readonly #skipped = new Set<string>();
   /** Children that failed, by FTC name. */
@@ -129,7 +129,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
 
   readonly #clock: Clock;
 
-  constructor(options: FederatedTypeConfigReconcilerOptions) {
+  constructor(options: FederatedTypeConfigReconcilerOptions<R>) {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
   }
@@ -140,7 +140,7 @@ export class FederatedTypeConfigReconciler implements Reconciler {
   }
 
   /** The running sync controller runnable of an FTC, by name. */
-  syncRunnable(name: string): Runnable | undefined {
+  syncRunnable(name: string): R | undefined {
     return this.#children.get(name)?.runnable;
   }
 

@@ -5,12 +5,12 @@ import type { MemberFleet } from '../kubefed-cluster/member-fleet.js';
 import type { PlacementCluster } from '../placement/index.js';
 import { assertStatusTypeServed, ServiceStatusController } from '../service-status/service-status-controller.js';
 import { StatusControllers } from '../service-status/status-controllers.js';
-import { SyncController } from '../sync/controller/sync-controller.js';
-import { type SyncSettings, SyncWorker } from '../sync/controller/sync-worker.js';
-import { OwnWrites } from '../sync/controller/own-writes.js';
-import { StatusRecorder } from '../sync/controller/status-recorder.js';
-import type { SyncType } from '../sync/controller/sync-type.js';
-import { VersionStore, watchPropagatedVersions } from '../sync/controller/version-store.js';
+import { SyncController } from '../sync/reconcile/sync-controller.js';
+import { type SyncSettings, SyncWorker } from '../sync/worker/sync-worker.js';
+import { OwnWrites } from '../sync/worker/own-writes.js';
+import { StatusRecorder } from '../sync/status/status-recorder.js';
+import type { SyncType } from '../sync/sync-type.js';
+import { VersionStore, watchPropagatedVersions } from '../sync/worker/version-store.js';
 import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from './federated-type-config-reconciler.js';
 
 /** Options of {@link registerFederatedTypeConfigController}. */
@@ -102,7 +102,7 @@ export function registerFederatedTypeConfigController(
     name: 'federatedtypeconfigs',
     listerWatcher: listerWatcherFor(options.host.resource(FEDERATED_TYPE_CONFIG_GVR, options.namespace)),
   });
-  const reconciler = new FederatedTypeConfigReconciler({
+  const reconciler: FederatedTypeConfigReconciler<SyncController> = new FederatedTypeConfigReconciler({
     host: options.host,
     scope: env.scope,
     pushReconciler: options.pushReconciler,
@@ -167,10 +167,7 @@ export function registerFederatedTypeConfigController(
   const worker = new SyncWorker({
     ...env,
     types: (name) => reconciler.syncType(name),
-    caches: (name) => {
-      const runnable = reconciler.syncRunnable(name);
-      return runnable instanceof SyncController ? runnable.caches : undefined;
-    },
+    caches: (name) => reconciler.syncRunnable(name)?.caches,
     memberClient: (cluster) => options.fleet.readyClient(cluster),
     kubefedNamespace: options.namespace,
     recorder,

@@ -12,7 +12,7 @@ import {
   silentLogger,
   systemClock,
 } from '@kubefed/runtime';
-import { MemberWatches } from '../sync/controller/member-watches.js';
+import { MemberWatches } from '../sync/reconcile/member-watches.js';
 import { ServiceStatusReconciler } from './service-status-reconciler.js';
 import type { ServiceStatusType } from './service-status-type.js';
 

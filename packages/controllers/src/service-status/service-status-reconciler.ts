@@ -1,7 +1,7 @@
 import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import { type DynamicClient, isAlreadyExists, isConflict, isNotFound, type KubeObject } from '@kubefed/client';
 import { done, type ReconcileContext, type ReconcileOutcome, type Reader, type Reconciler, retry, splitKey } from '@kubefed/runtime';
-import type { MemberWatches } from '../sync/controller/member-watches.js';
+import type { MemberWatches } from '../sync/reconcile/member-watches.js';
 import { clusterStatusOf, desiredStatusObject, updatedStatusObject } from './cluster-status.js';
 import type { ServiceStatusType } from './service-status-type.js';
 

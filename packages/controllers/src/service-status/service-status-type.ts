@@ -1,6 +1,6 @@
 import { type ApiResource, type FederatedTypeConfig, isStatusCollectionEnabled } from '@kubefed/api';
 import type { GroupVersionResource } from '@kubefed/client';
-import { syncTypeOf, type SyncType } from '../sync/controller/sync-type.js';
+import { syncTypeOf, type SyncType } from '../sync/sync-type.js';
 
 /** The one FTC whose status type the status controller writes (KubeFed's `isEnabledFederatedServiceStatusCollection`). */
 export const SERVICES_TYPE_NAME = 'services';

@@ -1,10 +1,12 @@
 /**
- * The sync path's decisions, as pure functions without IO (docs/architecture.md). The
- * reconciler (`controller/sync-reconciler.ts`) takes `namespaceTargetOf` (FederatedNamespaces)
+ * The sync path's decisions, as pure functions without IO (docs/architecture.md), and
+ * `sync-type.ts` (one federated type as the sync path sees it). The IO is cut by role: the
+ * reconciler (`reconcile/sync-reconciler.ts`) takes `namespaceTargetOf` (FederatedNamespaces)
  * and `effectivePlacement` (from `../placement`) and enqueues one job per cluster; the worker
- * (`controller/sync-worker.ts`) decides with `planClusterSync`, renders with
+ * (`worker/sync-worker.ts`) decides with `planClusterSync`, renders with
  * `renderDesiredObject` and skips unchanged copies with `needsUpdate`; the status writer
- * aggregates with `computeFederatedStatus`. Start reading at `controller/sync-reconciler.ts`.
+ * (`status/status-writer.ts`) aggregates with `computeFederatedStatus`. Start reading at
+ * `reconcile/sync-reconciler.ts`.
  */
 export {
   ApplyOverridesError,
@@ -67,3 +69,4 @@ export {
   type SyncEvent,
 } from './sync-events.js';
 export { namespaceTargetOf, type NamespaceTarget } from './namespace-target.js';
+export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';

@@ -12,7 +12,7 @@ import { federatedObjectId } from '@kubefed/queue';
 import { type Clock, deletedObject, type Informer, listerWatcherFor, type Manager, objectKey, systemClock } from '@kubefed/runtime';
 import { buildPropagatedVersion } from '../build-propagated-version.js';
 import { objectVersions, type VersionSource } from '../versions.js';
-import type { SyncType } from './sync-type.js';
+import type { SyncType } from '../sync-type.js';
 
 const PROPAGATED_VERSIONS: GroupVersionResource = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
 const CLUSTER_PROPAGATED_VERSIONS: GroupVersionResource = {

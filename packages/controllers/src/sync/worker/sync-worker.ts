@@ -44,11 +44,10 @@ import {
   type SyncEvent,
 } from '../sync-events.js';
 import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
-import type { SyncOutcomeSink } from './status-recorder.js';
-import type { SyncCaches } from './sync-controller.js';
+import type { SyncOutcomeSink } from '../status/status-recorder.js';
 import { OwnWrites } from './own-writes.js';
 import type { VersionStore } from './version-store.js';
-import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
 
 /** The KubeFedConfig settings a sync worker reads on every job. */
 export interface SyncSettings {

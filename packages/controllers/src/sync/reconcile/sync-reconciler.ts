@@ -33,8 +33,8 @@ import {
 } from '../sync-events.js';
 import type { DispatchScopes } from './dispatch-scopes.js';
 import type { MemberWatches } from './member-watches.js';
-import type { StatusRecorder } from './status-recorder.js';
-import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import type { StatusRecorder } from '../status/status-recorder.js';
+import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
 
 /** Options of {@link SyncReconciler}. */
 export interface SyncReconcilerOptions extends PlacementEnvironment {

@@ -13,7 +13,7 @@ import {
   isNamespaceType,
   type PlacementCluster,
   type PlacementSource,
-} from '../../placement/index.js';
+} from '../placement/index.js';
 
 /** One federated type as the sync controller and its workers use it (from an FTC). */
 export interface SyncType {
@@ -83,6 +83,19 @@ export interface PlacementEnvironment {
 export interface SyncedCache {
   readonly store: { get(key: string): KubeObject | undefined };
   hasSynced(): boolean;
+}
+
+/**
+ * The informer caches of a running sync controller (`reconcile/sync-controller.ts`), read by the
+ * workers of the same process instead of the API servers.
+ */
+export interface SyncCaches {
+  /** The federated objects of the type. */
+  readonly objects: SyncedCache;
+  /** FederatedNamespaces, for namespaced targets. */
+  readonly federatedNamespaces?: SyncedCache | undefined;
+  /** The managed member copies by cluster and federated key: null when absent, undefined when not known (absent when member watches are off). */
+  readonly memberCopies?: { managedCopy(cluster: string, key: string): KubeObject | null | undefined } | undefined;
 }
 
 /** The FederatedNamespace resource KubeFed generates for `namespaces`. */

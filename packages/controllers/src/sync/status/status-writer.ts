@@ -6,7 +6,7 @@ import { splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
 import { ComputePlacementError } from '../../placement/index.js';
 import type { StatusRecorder } from './status-recorder.js';
-import { placementOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+import { placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
 
 /** Options of {@link StatusWriter}. */
 export interface StatusWriterOptions extends PlacementEnvironment {

@@ -2,8 +2,8 @@ import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
 import { type Clock, deletedObject, type EventHandler, type Fleet, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
-import { OwnWrites } from './own-writes.js';
-import type { SyncType } from './sync-type.js';
+import { OwnWrites } from '../worker/own-writes.js';
+import type { SyncType } from '../sync-type.js';
 
 /** Options of {@link MemberWatches}. */
 export interface MemberWatchesOptions {

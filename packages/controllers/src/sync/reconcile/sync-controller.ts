@@ -16,23 +16,13 @@ import {
   systemClock,
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
-import type { StatusRecorder } from './status-recorder.js';
+import type { StatusRecorder } from '../status/status-recorder.js';
 import { DispatchScopes, readinessChanges } from './dispatch-scopes.js';
 import { MemberWatches } from './member-watches.js';
-import type { OwnWrites } from './own-writes.js';
-import { StatusWriter } from './status-writer.js';
+import type { OwnWrites } from '../worker/own-writes.js';
+import { StatusWriter } from '../status/status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
-import { federatedNamespaceGvrOf, type PlacementEnvironment, type SyncedCache, type SyncType } from './sync-type.js';
-
-/** The informer caches of a running {@link SyncController}. */
-export interface SyncCaches {
-  /** The federated objects of the type. */
-  readonly objects: SyncedCache;
-  /** FederatedNamespaces, for namespaced targets. */
-  readonly federatedNamespaces?: SyncedCache | undefined;
-  /** The managed member copies (absent when member watches are off). */
-  readonly memberCopies?: Pick<MemberWatches, 'managedCopy'> | undefined;
-}
+import { federatedNamespaceGvrOf, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
 
 /** Options of {@link SyncController}. */
 export interface SyncControllerOptions extends PlacementEnvironment {
