@@ -14,8 +14,8 @@ export const OUTCOME_SIGNING_SECRET = 'kubefed-sync-outcome-key';
  *
  * @throws the API error of reading `kube-system` (pass `--queue-prefix` when it may not be read).
  */
-export async function defaultQueuePrefix(host: DynamicClient, namespace: string): Promise<string> {
-  const kubeSystem = await host.resource(RESOURCES.namespaces).get('kube-system');
+export async function defaultQueuePrefix(host: DynamicClient, namespace: string, signal?: AbortSignal): Promise<string> {
+  const kubeSystem = await host.resource(RESOURCES.namespaces).get('kube-system', signal === undefined ? {} : { signal });
   const digest = createHash('sha256')
     .update(`${kubeSystem.metadata.uid ?? ''}/${namespace}`)
     .digest('hex');

@@ -30,3 +30,4 @@ export {
   MemberNotReadyError,
   type RunControllerManagerOptions,
 } from './manager-process.js';
+export { HostStartupError } from './startup-retry.js';

@@ -49,9 +49,10 @@ import {
   type Runnable,
 } from '@kubefed/runtime';
 import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
-import { defaultQueuePrefix, outcomeSigningKey } from './federation-identity.js';
+import { defaultQueuePrefix, OUTCOME_SIGNING_SECRET, outcomeSigningKey } from './federation-identity.js';
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
+import { StartupRetry, type StartupRetryOptions, type StartupStep } from './startup-retry.js';
 import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
 const LEASES = RESOURCES.leases;
@@ -65,6 +66,8 @@ export interface RunControllerManagerOptions {
   readonly identity?: string;
   /** Called once the health and metrics servers listen. */
   readonly onServing?: (addresses: ManagerAddresses) => void;
+  /** Backoff of the host requests at start-up while the host API server is not available; defaults of {@link StartupRetry}. */
+  readonly startupRetry?: Pick<StartupRetryOptions, 'initialDelayMs' | 'maxDelayMs'>;
 }
 
 /** Redis did not answer at start-up; the message names the (redacted) URL. */
@@ -172,7 +175,13 @@ function hostConnection(config: ControllerManagerConfig): ClusterConnection {
  * KubeFedCluster (added/removed with the KubeFedClusters). A workers-only process runs no
  * leader election; it reads FTCs and KubeFedClusters from its own informers.
  *
+ * At start-up it waits for the host API server: its first host requests are retried with a
+ * capped backoff while they fail in a way that may pass (refused, reset, timeouts, 5xx, 429),
+ * each retry logged; aborting the signal meanwhile resolves.
+ *
  * @throws RedisUnreachableError (before anything starts) when Redis does not answer.
+ * @throws HostStartupError when the host refuses a start-up request for good (401, 403 naming
+ * the permission, a missing CRD, an untrusted certificate).
  */
 export async function runControllerManager(given: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
   const logger = options.logger;
@@ -182,11 +191,14 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   using health = clusterHealthClient(given);
   const identity = options.identity ?? leaderIdentity();
   const redis = await connectRedisOfMode(given, logger);
+  const retry = new StartupRetry({ signal: options.signal, logger, server: host.server, ...options.startupRetry });
   let start: StartSettings;
   try {
-    start = await readStartSettings(given, { host, signal: options.signal });
+    start = await readStartSettings(given, { host, retry });
   } catch (err) {
     for (const c of redis.connections) c.disconnect();
+    // Stopped while waiting for the host API server: a graceful stop, not a failure.
+    if (err === options.signal.reason) return;
     throw err;
   }
   const { config, started } = start;
@@ -201,10 +213,13 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity });
   const parts = processParts({ config, started, manager, clients: { host, reporting, health }, producer, logger });
   const controllers = registerControllers(parts, redis.worker);
-  await registerWorkers(parts, { controllers, connection: redis.worker });
-  void manager.serving().then((addresses) => options.onServing?.(addresses));
   try {
+    await registerWorkers(parts, { controllers, connection: redis.worker, retry });
+    void manager.serving().then((addresses) => options.onServing?.(addresses));
     await manager.start(options.signal);
+  } catch (err) {
+    // A workers-only process stopped while it waited for the host API server.
+    if (err !== options.signal.reason) throw err;
   } finally {
     await producer?.close().catch((err: unknown) => logger.warn({ err }, 'closing the sync job producer failed'));
     await Promise.allSettled(redis.connections.map((c) => c.quit()));
@@ -242,19 +257,33 @@ interface StartSettings {
   readonly timing: LeaderElectionTiming;
 }
 
+/** The start-up read of the host cluster's identity, when no --queue-prefix is given. */
+const QUEUE_PREFIX_STEP: StartupStep = {
+  name: 'reading the kube-system Namespace for the default queue prefix',
+  hint: 'pass --queue-prefix to skip this read',
+};
+
+const KUBEFED_CONFIG_STEP: StartupStep = { name: 'reading the KubeFedConfig' };
+
+const SIGNING_KEY_STEP: StartupStep = { name: `reading the sync outcome signing key (Secret ${OUTCOME_SIGNING_SECRET})` };
+
+/** The first host requests of the process, retried while the host API server is not available (see {@link StartupRetry}). */
 async function readStartSettings(
   given: ControllerManagerConfig,
-  from: { host: DynamicClient; signal: AbortSignal },
+  from: { host: DynamicClient; retry: StartupRetry },
 ): Promise<StartSettings> {
+  const { host, retry } = from;
   const namespace = given.kubefedNamespace;
-  const config = { ...given, queuePrefix: given.queuePrefix ?? (await defaultQueuePrefix(from.host, namespace)) };
+  const queuePrefix = given.queuePrefix ?? (await retry.run(QUEUE_PREFIX_STEP, (signal) => defaultQueuePrefix(host, namespace, signal)));
   const create = given.mode === 'all' || given.mode === 'controllers';
   // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
   const started =
     given.kubefedConfigFile === undefined
-      ? await readKubeFedSettings(from.host, namespace, { defaultScope: given.defaultScope, create, signal: from.signal })
+      ? await retry.run(KUBEFED_CONFIG_STEP, (signal) =>
+          readKubeFedSettings(host, namespace, { defaultScope: given.defaultScope, create, signal }),
+        )
       : await readKubeFedSettingsFile(given.kubefedConfigFile, namespace);
-  return { config, started, timing: leaderElectionTiming(given, started.leaderElect) };
+  return { config: { ...given, queuePrefix }, started, timing: leaderElectionTiming(given, started.leaderElect) };
 }
 
 /**
@@ -418,7 +447,11 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
       logger: p.logger,
       recorder: ftc.recorder,
       connection: workerConnection,
-      signingKey: () => outcomeSigningKey(p.clients.host, config.kubefedNamespace),
+      // Read once the Lease is held; the host may be unavailable for a while then too.
+      signingKey: (signal) =>
+        new StartupRetry({ signal, logger: p.logger, server: p.clients.host.server }).run(SIGNING_KEY_STEP, () =>
+          outcomeSigningKey(p.clients.host, config.kubefedNamespace),
+        ),
     }),
   );
   return { processor: undefined, clusterInformer: clusters.informer };
@@ -478,12 +511,12 @@ function registerFederatedTypeConfigs(
  */
 async function registerWorkers(
   p: ProcessParts,
-  o: { controllers: ControllerParts; connection: RedisConnection | undefined },
+  o: { controllers: ControllerParts; connection: RedisConnection | undefined; retry: StartupRetry },
 ): Promise<void> {
   const { config } = p;
   if (config.mode === 'controllers' || o.connection === undefined) return;
   let { processor, clusterInformer: informer } = o.controllers;
-  if (processor === undefined) ({ processor, informer } = await workersOnlyProcessor(p, o.connection));
+  if (processor === undefined) ({ processor, informer } = await workersOnlyProcessor(p, { connection: o.connection, retry: o.retry }));
   // In `all` mode the processor only knows types and member clients while this replica leads
   // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
   const leaderOnly = config.mode === 'all';
@@ -494,7 +527,7 @@ async function registerWorkers(
 /** Workers only: own informers on FTCs and KubeFedClusters (run on every replica), the Fleet fed from their status, outcomes over Redis. */
 async function workersOnlyProcessor(
   p: ProcessParts,
-  connection: RedisConnection,
+  { connection, retry }: { connection: RedisConnection; retry: StartupRetry },
 ): Promise<{ processor: SyncProcessor; informer: Informer<KubeObject> }> {
   const { config, manager, logger } = p;
   const { host } = p.clients;
@@ -518,7 +551,7 @@ async function workersOnlyProcessor(
   const outcomes = new SyncOutcomePublisher({
     connection,
     prefix: config.queuePrefix,
-    signingKey: await outcomeSigningKey(host, namespace),
+    signingKey: await retry.run(SIGNING_KEY_STEP, () => outcomeSigningKey(host, namespace)),
   });
   const sync = new SyncWorker({
     host,
@@ -563,7 +596,7 @@ function outcomeSubscriberRunnable(options: {
   logger: Logger;
   recorder: StatusRecorder;
   connection: RedisConnection | undefined;
-  signingKey: () => Promise<Buffer>;
+  signingKey: (signal: AbortSignal) => Promise<Buffer>;
 }): Runnable {
   return {
     name: 'sync-outcomes',
@@ -573,7 +606,7 @@ function outcomeSubscriberRunnable(options: {
       const subscriber = new SyncOutcomeSubscriber({
         connection: options.connection,
         prefix: options.config.queuePrefix,
-        signingKey: await options.signingKey(),
+        signingKey: await options.signingKey(signal),
         logger: options.logger,
       });
       await subscriber.run(signal, (outcome) => options.recorder.report(outcome));
