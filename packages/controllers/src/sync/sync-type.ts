@@ -80,7 +80,7 @@ export interface PlacementEnvironment {
 }
 
 /** An informer's cache and whether it has synced (an `Informer` fits). */
-export interface SyncedCache {
+interface SyncedCache {
   readonly store: { get(key: string): KubeObject | undefined };
   hasSynced(): boolean;
 }
