@@ -1,4 +1,4 @@
-import { memberClientFromSecret, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import { jsonEqual, memberClientFromSecret, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import { Fleet, type Logger } from '@kubefed/runtime';
 
 /** What a member's client is built from: its KubeFedCluster and token Secret. */
@@ -31,20 +31,20 @@ export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet
   const rateLimit = options.rateLimit ?? MEMBER_RATE_LIMIT;
   return new Fleet<MemberConfig>({
     connect: (_name, config) => memberClientFromSecret(config.cluster, config.secret, rateLimit),
-    sameConfig: (a, b) => memberIdentity(a) === memberIdentity(b),
+    sameConfig: (a, b) => jsonEqual(memberIdentity(a), memberIdentity(b)),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 }
 
-/** What a member client depends on, without the token itself. */
-function memberIdentity(config: MemberConfig): string {
+/** What a member client depends on, without the token itself (compared key-order-insensitively). */
+function memberIdentity(config: MemberConfig): unknown[] {
   const { cluster, secret } = config;
-  return JSON.stringify([
+  return [
     cluster.metadata.name,
     cluster.spec,
     cluster.metadata.labels ?? {},
     cluster.metadata.annotations ?? {},
     secret.metadata.uid,
     secret.metadata.resourceVersion,
-  ]);
+  ];
 }
