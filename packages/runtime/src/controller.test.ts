@@ -188,4 +188,17 @@ describe('Controller', () => {
     for (let i = 0; i < 3; i++) order.push(await controller.queue.get());
     expect(order).toEqual(['ns/c', 'ns/a', 'ns/b']);
   });
+  it('tells the reconciler the priority its key was queued at', async () => {
+    const seen: [string, string | undefined][] = [];
+    const controller = new Controller({
+      name: 'c',
+      reconciler: { reconcile: (key, ctx) => Promise.resolve(void seen.push([key, ctx.priority])) },
+    });
+    controller.queue.add('fan-out', { priority: 'low' });
+    controller.queue.add('change');
+    const ac = new AbortController();
+    stops.push(ac);
+    void controller.start(ac.signal);
+    await vi.waitFor(() => expect(seen).toEqual([['change', 'normal'], ['fan-out', 'low']]), { timeout: 2000 });
+  });
 });

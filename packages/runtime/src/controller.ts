@@ -40,6 +40,12 @@ export interface ReconcileContext {
   signal: AbortSignal;
   /** Failures counted for this key so far (0 on a first attempt). */
   attempt: number;
+  /**
+   * The priority the key was queued at: `low` when only a fan-out or a resync asked for it (see
+   * `WorkQueue.add`). Work it hands on (jobs) may go after work of normal priority too.
+   * Absent means `normal`.
+   */
+  priority?: 'normal' | 'low';
 }
 
 /**
@@ -166,7 +172,8 @@ export class Controller {
     this.#o.metrics?.controller.activeWorkers(++this.#active);
     let outcome: ReconcileOutcome;
     try {
-      outcome = (await this.#o.reconciler.reconcile(key, { logger, signal, attempt })) ?? done();
+      const priority = this.queue.priorityOf(key) ?? 'normal';
+      outcome = (await this.#o.reconciler.reconcile(key, { logger, signal, attempt, priority })) ?? done();
     } catch (err) {
       outcome = err instanceof TerminalError ? terminal(err) : { type: 'retry' };
       if (outcome.type === 'retry') {

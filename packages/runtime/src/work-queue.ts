@@ -96,7 +96,7 @@ export class WorkQueue {
   /** Keys that need processing (queued or to be re-queued after done): time first added, and whether only at low priority. */
   readonly #dirty = new Map<string, { at: number; low: boolean }>();
   /** Keys handed out and not yet done. Value: time handed out. */
-  readonly #processing = new Map<string, number>();
+  readonly #processing = new Map<string, { at: number; low: boolean }>();
   readonly #waiting = new Map<string, { at: number; handle: TimerHandle }>();
   readonly #getters: ((key: string | undefined) => void)[] = [];
   #drainWaiters: (() => void)[] = [];
@@ -199,9 +199,15 @@ export class WorkQueue {
     });
   }
 
+  /** The priority `key` was handed out at; undefined when it is not being processed. */
+  priorityOf(key: string): 'normal' | 'low' | undefined {
+    const processing = this.#processing.get(key);
+    return processing === undefined ? undefined : processing.low ? 'low' : 'normal';
+  }
+
   /** Marks `key` processed; re-queues it if it was added while being processed. */
   done(key: string): void {
-    const started = this.#processing.get(key);
+    const started = this.#processing.get(key)?.at;
     if (started === undefined) return;
     this.#processing.delete(key);
     this.#metrics?.workDuration((this.#clock.now() - started) / 1000);
@@ -243,9 +249,10 @@ export class WorkQueue {
   #take(): string {
     const key = (this.#normal.shift() ?? this.#low.shift()) as string;
     const now = this.#clock.now();
-    const queuedAt = this.#dirty.get(key)?.at ?? now;
+    const pending = this.#dirty.get(key);
     this.#dirty.delete(key);
-    this.#processing.set(key, now);
+    this.#processing.set(key, { at: now, low: pending?.low ?? false });
+    const queuedAt = pending?.at ?? now;
     this.#metrics?.queueLatency((now - queuedAt) / 1000);
     this.#metrics?.depth(this.length);
     return key;
