@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DeletedFinalStateUnknown, Informer } from './informer.js';
+import { DeletedFinalStateUnknown, deletedObject, Informer } from './informer.js';
 import type { KubeObject } from './kube-types.js';
 import { FakeApiError, InMemoryListerWatcher } from './testing/in-memory-lister-watcher.js';
 
@@ -153,5 +153,30 @@ describe('Informer', () => {
     ac.abort();
     expect(await wait).toBe(false);
     await running;
+  });
+
+  it('stores and hands out what its transform keeps, for listed, watched and deleted objects', async () => {
+    const lw = new InMemoryListerWatcher();
+    lw.upsert(cm('a', { big: 'x'.repeat(100) }));
+    const keepMetadata = (obj: KubeObject): KubeObject => ({ metadata: obj.metadata, kept: Object.keys(obj.data as object) });
+    const informer = new Informer({ name: 'cm', listerWatcher: lw, transform: keepMetadata });
+    const seen: string[] = [];
+    informer.addEventHandler({
+      onAdd: (o) => seen.push(`add ${JSON.stringify(o.kept)} ${String(o.data)}`),
+      onUpdate: (_o, n) => seen.push(`update ${JSON.stringify(n.kept)} ${String(n.data)}`),
+      onDelete: (o) => seen.push(`delete ${JSON.stringify(deletedObject(o).kept)} ${String(deletedObject(o).data)}`),
+    });
+    void run(informer);
+    await informer.waitForSync();
+    await vi.waitFor(() => expect(lw.openWatches).toBe(1), { timeout: 2000 });
+    lw.upsert(cm('a', { big: 'y', other: 'z' }));
+    lw.remove('ns/a');
+    await vi.waitFor(
+      () => expect(seen).toEqual(['add ["big"] undefined', 'update ["big","other"] undefined', 'delete ["big","other"] undefined']),
+      {
+        timeout: 2000,
+      },
+    );
+    expect(informer.store.size).toBe(0);
   });
 });

@@ -43,6 +43,14 @@ export interface InformerOptions {
   resyncPeriodMs?: number;
   /** Custom indexes besides `namespace` and `label`. */
   indexers?: Record<string, IndexFunc>;
+  /**
+   * Applied to every listed or watched object (deletions too) before it is stored and handed to
+   * the handlers, as client-go's `SetTransform`: e.g. to keep only the fields the consumers read,
+   * so that the cache's memory per object stays small. It gets a fresh object of its own and
+   * must keep `metadata.name`, `metadata.namespace` and `metadata.resourceVersion` (the cache's
+   * key and change detection). Default none: objects are stored whole.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
   /** Page size of lists; default 500. */
   pageSize?: number;
   /** Watch `timeoutSeconds` range; default [300, 600]. */
@@ -153,7 +161,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     return () => this.#clock.clearTimeout(handle);
   }
 
-  #replace(items: T[], resourceVersion: string): void {
+  #replace(listed: T[], resourceVersion: string): void {
+    const transform = this.#o.transform;
+    const items = transform === undefined ? listed : listed.map((obj) => transform(obj) as T);
     const result = this.#store.replace(items);
     this.#resourceVersion = resourceVersion;
     for (const obj of result.added) this.#emit('onAdd', (h) => h.onAdd?.(obj as T));
@@ -172,7 +182,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #apply(event: WatchEvent): void {
-    const obj = event.object as T;
+    const obj = (this.#o.transform?.(event.object) ?? event.object) as T;
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined) this.#resourceVersion = rv;
     if (event.type === 'DELETED') {
