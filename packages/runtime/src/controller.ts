@@ -99,6 +99,7 @@ export class Controller {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #informers: Informer<KubeObject>[] = [];
+  readonly #handlerRemovals: (() => void)[] = [];
   #active = 0;
 
   constructor(options: ControllerOptions) {
@@ -132,11 +133,14 @@ export class Controller {
       },
       onDelete: (obj) => enqueue(deletedObject(obj)),
     };
-    informer.addEventHandler(handler);
+    this.#handlerRemovals.push(informer.addEventHandler(handler));
     return this;
   }
 
-  /** Runs workers until `signal` aborts; resolves when the running reconciles have finished. */
+  /**
+   * Runs workers until `signal` aborts; resolves when the running reconciles have finished. Its
+   * handlers are then removed from the informers it watched (they may be shared and run on).
+   */
   async start(signal: AbortSignal): Promise<void> {
     for (const informer of this.#informers) {
       if (!(await informer.waitForSync(signal))) break;
@@ -148,6 +152,7 @@ export class Controller {
     this.#logger.info({ workers }, 'controller started');
     await Promise.all(Array.from({ length: workers }, () => this.#worker(signal)));
     await this.queue.shutdown({ drain: true });
+    for (const remove of this.#handlerRemovals.splice(0)) remove();
     signal.removeEventListener('abort', stop);
     this.#logger.info('controller stopped');
   }

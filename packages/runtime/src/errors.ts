@@ -26,3 +26,6 @@ export class AddressError extends RuntimeError {}
 
 /** A member was engaged in a Fleet that has stopped (the process is shutting down). */
 export class FleetStoppedError extends RuntimeError {}
+
+/** An informer was asked of a `SharedInformers` that has stopped (the process or member is shutting down). */
+export class InformersStoppedError extends RuntimeError {}

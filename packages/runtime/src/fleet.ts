@@ -1,9 +1,8 @@
-import { jsonEqual, systemClock, type Clock, type DynamicClient, type GroupVersionResource } from '@kubefed/client';
+import { jsonEqual, type Clock, type DynamicClient } from '@kubefed/client';
 import { FleetStoppedError } from './errors.js';
-import { Informer } from './informer.js';
-import { listerWatcherFor } from './list-watcher.js';
 import { silentLogger, type Logger } from './logger.js';
 import { untilAborted, type Runnable } from './runnable.js';
+import { SharedInformers, type InformerSpec, type SharedInformer } from './shared-informers.js';
 
 /** One engaged member cluster as the {@link Fleet} knows it. */
 export interface FleetMember<C> {
@@ -27,18 +26,7 @@ export interface FleetEvents {
 }
 
 /** What a shared member informer watches: one resource, optionally one namespace and a label selector. */
-export interface MemberInformerSpec {
-  readonly resource: GroupVersionResource;
-  /** Default every namespace. */
-  readonly namespace?: string | undefined;
-  readonly labelSelector?: string | undefined;
-}
-
-/** A consumer's hold on a shared member informer; `release()` once done (idempotent). */
-export interface SharedInformer {
-  readonly informer: Informer;
-  release(): void;
-}
+export type MemberInformerSpec = InformerSpec;
 
 /** Options of {@link Fleet}. */
 export interface FleetOptions<C> {
@@ -59,15 +47,10 @@ interface Member<C> {
   readonly config: C;
   readonly client: DynamicClient;
   readonly abort: AbortController;
-  readonly informers: Map<string, InformerEntry>;
+  readonly informers: SharedInformers;
+  /** Settles once the member's informers stopped. */
+  readonly informersDone: Promise<void>;
   ready: boolean;
-}
-
-interface InformerEntry {
-  readonly informer: Informer;
-  readonly abort: AbortController;
-  readonly done: Promise<void>;
-  refs: number;
 }
 
 /**
@@ -109,7 +92,10 @@ export class Fleet<C = unknown> implements Runnable {
     if (existing !== undefined && (this.#o.sameConfig ?? jsonEqual)(existing.config, config)) return existing.client;
     if (existing !== undefined) void this.disengage(name);
     const client = this.#o.connect(name, config);
-    this.#members.set(name, { config, client, abort: new AbortController(), informers: new Map(), ready: false });
+    const abort = new AbortController();
+    const informers = new SharedInformers({ cluster: name, client, logger: this.#logger, clock: this.#o.clock });
+    const informersDone = informers.start(abort.signal);
+    this.#members.set(name, { config, client, abort, informers, informersDone, ready: false });
     this.#logger.info({ cluster: name }, 'cluster engaged');
     this.#emit((l) => l.onEngaged?.(name));
     return client;
@@ -124,7 +110,7 @@ export class Fleet<C = unknown> implements Runnable {
     this.#logger.info({ cluster: name }, 'cluster disengaged');
     if (member.ready) this.#emitReady();
     this.#emit((l) => l.onDisengaged?.(name));
-    await Promise.all([...member.informers.values()].map((e) => e.done));
+    await member.informersDone;
     member.client.close();
   }
 
@@ -181,20 +167,7 @@ export class Fleet<C = unknown> implements Runnable {
    * remove before releasing.
    */
   informer(cluster: string, spec: MemberInformerSpec): SharedInformer | undefined {
-    const member = this.#members.get(cluster);
-    if (member === undefined) return undefined;
-    const id = informerId(spec);
-    const entry = member.informers.get(id) ?? this.#startInformer(cluster, member, spec);
-    entry.refs += 1;
-    let released = false;
-    return {
-      informer: entry.informer,
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#release(member, id, entry);
-      },
-    };
+    return this.#members.get(cluster)?.informers.acquire(spec);
   }
 
   /** Runs until `signal` aborts, then disengages every member. */
@@ -202,32 +175,6 @@ export class Fleet<C = unknown> implements Runnable {
     await untilAborted(signal);
     this.#stopped = true;
     await Promise.all([...this.#members.keys()].map((name) => this.disengage(name)));
-  }
-
-  #startInformer(cluster: string, member: Member<C>, spec: MemberInformerSpec): InformerEntry {
-    const id = informerId(spec);
-    const informer = new Informer({
-      name: `${id}@${cluster}`,
-      listerWatcher: listerWatcherFor(
-        member.client.resource(spec.resource, spec.namespace),
-        spec.labelSelector === undefined ? {} : { labelSelector: spec.labelSelector },
-      ),
-      logger: this.#logger.child({ cluster }),
-      clock: this.#o.clock ?? systemClock,
-    });
-    const abort = new AbortController();
-    const signal = AbortSignal.any([member.abort.signal, abort.signal]);
-    const done = informer.start(signal).catch((err: unknown) => this.#logger.error({ cluster, err }, 'member informer failed'));
-    const entry: InformerEntry = { informer, abort, done, refs: 0 };
-    member.informers.set(id, entry);
-    return entry;
-  }
-
-  #release(member: Member<C>, id: string, entry: InformerEntry): void {
-    entry.refs -= 1;
-    if (entry.refs > 0 || member.informers.get(id) !== entry) return;
-    member.informers.delete(id);
-    entry.abort.abort();
   }
 
   #emitReady(): void {
@@ -246,11 +193,4 @@ export class Fleet<C = unknown> implements Runnable {
       }
     }
   }
-}
-
-/** The identity of a shared informer within one member: resource, namespace and selector. */
-function informerId(spec: MemberInformerSpec): string {
-  const { group, version, resource } = spec.resource;
-  const gr = group === '' ? resource : `${resource}.${group}`;
-  return `${gr}/${version}${spec.namespace === undefined || spec.namespace === '' ? '' : `/${spec.namespace}`}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}`;
 }

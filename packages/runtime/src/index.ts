@@ -5,7 +5,8 @@
  * Start reading at `manager.ts` (owns runnables, health/metrics servers, leader election),
  * then `controller.ts` (informer events → work queue → reconciler outcomes), `informer.ts` /
  * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`; `fleet.ts` owns
- * the member clusters (clients, readiness, shared member informers).
+ * the member clusters (clients, readiness, shared member informers), and `shared-informers.ts`
+ * is the reference-counted informer cache of one cluster (the host's is the manager's).
  */
 export { systemClock, sleep, type Clock, type TimerHandle } from '@kubefed/client';
 export {
@@ -16,6 +17,7 @@ export {
   RunnableFailedError,
   AddressError,
   FleetStoppedError,
+  InformersStoppedError,
 } from './errors.js';
 export {
   objectKey,
@@ -88,7 +90,8 @@ export { BackgroundEventSink, type BackgroundEventSinkOptions } from './backgrou
 export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
 export { KubeMetricsAuthorizer, type KubeMetricsAuthorizerOptions, type MetricsAccess, type MetricsAuthorizer } from './metrics-auth.js';
 export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
-export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec, type SharedInformer } from './fleet.js';
+export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec } from './fleet.js';
+export { SharedInformers, type InformerSpec, type SharedInformer, type SharedInformersOptions } from './shared-informers.js';
 // Test doubles of our own interfaces, for controller unit tests.
 export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
 export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';

@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { MetricsAuthorizer } from './metrics-auth.js';
 import { RuntimeMetrics } from './metrics.js';
 import { isCacheRunnable, untilAborted, type Runnable } from './runnable.js';
+import { SharedInformers, type SharedInformersOptions } from './shared-informers.js';
 
 /** A health or readiness check: true (or resolving true) = passing; throwing = failing. */
 export type Check = () => boolean | Promise<boolean>;
@@ -76,6 +77,8 @@ export class Manager {
   readonly #readyChecks = new Map<string, Check>();
   readonly #started: Started[] = [];
   readonly #servers: Server[] = [];
+  readonly #shared = new Map<SharedInformersOptions['client'], SharedInformers>();
+  #running = false;
   #addresses: ManagerAddresses = {};
   #servingWaiters: (() => void)[] = [];
   #serving = false;
@@ -103,6 +106,23 @@ export class Manager {
     const informer = new Informer({ ...options, logger: this.logger, metrics: this.metrics.informer(options.name) });
     this.add(informer);
     return informer;
+  }
+
+  /**
+   * The shared, reference-counted informers of `client`'s cluster (one set per client; `cluster`
+   * names it in informer names and logs, default `host`), with this manager's logger and metrics.
+   * Every consumer of a host resource takes its informer from here, so that each (resource,
+   * namespace, label selector) is listed and watched once (docs/architecture.md "Shared informers").
+   * They start with the manager, those held by then as caches it waits for, and stop after
+   * every runnable.
+   */
+  sharedInformers(client: SharedInformersOptions['client'], cluster = 'host'): SharedInformers {
+    let shared = this.#shared.get(client);
+    if (shared !== undefined) return shared;
+    shared = new SharedInformers({ cluster, client, logger: this.logger, metrics: this.metrics, clock: this.#clock });
+    this.#shared.set(client, shared);
+    if (this.#running && !this.#stopping) this.#startShared(shared);
+    return shared;
   }
 
   /** Creates a controller with this manager's logger and metrics, and adds it. */
@@ -170,8 +190,10 @@ export class Manager {
   }
 
   async #run(stop: AbortSignal): Promise<void> {
-    const caches = this.#runnables.filter(isCacheRunnable);
-    for (const c of caches) this.#startRunnable(c);
+    this.#running = true;
+    for (const shared of this.#shared.values()) this.#startShared(shared);
+    const caches = [...this.#shared.values(), ...this.#runnables.filter(isCacheRunnable)];
+    for (const c of this.#runnables.filter(isCacheRunnable)) this.#startRunnable(c);
     if (!(await this.#waitForCaches(caches, stop))) return;
     this.#cachesSynced = true;
     this.logger.info({ caches: caches.length }, 'caches synced');
@@ -245,6 +267,13 @@ export class Manager {
       }
     })();
     this.#started.push({ runnable: r, controller, done });
+  }
+
+  /** Starts shared informers so that they stop last: whatever reads them has stopped by then. */
+  #startShared(shared: SharedInformers): void {
+    this.#startRunnable(shared);
+    const started = this.#started.pop();
+    if (started !== undefined) this.#started.unshift(started);
   }
 
   async #shutdown(): Promise<void> {

@@ -1,0 +1,158 @@
+import { systemClock, type Clock, type GroupVersionResource, type ResourceClient } from '@kubefed/client';
+import { InformersStoppedError } from './errors.js';
+import { Informer } from './informer.js';
+import { listerWatcherFor } from './list-watcher.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { RuntimeMetrics } from './metrics.js';
+import { untilAborted, type CacheRunnable } from './runnable.js';
+
+/** What a shared informer watches: one resource, optionally one namespace and a label selector. */
+export interface InformerSpec {
+  readonly resource: GroupVersionResource;
+  /** Default (and `''`) every namespace. */
+  readonly namespace?: string | undefined;
+  readonly labelSelector?: string | undefined;
+}
+
+/** A consumer's hold on a shared informer; `release()` once done (idempotent). */
+export interface SharedInformer {
+  readonly informer: Informer;
+  release(): void;
+}
+
+/** Options of {@link SharedInformers}. */
+export interface SharedInformersOptions {
+  /** Names the cluster in informer names (`<resource>/<version>@<cluster>`) and logs, e.g. `host` or a member's name. */
+  readonly cluster: string;
+  /** Where the informers list and watch (a `DynamicClient` fits); owned by the caller. */
+  readonly client: { resource(gvr: GroupVersionResource, namespace?: string): Pick<ResourceClient, 'list' | 'watch'> };
+  /** Default silent. */
+  readonly logger?: Logger | undefined;
+  /** Where the informers report (`kubefed_informer_*`); default none. */
+  readonly metrics?: RuntimeMetrics | undefined;
+  /** Default the system clock. */
+  readonly clock?: Clock | undefined;
+}
+
+interface Entry {
+  readonly informer: Informer;
+  readonly abort: AbortController;
+  done: Promise<void> | undefined;
+  refs: number;
+}
+
+/**
+ * The informers of one cluster, shared by every consumer in the process: one informer per
+ * (resource, namespace, label selector), started for its first holder and stopped when the last
+ * one releases it (controller-runtime's informer cache, reference-counted). Used by the
+ * {@link Fleet} for each member and by the {@link Manager} for the host.
+ *
+ * A runnable: informers acquired before {@link start} begin when it starts; stopping it stops
+ * every informer, after which {@link acquire} throws {@link InformersStoppedError}. As a cache
+ * runnable it reports synced once every informer held at that moment has synced.
+ */
+export class SharedInformers implements CacheRunnable {
+  readonly name: string;
+  /** Informers run on every replica, leader or not (their caches warm the standby). */
+  readonly needLeaderElection = false;
+  readonly #o: SharedInformersOptions;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  #signal: AbortSignal | undefined;
+  #stopped = false;
+
+  constructor(options: SharedInformersOptions) {
+    this.#o = options;
+    this.name = `informers@${options.cluster}`;
+    this.#logger = (options.logger ?? silentLogger()).child({ cluster: options.cluster });
+  }
+
+  /** How many informers run (or wait for {@link start}). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * A hold on the informer of `spec`, started on the first request and shared by every later
+   * one. Handlers a holder adds are its own to remove before releasing.
+   *
+   * @throws InformersStoppedError once stopped.
+   */
+  acquire(spec: InformerSpec): SharedInformer {
+    if (this.#stopped)
+      throw new InformersStoppedError(`cannot watch ${informerId(spec)} in ${this.#o.cluster}: its informers have stopped`);
+    const id = informerId(spec);
+    const entry = this.#entries.get(id) ?? this.#add(id, spec);
+    entry.refs += 1;
+    let released = false;
+    return {
+      informer: entry.informer,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#release(id, entry);
+      },
+    };
+  }
+
+  hasSynced(): boolean {
+    return [...this.#entries.values()].every((e) => e.informer.hasSynced());
+  }
+
+  /** Resolves true once every informer held now has synced, false if `signal` aborts first. */
+  async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    for (const e of [...this.#entries.values()]) if (!(await e.informer.waitForSync(signal))) return false;
+    return true;
+  }
+
+  /** Runs the informers until `signal` aborts, then stops every one of them. */
+  async start(signal: AbortSignal): Promise<void> {
+    this.#signal = signal;
+    for (const entry of this.#entries.values()) this.#run(entry);
+    await untilAborted(signal);
+    this.#stopped = true;
+    const running = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.all(running.map((e) => e.done ?? Promise.resolve()));
+  }
+
+  #add(id: string, spec: InformerSpec): Entry {
+    const o = this.#o;
+    const name = `${id}@${o.cluster}`;
+    const namespace = spec.namespace === '' ? undefined : spec.namespace;
+    const informer = new Informer({
+      name,
+      listerWatcher: listerWatcherFor(
+        o.client.resource(spec.resource, namespace),
+        spec.labelSelector === undefined ? {} : { labelSelector: spec.labelSelector },
+      ),
+      logger: this.#logger,
+      clock: o.clock ?? systemClock,
+      ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
+    });
+    const entry: Entry = { informer, abort: new AbortController(), done: undefined, refs: 0 };
+    this.#entries.set(id, entry);
+    if (this.#signal !== undefined) this.#run(entry);
+    return entry;
+  }
+
+  #run(entry: Entry): void {
+    const signal = AbortSignal.any([this.#signal ?? new AbortController().signal, entry.abort.signal]);
+    entry.done = entry.informer.start(signal).catch((err: unknown) => this.#logger.error({ err }, 'shared informer failed'));
+  }
+
+  #release(id: string, entry: Entry): void {
+    entry.refs -= 1;
+    if (entry.refs > 0 || this.#entries.get(id) !== entry) return;
+    this.#entries.delete(id);
+    entry.abort.abort();
+  }
+}
+
+/** The identity of a shared informer within one cluster: resource, namespace and selector. */
+function informerId(spec: InformerSpec): string {
+  const { group, version, resource } = spec.resource;
+  const gr = group === '' ? resource : `${resource}.${group}`;
+  const ns = spec.namespace === undefined || spec.namespace === '' ? '' : `/${spec.namespace}`;
+  return `${gr}/${version}${ns}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}`;
+}

@@ -1,0 +1,122 @@
+import { DynamicClient, Kubeconfig, type GroupVersionResource } from '@kubefed/client';
+import { startCluster, type SimCluster } from '@kubefed/kube-sim';
+import { InformersStoppedError, Manager, SharedInformers, type SharedInformersOptions } from '@kubefed/runtime';
+import { describe, expect, it } from 'vitest';
+
+const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' } as const;
+const POLL = { timeout: 10_000, interval: 50 };
+
+/** The list and watch requests made through a client, by resource (`configmaps/default`). */
+interface Requests {
+  readonly lists: string[];
+  readonly watches: string[];
+}
+
+/** `client` as the informers' source, recording each list and watch request it passes on to the server. */
+function recording(client: DynamicClient): { client: SharedInformersOptions['client']; requests: Requests } {
+  const requests: Requests = { lists: [], watches: [] };
+  const id = (gvr: GroupVersionResource, ns: string | undefined): string => `${gvr.resource}/${ns ?? ''}`;
+  return {
+    requests,
+    client: {
+      resource: (gvr, ns) => {
+        const r = client.resource(gvr, ns);
+        return {
+          list: (opts) => {
+            requests.lists.push(id(gvr, ns));
+            return r.list(opts);
+          },
+          watch: (opts) => {
+            requests.watches.push(id(gvr, ns));
+            return r.watch(opts);
+          },
+        };
+      },
+    },
+  };
+}
+
+async function onSim(): Promise<{ sim: SimCluster; client: DynamicClient } & AsyncDisposable> {
+  const sim = await startCluster({ name: 'runtime-shared-informers', tls: false });
+  const client = DynamicClient.fromKubeconfig(Kubeconfig.fromString(sim.kubeconfigYaml()), { qps: 0 });
+  return {
+    sim,
+    client,
+    [Symbol.asyncDispose]: async () => {
+      client.close();
+      await sim[Symbol.asyncDispose]();
+    },
+  };
+}
+
+describe('SharedInformers', () => {
+  it('lists and watches a resource once for every holder and stops the informer with the last release', async () => {
+    await using env = await onSim();
+    const { client, requests } = recording(env.client);
+    const informers = new SharedInformers({ cluster: 'sim', client });
+    const stop = new AbortController();
+    const running = informers.start(stop.signal);
+    try {
+      const a = informers.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+      const b = informers.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+      const everywhere = informers.acquire({ resource: CONFIGMAPS, namespace: '' });
+      expect(b.informer).toBe(a.informer);
+      expect(informers.acquire({ resource: CONFIGMAPS }).informer).toBe(everywhere.informer);
+      expect(informers.size).toBe(2);
+      await env.client.resource(CONFIGMAPS, 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } });
+      await expect.poll(() => b.informer.store.get('default/cm')?.metadata.name, POLL).toBe('cm');
+      await expect.poll(() => requests.watches.filter((w) => w === 'configmaps/default').length, POLL).toBe(1);
+      expect(requests.lists.filter((l) => l === 'configmaps/default')).toHaveLength(1);
+
+      a.release();
+      a.release();
+      expect(informers.size).toBe(2);
+      b.release();
+      expect(informers.size).toBe(1);
+      // The next holder gets a new informer, with a list and a watch of its own.
+      const fresh = informers.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+      expect(fresh.informer).not.toBe(a.informer);
+      await expect.poll(() => fresh.informer.store.get('default/cm')?.metadata.name, POLL).toBe('cm');
+      expect(requests.lists.filter((l) => l === 'configmaps/default')).toHaveLength(2);
+      // The released informer no longer follows the server.
+      await env.client.resource(CONFIGMAPS, 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'later' } });
+      await expect.poll(() => fresh.informer.store.get('default/later')?.metadata.name, POLL).toBe('later');
+      expect(a.informer.store.get('default/later')).toBeUndefined();
+    } finally {
+      stop.abort();
+      await running;
+    }
+    expect(informers.size).toBe(0);
+    expect(() => informers.acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
+  });
+
+  it("starts a manager's shared informers held before start as caches, shares them with later holders and stops them last", async () => {
+    await using env = await onSim();
+    const { client, requests } = recording(env.client);
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const early = manager.sharedInformers(client).acquire({ resource: CONFIGMAPS, namespace: 'kube-system' });
+    expect(manager.sharedInformers(client)).toBe(manager.sharedInformers(client));
+    const seenAtStop: boolean[] = [];
+    manager.add({
+      name: 'reader',
+      needLeaderElection: false,
+      start: async (signal) => {
+        // Caches synced before any runnable starts; a holder added later shares the informer.
+        const late = manager.sharedInformers(client).acquire({ resource: CONFIGMAPS, namespace: 'kube-system' });
+        seenAtStop.push(early.informer.hasSynced(), late.informer === early.informer);
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        late.release();
+      },
+    });
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    await expect.poll(() => manager.cachesSynced, POLL).toBe(true);
+    await expect.poll(() => seenAtStop, POLL).toEqual([true, true]);
+    expect(requests.watches.filter((w) => w === 'configmaps/kube-system')).toHaveLength(1);
+    stop.abort();
+    await running;
+    expect(manager.sharedInformers(client).size).toBe(0);
+    expect(() => manager.sharedInformers(client).acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
+    early.release();
+  });
+});
