@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { JobProducer, QueueCounts } from './job-producer.js';
+import type { EnqueueOptions, JobProducer, QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { QueueError } from './queue-error.js';
 import { syncQueueName } from './queue-name.js';
@@ -61,14 +61,27 @@ export function syncJobOptions(job: SyncJob, retry: RetryPolicy = {}, retention:
 }
 
 /**
+ * BullMQ priority of jobs enqueued at low priority: BullMQ runs the jobs without a priority before
+ * every prioritized one, and prioritized ones by number, then in order.
+ */
+const LOW_JOB_PRIORITY = 1;
+
+/**
  * The BullMQ {@link JobProducer}: one queue per member cluster (`kubefed-sync.<cluster>`),
  * created on first use. Jobs are deduplicated with `keepLastIfActive` (at most one running and
  * one pending job per key), retried per {@link RetryPolicy} and kept per {@link RetentionPolicy}.
+ * Jobs enqueued at low priority get a BullMQ priority and so run after every job of normal
+ * priority on their queue; a job of normal priority that BullMQ collapses into a waiting
+ * low-priority job of its key raises that job to normal priority (`changePriority`). Not
+ * covered: while a key's job runs, BullMQ keeps the options of the last job added for it, so a
+ * low-priority job added after a normal one makes the follow-up run low.
  */
 export class BullMqJobProducer implements JobProducer {
   readonly #options: BullMqJobProducerOptions;
   readonly #logger: QueueLogger;
   readonly #queues = new Map<string, SyncQueue>();
+  /** Clusters this producer has enqueued low-priority jobs for (only their queues need a promotion check). */
+  readonly #lowQueues = new Set<string>();
   #closed = false;
 
   constructor(options: BullMqJobProducerOptions) {
@@ -78,30 +91,38 @@ export class BullMqJobProducer implements JobProducer {
 
   async enqueue(job: SyncJob): Promise<void> {
     const valid = parseSyncJob(job);
-    const queue = this.#queue(valid.cluster);
-    await queue.add(valid.kind, valid, syncJobOptions(valid, this.#options.retry, this.#options.retention));
+    await this.#add(valid.cluster, [valid], 'normal');
     this.#logger.debug({ queue: syncQueueName(valid.cluster), jobId: syncRequestId(valid) }, 'sync job enqueued');
   }
 
-  async enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
+  async enqueueBulk(jobs: readonly SyncJob[], options: EnqueueOptions = {}): Promise<void> {
     const byCluster = new Map<string, SyncJob[]>();
     for (const job of jobs.map(parseSyncJob)) {
       const list = byCluster.get(job.cluster) ?? [];
       list.push(job);
       byCluster.set(job.cluster, list);
     }
-    await Promise.all(
-      [...byCluster].map(async ([cluster, list]) => {
-        const queue = this.#queue(cluster);
-        await queue.addBulk(
-          list.map((job) => ({
-            name: job.kind,
-            data: job,
-            opts: syncJobOptions(job, this.#options.retry, this.#options.retention),
-          })),
-        );
-      }),
+    await Promise.all([...byCluster].map(([cluster, list]) => this.#add(cluster, list, options.priority ?? 'normal')));
+  }
+
+  /** Adds `jobs` (all of `cluster`) at `priority`; normal ones raise the low-priority jobs they collapsed into. */
+  async #add(cluster: string, jobs: readonly SyncJob[], priority: 'normal' | 'low'): Promise<void> {
+    const queue = this.#queue(cluster);
+    const low = priority === 'low';
+    if (low) this.#lowQueues.add(cluster);
+    const added = await queue.addBulk(
+      jobs.map((job) => ({
+        name: job.kind,
+        data: job,
+        opts: { ...syncJobOptions(job, this.#options.retry, this.#options.retention), ...(low ? { priority: LOW_JOB_PRIORITY } : {}) },
+      })),
     );
+    if (!low && this.#lowQueues.has(cluster))
+      await promoteCollapsed(
+        queue,
+        this.#options.connection,
+        added.map((j) => j.id),
+      );
   }
 
   /** Job counts of `cluster`'s queue. */
@@ -125,5 +146,27 @@ export class BullMqJobProducer implements JobProducer {
       this.#queues.set(name, queue);
     }
     return queue;
+  }
+}
+
+/**
+ * Raises to normal priority the jobs among `ids` that wait at low priority. A job added at normal
+ * priority gets a new id unless BullMQ collapsed it into the pending job of its key: that id is
+ * then in the prioritized set if a fan-out enqueued it (one pipelined ZSCORE per add).
+ */
+async function promoteCollapsed(queue: SyncQueue, connection: RedisConnection, ids: readonly (string | undefined)[]): Promise<void> {
+  const known = ids.filter((id): id is string => id !== undefined);
+  if (known.length === 0) return;
+  const pipeline = connection.pipeline();
+  for (const id of known) pipeline.zscore(queue.toKey('prioritized'), id);
+  const scores = (await pipeline.exec()) ?? [];
+  const prioritized = known.filter((_, i) => {
+    const [err, score] = scores[i] ?? [null, null];
+    return err === null && score !== null;
+  });
+  for (const id of prioritized) {
+    // Already running or gone by now: nothing to raise (changePriority moves only a waiting job).
+    const job = await queue.getJob(id);
+    await job?.changePriority({ priority: 0 });
   }
 }

@@ -1,4 +1,4 @@
-import type { JobProducer } from './job-producer.js';
+import type { EnqueueOptions, JobProducer } from './job-producer.js';
 import { parseSyncJob, type SyncJob } from './sync-job.js';
 import { syncRequestId } from './sync-request.js';
 
@@ -11,20 +11,24 @@ export class InMemoryJobProducer implements JobProducer {
   readonly #pending = new Map<string, SyncJob>();
   /** Every job accepted, in order, duplicates included. */
   readonly history: SyncJob[] = [];
+  /** The priority each job of {@link history} was enqueued at. */
+  readonly priorities: ('normal' | 'low')[] = [];
 
   enqueue(job: SyncJob): Promise<void> {
     return Promise.resolve().then(() => this.#add(parseSyncJob(job)));
   }
 
-  enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
+  /** Records each job's priority in {@link priorities}; `take()` keeps enqueue order whatever the priority. */
+  enqueueBulk(jobs: readonly SyncJob[], options: EnqueueOptions = {}): Promise<void> {
     return Promise.resolve().then(() => {
       const valid = jobs.map(parseSyncJob);
-      for (const job of valid) this.#add(job);
+      for (const job of valid) this.#add(job, options.priority ?? 'normal');
     });
   }
 
-  #add(job: SyncJob): void {
+  #add(job: SyncJob, priority: 'normal' | 'low' = 'normal'): void {
     this.history.push(job);
+    this.priorities.push(priority);
     const id = syncRequestId(job);
     if (!this.#pending.has(id)) this.#pending.set(id, job);
   }

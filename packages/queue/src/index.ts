@@ -38,7 +38,7 @@ export {
   type RedisConnectionOptions,
 } from './redis-connection.js';
 export { parseRedisUrl, redactRedisUrl, redisUrlSchemes, type RedisTarget, type RedisAddress, type RedisTlsFiles } from './redis-url.js';
-export type { JobProducer, QueueCounts } from './job-producer.js';
+export type { EnqueueOptions, JobProducer, QueueCounts } from './job-producer.js';
 export { BullMqJobProducer, type BullMqJobProducerOptions, type RetryPolicy, type RetentionPolicy } from './bullmq-job-producer.js';
 export {
   SyncWorkerHost,

@@ -15,6 +15,17 @@ export interface QueueCounts {
   readonly failed: number;
 }
 
+/** Options of {@link JobProducer.enqueueBulk}. */
+export interface EnqueueOptions {
+  /**
+   * `low`: the jobs run after every job of normal priority waiting on the same queue (for the
+   * jobs of fan-outs and periodic resyncs, mostly no-ops), so a user's change never waits behind
+   * them. A job of normal priority that collapses into a pending low-priority job of its key
+   * raises that job to normal priority. Default `normal`.
+   */
+  readonly priority?: 'normal' | 'low' | undefined;
+}
+
 /**
  * Where controllers send sync jobs. Implementations validate every job, deduplicate pending
  * jobs per (type, object, cluster) and retry failed ones with backoff.
@@ -28,7 +39,7 @@ export interface JobProducer {
    */
   enqueue(job: SyncJob): Promise<void>;
   /** Enqueues many jobs (grouped per cluster queue); validates all before sending any. */
-  enqueueBulk(jobs: readonly SyncJob[]): Promise<void>;
+  enqueueBulk(jobs: readonly SyncJob[], options?: EnqueueOptions): Promise<void>;
   /** Stops using the queues (does not close a connection the caller passed in). */
   close(): Promise<void>;
 }

@@ -85,6 +85,32 @@ describe('SyncWorkerHost', () => {
     expect(seen).toEqual([job('web')]);
   });
 
+  it('runs a job enqueued at normal priority before the low-priority jobs already waiting on its queue', async () => {
+    const { producer, startHost } = setup();
+    const fanOut = Array.from({ length: 20 }, (_, i) => job(`resync-${i}`));
+    await producer.enqueueBulk(fanOut, { priority: 'low' });
+    await producer.enqueueBulk([job('user-change')]);
+    expect(await producer.counts('member1')).toEqual({ ...idle, waiting: 21 });
+    const order: string[] = [];
+    await startHost({ clusters: ['member1'], defaults: { concurrency: 1 }, processor: (j) => Promise.resolve(void order.push(j.name)) });
+    await vi.waitFor(() => expect(order).toHaveLength(21), { timeout: waitMs });
+    expect(order).toEqual(['user-change', ...fanOut.map((j) => j.name)]);
+  });
+
+  it('raises a waiting low-priority job to normal priority when a change of its key collapses into it', async () => {
+    const { producer, startHost } = setup();
+    const fanOut = Array.from({ length: 20 }, (_, i) => job(`resync-${i}`));
+    await producer.enqueueBulk(fanOut, { priority: 'low' });
+    await producer.enqueue(job('resync-19'));
+    await producer.enqueueBulk([job('resync-10')]);
+    expect(await producer.counts('member1')).toEqual({ ...idle, waiting: 20 });
+    const order: string[] = [];
+    await startHost({ clusters: ['member1'], defaults: { concurrency: 1 }, processor: (j) => Promise.resolve(void order.push(j.name)) });
+    await vi.waitFor(() => expect(order).toHaveLength(20), { timeout: waitMs });
+    expect(order.slice(0, 2)).toEqual(['resync-19', 'resync-10']);
+    expect(order.slice(2)).toEqual(fanOut.map((j) => j.name).filter((n) => n !== 'resync-19' && n !== 'resync-10'));
+  });
+
   it('collapses 100 enqueues of a busy key into one more run', async () => {
     const { producer, startHost } = setup();
     const release = gate();
