@@ -91,7 +91,13 @@ export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeader
 export { KubeMetricsAuthorizer, type KubeMetricsAuthorizerOptions, type MetricsAccess, type MetricsAuthorizer } from './metrics-auth.js';
 export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
 export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec } from './fleet.js';
-export { SharedInformers, type InformerSpec, type SharedInformer, type SharedInformersOptions } from './shared-informers.js';
+export {
+  SharedInformers,
+  type InformerSpec,
+  type NamedTransform,
+  type SharedInformer,
+  type SharedInformersOptions,
+} from './shared-informers.js';
 // Test doubles of our own interfaces, for controller unit tests.
 export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
 export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';

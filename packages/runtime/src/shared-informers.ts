@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type GroupVersionResource, type ResourceClient } from '@kubefed/client';
+import { systemClock, type Clock, type GroupVersionResource, type KubeObject, type ResourceClient } from '@kubefed/client';
 import { InformersStoppedError } from './errors.js';
 import { Informer } from './informer.js';
 import { listerWatcherFor } from './list-watcher.js';
@@ -6,12 +6,21 @@ import { silentLogger, type Logger } from './logger.js';
 import type { RuntimeMetrics } from './metrics.js';
 import { untilAborted, type CacheRunnable } from './runnable.js';
 
-/** What a shared informer watches: one resource, optionally one namespace and a label selector. */
+/** A transform of a shared informer's objects (`InformerOptions.transform`), named so that holders can share the informer. */
+export interface NamedTransform {
+  /** Names what the transform keeps: informers of the same spec and transform name are one, so equal names must mean equal transforms. */
+  readonly name: string;
+  readonly transform: (obj: KubeObject) => KubeObject;
+}
+
+/** What a shared informer watches: one resource, optionally one namespace and a label selector, and what its cache keeps. */
 export interface InformerSpec {
   readonly resource: GroupVersionResource;
   /** Default (and `''`) every namespace. */
   readonly namespace?: string | undefined;
   readonly labelSelector?: string | undefined;
+  /** Applied to every object before it is cached; default none (whole objects). */
+  readonly transform?: NamedTransform | undefined;
 }
 
 /** A consumer's hold on a shared informer; `release()` once done (idempotent). */
@@ -129,6 +138,7 @@ export class SharedInformers implements CacheRunnable {
       logger: this.#logger,
       clock: o.clock ?? systemClock,
       ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
+      ...(spec.transform === undefined ? {} : { transform: spec.transform.transform }),
     });
     const entry: Entry = { informer, abort: new AbortController(), done: undefined, refs: 0 };
     this.#entries.set(id, entry);
@@ -149,10 +159,11 @@ export class SharedInformers implements CacheRunnable {
   }
 }
 
-/** The identity of a shared informer within one cluster: resource, namespace and selector. */
+/** The identity of a shared informer within one cluster: resource, namespace, selector and transform. */
 function informerId(spec: InformerSpec): string {
   const { group, version, resource } = spec.resource;
   const gr = group === '' ? resource : `${resource}.${group}`;
   const ns = spec.namespace === undefined || spec.namespace === '' ? '' : `/${spec.namespace}`;
-  return `${gr}/${version}${ns}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}`;
+  const transform = spec.transform === undefined ? '' : `#${spec.transform.name}`;
+  return `${gr}/${version}${ns}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}${transform}`;
 }

@@ -1,4 +1,4 @@
-import { DynamicClient, Kubeconfig, type GroupVersionResource } from '@kubefed/client';
+import { DynamicClient, Kubeconfig, type GroupVersionResource, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
 import { InformersStoppedError, Manager, SharedInformers, type SharedInformersOptions } from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
@@ -118,5 +118,31 @@ describe('SharedInformers', () => {
     expect(manager.sharedInformers(client).size).toBe(0);
     expect(() => manager.sharedInformers(client).acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
     early.release();
+  });
+
+  it('keeps one informer per transform name, each caching what its transform keeps', async () => {
+    await using env = await onSim();
+    const informers = new SharedInformers({ cluster: 'sim', client: env.client });
+    const stop = new AbortController();
+    const running = informers.start(stop.signal);
+    try {
+      const dataKeys = {
+        name: 'data-keys',
+        transform: (obj: KubeObject): KubeObject => ({ metadata: obj.metadata, keys: Object.keys(obj.data as object) }),
+      };
+      const whole = informers.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+      const slim = informers.acquire({ resource: CONFIGMAPS, namespace: 'default', transform: dataKeys });
+      expect(informers.acquire({ resource: CONFIGMAPS, namespace: 'default', transform: dataKeys }).informer).toBe(slim.informer);
+      expect(slim.informer).not.toBe(whole.informer);
+      await env.client
+        .resource(CONFIGMAPS, 'default')
+        .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: 'x'.repeat(1000) } });
+      await expect.poll(() => slim.informer.store.get('default/big')?.keys, POLL).toEqual(['a']);
+      expect(slim.informer.store.get('default/big')?.data).toBeUndefined();
+      await expect.poll(() => whole.informer.store.get('default/big')?.data, POLL).toEqual({ a: 'x'.repeat(1000) });
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 });
