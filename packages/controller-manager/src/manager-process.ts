@@ -52,6 +52,7 @@ import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } fro
 import { defaultQueuePrefix, OUTCOME_SIGNING_SECRET, outcomeSigningKey } from './federation-identity.js';
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
+import { StartupHealthServer } from './startup-health-server.js';
 import { StartupRetry, type StartupRetryOptions, type StartupStep } from './startup-retry.js';
 import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
@@ -192,15 +193,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const identity = options.identity ?? leaderIdentity();
   const redis = await connectRedisOfMode(given, logger);
   const retry = new StartupRetry({ signal: options.signal, logger, server: host.server, ...options.startupRetry });
-  let start: StartSettings;
-  try {
-    start = await readStartSettings(given, { host, retry });
-  } catch (err) {
-    for (const c of redis.connections) c.disconnect();
-    // Stopped while waiting for the host API server: a graceful stop, not a failure.
-    if (err === options.signal.reason) return;
-    throw err;
-  }
+  const start = await waitForStartSettings(given, { host, retry, redis, signal: options.signal });
+  if (start === undefined) return;
   const { config, started } = start;
   const manager = await createManager({ config, started, timing: start.timing, host, leases, identity, logger });
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
@@ -255,6 +249,30 @@ interface StartSettings {
   readonly config: ResolvedConfig;
   readonly started: KubeFedConfigSettings;
   readonly timing: LeaderElectionTiming;
+}
+
+/**
+ * The start settings, read while a stand-in health server tells probes that the process is alive
+ * and waiting for the host API server; undefined when stopped meanwhile. The Redis connections
+ * are closed when it does not return settings.
+ */
+async function waitForStartSettings(
+  given: ControllerManagerConfig,
+  o: { host: DynamicClient; retry: StartupRetry; redis: ModeConnections; signal: AbortSignal },
+): Promise<StartSettings | undefined> {
+  try {
+    const health = await StartupHealthServer.listen(given.healthAddr);
+    try {
+      return await readStartSettings(given, o);
+    } finally {
+      await health.close();
+    }
+  } catch (err) {
+    for (const c of o.redis.connections) c.disconnect();
+    // Stopped while waiting for the host API server: a graceful stop, not a failure.
+    if (err === o.signal.reason) return undefined;
+    throw err;
+  }
 }
 
 /** The start-up read of the host cluster's identity, when no --queue-prefix is given. */

@@ -146,8 +146,8 @@ async function writeKubeconfig(yaml: string): Promise<string> {
   return path;
 }
 
-function controllerManager(kubeconfig: string, extra: readonly string[] = []): ManagedProcess {
-  const args = ['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--metrics-addr', '127.0.0.1:0', '--health-addr', '127.0.0.1:0'];
+function controllerManager(kubeconfig: string, extra: readonly string[] = [], healthAddr = '127.0.0.1:0'): ManagedProcess {
+  const args = ['--kubeconfig', kubeconfig, '--redis-url', redis.url, '--metrics-addr', '127.0.0.1:0', '--health-addr', healthAddr];
   const cm = new ManagedProcess(
     'kubefed-controller-manager',
     [...sourceEntry('packages/controller-manager/src/main.ts'), ...args, ...extra],
@@ -212,10 +212,11 @@ const fatalMessage = (cm: ManagedProcess): string =>
     .find((l) => l.msg === 'kubefed-controller-manager failed')?.err?.message ?? '';
 
 describe('kubefed-controller-manager at start-up', () => {
-  it('keeps retrying while the host API server is unreachable, logging each attempt, and takes the Lease once it answers', async () => {
+  it('keeps retrying while the host API server is unreachable, logging each attempt and alive but not ready, and takes the Lease once it answers', async () => {
     const sim = await host();
     sim.faults.unreachable();
-    const cm = controllerManager(await writeKubeconfig(sim.kubeconfigYaml()), ['--queue-prefix', redis.prefix('startup')]);
+    const health = `127.0.0.1:${await freePort()}`;
+    const cm = controllerManager(await writeKubeconfig(sim.kubeconfigYaml()), ['--queue-prefix', redis.prefix('startup')], health);
     const first = JSON.parse(
       await cm.waitForLine(/host API server not available at start-up/, { fromStart: true, timeoutMs: 60_000 }),
     ) as Record<string, unknown>;
@@ -227,8 +228,15 @@ describe('kubefed-controller-manager at start-up', () => {
     });
     await cm.waitForLine(/"attempt":3,/, { fromStart: true, timeoutMs: 30_000 });
     expect(cm.running).toBe(true);
+    // A liveness probe must not restart the wait; nothing may be sent to a replica that waits.
+    expect((await fetch(`http://${health}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://${health}/readyz`)).status).toBe(503);
     sim.faults.restore();
-    await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 60_000 });
+    const serving = JSON.parse(await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 60_000 })) as {
+      health?: string;
+    };
+    expect(serving.health).toBe(`http://${health}`);
+    expect((await fetch(`http://${health}/healthz`)).status).toBe(200);
     const leases = adminClient(sim).resource(RESOURCES.leases, NS);
     await expect
       .poll(
