@@ -283,6 +283,8 @@ const QUEUE_PREFIX_STEP: StartupStep = {
 
 const KUBEFED_CONFIG_STEP: StartupStep = { name: 'reading the KubeFedConfig' };
 
+const KUBEFED_CONFIG_CRD_STEP: StartupStep = { name: 'listing KubeFedConfigs' };
+
 const SIGNING_KEY_STEP: StartupStep = { name: `reading the sync outcome signing key (Secret ${OUTCOME_SIGNING_SECRET})` };
 
 /** The first host requests of the process, retried while the host API server is not available (see {@link StartupRetry}). */
@@ -294,6 +296,10 @@ async function readStartSettings(
   const namespace = given.kubefedNamespace;
   const queuePrefix = given.queuePrefix ?? (await retry.run(QUEUE_PREFIX_STEP, (signal) => defaultQueuePrefix(host, namespace, signal)));
   const create = given.mode === 'all' || given.mode === 'controllers';
+  // A workers-only process waits for the leader to create the KubeFedConfig, which never comes
+  // without its CRD: a list answers 404 for a resource the host does not serve.
+  if (!create)
+    await retry.run(KUBEFED_CONFIG_CRD_STEP, (signal) => host.resource(RESOURCES.kubeFedConfigs, namespace).list({ limit: 1, signal }));
   // The KubeFedConfig decides the scope; DEFAULT_KUBEFED_SCOPE only seeds a config created here.
   const started =
     given.kubefedConfigFile === undefined

@@ -277,6 +277,31 @@ describe('kubefed-controller-manager at start-up', () => {
     expect(cm.lines.some((l) => l.includes(RETRYING))).toBe(false);
   }, 90_000);
 
+  it('exits 1 naming the server when the host does not accept its credentials (401)', async () => {
+    const sim = await host();
+    const cm = controllerManager(await writeKubeconfig(kubeconfigWithToken(sim, 'not-a-token')), ['--queue-prefix', redis.prefix('401')]);
+    const code = await Promise.race([cm.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+    expect(code).toBe(1);
+    expect(fatalMessage(cm)).toContain(
+      `Unauthorized: the host API server at ${sim.url} does not accept the credentials of the kubeconfig context`,
+    );
+  }, 90_000);
+
+  it('exits 1 in --mode workers too when the host has no KubeFedConfig CRD, instead of waiting for a KubeFedConfig', async () => {
+    const sim = await host([]);
+    const cm = controllerManager(await writeKubeconfig(sim.kubeconfigYaml()), [
+      '--mode',
+      'workers',
+      '--queue-prefix',
+      redis.prefix('no-crd-w'),
+    ]);
+    const code = await Promise.race([cm.exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 60_000))]);
+    expect(code).toBe(1);
+    const message = fatalMessage(cm);
+    expect(message).toContain('listing KubeFedConfigs failed: list kubefedconfigs.core.kubefed.io');
+    expect(message).toContain('are the KubeFed CRDs installed on the host cluster (deploy/crds)?');
+  }, 90_000);
+
   it('exits 1 asking whether the KubeFed CRDs are installed when the host has no KubeFedConfig CRD', async () => {
     const sim = await host([]);
     const cm = controllerManager(await writeKubeconfig(sim.kubeconfigYaml()), ['--queue-prefix', redis.prefix('no-crd')]);
