@@ -6,7 +6,9 @@
  * (the runtime Manager with Lease leader election, the KubeFedConfig handling and the cluster
  * health controller, the FederatedTypeConfig/sync controllers with their Redis job producer, and
  * the sync worker host kept in step with the KubeFedClusters; a workers-only process feeds its
- * member Fleet from the KubeFedClusters' status). The exports below let tests and the local demo run it in process.
+ * member Fleet from the KubeFedClusters' status). `startup-retry.ts` makes the first host
+ * requests wait for the host API server (transient failures retried, permanent ones explained).
+ * The exports below let tests and the local demo run it in process.
  */
 export {
   buildProgram,
