@@ -78,8 +78,8 @@ async function startControlPlane(
     syncController?: Record<string, unknown>;
     coreOnlyMember?: string;
     reporting?: DynamicClient;
-    /** Every job the sync controllers enqueue is appended here. */
-    jobs?: SyncJob[];
+    /** Every job the sync controllers enqueue is appended here, with its priority. */
+    jobs?: RecordedJob[];
   } = {},
 ): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
@@ -157,16 +157,19 @@ async function startControlPlane(
   return ns;
 }
 
+/** A job a sync controller enqueued, and the priority it was enqueued at. */
+type RecordedJob = SyncJob & { readonly priority: 'normal' | 'low' };
+
 /** `producer`, appending every job enqueued to `jobs`. */
-function recording(producer: JobProducer, jobs: SyncJob[]): JobProducer {
+function recording(producer: JobProducer, jobs: RecordedJob[]): JobProducer {
   return {
     enqueue: (job) => {
-      jobs.push(job);
+      jobs.push({ ...job, priority: 'normal' });
       return producer.enqueue(job);
     },
-    enqueueBulk: (bulk) => {
-      jobs.push(...bulk);
-      return producer.enqueueBulk(bulk);
+    enqueueBulk: (bulk, options) => {
+      jobs.push(...bulk.map((job) => ({ ...job, priority: options?.priority ?? 'normal' })));
+      return producer.enqueueBulk(bulk, options);
     },
     close: () => producer.close(),
   };
@@ -794,7 +797,7 @@ describe('sync controller against kube-sim and Redis', () => {
   });
 
   it('sends jobs only to the member whose readiness changed: member1 gets none while member2 goes away and comes back', async () => {
-    const jobs: SyncJob[] = [];
+    const jobs: RecordedJob[] = [];
     await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0, jobs });
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
@@ -829,6 +832,30 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect
       .poll(async () => (await inMember('member2', name))?.rules, { timeout: 15_000, interval: 100 })
       .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+  });
+
+  it('enqueues the jobs of a change at normal priority and those of a periodic resync at low priority', async () => {
+    const jobs: RecordedJob[] = [];
+    await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 300, jobs });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
+    await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
+    const mine = (): RecordedJob[] => jobs.filter((j) => j.name === name);
+    // The create's reconcile comes first; resyncs of the unchanged object follow.
+    expect(mine()[0]).toMatchObject({ cluster: 'member1', kind: 'sync', priority: 'normal' });
+    await expect.poll(() => mine().filter((j) => j.priority === 'low').length, { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
+    const from = mine().length;
+    await fed.hostClient
+      .resource(FED_CLUSTER_ROLES)
+      .patch(name, { spec: { template: { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }] } } }, 'merge');
+    await expect
+      .poll(async () => (await inMember('member1', name))?.rules, { timeout: 15_000, interval: 100 })
+      .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+    expect(
+      mine()
+        .slice(from)
+        .some((j) => j.priority === 'normal'),
+    ).toBe(true);
   });
 
   it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {

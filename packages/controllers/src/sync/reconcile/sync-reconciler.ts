@@ -65,7 +65,8 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
  * enqueues removal jobs for every Ready cluster and removes the finalizer once no managed
  * copy remains (with the orphan annotation: once no copy carries the managed label) and every
  * cluster of its placement is Ready (KubeFed waits for a not-ready cluster rather than leave
- * a copy behind).
+ * a copy behind). A reconcile of a key queued at low priority (a fan-out, a periodic resync)
+ * enqueues its jobs at low priority: they run after the jobs of changes on each member's queue.
  */
 export class SyncReconciler implements Reconciler {
   readonly #o: SyncReconcilerOptions;
@@ -164,7 +165,8 @@ export class SyncReconciler implements Reconciler {
     targets = targets.filter((c) => !unhealed(c));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
     const jobs = [...targets.map((c) => job(c, 'sync')), ...stale.map((c) => job(c, 'remove'))];
-    if (jobs.length > 0) await o.producer.enqueueBulk(jobs);
+    // The jobs of a fan-out or a periodic resync (mostly no-ops) go after the jobs of changes on each member's queue.
+    if (jobs.length > 0) await o.producer.enqueueBulk(jobs, { priority: ctx.priority ?? 'normal' });
     o.recorder.markDirty(rkey);
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
