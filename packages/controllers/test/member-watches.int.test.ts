@@ -68,4 +68,65 @@ describe('MemberWatches over a Fleet', () => {
       await running;
     }
   });
+
+  it('caches slim copies, yet reports a change of a field it does not keep and no change of the status alone', async () => {
+    await using member = await startCluster({ name: 'member-watches-slim', tls: false });
+    const fleet = new Fleet<string>({
+      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
+    });
+    const stop = new AbortController();
+    const running = fleet.start(stop.signal);
+    const client = fleet.engage('m1', member.kubeconfigYaml());
+    fleet.setReady('m1', true);
+    // Services without status collection: the cache keeps the retained spec fields, not the selector nor the status.
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.services, 'kube-federation-system'));
+    const seen: string[] = [];
+    const watches = new MemberWatches({
+      type,
+      fleet,
+      statusChanges: () => false,
+      logger: silentLogger(),
+      clock: systemClock,
+      onChange: (cluster, key) => seen.push(`${cluster} ${key}`),
+    });
+    const services = client.resource(type.targetGvr, 'default');
+    const ports = [{ name: 'http', protocol: 'TCP', port: 80 }];
+    try {
+      watches.sync(fleet.readyClusters());
+      await expect.poll(() => watches.hasManagedCopy('m1', 'default/web'), POLL).toBe(false);
+      const created = await services.create({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web', labels: { [MANAGED_LABEL]: MANAGED_LABEL_TRUE } },
+        spec: { selector: { app: 'web' }, ports },
+      });
+      await expect.poll(() => seen, POLL).toEqual(['m1 default/web']);
+      const cached = watches.managedCopy('m1', 'default/web');
+      expect(cached?.metadata).toMatchObject({ name: 'web', uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion });
+      expect(cached?.metadata.managedFields).toBeUndefined();
+      const createdSpec = created.spec as { clusterIP: string; clusterIPs: string[] };
+      expect(cached?.spec).toEqual({
+        clusterIP: createdSpec.clusterIP,
+        clusterIPs: createdSpec.clusterIPs,
+        ports: [expect.objectContaining(ports[0])],
+      });
+
+      // The status alone (not kept: the type collects no status) is no change.
+      const withStatus = await services.updateStatus({ ...created, status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } });
+      await expect
+        .poll(() => watches.managedCopy('m1', 'default/web')?.metadata.resourceVersion, POLL)
+        .toBe(withStatus.metadata.resourceVersion);
+      expect(watches.managedCopy('m1', 'default/web')?.status).toBeUndefined();
+      await consistently(() => expect(seen).toEqual(['m1 default/web']), { durationMs: 500 });
+
+      // A hand edit of the selector, which the cache does not keep, is a change.
+      await services.patch('web', { spec: { selector: { app: 'other' } } }, 'merge');
+      await expect.poll(() => seen, POLL).toEqual(['m1 default/web', 'm1 default/web']);
+      expect(watches.managedCopy('m1', 'default/web')?.spec).not.toHaveProperty('selector');
+    } finally {
+      await watches.stop();
+      stop.abort();
+      await running;
+    }
+  });
 });

@@ -1,8 +1,18 @@
 import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { type Clock, deletedObject, type EventHandler, type Fleet, Informer, listerWatcherFor, type Logger } from '@kubefed/runtime';
+import {
+  type Clock,
+  deletedObject,
+  type EventHandler,
+  type Fleet,
+  Informer,
+  listerWatcherFor,
+  type Logger,
+  type NamedTransform,
+} from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
 import { OwnWrites } from '../worker/own-writes.js';
+import { memberCopyFingerprint, slimMemberCopy } from '../slim-member-copy.js';
 import type { SyncType } from '../sync-type.js';
 
 /** Options of {@link MemberWatches}. */
@@ -36,10 +46,17 @@ interface Watch {
   readonly stop: () => Promise<void>;
 }
 
-/** The object without what changes on every write or only with status. */
-function specOf(obj: KubeObject): string {
-  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata as KubeObject['metadata'] & { managedFields?: unknown };
-  return JSON.stringify({ ...obj, metadata, status: undefined });
+/**
+ * What the watch caches keep of a member copy of `type` (slimMemberCopy): `.status` only when
+ * the type collects it. Named by what it keeps, so that every consumer of the type shares one
+ * informer per cluster.
+ */
+function slimTransform(type: SyncType): NamedTransform {
+  const options = { targetKind: type.targetType.kind, keepStatus: type.statusCollection };
+  return {
+    name: `slim-member-copy:${options.targetKind}${options.keepStatus ? '+status' : ''}`,
+    transform: (obj) => slimMemberCopy(obj, options),
+  };
 }
 
 /**
@@ -47,14 +64,19 @@ function specOf(obj: KubeObject): string {
  * federated type in every Ready member cluster (docs/architecture.md "Drift watches"): engaged when a cluster
  * becomes Ready, disengaged when it stops being Ready or leaves. A member copy changed or
  * deleted by hand reports its owner, so the sync worker reverts it at once instead of at the
- * next resync.
+ * next resync. The caches keep slim copies ({@link slimMemberCopy}): the metadata and retained
+ * fields the sync decisions read, `.status` when the type collects status (FTC
+ * `statusCollection`), and a fingerprint of the rest, by which a change of any other field is
+ * still told apart.
  */
 export class MemberWatches {
   readonly #o: MemberWatchesOptions;
   readonly #watches = new Map<string, Watch>();
+  readonly #transform: NamedTransform;
 
   constructor(options: MemberWatchesOptions) {
     this.#o = options;
+    this.#transform = slimTransform(options.type);
   }
 
   /** Engages the clusters of `ready` not watched yet (or whose client changed) and disengages the others. */
@@ -78,8 +100,9 @@ export class MemberWatches {
   }
 
   /**
-   * The managed copy of the federated object `key` in `cluster` as the watch cache holds it
-   * (deep-frozen: clone before changing it), `null` when the synced cache has none, `undefined`
+   * The managed copy of the federated object `key` in `cluster` as the watch cache holds it: a
+   * slim copy (see {@link slimMemberCopy} for what it keeps; deep-frozen: clone before changing
+   * it), `null` when the synced cache has none, `undefined`
    * when the cluster is not watched or its cache has not synced yet. The cache may lag behind
    * the member by a watch event: writes based on it must expect Conflict and AlreadyExists.
    */
@@ -103,7 +126,12 @@ export class MemberWatches {
 
   #engage(cluster: string, client: DynamicClient): void {
     const { type, logger } = this.#o;
-    const spec = { resource: type.targetGvr, namespace: this.#o.namespace, labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}` };
+    const spec = {
+      resource: type.targetGvr,
+      namespace: this.#o.namespace,
+      labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}`,
+      transform: this.#transform,
+    };
     const shared = this.#o.fleet?.informer(cluster, spec);
     if (this.#o.fleet !== undefined && shared === undefined) return; // not engaged in the Fleet (any more)
     const own = shared === undefined ? this.#ownInformer(cluster, client) : undefined;
@@ -133,6 +161,7 @@ export class MemberWatches {
       }),
       logger: logger.child({ cluster }),
       clock,
+      transform: this.#transform.transform,
     });
     return { informer };
   }
@@ -156,7 +185,7 @@ export class MemberWatches {
       onAdd: (obj) => !replaying() && informer.hasSynced() && reportUnlessOwn(obj),
       onUpdate: (o, n) => {
         if (o.metadata.resourceVersion === n.metadata.resourceVersion) return;
-        if (this.#o.statusChanges() || specOf(o) !== specOf(n)) reportUnlessOwn(n);
+        if (this.#o.statusChanges() || memberCopyFingerprint(o) !== memberCopyFingerprint(n)) reportUnlessOwn(n);
       },
       onDelete: (obj) => report(deletedObject(obj)),
     };

@@ -1,0 +1,99 @@
+/**
+ * What the member watches keep of a managed member copy (docs/architecture.md "Drift watches"):
+ * the metadata the sync decisions read, the fields retention copies from the member
+ * (`retain-fields.ts`), `.status` when the type collects it, and a fingerprint of the rest, so
+ * that the cache's memory per member copy stays small whatever the object holds.
+ */
+import { createHash } from 'node:crypto';
+import type { KubeObject } from '@kubefed/client';
+
+/** Options of {@link slimMemberCopy}. */
+export interface SlimCopyOptions {
+  /** Kind of the target type: Service and ServiceAccount keep their own retained fields (`retain-fields.ts`). */
+  readonly targetKind: string;
+  /** Keep `.status` (the type collects remote status, or a status controller reads it). */
+  readonly keepStatus: boolean;
+}
+
+/**
+ * The metadata the decisions read: the object's identity and version (`needsUpdate`,
+ * `memberVersion`, the cache key), the managed label and deletion (`planClusterSync`), and what
+ * retention copies (annotations, finalizers). Not kept: managedFields, ownerReferences,
+ * creationTimestamp and the like.
+ */
+const KEPT_METADATA = [
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'labels',
+  'annotations',
+  'finalizers',
+  'deletionTimestamp',
+] as const;
+
+/** The `spec` fields retention reads, by target kind; every other kind: `spec.replicas` (kept whether or not `retainReplicas` is set). */
+const KEPT_SPEC: Readonly<Record<string, readonly string[]>> = {
+  Service: ['clusterIP', 'clusterIPs', 'healthCheckNodePort', 'ports'],
+  ServiceAccount: [],
+};
+const DEFAULT_KEPT_SPEC = ['replicas'];
+
+const FINGERPRINT = Symbol('kubefed.memberCopyFingerprint');
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function pick(from: Obj, keys: readonly string[]): Obj {
+  const out: Obj = {};
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+}
+
+/**
+ * Everything of `obj` that a write or a hand edit can change, as a short hash: the whole object
+ * without `metadata.resourceVersion`, `metadata.managedFields` and `.status` (which change on
+ * every write, or with status alone).
+ */
+function fingerprintOf(obj: KubeObject): string {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;
+  const text = JSON.stringify({ ...obj, metadata, status: undefined });
+  return createHash('md5').update(text, 'utf8').digest('base64');
+}
+
+/**
+ * The slim copy of the member object `obj` that the watch cache keeps: `apiVersion`, `kind`, the
+ * metadata of {@link KEPT_METADATA}, the retained fields of the kind (Service: `spec.clusterIP`,
+ * `spec.clusterIPs`, `spec.healthCheckNodePort`, `spec.ports`; ServiceAccount: `secrets`;
+ * any other kind: `spec.replicas`), `.status` when `keepStatus`, and the fingerprint of the
+ * whole object ({@link memberCopyFingerprint}). A `spec` that is not an object is kept as it is
+ * (retention then reports it). Pure; `obj` is not modified and shares its kept values.
+ */
+export function slimMemberCopy(obj: KubeObject, options: SlimCopyOptions): KubeObject {
+  const slim: KubeObject = { metadata: pick(obj.metadata, KEPT_METADATA) };
+  if (obj.apiVersion !== undefined) slim.apiVersion = obj.apiVersion;
+  if (obj.kind !== undefined) slim.kind = obj.kind;
+  const spec = obj.spec;
+  if (isObject(spec)) {
+    const kept = pick(spec, KEPT_SPEC[options.targetKind] ?? DEFAULT_KEPT_SPEC);
+    if (Object.keys(kept).length > 0) slim.spec = kept;
+  } else if (spec !== undefined) {
+    slim.spec = spec;
+  }
+  if (options.targetKind === 'ServiceAccount' && obj.secrets !== undefined) slim.secrets = obj.secrets;
+  if (options.keepStatus && obj.status !== undefined) slim.status = obj.status;
+  (slim as { [FINGERPRINT]?: string })[FINGERPRINT] = fingerprintOf(obj);
+  return slim;
+}
+
+/**
+ * The fingerprint of a member object: a hash of everything but `metadata.resourceVersion`,
+ * `metadata.managedFields` and `.status`. Two versions of an object with different
+ * fingerprints differ in something a hand edit (or a write) changed. For a {@link slimMemberCopy},
+ * the fingerprint of the object it was made from; for any other object, computed from it.
+ */
+export function memberCopyFingerprint(obj: KubeObject): string {
+  const stored: unknown = (obj as { [FINGERPRINT]?: unknown })[FINGERPRINT];
+  return typeof stored === 'string' ? stored : fingerprintOf(obj);
+}
