@@ -84,7 +84,8 @@ export interface FederatedTypeConfigControllerHandle {
 /**
  * Adds the FederatedTypeConfig controller to `manager` (docs/kubefed-compatibility.md §4.3): an informer
  * on FTCs in the kubefed namespace (no resync) and the `federatedtypeconfig` controller, which
- * starts a {@link SyncController} per FTC with propagation Enabled, and the
+ * starts a {@link SyncController} per FTC with propagation Enabled (their host informers come
+ * from `manager.sharedInformers(host)`, shared with every other reader in the process), and the
  * {@link ServiceStatusController} of `services` when its status collection asks for one and the
  * `RawResourceStatusCollection` gate of `settings` is off. Also returns the sync job
  * processor for this process's workers (it knows the types whose controllers run here).
@@ -112,6 +113,7 @@ export function registerFederatedTypeConfigController(
         ...env,
         type,
         fleet: options.fleet,
+        informers: manager.sharedInformers(options.host),
         producer: options.producer,
         recorder,
         kubefedNamespace: options.namespace,

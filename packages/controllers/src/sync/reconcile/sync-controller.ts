@@ -6,12 +6,14 @@ import {
   type EventSink,
   deletedObject,
   type Fleet,
-  Informer,
-  listerWatcherFor,
+  type Informer,
+  type InformerSpec,
   type Logger,
   objectKey,
   type Runnable,
   type RuntimeMetrics,
+  type SharedInformer,
+  SharedInformers,
   silentLogger,
   systemClock,
 } from '@kubefed/runtime';
@@ -33,6 +35,12 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly recorder: StatusRecorder;
   /** The control plane's namespace (a FederatedNamespace there is never propagated). */
   readonly kubefedNamespace: string;
+  /**
+   * The host's shared informers (`Manager.sharedInformers(host)`), where this controller takes its
+   * informers on the federated type and on FederatedNamespaces, shared with every other reader of
+   * them in the process; default a set of this controller's own over `host`.
+   */
+  readonly informers?: SharedInformers | undefined;
   /** Where Warning events about federated objects go; default none. */
   readonly events?: EventSink | undefined;
   /** Host client of the status writes (reporting only, on a rate budget of its own); default `host`. */
@@ -70,8 +78,8 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
   !jsonEqual(o.metadata.finalizers ?? [], n.metadata.finalizers ?? []);
 
 /**
- * The sync controller of one federated type (docs/kubefed-compatibility.md §4.4), as one runnable: an
- * informer on the federated type in the host, a controller running {@link SyncReconciler}
+ * The sync controller of one federated type (docs/kubefed-compatibility.md §4.4), as one runnable: a
+ * shared informer on the federated type in the host, a controller running {@link SyncReconciler}
  * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
  * Every object is reconciled again when the set of Ready clusters (with jobs for the clusters whose
  * readiness changed alone, {@link DispatchScopes}) or a cluster's labels change, and every object in
@@ -118,6 +126,9 @@ class SyncRun {
   readonly #name: string;
   readonly #logger: Logger;
   readonly #scopes = new DispatchScopes();
+  /** `informers`, or (without) a set of this run's own, which it starts and stops. */
+  readonly #hostInformers: SharedInformers;
+  readonly #holds: SharedInformer[] = [];
   readonly #informer: Informer;
   readonly #namespaces: Informer | undefined;
   readonly #members: MemberWatches | undefined;
@@ -132,12 +143,14 @@ class SyncRun {
     this.#logger = o.logger ?? silentLogger();
     // A Namespaced control plane sees only its own namespace, in the host and in the members.
     const watched = o.scope === 'Namespaced' ? o.kubefedNamespace : undefined;
-    this.#informer = this.#newInformer(name, o.host.resource(o.type.federatedGvr, watched), o.resyncPeriodMs ?? 300_000);
+    this.#hostInformers =
+      o.informers ?? new SharedInformers({ cluster: 'host', client: o.host, logger: this.#logger, metrics: o.metrics, clock: o.clock });
+    this.#informer = this.#hold({ resource: o.type.federatedGvr, namespace: watched });
     this.#members = o.watchMembers === false ? undefined : this.#memberWatches(watched);
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
     this.#namespaces =
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
-        ? this.#newInformer(`${name}-federatednamespaces`, o.host.resource(federatedNamespaceGvrOf(o, o.type), watched))
+        ? this.#hold({ resource: federatedNamespaceGvrOf(o, o.type), namespace: watched })
         : undefined;
     const env = { ...o, federatedNamespaceCache: this.#namespaces };
     this.#controller = this.#newController(env);
@@ -155,33 +168,35 @@ class SyncRun {
 
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
-    const runs: Promise<void>[] = [this.#informer.start(signal), this.#controller.start(signal)];
-    if (this.#namespaces !== undefined) runs.push(this.#watchNamespaces(this.#namespaces, signal));
+    const ownInformers = this.#o.informers === undefined ? this.#hostInformers.start(signal) : undefined;
+    const offNamespaces = this.#namespaces === undefined ? undefined : this.#watchNamespaces(this.#namespaces);
     this.#members?.sync(this.#ready);
     const offReady = o.fleet.onChange(() => this.#onReadinessChange());
     const offLabels = o.onClusterLabelsChange?.(() => this.#reconcileAll());
     const timer = setInterval(() => this.#flush(), o.statusFlushMs ?? 200);
+    const resyncMs = o.resyncPeriodMs ?? 300_000;
+    // The resync is this controller's, not the shared informer's: other readers need none.
+    const resync = resyncMs > 0 ? setInterval(() => this.#reconcileAll(), resyncMs) : undefined;
     try {
-      await Promise.all(runs);
+      await this.#controller.start(signal);
     } finally {
       clearInterval(timer);
+      clearInterval(resync);
       offReady();
       offLabels?.();
+      offNamespaces?.();
+      for (const hold of this.#holds) hold.release();
       await this.#members?.stop();
       await this.#flushing;
+      await ownInformers;
     }
   }
 
-  #newInformer(name: string, resource: ReturnType<DynamicClient['resource']>, resyncPeriodMs?: number): Informer {
-    const o = this.#o;
-    return new Informer({
-      name,
-      listerWatcher: listerWatcherFor(resource),
-      ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
-      ...(resyncPeriodMs === undefined ? {} : { resyncPeriodMs }),
-      logger: this.#logger,
-      clock: o.clock ?? systemClock,
-    });
+  /** The shared host informer of `spec`, held until the run ends. */
+  #hold(spec: InformerSpec): Informer {
+    const hold = this.#hostInformers.acquire(spec);
+    this.#holds.push(hold);
+    return hold.informer;
   }
 
   /** Whether remote status is collected now (the FTC's statusCollection and the feature gate). */
@@ -244,17 +259,16 @@ class SyncRun {
     });
   }
 
-  /** Any change to the FederatedNamespace of N re-enqueues every object of this type in N. */
-  #watchNamespaces(namespaces: Informer, signal: AbortSignal): Promise<void> {
+  /** Any change to the FederatedNamespace of N re-enqueues every object of this type in N; returns the handler's removal. */
+  #watchNamespaces(namespaces: Informer): () => void {
     const enqueueNamespace = (obj: KubeObject): void => {
       for (const fedObj of this.#informer.store.listByNamespace(obj.metadata.namespace ?? '')) this.#fanOut(objectKey(fedObj));
     };
-    namespaces.addEventHandler({
+    return namespaces.addEventHandler({
       onAdd: enqueueNamespace,
       onUpdate: (_, n) => enqueueNamespace(n),
       onDelete: (obj) => enqueueNamespace(deletedObject(obj)),
     });
-    return namespaces.start(signal);
   }
 
   /**
