@@ -93,6 +93,7 @@ export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElecti
 export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec } from './fleet.js';
 export {
   SharedInformers,
+  InformerHolds,
   type InformerSpec,
   type NamedTransform,
   type SharedInformer,

@@ -167,3 +167,43 @@ function informerId(spec: InformerSpec): string {
   const transform = spec.transform === undefined ? '' : `#${spec.transform.name}`;
   return `${gr}/${version}${ns}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}${transform}`;
 }
+
+/**
+ * One owner's holds on shared informers, for as long as it runs: a cache runnable (the manager
+ * it is added to waits for every informer it holds to sync before starting controllers) that
+ * releases them all when stopped. For consumers whose lifetime is a manager's, e.g. a controller
+ * registered in a manager of its own that reads the process's host informers.
+ */
+export class InformerHolds implements CacheRunnable {
+  readonly name: string;
+  readonly needLeaderElection = false;
+  readonly #informers: SharedInformers;
+  readonly #holds: SharedInformer[] = [];
+
+  constructor(informers: SharedInformers, name: string) {
+    this.#informers = informers;
+    this.name = name;
+  }
+
+  /** The shared informer of `spec`, held until this runnable stops. @throws InformersStoppedError as {@link SharedInformers.acquire}. */
+  acquire(spec: InformerSpec): Informer {
+    const hold = this.#informers.acquire(spec);
+    this.#holds.push(hold);
+    return hold.informer;
+  }
+
+  hasSynced(): boolean {
+    return this.#holds.every((h) => h.informer.hasSynced());
+  }
+
+  async waitForSync(signal?: AbortSignal): Promise<boolean> {
+    for (const h of [...this.#holds]) if (!(await h.informer.waitForSync(signal))) return false;
+    return true;
+  }
+
+  /** Waits until `signal` aborts, then releases every hold. */
+  async start(signal: AbortSignal): Promise<void> {
+    await untilAborted(signal);
+    for (const h of this.#holds.splice(0)) h.release();
+  }
+}

@@ -7,12 +7,11 @@ import {
   deletedObject,
   type Fleet,
   type Informer,
-  type InformerSpec,
+  InformerHolds,
   type Logger,
   objectKey,
   type Runnable,
   type RuntimeMetrics,
-  type SharedInformer,
   SharedInformers,
   silentLogger,
   systemClock,
@@ -128,7 +127,8 @@ class SyncRun {
   readonly #scopes = new DispatchScopes();
   /** `informers`, or (without) a set of this run's own, which it starts and stops. */
   readonly #hostInformers: SharedInformers;
-  readonly #holds: SharedInformer[] = [];
+  /** This run's holds on the host informers, released when it stops. */
+  readonly #holds: InformerHolds;
   readonly #informer: Informer;
   readonly #namespaces: Informer | undefined;
   readonly #members: MemberWatches | undefined;
@@ -145,12 +145,13 @@ class SyncRun {
     const watched = o.scope === 'Namespaced' ? o.kubefedNamespace : undefined;
     this.#hostInformers =
       o.informers ?? new SharedInformers({ cluster: 'host', client: o.host, logger: this.#logger, metrics: o.metrics, clock: o.clock });
-    this.#informer = this.#hold({ resource: o.type.federatedGvr, namespace: watched });
+    this.#holds = new InformerHolds(this.#hostInformers, `${name}-informers`);
+    this.#informer = this.#holds.acquire({ resource: o.type.federatedGvr, namespace: watched });
     this.#members = o.watchMembers === false ? undefined : this.#memberWatches(watched);
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
     this.#namespaces =
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
-        ? this.#hold({ resource: federatedNamespaceGvrOf(o, o.type), namespace: watched })
+        ? this.#holds.acquire({ resource: federatedNamespaceGvrOf(o, o.type), namespace: watched })
         : undefined;
     const env = { ...o, federatedNamespaceCache: this.#namespaces };
     this.#controller = this.#newController(env);
@@ -169,6 +170,7 @@ class SyncRun {
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
     const ownInformers = this.#o.informers === undefined ? this.#hostInformers.start(signal) : undefined;
+    const holds = this.#holds.start(signal);
     const offNamespaces = this.#namespaces === undefined ? undefined : this.#watchNamespaces(this.#namespaces);
     this.#members?.sync(this.#ready);
     const offReady = o.fleet.onChange(() => this.#onReadinessChange());
@@ -185,18 +187,11 @@ class SyncRun {
       offReady();
       offLabels?.();
       offNamespaces?.();
-      for (const hold of this.#holds) hold.release();
+      await holds;
       await this.#members?.stop();
       await this.#flushing;
       await ownInformers;
     }
-  }
-
-  /** The shared host informer of `spec`, held until the run ends. */
-  #hold(spec: InformerSpec): Informer {
-    const hold = this.#hostInformers.acquire(spec);
-    this.#holds.push(hold);
-    return hold.informer;
   }
 
   /** Whether remote status is collected now (the FTC's statusCollection and the feature gate). */
