@@ -917,6 +917,8 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
 
     using member1 = clientFor(fed.member('member1'));
+    // `rules` is not in the member watch's slim copy, and a ClusterRole has no generation: only
+    // the copy's fingerprint tells this edit (sync/slim-member-copy.ts).
     await member1
       .resource(MEMBER_CLUSTER_ROLES)
       .patch(name, { rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['*'] }] }, 'merge');
