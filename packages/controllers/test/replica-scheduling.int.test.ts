@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeCrd, RESOURCES } from '@kubefed/api';
-import type { KubeObject } from '@kubefed/client';
+import type { DynamicClient, KubeObject } from '@kubefed/client';
 import {
   DEFAULT_SCHEDULING_TARGETS,
   registerKubeFedClusterController,
@@ -64,7 +64,7 @@ interface Running extends AsyncDisposable {
 function runManager(
   ns: string,
   clock?: Clock,
-  options: { resyncPeriodMs?: number; clusterChangeDelays?: ClusterChangeDelays } = {},
+  options: { resyncPeriodMs?: number; clusterChangeDelays?: ClusterChangeDelays; host?: DynamicClient } = {},
 ): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const { fleet } = registerKubeFedClusterController(manager, {
@@ -73,7 +73,7 @@ function runManager(
     settings: staticHealthCheckSettings(FAST),
   });
   registerReplicaSchedulingController(manager, {
-    host: fed.hostClient,
+    host: options.host ?? fed.hostClient,
     kubefedNamespace: ns,
     targetNamespace: ns,
     clusters: fleet,
@@ -187,6 +187,31 @@ function expected(input: Omit<PlanInput, 'key'>, ns: string): Record<string, num
   return schedulingResult(planReplicas({ ...input, key: `${ns}/web` }), input.currentReplicas ?? {});
 }
 
+/** `client`, recording the resource of every list request made through it in `lists` (the requests go to kube-sim as they are). */
+function recordingLists(client: DynamicClient, lists: string[]): DynamicClient {
+  const forward = <T extends object>(target: T, prop: string | symbol): unknown => {
+    const value: unknown = Reflect.get(target, prop);
+    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+  };
+  return new Proxy(client, {
+    get: (target, prop) =>
+      prop !== 'resource'
+        ? forward(target, prop)
+        : (...args: Parameters<DynamicClient['resource']>) => {
+            const resource = target.resource(...args);
+            return new Proxy(resource, {
+              get: (r, p) =>
+                p !== 'list'
+                  ? forward(r, p)
+                  : (...listArgs: Parameters<typeof resource.list>) => {
+                      lists.push(args[0].resource);
+                      return r.list(...listArgs);
+                    },
+            });
+          },
+  });
+}
+
 const sum = (r: Record<string, unknown>): number => Object.values(r).reduce<number>((s, n) => s + (n as number), 0);
 
 describe('replica scheduling controller against kube-sim', () => {
@@ -263,6 +288,34 @@ describe('replica scheduling controller against kube-sim', () => {
       .toMatchObject({ placement: ['member1', 'member2'], replicas: both });
   });
 
+  it('reads the registered clusters from its cache while a placed member is not ready: no KubeFedCluster list per reconcile', async () => {
+    const ns = await plane('member1', 'member2');
+    await createFederatedDeployment(ns);
+    await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6 });
+    const lists: string[] = [];
+    await using running = runManager(ns, undefined, { host: recordingLists(fed.hostClient, lists) });
+    await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
+    // The shared informer's list, once.
+    expect(lists.filter((r) => r === 'kubefedclusters')).toEqual(['kubefedclusters']);
+
+    const member2 = fed.member('member2');
+    member2.faults.unreachable();
+    try {
+      await expect.poll(() => running.fleet.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(false);
+      await expect
+        .poll(() => scheduled(ns), { timeout: 10_000, interval: 100 })
+        .toMatchObject({ placement: ['member1', 'member2'], replicas: { member1: 6, member2: 0 } });
+      // Reconciles go on every 500 ms; each keeps member2 placed, reading that it is registered from the cache.
+      await consistently(() => expect(lists.filter((r) => r === 'kubefedclusters')).toHaveLength(1), {
+        durationMs: 1500,
+        intervalMs: 100,
+      });
+    } finally {
+      member2.faults.restore();
+    }
+    await expect.poll(() => running.fleet.isReady('member2'), { timeout: 10_000, interval: 100 }).toBe(true);
+  });
+
   it('re-divides after the cluster unavailable delay when a member stops being ready, and after the available delay when it is ready again', async () => {
     const ns = await plane('member1', 'member2');
     await createFederatedDeployment(ns);
@@ -318,8 +371,9 @@ describe('replica scheduling controller against kube-sim', () => {
       const reconciler = new ReplicaSchedulingPreferenceReconciler({
         host: fed.hostClient,
         preferences: cache,
+        registeredClusters: new Store(),
+        federatedNamespaceCache: { store: new Store(), hasSynced: () => true },
         clusters: fleet,
-        kubefedNamespace: ns,
         targets: DEFAULT_SCHEDULING_TARGETS,
       });
       await reconciler.reconcile(`${ns}/web`, { logger, signal: stop.signal, attempt: 0 });

@@ -179,25 +179,33 @@ export class InformerHolds implements CacheRunnable {
   readonly needLeaderElection = false;
   readonly #informers: SharedInformers;
   readonly #holds: SharedInformer[] = [];
+  readonly #awaited: Informer[] = [];
 
   constructor(informers: SharedInformers, name: string) {
     this.#informers = informers;
     this.name = name;
   }
 
-  /** The shared informer of `spec`, held until this runnable stops. @throws InformersStoppedError as {@link SharedInformers.acquire}. */
-  acquire(spec: InformerSpec): Informer {
+  /**
+   * The shared informer of `spec`, held until this runnable stops. With `awaitSync: false` it
+   * does not count towards {@link hasSynced} (for a resource that may not be served, read only
+   * by some reconciles, which check its sync themselves); default true.
+   *
+   * @throws InformersStoppedError as {@link SharedInformers.acquire}.
+   */
+  acquire(spec: InformerSpec, options: { awaitSync?: boolean } = {}): Informer {
     const hold = this.#informers.acquire(spec);
     this.#holds.push(hold);
+    if (options.awaitSync !== false) this.#awaited.push(hold.informer);
     return hold.informer;
   }
 
   hasSynced(): boolean {
-    return this.#holds.every((h) => h.informer.hasSynced());
+    return this.#awaited.every((i) => i.hasSynced());
   }
 
   async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    for (const h of [...this.#holds]) if (!(await h.informer.waitForSync(signal))) return false;
+    for (const i of [...this.#awaited]) if (!(await i.waitForSync(signal))) return false;
     return true;
   }
 

@@ -1,8 +1,22 @@
 import { jsonEqual } from '@kubefed/client';
 import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager, untilAborted } from '@kubefed/runtime';
 import {
+  InformerHolds,
+  listerWatcherFor,
+  type Clock,
+  type Controller,
+  deletedObject,
+  type Informer,
+  type Manager,
+  objectKey,
+  type Runnable,
+  type SharedInformers,
+  untilAborted,
+} from '@kubefed/runtime';
+import {
+  DEFAULT_FEDERATED_NAMESPACES,
   DEFAULT_SCHEDULING_TARGETS,
+  KUBEFED_CLUSTERS,
   ReplicaSchedulingPreferenceReconciler,
   RSP_GVR,
   type ReadyClusterSource,
@@ -13,6 +27,13 @@ import {
 export interface ReplicaSchedulingControllerOptions {
   /** Client of the host cluster. */
   host: DynamicClient;
+  /**
+   * The host's shared informers, where the informers on KubeFedClusters, FederatedNamespaces and
+   * the targets' federated types are held (shared with the sync controllers reading them too);
+   * default `manager.sharedInformers(host)`. A controller in a manager of its own passes the
+   * process's.
+   */
+  informers?: SharedInformers;
   /** The kubefed namespace (KubeFedClusters). */
   kubefedNamespace: string;
   /**
@@ -74,11 +95,15 @@ export interface ReplicaSchedulingControllerHandle {
 
 const specChanged = (o: KubeObject, n: KubeObject): boolean => !jsonEqual(o.spec ?? null, n.spec ?? null);
 const generationChanged = (o: KubeObject, n: KubeObject): boolean => o.metadata.generation !== n.metadata.generation;
+const labelsChanged = (o: KubeObject, n: KubeObject): boolean => !jsonEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {});
 
 /**
  * Adds the ReplicaSchedulingPreference controller to `manager` (docs/kubefed-compatibility.md §4.6.2;
- * leader only): informers on RSPs and on each target's federated type (an event enqueues the RSP
- * of the same namespace/name), {@link ReplicaSchedulingPreferenceReconciler}, and a runnable that
+ * leader only): an informer on RSPs, and held from the shared host informers (`informers`) those
+ * on each target's federated type (an event enqueues the RSP of the same namespace/name), on
+ * FederatedNamespaces (a change enqueues the RSPs of its namespace) and on KubeFedClusters (an
+ * add, delete or label change enqueues every RSP), which the reconciler reads instead of the
+ * API; {@link ReplicaSchedulingPreferenceReconciler}, and a runnable that
  * enqueues every RSP when the set of ready clusters changes, after the cluster available /
  * unavailable delay ({@link clusterChangeDelay}). Member workloads are polled by the
  * reconciler's periodic requeue.
@@ -96,32 +121,64 @@ export function registerReplicaSchedulingController(
     name: 'replicaschedulingpreferences',
     listerWatcher: listerWatcherFor(options.host.resource(RSP_GVR, namespace)),
   });
+  // Added before the controller so that the holds are released after it stopped.
+  const holds = new InformerHolds(options.informers ?? manager.sharedInformers(options.host), 'replicaschedulingpreference-informers');
+  manager.add(holds);
+  const registered = holds.acquire({ resource: KUBEFED_CLUSTERS, namespace: options.kubefedNamespace });
+  // Not awaited: its type may not be served (no namespaces FTC); only intersecting RSPs read it.
+  const federatedNamespaces = holds.acquire(
+    { resource: options.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace },
+    { awaitSync: false },
+  );
   const reconciler = new ReplicaSchedulingPreferenceReconciler({
     host: options.host,
     preferences: preferences.store,
+    registeredClusters: registered.store,
+    federatedNamespaceCache: federatedNamespaces,
     clusters: options.clusters,
-    kubefedNamespace: options.kubefedNamespace,
     targets,
-    ...(options.federatedNamespaces === undefined ? {} : { federatedNamespaces: options.federatedNamespaces }),
     ...(options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: options.resyncPeriodMs }),
     ...(options.statusSubresource === undefined ? {} : { statusSubresource: options.statusSubresource }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const controller = manager
     .controller({ name: 'replicaschedulingpreference', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2 })
-    .watch(preferences, { updatePredicate: specChanged });
+    .watch(preferences, { updatePredicate: specChanged })
+    .watch(registered, { updatePredicate: labelsChanged, map: () => preferences.store.keys() });
   const seen = new Set<string>();
   for (const target of Object.values(targets)) {
     const id = `${target.federated.resource}.${target.federated.group}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    const informer = manager.informer({
-      name: `${id}@replicascheduling`,
-      listerWatcher: listerWatcherFor(options.host.resource(target.federated, namespace)),
-    });
-    controller.watch(informer, { updatePredicate: generationChanged });
+    controller.watch(holds.acquire({ resource: target.federated, namespace }), { updatePredicate: generationChanged });
   }
-  manager.add({
+  manager.add(federatedNamespaceChanges(federatedNamespaces, preferences, controller));
+  manager.add(readyClusterChanges(options, preferences, controller));
+  return { controller, preferences };
+}
+
+/** Enqueues the RSPs of namespace N when the FederatedNamespace N/N (whose placement an RSP may intersect with) changes. */
+function federatedNamespaceChanges(federatedNamespaces: Informer, preferences: Informer, controller: Controller): Runnable {
+  return {
+    name: 'replicaschedulingpreference-federatednamespaces',
+    start: async (signal) => {
+      const enqueue = (fns: KubeObject): void => {
+        for (const rsp of preferences.store.listByNamespace(fns.metadata.namespace ?? '')) controller.queue.add(objectKey(rsp));
+      };
+      const off = federatedNamespaces.addEventHandler({
+        onAdd: enqueue,
+        onUpdate: (o, n) => generationChanged(o, n) && enqueue(n),
+        onDelete: (fns) => enqueue(deletedObject(fns)),
+      });
+      await untilAborted(signal);
+      off();
+    },
+  };
+}
+
+/** Enqueues every RSP after the cluster available / unavailable delay when the set of ready clusters changes. */
+function readyClusterChanges(options: ReplicaSchedulingControllerOptions, preferences: Informer, controller: Controller): Runnable {
+  return {
     name: 'replicaschedulingpreference-clusters',
     start: async (signal) => {
       let previous = new Set(options.clusters.readyClusters().keys());
@@ -137,6 +194,5 @@ export function registerReplicaSchedulingController(
       await untilAborted(signal);
       off();
     },
-  });
-  return { controller, preferences };
+  };
 }

@@ -1,8 +1,9 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, replicaSchedulingPreferenceSpecSchema, RESOURCES } from '@kubefed/api';
-import { getOrUndefined, isConflict, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
+import { isConflict, isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
 import {
   done,
   requeueAfter,
+  retry,
   splitKey,
   systemClock,
   terminal,
@@ -58,7 +59,8 @@ export const DEFAULT_SCHEDULING_TARGETS: Readonly<Record<string, SchedulingTarge
   },
 });
 
-const KUBEFED_CLUSTERS = RESOURCES.kubeFedClusters;
+/** The KubeFedCluster resource (registered member clusters). */
+export const KUBEFED_CLUSTERS: Gvr = RESOURCES.kubeFedClusters;
 /** KubeFed's FederatedNamespace resource, the default of `federatedNamespaces`. */
 export const DEFAULT_FEDERATED_NAMESPACES: Gvr = RESOURCES.federatedNamespaces;
 const PODS = RESOURCES.pods;
@@ -73,18 +75,21 @@ export interface ReadyClusterSource {
 
 /** Options of {@link ReplicaSchedulingPreferenceReconciler}. */
 export interface ReplicaSchedulingPreferenceReconcilerOptions {
-  /** Client of the host cluster (federated objects, KubeFedClusters, RSP status). */
+  /** Client of the host cluster (federated objects, RSP status). */
   host: DynamicClient;
   /** Informer cache of RSPs. */
   preferences: Reader;
+  /** Informer cache of the KubeFedClusters in the kubefed namespace (registered clusters, their labels). */
+  registeredClusters: Reader;
+  /**
+   * Informer on the FederatedNamespaces of the watched namespaces (`N/N`), read for
+   * `intersectWithClusterSelector`; until it has synced such an RSP is retried with backoff.
+   */
+  federatedNamespaceCache: { readonly store: Reader; hasSynced(): boolean };
   /** Ready member clusters. */
   clusters: ReadyClusterSource;
-  /** The kubefed namespace, where KubeFedClusters live (read for `intersectWithClusterSelector`). */
-  kubefedNamespace: string;
   /** Schedulable kinds by `targetKind`; default {@link DEFAULT_SCHEDULING_TARGETS}. */
   targets?: Readonly<Record<string, SchedulingTarget>>;
-  /** The FederatedNamespace resource (the `namespaces` FTC's federated type); default {@link DEFAULT_FEDERATED_NAMESPACES}. */
-  federatedNamespaces?: Gvr;
   /** How often member workloads are looked at again; default 10 s. */
   resyncPeriodMs?: number;
   /** Requeue delay while pods are unschedulable but not yet for 60 s; default 5 s (at most the resync period). */
@@ -175,7 +180,8 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
     }
 
     if (spec.intersectWithClusterSelector === true) {
-      const intersected = await this.#intersect(candidates, fedObject, namespace, ctx.signal);
+      if (!this.#o.federatedNamespaceCache.hasSynced()) return retry('the FederatedNamespace cache has not synced');
+      const intersected = this.#intersect(candidates, fedObject, namespace);
       if (intersected === undefined) {
         await this.#writeStatus(
           rsp,
@@ -226,7 +232,7 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
       return terminal(new InvalidSchedulingPreferenceError(`ReplicaSchedulingPreference "${key}": ${err.message}`, { cause: err }));
     }
 
-    for (const cluster of await this.#placedNotReady(fedObject, ready, ctx.signal)) result[cluster] ??= 0;
+    for (const cluster of this.#placedNotReady(fedObject, ready)) result[cluster] ??= 0;
     const update = schedulingUpdate((fedObject.spec ?? {}) as SchedulableSpec, result);
     if (update.placementChanged || update.overridesChanged) {
       await federated.update({ ...structuredClone(fedObject), spec: update.spec });
@@ -243,30 +249,19 @@ export class ReplicaSchedulingPreferenceReconciler implements Reconciler {
    * places them again: a Deployment deleted and recreated after every outage, or lost for good
    * when its member rejects the copy (422 Invalid).
    */
-  async #placedNotReady(fedObject: KubeObject, ready: ReadonlyMap<string, DynamicClient>, signal: AbortSignal): Promise<string[]> {
+  #placedNotReady(fedObject: KubeObject, ready: ReadonlyMap<string, DynamicClient>): string[] {
     const placed = ((fedObject.spec as SchedulableSpec | undefined)?.placement?.clusters ?? []).map((c) => c.name);
     const notReady = placed.filter((c) => !ready.has(c));
     if (notReady.length === 0) return [];
-    const registered = await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal });
-    const names = new Set(registered.items.map((c) => c.metadata.name));
-    return notReady.filter((c) => names.has(c));
+    const registered = new Set(this.#o.registeredClusters.list().map((c) => c.metadata.name));
+    return notReady.filter((c) => registered.has(c));
   }
 
   /** Candidates ∩ the selector-only placement of the object and of its FederatedNamespace (§4.6.2 step 4); undefined without a FederatedNamespace. */
-  async #intersect(
-    candidates: readonly string[],
-    fedObject: KubeObject,
-    namespace: string,
-    signal: AbortSignal,
-  ): Promise<string[] | undefined> {
-    const registered = (await this.#o.host.resource(KUBEFED_CLUSTERS, this.#o.kubefedNamespace).list({ signal }))
-      .items as PlacementCluster[];
+  #intersect(candidates: readonly string[], fedObject: KubeObject, namespace: string): string[] | undefined {
+    const registered = this.#o.registeredClusters.list() as PlacementCluster[];
     const own = new Set(computeSelectorPlacement(fedObject, registered));
-    const fedNamespace = await getOrUndefined(
-      this.#o.host.resource(this.#o.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace),
-      namespace,
-      { signal },
-    );
+    const fedNamespace = this.#o.federatedNamespaceCache.store.get(`${namespace}/${namespace}`);
     if (fedNamespace === undefined) return undefined;
     const allowed = new Set(computeSelectorPlacement(fedNamespace, registered));
     return candidates.filter((c) => own.has(c) && allowed.has(c));
