@@ -453,6 +453,7 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
   manager.add(
     replicaSchedulingRunnable({
       host: p.clients.host,
+      informers: manager.sharedInformers(p.clients.host),
       namespace: config.kubefedNamespace,
       scope: p.started.scope,
       clusters: p.fleet,

@@ -7,11 +7,21 @@ import {
   type ReadyClusterSource,
   type SchedulingTarget,
 } from '@kubefed/controllers';
-import { type Informer, type Logger, Manager, type Runnable, type RuntimeMetrics, untilAborted } from '@kubefed/runtime';
+import {
+  type Informer,
+  type Logger,
+  Manager,
+  type Runnable,
+  type RuntimeMetrics,
+  type SharedInformers,
+  untilAborted,
+} from '@kubefed/runtime';
 
 /** Options of {@link replicaSchedulingRunnable}. */
 export interface ReplicaSchedulingRunnableOptions {
   readonly host: DynamicClient;
+  /** The process's shared host informers (`manager.sharedInformers(host)`), which the controller's manager holds its informers from. */
+  readonly informers: SharedInformers;
   readonly namespace: string;
   readonly scope: 'Cluster' | 'Namespaced';
   readonly clusters: ReadyClusterSource;
@@ -90,6 +100,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
         });
         registerReplicaSchedulingController(manager, {
           host: options.host,
+          informers: options.informers,
           kubefedNamespace: options.namespace,
           targetNamespace: options.scope === 'Namespaced' ? options.namespace : '',
           clusters: options.clusters,
