@@ -83,6 +83,11 @@ export interface WatchOptions<T extends KubeObject> {
   map?: MapToKeys<T>;
   /** Enqueue an update only when this returns true; default: the resourceVersion changed or it is a resync. */
   updatePredicate?: (oldObj: T, newObj: T) => boolean;
+  /**
+   * Every cached object is enqueued again this often (at low priority) for this controller alone,
+   * whatever the informer's own resync (the informer may be shared); default none.
+   */
+  resyncPeriodMs?: number;
 }
 
 /**
@@ -133,7 +138,9 @@ export class Controller {
       },
       onDelete: (obj) => enqueue(deletedObject(obj)),
     };
-    this.#handlerRemovals.push(informer.addEventHandler(handler));
+    this.#handlerRemovals.push(
+      informer.addEventHandler(handler, options.resyncPeriodMs === undefined ? {} : { resyncPeriodMs: options.resyncPeriodMs }),
+    );
     return this;
   }
 

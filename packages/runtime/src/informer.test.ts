@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeletedFinalStateUnknown, deletedObject, Informer } from './informer.js';
 import type { KubeObject } from './kube-types.js';
+import { FakeClock } from './testing/fake-clock.js';
 import { FakeApiError, InMemoryListerWatcher } from './testing/in-memory-lister-watcher.js';
 
 function cm(name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}): KubeObject {
@@ -129,6 +130,26 @@ describe('Informer', () => {
     void run(informer);
     await vi.waitFor(() => expect(updates.filter((u) => u === 'a').length).toBeGreaterThanOrEqual(2), { timeout: 2000 });
     expect(updates).toContain('b');
+  });
+
+  it('re-delivers every cached object to a handler with a resync period of its own, and to no other handler', async () => {
+    const lw = new InMemoryListerWatcher();
+    lw.upsert(cm('a'));
+    const clock = new FakeClock();
+    const informer = new Informer({ name: 'cm', listerWatcher: lw, clock });
+    const resyncs: string[] = [];
+    const others: string[] = [];
+    informer.addEventHandler({ onUpdate: (o, n) => o === n && others.push(n.metadata.name ?? '') });
+    const remove = informer.addEventHandler({ onUpdate: (o, n) => o === n && resyncs.push(n.metadata.name ?? '') }, { resyncPeriodMs: 20 });
+    void run(informer);
+    await informer.waitForSync();
+    await clock.advance(20);
+    await clock.advance(20);
+    expect(resyncs).toEqual(['a', 'a']);
+    expect(others).toEqual([]);
+    remove();
+    await clock.advance(200);
+    expect(resyncs).toEqual(['a', 'a']);
   });
 
   it('delivers existing objects as adds to a handler registered after sync, frozen', async () => {

@@ -73,6 +73,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly needLeaderElection = false;
   readonly #store: Store<T>;
   readonly #handlers = new Set<EventHandler<T>>();
+  /** Handlers with a resync period of their own, and the stop of their timer while the informer runs. */
+  readonly #handlerResyncs = new Map<EventHandler<T>, { periodMs: number; stop?: () => void }>();
+  #running: AbortSignal | undefined;
   readonly #o: InformerOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -116,11 +119,26 @@ export class Informer<T extends KubeObject = KubeObject> {
     });
   }
 
-  /** Registers handlers; if the cache already holds objects, they are delivered as adds first. */
-  addEventHandler(handler: EventHandler<T>): () => void {
+  /**
+   * Registers handlers; if the cache already holds objects, they are delivered as adds first.
+   * With `resyncPeriodMs` (client-go's per-handler resync), this handler alone is re-delivered
+   * every cached object as an update that often, whatever the informer's own period; default
+   * none. Returns the removal of the handler.
+   */
+  addEventHandler(handler: EventHandler<T>, options: { resyncPeriodMs?: number } = {}): () => void {
     this.#handlers.add(handler);
     if (handler.onAdd !== undefined) for (const obj of this.#store.list()) this.#call('onAdd', () => handler.onAdd?.(obj));
-    return () => this.#handlers.delete(handler);
+    const periodMs = options.resyncPeriodMs ?? 0;
+    if (periodMs > 0) {
+      const resync: { periodMs: number; stop?: () => void } = { periodMs };
+      this.#handlerResyncs.set(handler, resync);
+      if (this.#running !== undefined) resync.stop = this.#startResync(this.#running, periodMs, handler);
+    }
+    return () => {
+      this.#handlers.delete(handler);
+      this.#handlerResyncs.get(handler)?.stop?.();
+      this.#handlerResyncs.delete(handler);
+    };
   }
 
   /** Runs list+watch (and resync) until `signal` aborts. */
@@ -137,23 +155,29 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.#o.backoff !== undefined) reflectorOptions.backoff = this.#o.backoff;
     if (this.#o.random !== undefined) reflectorOptions.random = this.#o.random;
     if (this.#o.metrics !== undefined) reflectorOptions.metrics = this.#o.metrics;
-    const stopResync = this.#startResync(signal);
+    const stopResync = this.#startResync(signal, this.#o.resyncPeriodMs ?? 0);
+    this.#running = signal;
+    for (const [handler, resync] of this.#handlerResyncs) resync.stop = this.#startResync(signal, resync.periodMs, handler);
     try {
       await new Reflector(reflectorOptions).run(signal);
     } finally {
+      this.#running = undefined;
       stopResync();
+      for (const resync of this.#handlerResyncs.values()) resync.stop?.();
     }
   }
 
-  #startResync(signal: AbortSignal): () => void {
-    const period = this.#o.resyncPeriodMs ?? 0;
+  /** Re-delivers every cached object as an update every `period` ms, to `only` or to every handler; returns the stop. */
+  #startResync(signal: AbortSignal, period: number, only?: EventHandler<T>): () => void {
     if (period <= 0) return () => {};
     let handle: TimerHandle;
     const tick = (): void => {
       if (signal.aborted) return;
       if (this.#synced) {
         this.#o.metrics?.event('RESYNC');
-        for (const obj of this.#store.list()) this.#emit('onUpdate', (h) => h.onUpdate?.(obj, obj));
+        for (const obj of this.#store.list())
+          if (only === undefined) this.#emit('onUpdate', (h) => h.onUpdate?.(obj, obj));
+          else this.#call('onUpdate', () => only.onUpdate?.(obj, obj));
       }
       handle = this.#clock.setTimeout(tick, period);
     };

@@ -176,14 +176,10 @@ class SyncRun {
     const offReady = o.fleet.onChange(() => this.#onReadinessChange());
     const offLabels = o.onClusterLabelsChange?.(() => this.#reconcileAll());
     const timer = setInterval(() => this.#flush(), o.statusFlushMs ?? 200);
-    const resyncMs = o.resyncPeriodMs ?? 300_000;
-    // The resync is this controller's, not the shared informer's: other readers need none.
-    const resync = resyncMs > 0 ? setInterval(() => this.#reconcileAll(), resyncMs) : undefined;
     try {
       await this.#controller.start(signal);
     } finally {
       clearInterval(timer);
-      clearInterval(resync);
       offReady();
       offLabels?.();
       offNamespaces?.();
@@ -245,6 +241,8 @@ class SyncRun {
       clock: o.clock ?? systemClock,
     }).watch(this.#informer, {
       updatePredicate: changed,
+      // This controller's alone: the informer is shared with readers that need no resync.
+      resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
       // A change of the object (or a periodic resync) is dispatched to every cluster.
       map: (obj) => {
         const key = objectKey(obj);
