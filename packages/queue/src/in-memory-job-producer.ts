@@ -11,24 +11,21 @@ export class InMemoryJobProducer implements JobProducer {
   readonly #pending = new Map<string, SyncJob>();
   /** Every job accepted, in order, duplicates included. */
   readonly history: SyncJob[] = [];
-  /** The priority each job of {@link history} was enqueued at. */
-  readonly priorities: ('normal' | 'low')[] = [];
 
   enqueue(job: SyncJob): Promise<void> {
     return Promise.resolve().then(() => this.#add(parseSyncJob(job)));
   }
 
-  /** Records each job's priority in {@link priorities}; `take()` keeps enqueue order whatever the priority. */
-  enqueueBulk(jobs: readonly SyncJob[], options: EnqueueOptions = {}): Promise<void> {
+  /** Accepts `options` and ignores them: `take()` keeps enqueue order whatever the priority. */
+  enqueueBulk(jobs: readonly SyncJob[], _options?: EnqueueOptions): Promise<void> {
     return Promise.resolve().then(() => {
       const valid = jobs.map(parseSyncJob);
-      for (const job of valid) this.#add(job, options.priority ?? 'normal');
+      for (const job of valid) this.#add(job);
     });
   }
 
-  #add(job: SyncJob, priority: 'normal' | 'low' = 'normal'): void {
+  #add(job: SyncJob): void {
     this.history.push(job);
-    this.priorities.push(priority);
     const id = syncRequestId(job);
     if (!this.#pending.has(id)) this.#pending.set(id, job);
   }
