@@ -1,7 +1,7 @@
 import { buildFederatedTypeConfig, buildFederatedTypeCrd } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { syncTypeOf, VersionStore, type VersionCaches } from '@kubefed/controllers';
+import { syncTypeOf, VersionStore, type VersionCaches, watchPropagatedVersions } from '@kubefed/controllers';
 import { Informer, listerWatcherFor } from '@kubefed/runtime';
 import { createNamespace, type InProcessFederation, startInProcessFederation } from '@kubefed/testing';
 import { TARGET_TYPES } from '@kubefed/testing/fixtures';
@@ -64,6 +64,47 @@ describe('VersionStore', () => {
     fed.host.faults.restore();
     abort.abort();
     await caches.running;
+  });
+
+  it('caches the records of watchPropagatedVersions without managedFields, and updates them keeping the host’s', async () => {
+    await using fed = await startInProcessFederation();
+    await withOwner(fed);
+    const abort = new AbortController();
+    const started: Promise<void>[] = [];
+    // The manager's part: informers created, then started.
+    const caches = watchPropagatedVersions(
+      {
+        informer: (options) => {
+          const informer = new Informer(options);
+          started.push(informer.start(abort.signal));
+          return informer;
+        },
+      },
+      { host: fed.hostClient, namespace: 'app' },
+    );
+    await caches.namespaced?.waitForSync(abort.signal);
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.configMaps, 'kube-federation-system'));
+    const store = new VersionStore(fed.hostClient, { caches });
+    const write = { type, fedObject: fedObject(1, 'a'), selectedClusters: ['member1', 'member2'] };
+    await store.record({ ...write, cluster: 'member1', version: 'rv:7' });
+    const host = fed.hostClient.resource(PROPAGATED_VERSIONS, 'app');
+    const [record] = (await host.list()).items;
+    expect(record?.metadata.managedFields).not.toEqual([]);
+    await expect
+      .poll(() => caches.namespaced?.store.get(`app/${record?.metadata.name ?? ''}`)?.metadata.resourceVersion)
+      .toBe(record?.metadata.resourceVersion);
+    expect(caches.namespaced?.store.get(`app/${record?.metadata.name ?? ''}`)?.metadata.managedFields).toBeUndefined();
+
+    // Another store (no record of its own in memory) reads the record from the cache and updates it.
+    await new VersionStore(fed.hostClient, { caches }).record({ ...write, cluster: 'member2', version: 'rv:8' });
+    const updated = await host.get(record?.metadata.name ?? '');
+    expect(updated.status?.clusterVersions).toEqual([
+      { clusterName: 'member1', version: 'rv:7' },
+      { clusterName: 'member2', version: 'rv:8' },
+    ]);
+    expect(updated.metadata.managedFields).toEqual(expect.arrayContaining(record?.metadata.managedFields as unknown[]));
+    abort.abort();
+    await Promise.all(started);
   });
 
   it('reads back its own write at once, before the watch delivers it', async () => {
