@@ -493,6 +493,8 @@ function registerClusterHealth(p: ProcessParts): ClusterHealth {
   // A member joined for another scope (kubefed.io/join-scope) is reported JoinScopeMismatch and not used.
   const clusters = registerKubeFedClusterController(p.manager, {
     host: p.clients.health,
+    // Probes go through the health client; the watch is the process's shared one.
+    informers: p.manager.sharedInformers(p.clients.host),
     namespace: p.config.kubefedNamespace,
     settings: healthSettings,
     fleet: p.fleet,

@@ -1,5 +1,13 @@
 import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
-import { listerWatcherFor, type Clock, type Controller, type Informer, type Manager, untilAborted } from '@kubefed/runtime';
+import {
+  type Clock,
+  type Controller,
+  type Informer,
+  InformerHolds,
+  type Manager,
+  type SharedInformers,
+  untilAborted,
+} from '@kubefed/runtime';
 import type { ControlPlaneScope } from './cluster-health.js';
 import { staticHealthCheckSettings, type HealthCheckSettingsSource } from './health-check-settings.js';
 import { KUBEFED_CLUSTER_GVR, KubeFedClusterReconciler } from './kubefed-cluster-reconciler.js';
@@ -9,6 +17,12 @@ import { createMemberFleet, type MemberFleet } from './member-fleet.js';
 export interface KubeFedClusterControllerOptions {
   /** Client of the host cluster. */
   host: DynamicClient;
+  /**
+   * The host's shared informers, where the KubeFedCluster informer is held (shared with the other
+   * readers of KubeFedClusters in the process, e.g. the replica scheduling controller); default
+   * `manager.sharedInformers(host)`.
+   */
+  informers?: SharedInformers;
   /** The kubefed namespace (where KubeFedClusters and their Secrets live). */
   namespace: string;
   /** Health-check settings, read at every probe; default KubeFed's defaults, never changing. */
@@ -21,7 +35,7 @@ export interface KubeFedClusterControllerOptions {
   fleet?: MemberFleet;
   /** Clusters probed in parallel; default 10. */
   maxConcurrentReconciles?: number;
-  /** KubeFedCluster informer resync; default 10 min (KubeFed's). */
+  /** Every KubeFedCluster is reconciled again this often, besides its probe period; default 10 min (KubeFed's informer resync). */
   resyncPeriodMs?: number;
   /** Rate limit of each member cluster's client in the default Fleet (sync workers and member informers share it; probes have their own); default 100 QPS, burst 200. */
   memberRateLimit?: { qps: number; burst: number };
@@ -47,9 +61,10 @@ const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
   !jsonEqual(o.metadata.annotations ?? {}, n.metadata.annotations ?? {});
 
 /**
- * Adds the cluster health controller to `manager` (docs/kubefed-compatibility.md §4.2): an informer on
- * KubeFedClusters in the kubefed namespace, the `kubefedcluster` controller (leader only)
- * running {@link KubeFedClusterReconciler}, which engages each cluster in the Fleet and publishes
+ * Adds the cluster health controller to `manager` (docs/kubefed-compatibility.md §4.2): a shared
+ * host informer on KubeFedClusters in the kubefed namespace (held for the manager's run), the
+ * `kubefedcluster` controller (leader only) running {@link KubeFedClusterReconciler}, which
+ * engages each cluster in the Fleet and publishes
  * its readiness there, and a runnable that re-probes every cluster at once when the
  * health-check settings change and disengages every cluster on stop.
  *
@@ -64,11 +79,9 @@ export function registerKubeFedClusterController(
   const fleet = options.fleet ?? createMemberFleet({ rateLimit: options.memberRateLimit, logger: manager.logger });
   // Added first so that it stops last: members are disengaged once nothing reads them.
   if (options.fleet === undefined) manager.add(fleet);
-  const informer = manager.informer({
-    name: 'kubefedclusters',
-    listerWatcher: listerWatcherFor(options.host.resource(KUBEFED_CLUSTER_GVR, options.namespace)),
-    resyncPeriodMs: options.resyncPeriodMs ?? 600_000,
-  });
+  const holds = new InformerHolds(options.informers ?? manager.sharedInformers(options.host), 'kubefedcluster-informers');
+  manager.add(holds);
+  const informer = holds.acquire({ resource: KUBEFED_CLUSTER_GVR, namespace: options.namespace });
   const reconciler = new KubeFedClusterReconciler({
     host: options.host,
     clusters: informer.store,
@@ -96,6 +109,6 @@ export function registerKubeFedClusterController(
   });
   const controller = manager
     .controller({ name: 'kubefedcluster', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
-    .watch(informer, { updatePredicate: identityChanged });
+    .watch(informer, { updatePredicate: identityChanged, resyncPeriodMs: options.resyncPeriodMs ?? 600_000 });
   return { controller, informer, fleet };
 }
