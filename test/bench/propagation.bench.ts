@@ -28,7 +28,7 @@
 // Positional `[objects] [members]` and the environment (BENCH_OBJECTS, BENCH_MEMBERS,
 // BENCH_CHANGES, BENCH_IDLE_SECONDS, BENCH_CONCURRENCY, BENCH_WORKER_PROCESSES, BENCH_CM_ARGS:
 // extra controller-manager flags, space separated; REDIS_URL) are accepted too; flags win.
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -87,10 +87,41 @@ const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 const until = (what: string, check: () => boolean | Promise<boolean>, limitMs = PHASE_LIMIT_MS, intervalMs = 5): Promise<void> =>
   untilWithin(what, check, limitMs, intervalMs);
 
-/** Heap used after a full GC (V8, as the process reports it on /metrics) and RSS of a controller manager. */
+/** Memory of a controller manager after a full GC. */
 interface Memory {
+  /** The live heap: the self sizes of every object of the heap snapshot added up (exact: what survived the snapshot's GC). */
+  readonly live: number;
+  /** Heap used as the process reports it on /metrics just after the snapshot (may include work done since). */
   readonly heap: number;
   readonly rss: number;
+}
+
+/**
+ * A metric of a process whose thread was just blocked (by a heap snapshot): the keep-alive
+ * connection of an earlier scrape may be closed by the server just as it is reused (ECONNRESET),
+ * so a failed read is tried again.
+ */
+async function metricAfterPause(cm: ManagedProcess, name: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await metricValue(cm, name);
+    } catch (err) {
+      if (attempt >= 3 || !alive(cm)) throw err;
+    }
+  }
+}
+
+/** The sum of the self sizes of the nodes of a V8 heap snapshot. */
+async function liveHeapOf(path: string): Promise<number> {
+  const snapshot = JSON.parse(await readFile(path, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[] } };
+    nodes: number[];
+  };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const selfSize = fields.indexOf('self_size');
+  let total = 0;
+  for (let i = selfSize; i < snapshot.nodes.length; i += fields.length) total += snapshot.nodes[i] ?? 0;
+  return total;
 }
 
 /**
@@ -115,10 +146,12 @@ async function memoryOf(cm: ManagedProcess): Promise<Memory> {
   process.kill(cm.child.pid ?? 0, 'SIGUSR2');
   await until('heap snapshot', async () => (await readdir(SNAPSHOTS)).length > 0, 120_000, 100);
   // The snapshot is written on the process's one thread: once it answers, the GC and the write are done.
-  const heap = await metricValue(cm, 'kubefed_nodejs_heap_size_used_bytes');
+  const heap = await metricAfterPause(cm, 'kubefed_nodejs_heap_size_used_bytes');
+  const [file] = await readdir(SNAPSHOTS);
+  const live = await liveHeapOf(join(SNAPSHOTS, file ?? ''));
   await rm(SNAPSHOTS, { recursive: true, force: true });
   await mkdir(SNAPSHOTS, { recursive: true });
-  return { heap, rss: await residentBytes(cm.child.pid ?? 0) };
+  return { live, heap, rss: await residentBytes(cm.child.pid ?? 0) };
 }
 
 /**
@@ -177,10 +210,25 @@ async function createMoreFederatedConfigMaps(fed: LocalFederation, from: number,
   );
 }
 
-/** Scenario 1: propagation in two halves, memory after each, and the raw bound. Returns the raw bound in writes/s. */
+/** Waits until `cm` is idle ({@link waitForIdle}), then reads its memory into `into`. */
+async function idleThenMemory(fed: LocalFederation, cm: ManagedProcess, into: Memory[]): Promise<void> {
+  const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
+  const producer = new BullMqJobProducer({ connection, prefix: fed.queuePrefix });
+  try {
+    await waitForIdle(fed, cm, producer);
+    into.push(await memoryOf(cm));
+  } finally {
+    await producer.close();
+    connection.disconnect();
+  }
+}
+
+/** Scenario 1: propagation in two halves, memory after each (once idle), and the raw bound. Returns the raw bound in writes/s. */
 async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<number> {
   const ready = await memoryOf(cm);
-  console.log(`controller manager leading, ${MEMBERS} clusters Ready: heap ${mib(ready.heap)}, RSS ${mib(ready.rss)}`);
+  console.log(
+    `controller manager leading, ${MEMBERS} clusters Ready: live heap ${mib(ready.live)}, heap used ${mib(ready.heap)}, RSS ${mib(ready.rss)}`,
+  );
   const half = Math.floor(OBJECTS / 2);
   let propagateMs = 0;
   const memory: Memory[] = [];
@@ -193,7 +241,8 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
     else await createMoreFederatedConfigMaps(fed, from, to);
     await until('propagation', () => alive(cm) && writes.count('ADDED') >= to * MEMBERS, PHASE_LIMIT_MS, 20);
     propagateMs += performance.now() - t;
-    memory.push(await memoryOf(cm));
+    // Memory is read once the work of the half is done (statuses and version records too), not while it is in flight.
+    await idleThenMemory(fed, cm, memory);
   }
   const total = OBJECTS * MEMBERS;
   const cmRate = total / (propagateMs / 1000);
@@ -202,9 +251,11 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   );
   const [first, second] = memory as [Memory, Memory];
   const copies = (OBJECTS - half) * MEMBERS;
+  const marginal = (m: keyof Memory): string => kib((second[m] - first[m]) / copies);
   console.log(
-    `memory after ${half} / ${OBJECTS} objects: heap ${mib(first.heap)} / ${mib(second.heap)}, RSS ${mib(first.rss)} / ${mib(second.rss)}; ` +
-      `marginal per member copy (second half, ${copies} copies): heap ${kib((second.heap - first.heap) / copies)}, RSS ${kib((second.rss - first.rss) / copies)}`,
+    `memory after ${half} / ${OBJECTS} objects, each once idle: live heap ${mib(first.live)} / ${mib(second.live)}, ` +
+      `heap used ${mib(first.heap)} / ${mib(second.heap)}, RSS ${mib(first.rss)} / ${mib(second.rss)}; ` +
+      `marginal per member copy (second half, ${copies} copies): live heap ${marginal('live')}, heap used ${marginal('heap')}, RSS ${marginal('rss')}`,
   );
   const rawMs = await rawWrites(fed);
   const rawRate = total / (rawMs / 1000);
@@ -238,7 +289,7 @@ async function idle(cm: ManagedProcess, writes: MemberWriteRecorder): Promise<vo
   const idleWrites = writes.writes.length - before;
   console.log(`member writes during ${IDLE_SECONDS} s idle: ${idleWrites}${idleWrites === 0 ? '' : ' (expected 0!)'}`);
   const m = await memoryOf(cm);
-  console.log(`controller manager at idle: heap ${mib(m.heap)}, RSS ${mib(m.rss)}`);
+  console.log(`controller manager at idle: live heap ${mib(m.live)}, heap used ${mib(m.heap)}, RSS ${mib(m.rss)}`);
 }
 
 /**
