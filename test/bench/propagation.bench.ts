@@ -7,9 +7,9 @@
 //     [--idle-seconds S] [--concurrency K] [--no-restart] [--no-kill] [--worker-processes 1,2,4]
 //
 // Scenarios, in order:
-//   1. propagation of N FederatedConfigMaps to M members, in two halves (memory is read after
-//      each: the marginal cost of a member copy is the difference of the two, not a total
-//      divided by the count), and the raw direct-write bound on the same kube-sim;
+//   1. propagation of N FederatedConfigMaps to M members, in two halves (memory is read once
+//      each is idle: the marginal cost of a member copy is the difference of the two, not a
+//      total divided by the count), and the raw direct-write bound on the same kube-sim;
 //   2. change latency (one object changed, until every member holds it), the first change after
 //      the bulk propagation reported apart and as a ratio to the p50;
 //   3. idle: member writes while nothing changes;
