@@ -60,7 +60,7 @@ interface Running extends AsyncDisposable {
   readonly fleet: MemberFleet;
 }
 
-/** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process (RSPs looked at every 500 ms unless `options` say otherwise). */
+/** Runs the cluster health controller and the RSP controller for the namespace-scoped plane `ns`, in process, both on `options.host` (default the host client; RSPs looked at every 500 ms unless `options` say otherwise). */
 function runManager(
   ns: string,
   clock?: Clock,
@@ -68,7 +68,7 @@ function runManager(
 ): Running {
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const { fleet } = registerKubeFedClusterController(manager, {
-    host: fed.hostClient,
+    host: options.host ?? fed.hostClient,
     namespace: ns,
     settings: staticHealthCheckSettings(FAST),
   });
@@ -288,14 +288,14 @@ describe('replica scheduling controller against kube-sim', () => {
       .toMatchObject({ placement: ['member1', 'member2'], replicas: both });
   });
 
-  it('reads the registered clusters from its cache while a placed member is not ready: no KubeFedCluster list per reconcile', async () => {
+  it('shares the KubeFedCluster informer with the health controller and reads it while a placed member is not ready: no KubeFedCluster list per reconcile', async () => {
     const ns = await plane('member1', 'member2');
     await createFederatedDeployment(ns);
     await createRsp(ns, { targetKind: 'FederatedDeployment', totalReplicas: 6 });
     const lists: string[] = [];
     await using running = runManager(ns, undefined, { host: recordingLists(fed.hostClient, lists) });
     await expect.poll(() => scheduled(ns), { timeout: 10_000, interval: 100 }).toMatchObject({ placement: ['member1', 'member2'] });
-    // The shared informer's list, once.
+    // The one list of the informer both controllers share.
     expect(lists.filter((r) => r === 'kubefedclusters')).toEqual(['kubefedclusters']);
 
     const member2 = fed.member('member2');
