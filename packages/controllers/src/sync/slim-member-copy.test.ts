@@ -1,6 +1,6 @@
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { isManaged } from './dispatch-plan.js';
+import { isManaged, planClusterSync } from './dispatch-plan.js';
 import { retainClusterFields } from './retain-fields.js';
 import { memberCopyFingerprint, slimMemberCopy } from './slim-member-copy.js';
 import { memberVersion, needsUpdate } from './versions.js';
@@ -40,6 +40,12 @@ const service: KubeObject = {
     ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }],
   },
   status: { loadBalancer: {} },
+};
+const namespace: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { ...metadata, name: 'app', namespace: undefined, generation: undefined },
+  spec: { finalizers: ['kubernetes'] },
 };
 const serviceAccount: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata, secrets: [{ name: 'token-abc' }] };
 
@@ -103,6 +109,18 @@ describe('slimMemberCopy', () => {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...keptMetadata, deletionTimestamp: '2026-11-25T01:00:00Z' } },
     ],
     [
+      'drops the uid of an object without a generation (its version is its resourceVersion)',
+      { ...configMap, metadata: { ...metadata, generation: undefined } },
+      false,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...keptMetadata, uid: undefined, generation: undefined } },
+    ],
+    [
+      'keeps the uid of a Namespace (the host-namespace check reads it)',
+      namespace,
+      false,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { ...keptMetadata, namespace: undefined, name: 'app', generation: undefined } },
+    ],
+    [
       'keeps a spec that is not an object as it is (retention reports it)',
       { ...deployment, spec: 'broken', status: undefined },
       false,
@@ -113,22 +131,53 @@ describe('slimMemberCopy', () => {
     expect(JSON.parse(JSON.stringify(slim))).toEqual(expected);
   });
 
-  it.each([configMap, deployment, service, serviceAccount])('decides on the slim copy of a $kind as on the whole object', (obj) => {
-    const slim = slimMemberCopy(obj, { targetKind: obj.kind ?? '', keepStatus: false });
-    const desired: KubeObject = {
-      apiVersion: obj.apiVersion ?? '',
-      kind: obj.kind ?? '',
-      metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' } },
-      spec: { replicas: 1, ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
-    };
-    for (const retainReplicas of [false, true]) {
-      const options = { targetKind: obj.kind ?? '', retainReplicas, cluster: 'c1' };
-      expect(retainClusterFields(desired, slim, options)).toEqual(retainClusterFields(desired, obj, options));
-    }
-    expect(memberVersion(slim)).toBe(memberVersion(obj));
-    expect(isManaged(slim)).toBe(isManaged(obj));
-    const input = { fedObject: { spec: { template: {} } }, cluster: 'c1', desired };
-    expect(needsUpdate({ ...input, memberObject: slim })).toBe(needsUpdate({ ...input, memberObject: obj }));
+  it.each([configMap, { ...configMap, metadata: { ...metadata, generation: undefined } }, deployment, service, serviceAccount, namespace])(
+    'decides on the slim copy of a $kind as on the whole object',
+    (obj) => {
+      const slim = slimMemberCopy(obj, { targetKind: obj.kind ?? '', keepStatus: false });
+      const desired: KubeObject = {
+        apiVersion: obj.apiVersion ?? '',
+        kind: obj.kind ?? '',
+        metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' } },
+        spec: { replicas: 1, ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
+      };
+      for (const retainReplicas of [false, true]) {
+        const options = { targetKind: obj.kind ?? '', retainReplicas, cluster: 'c1' };
+        expect(retainClusterFields(desired, slim, options)).toEqual(retainClusterFields(desired, obj, options));
+      }
+      expect(memberVersion(slim)).toBe(memberVersion(obj));
+      expect(isManaged(slim)).toBe(isManaged(obj));
+      const input = { fedObject: { spec: { template: {} } }, cluster: 'c1', desired };
+      expect(needsUpdate({ ...input, memberObject: slim })).toBe(needsUpdate({ ...input, memberObject: obj }));
+      // The worker looks up the host's namespace uid for Namespace targets only.
+      for (const hostNamespaceUid of obj.kind === 'Namespace' ? [undefined, 'u-1'] : [undefined]) {
+        const plan = (object: KubeObject) =>
+          planClusterSync({
+            cluster: 'c1',
+            ready: true,
+            selected: false,
+            member: { state: 'present', object },
+            adoptResources: 'Enabled',
+            hostNamespaceUid,
+          });
+        expect(plan(slim).op).toBe(plan(obj).op);
+      }
+    },
+  );
+
+  it('shares one labels object between the copies that carry only the managed label', () => {
+    const a = slimMemberCopy(configMap, { targetKind: 'ConfigMap', keepStatus: false });
+    const b = slimMemberCopy(
+      { ...configMap, metadata: { ...metadata, labels: { 'kubefed.io/managed': 'true' } } },
+      { targetKind: 'ConfigMap', keepStatus: false },
+    );
+    const c = slimMemberCopy(
+      { ...configMap, metadata: { ...metadata, name: 'other', labels: { 'kubefed.io/managed': 'true' } } },
+      { targetKind: 'ConfigMap', keepStatus: false },
+    );
+    expect(a.metadata.labels).toEqual(metadata.labels);
+    expect(b.metadata.labels).toBe(c.metadata.labels);
+    expect(Object.isFrozen(b.metadata.labels)).toBe(true);
   });
 
   it('fails retention on the slim copy as on the whole object', () => {

@@ -5,6 +5,7 @@
  * that the cache's memory per member copy stays small whatever the object holds.
  */
 import { createHash } from 'node:crypto';
+import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 
 /** Options of {@link slimMemberCopy}. */
@@ -18,13 +19,13 @@ export interface SlimCopyOptions {
 /**
  * The metadata the decisions read: the object's identity and version (`needsUpdate`,
  * `memberVersion`, the cache key), the managed label and deletion (`planClusterSync`), and what
- * retention copies (annotations, finalizers). Not kept: managedFields, ownerReferences,
- * creationTimestamp and the like.
+ * retention copies (annotations, finalizers). The uid only where it is read: in the version of an
+ * object with a generation (`gen:<generation>/<uid>`), and in the host-namespace check of a
+ * Namespace. Not kept: managedFields, ownerReferences, creationTimestamp and the like.
  */
 const KEPT_METADATA = [
   'name',
   'namespace',
-  'uid',
   'resourceVersion',
   'generation',
   'labels',
@@ -32,6 +33,17 @@ const KEPT_METADATA = [
   'finalizers',
   'deletionTimestamp',
 ] as const;
+
+/** The labels of nearly every managed copy, shared by the copies that carry exactly these (the cache is frozen). */
+const MANAGED_ONLY: Readonly<Record<string, string>> = Object.freeze({ [MANAGED_LABEL]: MANAGED_LABEL_TRUE });
+
+function slimMetadata(metadata: KubeObject['metadata'], targetKind: string): KubeObject['metadata'] {
+  const kept: KubeObject['metadata'] = pick(metadata, KEPT_METADATA);
+  const { uid, generation, labels } = metadata;
+  if (uid !== undefined && ((generation !== undefined && generation !== 0) || targetKind === 'Namespace')) kept.uid = uid;
+  if (labels !== undefined && Object.keys(labels).length === 1 && labels[MANAGED_LABEL] === MANAGED_LABEL_TRUE) kept.labels = MANAGED_ONLY;
+  return kept;
+}
 
 /** The `spec` fields retention reads, by target kind; every other kind: `spec.replicas` (kept whether or not `retainReplicas` is set). */
 const KEPT_SPEC: Readonly<Record<string, readonly string[]>> = {
@@ -65,14 +77,14 @@ function fingerprintOf(obj: KubeObject): number {
 
 /**
  * The slim copy of the member object `obj` that the watch cache keeps: `apiVersion`, `kind`, the
- * metadata of {@link KEPT_METADATA}, the retained fields of the kind (Service: `spec.clusterIP`,
+ * metadata of {@link KEPT_METADATA} (and the uid where it is read), the retained fields of the kind (Service: `spec.clusterIP`,
  * `spec.clusterIPs`, `spec.healthCheckNodePort`, `spec.ports`; ServiceAccount: `secrets`;
  * any other kind: `spec.replicas`), `.status` when `keepStatus`, and the fingerprint of the
  * whole object ({@link memberCopyFingerprint}). A `spec` that is not an object is kept as it is
  * (retention then reports it). Pure; `obj` is not modified and shares its kept values.
  */
 export function slimMemberCopy(obj: KubeObject, options: SlimCopyOptions): KubeObject {
-  const slim: KubeObject = { metadata: pick(obj.metadata, KEPT_METADATA) };
+  const slim: KubeObject = { metadata: slimMetadata(obj.metadata, options.targetKind) };
   if (obj.apiVersion !== undefined) slim.apiVersion = obj.apiVersion;
   if (obj.kind !== undefined) slim.kind = obj.kind;
   const spec = obj.spec;
