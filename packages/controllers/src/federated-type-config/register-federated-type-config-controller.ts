@@ -141,6 +141,7 @@ export function registerFederatedTypeConfigController(
       build: (type) =>
         new ServiceStatusController({
           host: options.host,
+          informers: manager.sharedInformers(options.host),
           reporting: options.reporting,
           type,
           fleet: options.fleet,

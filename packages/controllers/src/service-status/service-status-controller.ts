@@ -4,11 +4,11 @@ import {
   type Clock,
   Controller,
   type Fleet,
-  Informer,
-  listerWatcherFor,
+  InformerHolds,
   type Logger,
   type Runnable,
   type RuntimeMetrics,
+  SharedInformers,
   silentLogger,
   systemClock,
 } from '@kubefed/runtime';
@@ -20,6 +20,12 @@ import type { ServiceStatusType } from './service-status-type.js';
 export interface ServiceStatusControllerOptions {
   /** Client of the host cluster. */
   readonly host: DynamicClient;
+  /**
+   * The host's shared informers (`Manager.sharedInformers(host)`), where the informers on the
+   * federated and the status type are held (the federated one is the `services` sync
+   * controller's too); default a set of this controller's own over `host`.
+   */
+  readonly informers?: SharedInformers | undefined;
   /** Host client of the status object writes (reporting only, on a rate budget of its own); default `host`. */
   readonly reporting?: DynamicClient | undefined;
   readonly type: ServiceStatusType;
@@ -38,7 +44,7 @@ export interface ServiceStatusControllerOptions {
 /**
  * The status controller of the `services` FTC (KubeFed's legacy FederatedServiceStatus
  * collection, `pkg/controller/status/controller.go`), as one runnable: informers on the
- * federated type and the status type in the host, {@link MemberWatches} on the managed member
+ * federated type and the status type in the host (held from the shared ones), {@link MemberWatches} on the managed member
  * copies in every Ready cluster (status changes included; the Fleet's shared informers), and a controller running
  * {@link ServiceStatusReconciler}. A change of any of them enqueues the federated object's key;
  * a change of the set of Ready clusters enqueues every federated object. Check first that the
@@ -58,18 +64,12 @@ export class ServiceStatusController implements Runnable {
     const o = this.#o;
     const logger = o.logger ?? silentLogger();
     const clock = o.clock ?? systemClock;
-    const informer = (suffix: string, gvr: ServiceStatusType['federatedGvr']): Informer => {
-      const name = `${this.name}-${suffix}`;
-      return new Informer({
-        name,
-        listerWatcher: listerWatcherFor(o.host.resource(gvr, o.namespace)),
-        ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
-        logger,
-        clock,
-      });
-    };
-    const objects = informer('federated', o.type.federatedGvr);
-    const statuses = informer('status', o.type.statusGvr);
+    const shared = o.informers ?? new SharedInformers({ cluster: 'host', client: o.host, logger, metrics: o.metrics, clock });
+    // Without shared informers, this run's own: started and stopped with it.
+    const own = shared === o.informers ? undefined : shared;
+    const holds = new InformerHolds(shared, `${this.name}-informers`);
+    const objects = holds.acquire({ resource: o.type.federatedGvr, namespace: o.namespace });
+    const statuses = holds.acquire({ resource: o.type.statusGvr, namespace: o.namespace });
     const members = new MemberWatches({
       type: o.type.sync,
       statusChanges: () => true,
@@ -105,7 +105,7 @@ export class ServiceStatusController implements Runnable {
       for (const key of objects.store.keys()) controller.queue.add(key, { priority: 'low' });
     });
     try {
-      await Promise.all([objects.start(signal), statuses.start(signal), controller.start(signal)]);
+      await Promise.all([holds.start(signal), controller.start(signal), own?.start(signal)]);
     } finally {
       offReady();
       await members.stop();
