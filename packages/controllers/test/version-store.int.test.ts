@@ -98,7 +98,7 @@ describe('VersionStore', () => {
     // Another store (no record of its own in memory) reads the record from the cache and updates it.
     await new VersionStore(fed.hostClient, { caches }).record({ ...write, cluster: 'member2', version: 'rv:8' });
     const updated = await host.get(record?.metadata.name ?? '');
-    expect(updated.status?.clusterVersions).toEqual([
+    expect((updated['status'] as { clusterVersions?: unknown } | undefined)?.clusterVersions).toEqual([
       { clusterName: 'member1', version: 'rv:7' },
       { clusterName: 'member2', version: 'rv:8' },
     ]);

@@ -19,6 +19,12 @@ const metadata = {
   managedFields: [{ manager: 'kubefed', operation: 'Update', fieldsV1: { 'f:data': { 'f:a': {} } } }],
 };
 
+/** `metadata` without the fields named. */
+const metadataWithout = (...keys: string[]): KubeObject['metadata'] =>
+  Object.fromEntries(Object.entries(metadata).filter(([k]) => !keys.includes(k)));
+const keptWithout = (...keys: string[]): KubeObject['metadata'] =>
+  Object.fromEntries(Object.entries(keptMetadata).filter(([k]) => !keys.includes(k)));
+
 const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { a: 'x'.repeat(1000) } };
 const deployment: KubeObject = {
   apiVersion: 'apps/v1',
@@ -44,7 +50,7 @@ const service: KubeObject = {
 const namespace: KubeObject = {
   apiVersion: 'v1',
   kind: 'Namespace',
-  metadata: { ...metadata, name: 'app', namespace: undefined, generation: undefined },
+  metadata: { ...metadataWithout('namespace', 'generation'), name: 'app' },
   spec: { finalizers: ['kubernetes'] },
 };
 const serviceAccount: KubeObject = { apiVersion: 'v1', kind: 'ServiceAccount', metadata, secrets: [{ name: 'token-abc' }] };
@@ -110,15 +116,15 @@ describe('slimMemberCopy', () => {
     ],
     [
       'drops the uid of an object without a generation (its version is its resourceVersion)',
-      { ...configMap, metadata: { ...metadata, generation: undefined } },
+      { ...configMap, metadata: metadataWithout('generation') },
       false,
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { ...keptMetadata, uid: undefined, generation: undefined } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: keptWithout('uid', 'generation') },
     ],
     [
       'keeps the uid of a Namespace (the host-namespace check reads it)',
       namespace,
       false,
-      { apiVersion: 'v1', kind: 'Namespace', metadata: { ...keptMetadata, namespace: undefined, name: 'app', generation: undefined } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { ...keptWithout('namespace', 'generation'), name: 'app' } },
     ],
     [
       'keeps a spec that is not an object as it is (retention reports it)',
@@ -131,39 +137,43 @@ describe('slimMemberCopy', () => {
     expect(JSON.parse(JSON.stringify(slim))).toEqual(expected);
   });
 
-  it.each([configMap, { ...configMap, metadata: { ...metadata, generation: undefined } }, deployment, service, serviceAccount, namespace])(
-    'decides on the slim copy of a $kind as on the whole object',
-    (obj) => {
-      const slim = slimMemberCopy(obj, { targetKind: obj.kind ?? '', keepStatus: false });
-      const desired: KubeObject = {
-        apiVersion: obj.apiVersion ?? '',
-        kind: obj.kind ?? '',
-        metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' } },
-        spec: { replicas: 1, ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
-      };
-      for (const retainReplicas of [false, true]) {
-        const options = { targetKind: obj.kind ?? '', retainReplicas, cluster: 'c1' };
-        expect(retainClusterFields(desired, slim, options)).toEqual(retainClusterFields(desired, obj, options));
-      }
-      expect(memberVersion(slim)).toBe(memberVersion(obj));
-      expect(isManaged(slim)).toBe(isManaged(obj));
-      const input = { fedObject: { spec: { template: {} } }, cluster: 'c1', desired };
-      expect(needsUpdate({ ...input, memberObject: slim })).toBe(needsUpdate({ ...input, memberObject: obj }));
-      // The worker looks up the host's namespace uid for Namespace targets only.
-      for (const hostNamespaceUid of obj.kind === 'Namespace' ? [undefined, 'u-1'] : [undefined]) {
-        const plan = (object: KubeObject) =>
-          planClusterSync({
-            cluster: 'c1',
-            ready: true,
-            selected: false,
-            member: { state: 'present', object },
-            adoptResources: 'Enabled',
-            hostNamespaceUid,
-          });
-        expect(plan(slim).op).toBe(plan(obj).op);
-      }
-    },
-  );
+  it.each<KubeObject>([
+    configMap,
+    { ...configMap, metadata: metadataWithout('generation') },
+    deployment,
+    service,
+    serviceAccount,
+    namespace,
+  ])('decides on the slim copy of a $kind as on the whole object', (obj) => {
+    const slim = slimMemberCopy(obj, { targetKind: obj.kind ?? '', keepStatus: false });
+    const desired: KubeObject = {
+      apiVersion: obj.apiVersion ?? '',
+      kind: obj.kind ?? '',
+      metadata: { name: 'web', namespace: 'ns', labels: { 'kubefed.io/managed': 'true' } },
+      spec: { replicas: 1, ports: [{ name: 'http', protocol: 'TCP', port: 80 }] },
+    };
+    for (const retainReplicas of [false, true]) {
+      const options = { targetKind: obj.kind ?? '', retainReplicas, cluster: 'c1' };
+      expect(retainClusterFields(desired, slim, options)).toEqual(retainClusterFields(desired, obj, options));
+    }
+    expect(memberVersion(slim)).toBe(memberVersion(obj));
+    expect(isManaged(slim)).toBe(isManaged(obj));
+    const input = { fedObject: { spec: { template: {} } }, cluster: 'c1', desired };
+    expect(needsUpdate({ ...input, memberObject: slim })).toBe(needsUpdate({ ...input, memberObject: obj }));
+    // The worker looks up the host's namespace uid for Namespace targets only.
+    for (const hostNamespaceUid of obj.kind === 'Namespace' ? [undefined, 'u-1'] : [undefined]) {
+      const plan = (object: KubeObject) =>
+        planClusterSync({
+          cluster: 'c1',
+          ready: true,
+          selected: false,
+          member: { state: 'present', object },
+          adoptResources: 'Enabled',
+          hostNamespaceUid,
+        });
+      expect(plan(slim).op).toBe(plan(obj).op);
+    }
+  });
 
   it('shares one labels object between the copies that carry only the managed label', () => {
     const a = slimMemberCopy(configMap, { targetKind: 'ConfigMap', keepStatus: false });
