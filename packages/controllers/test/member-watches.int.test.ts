@@ -102,7 +102,10 @@ describe('MemberWatches over a Fleet', () => {
       });
       await expect.poll(() => seen, POLL).toEqual(['m1 default/web']);
       const cached = watches.managedCopy('m1', 'default/web');
-      expect(cached?.metadata).toMatchObject({ name: 'web', uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion });
+      expect(cached?.metadata).toMatchObject({ name: 'web', resourceVersion: created.metadata.resourceVersion });
+      // A Service has no generation: its version is its resourceVersion, and the uid is not kept.
+      expect(created.metadata.generation ?? 0).toBe(0);
+      expect(cached?.metadata.uid).toBeUndefined();
       expect(cached?.metadata.managedFields).toBeUndefined();
       const createdSpec = created.spec as { clusterIP: string; clusterIPs: string[] };
       expect(cached?.spec).toEqual({
