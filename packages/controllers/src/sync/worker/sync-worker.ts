@@ -468,8 +468,10 @@ export class SyncWorker {
   }
 
   /**
-   * The member copy from the member watch cache (null: absent), which spares a GET per job;
-   * undefined when the job must look live: deletion and orphaning, and an object this process
+   * The member copy from the member watch cache (null: absent), which spares a GET per job. It is
+   * a slim copy (`slim-member-copy.ts`) holding all that planning, `needsUpdate`, field retention
+   * and the reported status read, so an update is rendered and written from it as from the whole
+   * object (conditional on its resourceVersion). Undefined when the job must look live: deletion and orphaning, and an object this process
    * wrote whose write the watch has not shown yet (the cache may still say it is absent, and a
    * second create would be announced).
    */
