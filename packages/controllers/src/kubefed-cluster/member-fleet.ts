@@ -24,8 +24,9 @@ export interface MemberFleetOptions {
 /**
  * A {@link MemberFleet} whose clients come from `memberClientFromSecret` (so a Secret not bound
  * to its cluster gives no client: `engage` throws SecretNotBoundError, a malformed spec or
- * Secret ConfigError). A member keeps its client while its KubeFedCluster's spec, labels and
- * annotations and its Secret's resourceVersion stay the same.
+ * Secret ConfigError). A member keeps its client (and its informers) while its KubeFedCluster's
+ * spec and its Secret stay the same: a label or annotation change (`kubectl label kubefedcluster`)
+ * does not reconnect, since the client does not depend on them.
  */
 export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet {
   const rateLimit = options.rateLimit ?? MEMBER_RATE_LIMIT;
@@ -36,15 +37,8 @@ export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet
   });
 }
 
-/** What a member client depends on, without the token itself (compared key-order-insensitively). */
+/** What a member client depends on, without the token itself (compared with jsonEqual, so key order does not matter). */
 function memberIdentity(config: MemberConfig): unknown[] {
   const { cluster, secret } = config;
-  return [
-    cluster.metadata.name,
-    cluster.spec,
-    cluster.metadata.labels ?? {},
-    cluster.metadata.annotations ?? {},
-    secret.metadata.uid,
-    secret.metadata.resourceVersion,
-  ];
+  return [cluster.metadata.name, cluster.spec, secret.metadata.uid, secret.metadata.resourceVersion];
 }
