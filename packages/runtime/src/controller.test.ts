@@ -199,6 +199,13 @@ describe('Controller', () => {
     const ac = new AbortController();
     stops.push(ac);
     void controller.start(ac.signal);
-    await vi.waitFor(() => expect(seen).toEqual([['change', 'normal'], ['fan-out', 'low']]), { timeout: 2000 });
+    await vi.waitFor(
+      () =>
+        expect(seen).toEqual([
+          ['change', 'normal'],
+          ['fan-out', 'low'],
+        ]),
+      { timeout: 2000 },
+    );
   });
 });
