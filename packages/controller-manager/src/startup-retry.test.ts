@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { ApiError, ConfigError, type RequestDescription } from '@kubefed/client';
-import { createLogger, FakeClock } from '@kubefed/runtime';
+import { capturedLogger, FakeClock } from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
 import { HostStartupError, isTransientStartupError, permanentStartupMessage, StartupRetry } from './startup-retry.js';
 
@@ -85,21 +84,10 @@ describe('permanentStartupMessage', () => {
   });
 });
 
-function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ destination }) };
-}
-
 describe('StartupRetry', () => {
   it('retries transient failures with a doubling delay capped at maxDelayMs, logging each, until the request succeeds', async () => {
     const clock = new FakeClock();
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     const retry = new StartupRetry({
       signal: new AbortController().signal,
       logger,
@@ -135,7 +123,7 @@ describe('StartupRetry', () => {
 
   it('waits at least as long as a 429 asks in Retry-After', async () => {
     const clock = new FakeClock();
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     const retry = new StartupRetry({ signal: new AbortController().signal, logger, server: 'https://h', initialDelayMs: 100, clock });
     let failed = false;
     const result = retry.run({ name: 'step' }, () => {
@@ -150,7 +138,7 @@ describe('StartupRetry', () => {
   });
 
   it('throws a HostStartupError at once on a permanent failure, without retrying', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     const retry = new StartupRetry({ signal: new AbortController().signal, logger, server: 'https://h', clock: new FakeClock() });
     let attempts = 0;
     const failing = retry.run({ name: 'step' }, () => {
@@ -166,7 +154,7 @@ describe('StartupRetry', () => {
   it('passes an error that is no API error through unchanged', async () => {
     const retry = new StartupRetry({
       signal: new AbortController().signal,
-      logger: capture().logger,
+      logger: capturedLogger().logger,
       server: 'https://h',
       clock: new FakeClock(),
     });
@@ -177,7 +165,13 @@ describe('StartupRetry', () => {
   it('ends the wait between attempts as soon as the signal aborts', async () => {
     const clock = new FakeClock();
     const stop = new AbortController();
-    const retry = new StartupRetry({ signal: stop.signal, logger: capture().logger, server: 'https://h', initialDelayMs: 60_000, clock });
+    const retry = new StartupRetry({
+      signal: stop.signal,
+      logger: capturedLogger().logger,
+      server: 'https://h',
+      initialDelayMs: 60_000,
+      clock,
+    });
     const waiting = retry.run({ name: 'step' }, () => Promise.reject(network('ECONNREFUSED', 'refused')));
     await clock.advance(0);
     stop.abort();

@@ -5,11 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
-import { createLogger } from '@kubefed/runtime';
+import { capturedLogger } from '@kubefed/runtime';
 import {
   clientFor,
   createNamespace,
@@ -64,17 +63,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ destination }) };
-}
-
 const unauthenticated = (server: string, timeoutMs: number): DynamicClient =>
   new DynamicClient({ name: 'host', server, tls: {}, authHeaders: () => Promise.resolve({}) }, { timeoutMs });
 
@@ -89,7 +77,7 @@ describe('StartupRetry against real ports', () => {
     const hole = await blackHole();
     const sim = await startCluster({ name: 'late', tls: false });
     cleanups.push(async () => await sim[Symbol.asyncDispose]());
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     const retry = new StartupRetry({ signal: new AbortController().signal, logger, server: 'test', initialDelayMs: 50, maxDelayMs: 200 });
     let target = unauthenticated(`https://127.0.0.1:${hole.port}`, 300);
     const uid = retry.run({ name: 'reading kube-system' }, (signal) => kubeSystemUid(target, signal));
@@ -108,7 +96,7 @@ describe('StartupRetry against real ports', () => {
   it('ends the wait as soon as the signal aborts, while a request hangs in its TLS handshake', async () => {
     const hole = await blackHole();
     const stop = new AbortController();
-    const retry = new StartupRetry({ signal: stop.signal, logger: capture().logger, server: 'test' });
+    const retry = new StartupRetry({ signal: stop.signal, logger: capturedLogger().logger, server: 'test' });
     // The request's own timeout (10 minutes) is not what ends it.
     const client = unauthenticated(`https://127.0.0.1:${hole.port}`, 600_000);
     cleanups.push(() => Promise.resolve(client[Symbol.dispose]()));
@@ -123,7 +111,7 @@ describe('StartupRetry against real ports', () => {
 
   it('retries while nothing listens on the port, and succeeds once kube-sim starts on it', async () => {
     const port = await freePort();
-    const { lines, logger } = capture();
+    const { lines, logger } = capturedLogger();
     const retry = new StartupRetry({ signal: new AbortController().signal, logger, server: 'test', initialDelayMs: 50, maxDelayMs: 200 });
     const client = unauthenticated(`http://127.0.0.1:${port}`, 5000);
     cleanups.push(() => Promise.resolve(client[Symbol.dispose]()));

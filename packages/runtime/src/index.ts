@@ -103,3 +103,4 @@ export {
 export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
 export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';
 export { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
+export { capturedLogger } from './testing/captured-logger.js';

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeaderElector, microTime, type LeaderElectionEnd } from './leader-election.js';
-import { createLogger } from './logger.js';
+import { capturedLogger } from './testing/captured-logger.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
 
@@ -107,13 +106,7 @@ describe('LeaderElector', () => {
   it('says why when leadership is lost: the last renewal error, the time since the last renewal and the durations', async () => {
     const clock = new FakeClock();
     const leases = new InMemoryLeaseClient();
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { lines, logger } = capturedLogger();
     const elector = new LeaderElector({
       leases,
       name: 'lock',
@@ -124,7 +117,7 @@ describe('LeaderElector', () => {
       retryPeriodMs: 250,
       clock,
       random: () => 0,
-      logger: createLogger({ destination }),
+      logger,
     });
     const ac = new AbortController();
     stops.push(ac);
