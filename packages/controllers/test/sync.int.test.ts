@@ -20,6 +20,7 @@ import {
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
+  StatusRecorder,
 } from '@kubefed/controllers';
 
 const KFC = RESOURCES.kubeFedClusters;
@@ -80,6 +81,8 @@ async function startControlPlane(
     reporting?: DynamicClient;
     /** Every job the sync controllers enqueue is appended here, with its priority. */
     jobs?: RecordedJob[];
+    /** The outcomes the workers report to and the status writers read; default the FTC controller's own. */
+    recorder?: StatusRecorder;
   } = {},
 ): Promise<string> {
   const ns = `kf-${randomUUID().slice(0, 8)}`;
@@ -115,6 +118,7 @@ async function startControlPlane(
   const ftc = registerFederatedTypeConfigController(manager, {
     host: fed.hostClient,
     ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
+    ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
     namespace: ns,
     fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
@@ -870,6 +874,31 @@ describe('sync controller against kube-sim and Redis', () => {
         .slice(from)
         .some((j) => j.priority === 'normal'),
     ).toBe(true);
+  });
+
+  it('clears a recorded failure of a cluster the object left once the copy is gone, though no retry of it ran', async () => {
+    const recorder = new StatusRecorder();
+    await startControlPlane([CLUSTER_ROLES], { recorder, resyncPeriodMs: 0 });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1']));
+    const status = async () => (await objects.get(name)).status;
+    await expect
+      .poll(status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
+    // What a removal from member2 leaves when it failed and its retry was dropped while member2
+    // was not Ready: member2 holds no copy, but its failure stays recorded (and in the status).
+    const generation = (await objects.get(name)).metadata.generation;
+    recorder.record({ federatedType: 'clusterroles.rbac.authorization.k8s.io', name }, 'member2', { status: 'DeletionFailed', generation });
+    await expect
+      .poll(status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ clusters: [{ name: 'member1' }, { name: 'member2', status: 'DeletionFailed' }] });
+    // The next reconcile of the object (here: an annotation) sends member2 a job that clears it.
+    await objects.patch(name, { metadata: { annotations: { touched: 'yes' } } }, 'merge');
+    await expect
+      .poll(async () => ((await status()) as { clusters?: unknown } | undefined)?.clusters, { timeout: 15_000, interval: 100 })
+      .toEqual([{ name: 'member1' }]);
+    expect(await status()).toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
   });
 
   it('keeps a deleted object until its placed clusters are Ready again, then removes their copies', async () => {

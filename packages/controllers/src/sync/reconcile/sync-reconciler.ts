@@ -61,7 +61,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
  * Reconciles one federated object of one type (docs/kubefed-compatibility.md §4.4): ensures the finalizer
  * `kubefed.io/sync-controller`, computes the effective placement over the Ready clusters and
  * enqueues one key-only job per target cluster and per non-target Ready cluster still holding
- * a managed copy; the sync workers do the member IO. While the object is being deleted it
+ * a managed copy or a recorded outcome; the sync workers do the member IO. While the object is being deleted it
  * enqueues removal jobs for every Ready cluster and removes the finalizer once no managed
  * copy remains (with the orphan annotation: once no copy carries the managed label) and every
  * cluster of its placement is Ready (KubeFed waits for a not-ready cluster rather than leave
@@ -164,7 +164,11 @@ export class SyncReconciler implements Reconciler {
     };
     targets = targets.filter((c) => !unhealed(c));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
-    const jobs = [...targets.map((c) => job(c, 'sync')), ...stale.map((c) => job(c, 'remove'))];
+    // A Ready non-target cluster without a copy whose outcome is still recorded (a removal that
+    // failed and whose retry was dropped while the cluster was not Ready): a remove job finds the
+    // copy gone and clears the entry, which would otherwise stay in the status.
+    const reported = others.filter((c) => !stale.includes(c) && (outcomes.get(c)?.status ?? '') !== '');
+    const jobs = [...targets.map((c) => job(c, 'sync')), ...[...stale, ...reported].map((c) => job(c, 'remove'))];
     // The jobs of a fan-out or a periodic resync (mostly no-ops) go after the jobs of changes on each member's queue.
     if (jobs.length > 0) await o.producer.enqueueBulk(jobs, { priority: ctx.priority ?? 'normal' });
     o.recorder.markDirty(rkey);
