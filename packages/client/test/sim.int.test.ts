@@ -196,7 +196,7 @@ describe('DynamicClient against kube-sim', () => {
   it('writes status through the status subresource', async () => {
     const ns = await namespace();
     const rc = client.resource(deployments, ns);
-    const d = await rc.create({
+    await rc.create({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 's' },
@@ -205,8 +205,19 @@ describe('DynamicClient against kube-sim', () => {
         template: { metadata: { labels: { app: 's' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
       },
     });
-    const withStatus = await rc.updateStatus({ ...d, status: { observedGeneration: 1, replicas: 0, conditions: [] } });
-    expect((withStatus.status as { observedGeneration?: number }).observedGeneration).toBe(1);
+    // kube-sim's deployment controller writes this Deployment's status too; a write that loses
+    // the race gets 409 Conflict, as on a real server, and is retried on the latest object.
+    const withStatus = await vi.waitFor(
+      async () => {
+        const latest = await rc.get('s');
+        return rc.updateStatus({
+          ...latest,
+          status: { observedGeneration: 1, replicas: 0, conditions: [{ type: 'Test', status: 'True' }] },
+        });
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(withStatus.status).toMatchObject({ observedGeneration: 1, conditions: [{ type: 'Test', status: 'True' }] });
   });
 
   it('streams watch events from a resourceVersion and ends when aborted', async () => {
