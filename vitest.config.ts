@@ -4,10 +4,16 @@ import { defineConfig } from 'vitest/config';
 // `@kubefed/source` condition, so no build is needed before `vitest`.
 const conditions = ['@kubefed/source', 'node', 'import', 'module', 'default'];
 
+// On CI, a failed integration or real-substrate test runs once more: they start real processes
+// (kube-sim, kube-apiserver, redis-server, controller managers) on a shared 2-core machine.
+// tools/vitest/flaky-reporter.ts lists every test that needed the retry at the end of the run.
+const retry = process.env.CI ? 1 : 0;
+
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: conditions } },
   test: {
+    reporters: ['default', './tools/vitest/flaky-reporter.ts'],
     projects: [
       {
         extends: true,
@@ -25,6 +31,7 @@ export default defineConfig({
           exclude: ['**/*.real.test.ts', '**/node_modules/**', '**/dist/**'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          retry,
         },
       },
       {
@@ -44,6 +51,7 @@ export default defineConfig({
           maxWorkers: 1,
           testTimeout: 120_000,
           hookTimeout: 240_000,
+          retry,
         },
       },
     ],
