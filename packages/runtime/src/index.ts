@@ -6,7 +6,8 @@
  * then `controller.ts` (informer events → work queue → reconciler outcomes), `informer.ts` /
  * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`; `fleet.ts` owns
  * the member clusters (clients, readiness, shared member informers), and `shared-informers.ts`
- * is the reference-counted informer cache of one cluster (the host's is the manager's).
+ * is the reference-counted informer cache of one cluster (the host's is the manager's), of which
+ * `informer-holds.ts` holds one owner's share.
  */
 export { systemClock, sleep, type Clock, type TimerHandle } from '@kubefed/client';
 export {
@@ -93,12 +94,13 @@ export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElecti
 export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec } from './fleet.js';
 export {
   SharedInformers,
-  InformerHolds,
+  type AcquireOptions,
   type InformerSpec,
   type NamedTransform,
   type SharedInformer,
   type SharedInformersOptions,
 } from './shared-informers.js';
+export { InformerHolds } from './informer-holds.js';
 // Test doubles of our own interfaces, for controller unit tests.
 export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
 export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';

@@ -113,8 +113,8 @@ export class Manager {
    * names it in informer names and logs, default `host`), with this manager's logger and metrics.
    * Every consumer of a host resource takes its informer from here, so that each (resource,
    * namespace, label selector) is listed and watched once (docs/architecture.md "Shared informers").
-   * They start with the manager, those held by then as caches it waits for, and stop after
-   * every runnable.
+   * They start with the manager, those held by then as caches it waits for (except those no
+   * holder awaits: `awaitSync: false`), and stop after every runnable.
    */
   sharedInformers(client: SharedInformersOptions['client'], cluster = 'host'): SharedInformers {
     let shared = this.#shared.get(client);

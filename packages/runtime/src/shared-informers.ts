@@ -23,6 +23,17 @@ export interface InformerSpec {
   readonly transform?: NamedTransform | undefined;
 }
 
+/** Options of {@link SharedInformers.acquire}. */
+export interface AcquireOptions {
+  /**
+   * Whether this holder wants the informer waited for by {@link SharedInformers.waitForSync} and
+   * counted by {@link SharedInformers.hasSynced} (and so by a manager's cache sync); false for a
+   * resource that may not be served, whose readers check its sync themselves. An informer is
+   * awaited while at least one of its holders wants it awaited. Default true.
+   */
+  readonly awaitSync?: boolean | undefined;
+}
+
 /** A consumer's hold on a shared informer; `release()` once done (idempotent). */
 export interface SharedInformer {
   readonly informer: Informer;
@@ -48,6 +59,8 @@ interface Entry {
   readonly abort: AbortController;
   done: Promise<void> | undefined;
   refs: number;
+  /** The holders that want the informer awaited ({@link AcquireOptions.awaitSync}). */
+  awaitingRefs: number;
 }
 
 /**
@@ -58,7 +71,8 @@ interface Entry {
  *
  * A runnable: informers acquired before {@link start} begin when it starts; stopping it stops
  * every informer, after which {@link acquire} throws {@link InformersStoppedError}. As a cache
- * runnable it reports synced once every informer held at that moment has synced.
+ * runnable it reports synced once every awaited informer ({@link AcquireOptions.awaitSync}) held
+ * at that moment has synced.
  */
 export class SharedInformers implements CacheRunnable {
   readonly name: string;
@@ -87,30 +101,33 @@ export class SharedInformers implements CacheRunnable {
    *
    * @throws InformersStoppedError once stopped.
    */
-  acquire(spec: InformerSpec): SharedInformer {
+  acquire(spec: InformerSpec, options: AcquireOptions = {}): SharedInformer {
     if (this.#stopped)
       throw new InformersStoppedError(`cannot watch ${informerId(spec)} in ${this.#o.cluster}: its informers have stopped`);
     const id = informerId(spec);
     const entry = this.#entries.get(id) ?? this.#add(id, spec);
+    const awaiting = options.awaitSync !== false;
     entry.refs += 1;
+    if (awaiting) entry.awaitingRefs += 1;
     let released = false;
     return {
       informer: entry.informer,
       release: () => {
         if (released) return;
         released = true;
-        this.#release(id, entry);
+        this.#release(id, entry, awaiting);
       },
     };
   }
 
+  /** Whether every awaited informer has synced. */
   hasSynced(): boolean {
-    return [...this.#entries.values()].every((e) => e.informer.hasSynced());
+    return this.#awaited().every((i) => i.hasSynced());
   }
 
-  /** Resolves true once every informer held now has synced, false if `signal` aborts first. */
+  /** Resolves true once every awaited informer held now has synced, false if `signal` aborts first. */
   async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    for (const e of [...this.#entries.values()]) if (!(await e.informer.waitForSync(signal))) return false;
+    for (const i of this.#awaited()) if (!(await i.waitForSync(signal))) return false;
     return true;
   }
 
@@ -140,7 +157,7 @@ export class SharedInformers implements CacheRunnable {
       ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
       ...(spec.transform === undefined ? {} : { transform: spec.transform.transform }),
     });
-    const entry: Entry = { informer, abort: new AbortController(), done: undefined, refs: 0 };
+    const entry: Entry = { informer, abort: new AbortController(), done: undefined, refs: 0, awaitingRefs: 0 };
     this.#entries.set(id, entry);
     if (this.#signal !== undefined) this.#run(entry);
     return entry;
@@ -151,8 +168,14 @@ export class SharedInformers implements CacheRunnable {
     entry.done = entry.informer.start(signal).catch((err: unknown) => this.#logger.error({ err }, 'shared informer failed'));
   }
 
-  #release(id: string, entry: Entry): void {
+  /** The informers held now that at least one holder wants awaited. */
+  #awaited(): Informer[] {
+    return [...this.#entries.values()].filter((e) => e.awaitingRefs > 0).map((e) => e.informer);
+  }
+
+  #release(id: string, entry: Entry, awaiting: boolean): void {
     entry.refs -= 1;
+    if (awaiting) entry.awaitingRefs -= 1;
     if (entry.refs > 0 || this.#entries.get(id) !== entry) return;
     this.#entries.delete(id);
     entry.abort.abort();
@@ -166,52 +189,4 @@ function informerId(spec: InformerSpec): string {
   const ns = spec.namespace === undefined || spec.namespace === '' ? '' : `/${spec.namespace}`;
   const transform = spec.transform === undefined ? '' : `#${spec.transform.name}`;
   return `${gr}/${version}${ns}${spec.labelSelector === undefined ? '' : `?${spec.labelSelector}`}${transform}`;
-}
-
-/**
- * One owner's holds on shared informers, for as long as it runs: a cache runnable (the manager
- * it is added to waits for every informer it holds to sync before starting controllers) that
- * releases them all when stopped. For consumers whose lifetime is a manager's, e.g. a controller
- * registered in a manager of its own that reads the process's host informers.
- */
-export class InformerHolds implements CacheRunnable {
-  readonly name: string;
-  readonly needLeaderElection = false;
-  readonly #informers: SharedInformers;
-  readonly #holds: SharedInformer[] = [];
-  readonly #awaited: Informer[] = [];
-
-  constructor(informers: SharedInformers, name: string) {
-    this.#informers = informers;
-    this.name = name;
-  }
-
-  /**
-   * The shared informer of `spec`, held until this runnable stops. With `awaitSync: false` it
-   * does not count towards {@link hasSynced} (for a resource that may not be served, read only
-   * by some reconciles, which check its sync themselves); default true.
-   *
-   * @throws InformersStoppedError as {@link SharedInformers.acquire}.
-   */
-  acquire(spec: InformerSpec, options: { awaitSync?: boolean } = {}): Informer {
-    const hold = this.#informers.acquire(spec);
-    this.#holds.push(hold);
-    if (options.awaitSync !== false) this.#awaited.push(hold.informer);
-    return hold.informer;
-  }
-
-  hasSynced(): boolean {
-    return this.#awaited.every((i) => i.hasSynced());
-  }
-
-  async waitForSync(signal?: AbortSignal): Promise<boolean> {
-    for (const i of [...this.#awaited]) if (!(await i.waitForSync(signal))) return false;
-    return true;
-  }
-
-  /** Waits until `signal` aborts, then releases every hold. */
-  async start(signal: AbortSignal): Promise<void> {
-    await untilAborted(signal);
-    for (const h of this.#holds.splice(0)) h.release();
-  }
 }

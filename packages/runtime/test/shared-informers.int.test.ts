@@ -1,9 +1,11 @@
 import { DynamicClient, Kubeconfig, type GroupVersionResource, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
-import { InformersStoppedError, Manager, SharedInformers, type SharedInformersOptions } from '@kubefed/runtime';
+import { InformerHolds, InformersStoppedError, Manager, SharedInformers, type SharedInformersOptions } from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' } as const;
+/** A resource plain kube-sim does not serve: its informer never syncs. */
+const UNSERVED = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' } as const;
 const POLL = { timeout: 10_000, interval: 50 };
 
 /** The list and watch requests made through a client, by resource (`configmaps/default`). */
@@ -118,6 +120,57 @@ describe('SharedInformers', () => {
     expect(manager.sharedInformers(client).size).toBe(0);
     expect(() => manager.sharedInformers(client).acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
     early.release();
+  });
+
+  it('awaits an informer while at least one of its holders wants it awaited', async () => {
+    await using env = await onSim();
+    const informers = new SharedInformers({ cluster: 'sim', client: env.client });
+    const stop = new AbortController();
+    const running = informers.start(stop.signal);
+    try {
+      const optional = informers.acquire({ resource: UNSERVED }, { awaitSync: false });
+      informers.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+      await expect.poll(() => informers.hasSynced(), POLL).toBe(true);
+      expect(await informers.waitForSync()).toBe(true);
+      expect(optional.informer.hasSynced()).toBe(false);
+
+      const awaiting = informers.acquire({ resource: UNSERVED });
+      expect(awaiting.informer).toBe(optional.informer);
+      expect(informers.hasSynced()).toBe(false);
+      expect(await informers.waitForSync(AbortSignal.abort())).toBe(false);
+      awaiting.release();
+      expect(informers.hasSynced()).toBe(true);
+      expect(await informers.waitForSync()).toBe(true);
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+
+  it('syncs the caches of a manager whose host informers include one of an unserved resource held with awaitSync false', async () => {
+    await using env = await onSim();
+    // Before start, on the manager's own set, as the RSP controller holds the FederatedNamespace informer.
+    const manager = new Manager({ healthAddress: null, metricsAddress: null, cacheSyncTimeoutMs: 10_000 });
+    const optional = new InformerHolds(manager.sharedInformers(env.client), 'optional-informers');
+    const unserved = optional.acquire({ resource: UNSERVED }, { awaitSync: false });
+    const required = new InformerHolds(manager.sharedInformers(env.client), 'required-informers');
+    const configMaps = required.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+    manager.add(optional).add(required);
+    const stop = new AbortController();
+    let failure: unknown;
+    const running = manager.start(stop.signal).catch((err: unknown) => {
+      failure = err;
+    });
+    try {
+      // Far below the cache-sync timeout: the unserved informer is not waited for at all.
+      await expect.poll(() => failure ?? manager.cachesSynced, { timeout: 15_000, interval: 50 }).toBe(true);
+      expect(configMaps.hasSynced()).toBe(true);
+      expect(unserved.hasSynced()).toBe(false);
+    } finally {
+      stop.abort();
+      await running;
+    }
+    expect(failure).toBeUndefined();
   });
 
   it('keeps one informer per transform name, each caching what its transform keeps', async () => {
