@@ -62,8 +62,9 @@ interface Started {
  * 2. starts caches (informers) and waits for them to sync (`/readyz` turns 200);
  * 3. starts the other runnables; those with `needLeaderElection` (default) only while this
  *    process holds the Lease, and aborts them the moment leadership is lost;
- * 4. on abort, stops runnables in reverse start order within `gracefulShutdownMs`, releases
- *    the Lease and closes the servers.
+ * 4. on abort, stops runnables in reverse start order within `gracefulShutdownMs` (the
+ *    elector, releasing the Lease, after the leader-only ones), then the shared informer sets
+ *    ({@link sharedInformers}), and closes the servers.
  * It rejects with the first failure (a runnable rejecting, cache sync timeout, lost lease)
  * after stopping everything.
  */
@@ -75,7 +76,10 @@ export class Manager {
   readonly #runnables: Runnable[] = [];
   readonly #healthChecks = new Map<string, Check>();
   readonly #readyChecks = new Map<string, Check>();
+  /** Runnables (and the leader elector) in start order; stopped in reverse. */
   readonly #started: Started[] = [];
+  /** The running shared informer sets, kept apart: stopped after every runnable, whatever reads them has stopped by then. */
+  readonly #startedShared: Started[] = [];
   readonly #servers: Server[] = [];
   readonly #shared = new Map<SharedInformersOptions['client'], SharedInformers>();
   #running = false;
@@ -245,8 +249,18 @@ export class Manager {
     }
   }
 
-  /** Starts `r`; it is stopped by the shutdown sequence, or at once when `parent` aborts. */
+  /** Starts `r`; it is stopped by the shutdown sequence (in reverse start order), or at once when `parent` aborts. */
   #startRunnable(r: Runnable, parent?: AbortSignal): void {
+    this.#started.push(this.#launch(r, parent));
+  }
+
+  /** Starts a shared informer set, stopped by the shutdown sequence after every runnable. */
+  #startShared(shared: SharedInformers): void {
+    this.#startedShared.push(this.#launch(shared));
+  }
+
+  /** Runs `r` until its controller (or `parent`) aborts; a rejection while running fails the manager. */
+  #launch(r: Runnable, parent?: AbortSignal): Started {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     if (parent?.aborted === true) controller.abort();
@@ -266,25 +280,14 @@ export class Manager {
         parent?.removeEventListener('abort', onAbort);
       }
     })();
-    this.#started.push({ runnable: r, controller, done });
-  }
-
-  /** Starts shared informers so that they stop last: whatever reads them has stopped by then. */
-  #startShared(shared: SharedInformers): void {
-    this.#startRunnable(shared);
-    const started = this.#started.pop();
-    if (started !== undefined) this.#started.unshift(started);
+    return { runnable: r, controller, done };
   }
 
   async #shutdown(): Promise<void> {
     this.#stopping = true;
     const deadline = this.#clock.now() + (this.#o.gracefulShutdownMs ?? 30_000);
-    for (const s of [...this.#started].reverse()) {
-      s.controller.abort();
-      const remaining = deadline - this.#clock.now();
-      const finished = await Promise.race([s.done.then(() => true), sleep(this.#clock, Math.max(0, remaining)).then(() => false)]);
-      if (!finished) this.logger.warn({ runnable: s.runnable.name }, 'runnable did not stop in time');
-    }
+    await this.#stopInOrder([...this.#started].reverse(), deadline);
+    await this.#stopInOrder(this.#startedShared, deadline);
     await Promise.all(
       this.#servers.map(
         (server) =>
@@ -295,6 +298,16 @@ export class Manager {
       ),
     );
     this.logger.info('manager stopped');
+  }
+
+  /** Stops each of `started` in turn, waiting for it until `deadline` at most. */
+  async #stopInOrder(started: readonly Started[], deadline: number): Promise<void> {
+    for (const s of started) {
+      s.controller.abort();
+      const remaining = deadline - this.#clock.now();
+      const finished = await Promise.race([s.done.then(() => true), sleep(this.#clock, Math.max(0, remaining)).then(() => false)]);
+      if (!finished) this.logger.warn({ runnable: s.runnable.name }, 'runnable did not stop in time');
+    }
   }
 
   async #listen(): Promise<void> {

@@ -1,6 +1,13 @@
 import { DynamicClient, Kubeconfig, type GroupVersionResource, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
-import { InformerHolds, InformersStoppedError, Manager, SharedInformers, type SharedInformersOptions } from '@kubefed/runtime';
+import {
+  InformerHolds,
+  InformersStoppedError,
+  Manager,
+  SharedInformers,
+  untilAborted,
+  type SharedInformersOptions,
+} from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' } as const;
@@ -120,6 +127,46 @@ describe('SharedInformers', () => {
     expect(manager.sharedInformers(client).size).toBe(0);
     expect(() => manager.sharedInformers(client).acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
     early.release();
+  });
+
+  it('stops every shared informer set, also one first asked for while running, after the runnables that read them', async () => {
+    await using env = await onSim();
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const host = manager.sharedInformers(env.client);
+    host.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+    // Another client object: a second set, first asked for by the leader-only runnable, which
+    // starts after the other one (that reads the set too when it stops).
+    const other = recording(env.client).client;
+    const seenAtStop: string[] = [];
+    const isRunning = (informers: SharedInformers): string => {
+      try {
+        informers.acquire({ resource: CONFIGMAPS, namespace: 'default' }).release();
+        return 'running';
+      } catch (err) {
+        if (err instanceof InformersStoppedError) return 'stopped';
+        throw err;
+      }
+    };
+    const reader = (name: string, needLeaderElection: boolean) => ({
+      name,
+      needLeaderElection,
+      start: async (signal: AbortSignal) => {
+        const hold = needLeaderElection ? manager.sharedInformers(other, 'other').acquire({ resource: CONFIGMAPS }) : undefined;
+        await untilAborted(signal);
+        seenAtStop.push(`${name}: host ${isRunning(host)}, other ${isRunning(manager.sharedInformers(other, 'other'))}`);
+        hold?.release();
+      },
+    });
+    manager.add(new InformerHolds(host, 'holds')).add(reader('everywhere', false)).add(reader('leader-only', true));
+    const stop = new AbortController();
+    const running = manager.start(stop.signal);
+    await expect.poll(() => manager.isLeader, POLL).toBe(true);
+    await expect.poll(() => manager.sharedInformers(other).size, POLL).toBe(1);
+    stop.abort();
+    await running;
+    expect(seenAtStop).toEqual(['leader-only: host running, other running', 'everywhere: host running, other running']);
+    expect(() => host.acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
+    expect(() => manager.sharedInformers(other).acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
   });
 
   it('awaits an informer while at least one of its holders wants it awaited', async () => {
