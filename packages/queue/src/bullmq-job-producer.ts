@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { JobsOptions } from 'bullmq';
 import type { EnqueueOptions, JobProducer, QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
@@ -72,8 +73,9 @@ const LOW_JOB_PRIORITY = 1;
  * one pending job per key), retried per {@link RetryPolicy} and kept per {@link RetentionPolicy}.
  * Jobs enqueued at low priority get a BullMQ priority and so run after every job of normal
  * priority on their queue; a job of normal priority that BullMQ collapses into a waiting
- * low-priority job of its key raises that job to normal priority (`changePriority`). Not
- * covered: while a key's job runs, BullMQ keeps the options of the last job added for it, so a
+ * low-priority job of its key raises that job to normal priority (`changePriority`). Every job
+ * gets a fresh random id, and BullMQ answers an add it collapsed with the id of the job it kept:
+ * only such an add, on a queue that had low-priority jobs, reads the queue. Not covered: while a key's job runs, BullMQ keeps the options of the last job added for it, so a
  * low-priority job added after a normal one makes the follow-up run low.
  */
 export class BullMqJobProducer implements JobProducer {
@@ -105,24 +107,28 @@ export class BullMqJobProducer implements JobProducer {
     await Promise.all([...byCluster].map(([cluster, list]) => this.#add(cluster, list, options.priority ?? 'normal')));
   }
 
-  /** Adds `jobs` (all of `cluster`) at `priority`; normal ones raise the low-priority jobs they collapsed into. */
+  /**
+   * Adds `jobs` (all of `cluster`) at `priority`; normal ones raise the low-priority jobs they
+   * collapsed into. Each add carries a fresh job id: BullMQ answers an add it deduplicated with
+   * the id of the job it collapsed into, so only an answer that differs costs a look at the queue.
+   */
   async #add(cluster: string, jobs: readonly SyncJob[], priority: 'normal' | 'low'): Promise<void> {
     const queue = this.#queue(cluster);
     const low = priority === 'low';
     if (low) this.#lowQueues.add(cluster);
-    const added = await queue.addBulk(
-      jobs.map((job) => ({
-        name: job.kind,
-        data: job,
-        opts: { ...syncJobOptions(job, this.#options.retry, this.#options.retention), ...(low ? { priority: LOW_JOB_PRIORITY } : {}) },
-      })),
-    );
-    if (!low && this.#lowQueues.has(cluster))
-      await promoteCollapsed(
-        queue,
-        this.#options.connection,
-        added.map((j) => j.id),
-      );
+    const entries = jobs.map((job) => ({
+      name: job.kind,
+      data: job,
+      opts: {
+        ...syncJobOptions(job, this.#options.retry, this.#options.retention),
+        jobId: randomUUID(),
+        ...(low ? { priority: LOW_JOB_PRIORITY } : {}),
+      },
+    }));
+    const added = await queue.addBulk(entries);
+    if (low || !this.#lowQueues.has(cluster)) return;
+    const collapsed = added.map((j) => j.id).filter((id, i): id is string => id !== undefined && id !== entries[i]?.opts.jobId);
+    if (collapsed.length > 0) await promoteCollapsed(queue, this.#options.connection, collapsed);
   }
 
   /** Job counts of `cluster`'s queue. */
@@ -150,17 +156,14 @@ export class BullMqJobProducer implements JobProducer {
 }
 
 /**
- * Raises to normal priority the jobs among `ids` that wait at low priority. A job added at normal
- * priority gets a new id unless BullMQ collapsed it into the pending job of its key: that id is
- * then in the prioritized set if a fan-out enqueued it (one pipelined ZSCORE per add).
+ * Raises to normal priority the jobs among `ids` (jobs that adds collapsed into) that wait at low
+ * priority: those in the prioritized set (one pipelined ZSCORE per id).
  */
-async function promoteCollapsed(queue: SyncQueue, connection: RedisConnection, ids: readonly (string | undefined)[]): Promise<void> {
-  const known = ids.filter((id): id is string => id !== undefined);
-  if (known.length === 0) return;
+async function promoteCollapsed(queue: SyncQueue, connection: RedisConnection, ids: readonly string[]): Promise<void> {
   const pipeline = connection.pipeline();
-  for (const id of known) pipeline.zscore(queue.toKey('prioritized'), id);
+  for (const id of ids) pipeline.zscore(queue.toKey('prioritized'), id);
   const scores = (await pipeline.exec()) ?? [];
-  const prioritized = known.filter((_, i) => {
+  const prioritized = ids.filter((_, i) => {
     const [err, score] = scores[i] ?? [null, null];
     return err === null && score !== null;
   });

@@ -362,7 +362,9 @@ export class SyncWorkerHost {
   async #comeBack(served: ServedCluster, bullJob: SyncBullJob): Promise<void> {
     const job = safeParse(bullJob.data);
     if (job === undefined || this.#closing !== undefined) return;
-    await this.#queue(served.cluster).add(job.kind, job, { ...bullJob.opts, delay: this.#maxBackoffMs });
+    // A new job: without the failed job's id, which BullMQ still keeps and would answer as a duplicate.
+    const { jobId: _failedJobId, ...opts } = bullJob.opts;
+    await this.#queue(served.cluster).add(job.kind, job, { ...opts, delay: this.#maxBackoffMs });
     served.logger.info(
       { jobId: syncRequestId(job), durationMs: this.#maxBackoffMs },
       'sync job failed for good: enqueued again after the maximum backoff',
