@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
 const cli = resolve(here, 'cli.ts');
 
 interface Started {
@@ -29,10 +28,15 @@ afterEach(async () => {
 async function run(args: string[]): Promise<Started> {
   const dir = await mkdtemp(join(tmpdir(), 'kube-sim-cli-capacity-'));
   dirs.push(dir);
-  const child = spawn(tsx, ['--conditions=@kubefed/source', cli, '--http', '--kubeconfig', join(dir, 'kc'), ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Node itself rather than the tsx CLI, which would stand between the test and kube-sim's signal handlers.
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@kubefed/source', '--import', 'tsx', cli, '--http', '--kubeconfig', join(dir, 'kc'), ...args],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -91,5 +95,20 @@ describe('kube-sim CLI --pod-capacity', () => {
     const started = await run(['--clusters', 'host', '--pod-capacity', 'member9=1']);
     expect(await started.exit).toBe(2);
     expect(started.stderr()).toContain('no cluster named "member9"');
+  });
+});
+
+describe('kube-sim CLI faults', () => {
+  it('keeps running while its only cluster is unreachable and serves again after SIGUSR2', async () => {
+    const started = await run(['--clusters', 'solo']);
+    await vi.waitFor(() => expect(started.ready()).toBe(1), { timeout: 30_000, interval: 100 });
+    const url = started.urls.get('solo') ?? '';
+    expect((await json(`${url}/kube-sim/faults`, 'POST', { unreachable: true })).status).toBe(200);
+    await vi.waitFor(() => expect(fetch(`${url}/version`)).rejects.toThrow(), { timeout: 10_000, interval: 100 });
+    expect(started.child.exitCode).toBe(null);
+    started.child.kill('SIGUSR2');
+    await vi.waitFor(async () => expect((await json(`${url}/version`)).status).toBe(200), { timeout: 10_000, interval: 100 });
+    started.child.kill('SIGTERM');
+    expect(await started.exit).toBe(0);
   });
 });

@@ -146,6 +146,9 @@ async function main(): Promise<number> {
     return 1;
   }
   for (const c of clusters) console.log(`cluster ${c.name} ready at ${c.url}`);
+  // Signal handlers keep no event loop alive: without this timer the process would exit while
+  // every one of its clusters is unreachable (listener closed), and could never be restored.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
@@ -153,6 +156,7 @@ async function main(): Promise<number> {
       for (const c of clusters) c.faults.restore();
     });
   });
+  clearInterval(keepAlive);
   await Promise.all(clusters.map((c) => c.stop()));
   return 0;
 }
