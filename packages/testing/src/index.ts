@@ -38,6 +38,7 @@ export {
   type LocalClustersSpec,
   type Substrate,
 } from './local-clusters.js';
+export { parseSimProcesses, type SimProcesses } from './sim-processes.js';
 export { ManagedProcess, runSourceEntry, sourceEntry, REPO_ROOT, type CommandResult } from './managed-process.js';
 export {
   startRealClusters,

@@ -4,13 +4,14 @@ import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import { ManagedProcess, sourceEntry } from './managed-process.js';
 import { kubeconfigYaml } from './real-clusters/kubeconfig-yaml.js';
 import { startRealClusters, type RealClusters } from './real-clusters/start-real-clusters.js';
+import { mergeKubeconfigFiles, simProcessGroups, type SimProcesses } from './sim-processes.js';
 import { TestingError } from './testing-error.js';
 
 const KUBE_SIM = 'packages/kube-sim/src/cli.ts';
 
 /**
  * What the clusters of a local federation are made of: `sim` runs the kube-sim CLI (one process
- * simulating every cluster), `real` runs etcd, kube-apiserver, kube-controller-manager,
+ * simulating every cluster, unless `LocalClustersSpec.simProcesses` says otherwise), `real` runs etcd, kube-apiserver, kube-controller-manager,
  * kube-scheduler and kwok per cluster ({@link startRealClusters}, binaries of `npm run kube:build`).
  */
 export type Substrate = 'sim' | 'real';
@@ -41,13 +42,17 @@ export interface LocalClustersSpec {
   readonly regions: Readonly<Record<string, string>>;
   /** Pods each cluster can run; clusters absent here are unlimited (110 pods per Node on `real`). */
   readonly podCapacity: Readonly<Record<string, number>>;
+  /** `sim` only: how the clusters are spread over kube-sim CLI processes; default `one`. */
+  readonly simProcesses?: SimProcesses | undefined;
 }
 
 /** Running clusters under a local federation, whichever the substrate. */
 export interface LocalClusters {
   readonly substrate: Substrate;
-  /** The kube-sim CLI process (`sim` only). */
+  /** The kube-sim CLI process serving the host, the first cluster (`sim` only). */
   readonly kubeSim: ManagedProcess | undefined;
+  /** Every kube-sim CLI process, the host's first (`sim`; one unless `simProcesses` says otherwise); empty on `real`. */
+  readonly kubeSims: readonly ManagedProcess[];
   /** The real control planes (`real` only): processes, pids, log files. */
   readonly real: RealClusters | undefined;
   /**
@@ -71,33 +76,29 @@ export function startLocalClusters(spec: LocalClustersSpec): Promise<LocalCluste
 }
 
 async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
-  const regionFlag = spec.names
-    .filter((n) => spec.regions[n] !== undefined)
-    .map((n) => `${n}=${spec.regions[n]}`)
-    .join(',');
-  const capacity = Object.entries(spec.podCapacity)
-    .map(([m, n]) => `${m}=${n}`)
-    .join(',');
-  const kubeSim = new ManagedProcess('kube-sim', [
-    ...sourceEntry(KUBE_SIM),
-    '--clusters',
-    spec.names.join(','),
-    '--kubeconfig',
-    spec.kubeconfigPath,
-    ...(regionFlag === '' ? [] : ['--regions', regionFlag]),
-    ...(capacity === '' ? [] : ['--pod-capacity', capacity]),
-  ]);
-  // kube-sim sets its clusters up one after the other: a hundred of them take minutes on a loaded machine.
-  const timeoutMs = 60_000 + 2_000 * spec.names.length;
+  const groups = simProcessGroups(spec.names, spec.simProcesses ?? 'one');
+  const single = groups.length === 1;
+  const kubeconfigOf = (i: number): string => (single ? spec.kubeconfigPath : `${spec.kubeconfigPath}.kube-sim-${i}`);
+  const kubeSims = groups.map((names, i) =>
+    startKubeSim({ ...spec, names }, single ? 'kube-sim' : `kube-sim[${names.join(',')}]`, kubeconfigOf(i)),
+  );
+  const stop = async (): Promise<void> => void (await Promise.all(kubeSims.map((p) => p.stop())));
   try {
-    for (const name of spec.names) await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs });
+    await Promise.all(kubeSims.map((p, i) => waitForClusters(p, groups[i] ?? [], spec.names.length)));
+    if (!single)
+      await mergeKubeconfigFiles(
+        groups.map((_, i) => kubeconfigOf(i)),
+        spec.kubeconfigPath,
+        spec.names[0] ?? '',
+      );
   } catch (err) {
-    await kubeSim.stop();
+    await stop();
     throw err;
   }
   return {
     substrate: 'sim',
-    kubeSim,
+    kubeSim: kubeSims[0],
+    kubeSims,
     real: undefined,
     async fault(cluster, fault, admin) {
       const res = await admin.raw('/kube-sim/faults', { method: 'POST', body: fault });
@@ -105,9 +106,39 @@ async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
         throw new TestingError(`kube-sim fault ${JSON.stringify(fault)} on ${cluster}: HTTP ${res.status} ${res.body}`);
     },
     // kube-sim restores every cluster's faults on SIGUSR2, even while one does not answer.
-    restoreFaults: () => void kubeSim.child.kill('SIGUSR2'),
-    stop: async () => void (await kubeSim.stop()),
+    restoreFaults: () => {
+      for (const p of kubeSims) p.child.kill('SIGUSR2');
+    },
+    stop,
   };
+}
+
+/** A kube-sim CLI process serving the clusters `spec.names` (their regions and pod capacities from `spec`). */
+function startKubeSim(spec: LocalClustersSpec, name: string, kubeconfigPath: string): ManagedProcess {
+  const regionFlag = spec.names
+    .filter((n) => spec.regions[n] !== undefined)
+    .map((n) => `${n}=${spec.regions[n]}`)
+    .join(',');
+  const capacity = Object.entries(spec.podCapacity)
+    .filter(([m]) => spec.names.includes(m))
+    .map(([m, n]) => `${m}=${n}`)
+    .join(',');
+  return new ManagedProcess(name, [
+    ...sourceEntry(KUBE_SIM),
+    '--clusters',
+    spec.names.join(','),
+    '--kubeconfig',
+    kubeconfigPath,
+    ...(regionFlag === '' ? [] : ['--regions', regionFlag]),
+    ...(capacity === '' ? [] : ['--pod-capacity', capacity]),
+  ]);
+}
+
+/** Resolves once `kubeSim` said each of `names` is ready. */
+async function waitForClusters(kubeSim: ManagedProcess, names: readonly string[], allClusters: number): Promise<void> {
+  // kube-sim sets its clusters up one after the other: a hundred of them take minutes on a loaded machine.
+  const timeoutMs = 60_000 + 2_000 * allClusters;
+  for (const name of names) await kubeSim.waitForLine(new RegExp(`^cluster ${name} ready at `), { fromStart: true, timeoutMs });
 }
 
 /** `status.allocatable.pods` of a Node when a cluster's pod capacity is unlimited (the kubelet default). */
@@ -157,6 +188,7 @@ function tokenKubeconfigYaml(real: RealClusters, currentContext: string): string
 class RealLocalClusters implements LocalClusters {
   readonly substrate = 'real';
   readonly kubeSim = undefined;
+  readonly kubeSims: readonly ManagedProcess[] = [];
   /** Pids of the kube-apiservers stopped with SIGSTOP. */
   readonly #paused = new Set<number>();
   readonly #clients = new Map<string, DynamicClient>();

@@ -6,6 +6,7 @@ import { DynamicClient, isAlreadyExists, Kubeconfig, type KubeObject } from '@ku
 import { DEFAULT_REGIONS } from './default-regions.js';
 import { eventually } from './eventually.js';
 import { type LocalClusters, startLocalClusters, substrateFromEnvironment, type Substrate } from './local-clusters.js';
+import type { SimProcesses } from './sim-processes.js';
 import { type CommandResult, ManagedProcess, runSourceEntry, sourceEntry } from './managed-process.js';
 import type { RealClusters } from './real-clusters/start-real-clusters.js';
 import { startRedis, type RedisHandle } from './start-redis.js';
@@ -47,6 +48,12 @@ export interface LocalFederationOptions {
    * Default: the environment variable `KUBEFED_TEST_SUBSTRATE`, else `sim`.
    */
   readonly substrate?: Substrate;
+  /**
+   * `sim` only: how the clusters are spread over kube-sim CLI processes (`one`, `host-apart`,
+   * `per-cluster`; see {@link SimProcesses}). Default `one`: one process, whose event loop the
+   * host's requests share with every member's.
+   */
+  readonly simProcesses?: SimProcesses;
   /** Member cluster names (also their kubeconfig contexts and KubeFedCluster names); default member1..member3. */
   readonly members?: readonly string[];
   /** Region of each member's Nodes; default {@link DEFAULT_REGIONS}, else `region-<name>`. */
@@ -98,8 +105,10 @@ export interface LocalFederation extends AsyncDisposable {
   readonly namespace: string;
   readonly redis: RedisHandle;
   readonly queuePrefix: string;
-  /** The kube-sim CLI process (substrate `sim` only). */
+  /** The kube-sim CLI process serving the host (substrate `sim` only). */
   readonly kubeSim: ManagedProcess | undefined;
+  /** Every kube-sim CLI process, the host's first (substrate `sim`; see `simProcesses`); empty on `real`. */
+  readonly kubeSims: readonly ManagedProcess[];
   /** The real clusters (substrate `real` only): their processes, pids and log directories. */
   readonly realClusters: RealClusters | undefined;
   /** Controller manager processes started so far (stopped ones included). */
@@ -199,6 +208,7 @@ class LocalFederationStart {
       queuePrefix,
       substrate,
       kubeSim: clusters.kubeSim,
+      kubeSims: clusters.kubeSims,
       realClusters: clusters.real,
       controllerManagers: this.#controllerManagers,
       client: (context) => this.#client(context),
@@ -246,6 +256,7 @@ class LocalFederationStart {
         kubeconfigPath,
         regions: { ...DEFAULT_REGIONS, ...this.#options.regions },
         podCapacity: this.#options.podCapacity ?? {},
+        simProcesses: this.#options.simProcesses,
       }),
     );
     this.#started.push(() => clusters.stop());
