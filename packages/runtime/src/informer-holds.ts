@@ -1,12 +1,19 @@
 import type { Informer } from './informer.js';
 import { untilAborted, type CacheRunnable } from './runnable.js';
-import type { AcquireOptions, InformerSpec, SharedInformer, SharedInformers } from './shared-informers.js';
+import {
+  SharedInformers,
+  type AcquireOptions,
+  type InformerSpec,
+  type SharedInformer,
+  type SharedInformersOptions,
+} from './shared-informers.js';
 
 /**
  * One owner's holds on shared informers, for as long as it runs: a cache runnable (the manager
  * it is added to waits for every informer it holds to sync before starting controllers) that
  * releases them all when stopped. For consumers whose lifetime is a manager's, e.g. a controller
- * registered in a manager of its own that reads the process's host informers.
+ * registered in a manager of its own that reads the process's host informers. A consumer that
+ * runs with or without the process's informers takes its holds from {@link onGivenOrOwn}.
  */
 export class InformerHolds implements CacheRunnable {
   readonly name: string;
@@ -14,10 +21,25 @@ export class InformerHolds implements CacheRunnable {
   readonly #informers: SharedInformers;
   readonly #holds: SharedInformer[] = [];
   readonly #awaited: Informer[] = [];
+  /** The informers held, when they are these holds' own (see {@link onGivenOrOwn}). */
+  #own: SharedInformers | undefined;
 
   constructor(informers: SharedInformers, name: string) {
     this.#informers = informers;
     this.name = name;
+  }
+
+  /**
+   * Holds on `informers` when given (they stay their owner's to start and stop); without, on a
+   * set of these holds' own, made of `own`, which runs while they run and stops once they have
+   * released every hold. For a consumer that reads the process's shared informers (e.g.
+   * `Manager.sharedInformers(host)`) when it is passed them, and runs on its own otherwise.
+   */
+  static onGivenOrOwn(informers: SharedInformers | undefined, name: string, own: SharedInformersOptions): InformerHolds {
+    if (informers !== undefined) return new InformerHolds(informers, name);
+    const holds = new InformerHolds(new SharedInformers(own), name);
+    holds.#own = holds.#informers;
+    return holds;
   }
 
   /**
@@ -44,9 +66,11 @@ export class InformerHolds implements CacheRunnable {
     return true;
   }
 
-  /** Waits until `signal` aborts, then releases every hold. */
+  /** Waits until `signal` aborts, then releases every hold (and stops informers of their own). */
   async start(signal: AbortSignal): Promise<void> {
+    const own = this.#own?.start(signal);
     await untilAborted(signal);
     for (const h of this.#holds.splice(0)) h.release();
+    await own;
   }
 }

@@ -246,3 +246,49 @@ describe('SharedInformers', () => {
     }
   });
 });
+
+describe('InformerHolds', () => {
+  it('runs informers of their own without a shared set, and stops them when stopped', async () => {
+    await using env = await onSim();
+    const { client, requests } = recording(env.client);
+    const holds = InformerHolds.onGivenOrOwn(undefined, 'own-informers', { cluster: 'sim', client });
+    const configMaps = holds.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+    const stop = new AbortController();
+    const running = holds.start(stop.signal);
+    try {
+      expect(await holds.waitForSync()).toBe(true);
+      await env.client.resource(CONFIGMAPS, 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'own' } });
+      await expect.poll(() => configMaps.store.get('default/own')?.metadata.name, POLL).toBe('own');
+      expect(requests.watches.filter((w) => w === 'configmaps/default').length).toBeGreaterThan(0);
+    } finally {
+      stop.abort();
+      await running;
+    }
+    expect(() => holds.acquire({ resource: CONFIGMAPS })).toThrow(InformersStoppedError);
+  });
+
+  it('holds the given shared set, which they release but leave running when stopped', async () => {
+    await using env = await onSim();
+    const { client, requests } = recording(env.client);
+    const informers = new SharedInformers({ cluster: 'sim', client });
+    const stopInformers = new AbortController();
+    const informersRunning = informers.start(stopInformers.signal);
+    try {
+      const holds = InformerHolds.onGivenOrOwn(informers, 'given-informers', { cluster: 'unused', client });
+      const configMaps = holds.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+      expect(informers.acquire({ resource: CONFIGMAPS, namespace: 'default' }).informer).toBe(configMaps);
+      const stop = new AbortController();
+      const running = holds.start(stop.signal);
+      expect(await holds.waitForSync()).toBe(true);
+      stop.abort();
+      await running;
+      // The hold taken directly above remains; the set still runs and hands out informers.
+      expect(informers.size).toBe(1);
+      expect(informers.acquire({ resource: CONFIGMAPS, namespace: 'kube-system' }).informer).toBeDefined();
+      expect(requests.lists.filter((l) => l === 'configmaps/default')).toHaveLength(1);
+    } finally {
+      stopInformers.abort();
+      await informersRunning;
+    }
+  });
+});

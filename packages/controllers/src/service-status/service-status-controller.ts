@@ -8,7 +8,7 @@ import {
   type Logger,
   type Runnable,
   type RuntimeMetrics,
-  SharedInformers,
+  type SharedInformers,
   silentLogger,
   systemClock,
 } from '@kubefed/runtime';
@@ -64,10 +64,14 @@ export class ServiceStatusController implements Runnable {
     const o = this.#o;
     const logger = o.logger ?? silentLogger();
     const clock = o.clock ?? systemClock;
-    const shared = o.informers ?? new SharedInformers({ cluster: 'host', client: o.host, logger, metrics: o.metrics, clock });
     // Without shared informers, this run's own: started and stopped with it.
-    const own = shared === o.informers ? undefined : shared;
-    const holds = new InformerHolds(shared, `${this.name}-informers`);
+    const holds = InformerHolds.onGivenOrOwn(o.informers, `${this.name}-informers`, {
+      cluster: 'host',
+      client: o.host,
+      logger,
+      metrics: o.metrics,
+      clock,
+    });
     const objects = holds.acquire({ resource: o.type.federatedGvr, namespace: o.namespace });
     const statuses = holds.acquire({ resource: o.type.statusGvr, namespace: o.namespace });
     const members = new MemberWatches({
@@ -105,7 +109,7 @@ export class ServiceStatusController implements Runnable {
       for (const key of objects.store.keys()) controller.queue.add(key, { priority: 'low' });
     });
     try {
-      await Promise.all([holds.start(signal), controller.start(signal), own?.start(signal)]);
+      await Promise.all([holds.start(signal), controller.start(signal)]);
     } finally {
       offReady();
       await members.stop();

@@ -12,7 +12,7 @@ import {
   objectKey,
   type Runnable,
   type RuntimeMetrics,
-  SharedInformers,
+  type SharedInformers,
   silentLogger,
   systemClock,
 } from '@kubefed/runtime';
@@ -125,9 +125,7 @@ class SyncRun {
   readonly #name: string;
   readonly #logger: Logger;
   readonly #scopes = new DispatchScopes();
-  /** `informers`, or (without) a set of this run's own, which it starts and stops. */
-  readonly #hostInformers: SharedInformers;
-  /** This run's holds on the host informers, released when it stops. */
+  /** This run's holds on the host informers (`informers`, or without a set of its own), released when it stops. */
   readonly #holds: InformerHolds;
   readonly #informer: Informer;
   readonly #namespaces: Informer | undefined;
@@ -143,9 +141,13 @@ class SyncRun {
     this.#logger = o.logger ?? silentLogger();
     // A Namespaced control plane sees only its own namespace, in the host and in the members.
     const watched = o.scope === 'Namespaced' ? o.kubefedNamespace : undefined;
-    this.#hostInformers =
-      o.informers ?? new SharedInformers({ cluster: 'host', client: o.host, logger: this.#logger, metrics: o.metrics, clock: o.clock });
-    this.#holds = new InformerHolds(this.#hostInformers, `${name}-informers`);
+    this.#holds = InformerHolds.onGivenOrOwn(o.informers, `${name}-informers`, {
+      cluster: 'host',
+      client: o.host,
+      logger: this.#logger,
+      metrics: o.metrics,
+      clock: o.clock,
+    });
     this.#informer = this.#holds.acquire({ resource: o.type.federatedGvr, namespace: watched });
     this.#members = o.watchMembers === false ? undefined : this.#memberWatches(watched);
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
@@ -169,7 +171,6 @@ class SyncRun {
 
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
-    const ownInformers = this.#o.informers === undefined ? this.#hostInformers.start(signal) : undefined;
     const holds = this.#holds.start(signal);
     const offNamespaces = this.#namespaces === undefined ? undefined : this.#watchNamespaces(this.#namespaces);
     this.#members?.sync(this.#ready);
@@ -186,7 +187,6 @@ class SyncRun {
       await holds;
       await this.#members?.stop();
       await this.#flushing;
-      await ownInformers;
     }
   }
 
