@@ -6,7 +6,7 @@
 //
 //   npm run bench -- test/bench/member-outage.bench.ts [--objects N] [--members M] [--changes C]
 //     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
-//     [--resync-period D]
+//     [--resync-period D] [--sim-processes one|host-apart|per-cluster]
 //
 // Phases, in order:
 //   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
@@ -22,13 +22,15 @@
 //      was NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`).
 //
 // `--resync-period` is the controller manager's `--sync-resync-period` (default 1h here, so that no
-// periodic resync falls into a measured phase).
+// periodic resync falls into a measured phase). `--sim-processes` spreads the clusters over
+// kube-sim processes (default `one`: the host's requests share one event loop with every
+// member's, which no production control plane does; `host-apart`: the host in a process of its own).
 //
 // Environment: BENCH_CM_ARGS (extra controller-manager flags, space separated), REDIS_URL.
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
-import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import { type LocalFederation, type ManagedProcess, parseSimProcesses } from '@kubefed/testing';
 import {
   configMapName,
   createFederatedConfigMaps,
@@ -48,6 +50,7 @@ const { values: flags } = parseArgs({
     'latency-ms': { type: 'string', default: '2000' },
     fault: { type: 'string', default: 'unreachable' },
     'resync-period': { type: 'string', default: '1h' },
+    'sim-processes': { type: 'string', default: 'one' },
   },
 });
 const OBJECTS = Number(flags.objects);
@@ -57,6 +60,7 @@ const AFTER_MS = Number(flags['after-seconds']) * 1000;
 const CONCURRENCY = Number(flags.concurrency);
 const LATENCY_MS = Number(flags['latency-ms']);
 const FAULT = flags.fault;
+const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
 if (!(MEMBERS >= 2)) throw new Error(`--members: at least 2 (one healthy, one victim), got ${flags.members}`);
 // The periodic resync (a job per object and member) is not what this benchmark measures: by
@@ -186,12 +190,12 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, victim: string, ba
 
 async function main(): Promise<void> {
   console.log(
-    `member outage benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
+    `member outage benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, kube-sim processes: ${SIM_PROCESSES}, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
   );
   const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
   const victim = members[MEMBERS - 1] ?? '';
   const healthy = members.slice(0, -1);
-  const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'] });
+  const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
   let recorder: MemberWriteRecorder | undefined;
   try {
     const cm = await fed.startControllerManager([...LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);

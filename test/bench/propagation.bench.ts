@@ -5,6 +5,7 @@
 //
 //   npm run bench -- test/bench/propagation.bench.ts [--objects N] [--members M] [--changes C]
 //     [--idle-seconds S] [--concurrency K] [--no-restart] [--no-kill] [--worker-processes 1,2,4]
+//     [--sim-processes one|host-apart|per-cluster]
 //
 // Scenarios, in order:
 //   1. propagation of N FederatedConfigMaps to M members, in two halves (memory is read once
@@ -28,13 +29,15 @@
 // Positional `[objects] [members]` and the environment (BENCH_OBJECTS, BENCH_MEMBERS,
 // BENCH_CHANGES, BENCH_IDLE_SECONDS, BENCH_CONCURRENCY, BENCH_WORKER_PROCESSES, BENCH_CM_ARGS:
 // extra controller-manager flags, space separated; REDIS_URL) are accepted too; flags win.
+// `--sim-processes` spreads the clusters over kube-sim processes (default `one`; `host-apart`:
+// the host in a process of its own, so its requests no longer share the members' event loop).
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
-import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import { type LocalFederation, type ManagedProcess, parseSimProcesses } from '@kubefed/testing';
 import {
   configMapName,
   createFederatedConfigMaps,
@@ -58,6 +61,7 @@ const { values: flags, positionals } = parseArgs({
     'no-restart': { type: 'boolean', default: false },
     'no-kill': { type: 'boolean', default: false },
     'worker-processes': { type: 'string' },
+    'sim-processes': { type: 'string', default: 'one' },
   },
 });
 const setting = (flag: string | undefined, position: number, env: string, fallback: number): number =>
@@ -71,6 +75,7 @@ const WORKER_PROCESSES = (flags['worker-processes'] ?? process.env['BENCH_WORKER
   .split(',')
   .filter((w) => w !== '')
   .map(Number);
+const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 const CM_ARGS = (process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 // A long Lease: on a loaded machine even the default 15 s lease was lost under bulk work (the
 // renewals have their own client, but share the event loop), which ends the process.
@@ -439,11 +444,11 @@ async function workerProcesses(fed: LocalFederation, rawRate: number): Promise<v
 
 async function main(): Promise<void> {
   console.log(
-    `propagation benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
+    `propagation benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, kube-sim processes: ${SIM_PROCESSES}, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
   );
   const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
   const t = performance.now();
-  const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'] });
+  const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
   let recorder: MemberWriteRecorder | undefined;
   try {
     console.log(`setup: kube-sim, Redis, ${MEMBERS} joins and 2 enables in ${seconds(performance.now() - t)}`);

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { RESOURCES } from '@kubefed/api';
 import type { DynamicClient, KubeObject, WatchEventType } from '@kubefed/client';
-import { type LocalFederation, type ManagedProcess, startLocalFederation } from '@kubefed/testing';
+import { type LocalFederation, type ManagedProcess, type SimProcesses, startLocalFederation } from '@kubefed/testing';
 
 export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
 export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' } as const;
@@ -17,6 +17,8 @@ export interface ProcessFederationOptions {
   readonly redisUrl?: string | undefined;
   /** Controller managers take a dead leader's Lease within seconds; default false. */
   readonly fastLeaderElection?: boolean;
+  /** How the clusters are spread over kube-sim processes (`LocalFederationOptions.simProcesses`); default `one`. */
+  readonly simProcesses?: SimProcesses;
 }
 
 /**
@@ -31,6 +33,7 @@ export function startProcessFederation(options: ProcessFederationOptions = {}): 
     scope: 'Cluster',
     controllerManager: false,
     fastLeaderElection: options.fastLeaderElection ?? false,
+    simProcesses: options.simProcesses ?? 'one',
     types: ['namespaces', 'configmaps'],
   });
 }
