@@ -72,4 +72,65 @@ describe('StatusWriter', () => {
       clusters: [{ name: 'member1' }, { name: 'member2' }],
     });
   });
+
+  it('writes the statuses of changes before those of a fan-out, also those dirtied while the fan-out is written', async () => {
+    const prefix = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
+    const recorder = new StatusRecorder();
+    // The status writer reads each key from the store before writing it: reading the first
+    // fan-out key is where a change's outcome arrives in the middle of the flush.
+    let onGet = (key: string): void => void key;
+    const store = new (class extends Store<KubeObject> {
+      override get(key: string): KubeObject | undefined {
+        onGet(key);
+        return super.get(key);
+      }
+    })();
+    const names = ['fan-out-1', 'fan-out-2', 'change-1', 'change-2'].map((n) => `${prefix}-${n}`);
+    const [fanOut1, fanOut2, change1, change2] = names as [string, string, string, string];
+    for (const name of names) {
+      store.upsert(
+        await objects.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedClusterRole',
+          metadata: { name },
+          spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
+        }),
+      );
+      recorder.record(federatedObjectRef(type.name, name), 'member1', { status: '', generation: 1 });
+    }
+    recorder.takeDirty(type.name);
+    const writer = new StatusWriter({
+      host: fed.hostClient,
+      clusters: () => [cluster('member1'), cluster('member2')],
+      kubefedNamespace: 'kube-federation-system',
+      type,
+      objects: store,
+      recorder,
+      // member2 went away: every status gets its ClusterNotReady entry.
+      isReady: (c) => c === 'member1',
+      remoteStatusCollection: () => false,
+      clock: new FakeClock(),
+    });
+    recorder.markDirty(federatedObjectRef(type.name, fanOut1), 'low');
+    recorder.markDirty(federatedObjectRef(type.name, fanOut2), 'low');
+    recorder.markDirty(federatedObjectRef(type.name, change1));
+    onGet = (key) => {
+      if (key !== fanOut1) return;
+      onGet = () => undefined;
+      recorder.record(federatedObjectRef(type.name, change2), 'member1', { status: 'UpdateFailed', generation: 1 });
+    };
+
+    await writer.flush();
+    const written = await Promise.all(names.map(async (n) => ({ name: n, obj: await objects.get(n) })));
+    for (const { obj } of written)
+      expect(obj.status).toMatchObject({ clusters: expect.arrayContaining([{ name: 'member2', status: 'ClusterNotReady' }]) });
+    const order = written
+      .sort((a, b) => Number(a.obj.metadata.resourceVersion) - Number(b.obj.metadata.resourceVersion))
+      .map((w) => w.name);
+    expect(order).toEqual([change1, fanOut1, change2, fanOut2]);
+    expect(recorder.takeDirty(type.name)).toEqual([]);
+    expect(recorder.takeDirty(type.name, 'low')).toEqual([]);
+  });
 });

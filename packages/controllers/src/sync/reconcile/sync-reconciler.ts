@@ -66,7 +66,8 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
  * copy remains (with the orphan annotation: once no copy carries the managed label) and every
  * cluster of its placement is Ready (KubeFed waits for a not-ready cluster rather than leave
  * a copy behind). A reconcile of a key queued at low priority (a fan-out, a periodic resync)
- * enqueues its jobs at low priority: they run after the jobs of changes on each member's queue.
+ * enqueues its jobs at low priority: they run after the jobs of changes on each member's queue;
+ * and it marks the status dirty at low priority: written after the statuses of changes.
  */
 export class SyncReconciler implements Reconciler {
   readonly #o: SyncReconcilerOptions;
@@ -108,7 +109,7 @@ export class SyncReconciler implements Reconciler {
     }
     if (inKubeFedNamespace(o, o.type, fed.metadata.namespace)) {
       // Never propagated: the status writer explains why (placement reason KubeFedNamespace).
-      o.recorder.markDirty(rkey);
+      o.recorder.markDirty(rkey, ctx.priority ?? 'normal');
       return this.#ignoreFederatedNamespace(fed, 'Unpropagated');
     }
     const ready = o.readyClusters();
@@ -146,7 +147,7 @@ export class SyncReconciler implements Reconciler {
       targets = placed.filter((c) => ready.has(c));
       if (targets.length < placed.length) await this.#event(fed, clusterNotReadyEvent());
     } catch (err) {
-      o.recorder.markDirty(rkey);
+      o.recorder.markDirty(rkey, ctx.priority ?? 'normal');
       if (!(err instanceof ComputePlacementError)) throw err;
       await this.#event(fed, computePlacementFailedEvent(err.message));
       return terminal(err);
@@ -171,7 +172,7 @@ export class SyncReconciler implements Reconciler {
     const jobs = [...targets.map((c) => job(c, 'sync')), ...[...stale, ...reported].map((c) => job(c, 'remove'))];
     // The jobs of a fan-out or a periodic resync (mostly no-ops) go after the jobs of changes on each member's queue.
     if (jobs.length > 0) await o.producer.enqueueBulk(jobs, { priority: ctx.priority ?? 'normal' });
-    o.recorder.markDirty(rkey);
+    o.recorder.markDirty(rkey, ctx.priority ?? 'normal');
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
   }

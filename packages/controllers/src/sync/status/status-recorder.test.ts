@@ -35,4 +35,19 @@ describe('StatusRecorder', () => {
     expect(r.takeDirty('secrets')).toEqual(['ns/a']);
     expect(r.takeDirty('configmaps')).toEqual([]);
   });
+
+  it('hands out low-priority keys apart, and a key marked at both priorities as normal alone', () => {
+    const r = new StatusRecorder();
+    const ref = (key: string): ReturnType<typeof federatedObjectRef> => federatedObjectRef('configmaps', key);
+    r.markDirty(ref('ns/fan-out'), 'low');
+    r.markDirty(ref('ns/both'), 'low');
+    r.markDirty(ref('ns/both'));
+    r.markDirty(ref('ns/change'));
+    r.markDirty(ref('ns/change'), 'low');
+    expect(r.takeDirty('configmaps', 'low')).toEqual(['ns/fan-out']);
+    expect(r.takeDirty('configmaps')).toEqual(['ns/both', 'ns/change']);
+    r.markDirty(ref('ns/gone'), 'low');
+    r.forget(ref('ns/gone'));
+    expect(r.takeDirty('configmaps', 'low')).toEqual([]);
+  });
 });

@@ -3,6 +3,9 @@ import type { PropagationStatus } from '@kubefed/api';
 import { type FederatedObjectRef, federatedObjectId, objectKeyOf, type SyncOutcome } from '@kubefed/queue';
 import type { ClusterPropagationResult } from '../federated-status.js';
 
+/** Which status writes go first: `normal` (a change's outcome) before `low` (a fan-out's or a resync's look again). */
+export type StatusPriority = 'normal' | 'low';
+
 /** A cluster's outcome with the federated object's generation the worker acted on (absent when unknown). */
 export interface RecordedOutcome extends ClusterPropagationResult {
   readonly generation?: number | undefined;
@@ -20,13 +23,17 @@ export interface SyncOutcomeSink {
  * Per-cluster propagation outcomes of federated objects, in memory for one process: written by
  * the sync workers, read by the status writer. An object becomes dirty when an outcome changed
  * or when someone asks the status writer to look again ({@link markDirty}); the status writer of
- * each federated type takes the dirty objects of its type ({@link takeDirty}).
+ * each federated type takes the dirty objects of its type ({@link takeDirty}). A key is dirty at
+ * `low` priority when only a low-priority reconcile (a readiness fan-out, a resync) asked for it:
+ * the status writer writes those after the `normal` ones (outcomes of changes).
  */
 export class StatusRecorder implements SyncOutcomeSink {
   /** Outcomes by `federatedObjectId`, then by cluster. */
   readonly #outcomes = new Map<string, Map<string, RecordedOutcome>>();
-  /** Dirty objects: informer keys by federated type. */
+  /** Dirty objects: informer keys by federated type, at normal priority. */
   readonly #dirty = new Map<string, Set<string>>();
+  /** Dirty objects at low priority alone (never also in {@link #dirty}). */
+  readonly #dirtyLow = new Map<string, Set<string>>();
 
   /** Records `result` for `cluster`; `undefined` removes the cluster's entry. Marks the object dirty on change. */
   record(object: FederatedObjectRef, cluster: string, result: RecordedOutcome | undefined): void {
@@ -63,17 +70,26 @@ export class StatusRecorder implements SyncOutcomeSink {
     return new Map(this.#outcomes.get(federatedObjectId(object)) ?? []);
   }
 
-  /** Asks the status writer to recompute the status of `object`. */
-  markDirty(object: FederatedObjectRef): void {
-    let keys = this.#dirty.get(object.federatedType);
-    if (keys === undefined) this.#dirty.set(object.federatedType, (keys = new Set()));
-    keys.add(objectKeyOf(object));
+  /**
+   * Asks the status writer to recompute the status of `object`. `low`: only for a low-priority
+   * reconcile, written after every `normal` key; a key marked at both is `normal`. Default `normal`.
+   */
+  markDirty(object: FederatedObjectRef, priority: StatusPriority = 'normal'): void {
+    const key = objectKeyOf(object);
+    const type = object.federatedType;
+    if (priority === 'low' && this.#dirty.get(type)?.has(key) === true) return;
+    if (priority === 'normal') this.#dirtyLow.get(type)?.delete(key);
+    const sets = priority === 'normal' ? this.#dirty : this.#dirtyLow;
+    let keys = sets.get(type);
+    if (keys === undefined) sets.set(type, (keys = new Set()));
+    keys.add(key);
   }
 
-  /** Returns and clears the dirty objects of `federatedType`, as informer keys (`namespace/name` or `name`). */
-  takeDirty(federatedType: string): string[] {
-    const keys = this.#dirty.get(federatedType);
-    this.#dirty.delete(federatedType);
+  /** Returns and clears the dirty objects of `federatedType` at `priority` (default `normal`), as informer keys (`namespace/name` or `name`). */
+  takeDirty(federatedType: string, priority: StatusPriority = 'normal'): string[] {
+    const sets = priority === 'normal' ? this.#dirty : this.#dirtyLow;
+    const keys = sets.get(federatedType);
+    sets.delete(federatedType);
     return [...(keys ?? [])];
   }
 
@@ -81,5 +97,6 @@ export class StatusRecorder implements SyncOutcomeSink {
   forget(object: FederatedObjectRef): void {
     this.#outcomes.delete(federatedObjectId(object));
     this.#dirty.get(object.federatedType)?.delete(objectKeyOf(object));
+    this.#dirtyLow.get(object.federatedType)?.delete(objectKeyOf(object));
   }
 }

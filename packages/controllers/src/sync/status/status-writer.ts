@@ -5,7 +5,7 @@ import type { Clock, Reader } from '@kubefed/runtime';
 import { splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
 import { ComputePlacementError } from '../../placement/index.js';
-import type { StatusRecorder } from './status-recorder.js';
+import type { StatusPriority, StatusRecorder } from './status-recorder.js';
 import { placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
 
 /** Options of {@link StatusWriter}. */
@@ -64,20 +64,51 @@ export class StatusWriter {
     this.#o = options;
   }
 
-  /** Writes the status of every dirty object of this type; a failed key stays dirty. */
+  /**
+   * Writes the status of every dirty object of this type, one at a time: the `normal` keys
+   * first, and before each `low` key (a fan-out's) the `normal` keys dirtied since, so that a
+   * readiness change's thousands of writes do not hold back the status of a change. A failed key
+   * (and, when a write throws, every key not written yet) stays dirty at its priority.
+   */
   async flush(): Promise<void> {
-    const type = this.#o.type.name;
+    const { type, recorder } = this.#o;
+    this.#markTimedOut();
+    const retry: [string, StatusPriority][] = [];
+    const low = recorder.takeDirty(type.name, 'low');
+    let next = 0;
+    try {
+      await this.#writeKeys(recorder.takeDirty(type.name, 'normal'), 'normal', retry);
+      for (; next < low.length; next++) {
+        await this.#writeKeys(recorder.takeDirty(type.name, 'normal'), 'normal', retry);
+        await this.#writeKeys([low[next] ?? ''], 'low', retry);
+      }
+    } finally {
+      // Not written yet (low[next] too when a write of normal keys before it threw).
+      for (const key of low.slice(next)) retry.push([key, 'low']);
+      for (const [key, priority] of retry) recorder.markDirty(federatedObjectRef(type.name, key), priority);
+    }
+  }
+
+  /** Marks dirty the keys whose wait for a cluster's report has lasted `reportTimeoutMs` (written then with the cluster timed out). */
+  #markTimedOut(): void {
     const timeoutMs = this.#o.reportTimeoutMs ?? 30_000;
     for (const [key, w] of this.#waiting) {
       if (this.#o.objects.get(key) === undefined) this.#waiting.delete(key);
-      else if (!w.written && this.#o.clock.now() - w.sinceMs >= timeoutMs) this.#o.recorder.markDirty(federatedObjectRef(type, key));
+      else if (!w.written && this.#o.clock.now() - w.sinceMs >= timeoutMs)
+        this.#o.recorder.markDirty(federatedObjectRef(this.#o.type.name, key));
     }
-    for (const key of this.#o.recorder.takeDirty(type)) {
+  }
+
+  /** Writes `keys` in order; a key that failed (but for NotFound) goes to `retry`, and, when a write throws, the keys after it too. */
+  async #writeKeys(keys: readonly string[], priority: StatusPriority, retry: [string, StatusPriority][]): Promise<void> {
+    for (const [i, key] of keys.entries()) {
       try {
         await this.#write(key);
       } catch (err) {
-        if (!isNotFound(err)) this.#o.recorder.markDirty(federatedObjectRef(type, key));
-        if (!isConflict(err) && !isNotFound(err)) throw err;
+        if (!isNotFound(err)) retry.push([key, priority]);
+        if (isConflict(err) || isNotFound(err)) continue;
+        for (const rest of keys.slice(i + 1)) retry.push([rest, priority]);
+        throw err;
       }
     }
   }
