@@ -133,4 +133,48 @@ describe('StatusWriter', () => {
     expect(recorder.takeDirty(type.name)).toEqual([]);
     expect(recorder.takeDirty(type.name, 'low')).toEqual([]);
   });
+
+  it('keeps every key of a flush dirty at its priority when a write fails with a server error', async () => {
+    const prefix = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
+    const recorder = new StatusRecorder();
+    const store = new Store<KubeObject>();
+    const names = ['change', 'fan-out-1', 'fan-out-2'].map((n) => `${prefix}-${n}`);
+    for (const name of names) {
+      store.upsert(
+        await objects.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedClusterRole',
+          metadata: { name },
+          spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }] } },
+        }),
+      );
+      recorder.record(federatedObjectRef(type.name, name), 'member1', { status: '', generation: 1 });
+    }
+    const [change, fanOut1, fanOut2] = names as [string, string, string];
+    recorder.takeDirty(type.name);
+    recorder.markDirty(federatedObjectRef(type.name, fanOut1), 'low');
+    recorder.markDirty(federatedObjectRef(type.name, fanOut2), 'low');
+    recorder.markDirty(federatedObjectRef(type.name, change));
+    const writer = new StatusWriter({
+      host: fed.hostClient,
+      clusters: () => [cluster('member1')],
+      kubefedNamespace: 'kube-federation-system',
+      type,
+      objects: store,
+      recorder,
+      isReady: () => true,
+      remoteStatusCollection: () => false,
+      clock: new FakeClock(),
+    });
+    fed.host.faults.failRate(1, 500);
+    try {
+      await expect(writer.flush()).rejects.toThrow();
+    } finally {
+      fed.host.faults.restore();
+    }
+    expect(recorder.takeDirty(type.name)).toEqual([change]);
+    expect(recorder.takeDirty(type.name, 'low').sort()).toEqual([fanOut1, fanOut2]);
+  });
 });
