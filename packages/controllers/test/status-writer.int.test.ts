@@ -10,6 +10,54 @@ import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
 const cluster = (name: string): { metadata: { name: string } } => ({ metadata: { name } });
+const TYPE = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
+
+/** What a test's StatusWriter differs by. */
+interface WriterSetup {
+  readonly store: Store<KubeObject>;
+  readonly recorder: StatusRecorder;
+  readonly members: readonly string[];
+  readonly isReady?: (cluster: string) => boolean;
+  readonly clock?: FakeClock;
+  readonly reportTimeoutMs?: number;
+}
+
+/** A StatusWriter of FederatedClusterRoles on the federation's host. */
+function newWriter(setup: WriterSetup): StatusWriter {
+  return new StatusWriter({
+    host: fed.hostClient,
+    clusters: () => setup.members.map(cluster),
+    kubefedNamespace: 'kube-federation-system',
+    type: TYPE,
+    objects: setup.store,
+    recorder: setup.recorder,
+    isReady: setup.isReady ?? (() => true),
+    remoteStatusCollection: () => false,
+    reportTimeoutMs: setup.reportTimeoutMs,
+    clock: setup.clock ?? new FakeClock(),
+  });
+}
+
+/** Creates a FederatedClusterRole per name placed in `members`, each in `store` with member1 reported at generation 1; nothing left dirty. */
+async function createReported(
+  names: readonly string[],
+  members: readonly string[],
+  store: Store<KubeObject>,
+  recorder: StatusRecorder,
+): Promise<void> {
+  for (const name of names) {
+    store.upsert(
+      await fed.hostClient.resource(FED_CLUSTER_ROLES).create({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedClusterRole',
+        metadata: { name },
+        spec: { template: { rules: [] }, placement: { clusters: members.map((name) => ({ name })) } },
+      }),
+    );
+    recorder.record(federatedObjectRef(TYPE.name, name), 'member1', { status: '', generation: 1 });
+  }
+  recorder.takeDirty(TYPE.name);
+}
 
 let fed: InProcessFederation;
 
@@ -25,30 +73,13 @@ describe('StatusWriter', () => {
   it('writes the reported clusters once a Ready cluster has not reported for reportTimeoutMs, that one as CreationTimedOut', async () => {
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    const created = await objects.create({
-      apiVersion: 'types.kubefed.io/v1beta1',
-      kind: 'FederatedClusterRole',
-      metadata: { name },
-      spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
-    });
-    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
     const store = new Store<KubeObject>();
-    store.upsert(created);
     const recorder = new StatusRecorder();
     const clock = new FakeClock();
-    const writer = new StatusWriter({
-      host: fed.hostClient,
-      clusters: () => [cluster('member1'), cluster('member2')],
-      kubefedNamespace: 'kube-federation-system',
-      type,
-      objects: store,
-      recorder,
-      isReady: () => true,
-      remoteStatusCollection: () => false,
-      reportTimeoutMs: 30_000,
-      clock,
-    });
-    recorder.record(federatedObjectRef(type.name, name), 'member1', { status: '', generation: 1 });
+    const members = ['member1', 'member2'];
+    const writer = newWriter({ store, recorder, members, clock, reportTimeoutMs: 30_000 });
+    await createReported([name], members, store, recorder);
+    recorder.markDirty(federatedObjectRef(TYPE.name, name));
 
     await writer.flush();
     await clock.advance(29_000);
@@ -65,7 +96,7 @@ describe('StatusWriter', () => {
 
     // member2 reports: its entry is written as it is.
     store.upsert(await objects.get(name));
-    recorder.record(federatedObjectRef(type.name, name), 'member2', { status: '', generation: 1 });
+    recorder.record(federatedObjectRef(TYPE.name, name), 'member2', { status: '', generation: 1 });
     await writer.flush();
     expect((await objects.get(name)).status).toMatchObject({
       conditions: [{ type: 'Propagation', status: 'True' }],
@@ -76,7 +107,6 @@ describe('StatusWriter', () => {
   it('writes the statuses of changes before those of a fan-out, also those dirtied while the fan-out is written', async () => {
     const prefix = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
     const recorder = new StatusRecorder();
     // The status writer reads each key from the store before writing it: reading the first
     // fan-out key is where a change's outcome arrives in the middle of the flush.
@@ -89,37 +119,16 @@ describe('StatusWriter', () => {
     })();
     const names = ['fan-out-1', 'fan-out-2', 'change-1', 'change-2'].map((n) => `${prefix}-${n}`);
     const [fanOut1, fanOut2, change1, change2] = names as [string, string, string, string];
-    for (const name of names) {
-      store.upsert(
-        await objects.create({
-          apiVersion: 'types.kubefed.io/v1beta1',
-          kind: 'FederatedClusterRole',
-          metadata: { name },
-          spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }, { name: 'member2' }] } },
-        }),
-      );
-      recorder.record(federatedObjectRef(type.name, name), 'member1', { status: '', generation: 1 });
-    }
-    recorder.takeDirty(type.name);
-    const writer = new StatusWriter({
-      host: fed.hostClient,
-      clusters: () => [cluster('member1'), cluster('member2')],
-      kubefedNamespace: 'kube-federation-system',
-      type,
-      objects: store,
-      recorder,
-      // member2 went away: every status gets its ClusterNotReady entry.
-      isReady: (c) => c === 'member1',
-      remoteStatusCollection: () => false,
-      clock: new FakeClock(),
-    });
-    recorder.markDirty(federatedObjectRef(type.name, fanOut1), 'low');
-    recorder.markDirty(federatedObjectRef(type.name, fanOut2), 'low');
-    recorder.markDirty(federatedObjectRef(type.name, change1));
+    await createReported(names, ['member1', 'member2'], store, recorder);
+    // member2 went away: every status gets its ClusterNotReady entry.
+    const writer = newWriter({ store, recorder, members: ['member1', 'member2'], isReady: (c) => c === 'member1' });
+    recorder.markDirty(federatedObjectRef(TYPE.name, fanOut1), 'low');
+    recorder.markDirty(federatedObjectRef(TYPE.name, fanOut2), 'low');
+    recorder.markDirty(federatedObjectRef(TYPE.name, change1));
     onGet = (key) => {
       if (key !== fanOut1) return;
       onGet = () => undefined;
-      recorder.record(federatedObjectRef(type.name, change2), 'member1', { status: 'UpdateFailed', generation: 1 });
+      recorder.record(federatedObjectRef(TYPE.name, change2), 'member1', { status: 'UpdateFailed', generation: 1 });
     };
 
     await writer.flush();
@@ -130,51 +139,28 @@ describe('StatusWriter', () => {
       .sort((a, b) => Number(a.obj.metadata.resourceVersion) - Number(b.obj.metadata.resourceVersion))
       .map((w) => w.name);
     expect(order).toEqual([change1, fanOut1, change2, fanOut2]);
-    expect(recorder.takeDirty(type.name)).toEqual([]);
-    expect(recorder.takeDirty(type.name, 'low')).toEqual([]);
+    expect(recorder.takeDirty(TYPE.name)).toEqual([]);
+    expect(recorder.takeDirty(TYPE.name, 'low')).toEqual([]);
   });
 
   it('keeps every key of a flush dirty at its priority when a write fails with a server error', async () => {
     const prefix = `fcr-${randomUUID().slice(0, 8)}`;
-    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
-    const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, 'kube-federation-system')));
     const recorder = new StatusRecorder();
     const store = new Store<KubeObject>();
     const names = ['change', 'fan-out-1', 'fan-out-2'].map((n) => `${prefix}-${n}`);
-    for (const name of names) {
-      store.upsert(
-        await objects.create({
-          apiVersion: 'types.kubefed.io/v1beta1',
-          kind: 'FederatedClusterRole',
-          metadata: { name },
-          spec: { template: { rules: [] }, placement: { clusters: [{ name: 'member1' }] } },
-        }),
-      );
-      recorder.record(federatedObjectRef(type.name, name), 'member1', { status: '', generation: 1 });
-    }
+    await createReported(names, ['member1'], store, recorder);
     const [change, fanOut1, fanOut2] = names as [string, string, string];
-    recorder.takeDirty(type.name);
-    recorder.markDirty(federatedObjectRef(type.name, fanOut1), 'low');
-    recorder.markDirty(federatedObjectRef(type.name, fanOut2), 'low');
-    recorder.markDirty(federatedObjectRef(type.name, change));
-    const writer = new StatusWriter({
-      host: fed.hostClient,
-      clusters: () => [cluster('member1')],
-      kubefedNamespace: 'kube-federation-system',
-      type,
-      objects: store,
-      recorder,
-      isReady: () => true,
-      remoteStatusCollection: () => false,
-      clock: new FakeClock(),
-    });
+    recorder.markDirty(federatedObjectRef(TYPE.name, fanOut1), 'low');
+    recorder.markDirty(federatedObjectRef(TYPE.name, fanOut2), 'low');
+    recorder.markDirty(federatedObjectRef(TYPE.name, change));
+    const writer = newWriter({ store, recorder, members: ['member1'] });
     fed.host.faults.failRate(1, 500);
     try {
       await expect(writer.flush()).rejects.toThrow();
     } finally {
       fed.host.faults.restore();
     }
-    expect(recorder.takeDirty(type.name)).toEqual([change]);
-    expect(recorder.takeDirty(type.name, 'low').sort()).toEqual([fanOut1, fanOut2]);
+    expect(recorder.takeDirty(TYPE.name)).toEqual([change]);
+    expect(recorder.takeDirty(TYPE.name, 'low').sort()).toEqual([fanOut1, fanOut2]);
   });
 });
