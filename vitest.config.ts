@@ -8,6 +8,9 @@ const conditions = ['@kubefed/source', 'node', 'import', 'module', 'default'];
 // (kube-sim, kube-apiserver, redis-server, controller managers) on a shared 2-core machine.
 // tools/vitest/flaky-reporter.ts lists every test that needed the retry at the end of the run.
 const retry = process.env.CI ? 1 : 0;
+// Tests of real processes wait for watches and controllers: an `expect.poll` without a timeout
+// of its own waits up to 10 s there (vitest's default is 1 s).
+const expect = { poll: { timeout: 10_000 } };
 
 export default defineConfig({
   resolve: { conditions },
@@ -32,6 +35,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           retry,
+          expect,
         },
       },
       {
@@ -52,6 +56,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 240_000,
           retry,
+          expect,
         },
       },
     ],
