@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { podsPerNode, substrateFromEnvironment } from './local-clusters.js';
+import { podsPerNode, startLocalClusters, substrateFromEnvironment } from './local-clusters.js';
 import { TestingError } from './testing-error.js';
 
 describe('substrateFromEnvironment', () => {
@@ -27,5 +27,20 @@ describe('podsPerNode', () => {
     [null, 2, [110, 110]],
   ] as const)('spreads %j pods over %i Nodes as %j', (pods, nodes, expected) => {
     expect(podsPerNode(pods, nodes)).toEqual(expected);
+  });
+});
+
+describe('startLocalClusters', () => {
+  it('refuses a pod capacity for a cluster it does not start, before starting any process', async () => {
+    const started = startLocalClusters({
+      substrate: 'sim',
+      names: ['host', 'member1'],
+      kubeconfigPath: '/nonexistent/kubeconfig',
+      regions: {},
+      podCapacity: { member9: 1 },
+      simProcesses: 'host-apart',
+    });
+    await expect(started).rejects.toThrow(TestingError);
+    await expect(started).rejects.toThrow('podCapacity names no cluster of this federation: member9 (clusters: host, member1)');
   });
 });

@@ -76,6 +76,11 @@ export function startLocalClusters(spec: LocalClustersSpec): Promise<LocalCluste
 }
 
 async function startSim(spec: LocalClustersSpec): Promise<LocalClusters> {
+  // Each kube-sim process gets the capacities of its own clusters; one named for no cluster at
+  // all is refused here, as a single kube-sim process would refuse it.
+  const unknown = Object.keys(spec.podCapacity).filter((n) => !spec.names.includes(n));
+  if (unknown.length > 0)
+    throw new TestingError(`podCapacity names no cluster of this federation: ${unknown.join(', ')} (clusters: ${spec.names.join(', ')})`);
   const groups = simProcessGroups(spec.names, spec.simProcesses ?? 'one');
   const single = groups.length === 1;
   const kubeconfigOf = (i: number): string => (single ? spec.kubeconfigPath : `${spec.kubeconfigPath}.kube-sim-${i}`);
