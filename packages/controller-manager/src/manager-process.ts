@@ -514,8 +514,10 @@ function registerFederatedTypeConfigs(
     host: clients.host,
     reporting: clients.reporting,
     namespace: config.kubefedNamespace,
-    // The workers of this process read versions from a watch cache (no host GET per job).
-    cacheVersions: config.mode === 'all',
+    // The workers of this process read versions from a watch cache (no host GET per job), and the
+    // sync controllers read it to enqueue no job for a member copy that is current (`controllers`
+    // mode too: its workers run elsewhere, but a resync of a converged fleet still enqueues nothing).
+    cacheVersions: true,
     fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
     producer: o.producer,

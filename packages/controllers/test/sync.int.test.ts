@@ -844,7 +844,7 @@ describe('sync controller against kube-sim and Redis', () => {
       .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
   });
 
-  it('enqueues the jobs of a change at normal priority and those of a periodic resync at low priority', async () => {
+  it('enqueues the jobs of a change at normal priority, none on a periodic resync while every copy is current, and low-priority ones once a resync finds work', async () => {
     const jobs: RecordedJob[] = [];
     const ns = await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 300, jobs });
     // Created before member1 is Ready, the object's first job for member1 would come from the
@@ -861,7 +861,27 @@ describe('sync controller against kube-sim and Redis', () => {
     const mine = (): RecordedJob[] => jobs.filter((j) => j.name === name);
     // The create's reconcile is normal (a resync that sees the new object first may run ahead of it, at low priority).
     expect(mine().some((j) => j.cluster === 'member1' && j.priority === 'normal')).toBe(true);
-    await expect.poll(() => mine().filter((j) => j.priority === 'low').length, { timeout: 15_000, interval: 100 }).toBeGreaterThan(0);
+    const versions = fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' });
+    await expect.poll(() => versions.get(`clusterrole-${name}`), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect
+      .poll(async () => (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
+    // Converged (once the watches have shown the writes): resyncs every 300 ms find the copy current in the caches and enqueue nothing.
+    let seen = -1;
+    const settled = (): boolean => {
+      const same = mine().length === seen;
+      seen = mine().length;
+      return same;
+    };
+    await expect.poll(settled, { timeout: 15_000, interval: 700 }).toBe(true);
+    const converged = mine().length;
+    await consistently(() => expect(mine()).toHaveLength(converged), { durationMs: 1500, intervalMs: 100 });
+    // Without its version record the copy is no longer known current: the next resync sends a job, at low priority.
+    await versions.delete(`clusterrole-${name}`);
+    await expect
+      .poll(() => mine().filter((j) => j.cluster === 'member1' && j.priority === 'low').length, { timeout: 15_000, interval: 100 })
+      .toBeGreaterThan(0);
+    await expect.poll(() => versions.get(`clusterrole-${name}`).catch(() => undefined), { timeout: 15_000, interval: 100 }).toBeDefined();
     const from = mine().length;
     await fed.hostClient
       .resource(FED_CLUSTER_ROLES)

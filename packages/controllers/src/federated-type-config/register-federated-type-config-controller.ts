@@ -59,9 +59,9 @@ export interface FederatedTypeConfigControllerOptions {
   /** Record written versions in (Cluster)PropagatedVersions in the host (KubeFed's way); default true. False keeps them in memory. */
   persistVersions?: boolean;
   /**
-   * Watch the (Cluster)PropagatedVersions for the workers of this process (when its workers run
-   * the returned processor), so that a job finding its member copy current makes no host
-   * request; default false (a GET per read, and no watch where the workers run elsewhere).
+   * Watch the (Cluster)PropagatedVersions, so that a job of this process's workers finding its
+   * member copy current makes no host request, and the sync controllers enqueue no job for a
+   * copy the caches show current; default false (a GET per read, and a job per target cluster).
    */
   cacheVersions?: boolean;
   /** The KubeFedConfig feature gate `PushReconciler` (false pauses propagation); default always true. */
@@ -98,6 +98,7 @@ export function registerFederatedTypeConfigController(
   const recorder = options.recorder ?? new StatusRecorder();
   // Member writes of the workers below, so that the member watches of the sync controllers skip their echo.
   const ownWrites = new OwnWrites();
+  const versions = options.persistVersions === false ? undefined : versionStore(manager, options);
   const env = { host: options.host, clusters: options.clusters, scope: options.scope ?? 'Cluster' } as const;
   const informer = manager.informer({
     name: 'federatedtypeconfigs',
@@ -128,6 +129,7 @@ export function registerFederatedTypeConfigController(
         watchMembers: options.watchMembers,
         maxConcurrentReconciles: options.maxConcurrentReconciles,
         ownWrites,
+        versions,
         logger: manager.logger,
         metrics: manager.metrics,
       }),
@@ -176,7 +178,7 @@ export function registerFederatedTypeConfigController(
     recorder,
     settings: options.settings,
     events: options.events,
-    versionStore: options.persistVersions === false ? undefined : versionStore(manager, options),
+    versionStore: versions,
     ownWrites,
   });
   const processor: SyncProcessor = (job, ctx) => worker.process(job, ctx);

@@ -21,6 +21,7 @@ import type { StatusRecorder } from '../status/status-recorder.js';
 import { DispatchScopes, readinessChanges } from './dispatch-scopes.js';
 import { MemberWatches } from './member-watches.js';
 import type { OwnWrites } from '../worker/own-writes.js';
+import type { VersionStore } from '../worker/version-store.js';
 import { StatusWriter } from '../status/status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
 import { federatedNamespaceGvrOf, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
@@ -60,6 +61,11 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly watchMembers?: boolean | undefined;
   /** The member writes of the sync workers in this process, whose watch events need no job; default none. */
   readonly ownWrites?: OwnWrites | undefined;
+  /**
+   * The version records of the sync workers in this process, read without a request: with the
+   * member watches, a target cluster whose copy is current gets no job. Default none (a job per target cluster).
+   */
+  readonly versions?: Pick<VersionStore, 'peek'> | undefined;
   /** Parallel reconciles; default 4. */
   readonly maxConcurrentReconciles?: number | undefined;
   readonly logger?: Logger | undefined;

@@ -1,5 +1,6 @@
 import {
   EventComponent,
+  type FederatedStatus,
   MANAGED_LABEL,
   MANAGED_LABEL_TRUE,
   ORPHAN_ANNOTATION,
@@ -12,6 +13,7 @@ import { federatedObjectRef, type JobProducer, type SyncJob, syncJob, syncReques
 import {
   done,
   type EventSink,
+  objectKey,
   type Reader,
   type ReconcileContext,
   type ReconcileOutcome,
@@ -31,7 +33,12 @@ import {
   type SyncEvent,
   waitForRemovalEvent,
 } from '../sync-events.js';
+import { copyIsCurrent } from '../current-copy.js';
+import type { ClusterPropagationResult } from '../federated-status.js';
 import type { DispatchScopes } from './dispatch-scopes.js';
+import { OwnWrites } from '../worker/own-writes.js';
+import type { VersionStore } from '../worker/version-store.js';
+import type { RecordedOutcome } from '../status/status-recorder.js';
 import type { MemberWatches } from './member-watches.js';
 import type { StatusRecorder } from '../status/status-recorder.js';
 import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
@@ -47,8 +54,18 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly recorder: StatusRecorder;
   /** Poll period while member copies are being removed; default 500 ms. */
   readonly removalPollMs?: number | undefined;
-  /** The member watch caches: answers "does cluster C hold a managed copy" without a request when synced. */
-  readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy'> | undefined;
+  /** The member watch caches: answer "does cluster C hold a managed copy", and which, without a request when synced. */
+  readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy' | 'managedCopy'> | undefined;
+  /**
+   * The version records known without a request (the workers' `VersionStore` in this process).
+   * With `memberCopies`, a target cluster whose cached copy is current ({@link copyIsCurrent})
+   * gets no job. Default none: every target cluster gets a job.
+   */
+  readonly versions?: Pick<VersionStore, 'peek'> | undefined;
+  /** The member writes of this process's workers: a copy with a write in flight is never taken as current from the cache. */
+  readonly ownWrites?: Pick<OwnWrites, 'pending'> | undefined;
+  /** The `RawResourceStatusCollection` gate (with the FTC's `statusCollection`, remote status is reported); default true. */
+  readonly remoteStatusCollection?: (() => boolean) | undefined;
   /** The control plane's namespace (a FederatedNamespace there is never propagated). */
   readonly kubefedNamespace: string;
   /** Where Warning events about the federated object go (`InvalidName`); default none. */
@@ -61,7 +78,9 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
  * Reconciles one federated object of one type (docs/kubefed-compatibility.md §4.4): ensures the finalizer
  * `kubefed.io/sync-controller`, computes the effective placement over the Ready clusters and
  * enqueues one key-only job per target cluster and per non-target Ready cluster still holding
- * a managed copy or a recorded outcome; the sync workers do the member IO. While the object is being deleted it
+ * a managed copy or a recorded outcome; the sync workers do the member IO. A target cluster whose
+ * cached copy is current and whose last report for this generation was success gets no job: the
+ * worker would find nothing to do (so a resync or a restart of a converged fleet enqueues nothing). While the object is being deleted it
  * enqueues removal jobs for every Ready cluster and removes the finalizer once no managed
  * copy remains (with the orphan annotation: once no copy carries the managed label) and every
  * cluster of its placement is Ready (KubeFed waits for a not-ready cluster rather than leave
@@ -163,7 +182,7 @@ export class SyncReconciler implements Reconciler {
       const r = outcomes.get(c);
       return r !== undefined && r.generation === fed.metadata.generation && UNHEALABLE_STATUSES.has(r.status as PropagationStatus);
     };
-    targets = targets.filter((c) => !unhealed(c));
+    targets = targets.filter((c) => !unhealed(c) && !this.#current(fed, c, outcomes));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
     // A Ready non-target cluster without a copy whose outcome is still recorded (a removal that
     // failed and whose retry was dropped while the cluster was not Ready): a remove job finds the
@@ -175,6 +194,25 @@ export class SyncReconciler implements Reconciler {
     o.recorder.markDirty(rkey, ctx.priority ?? 'normal');
     const waiting = [...o.recorder.outcomes(rkey).values()].some((r) => r.status === 'WaitingForRemoval');
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
+  }
+
+  /** Whether `cluster`'s copy of `fed` is current by the caches alone, so that a job would do nothing (see {@link copyIsCurrent}). */
+  #current(fed: KubeObject, cluster: string, outcomes: ReadonlyMap<string, RecordedOutcome>): boolean {
+    const o = this.#o;
+    const copy = o.memberCopies?.managedCopy(cluster, objectKey(fed));
+    if (copy === undefined || copy === null) return false;
+    if (o.ownWrites?.pending(OwnWrites.key(cluster, o.type.name, copy)) === true) return false;
+    const known = o.versions?.peek(o.type, fed);
+    if (known === undefined) return false;
+    return copyIsCurrent({
+      fedObject: fed,
+      targetType: o.type.targetType,
+      cluster,
+      copy,
+      propagatedVersion: known.record,
+      reported: reportedForGeneration(fed, cluster, outcomes),
+      collectStatus: o.type.statusCollection && (o.remoteStatusCollection?.() ?? true),
+    });
   }
 
   /** Records a Warning about `fed` (deduplicated by the event sink). */
@@ -240,4 +278,25 @@ export class SyncReconciler implements Reconciler {
     );
     return found.filter((c): c is string => c !== undefined);
   }
+}
+
+/**
+ * What `cluster` reported for `fed`'s current generation, as the status writer reads it: the
+ * recorded outcome, else (nothing reported since this process started) the cluster's entry of
+ * the current status when that status observed the current generation.
+ */
+function reportedForGeneration(
+  fed: KubeObject,
+  cluster: string,
+  outcomes: ReadonlyMap<string, RecordedOutcome>,
+): ClusterPropagationResult | undefined {
+  const generation = fed.metadata.generation;
+  const recorded = outcomes.get(cluster);
+  if (recorded !== undefined) return recorded.generation === generation ? recorded : undefined;
+  const status = fed['status'] as FederatedStatus | undefined;
+  if (status?.observedGeneration !== generation) return undefined;
+  const entry = status?.clusters?.find((c) => c.name === cluster);
+  if (entry === undefined) return undefined;
+  const reported = (entry.status ?? '') as PropagationStatus;
+  return entry.remoteStatus === undefined ? { status: reported } : { status: reported, remoteStatus: entry.remoteStatus };
 }

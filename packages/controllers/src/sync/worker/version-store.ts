@@ -139,14 +139,21 @@ export class VersionStore {
 
   /** The stored record of `fedObject`, if any: from the cache once synced, else from the host. */
   async get(type: SyncType, fedObject: KubeObject): Promise<PropagatedVersion | undefined> {
-    const name = propagatedVersionName(type.targetType.kind, fedObject.metadata.name ?? '');
-    const ns = fedObject.metadata.namespace;
-    const key = ns === undefined || ns === '' ? name : `${ns}/${name}`;
+    const known = this.peek(type, fedObject);
+    return known === undefined ? this.#read(fedObject, recordKey(type, fedObject).name) : known.record;
+  }
+
+  /**
+   * The stored record of `fedObject` as far as this process knows it without a request (a record
+   * it wrote, or the synced cache): `{ record }` (`record` undefined when there is none), or
+   * `undefined` when only a host read could tell.
+   */
+  peek(type: SyncType, fedObject: KubeObject): { readonly record: PropagatedVersion | undefined } | undefined {
+    const { key, namespaced } = recordKey(type, fedObject);
     const own = this.#own.get(key);
-    if (own !== undefined && this.#clock.now() - own.at < OWN_WRITE_TTL_MS) return own.record;
-    const cache = ns === undefined || ns === '' ? this.#caches.cluster : this.#caches.namespaced;
-    if (cache?.hasSynced() === true) return cache.store.get(key);
-    return this.#read(fedObject, name);
+    if (own !== undefined && this.#clock.now() - own.at < OWN_WRITE_TTL_MS) return { record: own.record };
+    const cache = namespaced ? this.#caches.namespaced : this.#caches.cluster;
+    return cache?.hasSynced() === true ? { record: cache.store.get(key) } : undefined;
   }
 
   #read(fedObject: KubeObject, name: string): Promise<PropagatedVersion | undefined> {
@@ -237,4 +244,12 @@ export class VersionStore {
     const ns = fedObject.metadata.namespace;
     return ns === undefined || ns === '' ? this.#host.resource(CLUSTER_PROPAGATED_VERSIONS) : this.#host.resource(PROPAGATED_VERSIONS, ns);
   }
+}
+
+/** The name of `fedObject`'s version record, its cache key (`namespace/name` or `name`), and whether it is a namespaced PropagatedVersion. */
+function recordKey(type: SyncType, fedObject: KubeObject): { name: string; key: string; namespaced: boolean } {
+  const name = propagatedVersionName(type.targetType.kind, fedObject.metadata.name ?? '');
+  const ns = fedObject.metadata.namespace;
+  const namespaced = ns !== undefined && ns !== '';
+  return { name, key: namespaced ? `${ns}/${name}` : name, namespaced };
 }

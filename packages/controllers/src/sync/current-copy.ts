@@ -1,0 +1,52 @@
+/**
+ * Whether a sync job to one member cluster would find nothing to do, decided from caches alone
+ * (docs/architecture.md "The flow of one change"): the sync reconciler enqueues no job for such a
+ * cluster, so a resync, a restart or a fan-out over a converged fleet costs no queue traffic and
+ * no worker time.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { PropagatedVersion } from '@kubefed/api';
+import { isDeleting, type KubeObject } from '@kubefed/client';
+import { isManaged } from './dispatch-plan.js';
+import type { ClusterPropagationResult } from './federated-status.js';
+import { renderDesiredObject, type RenderInput, type RenderSource } from './render-desired-object.js';
+import { needsUpdate, type VersionSource } from './versions.js';
+
+/** Input of {@link copyIsCurrent}. */
+export interface CurrentCopyInput {
+  readonly fedObject: KubeObject;
+  readonly targetType: RenderInput['targetType'];
+  readonly cluster: string;
+  /** The member copy as the watch cache holds it. */
+  readonly copy: KubeObject;
+  /** The version record of the federated object (undefined: none stored). */
+  readonly propagatedVersion: PropagatedVersion | undefined;
+  /** What the cluster last reported for the object's current generation (undefined: nothing known). */
+  readonly reported: ClusterPropagationResult | undefined;
+  /** Whether the member copy's `.status` is reported as `remoteStatus`. */
+  readonly collectStatus: boolean;
+}
+
+/**
+ * True when a sync job would change nothing: the cluster last reported success for the current
+ * generation, with the `remoteStatus` the copy holds now (none when status is not collected), and
+ * the copy is managed, not being deleted, and current by the worker's own test (`needsUpdate` on
+ * the object rendered for the copy: the recorded version is the copy's, for the current template
+ * and overrides, and, for generation-versioned copies, the name, labels and annotations match).
+ * A rendering that fails is never current: the job reports the failure.
+ */
+export function copyIsCurrent(input: CurrentCopyInput): boolean {
+  const { copy, reported } = input;
+  if (reported === undefined || (reported.status ?? '') !== '') return false;
+  const remoteStatus: unknown = input.collectStatus ? copy['status'] : undefined;
+  if (!isDeepStrictEqual(reported.remoteStatus, remoteStatus)) return false;
+  if (!isManaged(copy) || isDeleting(copy)) return false;
+  const fedObject = input.fedObject as unknown as RenderSource & VersionSource;
+  let desired: KubeObject;
+  try {
+    desired = renderDesiredObject({ fedObject, targetType: input.targetType, cluster: input.cluster, existing: copy }).object;
+  } catch {
+    return false;
+  }
+  return !needsUpdate({ fedObject, propagatedVersion: input.propagatedVersion, cluster: input.cluster, desired, memberObject: copy });
+}
