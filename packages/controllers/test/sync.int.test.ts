@@ -667,6 +667,44 @@ describe('sync controller against kube-sim and Redis', () => {
     expect(await configMap('member1')).toBeDefined();
   });
 
+  it('re-checks the objects of a namespace when its FederatedNamespace changes, not when only its status does', async () => {
+    const jobs: RecordedJob[] = [];
+    await startControlPlane([NAMESPACES, CONFIG_MAPS], { resyncPeriodMs: 0, jobs });
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    const namespaces = types('federatednamespaces');
+    await namespaces.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement: { clusters: [{ name: 'member1' }] } },
+    });
+    await types('federatedconfigmaps').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings' },
+      spec: { template: { data: { mode: 'default' } }, placement: { clusters: [{ name: 'member1' }] } },
+    });
+    const versions = fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' }, target);
+    await expect.poll(() => versions.get('configmap-settings'), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await expect
+      .poll(async () => (await types('federatedconfigmaps').get('settings')).status, { timeout: 15_000, interval: 100 })
+      .toMatchObject({ conditions: [{ type: 'Propagation', status: 'True' }] });
+    const settings = (): RecordedJob[] => jobs.filter((j) => j.name === 'settings' && j.namespace === target);
+    // Without its version record, the copy is no longer known current: a reconcile of it sends a job.
+    await versions.delete('configmap-settings');
+    const before = settings().length;
+
+    const current = await namespaces.get(target);
+    await namespaces.updateStatus({ ...current, status: { observedGeneration: 1, conditions: [], clusters: [{ name: 'member1' }] } });
+    await consistently(() => expect(settings()).toHaveLength(before), { durationMs: 1500, intervalMs: 100 });
+
+    await namespaces.patch(target, { metadata: { labels: { team: 'a' } } }, 'merge');
+    await expect.poll(() => settings().length, { timeout: 15_000, interval: 100 }).toBeGreaterThan(before);
+    await expect.poll(() => versions.get('configmap-settings').catch(() => undefined), { timeout: 15_000, interval: 100 }).toBeDefined();
+  });
+
   it('limits placement by the FederatedNamespace type the namespaces FederatedTypeConfig names (fed.example.io/v1alpha1)', async () => {
     await startControlPlane([NAMESPACES_ELSEWHERE, CONFIG_MAPS]);
     const target = `app-${randomUUID().slice(0, 8)}`;

@@ -258,14 +258,20 @@ class SyncRun {
     });
   }
 
-  /** Any change to the FederatedNamespace of N re-enqueues every object of this type in N; returns the handler's removal. */
+  /**
+   * A change to the FederatedNamespace of N (created, deleted, or changed by the same test as a
+   * federated object: its spec, labels, annotations, finalizers, deletion) re-enqueues every
+   * object of this type in N; its status writes do not (a member's readiness change rewrites
+   * that status too, which used to re-check every object of N in every cluster). Returns the
+   * handler's removal.
+   */
   #watchNamespaces(namespaces: Informer): () => void {
     const enqueueNamespace = (obj: KubeObject): void => {
       for (const fedObj of this.#informer.store.listByNamespace(obj.metadata.namespace ?? '')) this.#fanOut(objectKey(fedObj));
     };
     return namespaces.addEventHandler({
       onAdd: enqueueNamespace,
-      onUpdate: (_, n) => enqueueNamespace(n),
+      onUpdate: (o, n) => changed(o, n) && enqueueNamespace(n),
       onDelete: (obj) => enqueueNamespace(deletedObject(obj)),
     });
   }
