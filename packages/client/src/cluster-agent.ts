@@ -74,7 +74,31 @@ function tunnel(proxy: URL, host: string, port: number, ca: TlsSettings['ca'], d
   req.end();
 }
 
-function connectTls(options: https.RequestOptions, settings: TlsSettings, socket: Duplex | undefined, cb: ConnectCallback): void {
+/** A cluster's TLS settings with the secure context built from them once (CA, client certificate and key). */
+class ClusterTls {
+  #context: tls.SecureContext | undefined;
+
+  constructor(readonly settings: TlsSettings) {}
+
+  /**
+   * The secure context of every connection to the cluster: parsing the CA bundle and the key
+   * per connection was a measurable part of the controller manager's time while an unreachable
+   * member's requests were retried, each on a new connection. Built at the first connection, where
+   * a bad certificate or key is reported.
+   */
+  get secureContext(): tls.SecureContext {
+    const { ca, cert, key } = this.settings;
+    this.#context ??= tls.createSecureContext({
+      ...(ca === undefined ? {} : { ca }),
+      ...(cert === undefined ? {} : { cert }),
+      ...(key === undefined ? {} : { key }),
+    });
+    return this.#context;
+  }
+}
+
+function connectTls(options: https.RequestOptions, clusterTls: ClusterTls, socket: Duplex | undefined, cb: ConnectCallback): void {
+  const { settings } = clusterTls;
   const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
   // The agent passes servername '' for IP hosts: fall back to the host then.
   const requested = options.servername ?? '';
@@ -86,9 +110,7 @@ function connectTls(options: https.RequestOptions, settings: TlsSettings, socket
     // SNI must not be an IP address; Node then verifies the host (IP SANs) instead.
     ...(net.isIP(serverName) === 0 ? { servername: serverName } : {}),
     rejectUnauthorized: settings.insecureSkipVerify !== true && !custom,
-    ...(settings.ca === undefined ? {} : { ca: settings.ca }),
-    ...(settings.cert === undefined ? {} : { cert: settings.cert }),
-    ...(settings.key === undefined ? {} : { key: settings.key }),
+    secureContext: clusterTls.secureContext,
     ...(settings.skipSubjectName === true ? { checkServerIdentity: () => undefined } : {}),
     ...(socket === undefined ? {} : { socket }),
   };
@@ -130,24 +152,27 @@ function connectTls(options: https.RequestOptions, settings: TlsSettings, socket
 }
 
 class ClusterHttpsAgent extends https.Agent {
+  private readonly tls: ClusterTls;
+
   constructor(
-    private readonly settings: TlsSettings,
+    settings: TlsSettings,
     private readonly proxy: URL | undefined,
     maxSockets: number,
   ) {
     super({ keepAlive: true, maxSockets, maxCachedSessions: 0 });
+    this.tls = new ClusterTls(settings);
   }
 
   override createConnection(options: https.RequestOptions, cb?: ConnectCallback): Duplex | null | undefined {
     const callback: ConnectCallback = cb ?? (() => undefined);
     if (this.proxy === undefined) {
-      connectTls(options, this.settings, undefined, callback);
+      connectTls(options, this.tls, undefined, callback);
       return undefined;
     }
     const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
     tunnel(this.proxy, host, Number(options.port ?? 443), undefined, (err, socket) => {
       if (err !== null || socket === undefined) callback(err ?? new Error('proxy tunnel failed'), socket as Duplex);
-      else connectTls(options, this.settings, socket, callback);
+      else connectTls(options, this.tls, socket, callback);
     });
     return undefined;
   }

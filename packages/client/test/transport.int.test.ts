@@ -4,6 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import tls from 'node:tls';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, DynamicClient, Kubeconfig, isGone, isNetworkError, isTimeout } from '@kubefed/client';
 import type { Clock, TimerHandle, WatchEvent, WatchOptions } from '@kubefed/client';
@@ -225,6 +226,20 @@ describe('HTTP transport', () => {
     expect(isNetworkError(e)).toBe(true);
     expect(e.message).toContain('get pods "p" in namespace "ns" on cluster "member1": NetworkError: connect ECONNREFUSED');
     expect((e.cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('builds the TLS context of a cluster once, not for every connection (an unreachable member is retried on new ones)', async () => {
+    const closed = http.createServer();
+    const port = await listen(closed);
+    await cleanups.pop()!();
+    const client = member(port);
+    const contexts = vi.spyOn(tls, 'createSecureContext');
+    try {
+      for (let i = 0; i < 3; i++) await failure(client.resource({ group: '', version: 'v1', resource: 'pods' }, 'ns').get('p'));
+      expect(contexts).toHaveBeenCalledTimes(1);
+    } finally {
+      contexts.mockRestore();
+    }
   });
 
   it('gets its bearer token from an exec credential plugin', async () => {
