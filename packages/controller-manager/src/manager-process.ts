@@ -515,9 +515,10 @@ function registerFederatedTypeConfigs(
     reporting: clients.reporting,
     namespace: config.kubefedNamespace,
     // The workers of this process read versions from a watch cache (no host GET per job), and the
-    // sync controllers read it to enqueue no job for a member copy that is current (`controllers`
-    // mode too: its workers run elsewhere, but a resync of a converged fleet still enqueues nothing).
-    cacheVersions: true,
+    // sync controllers read it to enqueue no job for a member copy that is current. Not in
+    // `controllers` mode: its RBAC (deploy/, the Helm chart) does not list or watch version
+    // records, so its sync controllers enqueue a job per target cluster as before.
+    cacheVersions: config.mode === 'all',
     fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
     producer: o.producer,
