@@ -855,6 +855,11 @@ describe('sync controller against kube-sim and Redis', () => {
     const toMember1 = (): SyncJob[] => jobs.filter((j) => j.name === name && j.cluster === 'member1');
     const before = toMember1().length;
     expect(before).toBeGreaterThan(0);
+    // Without its version record no copy is known current, so a reconcile that dispatched to a
+    // cluster would send it a job (a current copy gets none anyway): the jobs below tell the scope.
+    const versions = fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' });
+    await expect.poll(() => versions.get(`clusterrole-${name}`), { timeout: 15_000, interval: 100 }).toBeDefined();
+    await versions.delete(`clusterrole-${name}`);
 
     const member2 = fed.member('member2');
     member2.faults.unreachable();
