@@ -30,6 +30,7 @@ const current: CurrentCopyInput = {
   cluster: 'c1',
   copy,
   propagatedVersion: recordFor(fedObject, memberVersion(copy)),
+  versions: objectVersions(fedObject as unknown as VersionSource),
   reported: { status: '' },
   collectStatus: false,
 };

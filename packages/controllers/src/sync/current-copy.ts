@@ -10,7 +10,7 @@ import { isDeleting, type KubeObject } from '@kubefed/client';
 import { isManaged } from './dispatch-plan.js';
 import type { ClusterPropagationResult } from './federated-status.js';
 import { renderDesiredObject, type RenderInput, type RenderSource } from './render-desired-object.js';
-import { needsUpdate, type VersionSource } from './versions.js';
+import { memberVersion, needsUpdate, type ObjectVersions, recordedVersion, type VersionSource } from './versions.js';
 
 /** Input of {@link copyIsCurrent}. */
 export interface CurrentCopyInput {
@@ -21,6 +21,8 @@ export interface CurrentCopyInput {
   readonly copy: KubeObject;
   /** The version record of the federated object (undefined: none stored). */
   readonly propagatedVersion: PropagatedVersion | undefined;
+  /** `objectVersions(fedObject)`, hashed once for every cluster of the object. */
+  readonly versions: ObjectVersions;
   /** What the cluster last reported for the object's current generation (undefined: nothing known). */
   readonly reported: ClusterPropagationResult | undefined;
   /** Whether the member copy's `.status` is reported as `remoteStatus`. */
@@ -33,7 +35,8 @@ export interface CurrentCopyInput {
  * the copy is managed, not being deleted, and current by the worker's own test (`needsUpdate` on
  * the object rendered for the copy: the recorded version is the copy's, for the current template
  * and overrides, and, for generation-versioned copies, the name, labels and annotations match).
- * A rendering that fails is never current: the job reports the failure.
+ * A rendering that fails is never current: the job reports the failure. The object is rendered
+ * only once the recorded version matches, so a changed object costs no rendering here.
  */
 export function copyIsCurrent(input: CurrentCopyInput): boolean {
   const { copy, reported } = input;
@@ -41,12 +44,14 @@ export function copyIsCurrent(input: CurrentCopyInput): boolean {
   const remoteStatus: unknown = input.collectStatus ? copy['status'] : undefined;
   if (!isDeepStrictEqual(reported.remoteStatus, remoteStatus)) return false;
   if (!isManaged(copy) || isDeleting(copy)) return false;
+  const { cluster, versions, propagatedVersion } = input;
+  if (recordedVersion(propagatedVersion, versions, cluster) !== memberVersion(copy)) return false;
   const fedObject = input.fedObject as unknown as RenderSource & VersionSource;
   let desired: KubeObject;
   try {
-    desired = renderDesiredObject({ fedObject, targetType: input.targetType, cluster: input.cluster, existing: copy }).object;
+    desired = renderDesiredObject({ fedObject, targetType: input.targetType, cluster, existing: copy }).object;
   } catch {
     return false;
   }
-  return !needsUpdate({ fedObject, propagatedVersion: input.propagatedVersion, cluster: input.cluster, desired, memberObject: copy });
+  return !needsUpdate({ fedObject, versions, propagatedVersion, cluster, desired, memberObject: copy });
 }

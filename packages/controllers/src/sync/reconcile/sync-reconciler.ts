@@ -1,6 +1,5 @@
 import {
   EventComponent,
-  type FederatedStatus,
   MANAGED_LABEL,
   MANAGED_LABEL_TRUE,
   ORPHAN_ANNOTATION,
@@ -33,14 +32,14 @@ import {
   type SyncEvent,
   waitForRemovalEvent,
 } from '../sync-events.js';
-import { copyIsCurrent } from '../current-copy.js';
-import type { ClusterPropagationResult } from '../federated-status.js';
+import { copyIsCurrent, type CurrentCopyInput } from '../current-copy.js';
 import type { DispatchScopes } from './dispatch-scopes.js';
 import { OwnWrites } from '../worker/own-writes.js';
 import type { VersionStore } from '../worker/version-store.js';
-import type { RecordedOutcome } from '../status/status-recorder.js';
 import type { MemberWatches } from './member-watches.js';
-import type { StatusRecorder } from '../status/status-recorder.js';
+import type { RecordedOutcome, StatusRecorder } from '../status/status-recorder.js';
+import { lastReport } from '../status/status-writer.js';
+import { objectVersions, type ObjectVersions, type VersionSource } from '../versions.js';
 import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
 
 /** Options of {@link SyncReconciler}. */
@@ -182,7 +181,9 @@ export class SyncReconciler implements Reconciler {
       const r = outcomes.get(c);
       return r !== undefined && r.generation === fed.metadata.generation && UNHEALABLE_STATUSES.has(r.status as PropagationStatus);
     };
-    targets = targets.filter((c) => !unhealed(c) && !this.#current(fed, c, outcomes));
+    targets = targets.filter((c) => !unhealed(c));
+    const current = this.#currentCopies(fed, targets, outcomes);
+    targets = targets.filter((c) => !current.has(c));
     const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
     // A Ready non-target cluster without a copy whose outcome is still recorded (a removal that
     // failed and whose retry was dropped while the cluster was not Ready): a remove job finds the
@@ -196,23 +197,37 @@ export class SyncReconciler implements Reconciler {
     return waiting || stale.length > 0 ? requeueAfter(o.removalPollMs ?? 500) : done();
   }
 
-  /** Whether `cluster`'s copy of `fed` is current by the caches alone, so that a job would do nothing (see {@link copyIsCurrent}). */
-  #current(fed: KubeObject, cluster: string, outcomes: ReadonlyMap<string, RecordedOutcome>): boolean {
+  /**
+   * The clusters of `targets` whose copy of `fed` is current by the caches alone, so that a job
+   * would do nothing (see {@link copyIsCurrent}); none without the member and version caches.
+   */
+  #currentCopies(fed: KubeObject, targets: readonly string[], outcomes: ReadonlyMap<string, RecordedOutcome>): Set<string> {
     const o = this.#o;
-    const copy = o.memberCopies?.managedCopy(cluster, objectKey(fed));
-    if (copy === undefined || copy === null) return false;
-    if (o.ownWrites?.pending(OwnWrites.key(cluster, o.type.name, copy)) === true) return false;
-    const known = o.versions?.peek(o.type, fed);
-    if (known === undefined) return false;
-    return copyIsCurrent({
-      fedObject: fed,
-      targetType: o.type.targetType,
-      cluster,
-      copy,
-      propagatedVersion: known.record,
-      reported: reportedForGeneration(fed, cluster, outcomes),
-      collectStatus: o.type.statusCollection && (o.remoteStatusCollection?.() ?? true),
-    });
+    const current = new Set<string>();
+    const known = o.memberCopies === undefined ? undefined : o.versions?.peek(o.type, fed);
+    if (known === undefined) return current;
+    const key = objectKey(fed);
+    const generation = fed.metadata.generation ?? 0;
+    const collectStatus = o.type.statusCollection && (o.remoteStatusCollection?.() ?? true);
+    let versions: ObjectVersions | undefined;
+    for (const cluster of targets) {
+      const copy = o.memberCopies?.managedCopy(cluster, key);
+      if (copy === undefined || copy === null || o.ownWrites?.pending(OwnWrites.key(cluster, o.type.name, copy)) === true) continue;
+      const last = lastReport(fed, cluster, outcomes);
+      versions ??= objectVersions(fed as unknown as VersionSource);
+      const input: CurrentCopyInput = {
+        fedObject: fed,
+        targetType: o.type.targetType,
+        cluster,
+        copy,
+        propagatedVersion: known.record,
+        versions,
+        reported: last?.generation === generation ? last.result : undefined,
+        collectStatus,
+      };
+      if (copyIsCurrent(input)) current.add(cluster);
+    }
+    return current;
   }
 
   /** Records a Warning about `fed` (deduplicated by the event sink). */
@@ -278,25 +293,4 @@ export class SyncReconciler implements Reconciler {
     );
     return found.filter((c): c is string => c !== undefined);
   }
-}
-
-/**
- * What `cluster` reported for `fed`'s current generation, as the status writer reads it: the
- * recorded outcome, else (nothing reported since this process started) the cluster's entry of
- * the current status when that status observed the current generation.
- */
-function reportedForGeneration(
-  fed: KubeObject,
-  cluster: string,
-  outcomes: ReadonlyMap<string, RecordedOutcome>,
-): ClusterPropagationResult | undefined {
-  const generation = fed.metadata.generation;
-  const recorded = outcomes.get(cluster);
-  if (recorded !== undefined) return recorded.generation === generation ? recorded : undefined;
-  const status = fed['status'] as FederatedStatus | undefined;
-  if (status?.observedGeneration !== generation) return undefined;
-  const entry = status?.clusters?.find((c) => c.name === cluster);
-  if (entry === undefined) return undefined;
-  const reported = (entry.status ?? '') as PropagationStatus;
-  return entry.remoteStatus === undefined ? { status: reported } : { status: reported, remoteStatus: entry.remoteStatus };
 }

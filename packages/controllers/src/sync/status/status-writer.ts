@@ -5,7 +5,7 @@ import type { Clock, Reader } from '@kubefed/runtime';
 import { splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
 import { ComputePlacementError } from '../../placement/index.js';
-import type { StatusPriority, StatusRecorder } from './status-recorder.js';
+import type { RecordedOutcome, StatusPriority, StatusRecorder } from './status-recorder.js';
 import { placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
 
 /** Options of {@link StatusWriter}. */
@@ -124,27 +124,22 @@ export class StatusWriter {
     const statuses = new Map<string, ClusterPropagationResult>();
     const { targets, reason, message, namespaceNotFederated } = await this.#placement(fed);
     const previous = fed.status as FederatedStatus | undefined;
-    const previousByName = new Map((previous?.clusters ?? []).map((c) => [c.name, c]));
     const generation = fed.metadata.generation ?? 0;
-    // A carried-over entry speaks for the generation the current status observed.
-    const previousGeneration = previous?.observedGeneration ?? 0;
     for (const c of targets) {
-      const recorded = outcomes.get(c);
-      const r = recorded ?? previousResult(previousByName.get(c));
       if (!o.isReady(c)) {
         statuses.set(c, { status: 'ClusterNotReady' });
         continue;
       }
       // A Ready placed cluster that has not reported this generation yet: the status would
       // claim a propagation that has not happened. Its outcome marks the key dirty again.
-      // An outcome without a generation is a worker that could not read the object at all: it speaks for any.
-      const reported = recorded === undefined ? (r === undefined ? -1 : previousGeneration) : (recorded.generation ?? generation);
-      if (r === undefined || reported < generation) {
+      const last = lastReport(fed, c, outcomes);
+      if (last === undefined || last.generation < generation) {
         if (!this.#timedOut(key, generation)) return;
-        statuses.set(c, { status: previousByName.has(c) ? 'UpdateTimedOut' : 'CreationTimedOut' });
+        const hadEntry = previous?.clusters?.some((entry) => entry.name === c) === true;
+        statuses.set(c, { status: hadEntry ? 'UpdateTimedOut' : 'CreationTimedOut' });
         continue;
       }
-      statuses.set(c, r);
+      statuses.set(c, last.result);
     }
     const waiting = this.#waiting.get(key);
     if (waiting !== undefined && ![...statuses.values()].some((r) => r.status === 'CreationTimedOut' || r.status === 'UpdateTimedOut'))
@@ -190,6 +185,25 @@ export class StatusWriter {
     }
     return now - w.sinceMs >= (this.#o.reportTimeoutMs ?? 30_000);
   }
+}
+
+/**
+ * What `cluster` last reported about `fed`, and for which generation: its recorded outcome (one
+ * without a generation, from a worker that could not read the object at all, speaks for the
+ * current one), else, when nothing was reported since this process started, its entry of the
+ * current status, which speaks for the generation that status observed. The sync reconciler
+ * reads it the same way to tell a copy needing no job.
+ */
+export function lastReport(
+  fed: KubeObject,
+  cluster: string,
+  outcomes: ReadonlyMap<string, RecordedOutcome>,
+): { readonly result: ClusterPropagationResult; readonly generation: number } | undefined {
+  const recorded = outcomes.get(cluster);
+  if (recorded !== undefined) return { result: recorded, generation: recorded.generation ?? fed.metadata.generation ?? 0 };
+  const previous = fed.status as FederatedStatus | undefined;
+  const result = previousResult(previous?.clusters?.find((entry) => entry.name === cluster));
+  return result === undefined ? undefined : { result, generation: previous?.observedGeneration ?? 0 };
 }
 
 /** A cluster entry of the current status as an outcome (`ClusterNotReady` is not carried over: readiness is known now). */
