@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, type LogDestination } from './logger.js';
 
 function memory(): LogDestination & { lines: () => Record<string, unknown>[]; text: () => string } {
@@ -24,6 +25,50 @@ describe('createLogger', () => {
     logger.child({ controller: 'sync' }).info({ namespace: 'ns', name: 'web', durationMs: 3 }, 'reconciled');
     const [line] = out.lines();
     expect(line).toMatchObject({ level: 30, msg: 'reconciled', controller: 'sync', namespace: 'ns', name: 'web', durationMs: 3 });
+  });
+
+  describe('children', () => {
+    afterEach(() => vi.restoreAllMocks());
+    // Every pino logger inherits child() from one shared prototype: counting its calls counts the children made.
+    const pinoChildren = () => {
+      let proto = Object.getPrototypeOf(pino()) as object;
+      while (!Object.hasOwn(proto, 'child')) proto = Object.getPrototypeOf(proto) as object;
+      return vi.spyOn(proto as { child: () => unknown }, 'child');
+    };
+
+    it('makes no pino child for a child that writes nothing, or only below the level', () => {
+      const out = memory();
+      const logger = createLogger({ destination: out, level: 'info' });
+      const made = pinoChildren();
+      for (let i = 0; i < 100; i++)
+        logger
+          .child({ jobId: `job-${i}` })
+          .child({ attempt: 1 })
+          .debug({ step: 'render' }, 'below the level');
+      expect(made).not.toHaveBeenCalled();
+      expect(out.text()).toBe('');
+    });
+
+    it('makes each child once, at its first line, with the fields of every ancestor in order', () => {
+      const out = memory();
+      const logger = createLogger({ destination: out, level: 'debug' });
+      const made = pinoChildren();
+      const job = logger.child({ controller: 'sync' }).child({ jobId: 'j1', cluster: 'member1' });
+      job.debug('first');
+      job.warn({ attempt: 2 }, 'second');
+      expect(made).toHaveBeenCalledTimes(2);
+      expect(out.lines()).toMatchObject([
+        { level: 20, msg: 'first', controller: 'sync', jobId: 'j1', cluster: 'member1' },
+        { level: 40, msg: 'second', controller: 'sync', jobId: 'j1', cluster: 'member1', attempt: 2 },
+      ]);
+    });
+
+    it('redacts credentials in the fields of a child', () => {
+      const out = memory();
+      createLogger({ destination: out }).child({ token: SECRET }).info('connecting');
+      expect(out.text()).toContain('connecting');
+      expect(out.text()).not.toContain(SECRET);
+    });
   });
 
   it('honours the level option', () => {

@@ -1,5 +1,5 @@
 import { redactCredentials } from '@kubefed/client';
-import { pino, stdSerializers, type LoggerOptions as PinoOptions } from 'pino';
+import { pino, stdSerializers, type Logger as PinoLogger, type LoggerOptions as PinoOptions } from 'pino';
 
 /**
  * Structured log fields. Use the fixed vocabulary: `controller`, `cluster`, `kind`, `namespace`,
@@ -200,12 +200,72 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     base: options.base ?? {},
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (options.destination !== undefined) return pino(opts, options.destination);
-  if (options.pretty === true) return pino({ ...opts, transport: { target: 'pino-pretty', options: { colorize: true } } });
-  return pino(opts);
+  if (options.destination !== undefined) return DeferredLogger.root(pino(opts, options.destination));
+  if (options.pretty === true)
+    return DeferredLogger.root(pino({ ...opts, transport: { target: 'pino-pretty', options: { colorize: true } } }));
+  return DeferredLogger.root(pino(opts));
 }
 
 /** A logger that writes nothing (the default when no logger is given). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return DeferredLogger.root(pino({ level: 'silent' }));
+}
+
+type Level = Exclude<LogLevel, 'silent'>;
+type LogArgs = [fields: LogFields, msg: string] | [msg: string];
+
+/**
+ * A pino logger whose children are made when they first write a line. A child per reconcile
+ * and per sync job is the rule, and most of them write nothing: pino's `child` serializes the
+ * bindings and runs the redaction over them at once, which was a quarter of what the controller
+ * manager allocated during a bulk propagation (docs/performance.md). A line below the level
+ * makes no child either.
+ */
+class DeferredLogger implements Logger {
+  #made: PinoLogger | undefined;
+
+  private constructor(
+    private readonly rootLogger: PinoLogger,
+    private readonly make: () => PinoLogger,
+  ) {}
+
+  static root(logger: PinoLogger): Logger {
+    const root = new DeferredLogger(logger, () => logger);
+    root.#made = logger;
+    return root;
+  }
+
+  trace(...args: LogArgs): void {
+    this.#write('trace', args);
+  }
+  debug(...args: LogArgs): void {
+    this.#write('debug', args);
+  }
+  info(...args: LogArgs): void {
+    this.#write('info', args);
+  }
+  warn(...args: LogArgs): void {
+    this.#write('warn', args);
+  }
+  error(...args: LogArgs): void {
+    this.#write('error', args);
+  }
+  fatal(...args: LogArgs): void {
+    this.#write('fatal', args);
+  }
+
+  child(fields: LogFields): Logger {
+    return new DeferredLogger(this.rootLogger, () => this.#logger().child(fields));
+  }
+
+  #write(level: Level, args: LogArgs): void {
+    if (!this.rootLogger.isLevelEnabled(level)) return;
+    const logger = this.#logger();
+    if (args.length === 1) logger[level](args[0]);
+    else logger[level](args[0], args[1]);
+  }
+
+  #logger(): PinoLogger {
+    return (this.#made ??= this.make());
+  }
 }
