@@ -1,6 +1,8 @@
 // Helpers shared by the process-level benchmarks (propagation.bench.ts, member-outage.bench.ts):
 // polling with a limit, percentiles, and the change-latency probe (one federated object changed,
 // timed until the named member clusters report the change on their watches).
+import { readFile } from 'node:fs/promises';
+import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { FEDERATED_CONFIG_MAPS, type MemberWriteRecorder } from '../../packages/controller-manager/test/process-federation.js';
 
@@ -76,4 +78,72 @@ export async function timeChange(fed: LocalFederation, writes: MemberWriteRecord
     );
   }
   return performance.now() - t;
+}
+
+/** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat` (Linux). */
+async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name (in parentheses, which may hold spaces): utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Linux's USER_HZ, the unit of `/proc/<pid>/stat` times, on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds used by named processes over the windows between {@link start} and {@link stop}
+ * (summed over several windows), the benchmark's own process included as `benchmark`. A process
+ * that has exited counts what it used until its last reading.
+ */
+export class CpuMeter {
+  readonly #pids: ReadonlyMap<string, readonly number[]>;
+  readonly #used = new Map<string, number>();
+  #started: Map<string, number> | undefined;
+
+  /** `pids`: each name's processes (their CPU is added up). */
+  constructor(pids: Readonly<Record<string, readonly number[]>>) {
+    this.#pids = new Map(Object.entries(pids));
+  }
+
+  async start(): Promise<void> {
+    this.#started = await this.#read();
+  }
+
+  async stop(): Promise<void> {
+    const started = this.#started;
+    if (started === undefined) throw new Error('CpuMeter.stop() without start()');
+    const now = await this.#read();
+    for (const [name, seconds] of now) this.#used.set(name, (this.#used.get(name) ?? 0) + seconds - (started.get(name) ?? 0));
+    this.#started = undefined;
+  }
+
+  /** CPU seconds per name over the windows measured so far. */
+  get used(): ReadonlyMap<string, number> {
+    return this.#used;
+  }
+
+  async #read(): Promise<Map<string, number>> {
+    const read = new Map<string, number>();
+    for (const [name, pids] of this.#pids) {
+      let sum = 0;
+      for (const pid of pids) sum += await cpuSecondsOf(pid).catch(() => 0);
+      read.set(name, sum);
+    }
+    const own = process.cpuUsage();
+    read.set('benchmark', (own.user + own.system) / 1e6);
+    return read;
+  }
+}
+
+/** The pid of the Redis server behind `url` (its INFO), when it runs on this machine. */
+export async function redisPid(url: string): Promise<number | undefined> {
+  const connection = createRedisConnection(url, { role: 'producer' });
+  try {
+    const info = await connection.info('server');
+    const pid = /process_id:(\d+)/.exec(info)?.[1];
+    return pid === undefined ? undefined : Number(pid);
+  } finally {
+    connection.disconnect();
+  }
 }

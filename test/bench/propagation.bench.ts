@@ -43,12 +43,13 @@ import {
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
   metricValue,
+  metricsText,
   MemberWriteRecorder,
   residentBytes,
   startProcessFederation,
   waitForReadyClusters,
 } from '../../packages/controller-manager/test/process-federation.js';
-import { alive, latencySummary, pause, seconds, timeChange, until as untilWithin } from './bench-support.js';
+import { alive, CpuMeter, latencySummary, pause, redisPid, seconds, timeChange, until as untilWithin } from './bench-support.js';
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -237,15 +238,19 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   const half = Math.floor(OBJECTS / 2);
   let propagateMs = 0;
   const memory: Memory[] = [];
+  const cpu = await cpuMeter(fed, cm);
+  const requestsBefore = await requestCounts(cm);
   for (const [from, to] of [
     [0, half],
     [half, OBJECTS],
   ] as const) {
     const t = performance.now();
+    await cpu.start();
     if (from === 0) await createFederatedConfigMaps(fed, NS, to, 16);
     else await createMoreFederatedConfigMaps(fed, from, to);
     await until('propagation', () => alive(cm) && writes.count('ADDED') >= to * MEMBERS, PHASE_LIMIT_MS, 20);
     propagateMs += performance.now() - t;
+    await cpu.stop();
     // Memory is read once the work of the half is done (statuses and version records too), not while it is in flight.
     await idleThenMemory(fed, cm, memory);
   }
@@ -254,6 +259,7 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   console.log(
     `propagation: ${total} member creates in ${seconds(propagateMs)} (two halves, host creates included): ${cmRate.toFixed(0)} member writes/s`,
   );
+  console.log(`API requests per member create (client method): ${requestsPer(requestsBefore, await requestCounts(cm), total)}`);
   const [first, second] = memory as [Memory, Memory];
   const copies = (OBJECTS - half) * MEMBERS;
   const marginal = (m: keyof Memory): string => kib((second[m] - first[m]) / copies);
@@ -262,13 +268,55 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
       `heap used ${mib(first.heap)} / ${mib(second.heap)}, RSS ${mib(first.rss)} / ${mib(second.rss)}; ` +
       `marginal per member copy (second half, ${copies} copies): live heap ${marginal('live')}, heap used ${marginal('heap')}, RSS ${marginal('rss')}`,
   );
+  const rawCpu = await cpuMeter(fed, cm);
+  await rawCpu.start();
   const rawMs = await rawWrites(fed);
+  await rawCpu.stop();
   const rawRate = total / (rawMs / 1000);
   console.log(
     `raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`,
   );
   console.log(`ratio controller manager / raw bound: ${(cmRate / rawRate).toFixed(2)}`);
+  console.log(
+    `CPU seconds per 1,000 member creates: propagation ${cpuPerThousand(cpu, total)}; raw bound ${cpuPerThousand(rawCpu, total)}`,
+  );
   return rawRate;
+}
+
+/** `kubefed_rest_client_requests_total` of `cm` by `<host|member> <client> <method>`. */
+async function requestCounts(cm: ManagedProcess): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const line of (await metricsText(cm)).split('\n')) {
+    if (!line.startsWith('kubefed_rest_client_requests_total{')) continue;
+    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '?';
+    const key = `${label('cluster') === 'host' ? 'host' : 'member'} ${label('client')} ${label('method')}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return counts;
+}
+
+/** The requests made between two {@link requestCounts}, each per one of `count`, most first. */
+function requestsPer(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, count: number): string {
+  const made = [...after].map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const).filter(([, n]) => n > 0);
+  return made
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, n]) => `${key} ${(n / count).toFixed(2)}`)
+    .join(', ');
+}
+
+/** A {@link CpuMeter} of the controller manager, the kube-sim processes, Redis (when local) and the benchmark. */
+async function cpuMeter(fed: LocalFederation, cm: ManagedProcess): Promise<CpuMeter> {
+  const pid = (p: ManagedProcess): number[] => (p.child.pid === undefined ? [] : [p.child.pid]);
+  const redis = await redisPid(fed.redis.url);
+  return new CpuMeter({ 'controller manager': pid(cm), 'kube-sim': fed.kubeSims.flatMap(pid), Redis: redis === undefined ? [] : [redis] });
+}
+
+/** `name s, ...` of `meter`'s CPU seconds per 1,000 of `count`, and their total. */
+function cpuPerThousand(meter: CpuMeter, count: number): string {
+  const per = (s: number): string => (s / (count / 1000)).toFixed(2);
+  const parts = [...meter.used].map(([name, s]) => `${name} ${per(s)}`);
+  const total = [...meter.used.values()].reduce((a, b) => a + b, 0);
+  return `${parts.join(', ')}; total ${per(total)} s`;
 }
 
 /** Scenario 2: one federated object changed at a time, until every member holds the change. */

@@ -54,6 +54,12 @@ export interface TransportOptions {
    * `ResponseTooLarge` and closes it.
    */
   maxWatchEventBytes?: number | undefined;
+  /**
+   * Told of every request once it is answered or has failed (watches are streams, not counted
+   * here): its method and the HTTP status code, or `<error>` when no status came (refused,
+   * timed out, aborted), as client-go's `rest_client_requests_total` counts them.
+   */
+  onRequestDone?: ((method: string, code: string) => void) | undefined;
 }
 
 /** Default of {@link TransportOptions.maxResponseBytes}: 64 MiB. */
@@ -181,6 +187,7 @@ export class HttpTransport {
   readonly maxResponseBytes: number;
   /** See {@link TransportOptions.maxWatchEventBytes}. */
   readonly maxWatchEventBytes: number;
+  private readonly onRequestDone: ((method: string, code: string) => void) | undefined;
 
   constructor(
     private readonly connection: ClusterConnection,
@@ -193,6 +200,7 @@ export class HttpTransport {
     this.userAgent = options.userAgent ?? 'kubefed-ts';
     this.maxResponseBytes = byteLimit(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
     this.maxWatchEventBytes = byteLimit(options.maxWatchEventBytes, DEFAULT_MAX_WATCH_EVENT_BYTES, 'maxWatchEventBytes');
+    this.onRequestDone = options.onRequestDone;
     this.limiter = new TokenBucketRateLimiter({
       ...(options.qps === undefined ? {} : { qps: options.qps }),
       ...(options.burst === undefined ? {} : { burst: options.burst }),
@@ -210,6 +218,19 @@ export class HttpTransport {
    * {@link maxResponseBytes} of it (else rejects with ApiError `ResponseTooLarge`).
    */
   async request(given: TransportRequest): Promise<TransportResponse> {
+    const done = this.onRequestDone;
+    if (done === undefined) return this.send(given);
+    try {
+      const response = await this.send(given);
+      done(given.method, String(response.status));
+      return response;
+    } catch (err) {
+      done(given.method, err instanceof ApiError && err.code > 0 ? String(err.code) : '<error>');
+      throw err;
+    }
+  }
+
+  private async send(given: TransportRequest): Promise<TransportResponse> {
     const req = ownSignal(given);
     await this.limiter.acquire(req.signal);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;

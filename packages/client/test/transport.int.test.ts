@@ -29,7 +29,7 @@ async function listen(server: http.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** An HTTPS server presenting `certFile`: `/healthz` → ok, `/whoami` → the Authorization header, `/slow` → after 2 s. */
+/** An HTTPS server presenting `certFile`: `/healthz` → ok, `/whoami` → the Authorization header, `/slow` → after 2 s, `/missing` → 404. */
 async function tlsServer(certFile = 'server.crt'): Promise<number> {
   const server = https.createServer({ key: read('server.key'), cert: read(certFile) }, (req, res) => {
     if (req.url === '/slow') {
@@ -53,6 +53,7 @@ async function tlsServer(certFile = 'server.crt'): Promise<number> {
       }, 20);
       return;
     }
+    if (req.url === '/missing') res.statusCode = 404;
     res.end(req.url === '/whoami' ? (req.headers.authorization ?? '') : 'ok');
   });
   return listen(server);
@@ -61,7 +62,7 @@ async function tlsServer(certFile = 'server.crt'): Promise<number> {
 function member(
   port: number,
   spec: object = {},
-  options: { timeoutMs?: number; qps?: number; burst?: number; clock?: Clock } = {},
+  options: { timeoutMs?: number; qps?: number; burst?: number; clock?: Clock; onRequestDone?: (method: string, code: string) => void } = {},
 ): DynamicClient {
   const client = DynamicClient.fromKubeFedCluster(
     {
@@ -382,5 +383,20 @@ describe('client-side rate limit', () => {
     expect(third).toBe(false);
     clock.advance(1000);
     expect((await pending).body).toBe('ok');
+  });
+});
+
+describe('request counting', () => {
+  it('tells onRequestDone the method and status of every request, <error> when none came, and nothing of a watch', async () => {
+    const port = await tlsServer();
+    const done: string[] = [];
+    const client = member(port, {}, { timeoutMs: 500, onRequestDone: (method, code) => done.push(`${method} ${code}`) });
+    await client.raw('/healthz');
+    expect((await client.raw('/missing')).status).toBe(404);
+    await expect(client.raw('/slow')).rejects.toSatisfy(isTimeout);
+    const ac = new AbortController();
+    for await (const _ of client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'ns').watch({ signal: ac.signal }))
+      ac.abort();
+    expect(done).toEqual(['GET 200', 'GET 404', 'GET <error>']);
   });
 });

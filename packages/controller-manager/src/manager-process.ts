@@ -121,8 +121,12 @@ export function leaderIdentity(): string {
 }
 
 /** The host cluster client from the configured kubeconfig (or in-cluster service account), with `--master` as its server when given. */
-export function hostClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager', ...config.hostRateLimit });
+export function hostClient(config: ControllerManagerConfig, metrics?: RuntimeMetrics): DynamicClient {
+  return new DynamicClient(hostConnection(config), {
+    userAgent: 'kubefed-controller-manager',
+    ...config.hostRateLimit,
+    onRequestDone: metrics?.restClient('host', 'sync'),
+  });
 }
 
 /**
@@ -130,8 +134,13 @@ export function hostClient(config: ControllerManagerConfig): DynamicClient {
  * client-go's leader election has its own client): Lease renewals never queue behind the bulk
  * host requests of the controllers, which would cost the leadership under load.
  */
-function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/leader-election', qps: 10, burst: 20 });
+function leaderElectionClient(config: ControllerManagerConfig, metrics?: RuntimeMetrics): DynamicClient {
+  return new DynamicClient(hostConnection(config), {
+    userAgent: 'kubefed-controller-manager/leader-election',
+    qps: 10,
+    burst: 20,
+    onRequestDone: metrics?.restClient('host', 'leader-election'),
+  });
 }
 
 /**
@@ -140,8 +149,12 @@ function leaderElectionClient(config: ControllerManagerConfig): DynamicClient {
  * writes that follow a cluster's readiness change never queue ahead of the host requests of
  * event-driven work (finalizers, PropagatedVersion writes a sync job waits for).
  */
-function reportingClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/reporting', ...config.hostRateLimit });
+function reportingClient(config: ControllerManagerConfig, metrics?: RuntimeMetrics): DynamicClient {
+  return new DynamicClient(hostConnection(config), {
+    userAgent: 'kubefed-controller-manager/reporting',
+    ...config.hostRateLimit,
+    onRequestDone: metrics?.restClient('host', 'reporting'),
+  });
 }
 
 /**
@@ -149,8 +162,13 @@ function reportingClient(config: ControllerManagerConfig): DynamicClient {
  * events), with its own connections and budget: a member's readiness is reported within its
  * probe periods however busy the other host clients are.
  */
-function clusterHealthClient(config: ControllerManagerConfig): DynamicClient {
-  return new DynamicClient(hostConnection(config), { userAgent: 'kubefed-controller-manager/cluster-health', qps: 50, burst: 100 });
+function clusterHealthClient(config: ControllerManagerConfig, metrics?: RuntimeMetrics): DynamicClient {
+  return new DynamicClient(hostConnection(config), {
+    userAgent: 'kubefed-controller-manager/cluster-health',
+    qps: 50,
+    burst: 100,
+    onRequestDone: metrics?.restClient('host', 'cluster-health'),
+  });
 }
 
 function hostConnection(config: ControllerManagerConfig): ClusterConnection {
@@ -186,17 +204,18 @@ function hostConnection(config: ControllerManagerConfig): ClusterConnection {
  */
 export async function runControllerManager(given: ControllerManagerConfig, options: RunControllerManagerOptions): Promise<void> {
   const logger = options.logger;
-  using host = hostClient(given);
-  using leases = leaderElectionClient(given);
-  using reporting = reportingClient(given);
-  using health = clusterHealthClient(given);
+  const metrics = new RuntimeMetrics({ processMetrics: true });
+  using host = hostClient(given, metrics);
+  using leases = leaderElectionClient(given, metrics);
+  using reporting = reportingClient(given, metrics);
+  using health = clusterHealthClient(given, metrics);
   const identity = options.identity ?? leaderIdentity();
   const redis = await connectRedisOfMode(given, logger);
   const retry = new StartupRetry({ signal: options.signal, logger, server: host.server, ...options.startupRetry });
   const start = await waitForStartSettings(given, { host, retry, redis, signal: options.signal });
   if (start === undefined) return;
   const { config, started } = start;
-  const manager = await createManager({ config, started, timing: start.timing, host, leases, identity, logger });
+  const manager = await createManager({ config, started, timing: start.timing, host, leases, identity, logger, metrics });
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
   manager.addReadyCheck('redis', async () => {
     await Promise.all(redis.connections.map((c) => pingRedis(c, 2000)));
@@ -317,13 +336,13 @@ async function readStartSettings(
  * process metrics (kubefed_process_*, kubefed_nodejs_*).
  */
 async function createManager(
-  o: StartSettings & { host: DynamicClient; leases: DynamicClient; identity: string; logger: Logger },
+  o: StartSettings & { host: DynamicClient; leases: DynamicClient; identity: string; logger: Logger; metrics: RuntimeMetrics },
 ): Promise<Manager> {
   const { config, host } = o;
   const namespace = config.kubefedNamespace;
   return new Manager({
     logger: o.logger,
-    metrics: new RuntimeMetrics({ processMetrics: true }),
+    metrics: o.metrics,
     healthAddress: config.healthAddr,
     metricsAddress: config.metricsAddr,
     ...(config.metricsSecure === undefined
@@ -423,7 +442,11 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
     { logger },
   );
   // Added before the controllers and workers so that it stops after them: members are disengaged once nothing reads them.
-  const fleet = createMemberFleet({ rateLimit: config.memberRateLimit, logger });
+  const fleet = createMemberFleet({
+    rateLimit: config.memberRateLimit,
+    logger,
+    requestCounter: (cluster) => manager.metrics.restClient(cluster, 'member'),
+  });
   manager.add(fleet);
   return { ...o, source, syncSettings, events, fleet };
 }

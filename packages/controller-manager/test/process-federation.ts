@@ -170,15 +170,20 @@ export class MemberWriteRecorder {
 
 /** Scrapes one metric value (summed over matching label sets) from a controller manager's `/metrics`. */
 export async function metricValue(cm: ManagedProcess, name: string, labels: Readonly<Record<string, string>> = {}): Promise<number> {
-  const line = await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 30_000 });
-  const { metrics } = JSON.parse(line) as { metrics: string };
-  const text = await (await fetch(`${metrics}/metrics`)).text();
+  const text = await metricsText(cm);
   let sum = 0;
   for (const l of text.split('\n')) {
     if (!l.startsWith(`${name}{`) && !l.startsWith(`${name} `)) continue;
     if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))) sum += Number(l.slice(l.lastIndexOf(' ') + 1));
   }
   return sum;
+}
+
+/** The Prometheus text of `cm`'s metrics endpoint (plain HTTP, as the tests start it). */
+export async function metricsText(cm: ManagedProcess): Promise<string> {
+  const line = await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true, timeoutMs: 30_000 });
+  const { metrics } = JSON.parse(line) as { metrics: string };
+  return (await fetch(`${metrics}/metrics`)).text();
 }
 
 /** Resident set size of a process in bytes (Linux `/proc`). */

@@ -1,4 +1,5 @@
-// kubefed_sync_queue_jobs on the controller manager's /metrics, read from real Redis on scrape.
+// kubefed_sync_queue_jobs on the controller manager's /metrics, read from real Redis on scrape, and the
+// API request counts of its host and member clients.
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, metricValue, startProcessFederation } from './process-federation.js';
@@ -57,4 +58,17 @@ describe('kubefed_sync_queue_jobs', () => {
       expect(text).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="member1",state="${state}"\\} 0$`, 'm'));
     }
   }, 120_000);
+
+  it('counts the API requests of each client by cluster, method and code', async () => {
+    const requests = (labels: Record<string, string>): Promise<number> =>
+      metricValue(controllers, 'kubefed_rest_client_requests_total', labels);
+    // Start-up reads of the host (sync client), Lease renewals (its own client), member lists (the member watches of the sync controllers).
+    expect(await requests({ cluster: 'host', client: 'sync', method: 'GET', code: '200' })).toBeGreaterThan(0);
+    await expect
+      .poll(() => requests({ cluster: 'host', client: 'leader-election', method: 'PUT', code: '200' }), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    await expect
+      .poll(() => requests({ cluster: 'member1', client: 'member', method: 'GET', code: '200' }), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+  }, 60_000);
 });

@@ -82,6 +82,7 @@ export class RuntimeMetrics {
   readonly #watchRestarts: Counter<'informer' | 'reason'>;
   readonly #informerLists: Counter<'informer'>;
   readonly #isLeader: Gauge<'lease'>;
+  readonly #restRequests: Counter<'cluster' | 'client' | 'method' | 'code'>;
 
   constructor(options: RuntimeMetricsOptions = {}) {
     const registers = [this.#registry];
@@ -166,6 +167,12 @@ export class RuntimeMetrics {
       labelNames: ['lease'],
       registers,
     });
+    this.#restRequests = new Counter({
+      name: 'kubefed_rest_client_requests_total',
+      help: 'API server requests (watches excepted) by cluster, client, method and HTTP status code (<error> when none came).',
+      labelNames: ['cluster', 'client', 'method', 'code'],
+      registers,
+    });
     if (options.processMetrics === true) collectDefaultMetrics({ register: this.#registry, prefix: 'kubefed_' });
   }
 
@@ -222,6 +229,15 @@ export class RuntimeMetrics {
       watchRestart: (reason) => this.#watchRestarts.inc({ informer: name, reason }),
       list: () => this.#informerLists.inc({ informer: name }),
     };
+  }
+
+  /**
+   * The `onRequestDone` of an API client (`@kubefed/client`'s TransportOptions): counts its
+   * requests in `kubefed_rest_client_requests_total{cluster, client}` by method and code.
+   * `client` names the client's role (`sync`, `reporting`, `leader-election`, `member`, ...).
+   */
+  restClient(cluster: string, client: string): (method: string, code: string) => void {
+    return (method, code) => this.#restRequests.inc({ cluster, client, method, code });
   }
 
   /** Sets `kubefed_leader_election_is_leader{lease}`. */

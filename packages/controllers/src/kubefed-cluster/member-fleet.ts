@@ -19,6 +19,8 @@ export interface MemberFleetOptions {
   readonly rateLimit?: { qps: number; burst: number } | undefined;
   /** Default silent. */
   readonly logger?: Logger | undefined;
+  /** Given each member client's requests (a counter of `RuntimeMetrics.restClient`, by cluster); default none. */
+  readonly requestCounter?: ((cluster: string) => (method: string, code: string) => void) | undefined;
 }
 
 /**
@@ -31,7 +33,8 @@ export interface MemberFleetOptions {
 export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet {
   const rateLimit = options.rateLimit ?? MEMBER_RATE_LIMIT;
   return new Fleet<MemberConfig>({
-    connect: (_name, config) => memberClientFromSecret(config.cluster, config.secret, rateLimit),
+    connect: (name, config) =>
+      memberClientFromSecret(config.cluster, config.secret, { ...rateLimit, onRequestDone: options.requestCounter?.(name) }),
     sameConfig: (a, b) => jsonEqual(memberIdentity(a), memberIdentity(b)),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
