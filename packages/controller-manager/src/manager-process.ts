@@ -222,7 +222,14 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     return true;
   });
   const producer =
-    redis.producer === undefined ? undefined : new BullMqJobProducer({ connection: redis.producer, prefix: config.queuePrefix, logger });
+    redis.producer === undefined
+      ? undefined
+      : new BullMqJobProducer({
+          connection: redis.producer,
+          prefix: config.queuePrefix,
+          logger,
+          onAdded: jobsEnqueuedCounter(manager.metrics),
+        });
   logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity });
   const parts = processParts({ config, started, manager, clients: { host, reporting, health }, producer, logger });
   const controllers = registerControllers(parts, redis.worker);
@@ -238,6 +245,16 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
     await Promise.allSettled(redis.connections.map((c) => c.quit()));
     for (const c of redis.connections) c.disconnect();
   }
+}
+
+/** Counts the sync jobs the controllers enqueue, by member and priority (`normal` for changes, `low` for fan-outs and resyncs). */
+function jobsEnqueuedCounter(metrics: RuntimeMetrics): (cluster: string, priority: 'normal' | 'low', count: number) => void {
+  const counter = metrics.counter(
+    'kubefed_sync_jobs_enqueued_total',
+    'Sync jobs enqueued by the controllers, by member cluster and priority (normal: changes; low: fan-outs and resyncs).',
+    ['cluster', 'priority'],
+  );
+  return (cluster, priority, count) => counter.inc({ cluster, priority }, count);
 }
 
 /** The Redis connections of a mode: a producer for the controllers, a worker connection (or, controllers only, the outcome reader). */

@@ -170,7 +170,11 @@ export class MemberWriteRecorder {
 
 /** Scrapes one metric value (summed over matching label sets) from a controller manager's `/metrics`. */
 export async function metricValue(cm: ManagedProcess, name: string, labels: Readonly<Record<string, string>> = {}): Promise<number> {
-  const text = await metricsText(cm);
+  return metricIn(await metricsText(cm), name, labels);
+}
+
+/** One metric value (summed over matching label sets) from a Prometheus text (see {@link metricsText}). */
+export function metricIn(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number {
   let sum = 0;
   for (const l of text.split('\n')) {
     if (!l.startsWith(`${name}{`) && !l.startsWith(`${name} `)) continue;

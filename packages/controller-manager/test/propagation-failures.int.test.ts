@@ -11,6 +11,7 @@ import {
   FEDERATED_CONFIG_MAPS,
   managedCopies,
   MemberWriteRecorder,
+  metricsText,
   metricValue,
   startProcessFederation,
   totalManagedCopies,
@@ -185,6 +186,10 @@ describe('propagation through controller-manager processes under failures', () =
       message: 'member writes after the restart',
     });
     expect(writes.errors).toEqual([]);
+    // Nor any job: every copy was found current in the caches, the first reconciles included
+    // (they wait for the member caches to be listed instead of sending a job per object and member).
+    expect(await metricsText(cm)).toContain('# TYPE kubefed_sync_jobs_enqueued_total counter');
+    expect(await metricValue(cm, 'kubefed_sync_jobs_enqueued_total')).toBe(0);
 
     // The pipeline is live (the silence above is not a dead watch): one change, one write per member.
     await fed
@@ -192,6 +197,7 @@ describe('propagation through controller-manager processes under failures', () =
       .resource(FEDERATED_CONFIG_MAPS, ns)
       .patch(configMapName(7), { spec: { template: { data: { index: 'changed' } } } }, 'merge');
     await expect.poll(() => writes.count('MODIFIED'), POLL).toBe(fed.members.length);
+    expect(await metricValue(cm, 'kubefed_sync_jobs_enqueued_total', { priority: 'normal' })).toBeGreaterThanOrEqual(fed.members.length);
     await consistently(() => expect(writes.writes.length).toBe(fed.members.length), {
       durationMs: 4000,
       intervalMs: 100,

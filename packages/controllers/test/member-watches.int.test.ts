@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { buildFederatedTypeConfig, MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { MemberWatches, syncTypeOf } from '@kubefed/controllers';
@@ -130,6 +131,115 @@ describe('MemberWatches over a Fleet', () => {
       await watches.stop();
       stop.abort();
       await running;
+    }
+  });
+});
+
+describe('MemberWatches settling', () => {
+  const type = syncTypeOf(buildFederatedTypeConfig(CONFIGMAPS, 'kube-federation-system'));
+
+  it('counts a cluster as settling while its cache is listed, then tells onSettled once', async () => {
+    await using member = await startCluster({ name: 'member-watches-settle', tls: false });
+    const fleet = new Fleet<string>({
+      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
+    });
+    const stop = new AbortController();
+    const running = fleet.start(stop.signal);
+    const client = fleet.engage('m1', member.kubeconfigYaml());
+    fleet.setReady('m1', true);
+    await client.resource(type.targetGvr, 'default').create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', labels: { [MANAGED_LABEL]: MANAGED_LABEL_TRUE } },
+    });
+    const settled: { cluster: string; cached: boolean | undefined }[] = [];
+    const watches = new MemberWatches({
+      type,
+      fleet,
+      statusChanges: () => false,
+      logger: silentLogger(),
+      clock: systemClock,
+      onChange: () => undefined,
+      onSettled: (cluster) => settled.push({ cluster, cached: watches.hasManagedCopy(cluster, 'default/a') }),
+    });
+    try {
+      expect(watches.settling('m1')).toBe(false); // not engaged
+      watches.sync(fleet.readyClusters());
+      expect(watches.settling('m1')).toBe(true);
+      expect(watches.hasManagedCopy('m1', 'default/a')).toBeUndefined();
+      // Told once the cache holds the copies, and then no longer settling.
+      await expect.poll(() => settled, POLL).toEqual([{ cluster: 'm1', cached: true }]);
+      expect(watches.settling('m1')).toBe(false);
+      await consistently(() => expect(settled).toHaveLength(1), { durationMs: 300 });
+    } finally {
+      await watches.stop();
+      stop.abort();
+      await running;
+    }
+  });
+
+  /** A MemberWatches over a Fleet of one cluster `m` at `server` (no credentials), with a settle limit of `limitMs`; `settled` holds the ms from the start to each onSettled. */
+  function watchingOne(server: string, limitMs: number): AsyncDisposable & { watches: MemberWatches; settled: number[] } {
+    const kubeconfig = `apiVersion: v1
+kind: Config
+current-context: c
+clusters: [{ name: c, cluster: { server: '${server}' } }]
+users: [{ name: u, user: {} }]
+contexts: [{ name: c, context: { cluster: c, user: u } }]
+`;
+    const fleet = new Fleet<string>({
+      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0, timeoutMs: 60_000 }),
+    });
+    const stop = new AbortController();
+    const running = fleet.start(stop.signal);
+    fleet.engage('m', kubeconfig);
+    fleet.setReady('m', true);
+    const settled: number[] = [];
+    const started = Date.now();
+    const watches = new MemberWatches({
+      type,
+      fleet,
+      statusChanges: () => false,
+      logger: silentLogger(),
+      clock: systemClock,
+      onChange: () => undefined,
+      onSettled: () => settled.push(Date.now() - started),
+      settleLimitMs: limitMs,
+    });
+    watches.sync(fleet.readyClusters());
+    return {
+      watches,
+      settled,
+      [Symbol.asyncDispose]: async () => {
+        await watches.stop();
+        stop.abort();
+        await running;
+      },
+    };
+  }
+
+  it('ends the settling of a cluster at once when its list fails', async () => {
+    // Nothing listens on port 1: every list is refused (and retried with backoff).
+    await using one = watchingOne('http://127.0.0.1:1', 60_000);
+    expect(one.watches.settling('m')).toBe(true);
+    await expect.poll(() => one.settled.length, POLL).toBe(1);
+    expect(one.settled[0]).toBeLessThan(10_000);
+    expect(one.watches.settling('m')).toBe(false);
+    expect(one.watches.hasManagedCopy('m', 'default/a')).toBeUndefined();
+  });
+
+  it('ends the settling of a cluster whose list does not answer after the settle limit', async () => {
+    // A server that accepts connections and never answers.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await using one = watchingOne(`http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, 300);
+      expect(one.watches.settling('m')).toBe(true);
+      await expect.poll(() => one.settled.length, POLL).toBe(1);
+      expect(one.settled[0]).toBeGreaterThanOrEqual(250);
+      expect(one.watches.settling('m')).toBe(false);
+    } finally {
+      silent.close();
     }
   });
 });

@@ -43,6 +43,8 @@ export interface BullMqJobProducerOptions {
   retention?: RetentionPolicy;
   /** Default silent. */
   logger?: QueueLogger;
+  /** Told of every add: the cluster, the priority and how many jobs (a job BullMQ collapses into a pending one of its key counts too). Default none. */
+  onAdded?: ((cluster: string, priority: 'normal' | 'low', count: number) => void) | undefined;
 }
 
 /**
@@ -126,6 +128,7 @@ export class BullMqJobProducer implements JobProducer {
       },
     }));
     const added = await queue.addBulk(entries);
+    this.#options.onAdded?.(cluster, priority, entries.length);
     if (low || !this.#lowQueues.has(cluster)) return;
     const collapsed = added.map((j) => j.id).filter((id, i): id is string => id !== undefined && id !== entries[i]?.opts.jobId);
     if (collapsed.length > 0) await promoteCollapsed(queue, this.#options.connection, collapsed);

@@ -176,6 +176,22 @@ describe('Informer', () => {
     await running;
   });
 
+  it('resolves waitForListAttempt at a failed list, with the error kept until a list succeeds', async () => {
+    const lw = new InMemoryListerWatcher();
+    lw.upsert(cm('a'));
+    lw.failures.list.push(new FakeApiError(403, 'forbidden'));
+    const informer = new Informer({ name: 'cm', listerWatcher: lw, backoff: { initialMs: 1, maxMs: 5 } });
+    const failedFirst = informer.waitForListAttempt();
+    void run(informer);
+    expect(await failedFirst).toBe(true);
+    expect(informer.hasSynced()).toBe(false);
+    expect(informer.listError).toMatchObject({ code: 403 });
+    // The reflector retries; the next list succeeds and clears the error.
+    expect(await informer.waitForSync()).toBe(true);
+    expect(informer.listError).toBeUndefined();
+    expect(await informer.waitForListAttempt()).toBe(true);
+  });
+
   it('stores and hands out what its transform keeps, for listed, watched and deleted objects', async () => {
     const lw = new InMemoryListerWatcher();
     lw.upsert(cm('a', { big: 'x'.repeat(100) }));

@@ -80,7 +80,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   #synced = false;
-  #syncWaiters: (() => void)[] = [];
+  readonly #syncWaiters: (() => void)[] = [];
+  readonly #listAttemptWaiters: (() => void)[] = [];
+  #listError: unknown = undefined;
   #resourceVersion = '';
 
   constructor(options: InformerOptions) {
@@ -107,16 +109,40 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** Resolves true once synced, or false if `signal` aborts first. */
   waitForSync(signal?: AbortSignal): Promise<boolean> {
-    if (this.#synced) return Promise.resolve(true);
+    return Informer.#wait(this.#synced, this.#syncWaiters, signal);
+  }
+
+  /**
+   * Resolves true once synced or once a list has failed (the reflector retries it with
+   * backoff: see {@link listError}), or false if `signal` aborts first. For callers that hold
+   * work while a cache is being listed and must not wait on one that cannot be.
+   */
+  waitForListAttempt(signal?: AbortSignal): Promise<boolean> {
+    return Informer.#wait(this.#synced || this.#listError !== undefined, this.#listAttemptWaiters, signal);
+  }
+
+  /** The error of the last failed list while not synced yet; undefined once synced. */
+  get listError(): unknown {
+    return this.#listError;
+  }
+
+  static #wait(done: boolean, waiters: (() => void)[], signal: AbortSignal | undefined): Promise<boolean> {
+    if (done) return Promise.resolve(true);
     if (signal?.aborted === true) return Promise.resolve(false);
     return new Promise((resolve) => {
       const onAbort = (): void => resolve(false);
-      this.#syncWaiters.push(() => {
+      waiters.push(() => {
         signal?.removeEventListener('abort', onAbort);
         resolve(true);
       });
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  #listFailed(err: unknown): void {
+    if (this.#synced) return;
+    this.#listError = err;
+    for (const w of this.#listAttemptWaiters.splice(0)) w();
   }
 
   /**
@@ -146,7 +172,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     const reflectorOptions: ConstructorParameters<typeof Reflector>[0] = {
       name: this.name,
       listerWatcher: this.#o.listerWatcher,
-      sink: { replace: (items, rv) => this.#replace(items as T[], rv), apply: (e) => this.#apply(e) },
+      sink: {
+        replace: (items, rv) => this.#replace(items as T[], rv),
+        apply: (e) => this.#apply(e),
+        listFailed: (err) => this.#listFailed(err),
+      },
       clock: this.#clock,
       logger: this.#logger,
     };
@@ -199,9 +229,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (!this.#synced) {
       this.#synced = true;
       this.#logger.debug({ count: items.length }, 'informer synced');
-      const waiters = this.#syncWaiters;
-      this.#syncWaiters = [];
-      for (const w of waiters) w();
+      this.#listError = undefined;
+      for (const w of [...this.#syncWaiters.splice(0), ...this.#listAttemptWaiters.splice(0)]) w();
     }
   }
 

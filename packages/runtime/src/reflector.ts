@@ -11,6 +11,8 @@ export interface ReflectorSink {
   replace(items: KubeObject[], resourceVersion: string): void;
   /** One ADDED / MODIFIED / DELETED watch event. */
   apply(event: WatchEvent): void;
+  /** A (re)list failed (it is retried with backoff); not called when the signal aborted it. */
+  listFailed?(err: unknown): void;
 }
 
 /** Reconnect backoff of a reflector. */
@@ -84,7 +86,10 @@ export class Reflector {
       let reason: string;
       try {
         if (needList) {
-          await this.#list(signal);
+          await this.#list(signal).catch((err: unknown) => {
+            if (!signal.aborted) this.#o.sink.listFailed?.(err);
+            throw err;
+          });
           needList = false;
         }
         const end = await this.#watch(signal, () => (healthy = true));

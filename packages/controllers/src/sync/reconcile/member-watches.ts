@@ -9,6 +9,7 @@ import {
   listerWatcherFor,
   type Logger,
   type NamedTransform,
+  sleep,
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
 import { OwnWrites } from '../worker/own-writes.js';
@@ -37,6 +38,15 @@ export interface MemberWatchesOptions {
    * cluster for every consumer of the same type); default informers of this object's own.
    */
   readonly fleet?: Pick<Fleet, 'informer'> | undefined;
+  /**
+   * Called once for a cluster engaged with a cache not synced yet, when the cache has synced,
+   * its list has failed (a forbidden or missing resource: the jobs will say why), or
+   * `settleLimitMs` has passed since the engagement, whichever comes first (the cluster is
+   * {@link MemberWatches.settling} until then). Default none.
+   */
+  readonly onSettled?: ((cluster: string) => void) | undefined;
+  /** See `onSettled`; default 20 000 ms, below the status writer's 30 s report timeout. */
+  readonly settleLimitMs?: number | undefined;
 }
 
 interface Watch {
@@ -44,7 +54,11 @@ interface Watch {
   readonly informer: Informer;
   /** Removes the handlers, and stops the informer (or releases the Fleet's); resolves once it stopped. */
   readonly stop: () => Promise<void>;
+  /** See {@link MemberWatches.settling}. */
+  settling: boolean;
 }
+
+const DEFAULT_SETTLE_LIMIT_MS = 20_000;
 
 /**
  * What the watch caches keep of a member copy of `type` (slimMemberCopy): `.status` only when
@@ -113,6 +127,14 @@ export class MemberWatches {
     return watch.informer.store.get(memberKey) ?? null;
   }
 
+  /**
+   * Whether `cluster` was engaged and its cache is still being listed (for at most the settle
+   * limit): nothing can be told from it yet, and `onSettled` follows.
+   */
+  settling(cluster: string): boolean {
+    return this.#watches.get(cluster)?.settling === true;
+  }
+
   /** The clusters being watched. */
   clusters(): string[] {
     return [...this.#watches.keys()];
@@ -149,7 +171,20 @@ export class MemberWatches {
       abort.abort();
       await done;
     };
-    this.#watches.set(cluster, { client, informer, stop });
+    const watch: Watch = { client, informer, stop, settling: !informer.hasSynced() };
+    this.#watches.set(cluster, watch);
+    if (watch.settling) void this.#settle(cluster, watch, abort.signal);
+  }
+
+  /** Ends `watch`'s settling once its cache has synced or the settle limit has passed, and tells `onSettled` (unless it was disengaged). */
+  async #settle(cluster: string, watch: Watch, signal: AbortSignal): Promise<void> {
+    const ended = new AbortController();
+    const limit = sleep(this.#o.clock, this.#o.settleLimitMs ?? DEFAULT_SETTLE_LIMIT_MS, AbortSignal.any([signal, ended.signal]));
+    await Promise.race([watch.informer.waitForListAttempt(signal), limit]);
+    ended.abort();
+    if (this.#watches.get(cluster) !== watch) return;
+    watch.settling = false;
+    this.#o.onSettled?.(cluster);
   }
 
   #ownInformer(cluster: string, client: DynamicClient): { informer: Informer } {

@@ -213,6 +213,7 @@ class SyncRun {
       logger: this.#logger,
       clock: o.clock ?? systemClock,
       onChange: (cluster, key) => this.#repairDrift(cluster, key),
+      onSettled: (cluster) => this.#onSettled(cluster),
     });
   }
 
@@ -301,6 +302,12 @@ class SyncRun {
     this.#ready = now;
     this.#members?.sync(now);
     if (clusters.size === 0) return;
+    for (const key of this.#informer.store.keys()) this.#fanOut(key, clusters);
+  }
+
+  /** A member cache has been listed: its cluster's jobs, held while it was being listed, go out now. */
+  #onSettled(cluster: string): void {
+    const clusters = new Set([cluster]);
     for (const key of this.#informer.store.keys()) this.#fanOut(key, clusters);
   }
 

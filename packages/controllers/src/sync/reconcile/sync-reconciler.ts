@@ -54,7 +54,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   /** Poll period while member copies are being removed; default 500 ms. */
   readonly removalPollMs?: number | undefined;
   /** The member watch caches: answer "does cluster C hold a managed copy", and which, without a request when synced. */
-  readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy' | 'managedCopy'> | undefined;
+  readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy' | 'managedCopy' | 'settling'> | undefined;
   /**
    * The version records known without a request (the workers' `VersionStore` in this process).
    * With `memberCopies`, a target cluster whose cached copy is current ({@link copyIsCurrent})
@@ -172,7 +172,10 @@ export class SyncReconciler implements Reconciler {
     }
     const notJoined = this.#notJoined(fed);
     if (notJoined.length > 0) await this.#event(fed, clustersNotJoinedEvent(notJoined));
-    const inScope = (c: string): boolean => scope === undefined || scope.has(c);
+    // A cluster whose member cache is still being listed gets its jobs from the fan-out that
+    // follows the listing (SyncController): now every copy in it would look unknown, and a
+    // restart would send a job per object and cluster to find them current.
+    const inScope = (c: string): boolean => (scope === undefined || scope.has(c)) && o.memberCopies?.settling(c) !== true;
     targets = targets.filter(inScope);
     const others = [...ready.keys()].filter((c) => !targets.includes(c) && inScope(c));
     // A cluster that failed in a way retrying cannot heal waits for a new generation of the object.
