@@ -42,6 +42,7 @@ import {
   configMapName,
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
+  metricIn,
   metricValue,
   metricsText,
   MemberWriteRecorder,
@@ -350,9 +351,12 @@ async function idle(cm: ManagedProcess, writes: MemberWriteRecorder): Promise<vo
  * since it started, its work queue empty, and every member's sync queue empty.
  */
 async function isIdle(cm: ManagedProcess, producer: BullMqJobProducer, objects = OBJECTS): Promise<boolean> {
-  if (!alive(cm) || (await metricValue(cm, 'kubefed_leader_election_is_leader')) < 1) return false;
-  if ((await metricValue(cm, 'kubefed_controller_reconcile_total', { controller: 'sync-configmaps' })) < objects) return false;
-  if ((await metricValue(cm, 'kubefed_workqueue_depth', { name: 'sync-configmaps' })) > 0) return false;
+  if (!alive(cm)) return false;
+  // One scrape per look (the controller manager serializes every metric for each).
+  const text = await metricsText(cm);
+  if (metricIn(text, 'kubefed_leader_election_is_leader') < 1) return false;
+  if (metricIn(text, 'kubefed_controller_reconcile_total', { controller: 'sync-configmaps' }) < objects) return false;
+  if (metricIn(text, 'kubefed_workqueue_depth', { name: 'sync-configmaps' }) > 0) return false;
   for (let i = 1; i <= MEMBERS; i++) {
     const c = await producer.counts(`member${i}`);
     if (c.waiting + c.active + c.delayed > 0) return false;
@@ -385,9 +389,11 @@ async function restart(fed: LocalFederation, cm: ManagedProcess, writes: MemberW
     );
     const idleMs = (idleSince ?? NaN) - t0;
     const restartWrites = writes.writes.length - before;
+    const jobs = await metricValue(next, 'kubefed_sync_jobs_enqueued_total');
     console.log(
       `restart with ${OBJECTS} converged objects x ${MEMBERS} members: leading after ${seconds(leadingMs)}, idle after ${seconds(idleMs)} ` +
-        `(${(OBJECTS / ((idleMs - leadingMs) / 1000)).toFixed(0)} objects/s from leadership to idle); member writes ${restartWrites}${restartWrites === 0 ? '' : ' (expected 0!)'}`,
+        `(${(OBJECTS / ((idleMs - leadingMs) / 1000)).toFixed(0)} objects/s from leadership to idle); member writes ${restartWrites}${restartWrites === 0 ? '' : ' (expected 0!)'}; ` +
+        `sync jobs enqueued ${jobs}`,
     );
     return next;
   } finally {
