@@ -11,17 +11,30 @@ import { describe, expect, it } from 'vitest';
 const CONFIGMAPS = TARGET_TYPES.configMaps;
 const POLL = { timeout: 10_000, interval: 50 };
 
+/** A started Fleet with the one Ready cluster `name` of `kubeconfig`; disposing it stops the Fleet. */
+function readyFleet(name: string, kubeconfig: string): AsyncDisposable & { fleet: Fleet<string>; client: DynamicClient } {
+  const fleet = new Fleet<string>({
+    connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
+  });
+  const stop = new AbortController();
+  const running = fleet.start(stop.signal);
+  const client = fleet.engage(name, kubeconfig);
+  fleet.setReady(name, true);
+  return {
+    fleet,
+    client,
+    [Symbol.asyncDispose]: async () => {
+      stop.abort();
+      await running;
+    },
+  };
+}
+
 describe('MemberWatches over a Fleet', () => {
   it('shares one member informer between two watchers; a late one reports changes, not the copies already cached', async () => {
     await using member = await startCluster({ name: 'member-watches', tls: false });
-    const kubeconfig = member.kubeconfigYaml();
-    const fleet = new Fleet<string>({
-      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
-    });
-    const stop = new AbortController();
-    const running = fleet.start(stop.signal);
-    const client = fleet.engage('m1', kubeconfig);
-    fleet.setReady('m1', true);
+    await using one = readyFleet('m1', member.kubeconfigYaml());
+    const { fleet, client } = one;
     const type = syncTypeOf(buildFederatedTypeConfig(CONFIGMAPS, 'kube-federation-system'));
     const seen = { first: [] as string[], second: [] as string[] };
     const watches = (into: string[]): MemberWatches =>
@@ -65,20 +78,13 @@ describe('MemberWatches over a Fleet', () => {
     } finally {
       await first.stop();
       await second.stop();
-      stop.abort();
-      await running;
     }
   });
 
   it('caches slim copies, yet reports a change of a field it does not keep and no change of the status alone', async () => {
     await using member = await startCluster({ name: 'member-watches-slim', tls: false });
-    const fleet = new Fleet<string>({
-      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
-    });
-    const stop = new AbortController();
-    const running = fleet.start(stop.signal);
-    const client = fleet.engage('m1', member.kubeconfigYaml());
-    fleet.setReady('m1', true);
+    await using one = readyFleet('m1', member.kubeconfigYaml());
+    const { fleet, client } = one;
     // Services without status collection: the cache keeps the retained spec fields, not the selector nor the status.
     const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.services, 'kube-federation-system'));
     const seen: string[] = [];
@@ -129,8 +135,6 @@ describe('MemberWatches over a Fleet', () => {
       expect(watches.managedCopy('m1', 'default/web')?.spec).not.toHaveProperty('selector');
     } finally {
       await watches.stop();
-      stop.abort();
-      await running;
     }
   });
 });
@@ -140,13 +144,8 @@ describe('MemberWatches settling', () => {
 
   it('counts a cluster as settling while its cache is listed, then tells onSettled once', async () => {
     await using member = await startCluster({ name: 'member-watches-settle', tls: false });
-    const fleet = new Fleet<string>({
-      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
-    });
-    const stop = new AbortController();
-    const running = fleet.start(stop.signal);
-    const client = fleet.engage('m1', member.kubeconfigYaml());
-    fleet.setReady('m1', true);
+    await using one = readyFleet('m1', member.kubeconfigYaml());
+    const { fleet, client } = one;
     await client.resource(type.targetGvr, 'default').create({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -173,8 +172,6 @@ describe('MemberWatches settling', () => {
       await consistently(() => expect(settled).toHaveLength(1), { durationMs: 300 });
     } finally {
       await watches.stop();
-      stop.abort();
-      await running;
     }
   });
 
@@ -187,13 +184,8 @@ clusters: [{ name: c, cluster: { server: '${server}' } }]
 users: [{ name: u, user: {} }]
 contexts: [{ name: c, context: { cluster: c, user: u } }]
 `;
-    const fleet = new Fleet<string>({
-      connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0, timeoutMs: 60_000 }),
-    });
-    const stop = new AbortController();
-    const running = fleet.start(stop.signal);
-    fleet.engage('m', kubeconfig);
-    fleet.setReady('m', true);
+    const one = readyFleet('m', kubeconfig);
+    const { fleet } = one;
     const settled: number[] = [];
     const started = Date.now();
     const watches = new MemberWatches({
@@ -212,8 +204,7 @@ contexts: [{ name: c, context: { cluster: c, user: u } }]
       settled,
       [Symbol.asyncDispose]: async () => {
         await watches.stop();
-        stop.abort();
-        await running;
+        await one[Symbol.asyncDispose]();
       },
     };
   }
