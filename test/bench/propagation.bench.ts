@@ -43,6 +43,7 @@ import {
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
   metricIn,
+  metricSeries,
   metricValue,
   metricsText,
   MemberWriteRecorder,
@@ -287,11 +288,9 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
 /** `kubefed_rest_client_requests_total` of `cm` by `<host|member> <client> <method>`. */
 async function requestCounts(cm: ManagedProcess): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const line of (await metricsText(cm)).split('\n')) {
-    if (!line.startsWith('kubefed_rest_client_requests_total{')) continue;
-    const label = (name: string): string => new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] ?? '?';
-    const key = `${label('cluster') === 'host' ? 'host' : 'member'} ${label('client')} ${label('method')}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  for (const { labels, value } of metricSeries(await metricsText(cm), 'kubefed_rest_client_requests_total')) {
+    const key = `${labels['cluster'] === 'host' ? 'host' : 'member'} ${labels['client']} ${labels['method']}`;
+    counts.set(key, (counts.get(key) ?? 0) + value);
   }
   return counts;
 }

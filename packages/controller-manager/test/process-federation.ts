@@ -176,11 +176,22 @@ export async function metricValue(cm: ManagedProcess, name: string, labels: Read
 /** One metric value (summed over matching label sets) from a Prometheus text (see {@link metricsText}). */
 export function metricIn(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number {
   let sum = 0;
-  for (const l of text.split('\n')) {
-    if (!l.startsWith(`${name}{`) && !l.startsWith(`${name} `)) continue;
-    if (Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`))) sum += Number(l.slice(l.lastIndexOf(' ') + 1));
+  for (const series of metricSeries(text, name)) {
+    if (Object.entries(labels).every(([k, v]) => series.labels[k] === v)) sum += series.value;
   }
   return sum;
+}
+
+/** Every series of the metric `name` in a Prometheus text: its labels and value. */
+export function metricSeries(text: string, name: string): { labels: Record<string, string>; value: number }[] {
+  const series: { labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of line.slice(name.length).matchAll(/(\w+)="([^"]*)"/g)) labels[key!] = value!;
+    series.push({ labels, value: Number(line.slice(line.lastIndexOf(' ') + 1)) });
+  }
+  return series;
 }
 
 /** The Prometheus text of `cm`'s metrics endpoint (plain HTTP, as the tests start it). */

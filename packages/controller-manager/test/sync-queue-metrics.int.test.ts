@@ -2,7 +2,7 @@
 // API request counts of its host and member clients.
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, metricValue, startProcessFederation } from './process-federation.js';
+import { FEDERATED_CONFIG_MAPS, FEDERATED_NAMESPACES, metricsText, metricValue, startProcessFederation } from './process-federation.js';
 
 const NS = 'queue-metrics';
 
@@ -46,10 +46,7 @@ describe('kubefed_sync_queue_jobs', () => {
         interval: 500,
       })
       .toBe(2);
-    const serving = JSON.parse(await controllers.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as {
-      metrics: string;
-    };
-    const text = await (await fetch(`${serving.metrics}/metrics`)).text();
+    const text = await metricsText(controllers);
     expect(text).toContain('# TYPE kubefed_sync_queue_jobs gauge');
     for (const state of ['waiting', 'active', 'delayed', 'failed']) {
       expect(text).toMatch(new RegExp(`^kubefed_sync_queue_jobs\\{cluster="member2",state="${state}"\\} 0$`, 'm'));

@@ -181,7 +181,7 @@ class SyncRun {
     const offNamespaces = this.#namespaces === undefined ? undefined : this.#watchNamespaces(this.#namespaces);
     this.#members?.sync(this.#ready);
     const offReady = o.fleet.onChange(() => this.#onReadinessChange());
-    const offLabels = o.onClusterLabelsChange?.(() => this.#reconcileAll());
+    const offLabels = o.onClusterLabelsChange?.(() => this.#fanOutAll());
     const timer = setInterval(() => this.#flush(), o.statusFlushMs ?? 200);
     try {
       await this.#controller.start(signal);
@@ -288,8 +288,9 @@ class SyncRun {
     this.#controller.queue.add(key, { priority: 'low' });
   }
 
-  #reconcileAll(): void {
-    for (const key of this.#informer.store.keys()) this.#fanOut(key);
+  /** {@link #fanOut} of every federated object of this type. */
+  #fanOutAll(clusters?: ReadonlySet<string>): void {
+    for (const key of this.#informer.store.keys()) this.#fanOut(key, clusters);
   }
 
   /**
@@ -301,14 +302,12 @@ class SyncRun {
     const clusters = readinessChanges(this.#ready, now);
     this.#ready = now;
     this.#members?.sync(now);
-    if (clusters.size === 0) return;
-    for (const key of this.#informer.store.keys()) this.#fanOut(key, clusters);
+    if (clusters.size > 0) this.#fanOutAll(clusters);
   }
 
   /** A member cache has been listed: its cluster's jobs, held while it was being listed, go out now. */
   #onSettled(cluster: string): void {
-    const clusters = new Set([cluster]);
-    for (const key of this.#informer.store.keys()) this.#fanOut(key, clusters);
+    this.#fanOutAll(new Set([cluster]));
   }
 
   #flush(): void {
