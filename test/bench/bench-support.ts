@@ -6,6 +6,20 @@ import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { FEDERATED_CONFIG_MAPS, type MemberWriteRecorder } from '../../packages/controller-manager/test/process-federation.js';
 
+/**
+ * Leader-election flags of the benchmarks' controller managers: a long Lease. On a loaded machine
+ * even the default 15 s Lease was lost under bulk work or during a heap snapshot (the renewals
+ * have their own client, but share the event loop), which ends the process.
+ */
+export const BENCH_LEASE = [
+  '--leader-elect-lease-duration',
+  '60s',
+  '--leader-elect-renew-deadline',
+  '45s',
+  '--leader-elect-retry-period',
+  '2s',
+];
+
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -38,7 +38,7 @@ import {
   startProcessFederation,
   waitForReadyClusters,
 } from '../../packages/controller-manager/test/process-federation.js';
-import { alive, latencySummary, pause, seconds, timeChange, until } from './bench-support.js';
+import { alive, BENCH_LEASE, latencySummary, pause, seconds, timeChange, until } from './bench-support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -70,8 +70,6 @@ const CM_ARGS = [
   flags['resync-period'],
   ...(process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
 ];
-// A long Lease: on a loaded machine the default may be lost to the event loop alone, which ends the process.
-const LEASE = ['--leader-elect-lease-duration', '60s', '--leader-elect-renew-deadline', '45s', '--leader-elect-retry-period', '2s'];
 /** No phase waits longer than this. */
 const PHASE_LIMIT_MS = 15 * 60_000;
 const NS = 'bench';
@@ -198,7 +196,7 @@ async function main(): Promise<void> {
   const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
   let recorder: MemberWriteRecorder | undefined;
   try {
-    const cm = await fed.startControllerManager([...LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);
+    const cm = await fed.startControllerManager([...BENCH_LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);
     await waitForReadyClusters(fed, PHASE_LIMIT_MS);
     const writes = (recorder = await MemberWriteRecorder.start(fed, NS));
     const t = performance.now();

@@ -31,9 +31,6 @@
 // extra controller-manager flags, space separated; REDIS_URL) are accepted too; flags win.
 // `--sim-processes` spreads the clusters over kube-sim processes (default `one`; `host-apart`:
 // the host in a process of its own, so its requests no longer share the members' event loop).
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
@@ -47,11 +44,21 @@ import {
   metricValue,
   metricsText,
   MemberWriteRecorder,
-  residentBytes,
   startProcessFederation,
   waitForReadyClusters,
 } from '../../packages/controller-manager/test/process-federation.js';
-import { alive, CpuMeter, latencySummary, pause, redisPid, seconds, timeChange, until as untilWithin } from './bench-support.js';
+import {
+  alive,
+  BENCH_LEASE,
+  CpuMeter,
+  latencySummary,
+  pause,
+  redisPid,
+  seconds,
+  timeChange,
+  until as untilWithin,
+} from './bench-support.js';
+import { describeMemory, HeapReader, kib, mib, type Memory } from './heap-reader.js';
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -80,87 +87,20 @@ const WORKER_PROCESSES = (flags['worker-processes'] ?? process.env['BENCH_WORKER
   .map(Number);
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 const CM_ARGS = (process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-// A long Lease: on a loaded machine even the default 15 s lease was lost under bulk work (the
-// renewals have their own client, but share the event loop), which ends the process.
-const LEASE = ['--leader-elect-lease-duration', '60s', '--leader-elect-renew-deadline', '45s', '--leader-elect-retry-period', '2s'];
-const CM_FLAGS = [...LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS];
+const CM_FLAGS = [...BENCH_LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS];
 /** No phase waits longer than this. */
 const PHASE_LIMIT_MS = 15 * 60_000;
 /** The namespace of the benchmark's federated objects. */
 const NS = 'bench';
 
-const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
-
 const until = (what: string, check: () => boolean | Promise<boolean>, limitMs = PHASE_LIMIT_MS, intervalMs = 5): Promise<void> =>
   untilWithin(what, check, limitMs, intervalMs);
 
-/** Memory of a controller manager after a full GC. */
-interface Memory {
-  /** The live heap: the self sizes of every object of the heap snapshot added up (exact: what survived the snapshot's GC). */
-  readonly live: number;
-  /** Heap used as the process reports it on /metrics just after the snapshot (may include work done since). */
-  readonly heap: number;
-  readonly rss: number;
-}
-
-/**
- * A metric of a process whose thread was just blocked (by a heap snapshot): the keep-alive
- * connection of an earlier scrape may be closed by the server just as it is reused (ECONNRESET),
- * so a failed read is tried again.
- */
-async function metricAfterPause(cm: ManagedProcess, name: string): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await metricValue(cm, name);
-    } catch (err) {
-      if (attempt >= 3 || !alive(cm)) throw err;
-    }
-  }
-}
-
-/** The sum of the self sizes of the nodes of a V8 heap snapshot. */
-async function liveHeapOf(path: string): Promise<number> {
-  const snapshot = JSON.parse(await readFile(path, 'utf8')) as {
-    snapshot: { meta: { node_fields: string[] } };
-    nodes: number[];
-  };
-  const fields = snapshot.snapshot.meta.node_fields;
-  const selfSize = fields.indexOf('self_size');
-  let total = 0;
-  for (let i = selfSize; i < snapshot.nodes.length; i += fields.length) total += snapshot.nodes[i] ?? 0;
-  return total;
-}
-
-/**
- * Where controller managers write heap snapshots: a snapshot (SIGUSR2, `--heapsnapshot-signal`)
- * is the one way to make another process collect all its garbage before the heap is read.
- */
-const SNAPSHOTS = await mkdtemp(join(tmpdir(), 'kubefed-bench-heap-'));
-
-/** Starts a controller manager that writes a heap snapshot into {@link SNAPSHOTS} on SIGUSR2. */
-async function startControllerManager(fed: LocalFederation): Promise<ManagedProcess> {
-  const before = process.env['NODE_OPTIONS'];
-  process.env['NODE_OPTIONS'] = `${before ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SNAPSHOTS}`.trim();
-  try {
-    return await fed.startControllerManager(CM_FLAGS);
-  } finally {
-    if (before === undefined) delete process.env['NODE_OPTIONS'];
-    else process.env['NODE_OPTIONS'] = before;
-  }
-}
-
-async function memoryOf(cm: ManagedProcess): Promise<Memory> {
-  process.kill(cm.child.pid ?? 0, 'SIGUSR2');
-  await until('heap snapshot', async () => (await readdir(SNAPSHOTS)).length > 0, 120_000, 100);
-  // The snapshot is written on the process's one thread: once it answers, the GC and the write are done.
-  const heap = await metricAfterPause(cm, 'kubefed_nodejs_heap_size_used_bytes');
-  const [file] = await readdir(SNAPSHOTS);
-  const live = await liveHeapOf(join(SNAPSHOTS, file ?? ''));
-  await rm(SNAPSHOTS, { recursive: true, force: true });
-  await mkdir(SNAPSHOTS, { recursive: true });
-  return { live, heap, rss: await residentBytes(cm.child.pid ?? 0) };
-}
+/** Reads the controller managers' memory after a full GC. */
+const heaps = await HeapReader.create();
+/** Starts a controller manager that writes a heap snapshot on SIGUSR2. */
+const startControllerManager = (fed: LocalFederation): Promise<ManagedProcess> => heaps.startControllerManager(fed, CM_FLAGS);
+const memoryOf = (cm: ManagedProcess): Promise<Memory> => heaps.memoryOf(cm);
 
 /**
  * The raw bound: the same member writes (OBJECTS ConfigMaps per member) by a plain client loop,
@@ -234,9 +174,7 @@ async function idleThenMemory(fed: LocalFederation, cm: ManagedProcess, into: Me
 /** Scenario 1: propagation in two halves, memory after each (once idle), and the raw bound. Returns the raw bound in writes/s. */
 async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<number> {
   const ready = await memoryOf(cm);
-  console.log(
-    `controller manager leading, ${MEMBERS} clusters Ready: live heap ${mib(ready.live)}, heap used ${mib(ready.heap)}, RSS ${mib(ready.rss)}`,
-  );
+  console.log(`controller manager leading, ${MEMBERS} clusters Ready: ${describeMemory(ready)}`);
   const half = Math.floor(OBJECTS / 2);
   let propagateMs = 0;
   const memory: Memory[] = [];
@@ -342,7 +280,7 @@ async function idle(cm: ManagedProcess, writes: MemberWriteRecorder): Promise<vo
   const idleWrites = writes.writes.length - before;
   console.log(`member writes during ${IDLE_SECONDS} s idle: ${idleWrites}${idleWrites === 0 ? '' : ' (expected 0!)'}`);
   const m = await memoryOf(cm);
-  console.log(`controller manager at idle: live heap ${mib(m.live)}, heap used ${mib(m.heap)}, RSS ${mib(m.rss)}`);
+  console.log(`controller manager at idle: ${describeMemory(m)}`);
 }
 
 /**
@@ -518,7 +456,7 @@ async function main(): Promise<void> {
   } finally {
     await recorder?.stop();
     await fed.stop();
-    await rm(SNAPSHOTS, { recursive: true, force: true });
+    await heaps.dispose();
   }
 }
 

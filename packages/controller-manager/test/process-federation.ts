@@ -19,6 +19,8 @@ export interface ProcessFederationOptions {
   readonly fastLeaderElection?: boolean;
   /** How the clusters are spread over kube-sim processes (`LocalFederationOptions.simProcesses`); default `one`. */
   readonly simProcesses?: SimProcesses;
+  /** The members joined at the start (`LocalFederationOptions.join`); default every one. */
+  readonly join?: readonly string[];
 }
 
 /**
@@ -34,6 +36,7 @@ export function startProcessFederation(options: ProcessFederationOptions = {}): 
     controllerManager: false,
     fastLeaderElection: options.fastLeaderElection ?? false,
     simProcesses: options.simProcesses ?? 'one',
+    join: options.join ?? true,
     types: ['namespaces', 'configmaps'],
   });
 }

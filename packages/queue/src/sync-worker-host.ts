@@ -9,6 +9,7 @@ import { parseSyncJob, type SyncJob } from './sync-job.js';
 import { syncRequestId } from './sync-request.js';
 import { DEFAULT_MAX_BACKOFF_MS, syncBackoffDelayMs } from './sync-backoff.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
+import { syncWorkerBackend } from './worker-backend.js';
 
 /** What a processor gets besides the job. */
 export interface SyncJobContext {
@@ -284,17 +285,22 @@ export class SyncWorkerHost {
     const logger = this.#logger.child({ queue: queueName, cluster });
     const served: ServedCluster = { cluster, logger };
     const prefix = bullPrefix(this.#options.connection, this.#options.prefix);
-    const worker: SyncWorker = new Worker(queueName, (job: SyncBullJob, token?: string) => this.#process(served, job, token), {
-      connection: this.#options.connection,
-      ...(prefix === undefined ? {} : { prefix }),
-      concurrency: settings.concurrency,
-      ...(settings.limiter === undefined ? {} : { limiter: { max: settings.limiter.max, duration: settings.limiter.durationMs } }),
-      lockDuration: this.#options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
-      stalledInterval: this.#options.stalledCheckIntervalMs ?? DEFAULT_STALLED_CHECK_INTERVAL_MS,
-      settings: {
-        backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job),
+    const worker: SyncWorker = new Worker(
+      queueName,
+      (job: SyncBullJob, token?: string) => this.#process(served, job, token),
+      {
+        connection: this.#options.connection,
+        ...(prefix === undefined ? {} : { prefix }),
+        concurrency: settings.concurrency,
+        ...(settings.limiter === undefined ? {} : { limiter: { max: settings.limiter.max, duration: settings.limiter.durationMs } }),
+        lockDuration: this.#options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
+        stalledInterval: this.#options.stalledCheckIntervalMs ?? DEFAULT_STALLED_CHECK_INTERVAL_MS,
+        settings: {
+          backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job),
+        },
       },
-    });
+      syncWorkerBackend(this.#options.connection),
+    );
     worker.on('error', (err) => logger.warn({ err }, 'sync worker error'));
     worker.on('completed', (job) => this.#completed(served, job));
     worker.on('failed', (job, err) => this.#failed(served, job, err));

@@ -1,0 +1,94 @@
+// The memory of a controller manager after a full GC, for the process benchmarks: a heap
+// snapshot (SIGUSR2 with `--heapsnapshot-signal`) is the one way to make another process collect
+// all its garbage before its heap is read.
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import { metricValue, residentBytes } from '../../packages/controller-manager/test/process-federation.js';
+import { alive, until } from './bench-support.js';
+
+/** Memory of a controller manager after a full GC. */
+export interface Memory {
+  /** The live heap: the self sizes of every object of the heap snapshot added up (exact: what survived the snapshot's GC). */
+  readonly live: number;
+  /** Heap used as the process reports it on /metrics just after the snapshot (may include work done since). */
+  readonly heap: number;
+  readonly rss: number;
+}
+
+export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+export const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** `live heap …, heap used …, RSS …` */
+export const describeMemory = (m: Memory): string => `live heap ${mib(m.live)}, heap used ${mib(m.heap)}, RSS ${mib(m.rss)}`;
+
+/**
+ * A metric of a process whose thread was just blocked (by a heap snapshot): the keep-alive
+ * connection of an earlier scrape may be closed by the server just as it is reused (ECONNRESET),
+ * so a failed read is tried again.
+ */
+async function metricAfterPause(cm: ManagedProcess, name: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await metricValue(cm, name);
+    } catch (err) {
+      if (attempt >= 3 || !alive(cm)) throw err;
+    }
+  }
+}
+
+/** The sum of the self sizes of the nodes of a V8 heap snapshot. */
+async function liveHeapOf(path: string): Promise<number> {
+  const snapshot = JSON.parse(await readFile(path, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[] } };
+    nodes: number[];
+  };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const selfSize = fields.indexOf('self_size');
+  let total = 0;
+  for (let i = selfSize; i < snapshot.nodes.length; i += fields.length) total += snapshot.nodes[i] ?? 0;
+  return total;
+}
+
+/** Starts controller managers that write a heap snapshot on SIGUSR2, and reads their memory. */
+export class HeapReader {
+  readonly #dir: string;
+
+  private constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  static async create(): Promise<HeapReader> {
+    return new HeapReader(await mkdtemp(join(tmpdir(), 'kubefed-bench-heap-')));
+  }
+
+  /** `fed.startControllerManager(args)`, the process writing a heap snapshot into this reader's folder on SIGUSR2. */
+  async startControllerManager(fed: LocalFederation, args: readonly string[]): Promise<ManagedProcess> {
+    const before = process.env['NODE_OPTIONS'];
+    process.env['NODE_OPTIONS'] = `${before ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${this.#dir}`.trim();
+    try {
+      return await fed.startControllerManager(args);
+    } finally {
+      if (before === undefined) delete process.env['NODE_OPTIONS'];
+      else process.env['NODE_OPTIONS'] = before;
+    }
+  }
+
+  /** The memory of `cm` (started by {@link startControllerManager}) after a full GC. */
+  async memoryOf(cm: ManagedProcess): Promise<Memory> {
+    process.kill(cm.child.pid ?? 0, 'SIGUSR2');
+    await until('heap snapshot', async () => (await readdir(this.#dir)).length > 0, 120_000, 100);
+    // The snapshot is written on the process's one thread: once it answers, the GC and the write are done.
+    const heap = await metricAfterPause(cm, 'kubefed_nodejs_heap_size_used_bytes');
+    const [file] = await readdir(this.#dir);
+    const live = await liveHeapOf(join(this.#dir, file ?? ''));
+    await rm(this.#dir, { recursive: true, force: true });
+    await mkdir(this.#dir, { recursive: true });
+    return { live, heap, rss: await residentBytes(cm.child.pid ?? 0) };
+  }
+
+  async dispose(): Promise<void> {
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+}
