@@ -114,17 +114,23 @@ function connectTls(options: https.RequestOptions, clusterTls: ClusterTls, socke
     ...(settings.skipSubjectName === true ? { checkServerIdentity: () => undefined } : {}),
     ...(socket === undefined ? {} : { socket }),
   };
-  let settled = false;
+  // The agent's callback holds the request that asked for the connection. The handshake's
+  // listeners stay on the socket for its whole life, so they must not keep the callback once it
+  // was called: a keep-alive socket kept its first request and response alive (two or three per
+  // member cluster, some 20 KiB of heap each member).
+  let pending: ConnectCallback | undefined = cb;
   const finish = (err: Error | null, s: tls.TLSSocket): void => {
-    if (settled) return;
-    settled = true;
+    const callback = pending;
+    if (callback === undefined) return;
+    pending = undefined;
+    s.off('timeout', onHandshakeTimeout);
     if (err !== null) s.destroy(err);
-    cb(err, s);
+    callback(err, s);
   };
   const s = tls.connect(connectOpts);
-  s.setTimeout(HANDSHAKE_TIMEOUT_MS, () =>
-    finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }), s),
-  );
+  const onHandshakeTimeout = (): void =>
+    finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }), s);
+  s.setTimeout(HANDSHAKE_TIMEOUT_MS, onHandshakeTimeout);
   s.once('secureConnect', () => {
     s.setTimeout(0);
     if (!custom || s.authorized) {

@@ -5,6 +5,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, DynamicClient, Kubeconfig, isGone, isNetworkError, isTimeout } from '@kubefed/client';
 import type { Clock, TimerHandle, WatchEvent, WatchOptions } from '@kubefed/client';
@@ -14,6 +16,9 @@ import type { Clock, TimerHandle, WatchEvent, WatchOptions } from '@kubefed/clie
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'tls');
 const read = (f: string): string => fs.readFileSync(path.join(fixtures, f), 'utf8');
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+// `gc` for the test of what a keep-alive connection keeps alive.
+v8.setFlagsFromString('--expose-gc');
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -241,6 +246,40 @@ describe('HTTP transport', () => {
     } finally {
       contexts.mockRestore();
     }
+  });
+
+  it('does not keep a finished request alive through the keep-alive connection it opened', async () => {
+    const server = https.createServer({ key: read('server.key'), cert: read('server.crt') }, (_req, res) => res.end('ok'));
+    // The connection stays open in the agent's pool for the whole test.
+    server.keepAliveTimeout = 60_000;
+    const port = await listen(server);
+    const client = member(port);
+    // Not a vi.spyOn: the spy would keep the request alive itself.
+    const request = https.request;
+    let finished: WeakRef<http.ClientRequest> | undefined;
+    https.request = ((...args: Parameters<typeof https.request>) => {
+      const sent = request(...args);
+      finished ??= new WeakRef(sent);
+      return sent;
+    }) as typeof https.request;
+    try {
+      expect(await client.raw('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    } finally {
+      https.request = request;
+    }
+    const collect = vm.runInNewContext('gc') as () => void;
+    await expect
+      .poll(
+        () => {
+          collect();
+          // A boolean: the poll keeps the value it was given.
+          return finished?.deref() === undefined;
+        },
+        { timeout: 3000 },
+      )
+      .toBe(true);
+    // The pooled connection still serves the next request.
+    expect(await client.raw('/healthz')).toMatchObject({ status: 200, body: 'ok' });
   });
 
   it('gets its bearer token from an exec credential plugin', async () => {
