@@ -32,6 +32,7 @@ import {
   SyncOutcomeSubscriber,
   SyncWorkerHost,
   type RedisConnection,
+  type SyncJobTiming,
   type SyncProcessor,
 } from '@kubefed/queue';
 import {
@@ -255,6 +256,27 @@ function jobsEnqueuedCounter(metrics: RuntimeMetrics): (cluster: string, priorit
     ['cluster', 'priority'],
   );
   return (cluster, priority, count) => counter.inc({ cluster, priority }, count);
+}
+
+/**
+ * Times the sync jobs this process's workers run, by member cluster: how long a job waited in
+ * its queue before its first attempt started, and how long each attempt ran (by result).
+ */
+function syncJobTimer(metrics: RuntimeMetrics): (timing: SyncJobTiming) => void {
+  const queued = metrics.histogram(
+    'kubefed_sync_job_queue_duration_seconds',
+    'How long a sync job waited in the queue of its member cluster before its first attempt started.',
+    ['cluster'],
+  );
+  const ran = metrics.histogram(
+    'kubefed_sync_job_duration_seconds',
+    'How long an attempt of a sync job ran in a worker of this process, by member cluster and result (success, error).',
+    ['cluster', 'result'],
+  );
+  return ({ cluster, queuedMs, runMs, succeeded }) => {
+    if (queuedMs !== undefined) queued.observe({ cluster }, queuedMs / 1000);
+    ran.observe({ cluster, result: succeeded ? 'success' : 'error' }, runMs / 1000);
+  };
 }
 
 /** The Redis connections of a mode: a producer for the controllers, a worker connection (or, controllers only, the outcome reader). */
@@ -591,7 +613,17 @@ async function registerWorkers(
   // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
   const leaderOnly = config.mode === 'all';
   if (informer !== undefined)
-    p.manager.add(syncWorkersRunnable({ config, logger: p.logger, connection: o.connection, processor, informer, leaderOnly }));
+    p.manager.add(
+      syncWorkersRunnable({
+        config,
+        logger: p.logger,
+        connection: o.connection,
+        processor,
+        informer,
+        leaderOnly,
+        onTimed: syncJobTimer(p.manager.metrics),
+      }),
+    );
 }
 
 /** Workers only: own informers on FTCs and KubeFedClusters (run on every replica), the Fleet fed from their status, outcomes over Redis. */
@@ -696,6 +728,7 @@ function syncWorkersRunnable(options: {
   processor: SyncProcessor;
   informer: Informer<KubeObject>;
   leaderOnly: boolean;
+  onTimed: (timing: SyncJobTiming) => void;
 }): Runnable {
   const { config, logger, informer } = options;
   return {
@@ -712,6 +745,7 @@ function syncWorkersRunnable(options: {
           ...(config.workerRateLimit > 0 ? { limiter: rateLimiter(config.workerRateLimit) } : {}),
         },
         perCluster: Object.fromEntries(Object.entries(config.clusterWorkerConcurrency).map(([c, concurrency]) => [c, { concurrency }])),
+        onTimed: options.onTimed,
         logger,
       });
       const failed = (action: string, cluster: string) => (err: unknown) =>

@@ -48,6 +48,7 @@ export {
   type ClusterWorkerSettings,
   type FailedJobInfo,
   type RemoveClusterOptions,
+  type SyncJobTiming,
 } from './sync-worker-host.js';
 export { InMemoryJobProducer } from './in-memory-job-producer.js';
 export {

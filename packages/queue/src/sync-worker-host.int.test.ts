@@ -7,7 +7,7 @@ import { PermanentSyncError, QueueError } from './queue-error.js';
 import { createRedisConnection, type RedisConnection } from './redis-connection.js';
 import type { SyncJob } from './sync-job.js';
 import { syncRequestId } from './sync-request.js';
-import { SyncWorkerHost, type SyncWorkerHostOptions } from './sync-worker-host.js';
+import { type SyncJobTiming, SyncWorkerHost, type SyncWorkerHostOptions } from './sync-worker-host.js';
 
 let redis: RedisHandle;
 const cleanups: (() => Promise<void>)[] = [];
@@ -189,6 +189,32 @@ describe('SyncWorkerHost', () => {
     const [first, second, third] = starts;
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(45);
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(95);
+  });
+
+  it('times each attempt: how long the first one waited in the queue since the enqueue, how long each ran, and its result', async () => {
+    const { producer, startHost } = setup({ attempts: 5, backoffDelayMs: 10, jitter: 0 });
+    const timings: SyncJobTiming[] = [];
+    const enqueuedAt = Date.now();
+    await producer.enqueue(job('web'));
+    // No worker serves the queue yet: the job waits at least this long.
+    await vi.waitFor(() => expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(150), { timeout: waitMs });
+    const waitedAtLeast = Date.now() - enqueuedAt - 20;
+    await startHost({
+      clusters: ['member1'],
+      processor: async (_j, ctx) => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        if (ctx.attempt === 1) throw new Error('member1 answered 500');
+      },
+      onTimed: (t) => timings.push(t),
+    });
+    await vi.waitFor(() => expect(timings).toHaveLength(2), { timeout: waitMs });
+    const [first, second] = timings as [SyncJobTiming, SyncJobTiming];
+    expect(first).toMatchObject({ cluster: 'member1', succeeded: false });
+    expect(first.queuedMs).toBeGreaterThanOrEqual(waitedAtLeast);
+    expect(first.runMs).toBeGreaterThanOrEqual(25);
+    // A retry's wait is its backoff, not queueing: only first attempts report one.
+    expect(second).toMatchObject({ cluster: 'member1', succeeded: true, queuedMs: undefined });
+    expect(second.runMs).toBeGreaterThanOrEqual(25);
   });
 
   it('retries a failing job beyond any fixed attempt count by default, with the delay capped', async () => {

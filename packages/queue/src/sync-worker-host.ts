@@ -46,6 +46,17 @@ export interface FailedJobInfo {
   readonly jobId: string | undefined;
 }
 
+/** How long one attempt of a job waited and ran, passed to `onTimed`. */
+export interface SyncJobTiming {
+  readonly cluster: string;
+  /** From the job's enqueue (after its delay, if any) to the start of this attempt; first attempts only. */
+  readonly queuedMs: number | undefined;
+  /** The processor's run, to its resolve or throw. */
+  readonly runMs: number;
+  /** Whether the processor resolved. */
+  readonly succeeded: boolean;
+}
+
 /** Options of {@link SyncWorkerHost.start}. */
 export interface SyncWorkerHostOptions {
   /** A connection from `createRedisConnection(url, { role: 'worker' })`; owned by the caller, close it after `close()`. */
@@ -67,6 +78,8 @@ export interface SyncWorkerHostOptions {
    * payload was invalid or BullMQ no longer has the job. Errors thrown here are logged.
    */
   onFailed?: (job: SyncJob | undefined, err: Error, info: FailedJobInfo) => void;
+  /** Called after every attempt the processor ran to an end, with how long the job waited and ran (for metrics). Errors thrown here are logged. */
+  onTimed?: (timing: SyncJobTiming) => void;
   /**
    * How long a job's lock lasts unless its worker renews it (every half of it, while the job
    * runs): a job whose worker died is taken over once the lock has lapsed and a stalled check
@@ -332,8 +345,12 @@ export class SyncWorkerHost {
     const controller = new AbortController();
     this.#running.add(controller);
     const logger = served.logger.child({ jobId: syncRequestId(job), attempt });
+    const started = Date.now();
+    const queuedMs = attempt === 1 ? Math.max(0, started - bullJob.timestamp - (bullJob.delay ?? 0)) : undefined;
+    let succeeded = false;
     try {
       await this.#options.processor(job, { attempt, signal: controller.signal, logger });
+      succeeded = true;
     } catch (err) {
       if (controller.signal.aborted && token !== undefined) {
         // Aborted by close(): hand the job back to the queue without spending an attempt.
@@ -346,6 +363,16 @@ export class SyncWorkerHost {
       throw error;
     } finally {
       this.#running.delete(controller);
+      // A job handed back by close() did not run to an end: it is timed when it runs again.
+      if (!controller.signal.aborted) this.#timed(served, { cluster, queuedMs, runMs: Date.now() - started, succeeded });
+    }
+  }
+
+  #timed(served: ServedCluster, timing: SyncJobTiming): void {
+    try {
+      this.#options.onTimed?.(timing);
+    } catch (err) {
+      served.logger.error({ err }, 'onTimed callback failed');
     }
   }
 
