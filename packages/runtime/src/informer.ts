@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { systemClock, type Clock, type TimerHandle } from '@kubefed/client';
 import { deepFreeze } from './deep-freeze.js';
 import { objectKey, type KubeObject, type WatchEvent } from './kube-types.js';
@@ -119,6 +120,14 @@ export class Informer<T extends KubeObject = KubeObject> {
    */
   waitForListAttempt(signal?: AbortSignal): Promise<boolean> {
     return Informer.#wait(this.#synced || this.#listError !== undefined, this.#listAttemptWaiters, signal);
+  }
+
+  /** `[]` once synced; else this informer, with its last list error when a list failed (see {@link CacheRunnable.unsynced}). */
+  unsynced(): string[] {
+    if (this.#synced) return [];
+    const err = this.#listError;
+    if (err === undefined) return [`informer ${this.name}: no list has answered yet`];
+    return [`informer ${this.name}: its last list failed: ${err instanceof Error ? err.message : inspect(err)}`];
   }
 
   /** The error of the last failed list while not synced yet; undefined once synced. */

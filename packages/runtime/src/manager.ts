@@ -238,8 +238,14 @@ export class Manager {
       for (const c of caches) {
         if (!isCacheRunnable(c)) continue;
         if (!(await c.waitForSync(waitSignal))) {
-          if (timeout.signal.aborted && !stop.aborted)
-            this.#fail(new CacheSyncTimeoutError(`cache ${c.name} did not sync within ${timeoutMs} ms`));
+          if (timeout.signal.aborted && !stop.aborted) {
+            const why = c.unsynced?.() ?? [];
+            this.#fail(
+              new CacheSyncTimeoutError(
+                `cache ${c.name} did not sync within ${timeoutMs} ms${why.length > 0 ? `: ${why.join('; ')}` : ''}`,
+              ),
+            );
+          }
           return false;
         }
       }

@@ -14,6 +14,11 @@ export interface Runnable {
 export interface CacheRunnable extends Runnable {
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<boolean>;
+  /**
+   * What has not synced yet, and why when known (`informer kubefedclusters: its last list failed:
+   * …`): the manager names these when its wait for the caches times out.
+   */
+  unsynced?(): string[];
 }
 
 /** Whether `r` is a {@link CacheRunnable}. */

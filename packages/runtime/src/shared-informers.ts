@@ -125,6 +125,11 @@ export class SharedInformers implements CacheRunnable {
     return this.#awaited().every((i) => i.hasSynced());
   }
 
+  /** The awaited informers not synced yet, each with its last list error (see {@link CacheRunnable.unsynced}). */
+  unsynced(): string[] {
+    return this.#awaited().flatMap((i) => i.unsynced());
+  }
+
   /** Resolves true once every awaited informer held now has synced, false if `signal` aborts first. */
   async waitForSync(signal?: AbortSignal): Promise<boolean> {
     for (const i of this.#awaited()) if (!(await i.waitForSync(signal))) return false;

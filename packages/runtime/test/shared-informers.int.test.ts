@@ -1,6 +1,7 @@
 import { DynamicClient, Kubeconfig, type GroupVersionResource, type KubeObject } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
 import {
+  CacheSyncTimeoutError,
   InformerHolds,
   InformersStoppedError,
   Manager,
@@ -218,6 +219,32 @@ describe('SharedInformers', () => {
       await running;
     }
     expect(failure).toBeUndefined();
+  });
+
+  it("fails a manager's cache sync naming the informer that cannot list and the server's answer", async () => {
+    await using env = await onSim();
+    const manager = new Manager({ healthAddress: null, metricsAddress: null, cacheSyncTimeoutMs: 5000 });
+    const required = new InformerHolds(manager.sharedInformers(env.client), 'required-informers');
+    required.acquire({ resource: CONFIGMAPS, namespace: 'default' });
+    required.acquire({ resource: UNSERVED });
+    manager.add(required);
+    const stop = new AbortController();
+    let failure: unknown;
+    const running = manager.start(stop.signal).catch((err: unknown) => {
+      failure = err;
+    });
+    try {
+      await expect.poll(() => failure, { timeout: 15_000, interval: 50 }).toBeInstanceOf(CacheSyncTimeoutError);
+      const message = (failure as Error).message;
+      expect(message).toMatch(
+        /^cache [^ ]+ did not sync within 5000 ms: informer [^ ]*federatednamespaces[^ ]*: its last list failed: .*NotFound/,
+      );
+      // Only the informer that did not sync is named.
+      expect(message).not.toContain('configmaps');
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 
   it('keeps one informer per transform name, each caching what its transform keeps', async () => {
