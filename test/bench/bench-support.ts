@@ -4,7 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
-import { FEDERATED_CONFIG_MAPS, type MemberWriteRecorder } from '../../packages/controller-manager/test/process-federation.js';
+import {
+  FEDERATED_CONFIG_MAPS,
+  metricSeries,
+  type MemberWriteRecorder,
+} from '../../packages/controller-manager/test/process-federation.js';
 
 /**
  * Leader-election flags of the benchmarks' controller managers: a long Lease. On a loaded machine
@@ -161,3 +165,47 @@ export async function redisPid(url: string): Promise<number | undefined> {
     connection.disconnect();
   }
 }
+
+/** A histogram's observations over a window: how many, their mean, and how many were above each bound (ms). */
+export interface HistogramWindow {
+  readonly count: number;
+  readonly meanMs: number;
+  /** Observations above 10, 25, 50 and 100 ms (the bucket bounds of the controller manager's duration histograms). */
+  readonly above: Readonly<Record<'10' | '25' | '50' | '100', number>>;
+}
+
+/** Sums the series of histogram `name` matching `labels` in a Prometheus text: its count, sum and cumulative buckets by `le`. */
+function histogramIn(
+  text: string,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+): { count: number; sum: number; le: Map<string, number> } {
+  const matches = (l: Record<string, string>): boolean => Object.entries(labels).every(([k, v]) => l[k] === v);
+  const le = new Map<string, number>();
+  for (const s of metricSeries(text, `${name}_bucket`))
+    if (matches(s.labels)) le.set(s.labels['le'] ?? '', (le.get(s.labels['le'] ?? '') ?? 0) + s.value);
+  const total = (suffix: string): number =>
+    metricSeries(text, `${name}${suffix}`).reduce((a, s) => a + (matches(s.labels) ? s.value : 0), 0);
+  return { count: total('_count'), sum: total('_sum'), le };
+}
+
+/** The observations of histogram `name` (seconds) between two scrapes of the same process. */
+export function histogramWindow(
+  before: string,
+  after: string,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): HistogramWindow {
+  const [b, a] = [histogramIn(before, name, labels), histogramIn(after, name, labels)];
+  const count = a.count - b.count;
+  const atMost = (bound: string): number => (a.le.get(bound) ?? 0) - (b.le.get(bound) ?? 0);
+  return {
+    count,
+    meanMs: count === 0 ? 0 : ((a.sum - b.sum) / count) * 1000,
+    above: { '10': count - atMost('0.01'), '25': count - atMost('0.025'), '50': count - atMost('0.05'), '100': count - atMost('0.1') },
+  };
+}
+
+/** `n 200, mean 3.1 ms, > 10 ms: 4, > 25 ms: 1, > 50 ms: 0, > 100 ms: 0` */
+export const describeWindow = (w: HistogramWindow): string =>
+  `n ${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 25 ms: ${w.above['25']}, > 50 ms: ${w.above['50']}, > 100 ms: ${w.above['100']}`;

@@ -51,6 +51,8 @@ import {
   alive,
   BENCH_LEASE,
   CpuMeter,
+  describeWindow,
+  histogramWindow,
   latencySummary,
   pause,
   redisPid,
@@ -258,9 +260,12 @@ function cpuPerThousand(meter: CpuMeter, count: number): string {
 }
 
 /** Scenario 2: one federated object changed at a time, until every member holds the change. */
-async function changeLatency(fed: LocalFederation, writes: MemberWriteRecorder): Promise<void> {
+async function changeLatency(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<void> {
   const latencies: number[] = [];
+  let before = '';
   for (let k = 0; k < CHANGES; k++) {
+    // The stages are read over the changes after the first.
+    if (k === 1) before = await metricsText(cm);
     const probe = { namespace: NS, name: configMapName(k % OBJECTS), value: `change-${k}`, clusters: fed.members };
     latencies.push(await timeChange(fed, writes, probe));
   }
@@ -270,6 +275,19 @@ async function changeLatency(fed: LocalFederation, writes: MemberWriteRecorder):
     `change of one federated object to all ${MEMBERS} members updated (${CHANGES} changes, one at a time; the first apart): p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms`,
   );
   console.log(`first change after the bulk propagation: ${firstMs.toFixed(0)} ms, ${(firstMs / p50).toFixed(1)}x the p50`);
+  if (before !== '') printStages(before, await metricsText(cm));
+}
+
+/** Where the changes' time went in the controller manager, from its histograms over the changes' window. */
+function printStages(before: string, after: string): void {
+  const stages: [string, string, Record<string, string>][] = [
+    ['host event to reconcile start (work queue)', 'kubefed_workqueue_queue_duration_seconds', { name: 'sync-configmaps' }],
+    ['reconcile', 'kubefed_controller_reconcile_duration_seconds', { controller: 'sync-configmaps' }],
+    ['sync job enqueue to start', 'kubefed_sync_job_queue_duration_seconds', {}],
+    ['sync job run', 'kubefed_sync_job_duration_seconds', {}],
+  ];
+  console.log('  stages of those changes in the controller manager (its histograms over the same window):');
+  for (const [what, name, labels] of stages) console.log(`    ${what}: ${describeWindow(histogramWindow(before, after, name, labels))}`);
 }
 
 /** Scenario 3: nothing changes in the host; nothing may be written to any member. */
@@ -447,7 +465,7 @@ async function main(): Promise<void> {
     await waitForReadyClusters(fed, PHASE_LIMIT_MS);
     const writes = (recorder = await MemberWriteRecorder.start(fed, NS));
     const rawRate = await propagation(fed, cm, writes);
-    await changeLatency(fed, writes);
+    await changeLatency(fed, cm, writes);
     await idle(cm, writes);
     const current = flags['no-restart'] === true ? cm : await restart(fed, cm, writes);
     if (flags['no-kill'] !== true) await killMidPropagation(fed, current);
