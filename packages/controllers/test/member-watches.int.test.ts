@@ -11,6 +11,25 @@ import { describe, expect, it } from 'vitest';
 const CONFIGMAPS = TARGET_TYPES.configMaps;
 const POLL = { timeout: 10_000, interval: 50 };
 
+type WatchesOptions = ConstructorParameters<typeof MemberWatches>[0];
+
+/** MemberWatches of `type` over `fleet` as these tests make them (no status collected, silent, system clock), with `options`. */
+function memberWatches(
+  type: WatchesOptions['type'],
+  fleet: WatchesOptions['fleet'],
+  options: Partial<Pick<WatchesOptions, 'onChange' | 'onSettled' | 'settleLimitMs'>>,
+): MemberWatches {
+  return new MemberWatches({
+    type,
+    fleet,
+    statusChanges: () => false,
+    logger: silentLogger(),
+    clock: systemClock,
+    onChange: () => undefined,
+    ...options,
+  });
+}
+
 /** A started Fleet with the one Ready cluster `name` of `kubeconfig`; disposing it stops the Fleet. */
 function readyFleet(name: string, kubeconfig: string): AsyncDisposable & { fleet: Fleet<string>; client: DynamicClient } {
   const fleet = new Fleet<string>({
@@ -38,14 +57,7 @@ describe('MemberWatches over a Fleet', () => {
     const type = syncTypeOf(buildFederatedTypeConfig(CONFIGMAPS, 'kube-federation-system'));
     const seen = { first: [] as string[], second: [] as string[] };
     const watches = (into: string[]): MemberWatches =>
-      new MemberWatches({
-        type,
-        fleet,
-        statusChanges: () => false,
-        logger: silentLogger(),
-        clock: systemClock,
-        onChange: (cluster, key) => into.push(`${cluster} ${key}`),
-      });
+      memberWatches(type, fleet, { onChange: (cluster, key) => into.push(`${cluster} ${key}`) });
     const cms = client.resource(type.targetGvr, 'default');
     const managed = (name: string, data: Record<string, string>): KubeObject => ({
       apiVersion: 'v1',
@@ -88,14 +100,7 @@ describe('MemberWatches over a Fleet', () => {
     // Services without status collection: the cache keeps the retained spec fields, not the selector nor the status.
     const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.services, 'kube-federation-system'));
     const seen: string[] = [];
-    const watches = new MemberWatches({
-      type,
-      fleet,
-      statusChanges: () => false,
-      logger: silentLogger(),
-      clock: systemClock,
-      onChange: (cluster, key) => seen.push(`${cluster} ${key}`),
-    });
+    const watches = memberWatches(type, fleet, { onChange: (cluster, key) => seen.push(`${cluster} ${key}`) });
     const services = client.resource(type.targetGvr, 'default');
     const ports = [{ name: 'http', protocol: 'TCP', port: 80 }];
     try {
@@ -152,13 +157,7 @@ describe('MemberWatches settling', () => {
       metadata: { name: 'a', labels: { [MANAGED_LABEL]: MANAGED_LABEL_TRUE } },
     });
     const settled: { cluster: string; cached: boolean | undefined }[] = [];
-    const watches = new MemberWatches({
-      type,
-      fleet,
-      statusChanges: () => false,
-      logger: silentLogger(),
-      clock: systemClock,
-      onChange: () => undefined,
+    const watches = memberWatches(type, fleet, {
       onSettled: (cluster) => settled.push({ cluster, cached: watches.hasManagedCopy(cluster, 'default/a') }),
     });
     try {
@@ -188,16 +187,7 @@ contexts: [{ name: c, context: { cluster: c, user: u } }]
     const { fleet } = one;
     const settled: number[] = [];
     const started = Date.now();
-    const watches = new MemberWatches({
-      type,
-      fleet,
-      statusChanges: () => false,
-      logger: silentLogger(),
-      clock: systemClock,
-      onChange: () => undefined,
-      onSettled: () => settled.push(Date.now() - started),
-      settleLimitMs: limitMs,
-    });
+    const watches = memberWatches(type, fleet, { onSettled: () => settled.push(Date.now() - started), settleLimitMs: limitMs });
     watches.sync(fleet.readyClusters());
     return {
       watches,
