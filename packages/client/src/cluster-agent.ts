@@ -117,7 +117,7 @@ function connectTls(options: https.RequestOptions, clusterTls: ClusterTls, socke
   // The agent's callback holds the request that asked for the connection. The handshake's
   // listeners stay on the socket for its whole life, so they must not keep the callback once it
   // was called: a keep-alive socket kept its first request and response alive (two or three per
-  // member cluster, some 20 KiB of heap each member).
+  // member cluster, about 40 KiB of heap each member: docs/performance.md).
   let pending: ConnectCallback | undefined = cb;
   const finish = (err: Error | null, s: tls.TLSSocket): void => {
     const callback = pending;

@@ -1,5 +1,5 @@
 import { KubeFedError, ValidationError } from '@kubefed/api';
-import { type MinimalJob, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { type BackendFactory, type MinimalJob, type RedisQueueBackend, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { PermanentSyncError, QueueError } from './queue-error.js';
@@ -145,6 +145,8 @@ interface AttemptRecord {
 export class SyncWorkerHost {
   readonly #options: SyncWorkerHostOptions;
   readonly #logger: QueueLogger;
+  /** The BullMQ backend of every worker of this host (all on its one connection). */
+  readonly #backend: BackendFactory<RedisQueueBackend>;
   readonly #workers = new Map<string, Promise<ClusterWorker>>();
   readonly #queues = new Map<string, SyncQueue>();
   readonly #running = new Set<AbortController>();
@@ -154,6 +156,7 @@ export class SyncWorkerHost {
 
   private constructor(options: SyncWorkerHostOptions) {
     this.#options = options;
+    this.#backend = syncWorkerBackend(options.connection);
     this.#logger = options.logger ?? silentLogger;
   }
 
@@ -312,7 +315,7 @@ export class SyncWorkerHost {
           backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job),
         },
       },
-      syncWorkerBackend(this.#options.connection),
+      this.#backend,
     );
     worker.on('error', (err) => logger.warn({ err }, 'sync worker error'));
     worker.on('completed', (job) => this.#completed(served, job));
