@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JobsOptions } from 'bullmq';
+import { Job, type JobsOptions } from 'bullmq';
 import type { EnqueueOptions, JobProducer, QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { QueueError } from './queue-error.js';
@@ -71,7 +71,8 @@ const LOW_JOB_PRIORITY = 1;
 
 /**
  * The BullMQ {@link JobProducer}: one queue per member cluster (`kubefed-sync.<cluster>`),
- * created on first use. Jobs are deduplicated with `keepLastIfActive` (at most one running and
+ * created on first use, all on the one connection; the jobs of one call go to Redis in one
+ * pipeline, whatever the number of queues. Jobs are deduplicated with `keepLastIfActive` (at most one running and
  * one pending job per key), retried per {@link RetryPolicy} and kept per {@link RetentionPolicy}.
  * Jobs enqueued at low priority get a BullMQ priority and so run after every job of normal
  * priority on their queue; a job of normal priority that BullMQ collapses into a waiting
@@ -95,7 +96,7 @@ export class BullMqJobProducer implements JobProducer {
 
   async enqueue(job: SyncJob): Promise<void> {
     const valid = parseSyncJob(job);
-    await this.#add(valid.cluster, [valid], 'normal');
+    await this.#send([this.#batch(valid.cluster, [valid], 'normal')]);
     this.#logger.debug({ queue: syncQueueName(valid.cluster), jobId: syncRequestId(valid) }, 'sync job enqueued');
   }
 
@@ -106,16 +107,12 @@ export class BullMqJobProducer implements JobProducer {
       list.push(job);
       byCluster.set(job.cluster, list);
     }
-    await Promise.all([...byCluster].map(([cluster, list]) => this.#add(cluster, list, options.priority ?? 'normal')));
+    const priority = options.priority ?? 'normal';
+    await this.#send([...byCluster].map(([cluster, list]) => this.#batch(cluster, list, priority)));
   }
 
-  /**
-   * Adds `jobs` (all of `cluster`) at `priority`; normal ones raise the low-priority jobs they
-   * collapsed into. Each add carries a fresh job id: BullMQ answers an add it deduplicated with
-   * the id of the job it collapsed into, so only an answer that differs costs a look at the queue.
-   */
-  async #add(cluster: string, jobs: readonly SyncJob[], priority: 'normal' | 'low'): Promise<void> {
-    const queue = this.#queue(cluster);
+  /** The BullMQ entries of `jobs` (all of `cluster`) at `priority`, each with a fresh job id. */
+  #batch(cluster: string, jobs: readonly SyncJob[], priority: 'normal' | 'low'): Batch {
     const low = priority === 'low';
     if (low) this.#lowQueues.add(cluster);
     const entries = jobs.map((job) => ({
@@ -127,11 +124,35 @@ export class BullMqJobProducer implements JobProducer {
         ...(low ? { priority: LOW_JOB_PRIORITY } : {}),
       },
     }));
-    const added = await queue.addBulk(entries);
-    this.#options.onAdded?.(cluster, priority, entries.length);
-    if (low || !this.#lowQueues.has(cluster)) return;
-    const collapsed = added.map((j) => j.id).filter((id, i): id is string => id !== undefined && id !== entries[i]?.opts.jobId);
-    if (collapsed.length > 0) await promoteCollapsed(queue, this.#options.connection, collapsed);
+    return { cluster, queue: this.#queue(cluster), priority, entries };
+  }
+
+  /**
+   * Adds every batch in one pipeline (one write to Redis, whatever the number of member
+   * queues: the queues share this producer's connection and BullMQ's add scripts are atomic
+   * one by one); then raises the low-priority jobs that normal adds collapsed into. BullMQ
+   * answers an add it deduplicated with the id of the job it collapsed into, so only an answer
+   * that differs from the fresh id costs a look at the queue.
+   */
+  async #send(batches: readonly Batch[]): Promise<void> {
+    const first = batches[0];
+    if (first === undefined) return;
+    // Every queue's scripts are loaded on the one connection once the first queue is ready.
+    await Promise.all(batches.map((b) => b.queue.waitUntilReady()));
+    const pipeline = (await first.queue.backend.client).pipeline();
+    // Each add validates its options and puts its command on the pipeline; nothing is sent unless all are valid.
+    await Promise.all(
+      batches.flatMap((b) => b.entries.map((e) => new Job(b.queue, e.name, e.data, e.opts, e.opts.jobId).addJob(pipeline))),
+    );
+    const results = (await pipeline.exec()) ?? [];
+    let index = 0;
+    for (const batch of batches) {
+      const ids = batch.entries.map(() => addedId(results[index++]));
+      this.#options.onAdded?.(batch.cluster, batch.priority, batch.entries.length);
+      if (batch.priority === 'low' || !this.#lowQueues.has(batch.cluster)) continue;
+      const collapsed = ids.filter((id, i) => id !== batch.entries[i]?.opts.jobId);
+      if (collapsed.length > 0) await promoteCollapsed(batch.queue, this.#options.connection, collapsed);
+    }
   }
 
   /** Job counts of `cluster`'s queue. */
@@ -156,6 +177,21 @@ export class BullMqJobProducer implements JobProducer {
     }
     return queue;
   }
+}
+
+/** The adds of one member queue within a pipeline. */
+interface Batch {
+  readonly cluster: string;
+  readonly queue: SyncQueue;
+  readonly priority: 'normal' | 'low';
+  readonly entries: readonly { name: SyncJob['kind']; data: SyncJob; opts: JobsOptions & { jobId: string } }[];
+}
+
+/** The job id a pipelined add answered; its error as is. */
+function addedId(answer: [Error | null, unknown] | undefined): string {
+  const [err, id] = answer ?? [new QueueError('Redis answered fewer adds than were sent'), undefined];
+  if (err !== null) throw err;
+  return String(id);
 }
 
 /**
