@@ -41,10 +41,10 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-/** p50, p99 and max of `latencies` (any order), in ms. */
-export function latencySummary(latencies: readonly number[]): { p50: number; p99: number; max: number } {
+/** p50, p95, p99 and max of `latencies` (any order), in ms. */
+export function latencySummary(latencies: readonly number[]): { p50: number; p95: number; p99: number; max: number } {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
 }
 
 /** True while `cm` runs; throws with the end of its log once it has exited. */
