@@ -1,12 +1,14 @@
 // Helpers shared by the process-level benchmarks (propagation.bench.ts, member-outage.bench.ts):
-// polling with a limit, percentiles, and the change-latency probe (one federated object changed,
-// timed until the named member clusters report the change on their watches).
+// polling with a limit, percentiles, the change-latency probe (one federated object changed,
+// timed until the named member clusters report the change on their watches), and what the
+// controller manager spent over a window (CPU seconds, API requests, histogram observations).
 import { readFile } from 'node:fs/promises';
 import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import {
   FEDERATED_CONFIG_MAPS,
   metricSeries,
+  metricsText,
   type MemberWriteRecorder,
 } from '../../packages/controller-manager/test/process-federation.js';
 
@@ -209,3 +211,37 @@ export function histogramWindow(
 /** `n 200, mean 3.1 ms, > 10 ms: 4, > 25 ms: 1, > 50 ms: 0, > 100 ms: 0` */
 export const describeWindow = (w: HistogramWindow): string =>
   `n ${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 25 ms: ${w.above['25']}, > 50 ms: ${w.above['50']}, > 100 ms: ${w.above['100']}`;
+
+/** `kubefed_rest_client_requests_total` of `cm` by `<host|member> <client> <method>`. */
+export async function requestCounts(cm: ManagedProcess): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const { labels, value } of metricSeries(await metricsText(cm), 'kubefed_rest_client_requests_total')) {
+    const key = `${labels['cluster'] === 'host' ? 'host' : 'member'} ${labels['client']} ${labels['method']}`;
+    counts.set(key, (counts.get(key) ?? 0) + value);
+  }
+  return counts;
+}
+
+/** The requests made between two {@link requestCounts}, each per one of `count`, most first. */
+export function requestsPer(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, count: number): string {
+  const made = [...after].map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const).filter(([, n]) => n > 0);
+  return made
+    .sort((a, b) => b[1] - a[1])
+    .map(([key, n]) => `${key} ${(n / count).toFixed(2)}`)
+    .join(', ');
+}
+
+/** A {@link CpuMeter} of the controller manager, the kube-sim processes, Redis (when local) and the benchmark. */
+export async function cpuMeter(fed: LocalFederation, cm: ManagedProcess): Promise<CpuMeter> {
+  const pid = (p: ManagedProcess): number[] => (p.child.pid === undefined ? [] : [p.child.pid]);
+  const redis = await redisPid(fed.redis.url);
+  return new CpuMeter({ 'controller manager': pid(cm), 'kube-sim': fed.kubeSims.flatMap(pid), Redis: redis === undefined ? [] : [redis] });
+}
+
+/** `name s, ...` of `meter`'s CPU seconds per `unit` of `count` (default 1,000), and their total. */
+export function cpuPer(meter: CpuMeter, count: number, unit = 1000): string {
+  const per = (s: number): string => (s / (count / unit)).toFixed(unit === 1 ? 3 : 2);
+  const parts = [...meter.used].map(([name, s]) => `${name} ${per(s)}`);
+  const total = [...meter.used.values()].reduce((a, b) => a + b, 0);
+  return `${parts.join(', ')}; total ${per(total)} s`;
+}

@@ -21,6 +21,8 @@
 //      KubeFedCluster became Ready=False (the readiness change re-reconciles every object, the
 //      moment that used to stall the others); p99 ÷ baseline p99, and the time until the victim
 //      was NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`).
+// Phases 2 and 4 also print, per change made in them, the CPU seconds of the controller manager,
+// kube-sim and Redis, the controller manager's API requests, and the victim's sync job attempts.
 //
 // `--resync-period` is the controller manager's `--sync-resync-period` (default 1h here, so that no
 // periodic resync falls into a measured phase). `--sim-processes` spreads the clusters over
@@ -36,10 +38,25 @@ import {
   configMapName,
   createFederatedConfigMaps,
   MemberWriteRecorder,
+  metricsText,
   startProcessFederation,
   waitForReadyClusters,
 } from '../../packages/controller-manager/test/process-federation.js';
-import { alive, BENCH_LEASE, latencySummary, pause, seconds, timeChange, until } from './bench-support.js';
+import {
+  alive,
+  BENCH_LEASE,
+  cpuMeter,
+  cpuPer,
+  type CpuMeter,
+  histogramWindow,
+  latencySummary,
+  pause,
+  requestCounts,
+  requestsPer,
+  seconds,
+  timeChange,
+  until,
+} from './bench-support.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -111,6 +128,42 @@ class ChangeLoop {
   }
 }
 
+/**
+ * What the controller manager spent over one phase, per change made in it: CPU seconds (its own,
+ * kube-sim's, Redis's), its API requests, and the attempts of the victim's sync jobs by result.
+ */
+class PhaseMeter {
+  #cpu: CpuMeter | undefined;
+  #requests = new Map<string, number>();
+  #metrics = '';
+
+  constructor(
+    private readonly fed: LocalFederation,
+    private readonly cm: ManagedProcess,
+    readonly victim: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#cpu = await cpuMeter(this.fed, this.cm);
+    this.#requests = await requestCounts(this.cm);
+    this.#metrics = await metricsText(this.cm);
+    await this.#cpu.start();
+  }
+
+  /** Prints the phase's figures per change, `changes` having been made in it. */
+  async stop(changes: number): Promise<void> {
+    const cpu = this.#cpu;
+    if (cpu === undefined) throw new Error('PhaseMeter.stop() without start()');
+    await cpu.stop();
+    const [requests, metrics] = [await requestCounts(this.cm), await metricsText(this.cm)];
+    const attempts = (result: string): number =>
+      histogramWindow(this.#metrics, metrics, 'kubefed_sync_job_duration_seconds', { cluster: this.victim, result }).count;
+    console.log(`  per change: CPU seconds ${cpuPer(cpu, changes, 1)}`);
+    console.log(`  per change: API requests (client method) ${requestsPer(this.#requests, requests, changes)}`);
+    console.log(`  ${this.victim}'s sync job attempts: ${attempts('success')} succeeded, ${attempts('error')} failed`);
+  }
+}
+
 function describe(label: string, latencies: readonly number[], baselineP99?: number): string {
   const { p50, p95, p99, max } = latencySummary(latencies);
   const ratio = baselineP99 === undefined ? '' : `; p99 ÷ baseline p99 = ${(p99 / baselineP99).toFixed(2)}`;
@@ -153,8 +206,10 @@ async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: strin
 }
 
 /** Phase 4: the victim unreachable. */
-async function outage(fed: LocalFederation, loop: ChangeLoop, victim: string, baselineP99: number): Promise<void> {
+async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baselineP99: number): Promise<void> {
+  const victim = meter.victim;
   const periodMs = await probePeriodMs(fed);
+  await meter.start();
   const t0 = performance.now();
   await fed.fault(victim, FAULT === 'unreachable' ? { unreachable: true } : { hang: true });
   let notReadyAt: number | undefined;
@@ -172,6 +227,7 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, victim: string, ba
   await watching;
   const latencies = loop.latencies.slice(before);
   console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baselineP99));
+  await meter.stop(latencies.length);
   // Where the tail is: before the victim was NotReady, in the 10 s after (the readiness change's
   // status writes), or later.
   const starts = loop.starts.slice(before);
@@ -211,11 +267,14 @@ async function main(): Promise<void> {
     const loop = new ChangeLoop(fed, writes, healthy);
     // Warm-up, not counted: the first changes after a bulk propagation are slower (propagation.bench.ts reports them).
     await loop.run(() => loop.latencies.length < WARM_UP);
+    const meter = new PhaseMeter(fed, cm, victim);
+    await meter.start();
     const baselineFrom = performance.now();
     await loop.run(() => loop.latencies.length < WARM_UP + CHANGES || performance.now() - baselineFrom < BASELINE_MS);
     const baselineLatencies = loop.latencies.slice(WARM_UP);
     const baseline = latencySummary(baselineLatencies).p99;
     console.log(describe(`baseline, to the ${healthy.length} healthy members`, baselineLatencies));
+    await meter.stop(baselineLatencies.length);
 
     await fed.fault(victim, { latencyMs: LATENCY_MS });
     const slowFrom = loop.latencies.length;
@@ -224,7 +283,7 @@ async function main(): Promise<void> {
     await fed.fault(victim, { restore: true });
     await recovered(fed, cm, victim);
 
-    await outage(fed, loop, victim, baseline);
+    await outage(fed, loop, meter, baseline);
     fed.restoreFaults();
     if (writes.errors.some((e) => !e.startsWith(`${victim}:`)))
       console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);

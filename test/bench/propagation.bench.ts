@@ -40,7 +40,6 @@ import {
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
   metricIn,
-  metricSeries,
   metricValue,
   metricsText,
   MemberWriteRecorder,
@@ -50,12 +49,14 @@ import {
 import {
   alive,
   BENCH_LEASE,
-  CpuMeter,
+  cpuMeter,
+  cpuPer,
   describeWindow,
   histogramWindow,
   latencySummary,
   pause,
-  redisPid,
+  requestCounts,
+  requestsPer,
   seconds,
   timeChange,
   until as untilWithin,
@@ -219,44 +220,8 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
     `raw bound: the same ${total} member creates by a client loop (${CONCURRENCY} in flight per member) in ${seconds(rawMs)}: ${rawRate.toFixed(0)} writes/s`,
   );
   console.log(`ratio controller manager / raw bound: ${(cmRate / rawRate).toFixed(2)}`);
-  console.log(
-    `CPU seconds per 1,000 member creates: propagation ${cpuPerThousand(cpu, total)}; raw bound ${cpuPerThousand(rawCpu, total)}`,
-  );
+  console.log(`CPU seconds per 1,000 member creates: propagation ${cpuPer(cpu, total)}; raw bound ${cpuPer(rawCpu, total)}`);
   return rawRate;
-}
-
-/** `kubefed_rest_client_requests_total` of `cm` by `<host|member> <client> <method>`. */
-async function requestCounts(cm: ManagedProcess): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const { labels, value } of metricSeries(await metricsText(cm), 'kubefed_rest_client_requests_total')) {
-    const key = `${labels['cluster'] === 'host' ? 'host' : 'member'} ${labels['client']} ${labels['method']}`;
-    counts.set(key, (counts.get(key) ?? 0) + value);
-  }
-  return counts;
-}
-
-/** The requests made between two {@link requestCounts}, each per one of `count`, most first. */
-function requestsPer(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, count: number): string {
-  const made = [...after].map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const).filter(([, n]) => n > 0);
-  return made
-    .sort((a, b) => b[1] - a[1])
-    .map(([key, n]) => `${key} ${(n / count).toFixed(2)}`)
-    .join(', ');
-}
-
-/** A {@link CpuMeter} of the controller manager, the kube-sim processes, Redis (when local) and the benchmark. */
-async function cpuMeter(fed: LocalFederation, cm: ManagedProcess): Promise<CpuMeter> {
-  const pid = (p: ManagedProcess): number[] => (p.child.pid === undefined ? [] : [p.child.pid]);
-  const redis = await redisPid(fed.redis.url);
-  return new CpuMeter({ 'controller manager': pid(cm), 'kube-sim': fed.kubeSims.flatMap(pid), Redis: redis === undefined ? [] : [redis] });
-}
-
-/** `name s, ...` of `meter`'s CPU seconds per 1,000 of `count`, and their total. */
-function cpuPerThousand(meter: CpuMeter, count: number): string {
-  const per = (s: number): string => (s / (count / 1000)).toFixed(2);
-  const parts = [...meter.used].map(([name, s]) => `${name} ${per(s)}`);
-  const total = [...meter.used.values()].reduce((a, b) => a + b, 0);
-  return `${parts.join(', ')}; total ${per(total)} s`;
 }
 
 /** Scenario 2: one federated object changed at a time, until every member holds the change. */

@@ -189,7 +189,8 @@ describe('propagation through controller-manager processes under failures', () =
     // Nor any job: every copy was found current in the caches, the first reconciles included
     // (they wait for the member caches to be listed instead of sending a job per object and member).
     expect(await metricsText(cm)).toContain('# TYPE kubefed_sync_jobs_enqueued_total counter');
-    expect(await metricValue(cm, 'kubefed_sync_jobs_enqueued_total')).toBe(0);
+    const enqueued = (await metricsText(cm)).split('\n').filter((l) => l.startsWith('kubefed_sync_jobs_enqueued_total'));
+    expect(await metricValue(cm, 'kubefed_sync_jobs_enqueued_total'), `${enqueued.join('\n')}\n${cm.tail(80)}`).toBe(0);
 
     // The pipeline is live (the silence above is not a dead watch): one change, one write per member.
     await fed
