@@ -21,7 +21,9 @@ import {
   readKubeFedSettings,
   readKubeFedSettingsFile,
   type SyncSettings,
+  RetriesOnReady,
   SyncWorker,
+  syncRetryDelayMs,
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
 import {
@@ -507,6 +509,8 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
   const clusters = registerClusterHealth(p);
   if (producer === undefined) return { processor: undefined, clusterInformer: undefined };
   const ftc = registerFederatedTypeConfigs(p, { clusters, producer });
+  // A member Ready again: the jobs that failed while it could not be reached run now, not after their backoff.
+  manager.add(new RetriesOnReady({ fleet: p.fleet, producer, logger: p.logger }));
   registerSyncQueueMetrics(manager.metrics, {
     producer,
     clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),
@@ -746,6 +750,8 @@ function syncWorkersRunnable(options: {
         },
         perCluster: Object.fromEntries(Object.entries(config.clusterWorkerConcurrency).map(([c, concurrency]) => [c, { concurrency }])),
         onTimed: options.onTimed,
+        // A member that cannot be reached: retries from KubeFed's 5 s, not the producer's 200 ms.
+        firstRetryDelayMs: syncRetryDelayMs,
         logger,
       });
       const failed = (action: string, cluster: string) => (err: unknown) =>

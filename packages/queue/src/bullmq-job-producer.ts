@@ -155,6 +155,11 @@ export class BullMqJobProducer implements JobProducer {
     }
   }
 
+  async retryNow(cluster: string): Promise<void> {
+    const queue = this.#queue(cluster);
+    await queue.promoteJobs();
+  }
+
   /** Job counts of `cluster`'s queue. */
   async counts(cluster: string): Promise<QueueCounts> {
     return readQueueCounts(this.#queue(cluster));

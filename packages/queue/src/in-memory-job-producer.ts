@@ -42,6 +42,15 @@ export class InMemoryJobProducer implements JobProducer {
     return jobs;
   }
 
+  /** Clusters whose retries were brought forward, in order. */
+  readonly retried: string[] = [];
+
+  /** Records the call: jobs here wait for no backoff. */
+  retryNow(cluster: string): Promise<void> {
+    this.retried.push(cluster);
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -40,6 +40,12 @@ export interface JobProducer {
   enqueue(job: SyncJob): Promise<void>;
   /** Enqueues many jobs (grouped per cluster queue); validates all before sending any. */
   enqueueBulk(jobs: readonly SyncJob[], options?: EnqueueOptions): Promise<void>;
+  /**
+   * Runs now every job of `cluster`'s queue that waits for a retry backoff (for a cluster that
+   * became Ready again: the keys that failed while it could not be reached need not wait out
+   * their backoffs). Resolves once they are ready to run.
+   */
+  retryNow(cluster: string): Promise<void>;
   /** Stops using the queues (does not close a connection the caller passed in). */
   close(): Promise<void>;
 }

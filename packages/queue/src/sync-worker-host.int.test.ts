@@ -191,6 +191,36 @@ describe('SyncWorkerHost', () => {
     expect(third!.at - second!.at).toBeGreaterThanOrEqual(95);
   });
 
+  it('starts the retries of a job from the first delay the host gives for its error, doubling from there', async () => {
+    const { producer, startHost } = setup({ attempts: 5, backoffDelayMs: 10, jitter: 0 });
+    class Unreachable extends Error {}
+    const starts: { name: string; at: number }[] = [];
+    const completed: string[] = [];
+    await startHost({
+      clusters: ['member1'],
+      processor: (j, ctx) => {
+        starts.push({ name: j.name, at: Date.now() });
+        if (ctx.attempt >= 3) return Promise.resolve();
+        return Promise.reject(j.name === 'unreachable' ? new Unreachable('connect ECONNREFUSED') : new Error('member1 answered 409'));
+      },
+      firstRetryDelayMs: (err) => (err instanceof Unreachable ? 300 : undefined),
+      onCompleted: (j) => completed.push(j.name),
+    });
+    await producer.enqueueBulk([job('unreachable'), job('conflict')]);
+    await vi.waitFor(() => expect(completed.sort()).toEqual(['conflict', 'unreachable']), { timeout: waitMs });
+    const gaps = (name: string): number[] => {
+      const at = starts.filter((s) => s.name === name).map((s) => s.at);
+      return at.slice(1).map((t, i) => t - at[i]!);
+    };
+    const [first, second] = gaps('unreachable');
+    expect(first).toBeGreaterThanOrEqual(290);
+    expect(second).toBeGreaterThanOrEqual(590);
+    // The other error keeps the producer's delays (10 ms, 20 ms): retried twice before the first retry of the other job.
+    const firstRetry = (name: string): number => starts.filter((s) => s.name === name)[1]!.at;
+    expect(starts.filter((s) => s.name === 'conflict')).toHaveLength(3);
+    expect(firstRetry('conflict')).toBeLessThan(firstRetry('unreachable'));
+  });
+
   it('times each attempt: how long the first one waited in the queue since the enqueue, how long each ran, and its result', async () => {
     const { producer, startHost } = setup({ attempts: 5, backoffDelayMs: 10, jitter: 0 });
     const timings: SyncJobTiming[] = [];

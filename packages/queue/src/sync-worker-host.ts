@@ -95,6 +95,14 @@ export interface SyncWorkerHostOptions {
   stalledCheckIntervalMs?: number;
   /** Upper bound of the retry delay of a failing job. Default 60 s. */
   maxBackoffMs?: number;
+  /**
+   * The delay before the first retry after the processor threw `err`, when it is not the
+   * producer's; later retries double from it, up to `maxBackoffMs`. `undefined` keeps the
+   * producer's delay. For example a member that cannot be reached: its jobs back off from a few
+   * seconds instead of 200 ms, so that each key costs a few attempts, not dozens, until the
+   * member is found NotReady. Errors thrown here are logged and the producer's delay is used.
+   */
+  firstRetryDelayMs?: (err: Error) => number | undefined;
   /** Default silent. */
   logger?: QueueLogger;
 }
@@ -312,7 +320,8 @@ export class SyncWorkerHost {
         lockDuration: this.#options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
         stalledInterval: this.#options.stalledCheckIntervalMs ?? DEFAULT_STALLED_CHECK_INTERVAL_MS,
         settings: {
-          backoffStrategy: (attemptsMade: number, _type?: string, _err?: Error, job?: MinimalJob) => this.#backoffMs(attemptsMade, job),
+          backoffStrategy: (attemptsMade: number, _type?: string, err?: Error, job?: MinimalJob) =>
+            this.#backoffMs(served, { attemptsMade, err, job }),
         },
       },
       this.#backend,
@@ -379,11 +388,26 @@ export class SyncWorkerHost {
     }
   }
 
-  /** The retry delay of `job` after `attemptsMade` failed attempts (its producer's first delay and jitter, this host's cap). */
-  #backoffMs(attemptsMade: number, job: MinimalJob | undefined): number {
-    const backoff = job?.opts.backoff;
+  /**
+   * The retry delay of `job` after `attemptsMade` failed attempts, the last with `err`: from the
+   * first delay {@link SyncWorkerHostOptions.firstRetryDelayMs} gives for `err`, else the
+   * producer's; with the producer's jitter and this host's cap.
+   */
+  #backoffMs(served: ServedCluster, failed: { attemptsMade: number; err: Error | undefined; job: MinimalJob | undefined }): number {
+    const backoff = failed.job?.opts.backoff;
     const own = typeof backoff === 'object' ? backoff : undefined;
-    return syncBackoffDelayMs(attemptsMade, { delayMs: own?.delay ?? 200, jitter: own?.jitter ?? 0, maxDelayMs: this.#maxBackoffMs });
+    const delayMs = this.#firstRetryDelayMs(served, failed.err) ?? own?.delay ?? 200;
+    return syncBackoffDelayMs(failed.attemptsMade, { delayMs, jitter: own?.jitter ?? 0, maxDelayMs: this.#maxBackoffMs });
+  }
+
+  #firstRetryDelayMs(served: ServedCluster, err: Error | undefined): number | undefined {
+    if (err === undefined || this.#options.firstRetryDelayMs === undefined) return undefined;
+    try {
+      return this.#options.firstRetryDelayMs(this.#attempts.get(err)?.original ?? err);
+    } catch (callbackErr) {
+      served.logger.error({ err: callbackErr }, 'firstRetryDelayMs callback failed');
+      return undefined;
+    }
   }
 
   get #maxBackoffMs(): number {
