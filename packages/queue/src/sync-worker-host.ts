@@ -403,7 +403,8 @@ export class SyncWorkerHost {
   #firstRetryDelayMs(served: ServedCluster, err: Error | undefined): number | undefined {
     if (err === undefined || this.#options.firstRetryDelayMs === undefined) return undefined;
     try {
-      return this.#options.firstRetryDelayMs(this.#attempts.get(err)?.original ?? err);
+      // A retried attempt's error is the processor's own (only failures for good are wrapped).
+      return this.#options.firstRetryDelayMs(err);
     } catch (callbackErr) {
       served.logger.error({ err: callbackErr }, 'firstRetryDelayMs callback failed');
       return undefined;
