@@ -214,8 +214,13 @@ export const describeWindow = (w: HistogramWindow): string =>
 
 /** `kubefed_rest_client_requests_total` of `cm` by `<host|member> <client> <method>`. */
 export async function requestCounts(cm: ManagedProcess): Promise<Map<string, number>> {
+  return requestCountsIn(await metricsText(cm));
+}
+
+/** {@link requestCounts} from a scrape already made. */
+export function requestCountsIn(text: string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const { labels, value } of metricSeries(await metricsText(cm), 'kubefed_rest_client_requests_total')) {
+  for (const { labels, value } of metricSeries(text, 'kubefed_rest_client_requests_total')) {
     const key = `${labels['cluster'] === 'host' ? 'host' : 'member'} ${labels['client']} ${labels['method']}`;
     counts.set(key, (counts.get(key) ?? 0) + value);
   }

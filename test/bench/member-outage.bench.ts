@@ -51,7 +51,7 @@ import {
   histogramWindow,
   latencySummary,
   pause,
-  requestCounts,
+  requestCountsIn,
   requestsPer,
   seconds,
   timeChange,
@@ -145,8 +145,8 @@ class PhaseMeter {
 
   async start(): Promise<void> {
     this.#cpu = await cpuMeter(this.fed, this.cm);
-    this.#requests = await requestCounts(this.cm);
     this.#metrics = await metricsText(this.cm);
+    this.#requests = requestCountsIn(this.#metrics);
     await this.#cpu.start();
   }
 
@@ -155,7 +155,8 @@ class PhaseMeter {
     const cpu = this.#cpu;
     if (cpu === undefined) throw new Error('PhaseMeter.stop() without start()');
     await cpu.stop();
-    const [requests, metrics] = [await requestCounts(this.cm), await metricsText(this.cm)];
+    const metrics = await metricsText(this.cm);
+    const requests = requestCountsIn(metrics);
     const attempts = (result: string): number =>
       histogramWindow(this.#metrics, metrics, 'kubefed_sync_job_duration_seconds', { cluster: this.victim, result }).count;
     console.log(`  per change: CPU seconds ${cpuPer(cpu, changes, 1)}`);
