@@ -21,7 +21,6 @@ import {
   readKubeFedSettings,
   readKubeFedSettingsFile,
   type SyncSettings,
-  RetriesOnReady,
   SyncWorker,
   syncRetryDelayMs,
 } from '@kubefed/controllers';
@@ -509,8 +508,6 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
   const clusters = registerClusterHealth(p);
   if (producer === undefined) return { processor: undefined, clusterInformer: undefined };
   const ftc = registerFederatedTypeConfigs(p, { clusters, producer });
-  // A member Ready again: the jobs that failed while it could not be reached run now, not after their backoff.
-  manager.add(new RetriesOnReady({ fleet: p.fleet, producer, logger: p.logger }));
   registerSyncQueueMetrics(manager.metrics, {
     producer,
     clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),

@@ -61,10 +61,6 @@ class HoldingProducer implements JobProducer {
     await this.enqueueBulk([job]);
   }
 
-  retryNow(): Promise<void> {
-    return Promise.resolve();
-  }
-
   async enqueueBulk(jobs: readonly SyncJob[]): Promise<void> {
     if (jobs.length === 0) return;
     this.inFlight++;

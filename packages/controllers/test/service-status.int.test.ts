@@ -27,7 +27,6 @@ const POLL = { timeout: 20_000, interval: 100 };
 const discardingProducer: JobProducer = {
   enqueue: () => Promise.resolve(),
   enqueueBulk: () => Promise.resolve(),
-  retryNow: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };
 

@@ -181,7 +181,6 @@ function recording(producer: JobProducer, jobs: RecordedJob[]): JobProducer {
       jobs.push(...bulk.map((job) => ({ ...job, priority: options?.priority ?? 'normal' })));
       return producer.enqueueBulk(bulk, options);
     },
-    retryNow: (cluster) => producer.retryNow(cluster),
     close: () => producer.close(),
   };
 }

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { BullMqJobProducer } from './bullmq-job-producer.js';
 import { syncQueueName } from './queue-name.js';
 import { createRedisConnection } from './redis-connection.js';
+import { SyncWorkerHost } from './sync-worker-host.js';
 import type { SyncJob } from './sync-job.js';
 
 let redis: RedisHandle;
@@ -108,16 +109,76 @@ describe('BullMqJobProducer round trips', () => {
     expect(sent).not.toHaveBeenCalled();
   });
 
-  it('reads the queue only for a normal job that collapsed, and raises it when it waited at low priority', async () => {
+  it('reads the queue only for a job that collapsed, and raises it when it waited at low priority', async () => {
     const { producer, queue, commands, clear } = setup();
     await queueWithLowJobs(producer);
     clear();
     await producer.enqueue(job('warm-up'));
-    expect(commands()).toEqual(['evalsha', 'zscore']);
+    expect(commands()).toEqual(['evalsha', 'zscore', 'zscore']);
     clear();
     await producer.enqueue(job('resync-7'));
-    expect(commands().slice(0, 2)).toEqual(['evalsha', 'zscore']);
+    expect(commands().slice(0, 3)).toEqual(['evalsha', 'zscore', 'zscore']);
     expect(await queue.getWaitingCount()).toBe(2);
     expect(await queue.getPrioritizedCount()).toBe(19);
+  });
+
+  it('leaves a pending low-priority job low when a low-priority job collapses into it', async () => {
+    const { producer, queue } = setup();
+    await queueWithLowJobs(producer);
+    await producer.enqueueBulk([job('resync-3')], { priority: 'low' });
+    expect(await queue.getPrioritizedCount()).toBe(20);
+    expect(await queue.getWaitingCount()).toBe(1);
+  });
+});
+
+describe('BullMqJobProducer and retries', () => {
+  /**
+   * A producer whose first retry waits a minute (far beyond every wait here), and a worker host on
+   * member1 whose first attempt fails; the names of the jobs that completed.
+   */
+  async function failingOnce(): Promise<{ producer: BullMqJobProducer; completed: string[] }> {
+    const producerConnection = createRedisConnection(redis.url, { role: 'producer' });
+    const workerConnection = createRedisConnection(redis.url, { role: 'worker' });
+    const prefix = redis.prefix('producer-retry');
+    const producer = new BullMqJobProducer({ connection: producerConnection, prefix, retry: { backoffDelayMs: 60_000, jitter: 0 } });
+    const completed: string[] = [];
+    let attempts = 0;
+    const host = await SyncWorkerHost.start({
+      connection: workerConnection,
+      prefix,
+      clusters: ['member1'],
+      processor: (j) =>
+        ++attempts === 1 ? Promise.reject(new Error('member write failed')) : Promise.resolve(void completed.push(j.name)),
+    });
+    cleanups.push(async () => {
+      await host.close({ timeoutMs: 2000 });
+      await producer.close();
+      producerConnection.disconnect();
+      workerConnection.disconnect();
+    });
+    return { producer, completed };
+  }
+
+  it.each(['normal', 'low'] as const)(
+    'runs a job waiting for a retry backoff at once when a job of its key is added at %s priority',
+    async (priority) => {
+      const { producer, completed } = await failingOnce();
+      await producer.enqueue(job('web'));
+      await expect.poll(async () => (await producer.counts('member1')).delayed).toBe(1);
+
+      await producer.enqueueBulk([job('web')], { priority });
+      await expect.poll(() => completed).toEqual(['web']);
+      expect(await producer.counts('member1')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+    },
+  );
+
+  it('leaves the retry backoff of a key no new job was added for', async () => {
+    const { producer, completed } = await failingOnce();
+    await producer.enqueue(job('web'));
+    await expect.poll(async () => (await producer.counts('member1')).delayed).toBe(1);
+
+    await producer.enqueue(job('api'));
+    await expect.poll(() => completed).toEqual(['api']);
+    expect((await producer.counts('member1')).delayed).toBe(1);
   });
 });

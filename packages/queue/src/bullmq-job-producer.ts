@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Job, type JobsOptions } from 'bullmq';
+import { ErrorCode, Job, type JobsOptions } from 'bullmq';
 import type { EnqueueOptions, JobProducer, QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { QueueError } from './queue-error.js';
@@ -72,21 +72,24 @@ const LOW_JOB_PRIORITY = 1;
 /**
  * The BullMQ {@link JobProducer}: one queue per member cluster (`kubefed-sync.<cluster>`),
  * created on first use, all on the one connection; the jobs of one call go to Redis in one
- * pipeline, whatever the number of queues. Jobs are deduplicated with `keepLastIfActive` (at most one running and
- * one pending job per key), retried per {@link RetryPolicy} and kept per {@link RetentionPolicy}.
- * Jobs enqueued at low priority get a BullMQ priority and so run after every job of normal
- * priority on their queue; a job of normal priority that BullMQ collapses into a waiting
- * low-priority job of its key raises that job to normal priority (`changePriority`). Every job
- * gets a fresh random id, and BullMQ answers an add it collapsed with the id of the job it kept:
- * only such an add, on a queue that had low-priority jobs, reads the queue. Not covered: while a key's job runs, BullMQ keeps the options of the last job added for it, so a
- * low-priority job added after a normal one makes the follow-up run low.
+ * pipeline, whatever the number of queues. Jobs are deduplicated with `keepLastIfActive` (at most
+ * one running and one pending job per key), retried per {@link RetryPolicy} and kept per
+ * {@link RetentionPolicy}. Jobs enqueued at low priority get a BullMQ priority and so run after
+ * every job of normal priority on their queue.
+ *
+ * A job that BullMQ collapses into the pending job of its key brings that job forward, as
+ * KubeFed's deliverer keeps the earliest delivery of a key: a pending job waiting for a retry
+ * backoff runs now (so a user's change, or the fan-out of a member that is Ready again, never
+ * waits out the backoff of an earlier failure), and a job of normal priority raises a pending
+ * low-priority one to normal priority. Every job gets a fresh random id and BullMQ answers an
+ * add it collapsed with the id of the job it kept, so only a collapsed add reads the queue.
+ * Not covered: while a key's job runs, BullMQ keeps the options of the last job added for it,
+ * so a low-priority job added after a normal one makes the follow-up run low.
  */
 export class BullMqJobProducer implements JobProducer {
   readonly #options: BullMqJobProducerOptions;
   readonly #logger: QueueLogger;
   readonly #queues = new Map<string, SyncQueue>();
-  /** Clusters this producer has enqueued low-priority jobs for (only their queues need a promotion check). */
-  readonly #lowQueues = new Set<string>();
   #closed = false;
 
   constructor(options: BullMqJobProducerOptions) {
@@ -114,7 +117,6 @@ export class BullMqJobProducer implements JobProducer {
   /** The BullMQ entries of `jobs` (all of `cluster`) at `priority`, each with a fresh job id. */
   #batch(cluster: string, jobs: readonly SyncJob[], priority: 'normal' | 'low'): Batch {
     const low = priority === 'low';
-    if (low) this.#lowQueues.add(cluster);
     const entries = jobs.map((job) => ({
       name: job.kind,
       data: job,
@@ -130,9 +132,9 @@ export class BullMqJobProducer implements JobProducer {
   /**
    * Adds every batch in one pipeline (one write to Redis, whatever the number of member
    * queues: the queues share this producer's connection and BullMQ's add scripts are atomic
-   * one by one); then raises the low-priority jobs that normal adds collapsed into. BullMQ
-   * answers an add it deduplicated with the id of the job it collapsed into, so only an answer
-   * that differs from the fresh id costs a look at the queue.
+   * one by one); then brings forward the pending jobs that adds collapsed into. BullMQ answers
+   * an add it deduplicated with the id of the job it collapsed into, so only an answer that
+   * differs from the fresh id costs a look at the queue.
    */
   async #send(batches: readonly Batch[]): Promise<void> {
     const first = batches[0];
@@ -149,15 +151,10 @@ export class BullMqJobProducer implements JobProducer {
     for (const batch of batches) {
       const ids = batch.entries.map(() => addedId(results[index++]));
       this.#options.onAdded?.(batch.cluster, batch.priority, batch.entries.length);
-      if (batch.priority === 'low' || !this.#lowQueues.has(batch.cluster)) continue;
       const collapsed = ids.filter((id, i) => id !== batch.entries[i]?.opts.jobId);
-      if (collapsed.length > 0) await promoteCollapsed(batch.queue, this.#options.connection, collapsed);
+      if (collapsed.length > 0)
+        await bringForward({ queue: batch.queue, connection: this.#options.connection, priority: batch.priority }, collapsed);
     }
-  }
-
-  async retryNow(cluster: string): Promise<void> {
-    const queue = this.#queue(cluster);
-    await queue.promoteJobs();
   }
 
   /** Job counts of `cluster`'s queue. */
@@ -199,21 +196,50 @@ function addedId(answer: [Error | null, unknown] | undefined): string {
   return String(id);
 }
 
+/** Where adds collapsed: their queue, the producer's connection, the adds' priority. */
+interface CollapsedAdds {
+  readonly queue: SyncQueue;
+  readonly connection: RedisConnection;
+  readonly priority: 'normal' | 'low';
+}
+
 /**
- * Raises to normal priority the jobs among `ids` (jobs that adds collapsed into) that wait at low
- * priority: those in the prioritized set (one pipelined ZSCORE per id).
+ * Brings forward the pending jobs among `ids` (the jobs that adds at `priority` collapsed into),
+ * with one pipelined look at the queue's delayed and prioritized sets: a job waiting for a retry
+ * backoff runs now, and after an add of normal priority a job waiting at low priority runs at
+ * normal priority. A job that has moved on meanwhile (its backoff elapsed, it started or
+ * finished) is left as it is.
  */
-async function promoteCollapsed(queue: SyncQueue, connection: RedisConnection, ids: readonly string[]): Promise<void> {
-  const pipeline = connection.pipeline();
-  for (const id of ids) pipeline.zscore(queue.toKey('prioritized'), id);
+async function bringForward(to: CollapsedAdds, ids: readonly string[]): Promise<void> {
+  const { queue, priority } = to;
+  const pipeline = to.connection.pipeline();
+  for (const id of ids) pipeline.zscore(queue.toKey('delayed'), id).zscore(queue.toKey('prioritized'), id);
   const scores = (await pipeline.exec()) ?? [];
-  const prioritized = ids.filter((_, i) => {
+  const inSet = (i: number): boolean => {
     const [err, score] = scores[i] ?? [null, null];
     return err === null && score !== null;
-  });
-  for (const id of prioritized) {
-    // Already running or gone by now: nothing to raise (changePriority moves only a waiting job).
+  };
+  for (const [i, id] of ids.entries()) {
+    const delayed = inSet(2 * i);
+    const raise = priority === 'normal' && (delayed || inSet(2 * i + 1));
+    if (delayed) await promoteDelayed(queue, id);
+    if (!raise) continue;
+    // changePriority moves only a job still waiting in the prioritized set; one at priority 0 it leaves alone.
     const job = await queue.getJob(id);
-    await job?.changePriority({ priority: 0 });
+    if (job !== undefined && job.priority > 0) await job.changePriority({ priority: 0 });
   }
+}
+
+/** Moves delayed job `id` to the ones ready to run; a job no longer delayed (BullMQ's -3) is left alone. */
+async function promoteDelayed(queue: SyncQueue, id: string): Promise<void> {
+  try {
+    await queue.backend.promote(id);
+  } catch (err) {
+    if (!isNotDelayed(err)) throw err;
+  }
+}
+
+/** BullMQ's answer to promoting a job that is not in the delayed set. */
+function isNotDelayed(err: unknown): boolean {
+  return err instanceof Error && (err as Error & { code?: unknown }).code === ErrorCode.JobNotInState;
 }

@@ -42,11 +42,6 @@ export class InMemoryJobProducer implements JobProducer {
     return jobs;
   }
 
-  /** Nothing to do: jobs here wait for no backoff. */
-  retryNow(_cluster: string): Promise<void> {
-    return Promise.resolve();
-  }
-
   close(): Promise<void> {
     return Promise.resolve();
   }

@@ -33,19 +33,14 @@ export interface EnqueueOptions {
 export interface JobProducer {
   /**
    * Enqueues one job on its cluster's queue. A job for a key that already has a pending job
-   * collapses into it; if the key's job is running, one more run follows it.
+   * collapses into it and brings it forward (a pending retry runs now, without waiting out its
+   * backoff); if the key's job is running, one more run follows it.
    *
    * @throws ValidationError (from `@kubefed/api`) naming the bad field; Redis errors as is.
    */
   enqueue(job: SyncJob): Promise<void>;
   /** Enqueues many jobs (grouped per cluster queue); validates all before sending any. */
   enqueueBulk(jobs: readonly SyncJob[], options?: EnqueueOptions): Promise<void>;
-  /**
-   * Runs now every job of `cluster`'s queue that waits for a retry backoff (for a cluster that
-   * became Ready again: the keys that failed while it could not be reached need not wait out
-   * their backoffs). Resolves once they are ready to run.
-   */
-  retryNow(cluster: string): Promise<void>;
   /** Stops using the queues (does not close a connection the caller passed in). */
   close(): Promise<void>;
 }

@@ -3,9 +3,8 @@
  * runs one federated type (its informer, the `SyncReconciler`, the `StatusWriter`); the reconciler
  * is the only way into the per-cluster queues, and member events reach it through `MemberWatches`,
  * mapped back to the federated object's key. `DispatchScopes` narrows a readiness change to the
- * clusters it concerns; `RetriesOnReady` runs the waiting retries of a cluster that is Ready again.
+ * clusters it concerns.
  */
 export { SyncController, type SyncControllerOptions } from './sync-controller.js';
 export { SyncReconciler, type SyncReconcilerOptions } from './sync-reconciler.js';
 export { MemberWatches, type MemberWatchesOptions } from './member-watches.js';
-export { RetriesOnReady, type RetriesOnReadyOptions } from './retries-on-ready.js';
