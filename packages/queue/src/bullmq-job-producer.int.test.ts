@@ -133,10 +133,10 @@ describe('BullMqJobProducer round trips', () => {
 
 describe('BullMqJobProducer and retries', () => {
   /**
-   * A producer whose first retry waits a minute (far beyond every wait here), and a worker host on
-   * member1 whose first attempt fails; the names of the jobs that completed.
+   * A producer (and its key prefix) whose first retry waits a minute (far beyond every wait here),
+   * and a worker host on member1 whose first attempt fails; the names of the jobs that completed.
    */
-  async function failingOnce(): Promise<{ producer: BullMqJobProducer; completed: string[] }> {
+  async function failingOnce(): Promise<{ producer: BullMqJobProducer; prefix: string; completed: string[] }> {
     const producerConnection = createRedisConnection(redis.url, { role: 'producer' });
     const workerConnection = createRedisConnection(redis.url, { role: 'worker' });
     const prefix = redis.prefix('producer-retry');
@@ -156,7 +156,7 @@ describe('BullMqJobProducer and retries', () => {
       producerConnection.disconnect();
       workerConnection.disconnect();
     });
-    return { producer, completed };
+    return { producer, prefix, completed };
   }
 
   it.each(['normal', 'low'] as const)(
@@ -171,6 +171,23 @@ describe('BullMqJobProducer and retries', () => {
       expect(await producer.counts('member1')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
     },
   );
+
+  it('runs a low-priority job waiting for a retry backoff at normal priority once a normal job of its key collapses into it', async () => {
+    const { producer, prefix, completed } = await failingOnce();
+    const reader = createRedisConnection(redis.url, { role: 'producer' });
+    const queue = new Queue(syncQueueName('member1'), { connection: reader, prefix });
+    cleanups.push(async () => {
+      await queue.close();
+      reader.disconnect();
+    });
+    await producer.enqueueBulk([job('web')], { priority: 'low' });
+    await expect.poll(async () => (await producer.counts('member1')).delayed).toBe(1);
+
+    await producer.enqueue(job('web'));
+    await expect.poll(() => completed).toEqual(['web']);
+    const [done] = await queue.getCompleted();
+    expect(done?.priority).toBe(0);
+  });
 
   it('leaves the retry backoff of a key no new job was added for', async () => {
     const { producer, completed } = await failingOnce();
