@@ -36,6 +36,8 @@ export default defineConfig({
           // much of their time waiting for the processes they start, and the whole project runs in
           // about 21 minutes instead of 31, with no test retried (CI=true npx vitest run --project integration).
           maxWorkers: 2,
+          // Vitest runs projects of different maxWorkers one after the other: unit, then integration, then real.
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           retry,
@@ -57,6 +59,7 @@ export default defineConfig({
           env: { KUBEFED_TEST_SUBSTRATE: 'real' },
           fileParallelism: false,
           maxWorkers: 1,
+          sequence: { groupOrder: 2 },
           testTimeout: 120_000,
           hookTimeout: 240_000,
           retry,
