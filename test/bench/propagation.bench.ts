@@ -5,7 +5,7 @@
 //
 //   npm run bench -- test/bench/propagation.bench.ts [--objects N] [--members M] [--changes C]
 //     [--idle-seconds S] [--concurrency K] [--no-restart] [--no-kill] [--worker-processes 1,2,4]
-//     [--sim-processes one|host-apart|per-cluster]
+//     [--sim-processes one|host-apart|per-cluster] [--phase-minutes P]
 //
 // Scenarios, in order:
 //   1. propagation of N FederatedConfigMaps to M members, in two halves (memory is read once
@@ -31,6 +31,7 @@
 // extra controller-manager flags, space separated; REDIS_URL) are accepted too; flags win.
 // `--sim-processes` spreads the clusters over kube-sim processes (default `one`; `host-apart`:
 // the host in a process of its own, so its requests no longer share the members' event loop).
+// `--phase-minutes` bounds each wait (default 15).
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
@@ -75,6 +76,7 @@ const { values: flags, positionals } = parseArgs({
     'no-kill': { type: 'boolean', default: false },
     'worker-processes': { type: 'string' },
     'sim-processes': { type: 'string', default: 'one' },
+    'phase-minutes': { type: 'string' },
   },
 });
 const setting = (flag: string | undefined, position: number, env: string, fallback: number): number =>
@@ -91,8 +93,8 @@ const WORKER_PROCESSES = (flags['worker-processes'] ?? process.env['BENCH_WORKER
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 const CM_ARGS = (process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== '');
 const CM_FLAGS = [...BENCH_LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS];
-/** No phase waits longer than this. */
-const PHASE_LIMIT_MS = 15 * 60_000;
+/** No phase waits longer than this (`--phase-minutes`, default 15: a run of 100 x 10,000 needs more). */
+const PHASE_LIMIT_MS = setting(flags['phase-minutes'], 5, 'BENCH_PHASE_MINUTES', 15) * 60_000;
 /** The namespace of the benchmark's federated objects. */
 const NS = 'bench';
 
