@@ -42,6 +42,7 @@ import {
   FEDERATED_CONFIG_MAPS,
   metricIn,
   metricValue,
+  metricSeries,
   metricsText,
   MemberWriteRecorder,
   startProcessFederation,
@@ -286,6 +287,21 @@ async function isIdle(cm: ManagedProcess, producer: BullMqJobProducer, objects =
   return true;
 }
 
+/** `N (in C of M clusters, most K in one; priority low L, normal N)` from `kubefed_sync_jobs_enqueued_total{cluster,priority}`. */
+function describeJobs(text: string): string {
+  const byCluster = new Map<string, number>();
+  const byPriority = new Map<string, number>();
+  for (const { labels, value } of metricSeries(text, 'kubefed_sync_jobs_enqueued_total')) {
+    if (value === 0) continue;
+    byCluster.set(labels['cluster'] ?? '', (byCluster.get(labels['cluster'] ?? '') ?? 0) + value);
+    byPriority.set(labels['priority'] ?? '', (byPriority.get(labels['priority'] ?? '') ?? 0) + value);
+  }
+  const total = [...byCluster.values()].reduce((a, b) => a + b, 0);
+  if (total === 0) return '0';
+  const priorities = [...byPriority].map(([p, n]) => `${p} ${n}`).join(', ');
+  return `${total} (in ${byCluster.size} of ${MEMBERS} clusters, at most ${Math.max(...byCluster.values())} in one; priority ${priorities})`;
+}
+
 /** Scenario 4: a restart with everything converged. Returns the new controller manager. */
 async function restart(fed: LocalFederation, cm: ManagedProcess, writes: MemberWriteRecorder): Promise<ManagedProcess> {
   await cm.stop();
@@ -311,7 +327,7 @@ async function restart(fed: LocalFederation, cm: ManagedProcess, writes: MemberW
     );
     const idleMs = (idleSince ?? NaN) - t0;
     const restartWrites = writes.writes.length - before;
-    const jobs = await metricValue(next, 'kubefed_sync_jobs_enqueued_total');
+    const jobs = describeJobs(await metricsText(next));
     console.log(
       `restart with ${OBJECTS} converged objects x ${MEMBERS} members: leading after ${seconds(leadingMs)}, idle after ${seconds(idleMs)} ` +
         `(${(OBJECTS / ((idleMs - leadingMs) / 1000)).toFixed(0)} objects/s from leadership to idle); member writes ${restartWrites}${restartWrites === 0 ? '' : ' (expected 0!)'}; ` +
