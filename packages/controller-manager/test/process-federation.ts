@@ -3,7 +3,7 @@
 // ConfigMaps to propagate, and a recorder of every write a member cluster saw.
 import { readFile } from 'node:fs/promises';
 import { RESOURCES } from '@kubefed/api';
-import type { DynamicClient, KubeObject, WatchEventType } from '@kubefed/client';
+import type { DynamicClient, KubeObject, ResourceClient, WatchEventType } from '@kubefed/client';
 import { type LocalFederation, type ManagedProcess, type SimProcesses, startLocalFederation } from '@kubefed/testing';
 
 export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
@@ -128,31 +128,38 @@ export class MemberWriteRecorder {
   async #watch(client: DynamicClient, cluster: string, ns: string): Promise<void> {
     const resource = client.resource(RESOURCES.configMaps);
     const rv = (await resource.list({ limit: 1 })).metadata.resourceVersion;
+    this.#running.push(this.#follow(resource, cluster, ns, rv));
+  }
+
+  /**
+   * Records the writes from `rv` on. An API server ends every watch after its timeout (30–60
+   * minutes), so a watch that ends is started again from the last resourceVersion seen, as an
+   * informer does; an ERROR event (a compacted resourceVersion: writes were missed) is recorded.
+   */
+  async #follow(resource: ResourceClient, cluster: string, ns: string, rv: string | undefined): Promise<void> {
     const signal = this.#abort.signal;
-    this.#running.push(
-      (async () => {
-        try {
-          for await (const event of resource.watch({ resourceVersion: rv, signal })) {
-            const obj: KubeObject = event.object;
-            if (event.type === 'BOOKMARK' || obj.metadata.namespace !== ns || obj.metadata.name === 'kube-root-ca.crt') continue;
-            if (event.type === 'ERROR') {
-              this.errors.push(`${cluster}: watch error ${JSON.stringify(obj)}`);
-              continue;
-            }
-            this.writes.push({
-              cluster,
-              type: event.type,
-              name: obj.metadata.name ?? '',
-              resourceVersion: obj.metadata.resourceVersion ?? '',
-            });
-            this.#counts.set(event.type, (this.#counts.get(event.type) ?? 0) + 1);
+    try {
+      for (let from = rv; !signal.aborted;) {
+        for await (const event of resource.watch({ resourceVersion: from, signal })) {
+          const obj: KubeObject = event.object;
+          if (event.type === 'ERROR') {
+            this.errors.push(`${cluster}: watch error ${JSON.stringify(obj)}`);
+            return;
           }
-          if (!signal.aborted) this.errors.push(`${cluster}: watch ended`);
-        } catch (err) {
-          if (!signal.aborted) this.errors.push(`${cluster}: watch failed: ${err instanceof Error ? err.message : String(err)}`);
+          from = obj.metadata.resourceVersion ?? from;
+          if (event.type === 'BOOKMARK' || obj.metadata.namespace !== ns || obj.metadata.name === 'kube-root-ca.crt') continue;
+          this.writes.push({
+            cluster,
+            type: event.type,
+            name: obj.metadata.name ?? '',
+            resourceVersion: obj.metadata.resourceVersion ?? '',
+          });
+          this.#counts.set(event.type, (this.#counts.get(event.type) ?? 0) + 1);
         }
-      })(),
-    );
+      }
+    } catch (err) {
+      if (!signal.aborted) this.errors.push(`${cluster}: watch failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Writes of one event type. */
