@@ -57,7 +57,7 @@ import {
   histogramWindow,
   latencySummary,
   pause,
-  requestCounts,
+  requestCountsIn,
   requestsPer,
   seconds,
   timeChange,
@@ -185,7 +185,7 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   let propagateMs = 0;
   const memory: Memory[] = [];
   const cpu = await cpuMeter(fed, cm);
-  const requestsBefore = await requestCounts(cm);
+  const metricsBefore = await metricsText(cm);
   for (const [from, to] of [
     [0, half],
     [half, OBJECTS],
@@ -205,7 +205,19 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
   console.log(
     `propagation: ${total} member creates in ${seconds(propagateMs)} (two halves, host creates included): ${cmRate.toFixed(0)} member writes/s`,
   );
-  console.log(`API requests per member create (client method): ${requestsPer(requestsBefore, await requestCounts(cm), total)}`);
+  const metricsAfter = await metricsText(cm);
+  console.log(
+    `API requests per member create (client method): ${requestsPer(requestCountsIn(metricsBefore), requestCountsIn(metricsAfter), total)}`,
+  );
+  const gc = (kind: string): string =>
+    (
+      ((metricIn(metricsAfter, 'kubefed_nodejs_gc_duration_seconds_sum', { kind }) -
+        metricIn(metricsBefore, 'kubefed_nodejs_gc_duration_seconds_sum', { kind })) *
+        1000) /
+      total
+    ).toFixed(2);
+  // The heap snapshots of the memory readings are full collections: they fall into `major`.
+  console.log(`controller-manager garbage collection per 1,000 member creates: minor ${gc('minor')} s, major ${gc('major')} s`);
   const [first, second] = memory as [Memory, Memory];
   const copies = (OBJECTS - half) * MEMBERS;
   const marginal = (m: keyof Memory): string => kib((second[m] - first[m]) / copies);
