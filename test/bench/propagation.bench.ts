@@ -34,6 +34,7 @@
 // `--phase-minutes` bounds each wait (default 15).
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
+import { ApiError, isAlreadyExists, type KubeObject, type ResourceClient } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
 import { type LocalFederation, type ManagedProcess, parseSimProcesses } from '@kubefed/testing';
 import {
@@ -109,6 +110,24 @@ const startControllerManager = (fed: LocalFederation): Promise<ManagedProcess> =
 const memoryOf = (cm: ManagedProcess): Promise<Memory> => heaps.memoryOf(cm);
 
 /**
+ * Creates `obj`, trying again (at most 3 times) after a network failure: with 100 members the raw
+ * loop opens 1,000 connections to one kube-sim process at once, and at a million stored objects
+ * some TLS handshakes took longer than the client's 10 s. A try that landed before its answer was
+ * lost makes the next one AlreadyExists: created.
+ */
+async function createOnce(resource: ResourceClient, obj: KubeObject): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await resource.create(obj);
+      return;
+    } catch (err) {
+      if (attempt > 1 && isAlreadyExists(err)) return;
+      if (attempt >= 3 || !(err instanceof ApiError && err.reason === 'NetworkError')) throw err;
+    }
+  }
+}
+
+/**
  * The raw bound: the same member writes (OBJECTS ConfigMaps per member) by a plain client loop,
  * CONCURRENCY in flight per member. The copies carry a label of their own, not the managed label:
  * managed objects without a federated owner would be unlabelled by the control plane.
@@ -129,7 +148,7 @@ async function rawWrites(fed: LocalFederation): Promise<number> {
         Array.from({ length: CONCURRENCY }, async () => {
           while (next < OBJECTS) {
             const i = next++;
-            await cms.create({
+            await createOnce(cms, {
               apiVersion: 'v1',
               kind: 'ConfigMap',
               metadata: { name: configMapName(i), namespace: ns, labels: { app: 'raw-bound' } },
