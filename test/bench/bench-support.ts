@@ -8,7 +8,6 @@ import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import {
   FEDERATED_CONFIG_MAPS,
   metricSeries,
-  metricsText,
   type MemberWriteRecorder,
 } from '../../packages/controller-manager/test/process-federation.js';
 
@@ -212,22 +211,26 @@ export function histogramWindow(
 export const describeWindow = (w: HistogramWindow): string =>
   `n ${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 25 ms: ${w.above['25']}, > 50 ms: ${w.above['50']}, > 100 ms: ${w.above['100']}`;
 
-/** `kubefed_rest_client_requests_total` of `cm` by `<host|member> <client> <method>`. */
-export async function requestCounts(cm: ManagedProcess): Promise<Map<string, number>> {
-  return requestCountsIn(await metricsText(cm));
-}
-
-/** {@link requestCounts} from a scrape already made. */
-export function requestCountsIn(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const { labels, value } of metricSeries(text, 'kubefed_rest_client_requests_total')) {
-    const key = `${labels['cluster'] === 'host' ? 'host' : 'member'} ${labels['client']} ${labels['method']}`;
-    counts.set(key, (counts.get(key) ?? 0) + value);
+/** The values of every series of the metric `name` in a Prometheus text, added up by `keyOf` their labels. */
+export function seriesSums(text: string, name: string, keyOf: (labels: Record<string, string>) => string): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const { labels, value } of metricSeries(text, name)) {
+    const key = keyOf(labels);
+    sums.set(key, (sums.get(key) ?? 0) + value);
   }
-  return counts;
+  return sums;
 }
 
-/** The requests made between two {@link requestCounts}, each per one of `count`, most first. */
+/** `kubefed_rest_client_requests_total` of a controller manager's scrape by `<host|member> <client> <method>`. */
+export function requestCountsIn(text: string): Map<string, number> {
+  return seriesSums(
+    text,
+    'kubefed_rest_client_requests_total',
+    (l) => `${l['cluster'] === 'host' ? 'host' : 'member'} ${l['client']} ${l['method']}`,
+  );
+}
+
+/** The requests made between two {@link requestCountsIn}, each per one of `count`, most first. */
 export function requestsPer(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, count: number): string {
   const made = [...after].map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const).filter(([, n]) => n > 0);
   return made

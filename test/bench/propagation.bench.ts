@@ -34,7 +34,7 @@
 // `--phase-minutes` bounds each wait (default 15).
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
-import { ApiError, isAlreadyExists, type KubeObject, type ResourceClient } from '@kubefed/client';
+import { isAlreadyExists, isNetworkError, type KubeObject, type ResourceClient } from '@kubefed/client';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
 import { type LocalFederation, type ManagedProcess, parseSimProcesses } from '@kubefed/testing';
 import {
@@ -43,7 +43,6 @@ import {
   FEDERATED_CONFIG_MAPS,
   metricIn,
   metricValue,
-  metricSeries,
   metricsText,
   MemberWriteRecorder,
   startProcessFederation,
@@ -60,6 +59,7 @@ import {
   pause,
   requestCountsIn,
   requestsPer,
+  seriesSums,
   seconds,
   timeChange,
   until as untilWithin,
@@ -122,7 +122,7 @@ async function createOnce(resource: ResourceClient, obj: KubeObject): Promise<vo
       return;
     } catch (err) {
       if (attempt > 1 && isAlreadyExists(err)) return;
-      if (attempt >= 3 || !(err instanceof ApiError && err.reason === 'NetworkError')) throw err;
+      if (attempt >= 3 || !isNetworkError(err)) throw err;
     }
   }
 }
@@ -318,19 +318,15 @@ async function isIdle(cm: ManagedProcess, producer: BullMqJobProducer, objects =
   return true;
 }
 
-/** `N (in C of M clusters, most K in one; priority low L, normal N)` from `kubefed_sync_jobs_enqueued_total{cluster,priority}`. */
+/** `N (in C of M clusters, at most K in one; priority low L, normal N)` from `kubefed_sync_jobs_enqueued_total{cluster,priority}`. */
 function describeJobs(text: string): string {
-  const byCluster = new Map<string, number>();
-  const byPriority = new Map<string, number>();
-  for (const { labels, value } of metricSeries(text, 'kubefed_sync_jobs_enqueued_total')) {
-    if (value === 0) continue;
-    byCluster.set(labels['cluster'] ?? '', (byCluster.get(labels['cluster'] ?? '') ?? 0) + value);
-    byPriority.set(labels['priority'] ?? '', (byPriority.get(labels['priority'] ?? '') ?? 0) + value);
-  }
-  const total = [...byCluster.values()].reduce((a, b) => a + b, 0);
+  const metric = 'kubefed_sync_jobs_enqueued_total';
+  const byCluster = [...seriesSums(text, metric, (l) => l['cluster'] ?? '')].filter(([, n]) => n > 0);
+  const byPriority = [...seriesSums(text, metric, (l) => l['priority'] ?? '')].filter(([, n]) => n > 0);
+  const total = byCluster.reduce((sum, [, n]) => sum + n, 0);
   if (total === 0) return '0';
-  const priorities = [...byPriority].map(([p, n]) => `${p} ${n}`).join(', ');
-  return `${total} (in ${byCluster.size} of ${MEMBERS} clusters, at most ${Math.max(...byCluster.values())} in one; priority ${priorities})`;
+  const priorities = byPriority.map(([p, n]) => `${p} ${n}`).join(', ');
+  return `${total} (in ${byCluster.length} of ${MEMBERS} clusters, at most ${Math.max(...byCluster.map(([, n]) => n))} in one; priority ${priorities})`;
 }
 
 /** Scenario 4: a restart with everything converged. Returns the new controller manager. */
