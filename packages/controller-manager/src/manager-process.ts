@@ -520,6 +520,7 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
       namespace: config.kubefedNamespace,
       scope: p.started.scope,
       clusters: p.fleet,
+      clustersKnown: clusters.clustersKnown,
       ftcs: ftc.informer,
       enabled: () => source.current().featureGates.SchedulerPreferences,
       onConfigChange: (listener) => source.onChange(() => listener()),
@@ -583,6 +584,7 @@ function registerFederatedTypeConfigs(
     // records, so its sync controllers enqueue a job per target cluster as before.
     cacheVersions: config.mode === 'all',
     fleet: clusters.fleet,
+    clustersKnown: clusters.clustersKnown,
     clusters: () => clusters.informer.store.list(),
     producer: o.producer,
     scope: started.scope,

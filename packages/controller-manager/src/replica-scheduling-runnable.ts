@@ -25,6 +25,8 @@ export interface ReplicaSchedulingRunnableOptions {
   readonly namespace: string;
   readonly scope: 'Cluster' | 'Namespaced';
   readonly clusters: ReadyClusterSource;
+  /** Resolves once the readiness of every registered member cluster is known; the controller's first reconcile waits for it. */
+  readonly clustersKnown?: (signal: AbortSignal) => Promise<void>;
   /** The FederatedTypeConfig informer (its events decide which kinds can be scheduled). */
   readonly ftcs: Informer<KubeObject>;
   /** The `SchedulerPreferences` feature gate of the KubeFedConfig, read at every change. */
@@ -104,6 +106,7 @@ export function replicaSchedulingRunnable(options: ReplicaSchedulingRunnableOpti
           kubefedNamespace: options.namespace,
           targetNamespace: options.scope === 'Namespaced' ? options.namespace : '',
           clusters: options.clusters,
+          ...(options.clustersKnown === undefined ? {} : { clustersKnown: options.clustersKnown }),
           targets: Object.fromEntries(served),
           ...(options.clusterChangeDelays === undefined ? {} : { clusterChangeDelays: options.clusterChangeDelays }),
           ...(federatedNamespaces === undefined ? {} : { federatedNamespaces }),

@@ -62,6 +62,8 @@ async function kubefedNamespace(spec?: object): Promise<string> {
 interface Running extends AsyncDisposable {
   readonly fleet: MemberFleet;
   readonly source: KubeFedConfigSource;
+  /** The controller's `clustersKnown`, bound to the manager's run. */
+  readonly clustersKnown: () => Promise<void>;
 }
 
 /** Runs the cluster health controller and the KubeFedConfig handling for `namespace`, in process. */
@@ -69,7 +71,7 @@ function runManager(namespace: string, memberRateLimit?: { qps: number; burst: n
   const manager = new Manager({ healthAddress: null, metricsAddress: null });
   const source = new KubeFedConfigSource(namespace);
   registerKubeFedConfigController(manager, { host: fed.hostClient, namespace, source });
-  const { fleet } = registerKubeFedClusterController(manager, {
+  const { fleet, clustersKnown } = registerKubeFedClusterController(manager, {
     host: fed.hostClient,
     namespace,
     settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
@@ -83,6 +85,7 @@ function runManager(namespace: string, memberRateLimit?: { qps: number; burst: n
   return {
     fleet,
     source,
+    clustersKnown: () => clustersKnown(stop.signal),
     async [Symbol.asyncDispose]() {
       stop.abort();
       const err = await finished;
@@ -258,6 +261,29 @@ describe('cluster health controller against kube-sim', () => {
       .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 4000, interval: 100 })
       .toMatchObject({ status: 'True' });
     expect(running.fleet.isReady('member2')).toBe(true);
+  });
+
+  it("takes a member's readiness from its stored status until the restarted controller's first probe decides", async () => {
+    const ns = await kubefedNamespace({ ...FAST, clusterHealthCheck: { ...FAST.clusterHealthCheck, timeout: '10s' } });
+    const member1 = fed.member('member1');
+    await joinMember(fed, member1, ns);
+    {
+      await using first = runManager(ns);
+      await expect
+        .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
+        .toMatchObject({ status: 'True' });
+      await first.clustersKnown();
+    }
+    // The restarted controller's probes get no answer: only the stored status can say Ready.
+    member1.faults.hang();
+    try {
+      await using second = runManager(ns);
+      await second.clustersKnown();
+      expect(second.fleet.isReady('member1')).toBe(true);
+      expect(second.fleet.get('member1')).toBeDefined();
+    } finally {
+      member1.faults.restore();
+    }
   });
 
   it("keeps probing a member whose sync client is saturated: probes never wait behind the member's queued sync requests", async () => {

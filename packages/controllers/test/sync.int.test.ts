@@ -53,6 +53,8 @@ const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout:
 let fed: Federation;
 let redis: RedisHandle;
 const cleanups: (() => Promise<void>)[] = [];
+/** By kubefed namespace: stops the control plane {@link startControlPlane} runs there and starts a new one, as a restarted process. */
+const restarts = new Map<string, () => Promise<void>>();
 
 beforeAll(async () => {
   fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
@@ -107,51 +109,61 @@ async function startControlPlane(
   });
   cleanups.push(() => producer.close());
 
-  const manager = new Manager({ healthAddress: null, metricsAddress: null });
-  const source = new KubeFedConfigSource(ns);
-  registerKubeFedConfigController(manager, { host: fed.hostClient, namespace: ns, source });
-  const clusters = registerKubeFedClusterController(manager, {
-    host: fed.hostClient,
-    namespace: ns,
-    settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
-  });
-  const ftc = registerFederatedTypeConfigController(manager, {
-    host: fed.hostClient,
-    ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
-    ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
-    namespace: ns,
-    fleet: clusters.fleet,
-    clusters: () => clusters.informer.store.list(),
-    producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
-    // As the controller manager runs its own workers: versions read from the watch cache.
-    cacheVersions: true,
-    statusFlushMs: 100,
-    removalPollMs: 200,
-    resyncPeriodMs: options.resyncPeriodMs ?? 500,
-    onClusterLabelsChange: (listener) =>
-      clusters.informer.addEventHandler({
-        onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener(),
+  // One controller manager process: its manager (health, FTC and sync controllers) and its sync workers.
+  const launch = async (): Promise<() => Promise<void>> => {
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const source = new KubeFedConfigSource(ns);
+    registerKubeFedConfigController(manager, { host: fed.hostClient, namespace: ns, source });
+    const clusters = registerKubeFedClusterController(manager, {
+      host: fed.hostClient,
+      namespace: ns,
+      settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
+    });
+    const ftc = registerFederatedTypeConfigController(manager, {
+      host: fed.hostClient,
+      ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
+      ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
+      namespace: ns,
+      fleet: clusters.fleet,
+      clustersKnown: clusters.clustersKnown,
+      clusters: () => clusters.informer.store.list(),
+      producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
+      // As the controller manager runs its own workers: versions read from the watch cache.
+      cacheVersions: true,
+      statusFlushMs: 100,
+      removalPollMs: 200,
+      resyncPeriodMs: options.resyncPeriodMs ?? 500,
+      onClusterLabelsChange: (listener) =>
+        clusters.informer.addEventHandler({
+          onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener(),
+        }),
+      settings: () => ({
+        adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
+        remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
       }),
-    settings: () => ({
-      adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
-      remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
-    }),
-    events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
-    pushReconciler: () => source.current().featureGates.PushReconciler,
-    onConfigChange: (listener) => source.onChange(() => listener()),
-  });
-  const workers = await SyncWorkerHost.start({
-    connection: workerConnection,
-    prefix,
-    processor: ftc.processor,
-    clusters: ['member1', 'member2'],
-  });
-  cleanups.push(() => workers.close({ timeoutMs: 2000 }));
-  const stop = new AbortController();
-  const finished = manager.start(stop.signal);
-  cleanups.push(async () => {
-    stop.abort();
-    await finished;
+      events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
+      pushReconciler: () => source.current().featureGates.PushReconciler,
+      onConfigChange: (listener) => source.onChange(() => listener()),
+    });
+    const workers = await SyncWorkerHost.start({
+      connection: workerConnection,
+      prefix,
+      processor: ftc.processor,
+      clusters: ['member1', 'member2'],
+    });
+    const stop = new AbortController();
+    const finished = manager.start(stop.signal);
+    return async () => {
+      stop.abort();
+      await finished;
+      await workers.close({ timeoutMs: 2000 });
+    };
+  };
+  let stopCurrent = await launch();
+  cleanups.push(() => stopCurrent());
+  restarts.set(ns, async () => {
+    await stopCurrent();
+    stopCurrent = await launch();
   });
   for (const type of types) {
     const ftc = buildFederatedTypeConfig(type, ns);
@@ -885,6 +897,60 @@ describe('sync controller against kube-sim and Redis', () => {
     await expect
       .poll(async () => (await inMember('member2', name))?.rules, { timeout: 15_000, interval: 100 })
       .toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+  });
+
+  it('keeps the members Ready from their stored status across a restart until its first probes: no ClusterNotReady entry or event, no job', async () => {
+    const jobs: RecordedJob[] = [];
+    const ns = await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0, jobs });
+    const name = `fcr-${randomUUID().slice(0, 8)}`;
+    const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
+    await objects.create(federatedClusterRole(name, ['member1', 'member2']));
+    const status = async (): Promise<unknown> => (await objects.get(name)).status;
+    const propagated = { conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }, { name: 'member2' }] };
+    await expect.poll(status, { timeout: 15_000, interval: 100 }).toMatchObject(propagated);
+    const versions = fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'clusterpropagatedversions' });
+    await expect.poll(() => versions.get(`clusterrole-${name}`), { timeout: 15_000, interval: 100 }).toBeDefined();
+
+    // The new process's first probe of member1 takes over 4 s (/healthz, /version and Nodes, each
+    // 1.5 s late, within a 10 s timeout): until it ends, member1's readiness is the one its
+    // KubeFedCluster's status stores.
+    await fed.hostClient.resource(KFCONFIG, ns).patch('kubefed', { spec: { clusterHealthCheck: { timeout: '10s' } } }, 'merge');
+    const member1 = fed.member('member1');
+    const lastProbe = async (): Promise<unknown> =>
+      ((await fed.hostClient.resource(KFC, ns).get('member1')).status as { conditions: { lastProbeTime?: string }[] }).conditions[0]
+        ?.lastProbeTime;
+    const before = jobs.length;
+    const seen = new Set<string>();
+    const entries = async (): Promise<void> => {
+      const clusters = ((await status()) as { clusters?: { name: string; status?: string }[] }).clusters ?? [];
+      for (const c of clusters) seen.add(`${c.name}:${c.status ?? 'OK'}`);
+    };
+    member1.faults.latency(1500);
+    try {
+      await restarts.get(ns)?.();
+      const restarted = await lastProbe();
+      // Every status is looked at until a probe of the new process has ended: member1's
+      // lastProbeTime (when a probe started, to the second) moved past the last one before.
+      await expect
+        .poll(
+          async () => {
+            await entries();
+            return lastProbe();
+          },
+          { timeout: 30_000, interval: 100 },
+        )
+        .not.toBe(restarted);
+    } finally {
+      member1.faults.restore();
+    }
+    await consistently(entries, { durationMs: 1000, intervalMs: 100 });
+    expect([...seen].sort()).toEqual(['member1:OK', 'member2:OK']);
+    await expect.poll(status).toMatchObject(propagated);
+    const reasons = (await fed.hostClient.resource(EVENTS).list()).items
+      .filter((e) => (e['involvedObject'] as { name?: string }).name === name)
+      .map((e) => e['reason']);
+    expect(reasons).not.toContain('ClusterNotReady');
+    expect(jobs.slice(before).filter((j) => j.name === name)).toEqual([]);
   });
 
   it('enqueues the jobs of a change at normal priority, none on a periodic resync while every copy is current, and low-priority ones once a resync finds work', async () => {

@@ -167,6 +167,34 @@ describe('Controller', () => {
     lw.remove('ns/a');
     await vi.waitFor(() => expect(seen).toEqual(['owner/a', 'owner/a']), { timeout: 2000 });
   });
+  it('reconciles nothing until startAfter resolves, then the keys queued meanwhile', async () => {
+    const lw = new InMemoryListerWatcher();
+    lw.upsert({ metadata: { name: 'a', namespace: 'ns' } });
+    const informer = new Informer({ name: 'cm', listerWatcher: lw });
+    const seen: string[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let asked = false;
+    const controller = new Controller({
+      name: 'c',
+      reconciler: { reconcile: (key) => Promise.resolve(void seen.push(key)) },
+      startAfter: () => {
+        asked = true;
+        return gate;
+      },
+    }).watch(informer);
+    const ac = new AbortController();
+    stops.push(ac);
+    void informer.start(ac.signal);
+    void controller.start(ac.signal);
+    await vi.waitFor(() => expect(asked).toBe(true), { timeout: 2000 });
+    controller.queue.add('ns/b');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([]);
+    open();
+    await vi.waitFor(() => expect([...seen].sort()).toEqual(['ns/a', 'ns/b']), { timeout: 2000 });
+  });
+
   it('enqueues a periodic resync at low priority: a key changed meanwhile is reconciled first', async () => {
     const clock = new FakeClock();
     const lw = new InMemoryListerWatcher();

@@ -72,6 +72,11 @@ export interface ControllerOptions {
   logger?: Logger;
   metrics?: { controller: ControllerMetrics; queue: WorkQueueMetrics };
   clock?: Clock;
+  /**
+   * What must hold before the first reconcile besides the informers' caches (e.g. the readiness
+   * of every member cluster being known); awaited after them. Keys queued meanwhile wait. Default none.
+   */
+  startAfter?: (signal: AbortSignal) => Promise<unknown>;
 }
 
 /** Maps an object seen by an informer to the keys to reconcile (e.g. its owner's key). */
@@ -93,7 +98,7 @@ export interface WatchOptions<T extends KubeObject> {
 /**
  * A controller: informer events enqueue keys into a rate-limited deduplicating work queue,
  * and up to `maxConcurrentReconciles` workers hand each key to the reconciler, acting on its
- * outcome. A runnable: `start(signal)` waits for its informers' caches, works until the
+ * outcome. A runnable: `start(signal)` waits for its informers' caches (and `startAfter`), works until the
  * signal aborts, then lets running reconciles finish (their `ctx.signal` is aborted).
  */
 export class Controller {
@@ -152,6 +157,7 @@ export class Controller {
     for (const informer of this.#informers) {
       if (!(await informer.waitForSync(signal))) break;
     }
+    if (this.#o.startAfter !== undefined && !signal.aborted) await this.#o.startAfter(signal);
     const workers = Math.max(1, this.#o.maxConcurrentReconciles ?? 1);
     const stop = (): void => void this.queue.shutdown();
     signal.addEventListener('abort', stop, { once: true });

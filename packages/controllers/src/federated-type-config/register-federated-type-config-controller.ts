@@ -28,6 +28,12 @@ export interface FederatedTypeConfigControllerOptions {
   namespace: string;
   /** The member clusters, their readiness and clients (engaged by the cluster health controller). */
   fleet: MemberFleet;
+  /**
+   * Resolves once the readiness of every registered member cluster is known (the cluster health
+   * controller's `clustersKnown`): the sync and status controllers' first reconciles wait for it,
+   * so that a restart does not report every placed cluster `ClusterNotReady`. Default none.
+   */
+  clustersKnown?: (signal: AbortSignal) => Promise<void>;
   /** Every registered KubeFedCluster, e.g. the KubeFedCluster informer's `store.list()`. */
   clusters: () => readonly PlacementCluster[];
   /** Where sync jobs go. */
@@ -114,6 +120,7 @@ export function registerFederatedTypeConfigController(
         ...env,
         type,
         fleet: options.fleet,
+        clustersKnown: options.clustersKnown,
         informers: manager.sharedInformers(options.host),
         producer: options.producer,
         recorder,
@@ -147,6 +154,7 @@ export function registerFederatedTypeConfigController(
           reporting: options.reporting,
           type,
           fleet: options.fleet,
+          clustersKnown: options.clustersKnown,
           namespace: env.scope === 'Namespaced' ? options.namespace : undefined,
           maxConcurrentReconciles: options.maxConcurrentStatusReconciles,
           logger: manager.logger,

@@ -122,6 +122,9 @@ export class KubeFedClusterReconciler implements Reconciler {
   readonly #o: KubeFedClusterReconcilerOptions;
   readonly #clock: Clock;
   readonly #records = new Map<string, ClusterRecord>();
+  /** Keys whose first reconcile in this process has applied a readiness ({@link whenDecided}). */
+  readonly #decided = new Set<string>();
+  readonly #decisionWaiters: (() => void)[] = [];
 
   constructor(options: KubeFedClusterReconcilerOptions) {
     this.#o = options;
@@ -145,8 +148,12 @@ export class KubeFedClusterReconciler implements Reconciler {
     const record = this.#record(key, raw);
     // A cluster joined for another scope is refused before its token is read or sent.
     const scopeProblem = this.#o.scope === undefined ? undefined : joinScopeProblem(raw, this.#o.scope);
-    if (cluster !== undefined && scopeProblem === undefined) await this.#ensureClient(record, cluster, logger, ctx.signal);
-    else this.#setProbe(record, name, undefined);
+    try {
+      if (cluster !== undefined && scopeProblem === undefined) await this.#ensureClient(record, cluster, logger, ctx.signal);
+      else this.#setProbe(record, name, undefined);
+    } finally {
+      if (record.history === undefined) this.#applyStoredReadiness(key, name, record, stored);
+    }
 
     const probeTime = formatKubeTime(this.#clock.now());
     const client = record.probe;
@@ -190,6 +197,43 @@ export class KubeFedClusterReconciler implements Reconciler {
   /** Disengages every member and closes the probe clients (call once the controller stopped). */
   close(): void {
     for (const key of [...this.#records.keys()]) this.#forget(key);
+  }
+
+  /**
+   * Resolves once every key `keys()` returns has had its first reconcile in this process: the
+   * cluster is engaged with the readiness its KubeFedCluster's status stores, or refused, or
+   * its first attempt failed (it is then not Ready until a later one succeeds). Resolves
+   * early when `signal` aborts.
+   */
+  async whenDecided(keys: () => readonly string[], signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && !keys().every((key) => this.#decided.has(key))) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          signal.removeEventListener('abort', wake);
+          resolve();
+        };
+        signal.addEventListener('abort', wake, { once: true });
+        this.#decisionWaiters.push(wake);
+      });
+    }
+  }
+
+  /**
+   * Until this process's first probe of a cluster decides, its readiness is the `Ready`
+   * condition its status stores, as KubeFed reads it (`IsClusterReady` of the stored status).
+   * Otherwise a restarted controller manager would see every member not Ready for as long as
+   * the first probes take, and the sync controllers would report `ClusterNotReady` for every
+   * placed object and then re-check them all.
+   */
+  #applyStoredReadiness(key: string, name: string, record: ClusterRecord, stored: KubeFedClusterStatus | undefined): void {
+    if (record.probe !== undefined && stored !== undefined) this.#o.fleet.setReady(name, isClusterReady({ status: stored }));
+    if (this.#decided.has(key)) return;
+    this.#decided.add(key);
+    this.#wakeDecisionWaiters();
+  }
+
+  #wakeDecisionWaiters(): void {
+    for (const wake of this.#decisionWaiters.splice(0)) wake();
   }
 
   #record(key: string, raw: KubeObject): ClusterRecord {
@@ -266,6 +310,8 @@ export class KubeFedClusterReconciler implements Reconciler {
     const record = this.#records.get(key);
     const name = key.slice(key.indexOf('/') + 1);
     this.#records.delete(key);
+    this.#decided.delete(key);
+    this.#wakeDecisionWaiters();
     void this.#o.fleet.disengage(name);
     record?.probe?.close();
     for (const state of STATES) this.#o.stateGauge?.set({ cluster: name, state }, 0);

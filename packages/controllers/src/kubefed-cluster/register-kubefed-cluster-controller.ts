@@ -53,6 +53,13 @@ export interface KubeFedClusterControllerHandle {
   readonly controller: Controller;
   readonly informer: Informer<KubeObject>;
   readonly fleet: MemberFleet;
+  /**
+   * Resolves once the KubeFedCluster cache has synced and every cluster in it has had its first
+   * reconcile (engaged with the readiness its status stores, or refused): controllers that read
+   * the Fleet's readiness wait for it before their first reconcile (`startAfter`), so that a
+   * restart does not show them every member not Ready.
+   */
+  readonly clustersKnown: (signal: AbortSignal) => Promise<void>;
 }
 
 const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
@@ -65,8 +72,9 @@ const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
  * host informer on KubeFedClusters in the kubefed namespace (held for the manager's run), the
  * `kubefedcluster` controller (leader only) running {@link KubeFedClusterReconciler}, which
  * engages each cluster in the Fleet and publishes
- * its readiness there, and a runnable that re-probes every cluster at once when the
- * health-check settings change and disengages every cluster on stop.
+ * its readiness there (the stored `Ready` condition until this process's first probe decides),
+ * and a runnable that re-probes every cluster at once when the health-check settings change and
+ * disengages every cluster on stop.
  *
  * Status writes by the controller itself do not re-trigger it: only a changed spec
  * (generation), labels or annotations, an add/delete, or the periodic requeue do.
@@ -110,5 +118,8 @@ export function registerKubeFedClusterController(
   const controller = manager
     .controller({ name: 'kubefedcluster', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 10 })
     .watch(informer, { updatePredicate: identityChanged, resyncPeriodMs: options.resyncPeriodMs ?? 600_000 });
-  return { controller, informer, fleet };
+  const clustersKnown = async (signal: AbortSignal): Promise<void> => {
+    if (await informer.waitForSync(signal)) await reconciler.whenDecided(() => informer.store.keys(), signal);
+  };
+  return { controller, informer, fleet, clustersKnown };
 }

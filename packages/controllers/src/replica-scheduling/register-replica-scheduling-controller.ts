@@ -66,6 +66,13 @@ export interface ReplicaSchedulingControllerOptions {
   statusSubresource?: boolean;
   /** RSPs reconciled in parallel; default 2. */
   maxConcurrentReconciles?: number;
+  /**
+   * Resolves once the readiness of every registered member cluster is known (the cluster health
+   * controller's `clustersKnown`): the first reconcile waits for it, so that a restart never plans
+   * replicas over the few clusters probed first (with rebalance, moving replicas away from the
+   * others). Default none.
+   */
+  clustersKnown?: (signal: AbortSignal) => Promise<void>;
   clock?: Clock;
 }
 
@@ -142,7 +149,12 @@ export function registerReplicaSchedulingController(
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const controller = manager
-    .controller({ name: 'replicaschedulingpreference', reconciler, maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2 })
+    .controller({
+      name: 'replicaschedulingpreference',
+      reconciler,
+      maxConcurrentReconciles: options.maxConcurrentReconciles ?? 2,
+      ...(options.clustersKnown === undefined ? {} : { startAfter: options.clustersKnown }),
+    })
     .watch(preferences, { updatePredicate: specChanged })
     .watch(registered, { updatePredicate: labelsChanged, map: () => preferences.store.keys() });
   const seen = new Set<string>();

@@ -31,6 +31,11 @@ export interface ServiceStatusControllerOptions {
   readonly type: ServiceStatusType;
   /** The member clusters: Ready ones with their clients, readiness changes, and the shared member informers. */
   readonly fleet: Pick<Fleet, 'readyClusters' | 'onChange' | 'informer'>;
+  /**
+   * Resolves once the readiness of every registered member cluster is known (the cluster health
+   * controller's `clustersKnown`): the first reconcile waits for it. Default none.
+   */
+  readonly clustersKnown?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** Watch only this namespace, in the host and in the members (a Namespaced control plane); default every namespace. */
   readonly namespace?: string | undefined;
   /** Federated objects reconciled in parallel (KubeFedConfig `spec.statusController.maxConcurrentReconciles`); default 1. */
@@ -100,6 +105,7 @@ export class ServiceStatusController implements Runnable {
         : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
       logger,
       clock,
+      ...(o.clustersKnown === undefined ? {} : { startAfter: o.clustersKnown }),
     })
       .watch(objects)
       .watch(statuses);

@@ -31,6 +31,11 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly type: SyncType;
   /** The member clusters: Ready ones with their clients, readiness changes, and the shared member informers. */
   readonly fleet: Pick<Fleet, 'readyClusters' | 'isReady' | 'onChange' | 'informer'>;
+  /**
+   * Resolves once the readiness of every registered member cluster is known (the cluster health
+   * controller's `clustersKnown`): the first reconcile waits for it. Default none.
+   */
+  readonly clustersKnown?: ((signal: AbortSignal) => Promise<void>) | undefined;
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
   /** The control plane's namespace (a FederatedNamespace there is never propagated). */
@@ -246,6 +251,7 @@ class SyncRun {
         : { metrics: { controller: o.metrics.controller(this.#name), queue: o.metrics.workQueue(this.#name) } }),
       logger: this.#logger,
       clock: o.clock ?? systemClock,
+      ...(o.clustersKnown === undefined ? {} : { startAfter: o.clustersKnown }),
     }).watch(this.#informer, {
       updatePredicate: changed,
       // This controller's alone: the informer is shared with readers that need no resync.
