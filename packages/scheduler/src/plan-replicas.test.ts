@@ -92,6 +92,15 @@ describe('planReplicas keeps running replicas when rebalance is false', () => {
     const result = planReplicas({ totalReplicas, clusters: { '*': { weight: 1 } }, availableClusters, currentReplicas });
     expect(result).toEqual({ plan: expected, overflow: {} });
   });
+
+  it('keeps 3 running in the heavier cluster and gives the other the rest: weights 2:1 over 6 plan 3/3 while the pods of a 4/2 plan start', () => {
+    const input = { totalReplicas: 6, clusters: { a: { weight: 2 }, b: { weight: 1 } }, availableClusters: ['a', 'b'] };
+    expect(planReplicas({ ...input, currentReplicas: { a: 3, b: 2 } }).plan).toEqual({ a: 3, b: 3 });
+    // Once split so, it stays; rebalance (or nothing running yet) gives the weighted split.
+    expect(planReplicas({ ...input, currentReplicas: { a: 3, b: 3 } }).plan).toEqual({ a: 3, b: 3 });
+    expect(planReplicas({ ...input, currentReplicas: { a: 3, b: 2 }, rebalance: true }).plan).toEqual({ a: 4, b: 2 });
+    expect(planReplicas({ ...input, currentReplicas: {} }).plan).toEqual({ a: 4, b: 2 });
+  });
 });
 
 // KubeFed's vectors with estimated capacity.
