@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type LocalFederation, type LocalFederationOptions, startLocalFederation } from '../local-federation.js';
 import { TestingError } from '../testing-error.js';
 
@@ -10,11 +10,16 @@ export interface UseLocalFederationOptions extends LocalFederationOptions {
   readonly timeoutMs?: number;
 }
 
+/** Lines of each controller manager's output printed when a test fails. */
+const FAILURE_LOG_LINES = 80;
+
 /**
  * The one set-up call of an end-to-end test file: starts a local federation
  * ({@link startLocalFederation}) before the tests of the file (or of the `describe` it is called
  * in) and stops it after them, so that the file goes on with its scenario. Returns the
  * federation; using it before the tests run (at the top level of the file) throws a TestingError.
+ * When a test fails, the last lines of every controller manager's output are printed to stderr,
+ * so that a failure on CI shows what the controllers did.
  */
 export function useLocalFederation(options: UseLocalFederationOptions = {}): LocalFederation {
   let fed: LocalFederation | undefined;
@@ -22,6 +27,15 @@ export function useLocalFederation(options: UseLocalFederationOptions = {}): Loc
     fed = await startLocalFederation(options);
     await options.setup?.(fed);
   }, options.timeoutMs ?? 180_000);
+  beforeEach(({ onTestFailed, task }) => {
+    onTestFailed(() => {
+      for (const cm of fed?.controllerManagers ?? []) {
+        process.stderr.write(
+          `--- ${task.name}: the last ${String(FAILURE_LOG_LINES)} lines of ${cm.name} ---\n${cm.tail(FAILURE_LOG_LINES)}\n`,
+        );
+      }
+    });
+  });
   afterAll(async () => {
     await fed?.stop();
   });
