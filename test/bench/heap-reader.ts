@@ -94,10 +94,15 @@ export class HeapReader {
     return new HeapReader(await mkdtemp(join(tmpdir(), 'kubefed-bench-heap-')));
   }
 
-  /** `fed.startControllerManager(args)`, the process writing a heap snapshot into this reader's folder on SIGUSR2. */
+  /**
+   * `fed.startControllerManager(args)`, the process writing a heap snapshot into this reader's
+   * folder on SIGUSR2; `BENCH_CM_NODE_OPTIONS` (e.g. `--max-semi-space-size=64`) goes to its
+   * Node alone.
+   */
   async startControllerManager(fed: LocalFederation, args: readonly string[]): Promise<ManagedProcess> {
     const before = process.env['NODE_OPTIONS'];
-    process.env['NODE_OPTIONS'] = `${before ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${this.#dir}`.trim();
+    const own = process.env['BENCH_CM_NODE_OPTIONS'] ?? '';
+    process.env['NODE_OPTIONS'] = `${before ?? ''} ${own} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${this.#dir}`.trim();
     try {
       return await fed.startControllerManager(args);
     } finally {
