@@ -160,7 +160,10 @@ async function startControlPlane(
     };
   };
   let stopCurrent = await launch();
-  cleanups.push(() => stopCurrent());
+  cleanups.push(() => {
+    restarts.delete(ns);
+    return stopCurrent();
+  });
   restarts.set(ns, async () => {
     await stopCurrent();
     stopCurrent = await launch();
