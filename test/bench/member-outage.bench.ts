@@ -7,11 +7,15 @@
 //   npm run bench -- test/bench/member-outage.bench.ts [--objects N] [--members M] [--changes C]
 //     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
 //     [--resync-period D] [--sim-processes one|host-apart|per-cluster] [--baseline-seconds B]
+//     [--cycles K] [--change-rate R]
 //
 // Phases, in order:
 //   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
 //   2. baseline: C changes (after 10 not counted), and more until B seconds (default 40, about as
-//      long as phase 4) have passed, one object at a time, each timed until the M-1 healthy members
+//      long as phase 4) have passed, R a second (default 10; each to another object, made on time
+//      whether or not the ones before have been seen: an open loop, as users' changes come;
+//      `--change-rate 0`: one at a time, each as soon as the one before was seen, which keeps the
+//      machine's cores busy with the changes alone), each timed until the M-1 healthy members
 //      hold it: its p99 is taken over about as many changes as phase 4's;
 //   3. slow member: the victim answers every request L ms late (default 2,000); C changes timed
 //      to the healthy members; p99 ÷ baseline p99;
@@ -19,8 +23,14 @@
 //      accepted and never answered): changes timed to the healthy members from the moment of the
 //      fault until C changes are done and S seconds (default 30) have passed since the victim's
 //      KubeFedCluster became Ready=False (the readiness change re-reconciles every object, the
-//      moment that used to stall the others); p99 ÷ baseline p99, and the time until the victim
-//      was NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`).
+//      moment that used to stall the others) and the controller manager has written that fan-out
+//      (a status write per object); p99 ÷ baseline p99, and the time until the victim was
+//      NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`);
+//   5. the victim back (Ready, the fan-out of that reconciled, its queue empty); with
+//      `--cycles K` (default 1), phases 2 and 4 again until K outages were measured, each after a
+//      baseline of its own. The speed of a shared machine drifts over a run by more than the 10 %
+//      the target allows, so the figures to read are those over every cycle: the median of the
+//      cycles' ratios, and the p99 of every outage change ÷ the p99 of every baseline change.
 // Phases 2 and 4 also print, per change made in them, the CPU seconds of the controller manager,
 // kube-sim and Redis, the controller manager's API requests, and the victim's sync job attempts.
 //
@@ -54,6 +64,7 @@ import {
   requestCountsIn,
   requestsPer,
   seconds,
+  seriesSums,
   timeChange,
   until,
 } from './bench-support.js';
@@ -70,6 +81,8 @@ const { values: flags } = parseArgs({
     'resync-period': { type: 'string', default: '1h' },
     'sim-processes': { type: 'string', default: 'one' },
     'baseline-seconds': { type: 'string', default: '40' },
+    cycles: { type: 'string', default: '1' },
+    'change-rate': { type: 'string', default: '10' },
   },
 });
 const OBJECTS = Number(flags.objects);
@@ -78,10 +91,14 @@ const CHANGES = Number(flags.changes);
 const AFTER_MS = Number(flags['after-seconds']) * 1000;
 const BASELINE_MS = Number(flags['baseline-seconds']) * 1000;
 const CONCURRENCY = Number(flags.concurrency);
+const CYCLES = Number(flags.cycles);
+const CHANGE_RATE = Number(flags['change-rate']);
 const LATENCY_MS = Number(flags['latency-ms']);
 const FAULT = flags.fault;
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
+if (!(CHANGE_RATE >= 0)) throw new Error(`--change-rate: changes per second, 0 or more, got ${flags['change-rate']}`);
+if (!(Number.isInteger(CYCLES) && CYCLES >= 1)) throw new Error(`--cycles: a whole number of at least 1, got ${flags.cycles}`);
 if (!(MEMBERS >= 2)) throw new Error(`--members: at least 2 (one healthy, one victim), got ${flags.members}`);
 // The periodic resync (a job per object and member) is not what this benchmark measures: by
 // default it comes after the run, so it cannot fall into one phase and not another.
@@ -98,8 +115,9 @@ const WARM_UP = 10;
 /** KubeFed's default `clusterHealthCheck.period` (10 s), used when the KubeFedConfig sets none. */
 const DEFAULT_PROBE_PERIOD_MS = 10_000;
 
-/** One change after another to the healthy members; the latencies, in ms. */
+/** Changes to the healthy members (an open loop at `--change-rate`, or one after another); the latencies, in ms. */
 class ChangeLoop {
+  /** In the order the changes were seen (with an open loop, not always the order they were made). */
   readonly latencies: number[] = [];
   /** When each change was made (`performance.now()`), in the order of {@link latencies}. */
   readonly starts: number[] = [];
@@ -111,20 +129,81 @@ class ChangeLoop {
     private readonly healthy: readonly string[],
   ) {}
 
-  /** Makes changes, one at a time, while `more()` says so. */
+  /**
+   * Makes changes while `more()` says so: `CHANGE_RATE` a second, each started on time whether
+   * or not the ones before have been seen (an open loop, as users' changes come), or with
+   * `CHANGE_RATE` 0 one at a time, each as soon as the one before was seen.
+   */
   async run(more: () => boolean): Promise<void> {
-    while (more()) {
-      const k = this.#k++;
-      const probe = {
-        namespace: NS,
-        name: configMapName(k % OBJECTS),
-        value: `change-${k}`,
-        clusters: this.healthy,
-        limitMs: PHASE_LIMIT_MS,
-      };
-      this.starts.push(performance.now());
-      this.latencies.push(await timeChange(this.fed, this.writes, probe));
+    if (CHANGE_RATE <= 0) {
+      while (more()) await this.#change();
+      return;
     }
+    const inFlight = new Set<Promise<void>>();
+    let next = performance.now();
+    while (more()) {
+      const change = this.#change();
+      inFlight.add(change);
+      void change.finally(() => inFlight.delete(change)).catch(() => undefined);
+      next += 1000 / CHANGE_RATE;
+      await pause(Math.max(0, next - performance.now()));
+    }
+    await Promise.all(inFlight);
+  }
+
+  async #change(): Promise<void> {
+    const k = this.#k++;
+    const probe = {
+      namespace: NS,
+      name: configMapName(k % OBJECTS),
+      value: `change-${k}`,
+      clusters: this.healthy,
+      limitMs: PHASE_LIMIT_MS,
+    };
+    const start = performance.now();
+    const latency = await timeChange(this.fed, this.writes, probe);
+    this.starts.push(start);
+    this.latencies.push(latency);
+  }
+}
+
+/**
+ * Times a trivial request to a process every 25 ms, one at a time: how long its event loop kept
+ * a request waiting (a garbage collection, a long task). A pause there delays every change
+ * whose path crosses it, so a change's tail is read against these.
+ */
+class StallProbe {
+  #samples: number[] = [];
+  #stopped = false;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly request: () => Promise<unknown>,
+  ) {}
+
+  start(): void {
+    this.#running = (async () => {
+      while (!this.#stopped) {
+        const t = performance.now();
+        await this.request().catch(() => undefined);
+        this.#samples.push(performance.now() - t);
+        await pause(25);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running;
+  }
+
+  /** `kube-sim max 12 ms, > 50 ms: 0, > 100 ms: 0` over the samples since the last call. */
+  take(): string {
+    const samples = this.#samples;
+    this.#samples = [];
+    const over = (ms: number): number => samples.filter((d) => d > ms).length;
+    return `${this.name} max ${Math.max(0, ...samples).toFixed(0)} ms, > 50 ms: ${over(50)}, > 100 ms: ${over(100)}`;
   }
 }
 
@@ -139,14 +218,21 @@ class PhaseMeter {
 
   constructor(
     private readonly fed: LocalFederation,
-    private readonly cm: ManagedProcess,
+    readonly cm: ManagedProcess,
     readonly victim: string,
+    private readonly stalls: readonly StallProbe[] = [],
   ) {}
+
+  /** The controller manager's API requests by `<host|member> <client> <method>` at {@link start}. */
+  get requestsAtStart(): ReadonlyMap<string, number> {
+    return this.#requests;
+  }
 
   async start(): Promise<void> {
     this.#cpu = await cpuMeter(this.fed, this.cm);
     this.#metrics = await metricsText(this.cm);
     this.#requests = requestCountsIn(this.#metrics);
+    for (const probe of this.stalls) probe.take();
     await this.#cpu.start();
   }
 
@@ -162,6 +248,58 @@ class PhaseMeter {
     console.log(`  per change: CPU seconds ${cpuPer(cpu, changes, 1)}`);
     console.log(`  per change: API requests (client method) ${requestsPer(this.#requests, requests, changes)}`);
     console.log(`  ${this.victim}'s sync job attempts: ${attempts('success')} succeeded, ${attempts('error')} failed`);
+    // A pause of the controller manager's one thread delays every change that meets it.
+    // prom-client's buckets of GC pauses: 1, 10, 100 ms, 1 s, ...
+    const gc = (kind: string): string => {
+      const w = histogramWindow(this.#metrics, metrics, 'kubefed_nodejs_gc_duration_seconds', { kind });
+      return `${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 100 ms: ${w.above['100']}`;
+    };
+    console.log(`  controller manager garbage collections: major ${gc('major')}; minor ${gc('minor')}`);
+    if (this.stalls.length > 0) console.log(`  a request every 25 ms waited: ${this.stalls.map((p) => p.take()).join('; ')}`);
+  }
+}
+
+/** Keys waiting in the sync controllers' work queues, from a controller manager's scrape. */
+function syncQueueDepth(metrics: string): number {
+  return [...seriesSums(metrics, 'kubefed_workqueue_depth', (l) => l['name'] ?? '')]
+    .filter(([name]) => name.startsWith('sync-'))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/**
+ * When the readiness change's fan-out has been written: the controller manager's sync work queues
+ * are empty and it has made at least one status write (host reporting PUT) per object since the
+ * fault (every object's status gets the victim's `ClusterNotReady` entry).
+ */
+class FanOutWatch {
+  doneAt: number | undefined;
+
+  /** `statusWritesBefore`: the controller manager's status writes (host reporting PUTs) before the readiness change. */
+  constructor(
+    private readonly cm: ManagedProcess,
+    private readonly statusWritesBefore: number,
+  ) {}
+
+  /** The controller manager's status writes (host reporting PUTs) so far. */
+  static async statusWrites(cm: ManagedProcess): Promise<number> {
+    return requestCountsIn(await metricsText(cm)).get('host reporting PUT') ?? 0;
+  }
+
+  /** Polls the controller manager's metrics once `started()` holds until the fan-out is done. */
+  async watch(started: () => boolean): Promise<void> {
+    await until(
+      'readiness fan-out written',
+      async () => {
+        if (!started()) return false;
+        const metrics = await metricsText(this.cm);
+        const depth = syncQueueDepth(metrics);
+        const puts = (requestCountsIn(metrics).get('host reporting PUT') ?? 0) - this.statusWritesBefore;
+        if (depth === 0 && puts >= OBJECTS) this.doneAt = performance.now();
+        return this.doneAt !== undefined;
+      },
+      PHASE_LIMIT_MS,
+      500,
+    );
   }
 }
 
@@ -185,12 +323,16 @@ async function probePeriodMs(fed: LocalFederation): Promise<number> {
   return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : 60_000);
 }
 
-/** Resolves once the victim's sync queue is empty and it is Ready again (after a fault was lifted). */
-async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: string): Promise<void> {
+/** Resolves once the victim is Ready again (after a fault was lifted), the fan-out of that written and the victim's sync queue empty. */
+async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: string, o: { wasNotReady: boolean }): Promise<void> {
   const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
   const producer = new BullMqJobProducer({ connection, prefix: fed.queuePrefix });
   try {
+    const fanOut = new FanOutWatch(cm, await FanOutWatch.statusWrites(cm));
     await until('victim Ready again', async () => alive(cm) && (await clusterReady(fed, victim)), PHASE_LIMIT_MS, 200);
+    // The readiness change's fan-out: a status write per object (the victim's entry is no longer
+    // ClusterNotReady) and jobs to the victim.
+    if (o.wasNotReady) await fanOut.watch(() => true);
     await until(
       'victim queue drained',
       async () => {
@@ -207,7 +349,7 @@ async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: strin
 }
 
 /** Phase 4: the victim unreachable. */
-async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baselineP99: number): Promise<void> {
+async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baselineP99: number): Promise<number[]> {
   const victim = meter.victim;
   const periodMs = await probePeriodMs(fed);
   await meter.start();
@@ -223,9 +365,18 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
     PHASE_LIMIT_MS,
     100,
   );
+  const fanOut = new FanOutWatch(meter.cm, meter.requestsAtStart.get('host reporting PUT') ?? 0);
+  const fanOutDone = fanOut.watch(() => notReadyAt !== undefined);
   const before = loop.latencies.length;
-  await loop.run(() => loop.latencies.length - before < CHANGES || notReadyAt === undefined || performance.now() - notReadyAt < AFTER_MS);
+  await loop.run(
+    () =>
+      loop.latencies.length - before < CHANGES ||
+      notReadyAt === undefined ||
+      performance.now() - notReadyAt < AFTER_MS ||
+      fanOut.doneAt === undefined,
+  );
   await watching;
+  await fanOutDone;
   const latencies = loop.latencies.slice(before);
   console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baselineP99));
   await meter.stop(latencies.length);
@@ -242,8 +393,42 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
     if (part.length > 0) console.log(`  ${describe(label, part, baselineP99)}`);
   const toNotReady = (notReadyAt ?? NaN) - t0;
   console.log(
+    `  readiness fan-out (a status write per object) done ${seconds((fanOut.doneAt ?? NaN) - (notReadyAt ?? NaN))} after NotReady`,
+  );
+  console.log(
     `${victim} NotReady ${seconds(toNotReady)} after the fault: ${(toNotReady / periodMs).toFixed(1)} probe periods of ${seconds(periodMs)} (target <= 3)`,
   );
+  return latencies;
+}
+
+/** Phase 2: changes for `BASELINE_MS` (and at least `CHANGES`) with every member healthy; their latencies. */
+async function baselinePhase(loop: ChangeLoop, meter: PhaseMeter, healthy: number): Promise<number[]> {
+  await meter.start();
+  const from = loop.latencies.length;
+  const t0 = performance.now();
+  await loop.run(() => loop.latencies.length - from < CHANGES || performance.now() - t0 < BASELINE_MS);
+  const latencies = loop.latencies.slice(from);
+  console.log(describe(`baseline, to the ${healthy} healthy members`, latencies));
+  await meter.stop(latencies.length);
+  return latencies;
+}
+
+/**
+ * The outages against the baselines over every cycle: each cycle's ratio, their median, and the
+ * ratio of the p99s of all the outages' and all the baselines' changes together. A baseline
+ * taken just before each outage, cycle after cycle, cancels the drift of the machine's speed
+ * over a run that one baseline and one outage cannot.
+ */
+function summarize(baselines: readonly number[][], outages: readonly number[][]): void {
+  const ratios = outages.map((o, i) => latencySummary(o).p99 / latencySummary(baselines[i] ?? []).p99);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  console.log(
+    `over ${outages.length} cycles: p99 ÷ baseline p99 per cycle ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${median.toFixed(2)}`,
+  );
+  const all = latencySummary(baselines.flat()).p99;
+  console.log(describe('every cycle together: baselines', baselines.flat()));
+  console.log(describe(`every cycle together: healthy members with the victim ${FAULT}`, outages.flat(), all));
 }
 
 async function main(): Promise<void> {
@@ -255,6 +440,7 @@ async function main(): Promise<void> {
   const healthy = members.slice(0, -1);
   const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
   let recorder: MemberWriteRecorder | undefined;
+  const stalls: StallProbe[] = [];
   try {
     const cm = await fed.startControllerManager([...BENCH_LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);
     await waitForReadyClusters(fed, PHASE_LIMIT_MS);
@@ -268,27 +454,40 @@ async function main(): Promise<void> {
     const loop = new ChangeLoop(fed, writes, healthy);
     // Warm-up, not counted: the first changes after a bulk propagation are slower (propagation.bench.ts reports them).
     await loop.run(() => loop.latencies.length < WARM_UP);
-    const meter = new PhaseMeter(fed, cm, victim);
-    await meter.start();
-    const baselineFrom = performance.now();
-    await loop.run(() => loop.latencies.length < WARM_UP + CHANGES || performance.now() - baselineFrom < BASELINE_MS);
-    const baselineLatencies = loop.latencies.slice(WARM_UP);
-    const baseline = latencySummary(baselineLatencies).p99;
-    console.log(describe(`baseline, to the ${healthy.length} healthy members`, baselineLatencies));
-    await meter.stop(baselineLatencies.length);
-
-    await fed.fault(victim, { latencyMs: LATENCY_MS });
-    const slowFrom = loop.latencies.length;
-    await loop.run(() => loop.latencies.length - slowFrom < CHANGES);
-    console.log(describe(`healthy members with ${victim} answering ${LATENCY_MS} ms late`, loop.latencies.slice(slowFrom), baseline));
-    await fed.fault(victim, { restore: true });
-    await recovered(fed, cm, victim);
-
-    await outage(fed, loop, meter, baseline);
-    fed.restoreFaults();
+    const health = (JSON.parse(await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { health: string })
+      .health;
+    stalls.push(
+      new StallProbe('kube-sim (host) /healthz', () => fed.client('host').raw('/healthz')),
+      new StallProbe('controller manager /healthz', () => fetch(`${health}/healthz`).then((r) => r.text())),
+    );
+    for (const probe of stalls) probe.start();
+    const meter = new PhaseMeter(fed, cm, victim, stalls);
+    const baselines: number[][] = [];
+    const outages: number[][] = [];
+    for (let cycle = 1; cycle <= CYCLES; cycle++) {
+      if (CYCLES > 1) console.log(`cycle ${cycle} of ${CYCLES}`);
+      const baselineLatencies = await baselinePhase(loop, meter, healthy.length);
+      const baseline = latencySummary(baselineLatencies).p99;
+      if (cycle === 1) {
+        await fed.fault(victim, { latencyMs: LATENCY_MS });
+        const slowFrom = loop.latencies.length;
+        await loop.run(() => loop.latencies.length - slowFrom < CHANGES);
+        console.log(describe(`healthy members with ${victim} answering ${LATENCY_MS} ms late`, loop.latencies.slice(slowFrom), baseline));
+        await fed.fault(victim, { restore: true });
+        await recovered(fed, cm, victim, { wasNotReady: false });
+      }
+      baselines.push(baselineLatencies);
+      outages.push(await outage(fed, loop, meter, baseline));
+      // kube-sim restores the faults of a cluster that does not answer on a signal.
+      fed.restoreFaults();
+      await recovered(fed, cm, victim, { wasNotReady: true });
+      await pause(5000);
+    }
+    if (CYCLES > 1) summarize(baselines, outages);
     if (writes.errors.some((e) => !e.startsWith(`${victim}:`)))
       console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);
   } finally {
+    for (const probe of stalls) await probe.stop();
     await recorder?.stop();
     await fed.stop();
   }
