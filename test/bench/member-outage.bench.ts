@@ -259,6 +259,11 @@ class PhaseMeter {
   }
 }
 
+/** The status writes of federated objects (host reporting PUTs) among a controller manager's API requests ({@link requestCountsIn}). */
+function statusWritesIn(requests: ReadonlyMap<string, number>): number {
+  return requests.get('host reporting PUT') ?? 0;
+}
+
 /** Keys waiting in the sync controllers' work queues, from a controller manager's scrape. */
 function syncQueueDepth(metrics: string): number {
   return [...seriesSums(metrics, 'kubefed_workqueue_depth', (l) => l['name'] ?? '')]
@@ -280,11 +285,6 @@ class FanOutWatch {
     private readonly statusWritesBefore: number,
   ) {}
 
-  /** The controller manager's status writes (host reporting PUTs) so far. */
-  static async statusWrites(cm: ManagedProcess): Promise<number> {
-    return requestCountsIn(await metricsText(cm)).get('host reporting PUT') ?? 0;
-  }
-
   /** Polls the controller manager's metrics once `started()` holds until the fan-out is done. */
   async watch(started: () => boolean): Promise<void> {
     await until(
@@ -293,7 +293,7 @@ class FanOutWatch {
         if (!started()) return false;
         const metrics = await metricsText(this.cm);
         const depth = syncQueueDepth(metrics);
-        const puts = (requestCountsIn(metrics).get('host reporting PUT') ?? 0) - this.statusWritesBefore;
+        const puts = statusWritesIn(requestCountsIn(metrics)) - this.statusWritesBefore;
         if (depth === 0 && puts >= OBJECTS) this.doneAt = performance.now();
         return this.doneAt !== undefined;
       },
@@ -328,11 +328,12 @@ async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: strin
   const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
   const producer = new BullMqJobProducer({ connection, prefix: fed.queuePrefix });
   try {
-    const fanOut = new FanOutWatch(cm, await FanOutWatch.statusWrites(cm));
+    // Read before the victim is Ready again: the fan-out's status writes are counted from here.
+    const fanOut = o.wasNotReady ? new FanOutWatch(cm, statusWritesIn(requestCountsIn(await metricsText(cm)))) : undefined;
     await until('victim Ready again', async () => alive(cm) && (await clusterReady(fed, victim)), PHASE_LIMIT_MS, 200);
     // The readiness change's fan-out: a status write per object (the victim's entry is no longer
     // ClusterNotReady) and jobs to the victim.
-    if (o.wasNotReady) await fanOut.watch(() => true);
+    await fanOut?.watch(() => true);
     await until(
       'victim queue drained',
       async () => {
@@ -365,7 +366,7 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
     PHASE_LIMIT_MS,
     100,
   );
-  const fanOut = new FanOutWatch(meter.cm, meter.requestsAtStart.get('host reporting PUT') ?? 0);
+  const fanOut = new FanOutWatch(meter.cm, statusWritesIn(meter.requestsAtStart));
   const fanOutDone = fanOut.watch(() => notReadyAt !== undefined);
   const before = loop.latencies.length;
   await loop.run(
