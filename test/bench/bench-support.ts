@@ -28,6 +28,19 @@ export const BENCH_LEASE = [
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `start()`, every Node process it starts given `options` besides this process's `NODE_OPTIONS`. */
+export async function withNodeOptions<T>(options: string, start: () => Promise<T>): Promise<T> {
+  if (options.trim() === '') return start();
+  const before = process.env['NODE_OPTIONS'];
+  process.env['NODE_OPTIONS'] = `${before ?? ''} ${options}`.trim();
+  try {
+    return await start();
+  } finally {
+    if (before === undefined) delete process.env['NODE_OPTIONS'];
+    else process.env['NODE_OPTIONS'] = before;
+  }
+}
+
 /** Polls `check` every `intervalMs` until it holds; throws naming `what` after `limitMs`. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, limitMs: number, intervalMs = 5): Promise<void> {
   const deadline = Date.now() + limitMs;

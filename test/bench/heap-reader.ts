@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { metricValue, residentBytes } from '../../packages/controller-manager/test/process-federation.js';
-import { alive, until } from './bench-support.js';
+import { alive, until, withNodeOptions } from './bench-support.js';
 
 /** Memory of a controller manager after a full GC. */
 export interface Memory {
@@ -100,15 +100,8 @@ export class HeapReader {
    * Node alone.
    */
   async startControllerManager(fed: LocalFederation, args: readonly string[]): Promise<ManagedProcess> {
-    const before = process.env['NODE_OPTIONS'];
     const own = process.env['BENCH_CM_NODE_OPTIONS'] ?? '';
-    process.env['NODE_OPTIONS'] = `${before ?? ''} ${own} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${this.#dir}`.trim();
-    try {
-      return await fed.startControllerManager(args);
-    } finally {
-      if (before === undefined) delete process.env['NODE_OPTIONS'];
-      else process.env['NODE_OPTIONS'] = before;
-    }
+    return withNodeOptions(`${own} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${this.#dir}`, () => fed.startControllerManager(args));
   }
 
   /** The memory of `cm` (started by {@link startControllerManager}) after a full GC. */

@@ -7,7 +7,7 @@
 //   npm run bench -- test/bench/member-outage.bench.ts [--objects N] [--members M] [--changes C]
 //     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
 //     [--resync-period D] [--sim-processes one|host-apart|per-cluster] [--baseline-seconds B]
-//     [--cycles K] [--change-rate R]
+//     [--cycles K] [--change-rate R] [--profile DIR]
 //
 // Phases, in order:
 //   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
@@ -39,7 +39,15 @@
 // kube-sim processes (default `one`: the host's requests share one event loop with every
 // member's, which no production control plane does; `host-apart`: the host in a process of its own).
 //
-// Environment: BENCH_CM_ARGS (extra controller-manager flags, space separated), REDIS_URL.
+// `--profile DIR`: a CPU profile of the controller manager and kube-sim per phase 2 and 4, written into DIR
+// (open in Chrome DevTools), with the three longest stretches in which it never went idle and the
+// functions they were spent in (profiling slows it: read the latencies of a run without it).
+//
+// Environment: BENCH_CM_ARGS (extra controller-manager flags, space separated),
+// BENCH_CM_NODE_OPTIONS and BENCH_SIM_NODE_OPTIONS (Node options of the controller manager, of
+// the kube-sim processes; e.g. `--max-semi-space-size=64`), REDIS_URL.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
@@ -67,7 +75,9 @@ import {
   seriesSums,
   timeChange,
   until,
+  withNodeOptions,
 } from './bench-support.js';
+import { activityIn, type CpuProfile, CpuProfiler, describeBusy, INSPECTABLE, longestBusy } from './cpu-profiler.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -83,6 +93,7 @@ const { values: flags } = parseArgs({
     'baseline-seconds': { type: 'string', default: '40' },
     cycles: { type: 'string', default: '1' },
     'change-rate': { type: 'string', default: '10' },
+    profile: { type: 'string', default: '' },
   },
 });
 const OBJECTS = Number(flags.objects);
@@ -95,6 +106,7 @@ const CYCLES = Number(flags.cycles);
 const CHANGE_RATE = Number(flags['change-rate']);
 const LATENCY_MS = Number(flags['latency-ms']);
 const FAULT = flags.fault;
+const PROFILE_DIR = flags.profile;
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
 if (!(CHANGE_RATE >= 0)) throw new Error(`--change-rate: changes per second, 0 or more, got ${flags['change-rate']}`);
@@ -107,6 +119,10 @@ const CM_ARGS = [
   flags['resync-period'],
   ...(process.env['BENCH_CM_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
 ];
+/** The Node options of the processes `variable` names (kube-sim's or the controller manager's), and an inspector with `--profile`. */
+function nodeOptions(variable: 'BENCH_SIM_NODE_OPTIONS' | 'BENCH_CM_NODE_OPTIONS'): string {
+  return `${process.env[variable] ?? ''} ${PROFILE_DIR === '' ? '' : INSPECTABLE}`;
+}
 /** No phase waits longer than this. */
 const PHASE_LIMIT_MS = 15 * 60_000;
 const NS = 'bench';
@@ -215,13 +231,23 @@ class PhaseMeter {
   #cpu: CpuMeter | undefined;
   #requests = new Map<string, number>();
   #metrics = '';
+  #phase = 0;
+  /** The profiles of the phase stopped last, by process name (with `--profile`). */
+  readonly profiles = new Map<string, CpuProfile>();
+  /** `performance.now()` at {@link start}. */
+  startedAt = 0;
 
+  /** `profilers`: a CPU profile per phase of each process named, written into `PROFILE_DIR`. */
   constructor(
     private readonly fed: LocalFederation,
     readonly cm: ManagedProcess,
     readonly victim: string,
-    private readonly stalls: readonly StallProbe[] = [],
+    private readonly o: { stalls?: readonly StallProbe[]; profilers?: ReadonlyMap<string, CpuProfiler> } = {},
   ) {}
+
+  private get stalls(): readonly StallProbe[] {
+    return this.o.stalls ?? [];
+  }
 
   /** The controller manager's API requests by `<host|member> <client> <method>` at {@link start}. */
   get requestsAtStart(): ReadonlyMap<string, number> {
@@ -233,7 +259,9 @@ class PhaseMeter {
     this.#metrics = await metricsText(this.cm);
     this.#requests = requestCountsIn(this.#metrics);
     for (const probe of this.stalls) probe.take();
+    for (const profiler of this.o.profilers?.values() ?? []) await profiler.start();
     await this.#cpu.start();
+    this.startedAt = performance.now();
   }
 
   /** Prints the phase's figures per change, `changes` having been made in it. */
@@ -256,6 +284,18 @@ class PhaseMeter {
     };
     console.log(`  controller manager garbage collections: major ${gc('major')}; minor ${gc('minor')}`);
     if (this.stalls.length > 0) console.log(`  a request every 25 ms waited: ${this.stalls.map((p) => p.take()).join('; ')}`);
+    await this.#profile();
+  }
+
+  /** Where the profiled processes' longest stretches without a break went. */
+  async #profile(): Promise<void> {
+    this.#phase++;
+    for (const [name, profiler] of this.o.profilers ?? []) {
+      const file = join(PROFILE_DIR, `${name.replace(/\W+/g, '-')}-phase-${this.#phase}.cpuprofile`);
+      const profile = await profiler.stop(file);
+      this.profiles.set(name, profile);
+      console.log(`  ${name} CPU profile ${file}; its longest busy stretches:\n${describeBusy(longestBusy(profile, 3))}`);
+    }
   }
 }
 
@@ -349,6 +389,26 @@ async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: strin
   }
 }
 
+/** With `--profile`: what each profiled process did during the slowest changes of a phase. */
+function describeSlowest(
+  profiles: ReadonlyMap<string, CpuProfile>,
+  phase: { starts: readonly number[]; latencies: readonly number[]; notReadyAt: number },
+): void {
+  if (profiles.size === 0) return;
+  const slowest = phase.latencies
+    .map((ms, i) => ({ ms, start: phase.starts[i] ?? 0 }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5);
+  for (const change of slowest) {
+    console.log(`  a change of ${change.ms.toFixed(0)} ms, made ${seconds(change.start - phase.notReadyAt)} after NotReady:`);
+    for (const [name, profile] of profiles) {
+      const a = activityIn(profile, change.start, change.start + change.ms);
+      const top = a.self.map(([f, ms]) => `${f} ${ms.toFixed(0)}`).join('; ');
+      console.log(`    ${name}: busy ${a.busyMs.toFixed(0)} ms, garbage collection ${a.gcMs.toFixed(0)} ms; ${top}`);
+    }
+  }
+}
+
 /** Phase 4: the victim unreachable. */
 async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baselineP99: number): Promise<number[]> {
   const victim = meter.victim;
@@ -393,6 +453,8 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   ] as const)
     if (part.length > 0) console.log(`  ${describe(label, part, baselineP99)}`);
   const toNotReady = (notReadyAt ?? NaN) - t0;
+  describeSlowest(meter.profiles, { starts, latencies, notReadyAt: at });
+  console.log(`  NotReady seen ${seconds((notReadyAt ?? NaN) - meter.startedAt)} after the phase started`);
   console.log(
     `  readiness fan-out (a status write per object) done ${seconds((fanOut.doneAt ?? NaN) - (notReadyAt ?? NaN))} after NotReady`,
   );
@@ -439,11 +501,21 @@ async function main(): Promise<void> {
   const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
   const victim = members[MEMBERS - 1] ?? '';
   const healthy = members.slice(0, -1);
-  const fed = await startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
+  const start = (): Promise<LocalFederation> =>
+    startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
+  const fed = await withNodeOptions(nodeOptions('BENCH_SIM_NODE_OPTIONS'), start);
   let recorder: MemberWriteRecorder | undefined;
   const stalls: StallProbe[] = [];
+  const profilers = new Map<string, CpuProfiler>();
   try {
-    const cm = await fed.startControllerManager([...BENCH_LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS]);
+    const cmArgs = [...BENCH_LEASE, '--worker-concurrency', String(CONCURRENCY), ...CM_ARGS];
+    const startCm = (): Promise<ManagedProcess> => fed.startControllerManager(cmArgs);
+    const cm = await withNodeOptions(nodeOptions('BENCH_CM_NODE_OPTIONS'), startCm);
+    if (PROFILE_DIR !== '') {
+      await mkdir(PROFILE_DIR, { recursive: true });
+      profilers.set('controller manager', await CpuProfiler.attach(cm));
+      if (fed.kubeSim !== undefined) profilers.set('kube-sim', await CpuProfiler.attach(fed.kubeSim));
+    }
     await waitForReadyClusters(fed, PHASE_LIMIT_MS);
     const writes = (recorder = await MemberWriteRecorder.start(fed, NS));
     const t = performance.now();
@@ -462,7 +534,7 @@ async function main(): Promise<void> {
       new StallProbe('controller manager /healthz', () => fetch(`${health}/healthz`).then((r) => r.text())),
     );
     for (const probe of stalls) probe.start();
-    const meter = new PhaseMeter(fed, cm, victim, stalls);
+    const meter = new PhaseMeter(fed, cm, victim, { stalls, profilers });
     const baselines: number[][] = [];
     const outages: number[][] = [];
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
@@ -489,6 +561,7 @@ async function main(): Promise<void> {
       console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);
   } finally {
     for (const probe of stalls) await probe.stop();
+    for (const profiler of profilers.values()) profiler.close();
     await recorder?.stop();
     await fed.stop();
   }

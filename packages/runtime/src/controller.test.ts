@@ -236,4 +236,20 @@ describe('Controller', () => {
       { timeout: 2000 },
     );
   });
+
+  it('gives the event loop a turn while reconciles that need no I/O keep it busy', async () => {
+    // Each reconcile holds the thread for 1 ms and resolves without I/O: without a turn given,
+    // a timer due now would wait until the last of them.
+    let reconciled = 0;
+    const t = setup(() => {
+      const until = performance.now() + 1;
+      while (performance.now() < until);
+      reconciled++;
+      return Promise.resolve(done());
+    });
+    for (let i = 0; i < 200; i++) t.controller.queue.add(`ns/k${i}`);
+    const seenAt = await new Promise<number>((resolve) => setImmediate(() => resolve(reconciled)));
+    expect(seenAt).toBeLessThan(100);
+    await vi.waitFor(() => expect(reconciled).toBe(200), { timeout: 5000 });
+  });
 });

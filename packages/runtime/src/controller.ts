@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '@kubefed/client';
 import { TerminalError } from './errors.js';
+import { eventLoopTurns } from './event-loop-turns.js';
 import { deletedObject, type EventHandler, type Informer } from './informer.js';
 import { objectKey, splitKey, statusCodeOf, type KubeObject } from './kube-types.js';
 import { silentLogger, type LogFields, type Logger } from './logger.js';
@@ -179,6 +180,8 @@ export class Controller {
       } finally {
         this.queue.done(key);
       }
+      // Reconciles that read caches alone never give the event loop a turn by themselves.
+      await eventLoopTurns.yieldIfLong();
     }
   }
 
