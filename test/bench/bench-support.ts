@@ -93,7 +93,11 @@ export async function timeChange(fed: LocalFederation, writes: MemberWriteRecord
     .client('host')
     .resource(FEDERATED_CONFIG_MAPS, probe.namespace)
     .patch(probe.name, { spec: { template: { data: { index: probe.value } } } }, 'merge');
-  await writes.modified(probe.name, probe.clusters, { from: seen, limitMs: probe.limitMs ?? 60_000 });
+  try {
+    await writes.modified(probe.name, probe.clusters, { from: seen, limitMs: probe.limitMs ?? 60_000 });
+  } catch (err) {
+    throw new Error(`change of ${probe.name} to ${probe.value}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
   return performance.now() - t;
 }
 

@@ -1,8 +1,9 @@
 // CPU profiles of a child process over a window of a benchmark, through the V8 inspector
 // (Chrome DevTools Protocol over a WebSocket): the process is started with the Node options
-// {@link INSPECTABLE} (see `withNodeOptions`), the profiler attaches to the address it prints. A profile tells where
-// the CPU went; `longestBusy` tells what the process did while it answered nothing (an event-loop
-// stall), which a total over the window hides.
+// `INSPECTABLE` (see `withNodeOptions`), the profiler attaches to the address it prints. A
+// profile tells where the CPU went; `longestBusy` tells what the process did while it answered
+// nothing (an event-loop stall), and `activityIn` what it did while one change was under way,
+// which a total over the window hides.
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ManagedProcess } from '@kubefed/testing';
@@ -131,8 +132,7 @@ export function longestBusy(profile: CpuProfile, count: number, top = 12): BusyS
         inclusive.set(frame, (inclusive.get(frame) ?? 0) + ms);
       }
     }
-    const ranked = (m: Map<string, number>): [string, number][] => [...m].sort((a, b) => b[1] - a[1]).slice(0, top);
-    return { atMs: s.atUs / 1000, ms: s.us / 1000, inclusive: ranked(inclusive), self: ranked(self) };
+    return { atMs: s.atUs / 1000, ms: s.us / 1000, inclusive: ranked(inclusive, top), self: ranked(self, top) };
   });
 }
 
@@ -164,7 +164,7 @@ export function activityIn(profile: CpuProfile, fromMs: number, toMs: number, to
     if (frame === '(garbage collector)') gcMs += ms;
     self.set(frame, (self.get(frame) ?? 0) + ms);
   }
-  return { busyMs, gcMs, self: [...self].sort((a, b) => b[1] - a[1]).slice(0, top) };
+  return { busyMs, gcMs, self: ranked(self, top) };
 }
 
 /** `performance.now()` of this process on the monotonic clock, in microseconds. */
@@ -186,6 +186,11 @@ export function describeBusy(stretches: readonly BusyStretch[]): string {
       ].join('\n'),
     )
     .join('\n');
+}
+
+/** The `top` frames of `times` by time, most first. */
+function ranked(times: ReadonlyMap<string, number>, top: number): [string, number][] {
+  return [...times].sort((a, b) => b[1] - a[1]).slice(0, top);
 }
 
 function frameOf(node: ProfileNode | undefined): string {

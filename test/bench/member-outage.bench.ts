@@ -39,9 +39,10 @@
 // kube-sim processes (default `one`: the host's requests share one event loop with every
 // member's, which no production control plane does; `host-apart`: the host in a process of its own).
 //
-// `--profile DIR`: a CPU profile of the controller manager and kube-sim per phase 2 and 4, written into DIR
-// (open in Chrome DevTools), with the three longest stretches in which it never went idle and the
-// functions they were spent in (profiling slows it: read the latencies of a run without it).
+// `--profile DIR`: a CPU profile of the controller manager and kube-sim per phase 2 and 4,
+// written into DIR (open in Chrome DevTools), with the three longest stretches in which each never
+// went idle and the functions they were spent in, and for phase 4's five slowest changes what each
+// process did meanwhile (profiling slows both: read the latencies of a run without it).
 //
 // Environment: BENCH_CM_ARGS (extra controller-manager flags, space separated),
 // BENCH_CM_NODE_OPTIONS and BENCH_SIM_NODE_OPTIONS (Node options of the controller manager, of

@@ -129,16 +129,13 @@ export class MemberWriteRecorder {
    * @throws Error after `limitMs`, naming the clusters not seen and the recorder's watch errors.
    */
   async modified(name: string, clusters: readonly string[], o: { from: number; limitMs: number }): Promise<void> {
-    const missing = new Set(clusters);
-    for (let i = o.from; i < this.writes.length; i++) {
-      const w = this.writes[i];
-      if (w !== undefined && w.type === 'MODIFIED' && w.name === name) missing.delete(w.cluster);
-    }
+    const waiter = { missing: new Set(clusters), resolve: (): void => undefined };
+    const missing = waiter.missing;
+    for (const w of this.writes.slice(o.from)) if (w.type === 'MODIFIED' && w.name === name) missing.delete(w.cluster);
     if (missing.size === 0) return;
     const waiters = this.#waiters.get(name) ?? new Set();
     this.#waiters.set(name, waiters);
     let timer: NodeJS.Timeout | undefined;
-    const waiter = { missing, resolve: (): void => undefined };
     try {
       await new Promise<void>((resolve, reject) => {
         waiter.resolve = resolve;
