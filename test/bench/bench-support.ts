@@ -61,6 +61,53 @@ export function latencySummary(latencies: readonly number[]): { p50: number; p95
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
 }
 
+/** Options of {@link p99RatioInterval}. */
+export interface IntervalOptions {
+  /** Resamples drawn; default 2,000. */
+  readonly resamples?: number;
+  /** Share of the resampled ratios inside the interval; default 0.9. */
+  readonly confidence?: number;
+  /** Seed of the resampling, so that the same latencies always print the same interval; default 1. */
+  readonly seed?: number;
+}
+
+/**
+ * A bootstrap interval of p99(`outage`) ÷ p99(`baseline`): both samples are redrawn with
+ * replacement `resamples` times and the ratio's central `confidence` share is returned. It says
+ * how far the ratio moves with which changes happened to be the slowest (a p99 of 400 changes
+ * rests on its 4 slowest), not how far it moves from run to run on a machine whose speed drifts:
+ * read it beside the per-cycle ratios.
+ */
+export function p99RatioInterval(
+  baseline: readonly number[],
+  outage: readonly number[],
+  options: IntervalOptions = {},
+): { low: number; high: number } {
+  const resamples = options.resamples ?? 2_000;
+  const confidence = options.confidence ?? 0.9;
+  const random = mulberry32(options.seed ?? 1);
+  const p99Of = (sample: readonly number[]): number => {
+    const drawn = new Float64Array(sample.length);
+    for (let i = 0; i < drawn.length; i++) drawn[i] = sample[Math.floor(random() * sample.length)] ?? NaN;
+    return percentile([...drawn.sort()], 99);
+  };
+  const ratios = Array.from({ length: resamples }, () => p99Of(outage) / p99Of(baseline)).sort((a, b) => a - b);
+  const tail = ((1 - confidence) / 2) * 100;
+  return { low: percentile(ratios, tail), high: percentile(ratios, 100 - tail) };
+}
+
+/** A small seeded pseudo-random generator (mulberry32): uniform in [0, 1). */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 /** True while `cm` runs; throws with the end of its log once it has exited. */
 export function alive(cm: ManagedProcess): boolean {
   if (!cm.running) throw new Error(`the controller manager exited; its last lines:\n${cm.tail(40)}`);

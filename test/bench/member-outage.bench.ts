@@ -31,6 +31,8 @@
 //      baseline of its own. The speed of a shared machine drifts over a run by more than the 10 %
 //      the target allows, so the figures to read are those over every cycle: the median of the
 //      cycles' ratios, and the p99 of every outage change ÷ the p99 of every baseline change.
+// Every p99 ÷ baseline p99 comes with a 90 % bootstrap interval (`p99RatioInterval`): how far the
+// ratio moves with which changes happened to be the slowest, not with the machine's drift.
 // Phases 2 and 4 also print, per change made in them, the CPU seconds of the controller manager,
 // kube-sim and Redis, the controller manager's API requests, and the victim's sync job attempts.
 //
@@ -69,6 +71,7 @@ import {
   type CpuMeter,
   histogramWindow,
   latencySummary,
+  p99RatioInterval,
   pause,
   requestCountsIn,
   requestsPer,
@@ -344,9 +347,14 @@ class FanOutWatch {
   }
 }
 
-function describe(label: string, latencies: readonly number[], baselineP99?: number): string {
+/** `latencies`' percentiles, and against `baseline` the ratio of the p99s with its 90 % bootstrap interval. */
+function describe(label: string, latencies: readonly number[], baseline?: readonly number[]): string {
   const { p50, p95, p99, max } = latencySummary(latencies);
-  const ratio = baselineP99 === undefined ? '' : `; p99 ÷ baseline p99 = ${(p99 / baselineP99).toFixed(2)}`;
+  let ratio = '';
+  if (baseline !== undefined) {
+    const { low, high } = p99RatioInterval(baseline, latencies);
+    ratio = `; p99 ÷ baseline p99 = ${(p99 / latencySummary(baseline).p99).toFixed(2)} (resampled, 90 %: ${low.toFixed(2)}-${high.toFixed(2)})`;
+  }
   return `${label} (${latencies.length} changes): p50 ${p50.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms${ratio}`;
 }
 
@@ -411,7 +419,7 @@ function describeSlowest(
 }
 
 /** Phase 4: the victim unreachable. */
-async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baselineP99: number): Promise<number[]> {
+async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baseline: readonly number[]): Promise<number[]> {
   const victim = meter.victim;
   const periodMs = await probePeriodMs(fed);
   await meter.start();
@@ -440,7 +448,7 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   await watching;
   await fanOutDone;
   const latencies = loop.latencies.slice(before);
-  console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baselineP99));
+  console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baseline));
   await meter.stop(latencies.length);
   // Where the tail is: before the victim was NotReady, in the 10 s after (the readiness change's
   // status writes), or later.
@@ -452,7 +460,7 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
     ['0-10 s after NotReady', window(at, at + 10_000)],
     ['later', window(at + 10_000, Infinity)],
   ] as const)
-    if (part.length > 0) console.log(`  ${describe(label, part, baselineP99)}`);
+    if (part.length > 0) console.log(`  ${describe(label, part, baseline)}`);
   const toNotReady = (notReadyAt ?? NaN) - t0;
   describeSlowest(meter.profiles, { starts, latencies, notReadyAt: at });
   console.log(`  NotReady seen ${seconds((notReadyAt ?? NaN) - meter.startedAt)} after the phase started`);
@@ -490,9 +498,8 @@ function summarize(baselines: readonly number[][], outages: readonly number[][])
   console.log(
     `over ${outages.length} cycles: p99 ÷ baseline p99 per cycle ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${median.toFixed(2)}`,
   );
-  const all = latencySummary(baselines.flat()).p99;
   console.log(describe('every cycle together: baselines', baselines.flat()));
-  console.log(describe(`every cycle together: healthy members with the victim ${FAULT}`, outages.flat(), all));
+  console.log(describe(`every cycle together: healthy members with the victim ${FAULT}`, outages.flat(), baselines.flat()));
 }
 
 async function main(): Promise<void> {
@@ -540,8 +547,7 @@ async function main(): Promise<void> {
     const outages: number[][] = [];
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
       if (CYCLES > 1) console.log(`cycle ${cycle} of ${CYCLES}`);
-      const baselineLatencies = await baselinePhase(loop, meter, healthy.length);
-      const baseline = latencySummary(baselineLatencies).p99;
+      const baseline = await baselinePhase(loop, meter, healthy.length);
       if (cycle === 1) {
         await fed.fault(victim, { latencyMs: LATENCY_MS });
         const slowFrom = loop.latencies.length;
@@ -550,7 +556,7 @@ async function main(): Promise<void> {
         await fed.fault(victim, { restore: true });
         await recovered(fed, cm, victim, { wasNotReady: false });
       }
-      baselines.push(baselineLatencies);
+      baselines.push(baseline);
       outages.push(await outage(fed, loop, meter, baseline));
       // kube-sim restores the faults of a cluster that does not answer on a signal.
       fed.restoreFaults();
