@@ -158,7 +158,7 @@ export class StatusWriter {
     });
     if (!result.changed) return;
     const { namespace } = splitKey(key);
-    await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...structuredClone(fed), status: result.status });
+    await o.host.resource(o.type.federatedGvr, namespace).updateStatus({ ...fed, status: result.status });
   }
 
   /** The target clusters of `fed`, or why there are none: the placement part of its status. */
