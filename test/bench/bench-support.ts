@@ -51,7 +51,7 @@ export async function until(what: string, check: () => boolean | Promise<boolean
 }
 
 /** The `p`-th percentile (nearest rank) of ascending `sorted`; NaN when empty. */
-export function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
@@ -89,7 +89,7 @@ export function p99RatioInterval(
   const p99Of = (sample: readonly number[]): number => {
     const drawn = new Float64Array(sample.length);
     for (let i = 0; i < drawn.length; i++) drawn[i] = sample[Math.floor(random() * sample.length)] ?? NaN;
-    return percentile([...drawn.sort()], 99);
+    return percentile(drawn.sort(), 99);
   };
   const ratios = Array.from({ length: resamples }, () => p99Of(outage) / p99Of(baseline)).sort((a, b) => a - b);
   const tail = ((1 - confidence) / 2) * 100;
