@@ -1,5 +1,5 @@
 import { ConfigError } from './api-error.js';
-import type { TlsSettings } from './cluster-agent.js';
+import type { TlsSettings } from './cluster-pool.js';
 import type { ClusterConnection } from './http-transport.js';
 import { redactCredentials } from './redact-credentials.js';
 

@@ -1,9 +1,10 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Dispatcher, Pool } from 'undici';
 import { ApiError, ConfigError } from './api-error.js';
 import type { RequestDescription } from './api-error.js';
-import { createClusterAgent } from './cluster-agent.js';
-import type { TlsSettings } from './cluster-agent.js';
+import { createClusterPool } from './cluster-pool.js';
+import type { TlsSettings } from './cluster-pool.js';
 import { TokenBucketRateLimiter } from './rate-limiter.js';
 import type { Clock } from './clock.js';
 
@@ -93,29 +94,21 @@ export interface TransportResponse {
   body: string;
 }
 
-interface RequestState {
-  timedOut: boolean;
-  timer: NodeJS.Timeout | undefined;
+/** A response whose body is still to be read (a watch stream, or a request before its body is buffered). */
+export interface OpenResponse {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: Readable;
 }
 
 /** Methods Go's net/http replays on a new connection (`isReplayable`): they have no body and no side effect. */
 const REPLAYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 
-/**
- * Thrown by one attempt when its request went out on a reused keep-alive socket that the server had
- * already closed (ECONNRESET, "socket hang up", EPIPE before any response byte): the server
- * cannot have acted on it, so a replayable request is sent once more.
- */
-class StaleConnectionError extends Error {
-  constructor(readonly mapped: Error) {
-    super('stale keep-alive connection', { cause: mapped });
-  }
-}
+/** Error codes of a connection that broke before its response: on a kept-alive one, the server had closed it. */
+const CONNECTION_BROKEN_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
-function isStaleConnectionReset(e: unknown, clientReq: http.ClientRequest): boolean {
-  if (!clientReq.reusedSocket || !(e instanceof Error)) return false;
-  const code = (e as NodeJS.ErrnoException).code;
-  return code === 'ECONNRESET' || code === 'EPIPE';
+function connectionBroken(e: unknown): boolean {
+  return e instanceof Error && CONNECTION_BROKEN_CODES.has(String((e as NodeJS.ErrnoException).code));
 }
 
 function byteLimit(value: number | undefined, fallback: number, option: string): number {
@@ -125,44 +118,30 @@ function byteLimit(value: number | undefined, fallback: number, option: string):
 }
 
 /**
- * Buffers the body of `res`, at most `limitBytes` of it: as soon as more arrives (or
- * `Content-Length` announces more) the response is destroyed, which drops the connection, and the
- * promise rejects with `ApiError` reason `ResponseTooLarge`. Other failures reject with the raw
- * stream error, for the caller to map.
+ * Buffers the body of `res`, at most `limitBytes` of it: as soon as more arrives (or its
+ * `Content-Length` announces more) the body is destroyed, which drops the connection, and the promise
+ * rejects with `ApiError` reason `ResponseTooLarge`. Other failures reject with the raw stream
+ * error, for the caller to map.
  */
-export function readLimitedBody(res: http.IncomingMessage, limitBytes: number, request: RequestDescription): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    let chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const settle = (e: Error | undefined): void => {
-      if (settled) return;
-      settled = true;
-      if (e === undefined) resolve(Buffer.concat(chunks, received));
-      else reject(e);
-      chunks = [];
-    };
-    const tooLarge = (): void => {
-      settle(ApiError.responseTooLarge('response body', limitBytes, request));
-      res.destroy();
-    };
-    const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limitBytes) {
-      tooLarge();
-      return;
+export async function readLimitedBody(res: Omit<OpenResponse, 'status'>, limitBytes: number, request: RequestDescription): Promise<Buffer> {
+  const { body, headers } = res;
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    body.destroy();
+    throw ApiError.responseTooLarge('response body', limitBytes, request);
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of body) {
+    const c = chunk as Buffer;
+    received += c.length;
+    if (received > limitBytes) {
+      body.destroy();
+      throw ApiError.responseTooLarge('response body', limitBytes, request);
     }
-    res.on('data', (c: Buffer) => {
-      if (settled) return;
-      received += c.length;
-      if (received > limitBytes) tooLarge();
-      else chunks.push(c);
-    });
-    res.once('end', () => settle(undefined));
-    res.on('error', (e) => settle(e));
-    res.once('close', () => {
-      if (!res.complete) settle(Object.assign(new Error('connection closed before the response was complete'), { code: 'ECONNRESET' }));
-    });
-  });
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks, received);
 }
 
 /** The abort reason when it is an Error (it usually is), else a generic AbortError. */
@@ -171,16 +150,47 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /**
- * Sends requests to one cluster over node:http/https with a keep-alive agent, the cluster's
- * credentials, a per-request timeout and a token-bucket rate limit. Transport failures reject
- * with `ApiError` reason `NetworkError`, timeouts with reason `Timeout`, aborts with the signal's
- * reason. Non-2xx responses are returned, not thrown ({@link HttpTransport.request}).
+ * The overall deadline of one request (not an idle timeout: a slow drip of bytes must not keep a
+ * request alive), as a signal the connection pool follows together with the caller's.
+ */
+class Deadline {
+  readonly signal: AbortSignal;
+  #timedOut = false;
+  readonly #timer: NodeJS.Timeout | undefined;
+
+  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+    const own = new AbortController();
+    this.signal = caller === undefined ? own.signal : AbortSignal.any([caller, own.signal]);
+    if (timeoutMs > 0) {
+      this.#timer = setTimeout(() => {
+        this.#timedOut = true;
+        own.abort(new Error('request timeout'));
+      }, timeoutMs);
+    }
+  }
+
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/**
+ * Sends requests to one cluster through an undici connection pool (keep-alive, the cluster's TLS
+ * settings and proxy: cluster-pool.ts) with the cluster's credentials, a per-request deadline
+ * and a token-bucket rate limit. Transport failures reject with `ApiError` reason
+ * `NetworkError`, timeouts with reason `Timeout`, aborts with the signal's reason. Non-2xx
+ * responses are returned, not thrown ({@link HttpTransport.request}).
  */
 export class HttpTransport {
   readonly cluster: string;
   readonly limiter: TokenBucketRateLimiter;
   private readonly base: URL;
-  private readonly agent: http.Agent;
+  /** The connection pool; replaced by a new one at the first request after {@link close}. */
+  #pool: Pool | undefined;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   /** See {@link TransportOptions.maxResponseBytes}. */
@@ -195,7 +205,8 @@ export class HttpTransport {
   ) {
     this.cluster = connection.name;
     this.base = new URL(connection.server);
-    this.agent = createClusterAgent({ protocol: this.base.protocol, tls: connection.tls, proxyUrl: connection.proxyUrl });
+    // Built here so that a bad proxy URL fails the client's construction.
+    this.#pool = this.#newPool();
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'kubefed-ts';
     this.maxResponseBytes = byteLimit(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
@@ -234,128 +245,119 @@ export class HttpTransport {
     const req = ownSignal(given);
     await this.limiter.acquire(req.signal);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-    const { res, clientReq, state } = await this.open(req, timeoutMs);
-    return new Promise<TransportResponse>((resolve, reject) => {
-      const fail = (e: unknown): void => reject(this.mapError(e, req, timeoutMs, state));
-      clientReq.once('error', fail);
-      readLimitedBody(res, this.maxResponseBytes, req.description).then(
-        (body) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: body.toString('utf8') }),
-        fail,
-      );
-    });
+    const deadline = new Deadline(timeoutMs, req.signal);
+    try {
+      const res = await this.open(req, deadline);
+      const body = await readLimitedBody(res, this.maxResponseBytes, req.description);
+      return { status: res.status, headers: res.headers, body: body.toString('utf8') };
+    } catch (e) {
+      throw this.mapError(e, req, timeoutMs, deadline);
+    } finally {
+      deadline.clear();
+    }
   }
 
   /**
    * Opens a streaming request (watch): not rate limited, the timeout covers only waiting for the
-   * response headers. The caller consumes and eventually destroys the response.
+   * response headers. The caller consumes the body and eventually calls `close`.
    */
-  async stream(given: TransportRequest): Promise<{ res: http.IncomingMessage; close: () => void }> {
+  async stream(given: TransportRequest): Promise<{ res: OpenResponse; close: () => void }> {
     const req = ownSignal(given);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-    const { res, clientReq, state } = await this.open(req, timeoutMs);
-    clearTimeout(state.timer);
-    return { res, close: () => clientReq.destroy() };
+    // Cleared once the headers are in: the stream itself ends by the caller's signal or `close`.
+    const deadline = new Deadline(timeoutMs, req.signal);
+    let res: OpenResponse;
+    try {
+      res = await this.open(req, deadline);
+    } catch (e) {
+      throw this.mapError(e, req, timeoutMs, deadline);
+    } finally {
+      deadline.clear();
+    }
+    return { res, close: () => res.body.destroy() };
   }
 
-  /** Destroys pooled sockets; in-flight requests fail. */
+  /** Closes the pooled connections; in-flight requests fail, a later request opens new ones. */
   close(): void {
-    this.agent.destroy();
+    const pool = this.#pool;
+    this.#pool = undefined;
+    pool?.destroy().catch(() => undefined);
   }
 
-  private mapError(e: unknown, req: TransportRequest, timeoutMs: number, state: RequestState): Error {
+  #newPool(): Pool {
+    return createClusterPool({ origin: this.base, tls: this.connection.tls, proxyUrl: this.connection.proxyUrl });
+  }
+
+  private mapError(e: unknown, req: TransportRequest, timeoutMs: number, deadline: Deadline): Error {
     if (req.signal?.aborted === true) return abortError(req.signal);
     if (e instanceof ApiError) return e;
-    if (state.timedOut) return ApiError.timeout(timeoutMs, req.description);
+    if (deadline.timedOut) return ApiError.timeout(timeoutMs, req.description);
     return ApiError.fromNetworkError(e, req.description);
   }
 
   /**
    * Sends the request and resolves with the response headers. A replayable request (GET, and so
-   * list and watch) whose reused keep-alive socket turns out to be closed by the server before any
-   * response byte is sent once more, within the same deadline, as Go's net/http does; other
+   * list and watch) whose connection broke before any response byte (a kept-alive connection the
+   * server had closed) is sent once more, within the same deadline, as Go's net/http does; other
    * methods fail with NetworkError, since the server may have acted on them.
    */
-  private async open(
-    req: TransportRequest,
-    timeoutMs: number,
-  ): Promise<{ res: http.IncomingMessage; clientReq: http.ClientRequest; state: RequestState }> {
-    const started = Date.now();
+  private async open(req: TransportRequest, deadline: Deadline): Promise<OpenResponse> {
     try {
-      return await this.attempt(req, timeoutMs, REPLAYABLE_METHODS.has(req.method.toUpperCase()));
+      return await this.attempt(req, deadline);
     } catch (e) {
-      if (!(e instanceof StaleConnectionError)) throw e;
-      const left = timeoutMs > 0 ? timeoutMs - (Date.now() - started) : 0;
-      if (timeoutMs > 0 && left <= 0) throw ApiError.timeout(timeoutMs, req.description);
-      return this.attempt(req, left, false);
+      const replay = REPLAYABLE_METHODS.has(req.method.toUpperCase()) && connectionBroken(e) && !deadline.signal.aborted;
+      if (!replay) throw e;
+      return this.attempt(req, deadline);
     }
   }
 
-  private async attempt(
-    req: TransportRequest,
-    timeoutMs: number,
-    mayReplay: boolean,
-  ): Promise<{ res: http.IncomingMessage; clientReq: http.ClientRequest; state: RequestState }> {
-    if (req.signal?.aborted === true) throw abortError(req.signal);
+  private async attempt(req: TransportRequest, deadline: Deadline): Promise<OpenResponse> {
+    deadline.signal.throwIfAborted();
     const auth = await this.connection.authHeaders();
     const basePath = this.base.pathname.replace(/\/+$/, '');
     const query = req.query?.toString() ?? '';
-    const headers: http.OutgoingHttpHeaders = {
+    const headers: Record<string, string> = {
       accept: req.accept ?? 'application/json',
       'user-agent': this.userAgent,
       ...auth,
     };
-    if (req.body !== undefined) {
-      headers['content-type'] = req.contentType ?? 'application/json';
-      headers['content-length'] = Buffer.byteLength(req.body);
-    }
-    const options: https.RequestOptions = {
-      protocol: this.base.protocol,
-      host: this.base.hostname.replace(/^\[|\]$/g, ''),
-      port: this.base.port === '' ? (this.base.protocol === 'https:' ? 443 : 80) : Number(this.base.port),
+    if (req.body !== undefined) headers['content-type'] = req.contentType ?? 'application/json';
+    this.#pool ??= this.#newPool();
+    const sent = this.#pool.request({
       method: req.method,
       path: `${basePath}${req.path}${query === '' ? '' : `?${query}`}`,
       headers,
-      agent: this.agent,
-      ...(req.signal === undefined ? {} : { signal: req.signal }),
-    };
-    const send = this.base.protocol === 'https:' ? https.request : http.request;
-    return new Promise((resolve, reject) => {
-      const clientReq = send(options);
-      const state: RequestState = { timedOut: false, timer: undefined };
-      // An overall deadline (not the socket idle timeout): a slow drip of bytes must not keep a request alive.
-      // It rejects by itself: before the agent hands over a socket (a TLS handshake with a server that
-      // accepts connections and never answers), destroy() emits nothing until that socket arrives.
-      if (timeoutMs > 0) {
-        state.timer = setTimeout(() => {
-          state.timedOut = true;
-          reject(ApiError.timeout(timeoutMs, req.description));
-          clientReq.destroy(new Error('request timeout'));
-        }, timeoutMs);
-      }
-      const signal = req.signal;
-      const onAbort = (): void => {
-        if (signal !== undefined) reject(abortError(signal));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      clientReq.once('close', () => {
-        clearTimeout(state.timer);
-        signal?.removeEventListener('abort', onAbort);
-      });
-      let responded = false;
-      clientReq.once('response', (res) => {
-        responded = true;
-        resolve({ res, clientReq, state });
-      });
-      // `on`, not `once`: a socket error after the response (e.g. a reset watch) is emitted here too.
-      clientReq.on('error', (e) => {
-        clearTimeout(state.timer);
-        const mapped = this.mapError(e, req, timeoutMs, state);
-        const stale = mayReplay && !responded && !state.timedOut && req.signal?.aborted !== true && isStaleConnectionReset(e, clientReq);
-        reject(stale ? new StaleConnectionError(mapped) : mapped);
-      });
-      clientReq.end(req.body);
+      body: req.body ?? null,
+      signal: deadline.signal,
     });
+    const res = await untilAborted(sent, deadline.signal);
+    return { status: res.statusCode, headers: res.headers, body: res.body };
   }
+}
+
+/**
+ * `sent`, or a rejection with the abort reason as soon as `signal` aborts. The pool acts on the
+ * abort of a request still waiting for its connection only once that connection is made or has
+ * failed, and a TLS handshake with a server that accepts and never answers (a stopped or
+ * blackholed API server) takes 10 s to fail; the deadline and the caller must not wait for it.
+ * A response that arrives after the abort is dropped with its connection.
+ */
+function untilAborted(sent: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    sent.then(
+      (res) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) res.body.destroy();
+        else resolve(res);
+      },
+      (e: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /**

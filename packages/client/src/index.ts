@@ -7,8 +7,8 @@
  * (get/list/listAll/watch/create/update/updateStatus/patch/delete on raw JSON objects).
  * Failures are `ApiError`s (api-error.ts) with `is*` helpers; `RestMapper` (rest-mapper.ts)
  * resolves names like `deployments.apps` / `deploy` / `Deployment` through discovery.
- * Requests go over node:http/https (http-transport.ts) with keep-alive agents, timeouts and a
- * token-bucket rate limit per cluster.
+ * Requests go through an undici connection pool per cluster (http-transport.ts, cluster-pool.ts)
+ * with keep-alive, deadlines and a token-bucket rate limit per cluster.
  */
 export {
   ApiError,
@@ -31,7 +31,7 @@ export {
   isUnauthorized,
 } from './api-error.js';
 export type { ApiErrorReason, KubeStatus, RequestDescription, StatusCause } from './api-error.js';
-export type { TlsSettings } from './cluster-agent.js';
+export type { TlsSettings } from './cluster-pool.js';
 export { connectionFromKubeFedCluster, parseApiEndpoint, tlsValidationSettings } from './cluster-config.js';
 export type { KubeFedClusterInput, SecretInput } from './cluster-config.js';
 export {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import { ConfigError } from './api-error.js';
-import type { TlsSettings } from './cluster-agent.js';
+import type { TlsSettings } from './cluster-pool.js';
 import type { ClusterConnection } from './http-transport.js';
 
 /** One context of a kubeconfig, as callers see it. */

@@ -60,15 +60,15 @@ export async function* watchStream(
     clearTimeout(timer);
     timer = setTimeout(() => {
       idle = true;
-      res.destroy(new Error('watch idle timeout'));
+      res.body.destroy(new Error('watch idle timeout'));
     }, idleTimeoutMs);
   };
   arm();
   try {
-    if (res.statusCode !== 200) {
+    if (res.status !== 200) {
       const body = await readLimitedBody(res, transport.maxResponseBytes, request.description);
       throw ApiError.fromResponse({
-        code: res.statusCode ?? 0,
+        code: res.status,
         body: body.toString('utf8'),
         retryAfter: res.headers['retry-after'],
         request: request.description,
@@ -79,7 +79,7 @@ export async function* watchStream(
     const limit = transport.maxWatchEventBytes;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
-    for await (const data of res) {
+    for await (const data of res.body) {
       arm();
       const chunk = data as Buffer;
       let start = 0;

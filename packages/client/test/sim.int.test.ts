@@ -92,10 +92,20 @@ describe('DynamicClient against kube-sim', () => {
     expect(got.metadata.labels).toEqual({ a: 'b' });
     expect(typeof got.metadata.creationTimestamp).toBe('string');
 
-    got.metadata.annotations = { note: 'updated' };
-    const updated = await rc.update(got);
+    // kube-sim's deployment controller writes the status meanwhile: on Conflict, read again, as a client does.
+    let sent: KubeObject = got;
+    let updated: KubeObject | undefined;
+    for (let attempt = 1; updated === undefined; attempt++) {
+      sent.metadata.annotations = { note: 'updated' };
+      try {
+        updated = await rc.update(sent);
+      } catch (e) {
+        if (!isConflict(e) || attempt >= 10) throw e;
+        sent = await rc.get('web');
+      }
+    }
     expect(updated.metadata.annotations).toEqual({ note: 'updated' });
-    expect(updated.metadata.resourceVersion).not.toBe(got.metadata.resourceVersion);
+    expect(updated.metadata.resourceVersion).not.toBe(sent.metadata.resourceVersion);
   });
 
   it('round-trips a custom resource with arbitrary fields, found by the REST mapper once its CRD is served', async () => {

@@ -10,6 +10,7 @@ import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, DynamicClient, Kubeconfig, isGone, isNetworkError, isTimeout } from '@kubefed/client';
 import type { Clock, TimerHandle, WatchEvent, WatchOptions } from '@kubefed/client';
+import { clusterConnector } from '../src/cluster-pool.js';
 
 // TLS behaviour of the transport against a plain HTTPS server with fixed test certificates
 // (kube-sim generates one valid certificate per cluster; expired / wrong-name ones need these).
@@ -223,6 +224,22 @@ describe('HTTP transport', () => {
     await expect(pending).rejects.toThrow('caller gave up');
   });
 
+  it('fails the requests in flight when closed, and opens new connections for later ones', async () => {
+    let held = 0;
+    const server = https.createServer({ key: read('server.key'), cert: read('server.crt') }, (req, res) => {
+      if (req.url === '/hold') held++;
+      else res.end('ok');
+    });
+    const port = await listen(server);
+    const client = member(port);
+    expect(await client.raw('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    const inFlight = failure(client.raw('/hold'));
+    await expect.poll(() => held).toBe(1);
+    client.close();
+    expect(isNetworkError(await inFlight)).toBe(true);
+    expect(await client.raw('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+  });
+
   it('maps a refused connection to NetworkError naming the verb, object and cluster', async () => {
     const closed = http.createServer();
     const port = await listen(closed);
@@ -248,38 +265,35 @@ describe('HTTP transport', () => {
     }
   });
 
-  it('does not keep a finished request alive through the keep-alive connection it opened', async () => {
+  it('does not keep what asked for a connection alive through the keep-alive connection it opened', async () => {
     const server = https.createServer({ key: read('server.key'), cert: read('server.crt') }, (_req, res) => res.end('ok'));
-    // The connection stays open in the agent's pool for the whole test.
     server.keepAliveTimeout = 60_000;
     const port = await listen(server);
-    const client = member(port);
-    // Not a vi.spyOn: the spy would keep the request alive itself.
-    const request = https.request;
-    let finished: WeakRef<http.ClientRequest> | undefined;
-    https.request = ((...args: Parameters<typeof https.request>) => {
-      const sent = request(...args);
-      finished ??= new WeakRef(sent);
-      return sent;
-    }) as typeof https.request;
-    try {
-      expect(await client.raw('/healthz')).toMatchObject({ status: 200, body: 'ok' });
-    } finally {
-      https.request = request;
-    }
+    const connect = clusterConnector({ ca: read('ca.crt') }, undefined);
+    // The pool's callback stands for what asked for the connection (before, a request and its response).
+    let asked: WeakRef<object> | undefined;
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const callback = (err: Error | null, s: net.Socket | null): void =>
+        err === null && s !== null ? resolve(s) : reject(err ?? new Error('no socket'));
+      asked = new WeakRef(callback);
+      connect({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, protocol: 'https:', port: String(port), servername: '' }, callback);
+    });
+    cleanups.push(() => void socket.destroy());
     const collect = vm.runInNewContext('gc') as () => void;
     await expect
       .poll(
         () => {
           collect();
           // A boolean: the poll keeps the value it was given.
-          return finished?.deref() === undefined;
+          return asked?.deref() === undefined;
         },
         { timeout: 3000 },
       )
       .toBe(true);
-    // The pooled connection still serves the next request.
-    expect(await client.raw('/healthz')).toMatchObject({ status: 200, body: 'ok' });
+    // The connection is still open and serves a request.
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    const answer = await new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString('utf8'))));
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK/);
   });
 
   it('gets its bearer token from an exec credential plugin', async () => {

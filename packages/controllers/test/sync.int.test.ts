@@ -905,6 +905,14 @@ describe('sync controller against kube-sim and Redis', () => {
   it('keeps the members Ready from their stored status across a restart until its first probes: no ClusterNotReady entry or event, no job', async () => {
     const jobs: RecordedJob[] = [];
     const ns = await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0, jobs });
+    // Newly joined members are not Ready until their first probe (as in KubeFed): the object is
+    // created once both are, so that any ClusterNotReady below comes from the restart.
+    await expect
+      .poll(async () => (await fed.hostClient.resource(KFC, ns).list()).items.filter(isReadyCluster).length, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe(2);
     const name = `fcr-${randomUUID().slice(0, 8)}`;
     const objects = fed.hostClient.resource(FED_CLUSTER_ROLES);
     await objects.create(federatedClusterRole(name, ['member1', 'member2']));

@@ -3,6 +3,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
+import { type buildConnector, Pool } from 'undici';
 import { ConfigError } from './api-error.js';
 import { redactCredentials } from './redact-credentials.js';
 import { verifyChainIgnoringDates } from './verify-chain-ignoring-dates.js';
@@ -24,10 +25,10 @@ export interface TlsSettings {
   skipValidityPeriod?: boolean;
 }
 
-/** Options of {@link createClusterAgent}. */
-export interface ClusterAgentOptions {
-  /** `http:` or `https:` (the API server's scheme). */
-  protocol: string;
+/** Options of {@link createClusterPool}. */
+export interface ClusterPoolOptions {
+  /** The API server's URL: its scheme, host and port are used. */
+  origin: URL;
   tls: TlsSettings;
   /** `http://` or `https://` proxy reached with CONNECT; `socks5://` is refused with a {@link ConfigError}. */
   proxyUrl?: string | undefined;
@@ -97,16 +98,24 @@ class ClusterTls {
   }
 }
 
-function connectTls(options: https.RequestOptions, clusterTls: ClusterTls, socket: Duplex | undefined, cb: ConnectCallback): void {
+/** Where a connection goes: the API server's host (no brackets around an IPv6 address), port and the TLS server name undici asks for. */
+interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+  /** The name undici would send as SNI; empty or undefined for an IP address. */
+  readonly servername?: string | null | undefined;
+}
+
+function connectTls(endpoint: Endpoint, clusterTls: ClusterTls, socket: Duplex | undefined, cb: ConnectCallback): void {
   const { settings } = clusterTls;
-  const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
-  // The agent passes servername '' for IP hosts: fall back to the host then.
-  const requested = options.servername ?? '';
+  const { host } = endpoint;
+  // An IP host has no server name: fall back to the host then.
+  const requested = endpoint.servername ?? '';
   const serverName = settings.serverName ?? (requested === '' ? host : requested);
   const custom = settings.skipValidityPeriod === true && settings.insecureSkipVerify !== true;
   const connectOpts: tls.ConnectionOptions = {
     host,
-    port: Number(options.port ?? 443),
+    port: endpoint.port,
     // SNI must not be an IP address; Node then verifies the host (IP SANs) instead.
     ...(net.isIP(serverName) === 0 ? { servername: serverName } : {}),
     rejectUnauthorized: settings.insecureSkipVerify !== true && !custom,
@@ -114,7 +123,7 @@ function connectTls(options: https.RequestOptions, clusterTls: ClusterTls, socke
     ...(settings.skipSubjectName === true ? { checkServerIdentity: () => undefined } : {}),
     ...(socket === undefined ? {} : { socket }),
   };
-  // The agent's callback holds the request that asked for the connection. The handshake's
+  // The pool's callback holds the request that asked for the connection. The handshake's
   // listeners stay on the socket for its whole life, so they must not keep the callback once it
   // was called: a keep-alive socket kept its first request and response alive (two or three per
   // member cluster, about 40 KiB of heap each member: docs/performance.md).
@@ -157,55 +166,66 @@ function connectTls(options: https.RequestOptions, clusterTls: ClusterTls, socke
   s.once('error', (e: Error) => finish(e, s));
 }
 
-class ClusterHttpsAgent extends https.Agent {
-  private readonly tls: ClusterTls;
-
-  constructor(
-    settings: TlsSettings,
-    private readonly proxy: URL | undefined,
-    maxSockets: number,
-  ) {
-    super({ keepAlive: true, maxSockets, maxCachedSessions: 0 });
-    this.tls = new ClusterTls(settings);
-  }
-
-  override createConnection(options: https.RequestOptions, cb?: ConnectCallback): Duplex | null | undefined {
-    const callback: ConnectCallback = cb ?? (() => undefined);
-    if (this.proxy === undefined) {
-      connectTls(options, this.tls, undefined, callback);
-      return undefined;
-    }
-    const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
-    tunnel(this.proxy, host, Number(options.port ?? 443), undefined, (err, socket) => {
-      if (err !== null || socket === undefined) callback(err ?? new Error('proxy tunnel failed'), socket as Duplex);
-      else connectTls(options, this.tls, socket, callback);
-    });
-    return undefined;
-  }
-}
-
-class ProxiedHttpAgent extends http.Agent {
-  constructor(
-    private readonly proxy: URL,
-    maxSockets: number,
-  ) {
-    super({ keepAlive: true, maxSockets });
-  }
-
-  override createConnection(options: http.ClientRequestArgs, cb?: ConnectCallback): Duplex | null | undefined {
-    const callback: ConnectCallback = cb ?? (() => undefined);
-    const host = (options.host ?? options.hostname ?? 'localhost').replace(/^\[|\]$/g, '');
-    tunnel(this.proxy, host, Number(options.port ?? 80), undefined, (err, socket) => callback(err, socket as Duplex));
-    return undefined;
-  }
+/** A plain TCP connection (an `http:` API server). */
+function connectPlain(endpoint: Endpoint, cb: ConnectCallback): void {
+  let pending: ConnectCallback | undefined = cb;
+  const s = net.connect({ host: endpoint.host, port: endpoint.port });
+  const finish = (err: Error | null): void => {
+    const callback = pending;
+    if (callback === undefined) return;
+    pending = undefined;
+    s.off('error', finish);
+    if (err !== null) s.destroy(err);
+    callback(err, s);
+  };
+  s.once('connect', () => finish(null));
+  s.once('error', finish);
 }
 
 /**
- * A keep-alive agent for one cluster applying its TLS settings and proxy. Throws
- * {@link ConfigError} for an unsupported proxy scheme (socks5 is not supported).
+ * The connections of one cluster: TLS with its settings (`tls`; none for an `http:` server),
+ * through a CONNECT tunnel when a proxy is set. The pool calls it for every new connection; the
+ * TLS context is built once, at the first.
  */
-export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
-  const maxSockets = options.maxSockets ?? 64;
+export function clusterConnector(tlsSettings: TlsSettings | undefined, proxy: URL | undefined): buildConnector.connector {
+  const secure = tlsSettings === undefined ? undefined : new ClusterTls(tlsSettings);
+  return (options, callback) => {
+    const endpoint: Endpoint = {
+      host: options.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(options.port === '' ? (options.protocol === 'https:' ? 443 : 80) : options.port),
+      servername: options.servername,
+    };
+    const done: ConnectCallback = (err, socket) => (err === null ? callback(null, socket as net.Socket) : callback(err, null));
+    const open = (socket: Duplex | undefined): void => {
+      if (secure !== undefined) connectTls(endpoint, secure, socket, done);
+      else if (socket !== undefined) done(null, socket);
+      else connectPlain(endpoint, done);
+    };
+    if (proxy === undefined) {
+      open(undefined);
+      return;
+    }
+    tunnel(proxy, endpoint.host, endpoint.port, undefined, (err, socket) => {
+      if (err !== null || socket === undefined) done(err ?? new Error('proxy tunnel failed'), socket as Duplex);
+      else open(socket);
+    });
+  };
+}
+
+/**
+ * How long an idle pooled connection is kept: shorter than a server's own idle limit (kube-sim's
+ * is 65 s), so that the client closes first rather than send a request on a connection the server
+ * is closing.
+ */
+const IDLE_CONNECTION_MS = 60_000;
+
+/**
+ * A keep-alive connection pool (undici) for one cluster applying its TLS settings and proxy.
+ * Throws {@link ConfigError} for an unsupported proxy scheme (socks5 is not supported). The pool
+ * sets no timeouts of its own: the transport's deadline covers a request until its whole body
+ * arrived, a watch until its response headers did.
+ */
+export function createClusterPool(options: ClusterPoolOptions): Pool {
   let proxy: URL | undefined;
   if (options.proxyUrl !== undefined && options.proxyUrl !== '') {
     try {
@@ -220,8 +240,12 @@ export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
       );
     }
   }
-  if (options.protocol === 'http:') {
-    return proxy === undefined ? new http.Agent({ keepAlive: true, maxSockets }) : new ProxiedHttpAgent(proxy, maxSockets);
-  }
-  return new ClusterHttpsAgent(options.tls, proxy, maxSockets);
+  return new Pool(options.origin.origin, {
+    connections: options.maxSockets ?? 64,
+    connect: clusterConnector(options.origin.protocol === 'https:' ? options.tls : undefined, proxy),
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    keepAliveTimeout: IDLE_CONNECTION_MS,
+    keepAliveMaxTimeout: IDLE_CONNECTION_MS,
+  });
 }
