@@ -123,10 +123,10 @@ function connectTls(endpoint: Endpoint, clusterTls: ClusterTls, socket: Duplex |
     ...(settings.skipSubjectName === true ? { checkServerIdentity: () => undefined } : {}),
     ...(socket === undefined ? {} : { socket }),
   };
-  // The pool's callback holds the request that asked for the connection. The handshake's
-  // listeners stay on the socket for its whole life, so they must not keep the callback once it
-  // was called: a keep-alive socket kept its first request and response alive (two or three per
-  // member cluster, about 40 KiB of heap each member: docs/performance.md).
+  // The callback holds whoever asked for the connection. The handshake's listeners stay on the
+  // socket for its whole life, so they must not keep the callback once it was called: with
+  // node's http agent, a keep-alive socket kept its first request and response alive (two or
+  // three per member cluster, about 40 KiB of heap each member: docs/performance.md).
   let pending: ConnectCallback | undefined = cb;
   const finish = (err: Error | null, s: tls.TLSSocket): void => {
     const callback = pending;
