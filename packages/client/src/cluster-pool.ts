@@ -106,6 +106,26 @@ interface Endpoint {
   readonly servername?: string | null | undefined;
 }
 
+/**
+ * The end of a connection attempt on `socket`: `cb` is called once, with the socket, and then let
+ * go. The attempt's listeners stay on the socket for its whole life, so they must not keep the
+ * callback, which holds whoever asked for the connection: with node's http agent, a keep-alive
+ * socket kept its first request and response alive (two or three per member cluster, about
+ * 40 KiB of heap each member: docs/performance.md). `cleanup` removes the attempt's own timer or
+ * listener; an error destroys the socket.
+ */
+function attemptEnd(socket: Duplex, cb: ConnectCallback, cleanup: () => void): (err: Error | null) => void {
+  let pending: ConnectCallback | undefined = cb;
+  return (err) => {
+    const callback = pending;
+    if (callback === undefined) return;
+    pending = undefined;
+    cleanup();
+    if (err !== null) socket.destroy(err);
+    callback(err, socket);
+  };
+}
+
 function connectTls(endpoint: Endpoint, clusterTls: ClusterTls, socket: Duplex | undefined, cb: ConnectCallback): void {
   const { settings } = clusterTls;
   const { host } = endpoint;
@@ -123,27 +143,15 @@ function connectTls(endpoint: Endpoint, clusterTls: ClusterTls, socket: Duplex |
     ...(settings.skipSubjectName === true ? { checkServerIdentity: () => undefined } : {}),
     ...(socket === undefined ? {} : { socket }),
   };
-  // The callback holds whoever asked for the connection. The handshake's listeners stay on the
-  // socket for its whole life, so they must not keep the callback once it was called: with
-  // node's http agent, a keep-alive socket kept its first request and response alive (two or
-  // three per member cluster, about 40 KiB of heap each member: docs/performance.md).
-  let pending: ConnectCallback | undefined = cb;
-  const finish = (err: Error | null, s: tls.TLSSocket): void => {
-    const callback = pending;
-    if (callback === undefined) return;
-    pending = undefined;
-    s.off('timeout', onHandshakeTimeout);
-    if (err !== null) s.destroy(err);
-    callback(err, s);
-  };
   const s = tls.connect(connectOpts);
   const onHandshakeTimeout = (): void =>
-    finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }), s);
+    finish(Object.assign(new Error(`TLS handshake timeout after ${HANDSHAKE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }));
+  const finish = attemptEnd(s, cb, () => s.off('timeout', onHandshakeTimeout));
   s.setTimeout(HANDSHAKE_TIMEOUT_MS, onHandshakeTimeout);
   s.once('secureConnect', () => {
     s.setTimeout(0);
     if (!custom || s.authorized) {
-      finish(null, s);
+      finish(null);
       return;
     }
     // rejectUnauthorized was off so that only validity-period errors could be forgiven. OpenSSL
@@ -156,28 +164,19 @@ function connectTls(endpoint: Endpoint, clusterTls: ClusterTls, socket: Duplex |
         Object.assign(new Error(`certificate verification failed: ${untrusted}`), {
           code: validityErrors.has(code) ? 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' : code,
         }),
-        s,
       );
       return;
     }
     const identityErr = settings.skipSubjectName === true ? undefined : tls.checkServerIdentity(serverName, peer);
-    finish(identityErr ?? null, s);
+    finish(identityErr ?? null);
   });
-  s.once('error', (e: Error) => finish(e, s));
+  s.once('error', (e: Error) => finish(e));
 }
 
 /** A plain TCP connection (an `http:` API server). */
 function connectPlain(endpoint: Endpoint, cb: ConnectCallback): void {
-  let pending: ConnectCallback | undefined = cb;
   const s = net.connect({ host: endpoint.host, port: endpoint.port });
-  const finish = (err: Error | null): void => {
-    const callback = pending;
-    if (callback === undefined) return;
-    pending = undefined;
-    s.off('error', finish);
-    if (err !== null) s.destroy(err);
-    callback(err, s);
-  };
+  const finish = attemptEnd(s, cb, () => s.off('error', finish));
   s.once('connect', () => finish(null));
   s.once('error', finish);
 }

@@ -150,23 +150,30 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /**
- * The overall deadline of one request (not an idle timeout: a slow drip of bytes must not keep a
- * request alive), as a signal the connection pool follows together with the caller's.
+ * One request's signal and its overall deadline (not an idle timeout: a slow drip of bytes must
+ * not keep a request alive). The rate limiter, the connection pool and the abort handling listen
+ * on `signal`, which follows the caller's signal, not on the caller's signal itself, which many
+ * requests share (one controller's stop signal across its concurrent reconciles and members):
+ * `AbortSignal.any` follows its source without an event listener on it, so a wide fan-out adds
+ * none there (before, 11 concurrent requests on one signal printed MaxListenersExceededWarning).
  */
 class Deadline {
   readonly signal: AbortSignal;
+  readonly #own = new AbortController();
   #timedOut = false;
-  readonly #timer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
-    const own = new AbortController();
-    this.signal = caller === undefined ? own.signal : AbortSignal.any([caller, own.signal]);
-    if (timeoutMs > 0) {
-      this.#timer = setTimeout(() => {
-        this.#timedOut = true;
-        own.abort(new Error('request timeout'));
-      }, timeoutMs);
-    }
+  constructor(caller: AbortSignal | undefined) {
+    this.signal = caller === undefined ? this.#own.signal : AbortSignal.any([caller, this.#own.signal]);
+  }
+
+  /** Aborts `signal` after `timeoutMs` (none when 0), unless cleared first. */
+  start(timeoutMs: number): void {
+    if (timeoutMs <= 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timedOut = true;
+      this.#own.abort(new Error('request timeout'));
+    }, timeoutMs);
   }
 
   get timedOut(): boolean {
@@ -241,11 +248,11 @@ export class HttpTransport {
     }
   }
 
-  private async send(given: TransportRequest): Promise<TransportResponse> {
-    const req = ownSignal(given);
-    await this.limiter.acquire(req.signal);
+  private async send(req: TransportRequest): Promise<TransportResponse> {
+    const deadline = new Deadline(req.signal);
+    await this.limiter.acquire(deadline.signal);
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-    const deadline = new Deadline(timeoutMs, req.signal);
+    deadline.start(timeoutMs);
     try {
       const res = await this.open(req, deadline);
       const body = await readLimitedBody(res, this.maxResponseBytes, req.description);
@@ -261,11 +268,11 @@ export class HttpTransport {
    * Opens a streaming request (watch): not rate limited, the timeout covers only waiting for the
    * response headers. The caller consumes the body and eventually calls `close`.
    */
-  async stream(given: TransportRequest): Promise<{ res: OpenResponse; close: () => void }> {
-    const req = ownSignal(given);
+  async stream(req: TransportRequest): Promise<{ res: OpenResponse; close: () => void }> {
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
     // Cleared once the headers are in: the stream itself ends by the caller's signal or `close`.
-    const deadline = new Deadline(timeoutMs, req.signal);
+    const deadline = new Deadline(req.signal);
+    deadline.start(timeoutMs);
     let res: OpenResponse;
     try {
       res = await this.open(req, deadline);
@@ -358,15 +365,4 @@ function untilAborted(sent: Promise<Dispatcher.ResponseData>, signal: AbortSigna
       },
     );
   });
-}
-
-/**
- * `req` with a signal of its own that follows the caller's: the rate limiter, `http.request` and
- * the abort handling listen on it, not on the caller's signal, which many requests share (one
- * controller's stop signal across its concurrent reconciles and members). `AbortSignal.any`
- * follows its source without an event listener on it, so a wide fan-out adds none there
- * (before, 11 concurrent requests on one signal printed MaxListenersExceededWarning).
- */
-function ownSignal(req: TransportRequest): TransportRequest {
-  return req.signal === undefined ? req : { ...req, signal: AbortSignal.any([req.signal]) };
 }
