@@ -127,6 +127,16 @@ export interface ChangeProbe {
   readonly limitMs?: number;
 }
 
+/** Where one change's time went, as the benchmark saw it (milliseconds from the change). */
+export interface ChangeTiming {
+  /** Until every cluster of the probe reported the change. */
+  readonly ms: number;
+  /** Until the host answered the change's patch. */
+  readonly patchMs: number;
+  /** Until each cluster of the probe reported it, by cluster. */
+  readonly seenMs: ReadonlyMap<string, number>;
+}
+
 /**
  * Changes one FederatedConfigMap (a merge patch of `spec.template.data.index`) and returns the
  * milliseconds until every cluster of `probe.clusters` reported a MODIFIED of that ConfigMap on
@@ -134,18 +144,28 @@ export interface ChangeProbe {
  * wait). Throws naming the members not seen within the limit and the recorder's watch errors.
  */
 export async function timeChange(fed: LocalFederation, writes: MemberWriteRecorder, probe: ChangeProbe): Promise<number> {
+  return (await timeChangeStages(fed, writes, probe)).ms;
+}
+
+/** {@link timeChange}, with the host's answer to the patch and each member's report timed apart. */
+export async function timeChangeStages(fed: LocalFederation, writes: MemberWriteRecorder, probe: ChangeProbe): Promise<ChangeTiming> {
   const seen = writes.writes.length;
   const t = performance.now();
   await fed
     .client('host')
     .resource(FEDERATED_CONFIG_MAPS, probe.namespace)
     .patch(probe.name, { spec: { template: { data: { index: probe.value } } } }, 'merge');
+  const patchMs = performance.now() - t;
   try {
     await writes.modified(probe.name, probe.clusters, { from: seen, limitMs: probe.limitMs ?? 60_000 });
   } catch (err) {
     throw new Error(`change of ${probe.name} to ${probe.value}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-  return performance.now() - t;
+  const ms = performance.now() - t;
+  const seenMs = new Map<string, number>();
+  for (const w of writes.writes.slice(seen))
+    if (w.type === 'MODIFIED' && w.name === probe.name && !seenMs.has(w.cluster)) seenMs.set(w.cluster, w.at - t);
+  return { ms, patchMs, seenMs };
 }
 
 /** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat` (Linux). */
@@ -259,6 +279,24 @@ export function histogramWindow(
 /** `n 200, mean 3.1 ms, > 10 ms: 4, > 25 ms: 1, > 50 ms: 0, > 100 ms: 0` */
 export const describeWindow = (w: HistogramWindow): string =>
   `n ${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 25 ms: ${w.above['25']}, > 50 ms: ${w.above['50']}, > 100 ms: ${w.above['100']}`;
+
+/**
+ * Where the sync path's time went between two scrapes of a controller manager, a line per stage
+ * (its own histograms): the work-queue wait of the sync controller `controller`, its reconcile,
+ * a sync job's wait from enqueue to its first attempt, and an attempt's run; `cluster` narrows the
+ * two job stages to that member's queue (for example a healthy member while another fails).
+ */
+export function describeStages(before: string, after: string, o: { controller: string; cluster?: string }): string[] {
+  const jobs: Record<string, string> = o.cluster === undefined ? {} : { cluster: o.cluster };
+  const of = o.cluster === undefined ? '' : ` (${o.cluster})`;
+  const stages: [string, string, Record<string, string>][] = [
+    ['host event to reconcile start (work queue)', 'kubefed_workqueue_queue_duration_seconds', { name: o.controller }],
+    ['reconcile', 'kubefed_controller_reconcile_duration_seconds', { controller: o.controller }],
+    [`sync job enqueue to start${of}`, 'kubefed_sync_job_queue_duration_seconds', jobs],
+    [`sync job run${of}`, 'kubefed_sync_job_duration_seconds', jobs],
+  ];
+  return stages.map(([what, name, labels]) => `${what}: ${describeWindow(histogramWindow(before, after, name, labels))}`);
+}
 
 /** The values of every series of the metric `name` in a Prometheus text, added up by `keyOf` their labels. */
 export function seriesSums(text: string, name: string, keyOf: (labels: Record<string, string>) => string): Map<string, number> {

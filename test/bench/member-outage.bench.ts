@@ -34,7 +34,9 @@
 // Every p99 ÷ baseline p99 comes with a 90 % bootstrap interval (`p99RatioInterval`): how far the
 // ratio moves with which changes happened to be the slowest, not with the machine's drift.
 // Phases 2 and 4 also print, per change made in them, the CPU seconds of the controller manager,
-// kube-sim and Redis, the controller manager's API requests, and the victim's sync job attempts.
+// kube-sim and Redis, the controller manager's API requests, and the victim's sync job attempts;
+// the stages of the sync path in the controller manager (one healthy member's jobs); and per
+// window the host's answer to each patch and each healthy member's time to report the change.
 //
 // `--resync-period` is the controller manager's `--sync-resync-period` (default 1h here, so that no
 // periodic resync falls into a measured phase). `--sim-processes` spreads the clusters over
@@ -68,6 +70,7 @@ import {
   BENCH_LEASE,
   cpuMeter,
   cpuPer,
+  describeStages,
   type CpuMeter,
   histogramWindow,
   latencySummary,
@@ -77,7 +80,8 @@ import {
   requestsPer,
   seconds,
   seriesSums,
-  timeChange,
+  type ChangeTiming,
+  timeChangeStages,
   until,
   withNodeOptions,
 } from './bench-support.js';
@@ -130,6 +134,8 @@ function nodeOptions(variable: 'BENCH_SIM_NODE_OPTIONS' | 'BENCH_CM_NODE_OPTIONS
 /** No phase waits longer than this. */
 const PHASE_LIMIT_MS = 15 * 60_000;
 const NS = 'bench';
+/** The sync controller of the FederatedConfigMaps changed (its work-queue and reconcile metrics carry this name). */
+const SYNC_CONTROLLER = 'sync-configmaps';
 /** Changes made and not counted before the baseline. */
 const WARM_UP = 10;
 /** KubeFed's default `clusterHealthCheck.period` (10 s), used when the KubeFedConfig sets none. */
@@ -141,6 +147,8 @@ class ChangeLoop {
   readonly latencies: number[] = [];
   /** When each change was made (`performance.now()`), in the order of {@link latencies}. */
   readonly starts: number[] = [];
+  /** Where each change's time went, in the order of {@link latencies}. */
+  readonly timings: ChangeTiming[] = [];
   #k = 0;
 
   constructor(
@@ -181,9 +189,10 @@ class ChangeLoop {
       limitMs: PHASE_LIMIT_MS,
     };
     const start = performance.now();
-    const latency = await timeChange(this.fed, this.writes, probe);
+    const timing = await timeChangeStages(this.fed, this.writes, probe);
     this.starts.push(start);
-    this.latencies.push(latency);
+    this.latencies.push(timing.ms);
+    this.timings.push(timing);
   }
 }
 
@@ -249,6 +258,11 @@ class PhaseMeter {
     private readonly o: { stalls?: readonly StallProbe[]; profilers?: ReadonlyMap<string, CpuProfiler> } = {},
   ) {}
 
+  /** A healthy member, whose sync jobs stand for every healthy member's in the stages printed. */
+  get healthy(): string {
+    return this.fed.members.find((m) => m !== this.victim) ?? this.victim;
+  }
+
   private get stalls(): readonly StallProbe[] {
     return this.o.stalls ?? [];
   }
@@ -287,6 +301,8 @@ class PhaseMeter {
       return `${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 100 ms: ${w.above['100']}`;
     };
     console.log(`  controller manager garbage collections: major ${gc('major')}; minor ${gc('minor')}`);
+    for (const line of describeStages(this.#metrics, metrics, { controller: SYNC_CONTROLLER, cluster: this.healthy }))
+      console.log(`  ${line}`);
     if (this.stalls.length > 0) console.log(`  a request every 25 ms waited: ${this.stalls.map((p) => p.take()).join('; ')}`);
     await this.#profile();
   }
@@ -320,6 +336,13 @@ function syncQueueDepth(metrics: string): number {
  * are empty and it has made at least one status write (host reporting PUT) per object since the
  * fault (every object's status gets the victim's `ClusterNotReady` entry).
  */
+/**
+ * How often {@link FanOutWatch} scrapes the controller manager's metrics: rendering them holds its
+ * event loop for 10–20 ms (prom-client, every series of every member), which every change in
+ * flight meets, so the watch looks seldom; the fan-out's end is known to within this.
+ */
+const FAN_OUT_POLL_MS = 2000;
+
 class FanOutWatch {
   doneAt: number | undefined;
 
@@ -342,7 +365,7 @@ class FanOutWatch {
         return this.doneAt !== undefined;
       },
       PHASE_LIMIT_MS,
-      500,
+      FAN_OUT_POLL_MS,
     );
   }
 }
@@ -437,6 +460,8 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   );
   const fanOut = new FanOutWatch(meter.cm, statusWritesIn(meter.requestsAtStart));
   const fanOutDone = fanOut.watch(() => notReadyAt !== undefined);
+  // The stages of the window after the readiness fan-out, from a scrape taken when it was written.
+  const afterScrape = fanOutDone.then(() => metricsText(meter.cm));
   const before = loop.latencies.length;
   await loop.run(
     () =>
@@ -450,17 +475,25 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   const latencies = loop.latencies.slice(before);
   console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baseline));
   await meter.stop(latencies.length);
-  // Where the tail is: before the victim was NotReady, in the 10 s after (the readiness change's
-  // status writes), or later.
+  // Where the tail is: before the victim was NotReady, while the readiness change's status
+  // writes were being made, or after them.
   const starts = loop.starts.slice(before);
-  const window = (from: number, to: number): number[] => latencies.filter((_, i) => (starts[i] ?? 0) >= from && (starts[i] ?? 0) < to);
+  const timings = loop.timings.slice(before);
+  const inWindow = (from: number, to: number) => (_: unknown, i: number) => (starts[i] ?? 0) >= from && (starts[i] ?? 0) < to;
   const at = notReadyAt ?? Infinity;
-  for (const [label, part] of [
-    ['before NotReady', window(t0, at)],
-    ['0-10 s after NotReady', window(at, at + 10_000)],
-    ['later', window(at + 10_000, Infinity)],
-  ] as const)
-    if (part.length > 0) console.log(`  ${describe(label, part, baseline)}`);
+  const written = fanOut.doneAt ?? Infinity;
+  for (const [label, from, to] of [
+    ['before NotReady', t0, at],
+    ['from NotReady until its fan-out was written', at, written],
+    ['after the fan-out', written, Infinity],
+  ] as const) {
+    const part = latencies.filter(inWindow(from, to));
+    if (part.length === 0) continue;
+    console.log(`  ${describe(label, part, baseline)}`);
+    console.log(`    ${describeTimings(timings.filter(inWindow(from, to)))}`);
+  }
+  const stages = describeStages(await afterScrape, await metricsText(meter.cm), { controller: SYNC_CONTROLLER, cluster: meter.healthy });
+  for (const line of stages) console.log(`    after the fan-out: ${line}`);
   const toNotReady = (notReadyAt ?? NaN) - t0;
   describeSlowest(meter.profiles, { starts, latencies, notReadyAt: at });
   console.log(`  NotReady seen ${seconds((notReadyAt ?? NaN) - meter.startedAt)} after the phase started`);
@@ -473,6 +506,21 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   return latencies;
 }
 
+/**
+ * Where changes' time went as the benchmark saw it: the host's answer to the patch, and per
+ * healthy member the time until its copy was reported (p50 / p95): a member that lags behind the
+ * others shows here, a wait in front of every member in the patch or in all of them alike.
+ */
+function describeTimings(timings: readonly ChangeTiming[]): string {
+  const q = (values: number[]): string => {
+    const s = latencySummary(values);
+    return `${s.p50.toFixed(0)}/${s.p95.toFixed(0)}`;
+  };
+  const clusters = [...new Set(timings.flatMap((t) => [...t.seenMs.keys()]))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+  const perMember = clusters.map((c) => `${c} ${q(timings.flatMap((t) => t.seenMs.get(c) ?? []))}`);
+  return `p50/p95 ms: host patch answered ${q(timings.map((t) => t.patchMs))}; member copy seen: ${perMember.join(', ')}`;
+}
+
 /** Phase 2: changes for `BASELINE_MS` (and at least `CHANGES`) with every member healthy; their latencies. */
 async function baselinePhase(loop: ChangeLoop, meter: PhaseMeter, healthy: number): Promise<number[]> {
   await meter.start();
@@ -481,6 +529,7 @@ async function baselinePhase(loop: ChangeLoop, meter: PhaseMeter, healthy: numbe
   await loop.run(() => loop.latencies.length - from < CHANGES || performance.now() - t0 < BASELINE_MS);
   const latencies = loop.latencies.slice(from);
   console.log(describe(`baseline, to the ${healthy} healthy members`, latencies));
+  console.log(`  ${describeTimings(loop.timings.slice(from))}`);
   await meter.stop(latencies.length);
   return latencies;
 }

@@ -101,6 +101,8 @@ export interface MemberWrite {
   readonly type: WatchEventType;
   readonly name: string;
   readonly resourceVersion: string;
+  /** `performance.now()` when the watch delivered it. */
+  readonly at: number;
 }
 
 /**
@@ -186,6 +188,7 @@ export class MemberWriteRecorder {
             type: event.type,
             name: obj.metadata.name ?? '',
             resourceVersion: obj.metadata.resourceVersion ?? '',
+            at: performance.now(),
           });
           this.#counts.set(event.type, (this.#counts.get(event.type) ?? 0) + 1);
           if (event.type === 'MODIFIED') this.#wake(obj.metadata.name ?? '', cluster);
