@@ -44,6 +44,25 @@ describe('RuntimeMetrics', () => {
     expect(text).toContain('kubefed_informer_watch_restarts_total{informer="pods",reason="gone"} 1');
     expect(m.contentType).toContain('text/plain');
   });
+  it('renders the metrics one at a time, giving the event loop a turn between them, in the exposition format', async () => {
+    const m = new RuntimeMetrics();
+    m.controller('status').reconciled('success', 0.1);
+    m.workQueue('status').depth(2);
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const text = await m.text();
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(m.names().length - 1);
+    expect(text.endsWith('\n') && !text.endsWith('\n\n')).toBe(true);
+    expect(text).toContain('kubefed_workqueue_depth{name="status"} 2\n\n# HELP ');
+    expect(text).toContain('kubefed_controller_reconcile_total{controller="status",result="success"} 1');
+    expect(text).not.toContain('\n\n\n');
+  });
   it('reads a collected gauge on each scrape, dropping series no longer read and surviving a failed read', async () => {
     const m = new RuntimeMetrics();
     let samples: { labels: Record<string, string>; value: number }[] | Error = [
