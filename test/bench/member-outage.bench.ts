@@ -332,17 +332,17 @@ function syncQueueDepth(metrics: string): number {
 }
 
 /**
+ * How often {@link FanOutWatch} scrapes the controller manager's metrics: rendering them costs
+ * it 10–20 ms of CPU (every series of every member), which changes in flight compete with, so
+ * the watch looks seldom; the fan-out's end is known to within this.
+ */
+const FAN_OUT_POLL_MS = 2000;
+
+/**
  * When the readiness change's fan-out has been written: the controller manager's sync work queues
  * are empty and it has made at least one status write (host reporting PUT) per object since the
  * fault (every object's status gets the victim's `ClusterNotReady` entry).
  */
-/**
- * How often {@link FanOutWatch} scrapes the controller manager's metrics: rendering them holds its
- * event loop for 10–20 ms (prom-client, every series of every member), which every change in
- * flight meets, so the watch looks seldom; the fan-out's end is known to within this.
- */
-const FAN_OUT_POLL_MS = 2000;
-
 class FanOutWatch {
   doneAt: number | undefined;
 
