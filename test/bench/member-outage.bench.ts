@@ -333,8 +333,9 @@ function syncQueueDepth(metrics: string): number {
 
 /**
  * How often {@link FanOutWatch} scrapes the controller manager's metrics: rendering them costs
- * it 10–20 ms of CPU (every series of every member), which changes in flight compete with, so
- * the watch looks seldom; the fan-out's end is known to within this.
+ * it milliseconds of CPU per scrape (every series of every member; 10–20 ms under a profiler),
+ * which changes in flight compete with, so the watch looks seldom; the fan-out's end is known to
+ * within this.
  */
 const FAN_OUT_POLL_MS = 2000;
 
