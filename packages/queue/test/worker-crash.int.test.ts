@@ -45,7 +45,10 @@ describe('SyncWorkerHost after a worker process is killed', () => {
       });
       // The dead worker's locks lapse (15 s, the default it ran with) and a stalled check hands the jobs back.
       await vi.waitFor(() => expect([...runs].sort()).toEqual(names), { timeout: 90_000, interval: 200 });
-      expect(await producer.counts('member1')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+      // The processor records the name before BullMQ moves the job out of the active list.
+      await vi.waitFor(async () => expect(await producer.counts('member1')).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 }), {
+        timeout: 5000,
+      });
     } finally {
       await stuck.kill();
       await host?.close({ timeoutMs: 2000 });
