@@ -35,8 +35,10 @@
 // ratio moves with which changes happened to be the slowest, not with the machine's drift.
 // Phases 2 and 4 also print, per change made in them, the CPU seconds of the controller manager,
 // kube-sim and Redis, the controller manager's API requests, and the victim's sync job attempts;
-// the stages of the sync path in the controller manager (one healthy member's jobs); and per
-// window the host's answer to each patch and each healthy member's time to report the change.
+// the stages of the sync path in the controller manager (one healthy member's jobs; in phase 4
+// also over the fan-out's window and the one after it); per window the host's answer to each
+// patch, each healthy member's time to report the change and the benchmark's own event-loop
+// delay; and when phase 4's slowest changes were made, relative to NotReady.
 //
 // `--resync-period` is the controller manager's `--sync-resync-period` (default 1h here, so that no
 // periodic resync falls into a measured phase). `--sim-processes` spreads the clusters over
@@ -53,6 +55,7 @@
 // the kube-sim processes; e.g. `--max-semi-space-size=64`), REDIS_URL.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
@@ -371,6 +374,31 @@ class FanOutWatch {
   }
 }
 
+/**
+ * The benchmark's own event-loop delay in consecutive windows: a change is "seen" when the
+ * benchmark handles the member's watch event, so a benchmark busy with something else (a
+ * scrape's parsing) would make the changes in flight look slow. `split()` ends a window.
+ */
+class BenchLoopDelay {
+  readonly #histogram = monitorEventLoopDelay({ resolution: 1 });
+
+  constructor() {
+    this.#histogram.enable();
+  }
+
+  /** The delay since the last split (or the start): p99 and max in ms. */
+  split(): string {
+    const h = this.#histogram;
+    const text = `the benchmark's event loop delay p99 ${(h.percentile(99) / 1e6).toFixed(1)} ms, max ${(h.max / 1e6).toFixed(1)} ms`;
+    h.reset();
+    return text;
+  }
+
+  stop(): void {
+    this.#histogram.disable();
+  }
+}
+
 /** `latencies`' percentiles, and against `baseline` the ratio of the p99s with its 90 % bootstrap interval. */
 function describe(label: string, latencies: readonly number[], baseline?: readonly number[]): string {
   const { p50, p95, p99, max } = latencySummary(latencies);
@@ -422,17 +450,21 @@ async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: strin
   }
 }
 
-/** With `--profile`: what each profiled process did during the slowest changes of a phase. */
+/**
+ * When the slowest changes of a phase were made (relative to NotReady), and with `--profile` what
+ * each profiled process did during each.
+ */
 function describeSlowest(
   profiles: ReadonlyMap<string, CpuProfile>,
   phase: { starts: readonly number[]; latencies: readonly number[]; notReadyAt: number },
 ): void {
-  if (profiles.size === 0) return;
   const slowest = phase.latencies
     .map((ms, i) => ({ ms, start: phase.starts[i] ?? 0 }))
     .sort((a, b) => b.ms - a.ms)
-    .slice(0, 5);
-  for (const change of slowest) {
+    .slice(0, 8);
+  const when = slowest.map((c) => `${c.ms.toFixed(0)} ms at ${seconds(c.start - phase.notReadyAt)}`).join(', ');
+  console.log(`  slowest changes, made relative to NotReady: ${when}`);
+  for (const change of profiles.size === 0 ? [] : slowest.slice(0, 5)) {
     console.log(`  a change of ${change.ms.toFixed(0)} ms, made ${seconds(change.start - phase.notReadyAt)} after NotReady:`);
     for (const [name, profile] of profiles) {
       const a = activityIn(profile, change.start, change.start + change.ms);
@@ -448,6 +480,7 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   const periodMs = await probePeriodMs(fed);
   await meter.start();
   const t0 = performance.now();
+  const benchDelay = new BenchLoopDelay();
   await fed.fault(victim, FAULT === 'unreachable' ? { unreachable: true } : { hang: true });
   let notReadyAt: number | undefined;
   const watching = until(
@@ -461,8 +494,11 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   );
   const fanOut = new FanOutWatch(meter.cm, statusWritesIn(meter.requestsAtStart));
   const fanOutDone = fanOut.watch(() => notReadyAt !== undefined);
-  // The stages of the window after the readiness fan-out, from a scrape taken when it was written.
+  // The stages of the fan-out's window and of the one after it, from scrapes taken when the
+  // victim was seen NotReady and when the fan-out was written.
+  const notReadyScrape = watching.then(() => metricsText(meter.cm));
   const afterScrape = fanOutDone.then(() => metricsText(meter.cm));
+  const benchDelays = [watching.then(() => benchDelay.split()), fanOutDone.then(() => benchDelay.split())];
   const before = loop.latencies.length;
   await loop.run(
     () =>
@@ -473,6 +509,8 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   );
   await watching;
   await fanOutDone;
+  const windowDelays = [...(await Promise.all(benchDelays)), benchDelay.split()];
+  benchDelay.stop();
   const latencies = loop.latencies.slice(before);
   console.log(describe(`healthy members with ${victim} ${FAULT}`, latencies, baseline));
   await meter.stop(latencies.length);
@@ -483,18 +521,21 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   const inWindow = (from: number, to: number) => (_: unknown, i: number) => (starts[i] ?? 0) >= from && (starts[i] ?? 0) < to;
   const at = notReadyAt ?? Infinity;
   const written = fanOut.doneAt ?? Infinity;
-  for (const [label, from, to] of [
-    ['before NotReady', t0, at],
-    ['from NotReady until its fan-out was written', at, written],
-    ['after the fan-out', written, Infinity],
-  ] as const) {
+  for (const [i, [label, from, to]] of (
+    [
+      ['before NotReady', t0, at],
+      ['from NotReady until its fan-out was written', at, written],
+      ['after the fan-out', written, Infinity],
+    ] as const
+  ).entries()) {
     const part = latencies.filter(inWindow(from, to));
     if (part.length === 0) continue;
     console.log(`  ${describe(label, part, baseline)}`);
-    console.log(`    ${describeTimings(timings.filter(inWindow(from, to)))}`);
+    console.log(`    ${describeTimings(timings.filter(inWindow(from, to)))}; ${windowDelays[i] ?? ''}`);
   }
-  const stages = describeStages(await afterScrape, await metricsText(meter.cm), { controller: SYNC_CONTROLLER, cluster: meter.healthy });
-  for (const line of stages) console.log(`    after the fan-out: ${line}`);
+  const of = { controller: SYNC_CONTROLLER, cluster: meter.healthy };
+  for (const line of describeStages(await notReadyScrape, await afterScrape, of)) console.log(`    during the fan-out: ${line}`);
+  for (const line of describeStages(await afterScrape, await metricsText(meter.cm), of)) console.log(`    after the fan-out: ${line}`);
   const toNotReady = (notReadyAt ?? NaN) - t0;
   describeSlowest(meter.profiles, { starts, latencies, notReadyAt: at });
   console.log(`  NotReady seen ${seconds((notReadyAt ?? NaN) - meter.startedAt)} after the phase started`);
@@ -527,10 +568,13 @@ async function baselinePhase(loop: ChangeLoop, meter: PhaseMeter, healthy: numbe
   await meter.start();
   const from = loop.latencies.length;
   const t0 = performance.now();
+  const benchDelay = new BenchLoopDelay();
   await loop.run(() => loop.latencies.length - from < CHANGES || performance.now() - t0 < BASELINE_MS);
+  const delay = benchDelay.split();
+  benchDelay.stop();
   const latencies = loop.latencies.slice(from);
   console.log(describe(`baseline, to the ${healthy} healthy members`, latencies));
-  console.log(`  ${describeTimings(loop.timings.slice(from))}`);
+  console.log(`  ${describeTimings(loop.timings.slice(from))}; ${delay}`);
   await meter.stop(latencies.length);
   return latencies;
 }
