@@ -3,6 +3,7 @@
 // timed until the named member clusters report the change on their watches), and what the
 // controller manager spent over a window (CPU seconds, API requests, histogram observations).
 import { readFile } from 'node:fs/promises';
+import type { ResourceClient } from '@kubefed/client';
 import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import {
@@ -125,6 +126,57 @@ export interface ChangeProbe {
   readonly clusters: readonly string[];
   /** Give up after this long; default 60 s. */
   readonly limitMs?: number;
+  /** A watch of the host's FederatedConfigMaps: when it delivered the change (`--watch-host`). */
+  readonly hostWatch?: HostChangeWatch | undefined;
+}
+
+/**
+ * When a watch of the host's FederatedConfigMaps of one namespace, in the benchmark, delivered
+ * each change (by object name and template `data.index`): the host's side of the delivery that
+ * the controller manager's informer gets on its own watch, status writes' echoes included.
+ */
+export class HostChangeWatch {
+  readonly #at = new Map<string, number>();
+  readonly #abort = new AbortController();
+  #error: string | undefined;
+
+  private constructor() {}
+
+  static async start(fed: LocalFederation, namespace: string): Promise<HostChangeWatch> {
+    const watch = new HostChangeWatch();
+    const resource = fed.client('host').resource(FEDERATED_CONFIG_MAPS, namespace);
+    const rv = (await resource.list({ limit: 1 })).metadata.resourceVersion;
+    void watch.#follow(resource, rv);
+    return watch;
+  }
+
+  /** When the change of `name` to `value` was delivered (`performance.now()`); undefined if not (yet). */
+  at(name: string, value: string): number | undefined {
+    if (this.#error !== undefined) throw new Error(`host watch: ${this.#error}`);
+    return this.#at.get(`${name}\u0000${value}`);
+  }
+
+  stop(): void {
+    this.#abort.abort();
+  }
+
+  /** Follows the watch from `rv`, started again when the server ends it. */
+  async #follow(resource: ResourceClient, rv: string | undefined): Promise<void> {
+    const signal = this.#abort.signal;
+    try {
+      for (let from = rv; !signal.aborted;) {
+        for await (const event of resource.watch({ resourceVersion: from, signal })) {
+          if (event.type === 'ERROR') throw new Error(JSON.stringify(event.object));
+          from = event.object.metadata.resourceVersion ?? from;
+          const index = (event.object.spec as { template?: { data?: { index?: unknown } } } | undefined)?.template?.data?.index;
+          const key = `${event.object.metadata.name ?? ''}\u0000${String(index)}`;
+          if (event.type === 'MODIFIED' && typeof index === 'string' && !this.#at.has(key)) this.#at.set(key, performance.now());
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) this.#error = err instanceof Error ? err.message : String(err);
+    }
+  }
 }
 
 /** Where one change's time went, as the benchmark saw it (milliseconds from the change). */
@@ -135,6 +187,8 @@ export interface ChangeTiming {
   readonly patchMs: number;
   /** Until each cluster of the probe reported it, by cluster. */
   readonly seenMs: ReadonlyMap<string, number>;
+  /** Until the probe's {@link HostChangeWatch} delivered it; undefined without one. */
+  readonly hostWatchMs?: number | undefined;
 }
 
 /**
@@ -165,7 +219,8 @@ export async function timeChangeStages(fed: LocalFederation, writes: MemberWrite
   const seenMs = new Map<string, number>();
   for (const w of writes.writes.slice(seen))
     if (w.type === 'MODIFIED' && w.name === probe.name && !seenMs.has(w.cluster)) seenMs.set(w.cluster, w.at - t);
-  return { ms, patchMs, seenMs };
+  const hostAt = probe.hostWatch?.at(probe.name, probe.value);
+  return { ms, patchMs, seenMs, hostWatchMs: hostAt === undefined ? undefined : hostAt - t };
 }
 
 /** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat` (Linux). */

@@ -84,6 +84,7 @@ import {
   seconds,
   seriesSums,
   type ChangeTiming,
+  HostChangeWatch,
   timeChangeStages,
   until,
   withNodeOptions,
@@ -105,6 +106,7 @@ const { values: flags } = parseArgs({
     cycles: { type: 'string', default: '1' },
     'change-rate': { type: 'string', default: '10' },
     profile: { type: 'string', default: '' },
+    'watch-host': { type: 'boolean', default: false },
   },
 });
 const OBJECTS = Number(flags.objects);
@@ -118,6 +120,7 @@ const CHANGE_RATE = Number(flags['change-rate']);
 const LATENCY_MS = Number(flags['latency-ms']);
 const FAULT = flags.fault;
 const PROFILE_DIR = flags.profile;
+const WATCH_HOST = flags['watch-host'];
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
 if (!(CHANGE_RATE >= 0)) throw new Error(`--change-rate: changes per second, 0 or more, got ${flags['change-rate']}`);
@@ -158,6 +161,7 @@ class ChangeLoop {
     private readonly fed: LocalFederation,
     private readonly writes: MemberWriteRecorder,
     private readonly healthy: readonly string[],
+    private readonly hostWatch?: HostChangeWatch,
   ) {}
 
   /**
@@ -190,6 +194,7 @@ class ChangeLoop {
       value: `change-${k}`,
       clusters: this.healthy,
       limitMs: PHASE_LIMIT_MS,
+      hostWatch: this.hostWatch,
     };
     const start = performance.now();
     const timing = await timeChangeStages(this.fed, this.writes, probe);
@@ -560,7 +565,9 @@ function describeTimings(timings: readonly ChangeTiming[]): string {
   };
   const clusters = [...new Set(timings.flatMap((t) => [...t.seenMs.keys()]))].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   const perMember = clusters.map((c) => `${c} ${q(timings.flatMap((t) => t.seenMs.get(c) ?? []))}`);
-  return `p50/p95 ms: host patch answered ${q(timings.map((t) => t.patchMs))}; member copy seen: ${perMember.join(', ')}`;
+  const hostWatch = timings.flatMap((t) => t.hostWatchMs ?? []);
+  const delivered = hostWatch.length === 0 ? '' : `; the benchmark's host watch delivered it ${q(hostWatch)}`;
+  return `p50/p95 ms: host patch answered ${q(timings.map((t) => t.patchMs))}${delivered}; member copy seen: ${perMember.join(', ')}`;
 }
 
 /** Phase 2: changes for `BASELINE_MS` (and at least `CHANGES`) with every member healthy; their latencies. */
@@ -607,6 +614,7 @@ async function main(): Promise<void> {
     startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
   const fed = await withNodeOptions(nodeOptions('BENCH_SIM_NODE_OPTIONS'), start);
   let recorder: MemberWriteRecorder | undefined;
+  let hostWatch: HostChangeWatch | undefined;
   const stalls: StallProbe[] = [];
   const profilers = new Map<string, CpuProfiler>();
   try {
@@ -626,7 +634,8 @@ async function main(): Promise<void> {
     console.log(`propagation: ${OBJECTS * MEMBERS} member copies in ${seconds(performance.now() - t)}`);
     // Let the reporting writes of the bulk settle before the baseline.
     await pause(5000);
-    const loop = new ChangeLoop(fed, writes, healthy);
+    hostWatch = WATCH_HOST ? await HostChangeWatch.start(fed, NS) : undefined;
+    const loop = new ChangeLoop(fed, writes, healthy, hostWatch);
     // Warm-up, not counted: the first changes after a bulk propagation are slower (propagation.bench.ts reports them).
     await loop.run(() => loop.latencies.length < WARM_UP);
     const health = (JSON.parse(await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { health: string })
@@ -663,6 +672,7 @@ async function main(): Promise<void> {
   } finally {
     for (const probe of stalls) await probe.stop();
     for (const profiler of profilers.values()) profiler.close();
+    hostWatch?.stop();
     await recorder?.stop();
     await fed.stop();
   }

@@ -194,7 +194,8 @@ export function clusterConnector(tlsSettings: TlsSettings | undefined, proxy: UR
       port: Number(options.port === '' ? (options.protocol === 'https:' ? 443 : 80) : options.port),
       servername: options.servername,
     };
-    const done: ConnectCallback = (err, socket) => (err === null ? callback(null, socket as net.Socket) : callback(err, null));
+    const done: ConnectCallback = (err, socket) =>
+      err === null ? callback(null, withTcpOptions(socket) as net.Socket) : callback(err, null);
     const open = (socket: Duplex | undefined): void => {
       if (secure !== undefined) connectTls(endpoint, secure, socket, done);
       else if (socket !== undefined) done(null, socket);
@@ -206,9 +207,24 @@ export function clusterConnector(tlsSettings: TlsSettings | undefined, proxy: UR
     }
     tunnel(proxy, endpoint.host, endpoint.port, undefined, (err, socket) => {
       if (err !== null || socket === undefined) done(err ?? new Error('proxy tunnel failed'), socket as Duplex);
-      else open(socket);
+      else open(withTcpOptions(socket));
     });
   };
+}
+
+/** How long a connection stays silent before TCP keep-alive probes start (client-go's dialer: 30 s). */
+const TCP_KEEP_ALIVE_MS = 30_000;
+
+/**
+ * What undici's own connector (which this one replaces) and Go's dialer set on every connection:
+ * Nagle's algorithm off, so that a small write is not held until the peer's delayed ACK (up to
+ * 40 ms on Linux) while an earlier one is unacknowledged, and TCP keep-alive, so that a peer that
+ * vanished is noticed on an idle connection. A TLS socket over a proxy tunnel passes them to the
+ * tunnel's socket, set when the tunnel opened.
+ */
+function withTcpOptions<S extends Duplex | undefined>(socket: S): S {
+  if (socket instanceof net.Socket) socket.setNoDelay(true).setKeepAlive(true, TCP_KEEP_ALIVE_MS);
+  return socket;
 }
 
 /**

@@ -265,6 +265,35 @@ describe('HTTP transport', () => {
     }
   });
 
+  it.each(['https:', 'http:'] as const)(
+    'turns Nagle off and TCP keep-alive on for every %s connection, as undici and Go do',
+    async (protocol) => {
+      const server =
+        protocol === 'https:'
+          ? https.createServer({ key: read('server.key'), cert: read('server.crt') }, (_req, res) => res.end('ok'))
+          : http.createServer((_req, res) => res.end('ok'));
+      const port = await listen(server);
+      const connect = clusterConnector(protocol === 'https:' ? { ca: read('ca.crt') } : undefined, undefined);
+      const noDelay = vi.spyOn(net.Socket.prototype, 'setNoDelay');
+      const keepAlive = vi.spyOn(net.Socket.prototype, 'setKeepAlive');
+      try {
+        const socket = await new Promise<net.Socket>((resolve, reject) =>
+          connect({ hostname: '127.0.0.1', host: `127.0.0.1:${port}`, protocol, port: String(port), servername: '' }, (err, s) =>
+            err === null && s !== null ? resolve(s) : reject(err ?? new Error('no socket')),
+          ),
+        );
+        cleanups.push(() => void socket.destroy());
+        expect(noDelay.mock.contexts).toContain(socket);
+        expect(noDelay.mock.calls[noDelay.mock.contexts.indexOf(socket)]).toEqual([true]);
+        expect(keepAlive.mock.contexts).toContain(socket);
+        expect(keepAlive.mock.calls[keepAlive.mock.contexts.indexOf(socket)]).toEqual([true, 30_000]);
+      } finally {
+        noDelay.mockRestore();
+        keepAlive.mockRestore();
+      }
+    },
+  );
+
   it('does not keep what asked for a connection alive through the keep-alive connection it opened', async () => {
     const server = https.createServer({ key: read('server.key'), cert: read('server.crt') }, (_req, res) => res.end('ok'));
     server.keepAliveTimeout = 60_000;

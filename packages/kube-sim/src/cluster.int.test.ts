@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { afterEach, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startCluster } from './index.js';
 import type { SimCluster } from './index.js';
 
@@ -93,6 +94,27 @@ describe('kube-sim smoke', () => {
     const denied = await call(c, 'GET', '/api/v1/namespaces', undefined, {}, 'nope');
     expect(denied.status).toBe(401);
     expect(denied.body).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
+  });
+
+  it('turns Nagle off on every connection it accepts, as kube-apiserver does (a watch event is not held for an ACK)', async () => {
+    const c = await start(true);
+    const port = Number(new URL(c.url).port);
+    // The local port of each socket Nagle was set on, and how (the test's request closes its connection).
+    const set: [number | undefined, boolean | undefined][] = [];
+    const original = Object.getOwnPropertyDescriptor(net.Socket.prototype, 'setNoDelay')?.value as (
+      this: net.Socket,
+      enable?: boolean,
+    ) => net.Socket;
+    const noDelay = vi.spyOn(net.Socket.prototype, 'setNoDelay').mockImplementation(function (this: net.Socket, enable?: boolean) {
+      set.push([this.localPort, enable]);
+      return original.call(this, enable);
+    });
+    try {
+      expect((await call(c, 'GET', '/healthz')).text).toBe('ok');
+      expect(set).toContainEqual([port, true]);
+    } finally {
+      noDelay.mockRestore();
+    }
   });
 
   it('creates, reads, updates with optimistic concurrency and deletes a configmap', async () => {

@@ -335,6 +335,11 @@ class RunningCluster implements SimCluster {
       s.destroy();
       return;
     }
+    // The HTTP server turns Nagle's algorithm off only on connections it accepts itself; these
+    // are handed to it. With Nagle on, a watch event written while an earlier one waits for its
+    // ACK is held until the peer's delayed ACK (up to 40 ms on Linux): under a burst of writes
+    // every watcher got its events late. kube-apiserver (Go) sets TCP_NODELAY on every connection.
+    s.setNoDelay(true);
     this.#sockets.add(s);
     s.on('close', () => this.#sockets.delete(s));
     if (this.#faultState.hung) this.#faultState.hold(() => this.#serve(s));
