@@ -7,7 +7,7 @@
 //   npm run bench -- test/bench/member-outage.bench.ts [--objects N] [--members M] [--changes C]
 //     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
 //     [--resync-period D] [--sim-processes one|host-apart|per-cluster] [--baseline-seconds B]
-//     [--cycles K] [--change-rate R] [--profile DIR]
+//     [--cycles K] [--change-rate R] [--profile DIR] [--watch-host]
 //
 // Phases, in order:
 //   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
@@ -44,6 +44,9 @@
 // periodic resync falls into a measured phase). `--sim-processes` spreads the clusters over
 // kube-sim processes (default `one`: the host's requests share one event loop with every
 // member's, which no production control plane does; `host-apart`: the host in a process of its own).
+//
+// `--watch-host`: a watch of the host's FederatedConfigMaps in the benchmark; each window then
+// also prints when it delivered the changes (the host's side of the controller manager's watch).
 //
 // `--profile DIR`: a CPU profile of the controller manager and kube-sim per phase 2 and 4,
 // written into DIR (open in Chrome DevTools), with the three longest stretches in which each never
