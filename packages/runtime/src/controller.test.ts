@@ -237,6 +237,28 @@ describe('Controller', () => {
     );
   });
 
+  it('gives the event loop a turn after each background key, so a change read meanwhile goes ahead of the rest', async () => {
+    // The reconciles need no I/O and are quick: only the turn given after each background key
+    // lets the callback (standing for a watch event) queue its change before the second of them.
+    const order: string[] = [];
+    const controller = new Controller({
+      name: 'c',
+      reconciler: {
+        reconcile: (key) => {
+          order.push(key);
+          if (key === 'fan-out-0') setImmediate(() => controller.queue.add('change'));
+          return Promise.resolve(done());
+        },
+      },
+    });
+    for (let i = 0; i < 5; i++) controller.queue.add(`fan-out-${i}`, { priority: 'low' });
+    const ac = new AbortController();
+    stops.push(ac);
+    void controller.start(ac.signal);
+    await vi.waitFor(() => expect(order).toHaveLength(6), { timeout: 2000 });
+    expect(order).toEqual(['fan-out-0', 'change', 'fan-out-1', 'fan-out-2', 'fan-out-3', 'fan-out-4']);
+  });
+
   it('gives the event loop a turn while reconciles that need no I/O keep it busy', async () => {
     // Each reconcile holds the thread for 1 ms and resolves without I/O: without a turn given,
     // a timer due now would wait until the last of them.

@@ -175,13 +175,16 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      const background = this.queue.priorityOf(key) === 'low';
       try {
         await this.#process(key, signal);
       } finally {
         this.queue.done(key);
       }
-      // Reconciles that read caches alone never give the event loop a turn by themselves.
-      await eventLoopTurns.yieldIfLong();
+      // Reconciles that read caches alone never give the event loop a turn by themselves. A
+      // background key (a resync, a member's readiness fan-out) gives one after each, so a change
+      // that arrives on a watch meanwhile is read and queued ahead of the rest of them.
+      await (background ? eventLoopTurns.next() : eventLoopTurns.yieldIfLong());
     }
   }
 

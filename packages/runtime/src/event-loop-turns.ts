@@ -30,6 +30,11 @@ export class EventLoopTurns {
       return undefined;
     }
     if (now - this.#markerAt < this.budgetMs) return undefined;
+    return this.next();
+  }
+
+  /** Resolves on the event loop's next turn, after pending I/O, however briefly it was held. */
+  next(): Promise<void> {
     return new Promise((resolve) => setImmediate(resolve));
   }
 }
