@@ -8,6 +8,7 @@ import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import {
   FEDERATED_CONFIG_MAPS,
+  followWatch,
   metricSeries,
   type MemberWriteRecorder,
 } from '../../packages/controller-manager/test/process-federation.js';
@@ -160,22 +161,13 @@ export class HostChangeWatch {
     this.#abort.abort();
   }
 
-  /** Follows the watch from `rv`, started again when the server ends it. */
+  /** Records when each change was delivered (see {@link followWatch}). */
   async #follow(resource: ResourceClient, rv: string | undefined): Promise<void> {
-    const signal = this.#abort.signal;
-    try {
-      for (let from = rv; !signal.aborted;) {
-        for await (const event of resource.watch({ resourceVersion: from, signal })) {
-          if (event.type === 'ERROR') throw new Error(JSON.stringify(event.object));
-          from = event.object.metadata.resourceVersion ?? from;
-          const index = (event.object.spec as { template?: { data?: { index?: unknown } } } | undefined)?.template?.data?.index;
-          const key = `${event.object.metadata.name ?? ''}\u0000${String(index)}`;
-          if (event.type === 'MODIFIED' && typeof index === 'string' && !this.#at.has(key)) this.#at.set(key, performance.now());
-        }
-      }
-    } catch (err) {
-      if (!signal.aborted) this.#error = err instanceof Error ? err.message : String(err);
-    }
+    this.#error = await followWatch(resource, rv, this.#abort.signal, (event) => {
+      const index = (event.object.spec as { template?: { data?: { index?: unknown } } } | undefined)?.template?.data?.index;
+      const key = `${event.object.metadata.name ?? ''}\u0000${String(index)}`;
+      if (event.type === 'MODIFIED' && typeof index === 'string' && !this.#at.has(key)) this.#at.set(key, performance.now());
+    });
   }
 }
 

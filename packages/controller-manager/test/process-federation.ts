@@ -3,7 +3,7 @@
 // ConfigMaps to propagate, and a recorder of every write a member cluster saw.
 import { readFile } from 'node:fs/promises';
 import { RESOURCES } from '@kubefed/api';
-import type { DynamicClient, KubeObject, ResourceClient, WatchEventType } from '@kubefed/client';
+import type { DynamicClient, ResourceClient, WatchEvent, WatchEventType } from '@kubefed/client';
 import { type LocalFederation, type ManagedProcess, type SimProcesses, startLocalFederation } from '@kubefed/testing';
 
 export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
@@ -166,37 +166,22 @@ export class MemberWriteRecorder {
     this.#running.push(this.#follow(resource, cluster, ns, rv));
   }
 
-  /**
-   * Records the writes from `rv` on. An API server ends every watch after its timeout (30–60
-   * minutes), so a watch that ends is started again from the last resourceVersion seen, as an
-   * informer does; an ERROR event (a compacted resourceVersion: writes were missed) is recorded.
-   */
+  /** Records the writes from `rv` on (see {@link followWatch}). */
   async #follow(resource: ResourceClient, cluster: string, ns: string, rv: string | undefined): Promise<void> {
-    const signal = this.#abort.signal;
-    try {
-      for (let from = rv; !signal.aborted;) {
-        for await (const event of resource.watch({ resourceVersion: from, signal })) {
-          const obj: KubeObject = event.object;
-          if (event.type === 'ERROR') {
-            this.errors.push(`${cluster}: watch error ${JSON.stringify(obj)}`);
-            return;
-          }
-          from = obj.metadata.resourceVersion ?? from;
-          if (event.type === 'BOOKMARK' || obj.metadata.namespace !== ns || obj.metadata.name === 'kube-root-ca.crt') continue;
-          this.writes.push({
-            cluster,
-            type: event.type,
-            name: obj.metadata.name ?? '',
-            resourceVersion: obj.metadata.resourceVersion ?? '',
-            at: performance.now(),
-          });
-          this.#counts.set(event.type, (this.#counts.get(event.type) ?? 0) + 1);
-          if (event.type === 'MODIFIED') this.#wake(obj.metadata.name ?? '', cluster);
-        }
-      }
-    } catch (err) {
-      if (!signal.aborted) this.errors.push(`${cluster}: watch failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    const stopped = await followWatch(resource, rv, this.#abort.signal, (event) => {
+      const obj = event.object;
+      if (obj.metadata.namespace !== ns || obj.metadata.name === 'kube-root-ca.crt') return;
+      this.writes.push({
+        cluster,
+        type: event.type,
+        name: obj.metadata.name ?? '',
+        resourceVersion: obj.metadata.resourceVersion ?? '',
+        at: performance.now(),
+      });
+      this.#counts.set(event.type, (this.#counts.get(event.type) ?? 0) + 1);
+      if (event.type === 'MODIFIED') this.#wake(obj.metadata.name ?? '', cluster);
+    });
+    if (stopped !== undefined) this.errors.push(`${cluster}: ${stopped}`);
   }
 
   #wake(name: string, cluster: string): void {
@@ -223,6 +208,34 @@ export class MemberWriteRecorder {
     this.#abort.abort();
     await Promise.all(this.#running);
   }
+}
+
+/**
+ * Follows a watch of `resource` from `rv` until `signal` aborts, handing each event but BOOKMARK
+ * and ERROR to `onEvent`. An API server ends every watch after its timeout (30–60 minutes), so a
+ * watch that ends is started again from the last resourceVersion seen, as an informer does.
+ *
+ * @returns why it stopped before `signal` aborted (an ERROR event, such as a compacted
+ *   resourceVersion: events were missed, or a failure), or undefined when `signal` stopped it.
+ */
+export async function followWatch(
+  resource: ResourceClient,
+  rv: string | undefined,
+  signal: AbortSignal,
+  onEvent: (event: WatchEvent) => void,
+): Promise<string | undefined> {
+  try {
+    for (let from = rv; !signal.aborted;) {
+      for await (const event of resource.watch({ resourceVersion: from, signal })) {
+        if (event.type === 'ERROR') return `watch error ${JSON.stringify(event.object)}`;
+        from = event.object.metadata.resourceVersion ?? from;
+        if (event.type !== 'BOOKMARK') onEvent(event);
+      }
+    }
+  } catch (err) {
+    if (!signal.aborted) return `watch failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  return undefined;
 }
 
 /** Scrapes one metric value (summed over matching label sets) from a controller manager's `/metrics`. */
