@@ -377,7 +377,11 @@ export function requestsPer(before: ReadonlyMap<string, number>, after: Readonly
 export async function cpuMeter(fed: LocalFederation, cm: ManagedProcess): Promise<CpuMeter> {
   const pid = (p: ManagedProcess): number[] => (p.child.pid === undefined ? [] : [p.child.pid]);
   const redis = await redisPid(fed.redis.url);
-  return new CpuMeter({ 'controller manager': pid(cm), 'kube-sim': fed.kubeSims.flatMap(pid), Redis: redis === undefined ? [] : [redis] });
+  const clusters =
+    fed.realClusters === undefined
+      ? { 'kube-sim': fed.kubeSims.flatMap(pid) }
+      : { 'Kubernetes components': fed.realClusters.processes().flatMap((p) => (p.pid === undefined ? [] : [p.pid])) };
+  return new CpuMeter({ 'controller manager': pid(cm), ...clusters, Redis: redis === undefined ? [] : [redis] });
 }
 
 /** `name s, ...` of `meter`'s CPU seconds per `unit` of `count` (default 1,000), and their total. */

@@ -1,5 +1,5 @@
 // Benchmark of one bad member among healthy ones, through the real processes: the kube-sim CLI
-// (host + M members), Redis, `kubefedctl join`/`enable`, one kubefed-controller-manager
+// (host + M members; with `--substrate real`, real control planes), Redis, `kubefedctl join`/`enable`, one kubefed-controller-manager
 // (`--mode all`). N FederatedConfigMaps are placed in every member; the last member is the
 // victim. Prints figures, each ratio measured within the same run; asserts nothing about time;
 // stops by itself.
@@ -7,7 +7,7 @@
 //   npm run bench -- test/bench/member-outage.bench.ts [--objects N] [--members M] [--changes C]
 //     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
 //     [--resync-period D] [--sim-processes one|host-apart|per-cluster] [--baseline-seconds B]
-//     [--cycles K] [--change-rate R] [--profile DIR] [--watch-host]
+//     [--cycles K] [--change-rate R] [--profile DIR] [--watch-host] [--substrate sim|real] [--control]
 //
 // Phases, in order:
 //   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
@@ -18,14 +18,20 @@
 //      machine's cores busy with the changes alone), each timed until the M-1 healthy members
 //      hold it: its p99 is taken over about as many changes as phase 4's;
 //   3. slow member: the victim answers every request L ms late (default 2,000); C changes timed
-//      to the healthy members; p99 ÷ baseline p99;
+//      to the healthy members; p99 ÷ baseline p99 (kube-sim only: skipped on `real`);
 //   4. the victim made unreachable (kube-sim `unreachable`: connections refused; `hang`:
-//      accepted and never answered): changes timed to the healthy members from the moment of the
+//      accepted and never answered; on `real` either stops its kube-apiserver with SIGSTOP, so
+//      the kernel accepts connections and nothing answers, as `hang`): changes timed to the healthy members from the moment of the
 //      fault until C changes are done and S seconds (default 30) have passed since the victim's
 //      KubeFedCluster became Ready=False (the readiness change re-reconciles every object, the
 //      moment that used to stall the others) and the controller manager has written that fan-out
 //      (a status write per object); p99 ÷ baseline p99, and the time until the victim was
 //      NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`);
+//   4a. with `--control`, before phase 4 in each cycle: the benchmark itself makes what a readiness
+//      fan-out writes to the host (a status write per object, one at a time, and a Warning Event
+//      per object through the controller manager's bounded event queue) with every member Ready, and times changes until they are done:
+//      p99 ÷ baseline p99 of what the contract's writes cost on this machine with no member down
+//      (the entries are removed again after it);
 //   5. the victim back (Ready, the fan-out of that reconciled, its queue empty); with
 //      `--cycles K` (default 1), phases 2 and 4 again until K outages were measured, each after a
 //      baseline of its own. The speed of a shared machine drifts over a run by more than the 10 %
@@ -45,6 +51,11 @@
 // kube-sim processes (default `one`: the host's requests share one event loop with every
 // member's, which no production control plane does; `host-apart`: the host in a process of its own).
 //
+// `--substrate real` (default `KUBEFED_TEST_SUBSTRATE`, else `sim`): the host and the members are
+// real control planes built by `npm run kube:build` (kube-apiserver, kube-controller-manager,
+// kube-scheduler, kwok; one etcd for all, see docs/development.md), in place of kube-sim; the CPU
+// figures then count all their processes together. `--sim-processes` and `--latency-ms` do not apply.
+//
 // `--watch-host`: a watch of the host's FederatedConfigMaps in the benchmark; each window then
 // also prints when it delivered the changes (the host's side of the controller manager's watch).
 //
@@ -61,11 +72,14 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
+import { DynamicClient, isConflict, Kubeconfig, type KubeObject } from '@kubefed/client';
+import { BackgroundEventSink, EventRecorder } from '@kubefed/runtime';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
-import { type LocalFederation, type ManagedProcess, parseSimProcesses } from '@kubefed/testing';
+import { type LocalFederation, type ManagedProcess, parseSimProcesses, substrateFromEnvironment } from '@kubefed/testing';
 import {
   configMapName,
   createFederatedConfigMaps,
+  FEDERATED_CONFIG_MAPS,
   MemberWriteRecorder,
   metricsText,
   startProcessFederation,
@@ -110,6 +124,8 @@ const { values: flags } = parseArgs({
     'change-rate': { type: 'string', default: '10' },
     profile: { type: 'string', default: '' },
     'watch-host': { type: 'boolean', default: false },
+    substrate: { type: 'string', default: '' },
+    control: { type: 'boolean', default: false },
   },
 });
 const OBJECTS = Number(flags.objects);
@@ -124,7 +140,11 @@ const LATENCY_MS = Number(flags['latency-ms']);
 const FAULT = flags.fault;
 const PROFILE_DIR = flags.profile;
 const WATCH_HOST = flags['watch-host'];
+const CONTROL = flags.control;
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
+const SUBSTRATE = substrateFromEnvironment(flags.substrate || undefined);
+/** What the host's `/healthz` probe is called in the figures. */
+const HOST_NAME = SUBSTRATE === 'sim' ? 'kube-sim (host)' : 'kube-apiserver (host)';
 if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
 if (!(CHANGE_RATE >= 0)) throw new Error(`--change-rate: changes per second, 0 or more, got ${flags['change-rate']}`);
 if (!(Number.isInteger(CYCLES) && CYCLES >= 1)) throw new Error(`--cycles: a whole number of at least 1, got ${flags.cycles}`);
@@ -464,22 +484,148 @@ async function recovered(fed: LocalFederation, cm: ManagedProcess, victim: strin
  */
 function describeSlowest(
   profiles: ReadonlyMap<string, CpuProfile>,
-  phase: { starts: readonly number[]; latencies: readonly number[]; notReadyAt: number },
+  phase: { starts: readonly number[]; latencies: readonly number[]; notReadyAt: number; moment?: string },
 ): void {
+  const moment = phase.moment ?? 'NotReady';
   const slowest = phase.latencies
     .map((ms, i) => ({ ms, start: phase.starts[i] ?? 0 }))
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 8);
   const when = slowest.map((c) => `${c.ms.toFixed(0)} ms at ${seconds(c.start - phase.notReadyAt)}`).join(', ');
-  console.log(`  slowest changes, made relative to NotReady: ${when}`);
+  console.log(`  slowest changes, made relative to ${moment}: ${when}`);
   for (const change of profiles.size === 0 ? [] : slowest.slice(0, 5)) {
-    console.log(`  a change of ${change.ms.toFixed(0)} ms, made ${seconds(change.start - phase.notReadyAt)} after NotReady:`);
+    console.log(`  a change of ${change.ms.toFixed(0)} ms, made ${seconds(change.start - phase.notReadyAt)} after ${moment}:`);
     for (const [name, profile] of profiles) {
       const a = activityIn(profile, change.start, change.start + change.ms);
       const top = a.self.map(([f, ms]) => `${f} ${ms.toFixed(0)}`).join('; ');
       console.log(`    ${name}: busy ${a.busyMs.toFixed(0)} ms, garbage collection ${a.gcMs.toFixed(0)} ms; ${top}`);
     }
   }
+}
+
+/**
+ * What a readiness fan-out writes to the host, made by the benchmark itself with every member
+ * healthy (`--control`): per FederatedConfigMap a status write adding a `ClusterNotReady` entry
+ * for a cluster that does not exist, one at a time as the controller manager's status writer
+ * makes a fan-out's, and a Warning `ClusterNotReady` Event, recorded through its event pipeline
+ * ({@link BackgroundEventSink}: 4 writes at a time, at most 1,000 waiting, more dropped), on a
+ * client with its reporting budget. The controller manager reconciles nothing for them (a
+ * status-only update enqueues no key) but receives their watch events, as it does its own
+ * writes'. What the healthy members' changes pay meanwhile is what the contract's host writes
+ * cost on this machine, with no member down.
+ */
+class FanOutWrites {
+  static readonly CLUSTER = 'bench-control';
+  /** When every write was done (`performance.now()`); undefined until then. */
+  doneAt: number | undefined;
+  /** Events written (the rest were dropped by the bounded queue), once {@link write} is done. */
+  eventsWritten = 0;
+
+  /**
+   * The writes' own host client, with the rate budget of the controller manager's reporting
+   * client (`--kube-api-qps` / `--kube-api-burst` defaults, 500 / 1,000), which paces its fan-out.
+   */
+  readonly #host: DynamicClient;
+
+  private constructor(
+    private readonly fed: LocalFederation,
+    readonly objects: readonly KubeObject[],
+  ) {
+    this.#host = DynamicClient.fromKubeconfig(Kubeconfig.fromFile(fed.kubeconfigPath), { context: 'host', qps: 500, burst: 1000 });
+  }
+
+  /** Lists the objects to write (before the phase: parsing the list holds the benchmark's loop). */
+  static async prepare(fed: LocalFederation): Promise<FanOutWrites> {
+    return new FanOutWrites(fed, await FanOutWrites.#list(fed));
+  }
+
+  /** Writes them all; resolves when done. */
+  async write(): Promise<void> {
+    const objects = this.objects;
+    const entry = { name: FanOutWrites.CLUSTER, status: 'ClusterNotReady' };
+    const statuses = (async () => {
+      for (const obj of objects) await this.#updateStatus(obj, (clusters) => [...clusters, entry]);
+    })();
+    // The controller manager's own event pipeline, recording as its fan-out's reconciles do (a
+    // turn of the event loop after each): what its bounded queue drops is dropped here too.
+    const host = this.#host;
+    const sink = new BackgroundEventSink(
+      new EventRecorder({ events: (ns) => host.resource(RESOURCES.events, ns), component: 'kubefed-sync' }),
+    );
+    for (const obj of objects) {
+      void sink.record(obj, { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all([statuses, sink.drained()]);
+    this.doneAt = performance.now();
+    this.eventsWritten = objects.length - sink.dropped;
+  }
+
+  /** Removes the entries again (not timed: no change is made meanwhile), and closes the client. */
+  async undo(): Promise<void> {
+    try {
+      for (const obj of await FanOutWrites.#list(this.fed)) {
+        if (clustersOf(obj).some((c) => c.name === FanOutWrites.CLUSTER))
+          await this.#updateStatus(obj, (clusters) => clusters.filter((c) => c.name !== FanOutWrites.CLUSTER));
+      }
+    } finally {
+      this.#host.close();
+    }
+  }
+
+  static async #list(fed: LocalFederation): Promise<KubeObject[]> {
+    return (await fed.client('host').resource(FEDERATED_CONFIG_MAPS, NS).list()).items;
+  }
+
+  /** Writes `obj`'s status with its clusters changed by `edit`; read again when the controller manager wrote it meanwhile. */
+  async #updateStatus(obj: KubeObject, edit: (clusters: readonly ClusterEntry[]) => ClusterEntry[]): Promise<void> {
+    const resource = this.#host.resource(FEDERATED_CONFIG_MAPS, NS);
+    for (let current = obj; ; current = await resource.get(obj.metadata.name ?? '')) {
+      const status = { ...(current.status as Record<string, unknown> | undefined), clusters: edit(clustersOf(current)) };
+      try {
+        await resource.updateStatus({ ...current, status });
+        return;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+      }
+    }
+  }
+}
+
+interface ClusterEntry {
+  readonly name: string;
+  readonly status?: string;
+}
+
+function clustersOf(obj: KubeObject): readonly ClusterEntry[] {
+  return (obj.status as { clusters?: ClusterEntry[] } | undefined)?.clusters ?? [];
+}
+
+/**
+ * The control phase (`--control`): changes timed while {@link FanOutWrites} makes a fan-out's
+ * writes with every member healthy; the entries are removed again after it.
+ */
+async function controlPhase(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baseline: readonly number[]): Promise<number[]> {
+  const writes = await FanOutWrites.prepare(fed);
+  await meter.start();
+  const benchDelay = new BenchLoopDelay();
+  const t0 = performance.now();
+  const writing = writes.write();
+  const before = loop.latencies.length;
+  await loop.run(() => writes.doneAt === undefined);
+  await writing;
+  const delay = benchDelay.split();
+  benchDelay.stop();
+  const latencies = loop.latencies.slice(before);
+  console.log(describe("control: healthy members while the benchmark makes a fan-out's writes, every member Ready", latencies, baseline));
+  console.log(`  ${describeTimings(loop.timings.slice(before))}; ${delay}`);
+  await meter.stop(latencies.length);
+  describeSlowest(meter.profiles, { starts: loop.starts.slice(before), latencies, notReadyAt: t0, moment: 'the start of the writes' });
+  console.log(
+    `  the fan-out's writes done ${seconds((writes.doneAt ?? NaN) - t0)} after they started: ${writes.objects.length} status writes, ${writes.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager)`,
+  );
+  await writes.undo();
+  return latencies;
 }
 
 /** Phase 4: the victim unreachable. */
@@ -489,7 +635,8 @@ async function outage(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter,
   await meter.start();
   const t0 = performance.now();
   const benchDelay = new BenchLoopDelay();
-  await fed.fault(victim, FAULT === 'unreachable' ? { unreachable: true } : { hang: true });
+  // Real control planes: SIGSTOP to the victim's kube-apiserver (its one fault of this kind, a hang).
+  await fed.fault(victim, FAULT === 'unreachable' || SUBSTRATE === 'real' ? { unreachable: true } : { hang: true });
   let notReadyAt: number | undefined;
   const watching = until(
     'victim NotReady',
@@ -595,7 +742,7 @@ async function baselinePhase(loop: ChangeLoop, meter: PhaseMeter, healthy: numbe
  * taken just before each outage, cycle after cycle, cancels the drift of the machine's speed
  * over a run that one baseline and one outage cannot.
  */
-function summarize(baselines: readonly number[][], outages: readonly number[][]): void {
+function summarize(baselines: readonly number[][], outages: readonly number[][], controls: readonly number[][]): void {
   const ratios = outages.map((o, i) => latencySummary(o).p99 / latencySummary(baselines[i] ?? []).p99);
   const sorted = [...ratios].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
@@ -604,17 +751,19 @@ function summarize(baselines: readonly number[][], outages: readonly number[][])
   );
   console.log(describe('every cycle together: baselines', baselines.flat()));
   console.log(describe(`every cycle together: healthy members with the victim ${FAULT}`, outages.flat(), baselines.flat()));
+  if (controls.length > 0)
+    console.log(describe("every cycle together: control (a fan-out's writes, every member Ready)", controls.flat(), baselines.flat()));
 }
 
 async function main(): Promise<void> {
   console.log(
-    `member outage benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, kube-sim processes: ${SIM_PROCESSES}, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
+    `member outage benchmark: ${OBJECTS} FederatedConfigMaps x ${MEMBERS} members, ${SUBSTRATE === 'sim' ? `kube-sim processes: ${SIM_PROCESSES}` : 'real control planes'}, --worker-concurrency ${CONCURRENCY}${CM_ARGS.length > 0 ? ` ${CM_ARGS.join(' ')}` : ''}`,
   );
   const members = Array.from({ length: MEMBERS }, (_, i) => `member${i + 1}`);
   const victim = members[MEMBERS - 1] ?? '';
   const healthy = members.slice(0, -1);
   const start = (): Promise<LocalFederation> =>
-    startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES });
+    startProcessFederation({ members, redisUrl: process.env['REDIS_URL'], simProcesses: SIM_PROCESSES, substrate: SUBSTRATE });
   const fed = await withNodeOptions(nodeOptions('BENCH_SIM_NODE_OPTIONS'), start);
   let recorder: MemberWriteRecorder | undefined;
   let hostWatch: HostChangeWatch | undefined;
@@ -644,17 +793,19 @@ async function main(): Promise<void> {
     const health = (JSON.parse(await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { health: string })
       .health;
     stalls.push(
-      new StallProbe('kube-sim (host) /healthz', () => fed.client('host').raw('/healthz')),
+      new StallProbe(`${HOST_NAME} /healthz`, () => fed.client('host').raw('/healthz')),
       new StallProbe('controller manager /healthz', () => fetch(`${health}/healthz`).then((r) => r.text())),
     );
     for (const probe of stalls) probe.start();
     const meter = new PhaseMeter(fed, cm, victim, { stalls, profilers });
     const baselines: number[][] = [];
     const outages: number[][] = [];
+    const controls: number[][] = [];
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
       if (CYCLES > 1) console.log(`cycle ${cycle} of ${CYCLES}`);
       const baseline = await baselinePhase(loop, meter, healthy.length);
-      if (cycle === 1) {
+      if (cycle === 1 && SUBSTRATE === 'real') console.log('victim answering late: skipped (a kube-sim fault; not on real control planes)');
+      if (cycle === 1 && SUBSTRATE === 'sim') {
         await fed.fault(victim, { latencyMs: LATENCY_MS });
         const slowFrom = loop.latencies.length;
         await loop.run(() => loop.latencies.length - slowFrom < CHANGES);
@@ -663,13 +814,17 @@ async function main(): Promise<void> {
         await recovered(fed, cm, victim, { wasNotReady: false });
       }
       baselines.push(baseline);
+      if (CONTROL) {
+        controls.push(await controlPhase(fed, loop, meter, baseline));
+        await pause(5000);
+      }
       outages.push(await outage(fed, loop, meter, baseline));
-      // kube-sim restores the faults of a cluster that does not answer on a signal.
+      // kube-sim restores the faults of a cluster that does not answer on a signal; real: SIGCONT.
       fed.restoreFaults();
       await recovered(fed, cm, victim, { wasNotReady: true });
       await pause(5000);
     }
-    if (CYCLES > 1) summarize(baselines, outages);
+    if (CYCLES > 1) summarize(baselines, outages, controls);
     if (writes.errors.some((e) => !e.startsWith(`${victim}:`)))
       console.log(`member watches failed (figures may miss writes): ${writes.errors.join('; ')}`);
   } finally {

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { RESOURCES } from '@kubefed/api';
 import type { DynamicClient, ResourceClient, WatchEvent, WatchEventType } from '@kubefed/client';
-import { type LocalFederation, type ManagedProcess, type SimProcesses, startLocalFederation } from '@kubefed/testing';
+import { type LocalFederation, type ManagedProcess, type SimProcesses, startLocalFederation, type Substrate } from '@kubefed/testing';
 
 export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
 export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' } as const;
@@ -21,6 +21,8 @@ export interface ProcessFederationOptions {
   readonly simProcesses?: SimProcesses;
   /** The members joined at the start (`LocalFederationOptions.join`); default every one. */
   readonly join?: readonly string[];
+  /** kube-sim or real control planes (`LocalFederationOptions.substrate`); default `KUBEFED_TEST_SUBSTRATE`, else `sim`. */
+  readonly substrate?: Substrate | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ export function startProcessFederation(options: ProcessFederationOptions = {}): 
     simProcesses: options.simProcesses ?? 'one',
     join: options.join ?? true,
     types: ['namespaces', 'configmaps'],
+    ...(options.substrate === undefined ? {} : { substrate: options.substrate }),
   });
 }
 
