@@ -175,20 +175,20 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
-      const background = this.queue.priorityOf(key) === 'low';
+      const priority = this.queue.priorityOf(key) ?? 'normal';
       try {
-        await this.#process(key, signal);
+        await this.#process(key, priority, signal);
       } finally {
         this.queue.done(key);
       }
       // Reconciles that read caches alone never give the event loop a turn by themselves. A
       // background key (a resync, a member's readiness fan-out) gives one after each, so a change
       // that arrives on a watch meanwhile is read and queued ahead of the rest of them.
-      await (background ? eventLoopTurns.next() : eventLoopTurns.yieldIfLong());
+      await (priority === 'low' ? eventLoopTurns.next() : eventLoopTurns.yieldIfLong());
     }
   }
 
-  async #process(key: string, signal: AbortSignal): Promise<void> {
+  async #process(key: string, priority: 'normal' | 'low', signal: AbortSignal): Promise<void> {
     const fields = this.#o.keyFields?.(key) ?? splitKey(key);
     const logger = this.#logger.child({ ...fields, reconcileId: randomUUID() });
     const attempt = this.queue.numRequeues(key);
@@ -196,7 +196,6 @@ export class Controller {
     this.#o.metrics?.controller.activeWorkers(++this.#active);
     let outcome: ReconcileOutcome;
     try {
-      const priority = this.queue.priorityOf(key) ?? 'normal';
       outcome = (await this.#o.reconciler.reconcile(key, { logger, signal, attempt, priority })) ?? done();
     } catch (err) {
       outcome = err instanceof TerminalError ? terminal(err) : { type: 'retry' };

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { eventLoopTurns } from './event-loop-turns.js';
 import type { WorkQueueMetrics } from './work-queue.js';
 
 /** Result label of `kubefed_controller_reconcile_total`. */
@@ -187,7 +188,7 @@ export class RuntimeMetrics {
     const parts: string[] = [];
     for (const metric of this.#registry.getMetricsAsArray()) {
       parts.push(await this.#registry.getSingleMetricAsString(metric.name));
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await eventLoopTurns.next();
     }
     return `${parts.join('\n\n')}\n`;
   }
