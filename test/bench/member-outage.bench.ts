@@ -610,22 +610,29 @@ async function controlPhase(fed: LocalFederation, loop: ChangeLoop, meter: Phase
   await meter.start();
   const benchDelay = new BenchLoopDelay();
   const t0 = performance.now();
-  const writing = writes.write();
+  // Settled either way before the changes stop, so that a failed write ends the phase (and the
+  // entries written so far are removed) instead of leaving the changes running.
+  let settled = false;
+  const writing = writes.write().finally(() => (settled = true));
+  writing.catch(() => undefined);
   const before = loop.latencies.length;
-  await loop.run(() => writes.doneAt === undefined);
-  await writing;
-  const delay = benchDelay.split();
-  benchDelay.stop();
-  const latencies = loop.latencies.slice(before);
-  console.log(describe("control: healthy members while the benchmark makes a fan-out's writes, every member Ready", latencies, baseline));
-  console.log(`  ${describeTimings(loop.timings.slice(before))}; ${delay}`);
-  await meter.stop(latencies.length);
-  describeSlowest(meter.profiles, { starts: loop.starts.slice(before), latencies, notReadyAt: t0, moment: 'the start of the writes' });
-  console.log(
-    `  the fan-out's writes done ${seconds((writes.doneAt ?? NaN) - t0)} after they started: ${writes.objects.length} status writes, ${writes.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager)`,
-  );
-  await writes.undo();
-  return latencies;
+  try {
+    await loop.run(() => !settled);
+    await writing;
+    const delay = benchDelay.split();
+    const latencies = loop.latencies.slice(before);
+    console.log(describe("control: healthy members while the benchmark makes a fan-out's writes, every member Ready", latencies, baseline));
+    console.log(`  ${describeTimings(loop.timings.slice(before))}; ${delay}`);
+    await meter.stop(latencies.length);
+    describeSlowest(meter.profiles, { starts: loop.starts.slice(before), latencies, notReadyAt: t0, moment: 'the start of the writes' });
+    console.log(
+      `  the fan-out's writes done ${seconds((writes.doneAt ?? NaN) - t0)} after they started: ${writes.objects.length} status writes, ${writes.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager)`,
+    );
+    return latencies;
+  } finally {
+    benchDelay.stop();
+    await writes.undo();
+  }
 }
 
 /** Phase 4: the victim unreachable. */
