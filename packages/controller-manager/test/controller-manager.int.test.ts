@@ -346,6 +346,16 @@ describe('kubefed-controller-manager process', () => {
     expect(text).toMatch(
       /^kubefed_controller_reconcile_total\{controller="sync-clusterroles\.rbac\.authorization\.k8s\.io",result="success"\} [1-9]/m,
     );
+    // One cache of the federated objects, kept without managedFields; the status written from it
+    // leaves the server's managedFields as they were, the creator's entry beside the status writer's.
+    const informers = [...text.matchAll(/^kubefed_informer_lists_total\{informer="(federatedclusterroles[^"]*)"\}/gm)].map((m) => m[1]);
+    expect(informers).toEqual([expect.stringMatching(/#without-managed-fields@host$/)]);
+    const fields = ((await fedRoles.get('reader')).metadata.managedFields ?? []) as { manager?: string; subresource?: string }[];
+    expect(fields.map((f) => `${f.manager ?? ''}/${f.subresource ?? ''}`).sort()).toEqual([
+      'kubefed-controller-manager/',
+      'kubefed-controller-manager/status',
+      'kubefed-ts/',
+    ]);
 
     cm.child.kill('SIGTERM');
     expect(await exitOf(cm)).toBe(0);

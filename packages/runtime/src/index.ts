@@ -99,6 +99,7 @@ export {
   type NamedTransform,
   type SharedInformer,
   type SharedInformersOptions,
+  withoutManagedFields,
 } from './shared-informers.js';
 export { InformerHolds } from './informer-holds.js';
 // Test doubles of our own interfaces, for controller unit tests.

@@ -13,6 +13,18 @@ export interface NamedTransform {
   readonly transform: (obj: KubeObject) => KubeObject;
 }
 
+/**
+ * Keeps objects without `metadata.managedFields`: an entry per writer that no controller reads, and
+ * that a server keeps as it has them when an update or a status update is sent without them.
+ */
+export const withoutManagedFields: NamedTransform = {
+  name: 'without-managed-fields',
+  transform: (obj) => {
+    const { managedFields: _managedFields, ...metadata } = obj.metadata;
+    return { ...obj, metadata };
+  },
+};
+
 /** What a shared informer watches: one resource, optionally one namespace and a label selector, and what its cache keeps. */
 export interface InformerSpec {
   readonly resource: GroupVersionResource;

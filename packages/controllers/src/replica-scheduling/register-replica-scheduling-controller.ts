@@ -12,6 +12,7 @@ import {
   type Runnable,
   type SharedInformers,
   untilAborted,
+  withoutManagedFields,
 } from '@kubefed/runtime';
 import {
   DEFAULT_FEDERATED_NAMESPACES,
@@ -134,7 +135,7 @@ export function registerReplicaSchedulingController(
   const registered = holds.acquire({ resource: KUBEFED_CLUSTERS, namespace: options.kubefedNamespace });
   // Not awaited: its type may not be served (no namespaces FTC); only intersecting RSPs read it.
   const federatedNamespaces = holds.acquire(
-    { resource: options.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace },
+    { resource: options.federatedNamespaces ?? DEFAULT_FEDERATED_NAMESPACES, namespace, transform: withoutManagedFields },
     { awaitSync: false },
   );
   const reconciler = new ReplicaSchedulingPreferenceReconciler({
@@ -162,7 +163,9 @@ export function registerReplicaSchedulingController(
     const id = `${target.federated.resource}.${target.federated.group}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    controller.watch(holds.acquire({ resource: target.federated, namespace }), { updatePredicate: generationChanged });
+    controller.watch(holds.acquire({ resource: target.federated, namespace, transform: withoutManagedFields }), {
+      updatePredicate: generationChanged,
+    });
   }
   manager.add(federatedNamespaceChanges(federatedNamespaces, preferences, controller));
   manager.add(readyClusterChanges(options, preferences, controller));

@@ -11,6 +11,7 @@ import {
   type SharedInformers,
   silentLogger,
   systemClock,
+  withoutManagedFields,
 } from '@kubefed/runtime';
 import { MemberWatches } from '../sync/reconcile/member-watches.js';
 import { ServiceStatusReconciler } from './service-status-reconciler.js';
@@ -77,7 +78,7 @@ export class ServiceStatusController implements Runnable {
       metrics: o.metrics,
       clock,
     });
-    const objects = holds.acquire({ resource: o.type.federatedGvr, namespace: o.namespace });
+    const objects = holds.acquire({ resource: o.type.federatedGvr, namespace: o.namespace, transform: withoutManagedFields });
     const statuses = holds.acquire({ resource: o.type.statusGvr, namespace: o.namespace });
     const members = new MemberWatches({
       type: o.type.sync,

@@ -15,6 +15,7 @@ import {
   type SharedInformers,
   silentLogger,
   systemClock,
+  withoutManagedFields,
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
 import type { StatusRecorder } from '../status/status-recorder.js';
@@ -159,12 +160,12 @@ class SyncRun {
       metrics: o.metrics,
       clock: o.clock,
     });
-    this.#informer = this.#holds.acquire({ resource: o.type.federatedGvr, namespace: watched });
+    this.#informer = this.#holds.acquire({ resource: o.type.federatedGvr, namespace: watched, transform: withoutManagedFields });
     this.#members = o.watchMembers === false ? undefined : this.#memberWatches(watched);
     // §4.4.1: namespaced targets are placed only where their FederatedNamespace N/N is.
     this.#namespaces =
       o.type.targetType.scope === 'Namespaced' && !isNamespaceType(o.type.targetType)
-        ? this.#holds.acquire({ resource: federatedNamespaceGvrOf(o, o.type), namespace: watched })
+        ? this.#holds.acquire({ resource: federatedNamespaceGvrOf(o, o.type), namespace: watched, transform: withoutManagedFields })
         : undefined;
     const env = { ...o, federatedNamespaceCache: this.#namespaces };
     this.#controller = this.#newController(env);

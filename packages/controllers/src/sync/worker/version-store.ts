@@ -9,7 +9,16 @@ import {
   type ResourceClient,
 } from '@kubefed/client';
 import { federatedObjectId } from '@kubefed/queue';
-import { type Clock, deletedObject, type Informer, listerWatcherFor, type Manager, objectKey, systemClock } from '@kubefed/runtime';
+import {
+  type Clock,
+  deletedObject,
+  type Informer,
+  listerWatcherFor,
+  type Manager,
+  objectKey,
+  systemClock,
+  withoutManagedFields,
+} from '@kubefed/runtime';
 import { buildPropagatedVersion } from '../build-propagated-version.js';
 import { objectVersions, type VersionSource } from '../versions.js';
 import type { SyncType } from '../sync-type.js';
@@ -44,15 +53,6 @@ export interface VersionCaches {
 }
 
 /**
- * A record as the caches keep it: without `metadata.managedFields`, which nothing reads (a status
- * update sent without them leaves the server's as they are) and which hold an entry per writer.
- */
-function withoutManagedFields(obj: KubeObject): KubeObject {
-  const { managedFields: _managedFields, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
-}
-
-/**
  * Adds the informers of {@link VersionCaches} to `manager` (they run on every replica: a standby
  * that takes over finds its cache warm). With `namespace` (a Namespaced control plane) only the
  * PropagatedVersions of that namespace are watched, as its permissions allow. The caches keep
@@ -65,7 +65,7 @@ export function watchPropagatedVersions(
   const namespaced = manager.informer({
     name: 'propagatedversions',
     listerWatcher: listerWatcherFor(options.host.resource(PROPAGATED_VERSIONS, options.namespace)),
-    transform: withoutManagedFields,
+    transform: withoutManagedFields.transform,
   });
   if (options.namespace !== undefined) return { namespaced };
   return {
@@ -73,7 +73,7 @@ export function watchPropagatedVersions(
     cluster: manager.informer({
       name: 'clusterpropagatedversions',
       listerWatcher: listerWatcherFor(options.host.resource(CLUSTER_PROPAGATED_VERSIONS)),
-      transform: withoutManagedFields,
+      transform: withoutManagedFields.transform,
     }),
   };
 }
