@@ -27,7 +27,7 @@
 //      moment that used to stall the others) and the controller manager has written that fan-out
 //      (a status write per object); p99 ÷ baseline p99, and the time until the victim was
 //      NotReady in probe periods (KubeFedConfig `clusterHealthCheck.period`);
-//   4a. with `--control`, before phase 4 in each cycle: the benchmark itself makes what a readiness
+//   4a. with `--control`, before phase 4 in each cycle: a process of the benchmark's own makes what a readiness
 //      fan-out writes to the host (a status write per object, one at a time, and a Warning Event
 //      per object through the controller manager's bounded event queue) with every member Ready, and times changes until they are done:
 //      p99 ÷ baseline p99 of what the contract's writes cost on this machine with no member down
@@ -72,14 +72,11 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { RESOURCES } from '@kubefed/api';
-import { DynamicClient, isConflict, Kubeconfig, type KubeObject } from '@kubefed/client';
-import { BackgroundEventSink, EventRecorder } from '@kubefed/runtime';
 import { BullMqJobProducer, createRedisConnection } from '@kubefed/queue';
 import { type LocalFederation, type ManagedProcess, parseSimProcesses, substrateFromEnvironment } from '@kubefed/testing';
 import {
   configMapName,
   createFederatedConfigMaps,
-  FEDERATED_CONFIG_MAPS,
   MemberWriteRecorder,
   metricsText,
   startProcessFederation,
@@ -107,6 +104,7 @@ import {
   withNodeOptions,
 } from './bench-support.js';
 import { activityIn, type CpuProfile, CpuProfiler, describeBusy, INSPECTABLE, longestBusy } from './cpu-profiler.js';
+import { FanOutWriterProcess } from './fan-out-writes.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -504,134 +502,41 @@ function describeSlowest(
 }
 
 /**
- * What a readiness fan-out writes to the host, made by the benchmark itself with every member
- * healthy (`--control`): per FederatedConfigMap a status write adding a `ClusterNotReady` entry
- * for a cluster that does not exist, one at a time as the controller manager's status writer
- * makes a fan-out's, and a Warning `ClusterNotReady` Event, recorded through its event pipeline
- * ({@link BackgroundEventSink}: 4 writes at a time, at most 1,000 waiting, more dropped), on a
- * client with its reporting budget. The controller manager reconciles nothing for them (a
- * status-only update enqueues no key) but receives their watch events, as it does its own
- * writes'. What the healthy members' changes pay meanwhile is what the contract's host writes
- * cost on this machine, with no member down.
- */
-class FanOutWrites {
-  static readonly CLUSTER = 'bench-control';
-  /** When every write was done (`performance.now()`); undefined until then. */
-  doneAt: number | undefined;
-  /** Events written (the rest were dropped by the bounded queue), once {@link write} is done. */
-  eventsWritten = 0;
-
-  /**
-   * The writes' own host client, with the rate budget of the controller manager's reporting
-   * client (`--kube-api-qps` / `--kube-api-burst` defaults, 500 / 1,000), which paces its fan-out.
-   */
-  readonly #host: DynamicClient;
-
-  private constructor(
-    private readonly fed: LocalFederation,
-    readonly objects: readonly KubeObject[],
-  ) {
-    this.#host = DynamicClient.fromKubeconfig(Kubeconfig.fromFile(fed.kubeconfigPath), { context: 'host', qps: 500, burst: 1000 });
-  }
-
-  /** Lists the objects to write (before the phase: parsing the list holds the benchmark's loop). */
-  static async prepare(fed: LocalFederation): Promise<FanOutWrites> {
-    return new FanOutWrites(fed, await FanOutWrites.#list(fed));
-  }
-
-  /** Writes them all; resolves when done. */
-  async write(): Promise<void> {
-    const objects = this.objects;
-    const entry = { name: FanOutWrites.CLUSTER, status: 'ClusterNotReady' };
-    const statuses = (async () => {
-      for (const obj of objects) await this.#updateStatus(obj, (clusters) => [...clusters, entry]);
-    })();
-    // The controller manager's own event pipeline, recording as its fan-out's reconciles do (a
-    // turn of the event loop after each): what its bounded queue drops is dropped here too.
-    const host = this.#host;
-    const sink = new BackgroundEventSink(
-      new EventRecorder({ events: (ns) => host.resource(RESOURCES.events, ns), component: 'kubefed-sync' }),
-    );
-    for (const obj of objects) {
-      void sink.record(obj, { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' });
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    await Promise.all([statuses, sink.drained()]);
-    this.doneAt = performance.now();
-    this.eventsWritten = objects.length - sink.dropped;
-  }
-
-  /** Removes the entries again (not timed: no change is made meanwhile), and closes the client. */
-  async undo(): Promise<void> {
-    try {
-      for (const obj of await FanOutWrites.#list(this.fed)) {
-        if (clustersOf(obj).some((c) => c.name === FanOutWrites.CLUSTER))
-          await this.#updateStatus(obj, (clusters) => clusters.filter((c) => c.name !== FanOutWrites.CLUSTER));
-      }
-    } finally {
-      this.#host.close();
-    }
-  }
-
-  static async #list(fed: LocalFederation): Promise<KubeObject[]> {
-    return (await fed.client('host').resource(FEDERATED_CONFIG_MAPS, NS).list()).items;
-  }
-
-  /** Writes `obj`'s status with its clusters changed by `edit`; read again when the controller manager wrote it meanwhile. */
-  async #updateStatus(obj: KubeObject, edit: (clusters: readonly ClusterEntry[]) => ClusterEntry[]): Promise<void> {
-    const resource = this.#host.resource(FEDERATED_CONFIG_MAPS, NS);
-    for (let current = obj; ; current = await resource.get(obj.metadata.name ?? '')) {
-      const status = { ...(current.status as Record<string, unknown> | undefined), clusters: edit(clustersOf(current)) };
-      try {
-        await resource.updateStatus({ ...current, status });
-        return;
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-      }
-    }
-  }
-}
-
-interface ClusterEntry {
-  readonly name: string;
-  readonly status?: string;
-}
-
-function clustersOf(obj: KubeObject): readonly ClusterEntry[] {
-  return (obj.status as { clusters?: ClusterEntry[] } | undefined)?.clusters ?? [];
-}
-
-/**
  * The control phase (`--control`): changes timed while {@link FanOutWrites} makes a fan-out's
  * writes with every member healthy; the entries are removed again after it.
  */
 async function controlPhase(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baseline: readonly number[]): Promise<number[]> {
-  const writes = await FanOutWrites.prepare(fed);
-  await meter.start();
-  const benchDelay = new BenchLoopDelay();
-  const t0 = performance.now();
-  // Settled either way before the changes stop, so that a failed write ends the phase (and the
-  // entries written so far are removed) instead of leaving the changes running.
-  let settled = false;
-  const writing = writes.write().finally(() => (settled = true));
-  writing.catch(() => undefined);
-  const before = loop.latencies.length;
+  const writer = await FanOutWriterProcess.start(fed.kubeconfigPath, NS);
   try {
-    await loop.run(() => !settled);
-    await writing;
-    const delay = benchDelay.split();
-    const latencies = loop.latencies.slice(before);
-    console.log(describe("control: healthy members while the benchmark makes a fan-out's writes, every member Ready", latencies, baseline));
-    console.log(`  ${describeTimings(loop.timings.slice(before))}; ${delay}`);
-    await meter.stop(latencies.length);
-    describeSlowest(meter.profiles, { starts: loop.starts.slice(before), latencies, notReadyAt: t0, moment: 'the start of the writes' });
-    console.log(
-      `  the fan-out's writes done ${seconds((writes.doneAt ?? NaN) - t0)} after they started: ${writes.objects.length} status writes, ${writes.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager)`,
-    );
-    return latencies;
+    await meter.start();
+    const benchDelay = new BenchLoopDelay();
+    const t0 = performance.now();
+    // Settled either way before the changes stop, so that a failed write ends the phase (and the
+    // entries written so far are removed) instead of leaving the changes running.
+    let settled = false;
+    const writing = writer.write().finally(() => (settled = true));
+    writing.catch(() => undefined);
+    const before = loop.latencies.length;
+    try {
+      await loop.run(() => !settled);
+      const written = await writing;
+      const delay = benchDelay.split();
+      const latencies = loop.latencies.slice(before);
+      console.log(
+        describe("control: healthy members while another process makes a fan-out's writes, every member Ready", latencies, baseline),
+      );
+      console.log(`  ${describeTimings(loop.timings.slice(before))}; ${delay}`);
+      await meter.stop(latencies.length);
+      describeSlowest(meter.profiles, { starts: loop.starts.slice(before), latencies, notReadyAt: t0, moment: 'the start of the writes' });
+      console.log(
+        `  the fan-out's writes done ${seconds(written.doneAt - t0)} after they started: ${writer.objects} status writes, ${written.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager); the writing process used ${written.cpuSeconds.toFixed(1)} CPU seconds (${(written.cpuSeconds / Math.max(1, latencies.length)).toFixed(3)} per change, not in the figures above)`,
+      );
+      return latencies;
+    } finally {
+      benchDelay.stop();
+    }
   } finally {
-    benchDelay.stop();
-    await writes.undo();
+    await writer.undo();
   }
 }
 
