@@ -10,7 +10,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, isConflict, Kubeconfig, type KubeObject } from '@kubefed/client';
-import { BackgroundEventSink, EventRecorder } from '@kubefed/runtime';
+import { BackgroundEventSink, EventRecorder, withoutManagedFields } from '@kubefed/runtime';
 import { FEDERATED_CONFIG_MAPS } from '../../packages/controller-manager/test/process-federation.js';
 
 /** What the child reports once its writes are done. */
@@ -174,14 +174,15 @@ class FanOutWrites {
     }
   }
 
+  /** The objects as the controller manager's cache holds them, and so as its status writes send them: without managedFields. */
   async #list(): Promise<KubeObject[]> {
-    return (await this.#host.resource(FEDERATED_CONFIG_MAPS, this.#namespace).list()).items;
+    return (await this.#host.resource(FEDERATED_CONFIG_MAPS, this.#namespace).list()).items.map(withoutManagedFields.transform);
   }
 
   /** Writes `obj`'s status with its clusters changed by `edit`; read again when the controller manager wrote it meanwhile. */
   async #updateStatus(obj: KubeObject, edit: (clusters: readonly ClusterEntry[]) => ClusterEntry[]): Promise<void> {
     const resource = this.#host.resource(FEDERATED_CONFIG_MAPS, this.#namespace);
-    for (let current = obj; ; current = await resource.get(obj.metadata.name ?? '')) {
+    for (let current = obj; ; current = withoutManagedFields.transform(await resource.get(obj.metadata.name ?? ''))) {
       const status = { ...(current.status as Record<string, unknown> | undefined), clusters: edit(clustersOf(current)) };
       try {
         await resource.updateStatus({ ...current, status });

@@ -329,7 +329,11 @@ class PhaseMeter {
       const w = histogramWindow(this.#metrics, metrics, 'kubefed_nodejs_gc_duration_seconds', { kind });
       return `${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 100 ms: ${w.above['100']}`;
     };
-    console.log(`  controller manager garbage collections: major ${gc('major')}; minor ${gc('minor')}`);
+    // A major collection marks the live heap: its size is what such a pause grows with.
+    const heapMiB = (seriesSums(metrics, 'kubefed_nodejs_heap_size_used_bytes', () => '').get('') ?? NaN) / 2 ** 20;
+    console.log(
+      `  controller manager garbage collections: major ${gc('major')}; minor ${gc('minor')}; heap used ${heapMiB.toFixed(0)} MiB at the phase's end`,
+    );
     for (const line of describeStages(this.#metrics, metrics, { controller: SYNC_CONTROLLER, cluster: this.healthy }))
       console.log(`  ${line}`);
     if (this.stalls.length > 0) console.log(`  a request every 25 ms waited: ${this.stalls.map((p) => p.take()).join('; ')}`);
