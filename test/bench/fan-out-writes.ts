@@ -3,14 +3,15 @@
 // loop, which times the healthy members' changes, as the controller manager's fan-out holds only
 // its own process.
 //
-// The parent forks this file (`FanOutWriterProcess.start`); the child lists the objects, then
+// The parent starts this file with an IPC channel (`FanOutWriterProcess.start`); the child lists the objects, then
 // writes when told to (`{ do: 'write' }`), and removes its entries when told to
 // (`{ do: 'undo' }`) and exits.
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, isConflict, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { BackgroundEventSink, EventRecorder, withoutManagedFields } from '@kubefed/runtime';
+import { sourceEntry } from '@kubefed/testing';
 import { FEDERATED_CONFIG_MAPS } from '../../packages/controller-manager/test/process-federation.js';
 
 /** What the child reports once its writes are done. */
@@ -50,11 +51,10 @@ export class FanOutWriterProcess {
     });
   }
 
-  /** Forks the child for the FederatedConfigMaps of `namespace` in the kubeconfig's `host` context; resolves once it listed them. */
+  /** Starts the child for the FederatedConfigMaps of `namespace` in the kubeconfig's `host` context; resolves once it listed them. */
   static async start(kubeconfigPath: string, namespace: string): Promise<FanOutWriterProcess> {
     const writer = new FanOutWriterProcess(
-      fork(fileURLToPath(import.meta.url), [kubeconfigPath, namespace], {
-        execArgv: ['--conditions=@kubefed/source', '--import', 'tsx'],
+      spawn(process.execPath, [...sourceEntry(fileURLToPath(import.meta.url)), kubeconfigPath, namespace], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       }),
     );
@@ -229,7 +229,7 @@ async function child(send: (report: Report) => Promise<void>, kubeconfigPath: st
   process.on('disconnect', () => process.exit(0));
 }
 
-// Forked by FanOutWriterProcess.start (the benchmark's own process has an IPC channel too: tsx's).
+// Started by FanOutWriterProcess.start (the benchmark's own process has an IPC channel too: tsx's).
 if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) {
   const channel = process;
   const send = (report: Report): Promise<void> =>

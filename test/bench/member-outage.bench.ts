@@ -78,6 +78,7 @@ import {
   configMapName,
   createFederatedConfigMaps,
   MemberWriteRecorder,
+  metricIn,
   metricsText,
   startProcessFederation,
   waitForReadyClusters,
@@ -330,7 +331,7 @@ class PhaseMeter {
       return `${w.count}, mean ${w.meanMs.toFixed(1)} ms, > 10 ms: ${w.above['10']}, > 100 ms: ${w.above['100']}`;
     };
     // A major collection marks the live heap: its size is what such a pause grows with.
-    const heapMiB = (seriesSums(metrics, 'kubefed_nodejs_heap_size_used_bytes', () => '').get('') ?? NaN) / 2 ** 20;
+    const heapMiB = metricIn(metrics, 'kubefed_nodejs_heap_size_used_bytes') / 2 ** 20;
     console.log(
       `  controller manager garbage collections: major ${gc('major')}; minor ${gc('minor')}; heap used ${heapMiB.toFixed(0)} MiB at the phase's end`,
     );
