@@ -51,10 +51,14 @@ export class FanOutWriterProcess {
     });
   }
 
-  /** Starts the child for the FederatedConfigMaps of `namespace` in the kubeconfig's `host` context; resolves once it listed them. */
-  static async start(kubeconfigPath: string, namespace: string): Promise<FanOutWriterProcess> {
+  /**
+   * Starts the child for the FederatedConfigMaps of `namespace` in the kubeconfig's `host` context;
+   * resolves once it listed them. `rate`: status writes a second (0: one after the other, as fast
+   * as the host answers, as the controller manager's status writer makes a fan-out's).
+   */
+  static async start(kubeconfigPath: string, namespace: string, rate = 0): Promise<FanOutWriterProcess> {
     const writer = new FanOutWriterProcess(
-      spawn(process.execPath, [...sourceEntry(fileURLToPath(import.meta.url)), kubeconfigPath, namespace], {
+      spawn(process.execPath, [...sourceEntry(fileURLToPath(import.meta.url)), kubeconfigPath, namespace, String(rate)], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       }),
     );
@@ -117,7 +121,8 @@ export class FanOutWriterProcess {
  * client with its reporting budget. The controller manager reconciles nothing for them (a
  * status-only update enqueues no key) but receives their watch events, as it does its own
  * writes'. What the healthy members' changes pay meanwhile is what the contract's host writes
- * cost on this machine, with no member down.
+ * cost on this machine, with no member down. Paced (`--control-rate`), the status writes keep to
+ * a rate and each object's Event follows its status write: what a paced fan-out would cost.
  */
 class FanOutWrites {
   static readonly CLUSTER = 'bench-control';
@@ -128,11 +133,14 @@ class FanOutWrites {
    */
   readonly #host: DynamicClient;
   readonly #namespace: string;
+  /** Status writes a second; 0: unpaced. */
+  readonly #rate: number;
   #objects: readonly KubeObject[] = [];
 
-  constructor(kubeconfigPath: string, namespace: string) {
+  constructor(kubeconfigPath: string, namespace: string, rate: number) {
     this.#host = DynamicClient.fromKubeconfig(Kubeconfig.fromFile(kubeconfigPath), { context: 'host', qps: 500, burst: 1000 });
     this.#namespace = namespace;
+    this.#rate = rate;
   }
 
   /** Lists the objects to write (before the phase); resolves to how many. */
@@ -143,23 +151,40 @@ class FanOutWrites {
 
   /** Writes them all; resolves to the Events written (the rest were dropped by the bounded queue) when done. */
   async write(): Promise<number> {
-    const objects = this.#objects;
-    const entry = { name: FanOutWrites.CLUSTER, status: 'ClusterNotReady' };
-    const statuses = (async () => {
-      for (const obj of objects) await this.#updateStatus(obj, (clusters) => [...clusters, entry]);
-    })();
-    // The controller manager's own event pipeline, recording as its fan-out's reconciles do (a
-    // turn of the event loop after each): what its bounded queue drops is dropped here too.
+    // The controller manager's own event pipeline: what its bounded queue drops is dropped here too.
     const host = this.#host;
     const sink = new BackgroundEventSink(
       new EventRecorder({ events: (ns) => host.resource(RESOURCES.events, ns), component: 'kubefed-sync' }),
     );
-    for (const obj of objects) {
-      void sink.record(obj, { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' });
+    await (this.#rate > 0 ? this.#writePaced(sink) : this.#writeAtOnce(sink));
+    await sink.drained();
+    return this.#objects.length - sink.dropped;
+  }
+
+  /**
+   * As the controller manager makes a fan-out: every object's Event recorded as its reconcile
+   * runs (a turn of the event loop after each), the status writes one after the other meanwhile.
+   */
+  async #writeAtOnce(sink: BackgroundEventSink): Promise<void> {
+    const statuses = (async () => {
+      for (const obj of this.#objects) await this.#updateStatus(obj, (clusters) => [...clusters, CONTROL_ENTRY]);
+    })();
+    for (const obj of this.#objects) {
+      void sink.record(obj, CONTROL_EVENT);
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await Promise.all([statuses, sink.drained()]);
-    return objects.length - sink.dropped;
+    await statuses;
+  }
+
+  /** The i-th object's status written no earlier than i ÷ rate seconds after the start, its Event recorded after it. */
+  async #writePaced(sink: BackgroundEventSink): Promise<void> {
+    const t0 = performance.now();
+    for (const [i, obj] of this.#objects.entries()) {
+      const wait = t0 + (i * 1000) / this.#rate - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await this.#updateStatus(obj, (clusters) => [...clusters, CONTROL_ENTRY]);
+      void sink.record(obj, CONTROL_EVENT);
+    }
   }
 
   /** Removes the entries again (not timed: no change is made meanwhile), and closes the client. */
@@ -194,6 +219,9 @@ class FanOutWrites {
   }
 }
 
+const CONTROL_ENTRY = { name: FanOutWrites.CLUSTER, status: 'ClusterNotReady' };
+const CONTROL_EVENT = { type: 'Warning', reason: 'ClusterNotReady', message: 'Cluster not ready' } as const;
+
 interface ClusterEntry {
   readonly name: string;
   readonly status?: string;
@@ -204,8 +232,8 @@ function clustersOf(obj: KubeObject): readonly ClusterEntry[] {
 }
 
 /** The child: {@link FanOutWrites} driven by the parent's requests. */
-async function child(send: (report: Report) => Promise<void>, kubeconfigPath: string, namespace: string): Promise<void> {
-  const writes = new FanOutWrites(kubeconfigPath, namespace);
+async function child(send: (report: Report) => Promise<void>, kubeconfigPath: string, namespace: string, rate: number): Promise<void> {
+  const writes = new FanOutWrites(kubeconfigPath, namespace, rate);
   await send({ ready: await writes.prepare() });
   process.on('message', (request: Request) => {
     const done =
@@ -234,6 +262,6 @@ if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.
   const channel = process;
   const send = (report: Report): Promise<void> =>
     new Promise((resolve, reject) => channel.send?.(report, undefined, undefined, (err) => (err === null ? resolve() : reject(err))));
-  const [kubeconfigPath = '', namespace = ''] = process.argv.slice(2);
-  await child(send, kubeconfigPath, namespace);
+  const [kubeconfigPath = '', namespace = '', rate = '0'] = process.argv.slice(2);
+  await child(send, kubeconfigPath, namespace, Number(rate));
 }

@@ -8,6 +8,7 @@
 //     [--after-seconds S] [--concurrency K] [--latency-ms L] [--fault unreachable|hang]
 //     [--resync-period D] [--sim-processes one|host-apart|per-cluster] [--baseline-seconds B]
 //     [--cycles K] [--change-rate R] [--profile DIR] [--watch-host] [--substrate sim|real] [--control]
+//     [--control-rate W]
 //
 // Phases, in order:
 //   1. propagation of N objects to M members (the time is printed, not a figure of this benchmark);
@@ -31,12 +32,15 @@
 //      fan-out writes to the host (a status write per object, one at a time, and a Warning Event
 //      per object through the controller manager's bounded event queue) with every member Ready, and times changes until they are done:
 //      p99 ÷ baseline p99 of what the contract's writes cost on this machine with no member down
-//      (the entries are removed again after it);
+//      (the entries are removed again after it); `--control-rate W`: W status writes a second
+//      instead, each object's Event recorded after its status write (what a paced fan-out would
+//      write);
 //   5. the victim back (Ready, the fan-out of that reconciled, its queue empty); with
 //      `--cycles K` (default 1), phases 2 and 4 again until K outages were measured, each after a
 //      baseline of its own. The speed of a shared machine drifts over a run by more than the 10 %
 //      the target allows, so the figures to read are those over every cycle: the median of the
-//      cycles' ratios, and the p99 of every outage change ÷ the p99 of every baseline change.
+//      cycles' ratios, and the p99 of every outage change ÷ the p99 of every baseline change;
+//      and each baseline's p99 ÷ the one before it, two phases with nothing to find between them.
 // Every p99 ÷ baseline p99 comes with a 90 % bootstrap interval (`p99RatioInterval`): how far the
 // ratio moves with which changes happened to be the slowest, not with the machine's drift.
 // Phases 2 and 4 also print, per change made in them, the CPU seconds of the controller manager,
@@ -125,6 +129,7 @@ const { values: flags } = parseArgs({
     'watch-host': { type: 'boolean', default: false },
     substrate: { type: 'string', default: '' },
     control: { type: 'boolean', default: false },
+    'control-rate': { type: 'string', default: '0' },
   },
 });
 const OBJECTS = Number(flags.objects);
@@ -140,11 +145,13 @@ const FAULT = flags.fault;
 const PROFILE_DIR = flags.profile;
 const WATCH_HOST = flags['watch-host'];
 const CONTROL = flags.control;
+const CONTROL_RATE = Number(flags['control-rate']);
 const SIM_PROCESSES = parseSimProcesses(flags['sim-processes']);
 const SUBSTRATE = substrateFromEnvironment(flags.substrate || undefined);
 /** What the host's `/healthz` probe is called in the figures. */
 const HOST_NAME = SUBSTRATE === 'sim' ? 'kube-sim (host)' : 'kube-apiserver (host)';
 if (FAULT !== 'unreachable' && FAULT !== 'hang') throw new Error(`--fault: expected unreachable or hang, got ${FAULT}`);
+if (!(CONTROL_RATE >= 0)) throw new Error(`--control-rate: status writes per second, 0 (unpaced) or more, got ${flags['control-rate']}`);
 if (!(CHANGE_RATE >= 0)) throw new Error(`--change-rate: changes per second, 0 or more, got ${flags['change-rate']}`);
 if (!(Number.isInteger(CYCLES) && CYCLES >= 1)) throw new Error(`--cycles: a whole number of at least 1, got ${flags.cycles}`);
 if (!(MEMBERS >= 2)) throw new Error(`--members: at least 2 (one healthy, one victim), got ${flags.members}`);
@@ -511,7 +518,7 @@ function describeSlowest(
  * writes with every member healthy; the entries are removed again after it.
  */
 async function controlPhase(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baseline: readonly number[]): Promise<number[]> {
-  const writer = await FanOutWriterProcess.start(fed.kubeconfigPath, NS);
+  const writer = await FanOutWriterProcess.start(fed.kubeconfigPath, NS, CONTROL_RATE);
   try {
     await meter.start();
     const benchDelay = new BenchLoopDelay();
@@ -534,7 +541,7 @@ async function controlPhase(fed: LocalFederation, loop: ChangeLoop, meter: Phase
       await meter.stop(latencies.length);
       describeSlowest(meter.profiles, { starts: loop.starts.slice(before), latencies, notReadyAt: t0, moment: 'the start of the writes' });
       console.log(
-        `  the fan-out's writes done ${seconds(written.doneAt - t0)} after they started: ${writer.objects} status writes, ${written.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager); the writing process used ${written.cpuSeconds.toFixed(1)} CPU seconds (${(written.cpuSeconds / Math.max(1, latencies.length)).toFixed(3)} per change, not in the figures above)`,
+        `  the fan-out's writes done ${seconds(written.doneAt - t0)} after they started${CONTROL_RATE > 0 ? ` (paced at ${CONTROL_RATE} status writes a second)` : ''}: ${writer.objects} status writes, ${written.eventsWritten} Events (the rest dropped by the bounded queue, as in the controller manager); the writing process used ${written.cpuSeconds.toFixed(1)} CPU seconds (${(written.cpuSeconds / Math.max(1, latencies.length)).toFixed(3)} per change, not in the figures above)`,
       );
       return latencies;
     } finally {
@@ -667,6 +674,12 @@ function summarize(baselines: readonly number[][], outages: readonly number[][],
     `over ${outages.length} cycles: p99 ÷ baseline p99 per cycle ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${median.toFixed(2)}`,
   );
   console.log(describe('every cycle together: baselines', baselines.flat()));
+  // Two phases with nothing different between them: how far apart the ratio of two p99s falls
+  // on this machine when there is nothing to find.
+  const drift = baselines.slice(1).map((b, i) => latencySummary(b).p99 / latencySummary(baselines[i] ?? []).p99);
+  console.log(
+    `the baselines against each other (no fault in either): p99 ÷ the previous baseline's p99 ${drift.map((r) => r.toFixed(2)).join(', ')}`,
+  );
   console.log(describe(`every cycle together: healthy members with the victim ${FAULT}`, outages.flat(), baselines.flat()));
   if (controls.length > 0)
     console.log(describe("every cycle together: control (a fan-out's writes, every member Ready)", controls.flat(), baselines.flat()));
