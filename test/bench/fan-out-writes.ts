@@ -7,6 +7,7 @@
 // writes when told to (`{ do: 'write' }`), and removes its entries when told to
 // (`{ do: 'undo' }`) and exits.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, isConflict, Kubeconfig, type KubeObject } from '@kubefed/client';
@@ -171,7 +172,7 @@ class FanOutWrites {
     })();
     for (const obj of this.#objects) {
       void sink.record(obj, CONTROL_EVENT);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     await statuses;
   }
@@ -181,7 +182,7 @@ class FanOutWrites {
     const t0 = performance.now();
     for (const [i, obj] of this.#objects.entries()) {
       const wait = t0 + (i * 1000) / this.#rate - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0) await sleep(wait);
       await this.#updateStatus(obj, (clusters) => [...clusters, CONTROL_ENTRY]);
       void sink.record(obj, CONTROL_EVENT);
     }

@@ -514,7 +514,7 @@ function describeSlowest(
 }
 
 /**
- * The control phase (`--control`): changes timed while {@link FanOutWrites} makes a fan-out's
+ * The control phase (`--control`): changes timed while {@link FanOutWriterProcess} makes a fan-out's
  * writes with every member healthy; the entries are removed again after it.
  */
 async function controlPhase(fed: LocalFederation, loop: ChangeLoop, meter: PhaseMeter, baseline: readonly number[]): Promise<number[]> {
@@ -667,7 +667,8 @@ async function baselinePhase(loop: ChangeLoop, meter: PhaseMeter, healthy: numbe
  * over a run that one baseline and one outage cannot.
  */
 function summarize(baselines: readonly number[][], outages: readonly number[][], controls: readonly number[][]): void {
-  const ratios = outages.map((o, i) => latencySummary(o).p99 / latencySummary(baselines[i] ?? []).p99);
+  const baselineP99s = baselines.map((b) => latencySummary(b).p99);
+  const ratios = outages.map((o, i) => latencySummary(o).p99 / (baselineP99s[i] ?? NaN));
   const sorted = [...ratios].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   console.log(
@@ -676,7 +677,7 @@ function summarize(baselines: readonly number[][], outages: readonly number[][],
   console.log(describe('every cycle together: baselines', baselines.flat()));
   // Two phases with nothing different between them: how far apart the ratio of two p99s falls
   // on this machine when there is nothing to find.
-  const drift = baselines.slice(1).map((b, i) => latencySummary(b).p99 / latencySummary(baselines[i] ?? []).p99);
+  const drift = baselineP99s.slice(1).map((p99, i) => p99 / (baselineP99s[i] ?? NaN));
   console.log(
     `the baselines against each other (no fault in either): p99 ÷ the previous baseline's p99 ${drift.map((r) => r.toFixed(2)).join(', ')}`,
   );
