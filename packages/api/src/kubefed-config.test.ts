@@ -49,7 +49,7 @@ const valid = () => parse(CONFIG_YAML);
 
 const FULL_DEFAULTS: KubeFedConfigSpec = {
   controllerDuration: { availableDelay: '20s', unavailableDelay: '1m0s', cacheSyncTimeout: '5m0s' },
-  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'leases' },
+  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
   featureGates: [
     { name: 'PushReconciler', configuration: 'Enabled' },
     { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
@@ -174,20 +174,13 @@ describe('KubeFedConfig', () => {
     [
       'an unknown resource lock',
       (o) => (o.spec.leaderElect.resourceLock = 'etcd'),
-      [{ path: 'spec.leaderElect.resourceLock', message: 'must be one of leases' }],
-    ],
-    ...['configmaps', 'endpoints', 'configmapsleases', 'endpointsleases'].map(
-      (lock): [string, (o: ReturnType<typeof valid>) => void, { path: string; message: string }[]] => [
-        `KubeFed's ${lock} lock, which Kubernetes 1.24 removed`,
-        (o) => (o.spec.leaderElect.resourceLock = lock),
-        [
-          {
-            path: 'spec.leaderElect.resourceLock',
-            message: `Unsupported value: "${lock}": Kubernetes 1.24 and later have no ConfigMap or Endpoints leader-election locks; supported values: "leases"`,
-          },
-        ],
+      [
+        {
+          path: 'spec.leaderElect.resourceLock',
+          message: 'must be one of configmaps, endpoints, leases, configmapsleases, endpointsleases',
+        },
       ],
-    ),
+    ],
     [
       'an unknown and a duplicate feature gate',
       (o) => o.spec.featureGates.push({ name: 'Foo', configuration: 'Enabled' }, { name: 'PushReconciler', configuration: 'On' }),
@@ -212,6 +205,15 @@ describe('KubeFedConfig', () => {
     mutate(o);
     expect(validateKubeFedConfig(o).issues).toEqual(issues);
   });
+
+  it.each(['configmaps', 'endpoints', 'leases', 'configmapsleases', 'endpointsleases'])(
+    'accepts the %s lock, a lock type of client-go resourcelock.New',
+    (lock) => {
+      const o = valid();
+      o.spec.leaderElect.resourceLock = lock;
+      expect(validateKubeFedConfig(o).ok).toBe(true);
+    },
+  );
 
   it('refuses to change the scope on update', () => {
     const old = valid();

@@ -21,10 +21,17 @@ import {
 
 /** Control-plane scopes. */
 export const KUBEFED_SCOPES = ['Cluster', 'Namespaced'] as const;
-/** Leader-election lock kinds: a `coordination.k8s.io/v1` Lease, the only lock Kubernetes >= 1.24 supports. */
-export const RESOURCE_LOCKS = ['leases'] as const;
-/** KubeFed's lock kinds that Kubernetes >= 1.24 (client-go 0.24) removed; refused with a message saying so. */
-export const LEGACY_RESOURCE_LOCKS = ['configmaps', 'endpoints', 'configmapsleases', 'endpointsleases'] as const;
+/**
+ * Leader-election lock kinds, the lock types of client-go's `resourcelock.New` (client-go v0.22,
+ * the one KubeFed v0.10.0 is built with): the leader record in the
+ * `control-plane.alpha.kubernetes.io/leader` annotation of a ConfigMap (`configmaps`, KubeFed's
+ * default) or an Endpoints (`endpoints`), a `coordination.k8s.io/v1` Lease (`leases`), or both an
+ * old kind and the Lease (`configmapsleases`, `endpointsleases`: client-go's MultiLock). KubeFed's
+ * own validation admits `configmaps` and `endpoints` only; the other three are ours.
+ */
+export const RESOURCE_LOCKS = ['configmaps', 'endpoints', 'leases', 'configmapsleases', 'endpointsleases'] as const;
+/** One of {@link RESOURCE_LOCKS}. */
+export type ResourceLockType = (typeof RESOURCE_LOCKS)[number];
 /** Known feature gate names (sorted). */
 export const FEATURE_GATE_NAMES = ['PushReconciler', 'RawResourceStatusCollection', 'SchedulerPreferences'] as const;
 const SWITCHES = ['Enabled', 'Disabled'] as const;
@@ -76,7 +83,7 @@ export type KubeFedConfig = z.infer<typeof kubeFedConfigSchema>;
 /** The defaults of docs/kubefed-compatibility.md §6.1, serialised as Go would (`1m0s`, `5m0s`). */
 export const KUBEFED_CONFIG_DEFAULTS = {
   controllerDuration: { availableDelay: '20s', unavailableDelay: '1m0s', cacheSyncTimeout: '5m0s' },
-  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'leases' },
+  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
   clusterHealthCheck: { period: '10s', failureThreshold: 3, successThreshold: 1, timeout: '3s' },
   syncController: { maxConcurrentReconciles: 1, adoptResources: 'Enabled' },
   statusController: { maxConcurrentReconciles: 1 },
@@ -131,15 +138,6 @@ function checkEnum(out: IssueCollector, path: string, value: unknown, allowed: r
   else if (typeof value === 'string' && !allowed.includes(value)) out.add(path, `must be one of ${allowed.join(', ')}`);
 }
 
-function checkResourceLock(out: IssueCollector, value: unknown): void {
-  if (typeof value === 'string' && (LEGACY_RESOURCE_LOCKS as readonly string[]).includes(value)) {
-    out.add(
-      'spec.leaderElect.resourceLock',
-      `Unsupported value: ${JSON.stringify(value)}: Kubernetes 1.24 and later have no ConfigMap or Endpoints leader-election locks; supported values: "leases"`,
-    );
-  } else checkEnum(out, 'spec.leaderElect.resourceLock', value, RESOURCE_LOCKS);
-}
-
 function checkDuration(out: IssueCollector, path: string, value: unknown): number | undefined {
   if (value === undefined) {
     out.add(path, 'Required value');
@@ -192,7 +190,7 @@ function checkSpec(spec: unknown, out: IssueCollector): void {
         'spec.leaderElect.renewDeadline',
         `Invalid value: ${JSON.stringify(field(le, 'renewDeadline'))}: renewDeadline must be greater than retryPeriod*JitterFactor(1.2)`,
       );
-    checkResourceLock(out, field(le, 'resourceLock'));
+    checkEnum(out, 'spec.leaderElect.resourceLock', field(le, 'resourceLock'), RESOURCE_LOCKS);
   }
 
   const gates = field(spec, 'featureGates');

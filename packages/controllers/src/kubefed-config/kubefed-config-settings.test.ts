@@ -19,7 +19,7 @@ describe('defaultKubeFedConfigObject', () => {
       spec: {
         scope: 'Cluster',
         controllerDuration: { availableDelay: '20s', unavailableDelay: '1m0s', cacheSyncTimeout: '5m0s' },
-        leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'leases' },
+        leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
         featureGates: [
           { name: 'PushReconciler', configuration: 'Enabled' },
           { name: 'RawResourceStatusCollection', configuration: 'Enabled' },

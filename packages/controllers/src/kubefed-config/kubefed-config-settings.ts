@@ -12,6 +12,7 @@ import {
   validateKubeFedConfig,
   type FeatureGate,
   type KubeFedConfig,
+  type ResourceLockType,
   type ValidationIssue,
 } from '@kubefed/api';
 
@@ -27,7 +28,8 @@ export interface KubeFedConfigSettings {
     readonly leaseDurationMs: number;
     readonly renewDeadlineMs: number;
     readonly retryPeriodMs: number;
-    readonly resourceLock: string;
+    /** Which object(s) hold the leader record (default `configmaps`, as KubeFed's webhook). */
+    readonly resourceLock: ResourceLockType;
   };
   readonly featureGates: Readonly<Record<FeatureGate, boolean>>;
   readonly clusterHealthCheck: {
@@ -84,7 +86,8 @@ export function resolveKubeFedConfig(obj: unknown): ResolvedKubeFedConfig {
         leaseDurationMs: ms(le.leaseDuration),
         renewDeadlineMs: ms(le.renewDeadline),
         retryPeriodMs: ms(le.retryPeriod),
-        resourceLock: le.resourceLock ?? 'leases',
+        // Validation admitted only RESOURCE_LOCKS, and defaulting filled it in.
+        resourceLock: le.resourceLock as ResourceLockType,
       },
       featureGates: resolveFeatureGates(spec),
       clusterHealthCheck: {

@@ -54,6 +54,67 @@ const INVALID_EDITS: readonly { kind: AdmissionKind; valid: () => Obj; invalidat
   },
 ];
 
+/**
+ * KubeFed v0.10.0's mutating webhook on CREATE (pkg/apis/core/v1beta1/defaults/defaults.go),
+ * written out: what a KubeFedConfig created with `given` must be stored as. Durations as Go's
+ * time.Duration.String() prints them. One deliberate difference: RawResourceStatusCollection is
+ * Enabled by default here (KubeFed: Disabled), see docs/kubefed-compatibility.md.
+ */
+const KUBEFED_DEFAULTED_SPEC = {
+  scope: 'Cluster',
+  controllerDuration: { availableDelay: '20s', unavailableDelay: '1m0s', cacheSyncTimeout: '5m0s' },
+  leaderElect: { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '5s', resourceLock: 'configmaps' },
+  featureGates: [
+    { name: 'PushReconciler', configuration: 'Enabled' },
+    { name: 'RawResourceStatusCollection', configuration: 'Enabled' },
+    { name: 'SchedulerPreferences', configuration: 'Enabled' },
+  ],
+  clusterHealthCheck: { period: '10s', failureThreshold: 3, successThreshold: 1, timeout: '3s' },
+  syncController: { maxConcurrentReconciles: 1, adoptResources: 'Enabled' },
+  statusController: { maxConcurrentReconciles: 1 },
+};
+
+/** [title, spec created, spec stored] (the gate list a user gives is completed by the controller manager, not at admission). */
+const DEFAULTING_CASES: readonly [string, Json, Json][] = [
+  ['only the scope', { scope: 'Cluster' }, KUBEFED_DEFAULTED_SPEC],
+  ['a Namespaced scope', { scope: 'Namespaced' }, { ...KUBEFED_DEFAULTED_SPEC, scope: 'Namespaced' }],
+  [
+    'empty blocks',
+    { scope: 'Cluster', controllerDuration: {}, leaderElect: {}, clusterHealthCheck: {}, syncController: {}, statusController: {} },
+    KUBEFED_DEFAULTED_SPEC,
+  ],
+  [
+    'a leaderElect with only the endpoints lock',
+    { scope: 'Cluster', leaderElect: { resourceLock: 'endpoints' } },
+    { ...KUBEFED_DEFAULTED_SPEC, leaderElect: { ...KUBEFED_DEFAULTED_SPEC.leaderElect, resourceLock: 'endpoints' } },
+  ],
+  [
+    "KubeFed's test timings without a lock",
+    { scope: 'Cluster', leaderElect: { leaseDuration: '1500ms', renewDeadline: '1000ms', retryPeriod: '500ms' } },
+    {
+      ...KUBEFED_DEFAULTED_SPEC,
+      leaderElect: { leaseDuration: '1500ms', renewDeadline: '1000ms', retryPeriod: '500ms', resourceLock: 'configmaps' },
+    },
+  ],
+  [
+    'user values in every block',
+    {
+      scope: 'Cluster',
+      controllerDuration: { availableDelay: '31s' },
+      clusterHealthCheck: { failureThreshold: 5 },
+      syncController: { adoptResources: 'Disabled' },
+      statusController: { maxConcurrentReconciles: 3 },
+    },
+    {
+      ...KUBEFED_DEFAULTED_SPEC,
+      controllerDuration: { ...KUBEFED_DEFAULTED_SPEC.controllerDuration, availableDelay: '31s' },
+      clusterHealthCheck: { ...KUBEFED_DEFAULTED_SPEC.clusterHealthCheck, failureThreshold: 5 },
+      syncController: { maxConcurrentReconciles: 1, adoptResources: 'Disabled' },
+      statusController: { maxConcurrentReconciles: 3 },
+    },
+  ],
+];
+
 /** Admission rules of the KubeFed CRDs, the same on kube-sim and kube-apiserver. */
 export function kubefedAdmissionConformance(substrate: Substrate): void {
   describe('admission of KubeFed objects through the CRD rules', () => {
@@ -133,6 +194,14 @@ export function kubefedAdmissionConformance(substrate: Substrate): void {
       expect(resolveFeatureGates(stored.spec)).toEqual(resolveFeatureGates(expected));
       const minimal = expectCode(await create('KubeFedConfig', { ...validConfig('kubefed-minimal'), spec: { scope: 'Namespaced' } }), 201);
       expect(minimal.spec).toEqual(defaultKubeFedConfigSpec({ scope: 'Namespaced' }));
+    });
+
+    it.each(DEFAULTING_CASES)("stores a KubeFedConfig created with %s as KubeFed's webhook defaulted it", async (title, spec, expected) => {
+      const name = `kubefed-defaults-${DEFAULTING_CASES.findIndex((c) => c[0] === title)}`;
+      const stored = expectCode(await create('KubeFedConfig', { ...validConfig(name), spec }), 201);
+      expect(stored.spec).toEqual(expected);
+      expect(expectCode(await t.request('GET', path('KubeFedConfig', name)), 200).spec).toEqual(expected);
+      expectCode(await t.request('DELETE', path('KubeFedConfig', name)), 200);
     });
 
     it('refuses to change the scope of a KubeFedConfig and accepts other changes, as kube-apiserver words it', async () => {

@@ -159,7 +159,10 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
   config('a renew deadline within 1.2 retry periods', 'spec.leaderElect.renewDeadline', {
     leaderElect: { renewDeadline: '6s', retryPeriod: '5s' },
   }),
-  config("KubeFed's configmaps lock", 'spec.leaderElect.resourceLock', { leaderElect: { resourceLock: 'configmaps' } }),
+  ...['configmaps', 'endpoints', 'leases', 'configmapsleases', 'endpointsleases'].map((lock) =>
+    config(`the ${lock} lock (client-go resourcelock.New)`, null, { leaderElect: { resourceLock: lock } }),
+  ),
+  config('an unknown lock', 'spec.leaderElect.resourceLock', { leaderElect: { resourceLock: 'etcd' } }),
   config('an unknown feature gate', 'spec.featureGates[0].name', { featureGates: [{ name: 'Teleport', configuration: 'Enabled' }] }),
   config('a feature gate listed twice', 'spec.featureGates', {
     featureGates: [
