@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceDef, VersionDef } from '../resources/resource-def.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
 import type { JsonObject } from '../util/json.js';
+import { BuiltinSchemas, OBJECT_META } from './builtin-schemas.js';
 
 function param(name: string, description: string): JsonObject {
   return { name, in: 'query', description, schema: { type: 'string', uniqueItems: true } };
@@ -17,6 +18,9 @@ const writeParams = [
 ];
 
 function schemaName(def: ResourceDef, version: string): string {
+  const gvPath = def.group === '' ? `api/${version}` : `apis/${def.group}/${version}`;
+  const published = def.builtin ? BuiltinSchemas.load().nameOf(gvPath, { group: def.group, version, kind: def.kind }) : undefined;
+  if (published !== undefined) return published;
   if (def.builtin) {
     const pkg = def.group === '' ? 'core' : def.group.split('.')[0]!;
     return `io.k8s.api.${pkg}.${version}.${def.kind}`;
@@ -60,8 +64,9 @@ const patchContentTypes = [
  * Serves `/openapi/v3` (an index with a `serverRelativeURL` per group-version) and one document
  * per group-version listing every resource path with its operations, the
  * `x-kubernetes-group-version-kind` extension and the `fieldValidation` parameter, which is what
- * `kubectl apply` checks before relying on server-side field validation. Custom resources carry
- * their CRD schema; built-in kinds get an open schema (no client-side validation).
+ * `kubectl apply` checks before relying on server-side field validation. Built-in kinds carry
+ * the schemas Kubernetes publishes for them ({@link BuiltinSchemas}); custom resources carry
+ * their CRD schema, with ObjectMeta in full as kube-apiserver serves it.
  */
 export class OpenApiServer {
   private cacheGeneration = -1;
@@ -101,14 +106,16 @@ export class OpenApiServer {
 
   private document(group: string, version: string): JsonObject {
     const paths: JsonObject = {};
-    const schemas: JsonObject = {
-      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-    };
+    const builtins = BuiltinSchemas.load();
+    const schemas: JsonObject = { ...builtins.objectMeta() };
     const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    const gvPath = prefix.slice(1);
     for (const { def, version: vd } of this.registry.inGroupVersion(group, version)) {
       if (def.virtual === true) continue;
       Object.assign(paths, resourcePaths(prefix, def, vd));
-      schemas[schemaName(def, version)] = this.schemaFor(def, vd, version);
+      const name = schemaName(def, version);
+      if (def.builtin && builtins.components(gvPath)[name] !== undefined) Object.assign(schemas, builtins.components(gvPath));
+      else schemas[name] = this.schemaFor(def, vd, version);
     }
     return {
       openapi: '3.0.0',
@@ -132,7 +139,7 @@ export class OpenApiServer {
     const props = { ...((vd.schema['properties'] as JsonObject | undefined) ?? {}) };
     props['apiVersion'] = { type: 'string' };
     props['kind'] = { type: 'string' };
-    props['metadata'] = { allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }] };
+    props['metadata'] = { allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }] };
     return {
       ...vd.schema,
       properties: props,

@@ -180,5 +180,18 @@ export function discoveryConformance(substrate: Substrate): void {
       const names = params.map((p) => p.name ?? p.$ref);
       expect(names.some((n: string) => n.includes('fieldValidation'))).toBe(true);
     });
+
+    it('publishes the typed OpenAPI v3 schema of a built-in kind, ObjectMeta included', async () => {
+      const doc = expectCode(await t.request('GET', '/openapi/v3/apis/apps/v1'), 200);
+      const schemas = doc.components?.schemas ?? {};
+      const deployment = schemas['io.k8s.api.apps.v1.Deployment'];
+      expect(deployment?.['x-kubernetes-group-version-kind']).toContainEqual({ group: 'apps', version: 'v1', kind: 'Deployment' });
+      const specRef = deployment.properties.spec.allOf[0].$ref as string;
+      const spec = schemas[specRef.replace('#/components/schemas/', '')];
+      expect(spec.properties.replicas).toMatchObject({ type: 'integer', format: 'int32' });
+      const meta = schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'];
+      expect(meta.properties.annotations).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
+      expect(meta.properties.labels).toMatchObject({ type: 'object' });
+    });
   });
 }
