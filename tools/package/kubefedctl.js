@@ -8,7 +8,8 @@
 //   3. postject injects the blob into a copy of that Node binary.
 // The files of the `kubefedctl dashboard` page (the dashboard's assets/ and the browser packages
 // it serves from node_modules) go into the blob as SEA assets keyed by URL path, which the
-// dashboard reads with node:sea's getAsset (packages/dashboard/src/page-files.ts).
+// dashboard reads with node:sea's getAsset (packages/dashboard/src/page-files.ts); so do the
+// bash and zsh completion templates, which `kubefedctl completion` reads the same way.
 // Options: --node <path> (a Node binary to embed instead; it must be the one that writes the
 // blob), --out <path> (default dist/kubefedctl-linux-x64).
 import { execFileSync } from 'node:child_process';
@@ -56,10 +57,14 @@ async function bundle(outfile, stamp) {
   writeFileSync(outfile, readFileSync(outfile, 'utf8').replace(/^#!.*\n/, ''));
 }
 
-/** The dashboard page's files, URL path → file: the SEA assets. */
-async function dashboardPageFiles() {
+/**
+ * The SEA assets, key → file: the dashboard page's files (keyed by URL path) and the shell
+ * completion templates (packages/kubefedctl/src/completion-scripts.ts).
+ */
+async function seaAssets() {
   const { pageFileList } = await tsImport(join(root, 'packages/dashboard/src/page-files.ts'), import.meta.url);
-  return Object.fromEntries(pageFileList());
+  const { completionTemplateFiles } = await tsImport(join(root, 'packages/kubefedctl/src/completion-scripts.ts'), import.meta.url);
+  return Object.fromEntries([...pageFileList(), ...completionTemplateFiles()]);
 }
 
 async function main() {
@@ -74,7 +79,7 @@ async function main() {
   const blob = join(work, 'kubefedctl.blob');
   try {
     await bundle(main, stamp);
-    const seaConfig = { main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: await dashboardPageFiles() };
+    const seaConfig = { main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: await seaAssets() };
     writeFileSync(join(work, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
     execFileSync(node, ['--experimental-sea-config', join(work, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
     rmSync(out, { force: true });

@@ -6,6 +6,7 @@ import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 
 import path from 'node:path';
 import { COMPLETE_FILES, completeWords } from './completion.js';
 import { kubeconfigCompletionSources } from './completion-sources.js';
+import { completionScript } from './completion-scripts.js';
 import { join, validateJoinNames } from './commands/join.js';
 import type { JoinResult } from './commands/join.js';
 import { rotateToken } from './commands/rotate-token.js';
@@ -1005,7 +1006,7 @@ end
 complete -c kubefedctl -f -a '(__kubefedctl_complete)'`;
 
 /**
- * \`completion <shell>\` prints the script (bash and zsh from @pnpm/tabtab, fish
+ * \`completion <shell>\` prints the script (bash and zsh from @pnpm/tabtab's templates, fish
  * {@link FISH_COMPLETION_SCRIPT}); the script calls the hidden \`completion-server -- <words>\`
  * with COMP_CWORD/SHELL set, which answers from the program tree ({@link completeWords}).
  */
@@ -1017,11 +1018,8 @@ function addCompletionCommands(program: Command, io: RunIo): void {
     )
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .addHelpText('after', COMPLETION_EXAMPLES)
-    .action(async (shell: Shell) => {
-      const script =
-        shell === 'fish'
-          ? FISH_COMPLETION_SCRIPT
-          : await tabtab.getCompletionScript({ name: 'kubefedctl', completer: 'kubefedctl', shell });
+    .action((shell: Shell) => {
+      const script = shell === 'fish' ? FISH_COMPLETION_SCRIPT : completionScript(shell, 'kubefedctl');
       io.stdout(`${script}\n`);
     });
   program

@@ -1,7 +1,7 @@
 // The single-file kubefedctl as users get it: `npm run package:kubefedctl` (tools/package/),
 // copied alone into an empty directory outside the repository, run as a program and as the
-// kubectl plugin `kubectl-kubefed` with the real kubectl, and serving `kubefedctl dashboard`'s page
-// from the files embedded in it.
+// kubectl plugin `kubectl-kubefed` with the real kubectl, loading its shell completion scripts into
+// real bash, zsh and fish, and serving `kubefedctl dashboard`'s page from the files embedded in it.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -67,6 +67,55 @@ function joinDryRun(): string[] {
   ];
 }
 
+/**
+ * Writes the executable's `completion <shell>` script to a file outside its directory, loads it
+ * into a real shell with the executable first on PATH (as `kubefedctl`, which the script runs),
+ * and returns the candidates its completion function gives for `typed` (the last word being typed).
+ * zsh runs without compsys: `compdef` and `_describe` are functions that print the candidates.
+ */
+async function completeIn(shell: 'bash' | 'zsh' | 'fish', typed: string[]): Promise<string[]> {
+  const printed = await runIn(exe, ['completion', shell]);
+  expect(printed.stderr).toBe('');
+  expect(printed.code).toBe(0);
+  const script = path.join(dir, `kubefedctl.${shell}`);
+  fs.writeFileSync(script, printed.stdout);
+  const words = ['kubefedctl', ...typed];
+  const quoted = words.map((w) => `'${w}'`).join(' ');
+  const programs = {
+    bash: [
+      `source '${script}'`,
+      `COMP_WORDS=(${quoted})`,
+      `COMP_CWORD=${typed.length}`,
+      `COMP_LINE='${words.join(' ')}'`,
+      'COMP_POINT=${#COMP_LINE}',
+      '_kubefedctl_completion',
+      'printf "%s\\n" "${COMPREPLY[@]}"',
+    ],
+    zsh: [
+      'compdef() { :; }',
+      '_describe() { print -rl -- "${(@P)2}"; }',
+      `source '${script}'`,
+      `words=(${quoted})`,
+      `CURRENT=${words.length}`,
+      '_kubefedctl_completion',
+    ],
+    fish: [`source '${script}'`, `complete -C '${words.join(' ')}'`],
+  };
+  const args = { bash: ['--norc', '--noprofile', '-c'], zsh: ['-f', '-c'], fish: ['--no-config', '-c'] }[shell];
+  const env = { PATH: `${path.dirname(exe)}:/usr/bin:/bin`, HOME: dir, KUBECONFIG: fed.kubeconfig };
+  const out = await new Promise<string>((resolve, reject) => {
+    execFile(shell, [...args, programs[shell].join('\n')], { cwd: dir, env, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`${shell} failed: ${error.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+  // zsh prints `name:description`, fish `name<TAB>description`.
+  return out
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split(shell === 'fish' ? '\t' : /(?<!\\):/)[0] ?? '');
+}
+
 function kindsOf(yaml: string): string[] {
   return parseAllDocuments(yaml).map((d) => (d.toJS() as { kind: string }).kind);
 }
@@ -94,6 +143,15 @@ describe('the packaged kubefedctl in an empty directory', () => {
     expect(r.stdout).toContain('Usage: kubefedctl');
     expect(r.stdout).toContain('join');
   });
+
+  it.each(['bash', 'zsh', 'fish'] as const)(
+    'prints its %s completion script, which completes subcommands and kubeconfig contexts through the executable',
+    async (shell) => {
+      expect(await completeIn(shell, ['ver'])).toEqual(['version']);
+      expect(await completeIn(shell, ['join', 'member1', '--cluster-context', 'mem'])).toEqual(['member1']);
+    },
+    120_000,
+  );
 
   it('prints the objects join would create against kube-sim with join --dry-run -o yaml', async () => {
     const r = await runIn(exe, joinDryRun());
