@@ -90,7 +90,26 @@ export { EventRecorder, type EventRecorderOptions, type EventSink, type ObjectEv
 export { BackgroundEventSink, type BackgroundEventSinkOptions } from './background-event-sink.js';
 export { Manager, type ManagerOptions, type ManagerAddresses, type ManagerLeaderElectionOptions, type Check } from './manager.js';
 export { KubeMetricsAuthorizer, type KubeMetricsAuthorizerOptions, type MetricsAccess, type MetricsAuthorizer } from './metrics-auth.js';
-export { LeaderElector, microTime, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
+export { LeaderElector, type LeaderElectionOptions, type LeaderElectionEnd } from './leader-election.js';
+export {
+  AnnotationLock,
+  describeLock,
+  LEADER_ANNOTATION,
+  leaderRecordJson,
+  LeaseLock,
+  microTime,
+  MultiLock,
+  newResourceLock,
+  UNKNOWN_LEADER,
+  type LeaderElectionRecord,
+  type LockLocation,
+  type LockObjectClient,
+  type NewResourceLockOptions,
+  type ObservedRecord,
+  type ResourceLock,
+  type ResourceLockClients,
+  type ResourceLockType,
+} from './resource-lock.js';
 export { Fleet, type FleetEvents, type FleetMember, type FleetOptions, type MemberInformerSpec } from './fleet.js';
 export {
   SharedInformers,

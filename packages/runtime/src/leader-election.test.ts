@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeaderElector, microTime, type LeaderElectionEnd } from './leader-election.js';
+import { LeaderElector, type LeaderElectionEnd } from './leader-election.js';
+import { LeaseLock, microTime } from './resource-lock.js';
 import { capturedLogger } from './testing/captured-logger.js';
 import { FakeClock } from './testing/fake-clock.js';
 import { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
@@ -13,9 +14,7 @@ function candidate(leases: InMemoryLeaseClient, clock: FakeClock, identity: stri
   const events: string[] = [];
   let leadingSignal: AbortSignal | undefined;
   const elector = new LeaderElector({
-    leases,
-    name: 'lock',
-    namespace: 'ns',
+    lock: new LeaseLock(leases, { name: 'lock', namespace: 'ns' }),
     identity,
     leaseDurationMs: 2000,
     renewDeadlineMs: 1500,
@@ -108,9 +107,7 @@ describe('LeaderElector', () => {
     const leases = new InMemoryLeaseClient();
     const { lines, logger } = capturedLogger();
     const elector = new LeaderElector({
-      leases,
-      name: 'lock',
-      namespace: 'ns',
+      lock: new LeaseLock(leases, { name: 'lock', namespace: 'ns' }),
       identity: 'a',
       leaseDurationMs: 2000,
       renewDeadlineMs: 1500,

@@ -1,16 +1,13 @@
 import { sleep, systemClock, type Clock } from '@kubefed/client';
-import { statusCodeOf, type KubeObject, type LeaseResourceClient } from './kube-types.js';
+import { statusCodeOf } from './kube-types.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { RuntimeMetrics } from './metrics.js';
+import { describeLock, type LeaderElectionRecord, type ObservedRecord, type ResourceLock } from './resource-lock.js';
 
 /** Options of {@link LeaderElector}. */
 export interface LeaderElectionOptions {
-  /** Leases in the lock's namespace: `dynamic.resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' }, namespace)`. */
-  leases: LeaseResourceClient;
-  /** Lease name, e.g. `kubefed-controller-manager`. */
-  name: string;
-  /** Namespace written into a created Lease. */
-  namespace: string;
+  /** The lock: a Lease, a ConfigMap or Endpoints annotation, or both (see {@link newResourceLock}). */
+  lock: ResourceLock;
   /** This candidate's unique identity (e.g. `<hostname>_<uuid>`). */
   identity: string;
   /** How long a holder's claim is valid after its last renewal; default 15 s. */
@@ -33,27 +30,15 @@ export interface LeaderElectionOptions {
   metrics?: RuntimeMetrics;
 }
 
-interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
 /** How a {@link LeaderElector.run} ended. */
 export type LeaderElectionEnd = 'stopped' | 'lost';
 
-/** Formats epoch ms as a Kubernetes MicroTime (`2026-11-21T10:00:00.000000Z`). */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
 /**
- * Lease-based leader election (client-go's algorithm on a `coordination.k8s.io/v1` Lease with
- * optimistic concurrency: a 409 on create/update means another candidate won the race).
+ * Leader election (client-go's algorithm on a {@link ResourceLock}, by default a
+ * `coordination.k8s.io/v1` Lease, with optimistic concurrency: a 409 on create/update means
+ * another candidate won the race).
  *
- * A candidate takes the Lease when it is free (no holder) or its holder has not renewed for
+ * A candidate takes the lock when it is free (no holder) or its holder has not renewed for
  * `leaseDurationSeconds` as measured on this candidate's clock since it last saw the record
  * change. The leader renews every `retryPeriodMs`; if no renewal succeeds for `renewDeadlineMs`
  * it steps down at once (its `onStartedLeading` signal aborts) before anyone else can take over.
@@ -78,26 +63,35 @@ export class LeaderElector {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
-    this.#logger = (options.logger ?? silentLogger()).child({ lease: `${options.namespace}/${options.name}`, identity: options.identity });
+    const { lock } = options;
+    this.#logger = (options.logger ?? silentLogger()).child({
+      lock: { kind: lock.kind, namespace: lock.namespace, name: lock.name },
+      identity: options.identity,
+    });
     this.#leaseMs = options.leaseDurationMs ?? 15_000;
     this.#renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.#retryMs = options.retryPeriodMs ?? 5_000;
   }
 
-  /** True while this candidate holds the Lease. */
+  /** True while this candidate holds the lock. */
   get isLeader(): boolean {
     return this.#leading;
   }
 
-  /** The holder last observed in the Lease ('' = none). */
+  /** The holder last observed in the lock ('' = none). */
   get observedLeader(): string {
     return this.#observedHolder;
+  }
+
+  /** The lock this candidate campaigns for. */
+  get lock(): ResourceLock {
+    return this.#o.lock;
   }
 
   /**
    * Campaigns until leader, then renews. Resolves `'lost'` when leadership is lost (the caller
    * should stop, as client-go processes exit) or `'stopped'` when `signal` aborts (after
-   * releasing the Lease if `releaseOnCancel`). Never rejects.
+   * releasing the lock if `releaseOnCancel`). Never rejects.
    */
   async run(signal: AbortSignal): Promise<LeaderElectionEnd> {
     let acquired = false;
@@ -118,7 +112,7 @@ export class LeaderElector {
     const leading = new AbortController();
     this.#setLeading(true);
     this.#lastRenewal = this.#clock.now();
-    this.#logger.info('became leader');
+    this.#logger.info({ kind: this.#o.lock.kind, namespace: this.#o.lock.namespace, name: this.#o.lock.name }, 'became leader');
     let lost = false;
     const lose = (): void => {
       if (lost) return;
@@ -133,7 +127,7 @@ export class LeaderElector {
           renewDeadlineMs: this.#renewDeadlineMs,
           retryPeriodMs: this.#retryMs,
         },
-        'leader election lost: the lease could not be renewed within the renew deadline',
+        'leader election lost: the lock could not be renewed within the renew deadline',
       );
     };
     let deadline = this.#clock.setTimeout(lose, this.#renewDeadlineMs);
@@ -176,7 +170,7 @@ export class LeaderElector {
 
   #setLeading(leading: boolean): void {
     this.#leading = leading;
-    this.#o.metrics?.leader(this.#o.name, leading);
+    this.#o.metrics?.leader(this.#o.lock.name, leading);
   }
 
   async #withTimeout(p: Promise<boolean>, ms: number): Promise<boolean> {
@@ -184,7 +178,7 @@ export class LeaderElector {
     const timeout = new Promise<boolean>(
       (resolve) =>
         (handle = this.#clock.setTimeout(() => {
-          this.#lastError = new Error(`renewing the lease took longer than ${ms}ms`);
+          this.#lastError = new Error(`renewing the lock ${describeLock(this.#o.lock)} took longer than ${ms}ms`);
           resolve(false);
         }, ms)),
     );
@@ -195,14 +189,12 @@ export class LeaderElector {
     }
   }
 
-  #observe(lease: KubeObject): LeaseSpec {
-    const spec = (lease.spec ?? {}) as LeaseSpec;
-    const key = `${spec.holderIdentity ?? ''}|${spec.renewTime ?? ''}|${lease.metadata.resourceVersion ?? ''}`;
-    if (key !== this.#observedKey) {
-      this.#observedKey = key;
+  #observe(observed: ObservedRecord): LeaderElectionRecord {
+    if (observed.version !== this.#observedKey) {
+      this.#observedKey = observed.version;
       this.#observedTime = this.#clock.now();
     }
-    const holder = spec.holderIdentity ?? '';
+    const holder = observed.record.holderIdentity;
     if (holder !== this.#observedHolder) {
       this.#observedHolder = holder;
       if (holder !== '' && holder !== this.#o.identity) {
@@ -210,87 +202,82 @@ export class LeaderElector {
         this.#o.onNewLeader?.(holder);
       }
     }
-    return spec;
+    return observed.record;
   }
 
   async #tryAcquireOrRenew(): Promise<boolean> {
     const now = this.#clock.now();
     const leaseSeconds = Math.max(1, Math.ceil(this.#leaseMs / 1000));
-    let lease: KubeObject;
+    const { lock } = this.#o;
+    let observed: ObservedRecord | undefined;
     try {
-      lease = await this.#o.leases.get(this.#o.name);
+      observed = await lock.get();
     } catch (err) {
-      if (statusCodeOf(err) !== 404) {
-        this.#lastError = err;
-        this.#logger.warn({ err }, 'reading the lease failed');
-        return false;
-      }
-      const spec: LeaseSpec = {
-        holderIdentity: this.#o.identity,
-        leaseDurationSeconds: leaseSeconds,
-        acquireTime: microTime(now),
-        renewTime: microTime(now),
-        leaseTransitions: 0,
-      };
+      this.#lastError = err;
+      this.#logger.warn({ err }, 'reading the lock failed');
+      return false;
+    }
+    if (observed === undefined) {
       try {
-        const created = await this.#o.leases.create({
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name: this.#o.name, namespace: this.#o.namespace },
-          spec,
-        });
-        this.#observe(created);
+        this.#observe(
+          await lock.create({
+            holderIdentity: this.#o.identity,
+            leaseDurationSeconds: leaseSeconds,
+            acquireTime: now,
+            renewTime: now,
+            leaderTransitions: 0,
+          }),
+        );
         return true;
       } catch (createErr) {
         this.#lastError = createErr;
-        if (statusCodeOf(createErr) !== 409) this.#logger.warn({ err: createErr }, 'creating the lease failed');
+        if (statusCodeOf(createErr) !== 409) this.#logger.warn({ err: createErr }, 'creating the lock failed');
         return false;
       }
     }
-    const spec = this.#observe(lease);
-    const holder = spec.holderIdentity ?? '';
+    const old = this.#observe(observed);
+    const holder = old.holderIdentity;
     const heldByOther = holder !== '' && holder !== this.#o.identity;
-    if (heldByOther && this.#observedTime + (spec.leaseDurationSeconds ?? leaseSeconds) * 1000 > now) {
-      this.#lastError = new Error(`the lease is held by ${holder}`);
+    if (heldByOther && this.#observedTime + (old.leaseDurationSeconds || leaseSeconds) * 1000 > now) {
+      this.#lastError = new Error(`the lock ${describeLock(lock)} is held by ${holder}`);
       return false;
     }
     const renewing = holder === this.#o.identity;
-    const next: LeaseSpec = {
-      ...spec,
-      holderIdentity: this.#o.identity,
-      leaseDurationSeconds: leaseSeconds,
-      renewTime: microTime(now),
-      acquireTime: renewing && spec.acquireTime !== undefined ? spec.acquireTime : microTime(now),
-      leaseTransitions: (spec.leaseTransitions ?? 0) + (renewing ? 0 : 1),
-    };
     try {
-      const updated = await this.#o.leases.update({ ...lease, spec: next });
-      this.#observe(updated);
+      this.#observe(
+        await lock.update({
+          holderIdentity: this.#o.identity,
+          leaseDurationSeconds: leaseSeconds,
+          renewTime: now,
+          acquireTime: renewing && old.acquireTime !== undefined ? old.acquireTime : now,
+          leaderTransitions: old.leaderTransitions + (renewing ? 0 : 1),
+        }),
+      );
       return true;
     } catch (err) {
       this.#lastError = err;
-      if (statusCodeOf(err) !== 409) this.#logger.warn({ err }, 'updating the lease failed');
+      if (statusCodeOf(err) !== 409) this.#logger.warn({ err }, 'updating the lock failed');
       return false;
     }
   }
 
   async #release(): Promise<void> {
+    const { lock } = this.#o;
     try {
-      const lease = await this.#o.leases.get(this.#o.name);
-      const spec = (lease.spec ?? {}) as LeaseSpec;
-      if (spec.holderIdentity !== this.#o.identity) return;
-      const now = microTime(this.#clock.now());
-      const released: LeaseSpec = {
+      const observed = await lock.get();
+      if (observed?.record.holderIdentity !== this.#o.identity) return;
+      const now = this.#clock.now();
+      // client-go's release: no holder, a 1 s lease, the transitions kept.
+      await lock.update({
         holderIdentity: '',
         leaseDurationSeconds: 1,
         acquireTime: now,
         renewTime: now,
-        leaseTransitions: spec.leaseTransitions ?? 0,
-      };
-      await this.#o.leases.update({ ...lease, spec: released });
-      this.#logger.info('lease released');
+        leaderTransitions: observed.record.leaderTransitions,
+      });
+      this.#logger.info('lock released');
     } catch (err) {
-      this.#logger.warn({ err }, 'releasing the lease failed');
+      this.#logger.warn({ err }, 'releasing the lock failed');
     }
   }
 }

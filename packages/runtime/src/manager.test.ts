@@ -4,6 +4,7 @@ import { LeadershipLostError, RunnableFailedError } from './errors.js';
 import { createLogger } from './logger.js';
 import { Manager } from './manager.js';
 import type { Runnable } from './runnable.js';
+import { LeaseLock } from './resource-lock.js';
 import { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
 import { FakeApiError, InMemoryListerWatcher } from './testing/in-memory-lister-watcher.js';
 
@@ -115,9 +116,7 @@ describe('Manager', () => {
       healthAddress: null,
       metricsAddress: null,
       leaderElection: {
-        leases,
-        name: 'lock',
-        namespace: 'ns',
+        lock: new LeaseLock(leases, { name: 'lock', namespace: 'ns' }),
         identity: 'me',
         leaseDurationMs: 400,
         renewDeadlineMs: 300,

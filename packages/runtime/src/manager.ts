@@ -7,6 +7,7 @@ import { CacheSyncTimeoutError, LeadershipLostError, RunnableFailedError } from 
 import { parseAddress } from './http-address.js';
 import { Informer, type InformerOptions } from './informer.js';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.js';
+import { describeLock } from './resource-lock.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { MetricsAuthorizer } from './metrics-auth.js';
 import { RuntimeMetrics } from './metrics.js';
@@ -35,7 +36,7 @@ export interface ManagerOptions {
   metricsAuth?: MetricsAuthorizer;
   /** PEM certificate and key: `/metrics` is served over HTTPS; default plain HTTP. */
   metricsTls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
-  /** Run leader-only runnables only while holding this Lease; default: no election (always run them). */
+  /** Run leader-only runnables only while holding this lock; default: no election (always run them). */
   leaderElection?: ManagerLeaderElectionOptions;
   /** Time allowed for all runnables to stop; default 30 s. */
   gracefulShutdownMs?: number;
@@ -216,14 +217,14 @@ export class Manager {
       logger: this.logger,
       metrics: this.metrics,
       onStartedLeading: (leading) => {
-        this.logger.info('promoted as leader');
+        this.logger.info({ kind: le.lock.kind, namespace: le.lock.namespace, name: le.lock.name }, 'promoted as leader');
         if (stop.aborted) return;
         for (const r of leaderOnly) this.#startRunnable(r, leading);
       },
     });
     this.#elector = elector;
     const done = elector.run(electorStop.signal).then((end) => {
-      if (end === 'lost' && !stop.aborted) this.#fail(new LeadershipLostError(`lost the lease ${le.namespace}/${le.name}`));
+      if (end === 'lost' && !stop.aborted) this.#fail(new LeadershipLostError(`lost the lock ${describeLock(le.lock)}`));
     });
     // The elector is stopped (and releases the Lease) only after the leader-only runnables stopped.
     this.#started.push({ runnable: { name: 'leader-election', start: () => done }, controller: electorStop, done });

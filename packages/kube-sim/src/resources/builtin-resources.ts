@@ -50,6 +50,15 @@ const specs: BuiltinSpec[] = [
     shortNames: ['cm'],
   },
   {
+    // Deprecated since Kubernetes 1.33 in favour of EndpointSlices, still served: client-go's `endpoints` leader-election lock.
+    group: '',
+    version: 'v1',
+    resource: 'endpoints',
+    kind: 'Endpoints',
+    namespaced: true,
+    shortNames: ['ep'],
+  },
+  {
     group: '',
     version: 'v1',
     resource: 'secrets',
