@@ -2,11 +2,13 @@
  * The error taxonomy of `@kubefed/api`: one base class carrying `cause`, and subclasses that
  * name the failure.
  */
+import { boundText, MAX_MESSAGE_CHARS } from './bounded-text.js';
 
 /** Base class of every error thrown by KubeFed packages; carries an optional `cause`. */
 export class KubeFedError extends Error {
+  /** `message` is bounded to `MAX_MESSAGE_CHARS`: it may quote what a tenant or a member wrote. */
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(boundText(message, MAX_MESSAGE_CHARS), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
   }
 }

@@ -10,6 +10,7 @@
  * result) and `parseX(obj)` (throws `ValidationError`).
  */
 export * from './errors.js';
+export * from './bounded-text.js';
 export * from './constants.js';
 export * from './meta.js';
 export {

@@ -1,3 +1,5 @@
+import { boundText, MAX_MESSAGE_CHARS } from '@kubefed/api';
+
 /** The Kubernetes `Status` object an API server returns with a failed request. */
 export interface KubeStatus {
   apiVersion?: string;
@@ -51,8 +53,9 @@ export type ApiErrorReason =
 
 /** The base of every error this package throws; `cause` holds the underlying error, if any. */
 export class KubeFedClientError extends Error {
+  /** `message` is bounded to `MAX_MESSAGE_CHARS`: it may quote what a member sent. */
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(boundText(message, MAX_MESSAGE_CHARS), options);
     this.name = new.target.name;
   }
 }
@@ -175,13 +178,14 @@ export class ApiError extends KubeFedClientError {
 
   /** Builds the error for a non-2xx response; tolerates bodies that are not a Status. */
   static fromResponse(input: ResponseErrorInput): ApiError {
-    const status = parseStatus(input.body);
+    const parsed = parseStatus(input.body);
+    const status = parsed === undefined ? undefined : boundedStatus(parsed);
     const reason = reasonFrom(input.code, status?.reason);
     const detail =
       status?.message !== undefined && status.message !== ''
         ? status.message
         : input.body.trim() !== '' && status === undefined
-          ? truncate(input.body.trim(), 300)
+          ? boundText(input.body.trim(), 300)
           : `HTTP ${input.code}`;
     const retryAfterSeconds = parseRetryAfter(input.retryAfter) ?? status?.details?.retryAfterSeconds;
     return new ApiError(`${describeRequest(input.request)}: ${reason}: ${detail}`, {
@@ -232,8 +236,38 @@ function describeNetworkCause(e: Error): string {
   return typeof code === 'string' && !e.message.includes(code) ? `${code}: ${e.message}` : e.message;
 }
 
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n)}…`;
+/** The most causes of an `Invalid` Status kept; a member can send any number. */
+const MAX_STATUS_CAUSES = 20;
+
+/**
+ * The fields of `status` that we read, with its free text bounded (message, each cause's message
+ * and field, at most {@link MAX_STATUS_CAUSES} causes): a member's API server or admission webhook can answer with
+ * a message of any length, and the error, its log line and the object's status quote it.
+ */
+function boundedStatus(status: KubeStatus): KubeStatus {
+  const bounded: KubeStatus = {};
+  for (const key of ['apiVersion', 'kind', 'status', 'reason'] as const) {
+    const value = status[key];
+    if (typeof value === 'string') bounded[key] = boundText(value);
+  }
+  if (typeof status.code === 'number') bounded.code = status.code;
+  if (typeof status.message === 'string') bounded.message = boundText(status.message);
+  const details = status.details;
+  if (details !== undefined && typeof details === 'object') {
+    bounded.details = {};
+    for (const key of ['name', 'group', 'kind', 'uid'] as const) {
+      const value = details[key];
+      if (typeof value === 'string') bounded.details[key] = boundText(value);
+    }
+    if (typeof details.retryAfterSeconds === 'number') bounded.details.retryAfterSeconds = details.retryAfterSeconds;
+    if (Array.isArray(details.causes))
+      bounded.details.causes = details.causes.slice(0, MAX_STATUS_CAUSES).map((c) => ({
+        ...(typeof c.reason === 'string' ? { reason: boundText(c.reason) } : {}),
+        ...(typeof c.message === 'string' ? { message: boundText(c.message) } : {}),
+        ...(typeof c.field === 'string' ? { field: boundText(c.field) } : {}),
+      }));
+  }
+  return bounded;
 }
 
 function parseStatus(body: string): KubeStatus | undefined {

@@ -14,6 +14,8 @@ describe('redactCredentials', () => {
     ['{"url":"http://u:p\\"w@h","x":"y"}', '{"url":"http://u:***@h","x":"y"}'],
     ['sent Proxy-Authorization: Basic dTpwdw==', 'sent Proxy-Authorization: [Redacted]'],
     ['{"authorization":"Bearer abc.def"}', '{"authorization":"[Redacted]"}'],
+    ['path /data/a.b.redis://u:pw@h', 'path /data/a.b.redis://u:***@h'],
+    ['x_http://u:pw@h and ?a=x?token=t&b', 'x_http://u:***@h and ?a=x?token=***&b'],
   ])('masks %s', (text, redacted) => {
     expect(redactCredentials(text)).toBe(redacted);
   });
@@ -26,5 +28,23 @@ describe('redactCredentials', () => {
     'authorizationMode: Webhook',
   ])('leaves %s alone', (text) => {
     expect(redactCredentials(text)).toBe(text);
+  });
+});
+
+describe('redactCredentials on hostile text', () => {
+  // Each of these made a pattern that restarts inside a run rescan the rest of it: 64,000
+  // characters of `a.` took 10 s. Linear work takes a few milliseconds per megabyte; the bound
+  // below is far above that and far below what a quadratic scan needs for one megabyte (minutes).
+  it.each([
+    ['a run of scheme characters', 'a.'.repeat(500_000)],
+    ['schemes without a password', 'a://'.repeat(250_000)],
+    ['user parts that never end', 'x://u:'.repeat(170_000)],
+    ['a query parameter name full of secret words', `?${'passtoken'.repeat(110_000)}`],
+    ['escapes in a password', `x://u:${'\\a'.repeat(330_000)}`],
+    ['authorization without a value', 'authorization '.repeat(75_000)],
+  ])('takes linear time on %s (1 MB)', (_what, text) => {
+    const start = performance.now();
+    expect(redactCredentials(text)).toBe(text);
+    expect(performance.now() - start).toBeLessThan(1000);
   });
 });

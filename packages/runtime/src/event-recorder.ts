@@ -1,6 +1,10 @@
 import type { KubeObject, ResourceClient } from '@kubefed/client';
 import { type Clock, systemClock } from '@kubefed/client';
+import { boundText } from '@kubefed/api';
 import type { Logger } from './logger.js';
+
+/** The most characters of an event's message; a longer one is cut (see `boundText`). */
+const MAX_EVENT_MESSAGE_CHARS = 1024;
 
 /** One Kubernetes event about an object. */
 export interface ObjectEvent {
@@ -58,7 +62,9 @@ export class EventRecorder implements EventSink {
     this.#clock = options.clock ?? systemClock;
   }
 
-  async record(involved: KubeObject, event: ObjectEvent): Promise<void> {
+  async record(involved: KubeObject, given: ObjectEvent): Promise<void> {
+    // The message may quote a tenant's or a member's text; events.k8s.io/v1 allows a note of 1 kB.
+    const event = { ...given, message: boundText(given.message, MAX_EVENT_MESSAGE_CHARS) };
     const namespace =
       involved.metadata.namespace !== undefined && involved.metadata.namespace !== '' ? involved.metadata.namespace : 'default';
     const now = this.#clock.now();

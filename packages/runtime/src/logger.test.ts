@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_LOG_LINE_CHARS, MAX_LOGGED_STRING_CHARS } from './bounded-log-line.js';
 import { createLogger, type LogDestination } from './logger.js';
 
 function memory(): LogDestination & { lines: () => Record<string, unknown>[]; text: () => string } {
@@ -285,5 +286,42 @@ describe('redaction of credentials in URLs and proxy headers', () => {
       redis: 'redis://redis:6379/0?db=1',
       mail: 'user@example.com',
     });
+  });
+});
+
+describe('bounds on what a line quotes', () => {
+  it('bounds a long string field, nested fields and error messages, and keeps the line valid JSON', () => {
+    const out = memory();
+    const path = `/data/${'a.'.repeat(50_000)}`;
+    const err = Object.assign(new Error(`apply ${path} failed`), { path });
+    createLogger({ destination: out }).error({ err, cluster: 'member1', detail: { path, list: [path] } }, 'sync failed');
+    const [line] = out.lines();
+    expect(out.text().length).toBeLessThan(MAX_LOG_LINE_CHARS);
+    expect(line).toMatchObject({ level: 50, msg: 'sync failed', cluster: 'member1' });
+    const detail = line?.detail as { path: string; list: string[] };
+    expect(detail.path).toHaveLength(MAX_LOGGED_STRING_CHARS + `… (${path.length - MAX_LOGGED_STRING_CHARS} more characters)`.length);
+    expect(detail.list[0]).toBe(detail.path);
+    const logged = line?.err as { message: string; path: string };
+    expect(logged.message.length).toBeLessThan(MAX_LOGGED_STRING_CHARS + 100);
+    expect(logged.path).toBe(detail.path);
+  });
+
+  it('replaces a line over the cap by one that names its level, time, message and length', () => {
+    const out = memory();
+    const fields = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, 'x'.repeat(MAX_LOGGED_STRING_CHARS)]));
+    createLogger({ destination: out }).warn(fields, 'many fields');
+    const [line] = out.lines();
+    expect(out.text().length).toBeLessThanOrEqual(MAX_LOG_LINE_CHARS);
+    expect(line).toMatchObject({ level: 40, msg: 'many fields' });
+    expect(line?.time).toEqual(expect.any(String));
+    expect(line?.lineChars).toBeGreaterThan(40 * MAX_LOGGED_STRING_CHARS);
+    expect(line?.line).toEqual(expect.stringContaining('"f0":"xxx'));
+  });
+
+  it('masks a password before it cuts a line, wherever the password stands', () => {
+    const out = memory();
+    const fields = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, `redis://u:pw${i}@h ${'x'.repeat(4000)}`]));
+    createLogger({ destination: out }).warn(fields, 'many urls');
+    expect(out.text()).not.toMatch(/pw\d/);
   });
 });

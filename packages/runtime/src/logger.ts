@@ -1,5 +1,6 @@
 import { redactCredentials } from '@kubefed/client';
 import { pino, stdSerializers, type Logger as PinoLogger, type LoggerOptions as PinoOptions } from 'pino';
+import { boundLogFields, boundLogLine } from './bounded-log-line.js';
 
 /**
  * Structured log fields. Use the fixed vocabulary: `controller`, `cluster`, `kind`, `namespace`,
@@ -135,7 +136,7 @@ function collectCredentials(value: unknown, into: Set<string>, depth = 0, seen =
  * (a server may echo them into a message).
  */
 function withoutCommandArgs(value: unknown, secrets: readonly string[], depth = 0, seen = new Set<object>()): unknown {
-  if (typeof value === 'string') return secrets.reduce((text, secret) => text.split(secret).join(REDACTED), value);
+  if (typeof value === 'string') return boundLogFields(secrets.reduce((text, secret) => text.split(secret).join(REDACTED), value));
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_ERROR_DEPTH) return '[Too deep]';
   if (seen.has(value)) return '[Circular]';
@@ -187,7 +188,8 @@ function messageWithNewCauses(err: Error): string {
  * with the redaction of {@link REDACT_PATHS} and Secret payloads, errors (`err`, `error`)
  * without the arguments of failed Redis commands, and every line passed through
  * `redactCredentials` (URL passwords, `?password=`, authorization values in text), whichever
- * field, message or binding carries them.
+ * field, message or binding carries them. Strings in fields and errors are bounded to
+ * `MAX_LOGGED_STRING_CHARS` and whole lines to `MAX_LOG_LINE_CHARS` (see `boundLogLine`).
  */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const serializers: Record<string, (v: unknown) => unknown> = { err: serializeError, error: serializeError };
@@ -196,7 +198,9 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     level: options.level ?? 'info',
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     serializers,
-    hooks: { streamWrite: redactCredentials },
+    formatters: { log: boundLogFields },
+    // Redaction first: a cut line could end inside a password, and the redaction's time is linear.
+    hooks: { streamWrite: (line) => boundLogLine(redactCredentials(line)) },
     base: options.base ?? {},
     timestamp: pino.stdTimeFunctions.isoTime,
   };

@@ -9,6 +9,7 @@
  * - negative array indices count from the end (`add` at `-1` appends).
  * - a missing `value` is `null`.
  */
+import { boundText } from '@kubefed/api';
 import { SyncError } from './errors.js';
 
 /** One JSON Patch operation. */
@@ -28,11 +29,14 @@ export class JsonPatchError extends SyncError {
   constructor(index: number, path: string, message: string) {
     super(message);
     this.index = index;
-    this.path = path;
+    this.path = boundText(path);
   }
 }
 
 const OPS = ['add', 'remove', 'replace'] as const;
+
+/** A path or key as quoted in an error message: JSON-quoted and bounded (a tenant's path can be megabytes long). */
+const quoted = (text: string): string => JSON.stringify(boundText(text));
 type Json = unknown;
 type Container = Record<string, Json> | Json[];
 
@@ -49,7 +53,7 @@ export function encodePointerSegment(key: string): string {
 /** Splits a pointer (`/a/b~1c` → `['a', 'b/c']`). `""` is the whole document (no segments). */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw new SyncError(`invalid JSON pointer ${JSON.stringify(pointer)}: must start with "/"`);
+  if (!pointer.startsWith('/')) throw new SyncError(`invalid JSON pointer ${quoted(pointer)}: must start with "/"`);
   return pointer.slice(1).split('/').map(decodePointerSegment);
 }
 
@@ -89,7 +93,7 @@ function parentOf(doc: Json, segments: readonly string[]): Container | undefined
 
 function applyOne(doc: Json, op: JsonPatchOperation, index: number): void {
   const fail = (problem: string): never => {
-    throw new JsonPatchError(index, op.path, `${op.op} ${JSON.stringify(op.path)}: ${problem}`);
+    throw new JsonPatchError(index, op.path, `${op.op} ${quoted(op.path)}: ${problem}`);
   };
   if (!(OPS as readonly string[]).includes(op.op)) fail('unsupported operation (expected add, remove or replace)');
   if (!op.path.startsWith('/')) fail('the path must be a JSON pointer starting with "/"');
@@ -106,7 +110,7 @@ function applyOne(doc: Json, op: JsonPatchOperation, index: number): void {
         parent[key] = value();
         return;
       case 'remove':
-        if (!Object.prototype.hasOwnProperty.call(parent, key)) fail(`the key ${JSON.stringify(key)} does not exist`);
+        if (!Object.prototype.hasOwnProperty.call(parent, key)) fail(`the key ${quoted(key)} does not exist`);
         delete parent[key];
         return;
     }
@@ -118,7 +122,7 @@ function applyOne(doc: Json, op: JsonPatchOperation, index: number): void {
         return;
       }
       let idx = arrayIndex(key);
-      if (idx === undefined) return fail(`${JSON.stringify(key)} is not an array index`);
+      if (idx === undefined) return fail(`${quoted(key)} is not an array index`);
       if (idx < 0) idx += parent.length + 1;
       if (idx < 0 || idx > parent.length) fail(`index ${key} is out of range for an array of length ${parent.length}`);
       parent.splice(idx, 0, value());
@@ -127,7 +131,7 @@ function applyOne(doc: Json, op: JsonPatchOperation, index: number): void {
     case 'remove':
     case 'replace': {
       const idx = existingIndex(parent, key);
-      if (idx === undefined) return fail(`index ${JSON.stringify(key)} is not an element of an array of length ${parent.length}`);
+      if (idx === undefined) return fail(`index ${quoted(key)} is not an element of an array of length ${parent.length}`);
       if (op.op === 'remove') parent.splice(idx, 1);
       else parent[idx] = value();
       return;
