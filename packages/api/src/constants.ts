@@ -73,6 +73,14 @@ export const FEDERATED_TYPE_CONFIG_FINALIZER = 'core.kubefed.io/federated-type-c
  * taken as it is.
  */
 export const JOIN_SCOPE_ANNOTATION = 'kubefed.io/join-scope';
+/**
+ * Annotation on a (Cluster)PropagatedVersion, written by our sync workers only: JSON object of
+ * cluster name → `metadata.uid` of the member copy last written there, e.g.
+ * `{"member1":"3f2a…"}`. KubeFed neither reads nor writes it (its status writes leave metadata
+ * alone). With it a copy deleted and recreated by someone else with the same generation is told
+ * from the copy written, while `status.clusterVersions[].version` stays KubeFed's `gen:<generation>`.
+ */
+export const MEMBER_UIDS_ANNOTATION = 'kubefed.io/member-uids';
 /** Secret data key holding the member cluster's bearer token. */
 export const SECRET_TOKEN_KEY = 'token';
 /** Secret data key holding a CA bundle (member SA token secrets). */

@@ -6,7 +6,10 @@ import { z } from 'zod';
 import { objectMetaSchema } from './meta.js';
 import { describeObject, field, unwrap, validateWith, type ValidationResult } from './validation.js';
 
-/** One member's version: `gen:<generation>` (KubeFed; `gen:<generation>/<uid>` as the sync workers write it) or `rv:<resourceVersion>`. */
+/**
+ * One member's version: `gen:<generation>` or `rv:<resourceVersion>`, as KubeFed writes it (our sync
+ * workers wrote `gen:<generation>/<uid>` before; such records are still read, see `MEMBER_UIDS_ANNOTATION`).
+ */
 export const clusterObjectVersionSchema = z.object({ clusterName: z.string(), version: z.string() });
 export type ClusterObjectVersion = z.infer<typeof clusterObjectVersionSchema>;
 

@@ -53,8 +53,11 @@ const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout:
 let fed: Federation;
 let redis: RedisHandle;
 const cleanups: (() => Promise<void>)[] = [];
-/** By kubefed namespace: stops the control plane {@link startControlPlane} runs there and starts a new one, as a restarted process. */
-const restarts = new Map<string, () => Promise<void>>();
+/**
+ * By kubefed namespace: stops the control plane {@link startControlPlane} runs there and starts a
+ * new one, as a restarted process (running `whileStopped` in between).
+ */
+const restarts = new Map<string, (whileStopped?: () => Promise<void>) => Promise<void>>();
 
 beforeAll(async () => {
   fed = await startInProcessFederation({ members: { member1: {}, member2: {} } });
@@ -164,8 +167,9 @@ async function startControlPlane(
     restarts.delete(ns);
     return stopCurrent();
   });
-  restarts.set(ns, async () => {
+  restarts.set(ns, async (whileStopped) => {
     await stopCurrent();
+    await whileStopped?.();
     stopCurrent = await launch();
   });
   for (const type of types) {
@@ -1188,6 +1192,191 @@ describe('sync controller against kube-sim and Redis', () => {
       .poll(async () => ((await deployments.get('web'))['spec'] as { replicas?: number }).replicas, { timeout: 15_000, interval: 100 })
       .toBe(2);
     expect((await deployments.get('web')).metadata.uid).toBe(mine.metadata.uid);
+    // The record keeps KubeFed's string; the uid of the copy now written is in the annotation beside it.
+    const records = fed.hostClient.resource({ group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' }, target);
+    await expect
+      .poll(async () => (await records.get('deployment-web')).metadata.annotations?.['kubefed.io/member-uids'], {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe(JSON.stringify({ member1: mine.metadata.uid }));
+    const written = await deployments.get('web');
+    expect((await records.get('deployment-web')).status).toMatchObject({
+      clusterVersions: [{ clusterName: 'member1', version: `gen:${written.metadata.generation ?? 0}` }],
+    });
+  });
+
+  describe('version records (PropagatedVersion)', () => {
+    const UIDS = 'kubefed.io/member-uids';
+    const PROPAGATED_VERSIONS = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
+    type ClusterVersions = { clusterName: string; version: string }[] | undefined;
+    const clusterVersions = (record: KubeObject | undefined): ClusterVersions =>
+      (record?.status as { clusterVersions?: { clusterName: string; version: string }[] } | undefined)?.clusterVersions;
+
+    /**
+     * A FederatedDeployment `web` and a FederatedConfigMap `settings` placed on both members, in a
+     * namespace of their own, propagated; with the control plane's kubefed namespace.
+     */
+    async function propagateDeploymentAndConfigMap(options: { jobs?: RecordedJob[] } = {}) {
+      const ns = await startControlPlane([NAMESPACES, DEPLOYMENTS, CONFIG_MAPS], { resyncPeriodMs: 300, ...options });
+      const target = `app-${randomUUID().slice(0, 8)}`;
+      await createNamespace(fed.hostClient, target);
+      const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+      const placement = { clusters: [{ name: 'member1' }, { name: 'member2' }] };
+      await types('federatednamespaces').create({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedNamespace',
+        metadata: { name: target },
+        spec: { placement },
+      });
+      const labels = { app: 'web' };
+      const deployment = {
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } },
+        },
+      };
+      await types('federateddeployments').create({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedDeployment',
+        metadata: { name: 'web' },
+        spec: { template: deployment, placement },
+      });
+      await types('federatedconfigmaps').create({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedConfigMap',
+        metadata: { name: 'settings' },
+        spec: { template: { data: { color: 'blue' } }, placement },
+      });
+      for (const [resource, name] of [
+        ['federateddeployments', 'web'],
+        ['federatedconfigmaps', 'settings'],
+      ] as const) {
+        await expect
+          .poll(async () => ((await types(resource).get(name)).status as { conditions?: unknown } | undefined)?.conditions, {
+            timeout: 20_000,
+            interval: 100,
+          })
+          .toEqual([expect.objectContaining({ type: 'Propagation', status: 'True' })]);
+      }
+      const clients = { member1: clientFor(fed.member('member1')), member2: clientFor(fed.member('member2')) };
+      cleanups.push(() => Promise.resolve(Object.values(clients).forEach((c) => c[Symbol.dispose]())));
+      const copies = async (resource: string, name: string, group = ''): Promise<Record<string, KubeObject>> => ({
+        member1: await clients.member1.resource({ group, version: 'v1', resource }, target).get(name),
+        member2: await clients.member2.resource({ group, version: 'v1', resource }, target).get(name),
+      });
+      const records = fed.hostClient.resource(PROPAGATED_VERSIONS, target);
+      /** Normal events of `web` and `settings` that announce a member write. */
+      const memberWrites = async (): Promise<string[]> =>
+        (await fed.hostClient.resource(EVENTS, target).list()).items
+          .map((e) => e as { involvedObject?: { name?: string }; type?: string; reason?: string; message?: string; count?: number })
+          .filter((e) => ['web', 'settings'].includes(e.involvedObject?.name ?? '') && e.type === 'Normal')
+          .filter((e) => e.reason === 'CreateInCluster' || e.reason === 'UpdateInCluster')
+          .flatMap((e) => Array.from({ length: e.count ?? 1 }, () => `${e.reason ?? ''}: ${e.message ?? ''}`))
+          .sort();
+      return { ns, target, copies, records, memberWrites };
+    }
+
+    it('records exactly KubeFed’s strings, gen:<generation> for a Deployment and rv:<resourceVersion> for a ConfigMap, and the copies’ uids in an annotation of its own', async () => {
+      const { copies, records } = await propagateDeploymentAndConfigMap();
+      const deployments = await copies('deployments', 'web', 'apps');
+      await expect
+        .poll(async () => clusterVersions(await records.get('deployment-web')), { timeout: 15_000, interval: 100 })
+        .toEqual([
+          { clusterName: 'member1', version: `gen:${deployments['member1']?.metadata.generation ?? 0}` },
+          { clusterName: 'member2', version: `gen:${deployments['member2']?.metadata.generation ?? 0}` },
+        ]);
+      const deploymentRecord = await records.get('deployment-web');
+      expect(clusterVersions(deploymentRecord)?.map((v) => v.version)).toEqual(['gen:1', 'gen:1']);
+      expect(JSON.parse(deploymentRecord.metadata.annotations?.[UIDS] ?? '{}')).toEqual({
+        member1: deployments['member1']?.metadata.uid,
+        member2: deployments['member2']?.metadata.uid,
+      });
+      const configMaps = await copies('configmaps', 'settings');
+      await expect
+        .poll(async () => clusterVersions(await records.get('configmap-settings')), { timeout: 15_000, interval: 100 })
+        .toEqual([
+          { clusterName: 'member1', version: `rv:${configMaps['member1']?.metadata.resourceVersion ?? ''}` },
+          { clusterName: 'member2', version: `rv:${configMaps['member2']?.metadata.resourceVersion ?? ''}` },
+        ]);
+      expect((await records.get('configmap-settings')).metadata.annotations?.[UIDS]).toBeUndefined();
+    });
+
+    it('takes over a PropagatedVersion as KubeFed leaves it, with matching member copies, without a member write', async () => {
+      const jobs: RecordedJob[] = [];
+      const { ns, copies, records, memberWrites } = await propagateDeploymentAndConfigMap({ jobs });
+      const deployments = await copies('deployments', 'web', 'apps');
+      await expect
+        .poll(async () => (await records.get('deployment-web')).metadata.annotations?.[UIDS], { timeout: 15_000, interval: 100 })
+        .toBeDefined();
+      const writes = await memberWrites();
+      // One create per copy: web and settings in both members.
+      expect(writes.filter((w) => w.startsWith('CreateInCluster: '))).toHaveLength(4);
+      let kubefedRecord: ClusterVersions;
+      await restarts.get(ns)?.(async () => {
+        // As KubeFed leaves the record: its strings, and no annotation of ours (it never writes one).
+        const { [UIDS]: _ours, ...others } = (await records.get('deployment-web')).metadata.annotations ?? {};
+        const record = await records.get('deployment-web');
+        await records.update({ ...record, metadata: { ...record.metadata, annotations: others } });
+        kubefedRecord = clusterVersions(await records.get('deployment-web'));
+      });
+      expect(kubefedRecord).toEqual([
+        { clusterName: 'member1', version: `gen:${deployments['member1']?.metadata.generation ?? 0}` },
+        { clusterName: 'member2', version: `gen:${deployments['member2']?.metadata.generation ?? 0}` },
+      ]);
+      const before = jobs.length;
+      // Resyncs every 300 ms find every copy current by KubeFed's record: no job, no member write.
+      await consistently(
+        async () => {
+          expect(await memberWrites()).toEqual(writes);
+          expect(jobs.slice(before).filter((j) => j.name === 'web')).toEqual([]);
+        },
+        { durationMs: 3000, intervalMs: 200 },
+      );
+      expect(clusterVersions(await records.get('deployment-web'))).toEqual(kubefedRecord);
+      expect((await copies('deployments', 'web', 'apps'))['member1']?.metadata.resourceVersion).toBe(
+        deployments['member1']?.metadata.resourceVersion,
+      );
+      // The restarted control plane was at work all along: a copy deleted by hand comes back.
+      const gone = (await copies('deployments', 'web', 'apps'))['member2'];
+      using member2 = clientFor(fed.member('member2'));
+      const copies2 = member2.resource({ group: 'apps', version: 'v1', resource: 'deployments' }, gone?.metadata.namespace);
+      await copies2.delete('web');
+      await expect
+        .poll(async () => (await copies2.get('web').catch(() => undefined))?.metadata.uid ?? gone?.metadata.uid, {
+          timeout: 15_000,
+          interval: 100,
+        })
+        .not.toBe(gone?.metadata.uid);
+    });
+
+    it('reads the gen:<generation>/<uid> strings an older version wrote without a member write, and rewrites them in KubeFed’s form', async () => {
+      const { ns, copies, records, memberWrites } = await propagateDeploymentAndConfigMap();
+      const deployments = await copies('deployments', 'web', 'apps');
+      await expect
+        .poll(async () => (await records.get('deployment-web')).metadata.annotations?.[UIDS], { timeout: 15_000, interval: 100 })
+        .toBeDefined();
+      const writes = await memberWrites();
+      const older = ['member1', 'member2'].map((c) => ({
+        clusterName: c,
+        version: `gen:${deployments[c]?.metadata.generation ?? 0}/${deployments[c]?.metadata.uid ?? ''}`,
+      }));
+      await restarts.get(ns)?.(async () => {
+        const { [UIDS]: _ours, ...others } = (await records.get('deployment-web')).metadata.annotations ?? {};
+        const record = await records.get('deployment-web');
+        const stripped = await records.update({ ...record, metadata: { ...record.metadata, annotations: others } });
+        await records.updateStatus({ ...stripped, status: { ...(stripped.status as object), clusterVersions: older } });
+      });
+      await expect
+        .poll(async () => clusterVersions(await records.get('deployment-web')), { timeout: 15_000, interval: 100 })
+        .toEqual(older.map((v) => ({ ...v, version: v.version.slice(0, v.version.indexOf('/')) })));
+      expect(JSON.parse((await records.get('deployment-web')).metadata.annotations?.[UIDS] ?? '{}')).toEqual({
+        member1: deployments['member1']?.metadata.uid,
+        member2: deployments['member2']?.metadata.uid,
+      });
+      await consistently(async () => expect(await memberWrites()).toEqual(writes), { durationMs: 2000, intervalMs: 200 });
+    });
   });
 
   it('reports each member workload status as remoteStatus when the type collects status', async () => {

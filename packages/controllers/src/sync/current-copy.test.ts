@@ -24,6 +24,10 @@ const recordFor = (fed: KubeObject, version: string): PropagatedVersion => ({
   metadata: {},
   status: { ...objectVersions(fed as unknown as VersionSource), clusterVersions: [{ clusterName: 'c1', version }] },
 });
+const withUid = (record: PropagatedVersion, uid: string): PropagatedVersion => ({
+  ...record,
+  metadata: { annotations: { 'kubefed.io/member-uids': JSON.stringify({ c1: uid }) } },
+});
 const current: CurrentCopyInput = {
   fedObject,
   targetType: { group: 'apps', version: 'v1', kind: 'Deployment' },
@@ -41,13 +45,23 @@ describe('copyIsCurrent', () => {
     expect(copyIsCurrent({ ...current, reported: {} })).toBe(true);
   });
 
+  it('is true for a record naming the copy’s uid, and for KubeFed’s record, which names none', () => {
+    expect(current.propagatedVersion?.status?.clusterVersions).toEqual([{ clusterName: 'c1', version: 'gen:7' }]);
+    expect(copyIsCurrent({ ...current, propagatedVersion: withUid(recordFor(fedObject, 'gen:7'), 'u1') })).toBe(true);
+  });
+
   it.each<[string, Partial<CurrentCopyInput>]>([
     ['nothing reported for this generation', { reported: undefined }],
     ['a failure reported', { reported: { status: 'UpdateFailed' } }],
     ['ClusterNotReady reported (the cluster came back)', { reported: { status: 'ClusterNotReady' } }],
     ['no version record', { propagatedVersion: undefined }],
     ['a record of another member version (the copy drifted)', { propagatedVersion: recordFor(fedObject, 'gen:6/u1') }],
-    ['a record of another uid (deleted and recreated)', { propagatedVersion: recordFor(fedObject, 'gen:7/u0') }],
+    ['a record of another uid (deleted and recreated)', { propagatedVersion: withUid(recordFor(fedObject, 'gen:7'), 'u0') }],
+    ['an older record of another uid (gen:<n>/<uid>)', { propagatedVersion: recordFor(fedObject, 'gen:7/u0') }],
+    [
+      'an older record of this very copy (gen:<n>/<uid>, to be rewritten in KubeFed’s form)',
+      { propagatedVersion: recordFor(fedObject, 'gen:7/u1') },
+    ],
     [
       'a record of an older template',
       { propagatedVersion: recordFor({ ...fedObject, spec: { template: { spec: { replicas: 1 } } } }, memberVersion(copy)) },

@@ -10,7 +10,7 @@ import { isDeleting, type KubeObject } from '@kubefed/client';
 import { isManaged } from './dispatch-plan.js';
 import type { ClusterPropagationResult } from './federated-status.js';
 import { renderDesiredObject, type RenderInput, type RenderSource } from './render-desired-object.js';
-import { memberVersion, needsUpdate, type ObjectVersions, recordedVersion, type VersionSource } from './versions.js';
+import { copyMatchesRecord, needsUpdate, type ObjectVersions, recordedCopy, type VersionSource } from './versions.js';
 
 /** Input of {@link copyIsCurrent}. */
 export interface CurrentCopyInput {
@@ -34,7 +34,9 @@ export interface CurrentCopyInput {
  * generation, with the `remoteStatus` the copy holds now (none when status is not collected), and
  * the copy is managed, not being deleted, and current by the worker's own test (`needsUpdate` on
  * the object rendered for the copy: the recorded version is the copy's, for the current template
- * and overrides, and, for generation-versioned copies, the name, labels and annotations match).
+ * and overrides, the recorded uid, if any, is the copy's, and, for generation-versioned copies,
+ * the name, labels and annotations match; and the record is in KubeFed's form, not an older
+ * record's `gen:<n>/<uid>`, which the job rewrites without a member write).
  * A rendering that fails is never current: the job reports the failure. The object is rendered
  * only once the recorded version matches, so a changed object costs no rendering here.
  */
@@ -45,7 +47,9 @@ export function copyIsCurrent(input: CurrentCopyInput): boolean {
   if (!isDeepStrictEqual(reported.remoteStatus, remoteStatus)) return false;
   if (!isManaged(copy) || isDeleting(copy)) return false;
   const { cluster, versions, propagatedVersion } = input;
-  if (recordedVersion(propagatedVersion, versions, cluster) !== memberVersion(copy)) return false;
+  const recorded = recordedCopy(propagatedVersion, versions, cluster);
+  // An older record's `gen:<n>/<uid>` is current when the uid matches, but the job rewrites it in KubeFed's form.
+  if (recorded.legacy || !copyMatchesRecord(recorded, copy)) return false;
   const fedObject = input.fedObject as unknown as RenderSource & VersionSource;
   let desired: KubeObject;
   try {

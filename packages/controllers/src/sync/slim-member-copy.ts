@@ -19,9 +19,9 @@ export interface SlimCopyOptions {
 /**
  * The metadata the decisions read: the object's identity and version (`needsUpdate`,
  * `memberVersion`, the cache key), the managed label and deletion (`planClusterSync`), and what
- * retention copies (annotations, finalizers). The uid only where it is read: in the version of an
- * object with a generation (`gen:<generation>/<uid>`), and in the host-namespace check of a
- * Namespace. Not kept: managedFields, ownerReferences, creationTimestamp and the like.
+ * retention copies (annotations, finalizers). The uid only where it is read: for an object with a
+ * generation, compared with the uid the version record names (`copyMatchesRecord`), and in the
+ * host-namespace check of a Namespace. Not kept: managedFields, ownerReferences, creationTimestamp and the like.
  */
 const KEPT_METADATA = [
   'name',

@@ -3,12 +3,18 @@ import type { FederatedObject, GenericOverrideItem, PropagatedVersion } from '@k
 import type { KubeObject } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
 import {
+  copyMatchesRecord,
+  memberUid,
   memberVersion,
   needsUpdate,
   objectVersions,
   overridesVersion,
+  recordedCopy,
+  recordedUids,
   recordedVersion,
+  splitLegacyVersion,
   templateVersion,
+  type RecordedCopy,
   type VersionSource,
 } from './versions.js';
 
@@ -109,10 +115,53 @@ describe('memberVersion (§1.6)', () => {
     ['uses the generation when non-zero', { generation: 3, resourceVersion: '99' }, 'gen:3'],
     ['uses the resourceVersion when the generation is 0', { generation: 0, resourceVersion: '99' }, 'rv:99'],
     ['uses the resourceVersion without a generation', { resourceVersion: '12' }, 'rv:12'],
-    ['adds the uid to a generation', { generation: 3, resourceVersion: '99', uid: 'u-1' }, 'gen:3/u-1'],
-    ['leaves the uid out of a resourceVersion (new on every write anyway)', { generation: 0, resourceVersion: '99', uid: 'u-1' }, 'rv:99'],
+    ['is KubeFed’s string with a uid: no uid in it', { generation: 3, resourceVersion: '99', uid: 'u-1' }, 'gen:3'],
+    ['is KubeFed’s string for a resourceVersion with a uid', { generation: 0, resourceVersion: '99', uid: 'u-1' }, 'rv:99'],
   ])('%s', (_title, metadata, expected) => {
     expect(memberVersion({ metadata })).toBe(expected);
+  });
+});
+
+describe('memberUid', () => {
+  it.each<[string, KubeObject['metadata'], string | undefined]>([
+    ['is the uid of an object with a generation', { generation: 3, uid: 'u-1' }, 'u-1'],
+    ['is none for a resourceVersion (new on every write anyway)', { generation: 0, resourceVersion: '99', uid: 'u-1' }, undefined],
+    ['is none without a uid', { generation: 3 }, undefined],
+    ['is none for an empty uid', { generation: 3, uid: '' }, undefined],
+  ])('%s', (_title, metadata, expected) => {
+    expect(memberUid({ metadata })).toBe(expected);
+  });
+});
+
+describe('splitLegacyVersion', () => {
+  it.each<[string, { version: string; uid?: string }]>([
+    ['gen:3/u-1', { version: 'gen:3', uid: 'u-1' }],
+    ['gen:3', { version: 'gen:3' }],
+    ['rv:12', { version: 'rv:12' }],
+    ['', { version: '' }],
+  ])('splits %j', (stored, expected) => {
+    expect(splitLegacyVersion(stored)).toEqual(expected);
+  });
+});
+
+describe('recordedUids', () => {
+  const withAnnotation = (text: string): PropagatedVersion => ({ metadata: { annotations: { 'kubefed.io/member-uids': text } } });
+  it.each<[string, PropagatedVersion | undefined, [string, string][]]>([
+    [
+      'reads the uids by cluster',
+      withAnnotation('{"c1":"u-1","c2":"u-2"}'),
+      [
+        ['c1', 'u-1'],
+        ['c2', 'u-2'],
+      ],
+    ],
+    ['is empty without the annotation (a record KubeFed wrote)', { metadata: {} }, []],
+    ['is empty without a record', undefined, []],
+    ['is empty for malformed JSON', withAnnotation('{"c1":'), []],
+    ['is empty for JSON that is not an object', withAnnotation('["u-1"]'), []],
+    ['skips values that are not uids', withAnnotation('{"c1":7,"c2":"","c3":"u-3"}'), [['c3', 'u-3']]],
+  ])('%s', (_title, record, expected) => {
+    expect([...recordedUids(record)]).toEqual(expected);
   });
 });
 
@@ -175,11 +224,81 @@ describe('recordedVersion and needsUpdate (§4.4.8)', () => {
     expect(needsUpdate({ fedObject, versions, propagatedVersion: record, cluster, desired, memberObject: member })).toBe(expected);
   });
 
+  const withUids = (record: PropagatedVersion, uids: Record<string, string>): PropagatedVersion => ({
+    ...record,
+    metadata: { ...record.metadata, annotations: { 'kubefed.io/member-uids': JSON.stringify(uids) } },
+  });
+
+  it.each<[string, PropagatedVersion | undefined, string, RecordedCopy]>([
+    ['reads KubeFed’s gen: string without a uid', pv({}), 'c1', { version: 'gen:2', uid: undefined, legacy: false }],
+    [
+      'adds the uid of the annotation to a gen: string',
+      withUids(pv({}), { c1: 'u-1' }),
+      'c1',
+      { version: 'gen:2', uid: 'u-1', legacy: false },
+    ],
+    ['never adds a uid to an rv: string', withUids(pv({}), { c2: 'u-2' }), 'c2', { version: 'rv:10', uid: undefined, legacy: false }],
+    [
+      'splits an older record’s gen:<n>/<uid> string',
+      pv({ clusterVersions: [{ clusterName: 'c1', version: 'gen:2/u-0' }] }),
+      'c1',
+      { version: 'gen:2', uid: 'u-0', legacy: true },
+    ],
+    [
+      'is unknown when the template changed',
+      withUids(pv({ templateVersion: 'old' }), { c1: 'u-1' }),
+      'c1',
+      { version: '', uid: undefined, legacy: false },
+    ],
+  ])('recordedCopy %s', (_title, record, cluster, expected) => {
+    expect(recordedCopy(record, versions, cluster)).toEqual(expected);
+  });
+
+  it.each<[string, RecordedCopy, KubeObject['metadata'], boolean]>([
+    [
+      'matches the version when no uid is known (KubeFed’s record)',
+      { version: 'gen:2', legacy: false },
+      { generation: 2, uid: 'any' },
+      true,
+    ],
+    ['matches version and uid', { version: 'gen:2', uid: 'u-1', legacy: false }, { generation: 2, uid: 'u-1' }, true],
+    ['refuses another uid at the same generation', { version: 'gen:2', uid: 'u-1', legacy: false }, { generation: 2, uid: 'u-9' }, false],
+    ['refuses a copy without a uid when one is known', { version: 'gen:2', uid: 'u-1', legacy: false }, { generation: 2 }, false],
+    ['refuses another generation', { version: 'gen:2', legacy: false }, { generation: 3, uid: 'u-1' }, false],
+    [
+      'matches an older record’s split string with the same uid',
+      { version: 'gen:2', uid: 'u-1', legacy: true },
+      { generation: 2, uid: 'u-1' },
+      true,
+    ],
+    ['matches nothing for an unknown version', { version: '', legacy: false }, { resourceVersion: '' }, false],
+  ])('copyMatchesRecord %s', (_title, recorded, metadata, expected) => {
+    expect(copyMatchesRecord(recorded, { metadata })).toBe(expected);
+  });
+
   it('writes a copy that was deleted and recreated by someone else with the same generation', () => {
-    const written = meta({ generation: 1, uid: 'written-by-kubefed' });
-    const record = pv({ clusterVersions: [{ clusterName: 'c1', version: memberVersion(written) }] });
+    const written = meta({ generation: 1, uid: 'written-by-us' });
+    const record = withUids(pv({ clusterVersions: [{ clusterName: 'c1', version: memberVersion(written) }] }), { c1: 'written-by-us' });
+    expect(record.status?.clusterVersions).toEqual([{ clusterName: 'c1', version: 'gen:1' }]);
     expect(needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired: meta({}), memberObject: written })).toBe(false);
     const recreated = meta({ generation: 1, uid: 'recreated-by-hand' });
     expect(needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired: meta({}), memberObject: recreated })).toBe(true);
+  });
+
+  it('takes a copy at the generation of a record KubeFed wrote (no uid) for current', () => {
+    const record = pv({ clusterVersions: [{ clusterName: 'c1', version: 'gen:1' }] });
+    const copy = meta({ generation: 1, uid: 'written-by-kubefed' });
+    expect(needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired: meta({}), memberObject: copy })).toBe(false);
+  });
+
+  it('reads an older record’s gen:<n>/<uid>: current for that uid, a write for another', () => {
+    const record = pv({ clusterVersions: [{ clusterName: 'c1', version: 'gen:1/u-1' }] });
+    const desired = meta({});
+    expect(
+      needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired, memberObject: meta({ generation: 1, uid: 'u-1' }) }),
+    ).toBe(false);
+    expect(
+      needsUpdate({ fedObject, propagatedVersion: record, cluster: 'c1', desired, memberObject: meta({ generation: 1, uid: 'u-2' }) }),
+    ).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import {
   EventComponent,
   MANAGED_LABEL,
+  MEMBER_UIDS_ANNOTATION,
   ORPHAN_ANNOTATION,
   ORPHAN_ANNOTATION_TRUE,
   type PropagatedVersion,
@@ -43,7 +44,7 @@ import {
   RESOURCE_PRE_EXISTS,
   type SyncEvent,
 } from '../sync-events.js';
-import { memberVersion, needsUpdate, objectVersions, type VersionSource } from '../versions.js';
+import { memberUid, memberVersion, needsUpdate, objectVersions, recordedCopy, type VersionSource } from '../versions.js';
 import type { SyncOutcomeSink } from '../status/status-recorder.js';
 import { OwnWrites } from './own-writes.js';
 import type { VersionStore } from './version-store.js';
@@ -363,7 +364,10 @@ export class SyncWorker {
     const propagatedVersion = await this.#propagatedVersion(w);
     const desired = rendered.object;
     const cluster = w.job.cluster;
-    if (op.adopt !== true && !needsUpdate({ fedObject: w.source, propagatedVersion, cluster, desired, memberObject: existing })) {
+    const versions = objectVersions(w.source);
+    if (op.adopt !== true && !needsUpdate({ fedObject: w.source, versions, propagatedVersion, cluster, desired, memberObject: existing })) {
+      // An older record's `gen:<n>/<uid>` of this very copy: rewritten in KubeFed's form, no member write.
+      if (recordedCopy(propagatedVersion, versions, cluster).legacy) await this.#remember(w, existing);
       await this.#report(w, '', existing);
       return;
     }
@@ -500,7 +504,15 @@ export class SyncWorker {
     const store = this.#o.versionStore;
     const cluster = w.job.cluster;
     if (store === undefined) this.#written.set(w.id, versionRecord(w.source, cluster, obj));
-    else await store.record({ type: w.type, fedObject: w.fed, cluster, version: memberVersion(obj), selectedClusters: w.placed });
+    else
+      await store.record({
+        type: w.type,
+        fedObject: w.fed,
+        cluster,
+        version: memberVersion(obj),
+        uid: memberUid(obj),
+        selectedClusters: w.placed,
+      });
   }
 
   /**
@@ -618,8 +630,9 @@ function isStale(err: unknown, live: boolean): boolean {
 
 function versionRecord(fed: VersionSource, cluster: string, written: KubeObject): PropagatedVersion {
   const v = objectVersions(fed);
+  const uid = memberUid(written);
   return {
-    metadata: {},
+    metadata: uid === undefined ? {} : { annotations: { [MEMBER_UIDS_ANNOTATION]: JSON.stringify({ [cluster]: uid }) } },
     status: {
       templateVersion: v.templateVersion,
       overridesVersion: v.overridesVersion,

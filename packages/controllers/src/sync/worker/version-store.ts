@@ -35,8 +35,10 @@ export interface VersionWrite {
   readonly type: SyncType;
   readonly fedObject: KubeObject;
   readonly cluster: string;
-  /** `memberVersion` of the object the API returned. */
+  /** `memberVersion` of the object the API returned (`""`: the copy is gone). */
   readonly version: string;
+  /** `memberUid` of the object the API returned (kept in `MEMBER_UIDS_ANNOTATION`); default none. */
+  readonly uid?: string | undefined;
   /** The effective placement (versions of other clusters are dropped). */
   readonly selectedClusters: readonly string[];
 }
@@ -225,11 +227,17 @@ export class VersionStore {
           existing,
           selectedClusters: newest.selectedClusters,
           updatedVersions: new Map(current.map((w) => [w.cluster, w.version])),
+          updatedUids: new Map(current.flatMap((w) => (w.uid === undefined ? [] : [[w.cluster, w.uid] as const]))),
         });
         if (!built.changed) return;
         const obj = built.object as unknown as KubeObject;
-        // The status subresource ignores status on create: create, then write the status.
-        const target = existing === undefined ? { ...(await client.create(obj)), status: obj.status } : obj;
+        // The status subresource ignores status on create and on a write of the object, and a
+        // status write ignores metadata: create (or write the uids annotation), then the status.
+        // The annotation first: a status ahead of it would pair the new copy's version with the
+        // uid of the copy it replaced, and cost a needless member write.
+        let target = obj;
+        if (existing === undefined) target = { ...(await client.create(obj)), status: obj.status };
+        else if (built.metadataChanged) target = { ...(await client.update(obj)), status: obj.status };
         const stored = await client.updateStatus(target);
         this.#own.set(objectKey(stored), { record: stored, at: this.#clock.now() });
         return;
