@@ -1,6 +1,6 @@
 import { structuralProblems } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
-import { templateSchemaFromOpenApi } from './template-schema.js';
+import { templateSchemaFromCrd, templateSchemaFromOpenApi } from './template-schema.js';
 import type { OpenApiV3Document } from './template-schema.js';
 
 const gvk = { group: 'apps', version: 'v1', kind: 'Deployment' };
@@ -26,6 +26,7 @@ const doc: OpenApiV3Document = {
         required: ['selector', 'template'],
         properties: {
           replicas: { type: 'integer', format: 'int32' },
+          policy: { type: 'string', enum: ['Always', 'Never'] },
           selector: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
           strategy: {
             type: 'object',
@@ -67,22 +68,27 @@ const doc: OpenApiV3Document = {
 };
 
 describe('templateSchemaFromOpenApi', () => {
-  it('resolves $refs into a structural schema without apiVersion, kind, required or defaults', () => {
+  it('resolves $refs into a structural schema, typed but keeping unknown fields, without required, defaults or enums', () => {
     const t = templateSchemaFromOpenApi(doc, gvk);
     expect(t.reason).toBeUndefined();
     expect(t.fromServer).toBe(true);
     expect(t.hasReplicas).toBe(true);
     expect(structuralProblems(t.schema, 'spec.template')).toEqual([]);
+    expect(t.schema['x-kubernetes-preserve-unknown-fields']).toBe(true);
     const props = t.schema.properties!;
-    expect(Object.keys(props).sort()).toEqual(['metadata', 'spec', 'status']);
+    expect(Object.keys(props).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    expect(props['apiVersion']).toEqual({ type: 'string' });
     expect(props['metadata']).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     expect(props['status']).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     const spec = props['spec']!;
     expect(spec.required).toBeUndefined();
+    expect(spec['x-kubernetes-preserve-unknown-fields']).toBe(true);
     expect(spec.properties!['replicas']).toEqual({ type: 'integer', format: 'int32' });
+    expect(spec.properties!['policy']).toEqual({ type: 'string' });
     expect(spec.properties!['selector']).toEqual({
       type: 'object',
       properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
+      'x-kubernetes-preserve-unknown-fields': true,
       'x-kubernetes-map-type': 'atomic',
     });
     expect(spec.properties!['strategy']!.properties!['rollingUpdate']!.properties!['maxSurge']).toEqual({
@@ -96,6 +102,68 @@ describe('templateSchemaFromOpenApi', () => {
     expect(spec.properties!['tree']!.properties!['children']!.items).toEqual({
       type: 'object',
       'x-kubernetes-preserve-unknown-fields': true,
+    });
+  });
+
+  it('takes a CRD-backed target from the CRD version of the target, keeping shape and types only', () => {
+    const crd = {
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        versions: [
+          {
+            name: 'v1alpha1',
+            schema: {
+              openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { old: { type: 'string' } } } } },
+            },
+          },
+          {
+            name: 'v1',
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  apiVersion: { type: 'string' },
+                  metadata: { type: 'object' },
+                  spec: {
+                    type: 'object',
+                    required: ['size'],
+                    anyOf: [{ required: ['size'] }, { required: ['color'] }],
+                    'x-kubernetes-validations': [{ rule: 'self.size > 0' }],
+                    properties: {
+                      size: { type: 'integer', minimum: 1, default: 1 },
+                      color: { type: 'string', enum: ['red'], nullable: true },
+                      port: { anyOf: [{ type: 'integer' }, { type: 'string' }], 'x-kubernetes-int-or-string': true },
+                      extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                    },
+                  },
+                  status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    const t = templateSchemaFromCrd(crd, 'v1');
+    expect(t.fromServer).toBe(true);
+    expect(t.hasReplicas).toBe(false);
+    expect(structuralProblems(t.schema, 'spec.template')).toEqual([]);
+    expect(t.schema.properties!['spec']).toEqual({
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: {
+        size: { type: 'integer' },
+        color: { type: 'string', nullable: true },
+        port: { 'x-kubernetes-int-or-string': true },
+        extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    });
+    expect(t.schema.properties!['status']).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    expect(templateSchemaFromCrd(crd, 'v2').schema.properties!['spec']!.properties).toEqual({ old: { type: 'string' } });
+    expect(templateSchemaFromCrd({ metadata: { name: 'x.example.com' }, spec: {} }, 'v1', true)).toMatchObject({
+      fromServer: false,
+      hasReplicas: true,
+      reason: 'the CRD x.example.com has no openAPIV3Schema for version v1',
     });
   });
 

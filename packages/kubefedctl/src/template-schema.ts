@@ -41,6 +41,12 @@ function singleRef(node: Raw): string | undefined {
   return undefined;
 }
 
+/**
+ * Converts one schema node (OpenAPI v3 of a built-in kind, or a CRD's openAPIV3Schema) into a
+ * node of the template schema: types, formats and shape only. Every object with properties also
+ * preserves unknown fields, so the host never prunes a field it does not know (see
+ * {@link templateSchemaFromOpenApi}).
+ */
 class Converter {
   constructor(private readonly schemas: Record<string, unknown>) {}
 
@@ -54,23 +60,27 @@ class Converter {
       return this.convert(target, [...stack, ref]);
     }
     if (node['format'] === 'int-or-string' || node['x-kubernetes-int-or-string'] === true) return { 'x-kubernetes-int-or-string': true };
-    for (const key of ['oneOf', 'anyOf'] as const) {
-      const alts = node[key];
-      if (Array.isArray(alts) && alts.length > 0) {
-        const types = new Set(alts.map((a) => (isRecord(a) ? a['type'] : undefined)));
-        // int|string is int-or-string; anything else (e.g. a Quantity's number|string) accepts any value.
-        if (types.has('string') && types.has('integer') && types.size === 2) return { 'x-kubernetes-int-or-string': true };
-        return { 'x-kubernetes-preserve-unknown-fields': true };
+    const type = node['type'];
+    // A node without a type described by alternatives: int|string is int-or-string; anything
+    // else (e.g. a Quantity's number|string) accepts any value. Beside a type they only validate.
+    if (type === undefined) {
+      for (const key of ['oneOf', 'anyOf'] as const) {
+        const alts = node[key];
+        if (Array.isArray(alts) && alts.length > 0) {
+          const types = new Set(alts.map((a) => (isRecord(a) ? a['type'] : undefined)));
+          if (types.has('string') && types.has('integer') && types.size === 2) return { 'x-kubernetes-int-or-string': true };
+          return { 'x-kubernetes-preserve-unknown-fields': true };
+        }
       }
     }
-    const type = node['type'];
     const out: JsonSchemaProps = {};
-    if (node['x-kubernetes-preserve-unknown-fields'] === true) out['x-kubernetes-preserve-unknown-fields'] = true;
+    if (node['nullable'] === true) out.nullable = true;
     if (type === 'object' || (type === undefined && (isRecord(node['properties']) || node['additionalProperties'] !== undefined))) {
       out.type = 'object';
       const props = node['properties'];
       if (isRecord(props) && Object.keys(props).length > 0) {
         out.properties = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, this.convert(v, stack)]));
+        out['x-kubernetes-preserve-unknown-fields'] = true;
       } else if (isRecord(node['additionalProperties'])) {
         out.additionalProperties = this.convert(node['additionalProperties'], stack);
       } else {
@@ -89,10 +99,6 @@ class Converter {
       out.type = type as NonNullable<JsonSchemaProps['type']>;
       const format = node['format'];
       if (typeof format === 'string' && format !== '') out.format = format;
-      const en = node['enum'];
-      if (Array.isArray(en) && en.length > 0 && en.every((e) => ['string', 'number', 'boolean'].includes(typeof e))) {
-        out.enum = en as (string | number | boolean)[];
-      }
       return out;
     }
     return { 'x-kubernetes-preserve-unknown-fields': true };
@@ -119,15 +125,37 @@ const fallback = (reason: string, hasReplicas: boolean): TemplateSchema => ({
 });
 
 /**
- * The `spec.template` schema of a federated type, made from the target's OpenAPI v3 schema:
- * `$ref`s resolved (ObjectMeta and recursive types become preserve-unknown-fields objects),
- * int-or-string recognised, and made structural. Deliberately dropped: `required` (overrides may
- * add fields a template leaves out), `default` (templates are not defaulted), descriptions and
- * list-type/patch extensions. `status` and `metadata` of the template preserve unknown fields.
+ * The template schema from the converted schema of the whole kind: `apiVersion` and `kind`
+ * strings, `metadata` and `status` objects preserving unknown fields, the rest as converted.
+ */
+function templateOf(converted: JsonSchemaProps, what: string, replicasHint: boolean): TemplateSchema {
+  const props = converted.properties;
+  if (props === undefined) return fallback(`${what} is open (no properties)`, replicasHint);
+  const rest: Record<string, JsonSchemaProps> = { ...props, apiVersion: { type: 'string' }, kind: { type: 'string' } };
+  rest['metadata'] = preservedObject();
+  if (rest['status'] !== undefined) rest['status'] = preservedObject();
+  const schema: JsonSchemaProps = { type: 'object', properties: rest, 'x-kubernetes-preserve-unknown-fields': true };
+  const problems = structuralProblems(schema, 'spec.template');
+  if (problems.length > 0) return fallback(`the converted schema is not structural: ${problems.slice(0, 3).join('; ')}`, replicasHint);
+  const replicas = rest['spec']?.properties?.['replicas'];
+  return { schema, fromServer: true, hasReplicas: replicas?.type === 'integer' };
+}
+
+/**
+ * The `spec.template` schema of a federated type, made from the target's OpenAPI v3 schema as
+ * the host serves it (`/openapi/v3/apis/<group>/<version>`): `$ref`s resolved (ObjectMeta and
+ * recursive types become objects preserving unknown fields), int-or-string recognised, types
+ * and formats kept. The result is typed but open: every object with properties also preserves
+ * unknown fields, so a type error (`replicas: "two"`) is refused at apply while a field the
+ * host's version does not know (but a member's does) is kept, not pruned; this is what
+ * KubeFed's typed template schemas did before v0.1 (v1beta1 CRDs, which pruned nothing).
+ * Deliberately dropped: `required` (overrides may add fields a template leaves out), `default`
+ * (templates are not defaulted), enums and other value checks (the members validate values, in
+ * their own versions), descriptions and list-type/patch extensions.
  *
  * Falls back to an object preserving unknown fields (with `reason`) when the document has no
- * schema for the kind, or its schema is open (no properties, as for kube-sim's built-in kinds).
- * `replicasHint` is used for `hasReplicas` in that case (e.g. the target serves `/scale`).
+ * schema for the kind, or its schema is open. `replicasHint` is used for `hasReplicas` in that
+ * case (e.g. the target serves `/scale`).
  */
 export function templateSchemaFromOpenApi(
   doc: OpenApiV3Document | undefined,
@@ -140,16 +168,20 @@ export function templateSchemaFromOpenApi(
   if (found === undefined) return fallback(`the OpenAPI v3 document of ${gv} has no schema for kind ${gvk.kind}`, replicasHint);
   const [name, raw] = found;
   const converted = new Converter(doc.components?.schemas ?? {}).convert(raw, [name]);
-  const props = converted.properties;
-  if (props === undefined) return fallback(`the OpenAPI v3 schema of ${gv} ${gvk.kind} is open (no properties)`, replicasHint);
-  const rest: Record<string, JsonSchemaProps> = { ...props };
-  delete rest['apiVersion'];
-  delete rest['kind'];
-  rest['metadata'] = preservedObject();
-  if (rest['status'] !== undefined) rest['status'] = preservedObject();
-  const schema: JsonSchemaProps = { type: 'object', properties: rest };
-  const problems = structuralProblems(schema, 'spec.template');
-  if (problems.length > 0) return fallback(`the converted schema is not structural: ${problems.slice(0, 3).join('; ')}`, replicasHint);
-  const replicas = rest['spec']?.properties?.['replicas'];
-  return { schema, fromServer: true, hasReplicas: replicas?.type === 'integer' };
+  return templateOf(converted, `the OpenAPI v3 schema of ${gv} ${gvk.kind}`, replicasHint);
+}
+
+/**
+ * The `spec.template` schema of a federated type whose target is served by a CRD: the
+ * `openAPIV3Schema` of the CRD's version `version` (else its first version, as KubeFed takes),
+ * converted as {@link templateSchemaFromOpenApi} converts a built-in kind's.
+ */
+export function templateSchemaFromCrd(crd: Record<string, unknown>, version: string, replicasHint = false): TemplateSchema {
+  const spec = isRecord(crd['spec']) ? crd['spec'] : {};
+  const versions = (Array.isArray(spec['versions']) ? spec['versions'] : []).filter(isRecord);
+  const v = versions.find((x) => x['name'] === version) ?? versions[0];
+  const raw = v !== undefined && isRecord(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
+  const name = isRecord(crd['metadata']) ? String(crd['metadata']['name']) : '';
+  if (!isRecord(raw)) return fallback(`the CRD ${name} has no openAPIV3Schema for version ${version}`, replicasHint);
+  return templateOf(new Converter({}).convert(raw, []), `the openAPIV3Schema of the CRD ${name}`, replicasHint);
 }

@@ -61,7 +61,7 @@ describe('kubefedctl enable, orphaning-deletion and disable against kube-sim', (
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('customresourcedefinition.apiextensions.k8s.io/federateddeployments.types.kubefed.io updated');
     expect(again.stdout).toContain('federatedtypeconfig.core.kubefed.io/deployments.apps updated in namespace kube-federation-system');
-    expect(again.stderr).toContain('debug: deployments.apps: spec.template preserves unknown fields');
+    expect(again.stderr).toContain("debug: deployments.apps: spec.template has the target's schema; spec.retainReplicas added");
     const rerun = await host.resource(gvr.federatedTypeConfigs, 'kube-federation-system').get('deployments.apps');
     expect((rerun['spec'] as { statusCollection: string }).statusCollection).toBe('Disabled');
 

@@ -35,6 +35,8 @@ export interface JsonSchemaProps {
   required?: readonly string[];
   additionalProperties?: JsonSchemaProps;
   items?: JsonSchemaProps;
+  /** `null` is a valid value (else the API server drops a `null` field before validating). */
+  nullable?: true;
   'x-kubernetes-preserve-unknown-fields'?: true;
   'x-kubernetes-int-or-string'?: true;
   'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';

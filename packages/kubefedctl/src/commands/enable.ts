@@ -7,8 +7,8 @@ import type { EnableTarget } from '../enable-objects.js';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { GVR } from '../resources.js';
-import { templateSchemaFromOpenApi } from '../template-schema.js';
-import type { OpenApiV3Document } from '../template-schema.js';
+import { templateSchemaFromCrd, templateSchemaFromOpenApi } from '../template-schema.js';
+import type { OpenApiV3Document, TemplateSchema } from '../template-schema.js';
 import { lookupType } from '../type-lookup.js';
 
 /** Options of {@link enableType}. */
@@ -52,11 +52,29 @@ async function openApiDocument(host: DynamicClient, group: string, version: stri
 }
 
 /**
- * The objects `enable` writes for a looked-up target. Its OpenAPI schema decides only whether
- * the CRD gets `spec.retainReplicas`; `spec.template` stays an object preserving unknown fields,
- * as in KubeFed: an API server prunes what a schema does not know, so the host's schema would
- * silently drop template fields that only the members know (a newer version of the type) and
- * the `apiVersion` a template may carry.
+ * The template schema of a target, as KubeFed looks it up: from the target's CRD when it has a
+ * group and a CRD `<plural>.<group>` exists, else from the host's OpenAPI v3 document of its
+ * group-version.
+ */
+async function templateSchemaFor(
+  host: DynamicClient,
+  target: ResourceMapping,
+  replicasHint: boolean,
+  out: Output,
+): Promise<TemplateSchema> {
+  if (target.group !== '') {
+    const crd = await getOrUndefined(host.resource(GVR.customResourceDefinitions), `${target.resource}.${target.group}`);
+    if (crd !== undefined) return templateSchemaFromCrd(crd, target.version, replicasHint);
+  }
+  const doc = await openApiDocument(host, target.group, target.version, out);
+  return templateSchemaFromOpenApi(doc, target, replicasHint);
+}
+
+/**
+ * The objects `enable` writes for a looked-up target. `spec.template` gets the target's schema
+ * ({@link templateSchemaFor}), typed but preserving unknown fields (see
+ * `templateSchemaFromOpenApi`), or an object preserving unknown fields when none is found; the
+ * schema also decides whether the CRD gets `spec.retainReplicas`.
  */
 export async function objectsForTarget(
   host: DynamicClient,
@@ -64,16 +82,14 @@ export async function objectsForTarget(
   options: Pick<EnableOptions, 'kubefedNamespace' | 'federatedGroup' | 'federatedVersion'>,
   out: Output,
 ): Promise<EnableResult> {
-  const doc = await openApiDocument(host, target.group, target.version, out);
   const known = DEFAULT_FEDERATED_TYPES.find((t) => t.group === target.group && t.pluralName === target.resource);
   const replicasHint = target.subresources.includes('scale') || known?.hasReplicas === true;
-  const template = templateSchemaFromOpenApi(doc, target, replicasHint);
+  const template = await templateSchemaFor(host, target, replicasHint, out);
   const name = groupQualifiedName({ pluralName: target.resource, group: target.group });
-  const replicasFrom = template.fromServer
-    ? "the host's OpenAPI v3 schema"
-    : `the /scale subresource, as ${template.reason ?? 'no schema was found'}`;
   out.debug(
-    `${name}: spec.template preserves unknown fields; spec.retainReplicas ${template.hasReplicas ? 'added' : 'left out'} (from ${replicasFrom})`,
+    template.fromServer
+      ? `${name}: spec.template has the target's schema; spec.retainReplicas ${template.hasReplicas ? 'added' : 'left out'}`
+      : `${name}: spec.template preserves unknown fields, as ${template.reason ?? 'no schema was found'}; spec.retainReplicas ${template.hasReplicas ? 'added' : 'left out'} (from the /scale subresource)`,
   );
   const t: EnableTarget = {
     group: target.group,
@@ -87,6 +103,7 @@ export async function objectsForTarget(
     kubefedNamespace: options.kubefedNamespace,
     federatedGroup: options.federatedGroup,
     federatedVersion: options.federatedVersion,
+    templateSchema: template.schema,
     hasReplicas: template.hasReplicas,
   });
 }
