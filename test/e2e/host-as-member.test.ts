@@ -1,6 +1,9 @@
 // The host joined as a member of its own federation, as KubeFed users often do: its namespaces
 // hold the federated objects themselves, so a FederatedNamespace placed there must never delete
-// the host's Namespace (it is unlabelled instead, KubeFed docs/kubefed-compatibility.md §4.4.12).
+// the host's Namespace (it is unlabelled instead, KubeFed docs/kubefed-compatibility.md §4.4.12),
+// and when the user deletes that Namespace the deletion must not wait for it (KubeFed
+// pkg/controller/sync/controller.go, deleteFromClusters): the Namespace waits for the
+// FederatedNamespace inside it, whose finalizer would otherwise wait for the Namespace.
 import { getOrUndefined } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
@@ -10,8 +13,10 @@ import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_NAMESPACES,
+  kubectl,
   propagatedTo,
   propagationOf,
+  succeeded,
 } from './support/e2e-federation.js';
 
 const CLUSTERS = ['host', 'member1'] as const;
@@ -64,5 +69,47 @@ describe('the host cluster joined as a member', () => {
     expect(hostNamespace).not.toHaveProperty('kubefed.io/managed');
     // The federated objects in it are still there.
     expect(await getOrUndefined(fedConfigMaps, 'settings')).toBeDefined();
+  }, 120_000);
+
+  it('removes the FederatedNamespace and every copy of the namespace when the user deletes the host namespace', async () => {
+    const ns = 'deleted-with-host';
+    await createFederatedNamespace(fed, ns, CLUSTERS);
+    const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
+    await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
+    await expect.poll(() => labelsOf('host', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });
+    await expect.poll(() => labelsOf('member1', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });
+
+    succeeded(await kubectl(fed, ['delete', 'namespace', ns, '--wait=false']), 'kubectl delete namespace');
+    // The member's copy is deleted, the finalizer goes, and the host namespace then finishes terminating.
+    await expect.poll(() => labelsOf('member1', ns), POLL).toBe('absent');
+    await expect.poll(() => getOrUndefined(fedNamespaces, ns), POLL).toBeUndefined();
+    await expect.poll(() => labelsOf('host', ns), POLL).toBe('absent');
+  }, 120_000);
+
+  it('removes the federated objects inside a deleted host namespace and all their copies', async () => {
+    const ns = 'deleted-with-objects';
+    await createFederatedNamespace(fed, ns, CLUSTERS);
+    const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
+    const fedConfigMaps = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
+    await fedConfigMaps.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings', namespace: ns },
+      spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } },
+    });
+    await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
+    await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(CLUSTERS));
+    const memberConfigMaps = fed.client('member1').resource(RESOURCES.configMaps, ns);
+    await expect
+      .poll(async () => (await getOrUndefined(memberConfigMaps, 'settings'))?.metadata.labels, POLL)
+      .toMatchObject({
+        'kubefed.io/managed': 'true',
+      });
+
+    succeeded(await kubectl(fed, ['delete', 'namespace', ns, '--wait=false']), 'kubectl delete namespace');
+    await expect.poll(() => getOrUndefined(fedConfigMaps, 'settings'), POLL).toBeUndefined();
+    await expect.poll(() => getOrUndefined(fedNamespaces, ns), POLL).toBeUndefined();
+    await expect.poll(() => labelsOf('member1', ns), POLL).toBe('absent');
+    await expect.poll(() => labelsOf('host', ns), POLL).toBe('absent');
   }, 120_000);
 });

@@ -7,7 +7,15 @@ import {
   type PropagationStatus,
   SYNC_CONTROLLER_FINALIZER,
 } from '@kubefed/api';
-import { addFinalizer, type DynamicClient, isDeleting, isNotFound, type KubeObject, removeFinalizer } from '@kubefed/client';
+import {
+  addFinalizer,
+  type DynamicClient,
+  getOrUndefined,
+  isDeleting,
+  isNotFound,
+  type KubeObject,
+  removeFinalizer,
+} from '@kubefed/client';
 import { federatedObjectRef, type JobProducer, type SyncJob, syncJob, syncRequest } from '@kubefed/queue';
 import {
   done,
@@ -54,7 +62,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   /** Poll period while member copies are being removed; default 500 ms. */
   readonly removalPollMs?: number | undefined;
   /** The member watch caches: answer "does cluster C hold a managed copy", and which, without a request when synced. */
-  readonly memberCopies?: Pick<MemberWatches, 'hasManagedCopy' | 'managedCopy' | 'settling'> | undefined;
+  readonly memberCopies?: Pick<MemberWatches, 'managedCopy' | 'settling'> | undefined;
   /**
    * The version records known without a request (the workers' `VersionStore` in this process).
    * With `memberCopies`, a target cluster whose cached copy is current ({@link copyIsCurrent})
@@ -81,7 +89,8 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
  * cached copy is current and whose last report for this generation was success gets no job: the
  * worker would find nothing to do (so a resync or a restart of a converged fleet enqueues nothing). While the object is being deleted it
  * enqueues removal jobs for every Ready cluster and removes the finalizer once no managed
- * copy remains (with the orphan annotation: once no copy carries the managed label) and every
+ * copy remains (with the orphan annotation: once no copy carries the managed label; the host's
+ * own Namespace, when the host is a member and the user deletes it, is not waited for) and every
  * cluster of its placement is Ready (KubeFed waits for a not-ready cluster rather than leave
  * a copy behind). A reconcile of a key queued at low priority (a fan-out, a periodic resync)
  * enqueues its jobs at low priority: they run after the jobs of changes on each member's queue;
@@ -137,8 +146,8 @@ export class SyncReconciler implements Reconciler {
       if (!finalizers.includes(SYNC_CONTROLLER_FINALIZER)) return done();
       // The watch caches first; before the finalizer goes, a live check (§4.4.11 step 6): a copy
       // created a moment ago may not be in a cache yet.
-      let remaining = await this.#managedCopies(ready, namespace, name);
-      if (remaining.length === 0) remaining = await this.#managedCopies(ready, namespace, name, true);
+      let remaining = await this.#awaitedRemovals(await this.#managedCopies(ready, namespace, name), name);
+      if (remaining.length === 0) remaining = await this.#awaitedRemovals(await this.#managedCopies(ready, namespace, name, true), name);
       if (remaining.length > 0) {
         await this.#event(fed, waitForRemovalEvent(remaining));
         await o.producer.enqueueBulk(remaining.map((c) => job(c, 'remove')));
@@ -187,7 +196,7 @@ export class SyncReconciler implements Reconciler {
     targets = targets.filter((c) => !unhealed(c));
     const current = this.#currentCopies(fed, targets, outcomes);
     targets = targets.filter((c) => !current.has(c));
-    const stale = await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name);
+    const stale = [...(await this.#managedCopies(new Map(others.map((c) => [c, ready.get(c)!])), namespace, name)).keys()];
     // A Ready non-target cluster without a copy whose outcome is still recorded (a removal that
     // failed and whose retry was dropped while the cluster was not Ready): a remove job finds the
     // copy gone and clears the entry, which would otherwise stay in the status.
@@ -271,29 +280,50 @@ export class SyncReconciler implements Reconciler {
     }
   }
 
-  /** Ready clusters whose copy of the object carries the managed label (from the watch caches where synced, unless `live`). */
+  /**
+   * The clusters of `copies` that the deletion of the federated object waits for (§4.4.11
+   * step 4): all of them but the host cluster's own Namespace once it is terminating (the host
+   * joined as a member, KubeFed `pkg/controller/sync/controller.go` `deleteFromClusters`). The
+   * user deleted that Namespace, which holds this FederatedNamespace: it waits for the
+   * finalizer, so waiting for it would leave both stuck. The host namespace is read only when a
+   * Namespace copy is terminating; a member Namespace with its uid is the host's own.
+   */
+  async #awaitedRemovals(copies: ReadonlyMap<string, KubeObject>, name: string): Promise<string[]> {
+    const clusters = [...copies.keys()];
+    const terminating = [...copies].filter(([, copy]) => isDeleting(copy));
+    if (!isNamespaceType(this.#o.type.targetType) || terminating.length === 0) return clusters;
+    const hostUid = (await getOrUndefined(this.#o.host.resource(this.#o.type.targetGvr), name))?.metadata.uid;
+    if (hostUid === undefined || hostUid === '') return clusters;
+    const hostCopies = new Set(terminating.filter(([, copy]) => copy.metadata.uid === hostUid).map(([cluster]) => cluster));
+    return clusters.filter((c) => !hostCopies.has(c));
+  }
+
+  /**
+   * The copies of the object that carry the managed label, by Ready cluster (from the watch
+   * caches where synced, which keep slim copies; unless `live`).
+   */
   async #managedCopies(
     clusters: ReadonlyMap<string, DynamicClient>,
     namespace: string | undefined,
     name: string,
     live = false,
-  ): Promise<string[]> {
+  ): Promise<Map<string, KubeObject>> {
     const ns = this.#o.type.targetType.scope === 'Namespaced' ? namespace : undefined;
     const key = namespace === undefined ? name : `${namespace}/${name}`;
     const found = await Promise.all(
-      [...clusters].map(async ([cluster, client]) => {
+      [...clusters].map(async ([cluster, client]): Promise<[string, KubeObject] | undefined> => {
         // The watch cache, when synced, spares a request per cluster (and a slow member).
-        const cached = live ? undefined : this.#o.memberCopies?.hasManagedCopy(cluster, key);
-        if (cached !== undefined) return cached ? cluster : undefined;
+        const cached = live ? undefined : this.#o.memberCopies?.managedCopy(cluster, key);
+        if (cached !== undefined) return cached === null ? undefined : [cluster, cached];
         try {
           const obj = await client.resource(this.#o.type.targetGvr, ns).get(name);
-          return obj.metadata.labels?.[MANAGED_LABEL] === MANAGED_LABEL_TRUE ? cluster : undefined;
+          return obj.metadata.labels?.[MANAGED_LABEL] === MANAGED_LABEL_TRUE ? [cluster, obj] : undefined;
         } catch (err) {
           if (isNotFound(err)) return undefined;
           throw err;
         }
       }),
     );
-    return found.filter((c): c is string => c !== undefined);
+    return new Map(found.filter((c) => c !== undefined));
   }
 }
