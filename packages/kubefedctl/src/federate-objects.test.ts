@@ -148,12 +148,23 @@ describe('federatedObjectFor', () => {
     expect(object['spec']).toEqual({ template: federatedTemplate(target), placement: { clusterSelector: { matchLabels: {} } } });
   });
 
-  it('warns that annotations of the target are not carried over, naming them', () => {
-    const { warnings } = federatedObjectFor(configMap, fedType('ConfigMap'));
-    expect(warnings).toEqual([
-      'Annotations defined for ConfigMap "demo/web-config" will not appear in the template of the federated resource: kubectl.kubernetes.io/last-applied-configuration',
-    ]);
-    expect(federatedObjectFor(deployment, fedType('Deployment')).warnings).toEqual([]);
+  it.each([
+    ['none', {}, []],
+    ["only kubectl apply's record, silently", { 'kubectl.kubernetes.io/last-applied-configuration': '{}' }, []],
+    ["only the deployment controller's revision, silently", { 'deployment.kubernetes.io/revision': '3' }, []],
+    [
+      "the user's own, naming them and not the tools' ones",
+      { 'kubectl.kubernetes.io/last-applied-configuration': '{}', owner: 'team-a', 'example.com/tier': 'gold' },
+      [
+        'Annotations defined for ConfigMap "demo/web-config" will not appear in the template of the federated resource: example.com/tier, owner',
+      ],
+    ],
+  ])('drops the annotations of the target (%s) and warns about those a user wrote', (_what, annotations, warnings) => {
+    const target = { ...configMap, metadata: { ...configMap.metadata, annotations } };
+    const converted = federatedObjectFor(target, fedType('ConfigMap'));
+    expect(converted.warnings).toEqual(warnings);
+    expect(converted.object['spec']).toMatchObject({ template: { data: configMap['data'] } });
+    expect(JSON.stringify(converted.object)).not.toContain('last-applied');
   });
 });
 
@@ -243,6 +254,7 @@ describe('contentsTypes and skippedForContents', () => {
     mapping({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }),
     mapping({ group: '', version: 'v1', resource: 'events', kind: 'Event' }),
     mapping({ group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints' }),
+    mapping({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice' }),
     mapping({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false }),
     mapping({ group: '', version: 'v1', resource: 'pods/log', kind: 'Pod' }),
     mapping({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event' }),

@@ -1,6 +1,7 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, isDns1123Subdomain, pluralName } from '@kubefed/api';
 import type { KubeObject, ResourceMapping } from '@kubefed/client';
 import { parseAllDocuments } from 'yaml';
+import { NEVER_FEDERATED_TYPES, qualifiedResource } from './contents-skip.js';
 import { UsageError } from './errors.js';
 
 /** The federated type an object is converted into (the parts of an FTC `federate` uses). */
@@ -59,11 +60,21 @@ export function federatedTemplate(target: KubeObject): Record<string, unknown> {
 }
 
 /**
+ * Annotations that tools write about the object in this cluster, never meant for the template:
+ * dropped with the others but without a warning (kubectl apply's record of the last applied
+ * manifest, the deployment controller's revision counter).
+ */
+const TOOL_ANNOTATIONS: ReadonlySet<string> = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  'deployment.kubernetes.io/revision',
+]);
+
+/**
  * Converts a target object into its federated object (docs/kubefed-compatibility.md §3.6): same name;
  * `metadata.namespace` only when the federated type is namespaced (a Namespace's own name for
  * a FederatedNamespace); `spec.template` from {@link federatedTemplate}; `spec.placement` with
  * an empty cluster selector (all clusters); no overrides. Annotations of the target are not
- * carried over: a warning names them. Pure.
+ * carried over: a warning names them, except {@link TOOL_ANNOTATIONS}. Pure.
  */
 export function federatedObjectFor(target: KubeObject, type: FederatedTypeInfo): FederatedConversion {
   const name = target.metadata.name ?? '';
@@ -71,10 +82,10 @@ export function federatedObjectFor(target: KubeObject, type: FederatedTypeInfo):
   const metadata: KubeObject['metadata'] = { name };
   if (type.namespaced && namespace !== undefined && namespace !== '') metadata.namespace = namespace;
   const warnings: string[] = [];
-  const annotations = target.metadata.annotations ?? {};
-  if (Object.keys(annotations).length > 0) {
+  const annotations = Object.keys(target.metadata.annotations ?? {}).filter((a) => !TOOL_ANNOTATIONS.has(a));
+  if (annotations.length > 0) {
     warnings.push(
-      `Annotations defined for ${target.kind ?? 'object'} "${qualifiedName(target)}" will not appear in the template of the federated resource: ${Object.keys(annotations).sort().join(', ')}`,
+      `Annotations defined for ${target.kind ?? 'object'} "${qualifiedName(target)}" will not appear in the template of the federated resource: ${annotations.sort().join(', ')}`,
     );
   }
   const object: KubeObject = {
@@ -153,27 +164,16 @@ function checkResource(value: unknown, where: string): KubeObject {
   return value as unknown as KubeObject;
 }
 
-/** Resources `federate --contents` never federates (docs/kubefed-compatibility.md §3.6). */
-const CONTENTS_SKIPPED: ReadonlySet<string> = new Set([
-  'endpoints',
-  'events',
-  'events.events.k8s.io',
-  'propagatedversions.core.kubefed.io',
-]);
-
-function qualifiedResource(m: Pick<ResourceMapping, 'resource' | 'group'>): string {
-  return m.group === '' ? m.resource : `${m.resource}.${m.group}`;
-}
-
 /**
  * Whether `federate --contents` skips a resource type: group `extensions`, `Federated*` kinds of
- * `federatedGroup`, endpoints, events, propagated versions, and anything `skip` names (a plural,
+ * `federatedGroup`, {@link NEVER_FEDERATED_TYPES} (endpoints, EndpointSlices, events,
+ * propagated versions), and anything `skip` names (a plural,
  * singular, short name, kind, `plural.group` or a whole group, case-insensitive).
  */
 export function skippedForContents(m: ResourceMapping, skip: readonly string[], federatedGroup: string = DEFAULT_FEDERATED_GROUP): boolean {
   if (m.group === 'extensions') return true;
   if (m.group === federatedGroup && m.kind.startsWith('Federated')) return true;
-  if (CONTENTS_SKIPPED.has(qualifiedResource(m))) return true;
+  if (NEVER_FEDERATED_TYPES.has(qualifiedResource(m))) return true;
   const names = new Set([m.resource, m.singularName, m.kind, qualifiedResource(m), ...m.shortNames].map((s) => s.toLowerCase()));
   return skip.some((s) => {
     const k = s.trim().toLowerCase();

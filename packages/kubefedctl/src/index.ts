@@ -38,6 +38,8 @@ export {
   skippedForContents,
 } from './federate-objects.js';
 export type { FederatedConversion, FederatedTypeInfo } from './federate-objects.js';
+export { NEVER_FEDERATED_TYPES, contentsSkipOf, formatContentsSkips } from './contents-skip.js';
+export type { ContentsSkipReason, SkippedObject, SkippedType } from './contents-skip.js';
 export type { DisableOptions } from './commands/disable.js';
 export { orphaningDeletion } from './commands/orphaning.js';
 export type { OrphaningAction } from './commands/orphaning.js';

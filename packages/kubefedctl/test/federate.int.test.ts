@@ -131,7 +131,96 @@ describe('kubefedctl federate against kube-sim', () => {
       key: Buffer.from('k').toString('base64'),
     });
     await host.resource(fedGvr('federatedconfigmaps'), 'shop').get('catalog');
-    await host.resource(fedGvr('federatedserviceaccounts'), 'shop').get('default');
+    // What Kubernetes makes in every namespace stays the members' own.
+    expect(r.stderr).toContain('skipped serviceaccount/default: created by Kubernetes in every namespace');
+    expect(r.stderr).toContain('skipped configmap/kube-root-ca.crt: created by Kubernetes in every namespace');
+    expect(await getOrUndefined(host.resource(fedGvr('federatedserviceaccounts'), 'shop'), 'default')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(fedGvr('federatedconfigmaps'), 'shop'), 'kube-root-ca.crt')).toBeUndefined();
+  }, 180_000);
+
+  it('federates a namespace with --contents without what each cluster makes for itself, and lists what it skipped and why', async () => {
+    const host = fed.client('host');
+    const apps = 'apps';
+    await host.resource(gvr.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: apps } });
+    const lastApplied = { 'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1"}' };
+    await host.resource(gvr.deployments, apps).create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: apps, annotations: lastApplied },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+      },
+    });
+    await host.resource(gvr.configMaps, apps).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'app-config', namespace: apps, annotations: lastApplied },
+      data: { mode: 'fast' },
+    });
+    await host
+      .resource(gvr.serviceAccounts, apps)
+      .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder', namespace: apps } });
+    await host.resource(gvr.secrets, apps).create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'builder-token', namespace: apps, annotations: { 'kubernetes.io/service-account.name': 'builder' } },
+      type: 'kubernetes.io/service-account-token',
+    });
+    // kube-sim's controllers: the Deployment's ReplicaSet and its two Pods, the token, the root CA and the default ServiceAccount.
+    const names = async (resource: { group: string; version: string; resource: string }) =>
+      (await host.resource(resource, apps).list()).items.map((o) => o.metadata.name ?? '');
+    await expect.poll(async () => (await names(gvr.pods)).length, { timeout: 20_000 }).toBe(2);
+    const [replicaSet] = await names(gvr.replicaSets);
+    const pods = await names(gvr.pods);
+    await expect.poll(() => names(gvr.serviceAccounts), { timeout: 10_000 }).toContain('default');
+    await expect.poll(() => names(gvr.configMaps), { timeout: 10_000 }).toContain('kube-root-ca.crt');
+    await expect
+      .poll(async () => (await host.resource(gvr.secrets, apps).get('builder-token'))['data'], { timeout: 10_000 })
+      .toHaveProperty('token');
+
+    const r = await fed.cli(['federate', 'namespace', apps, '--contents', '--enable-type'], 120_000);
+    expect(r.stderr).not.toContain('Error:');
+    expect(r.code).toBe(0);
+    const created = [...r.stdout.matchAll(/^Successfully created (\S+ "[^"]+")/gm)].map((m) => m[1]).sort();
+    expect(created).toEqual([
+      'FederatedConfigMap "apps/app-config"',
+      'FederatedDeployment "apps/web"',
+      'FederatedNamespace "apps/apps"',
+      'FederatedServiceAccount "apps/builder"',
+    ]);
+    const skipped = r.stderr.split('\n').filter((l) => l.startsWith('skipped '));
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        `skipped replicaset.apps/${replicaSet}: its controller Deployment web makes it in each cluster (--include-owned federates it)`,
+        ...pods.map(
+          (p) => `skipped pod/${p}: its controller ReplicaSet ${replicaSet} makes it in each cluster (--include-owned federates it)`,
+        ),
+        'skipped configmap/kube-root-ca.crt: created by Kubernetes in every namespace',
+        'skipped serviceaccount/default: created by Kubernetes in every namespace',
+        'skipped secret/builder-token: a service account token: each cluster issues its own',
+      ]),
+    );
+    expect(skipped.filter((l) => !l.includes(': kept by '))).toHaveLength(6);
+    expect(r.stderr).not.toContain('last-applied-configuration');
+    expect(r.stderr).not.toContain('warning:');
+    // No type was enabled for the owned objects alone.
+    for (const ftc of ['pods', 'replicasets.apps'])
+      expect(await getOrUndefined(host.resource(gvr.federatedTypeConfigs, ns), ftc)).toBeUndefined();
+    expect(await getOrUndefined(host.resource(fedGvr('federatedsecrets'), apps), 'builder-token')).toBeUndefined();
+
+    // --include-owned: the ReplicaSet and the Pods too (printed, not written: the rest exists already).
+    const owned = await fed.cli(['federate', 'namespace', apps, '--contents', '--include-owned', '-o', 'yaml'], 120_000);
+    expect(owned.stderr).not.toContain('Error:');
+    expect(owned.code).toBe(0);
+    const federated = yamlDocs(owned.stdout).map((d) => `${d.kind ?? ''}/${d.metadata.name ?? ''}`);
+    expect(federated).toEqual(
+      expect.arrayContaining(['FederatedDeployment/web', `FederatedReplicaSet/${replicaSet}`, ...pods.map((p) => `FederatedPod/${p}`)]),
+    );
+    expect(federated).not.toContain('FederatedConfigMap/kube-root-ca.crt');
+    expect(owned.stderr).not.toContain('--include-owned federates');
+    expect(owned.stderr).toContain('skipped configmap/kube-root-ca.crt');
   }, 180_000);
 
   it('converts YAML from standard input offline with -f -', async () => {

@@ -29,6 +29,7 @@ describe('kubefedctl federate argument checks (before any cluster access)', () =
     [['federate', 'configmaps'], 'Error: RESOURCE-NAME is required'],
     [['federate', 'configmaps', 'x', '-o', 'json'], 'Error: Invalid value for --output: json'],
     [['federate', 'configmaps', 'x', '-o', 'yaml', '--enable-type'], "Error: Flag '--enable-type' cannot be used with '--output [yaml]'"],
+    [['federate', 'namespace', 'demo', '--include-owned'], "Error: Flag '--include-owned' can only be used with '--contents'."],
     [['federate', 'configmaps', '-f', 'in.yaml'], "Error: Flag '--filename' does not take any args. Got args: [configmaps]"],
     [['federate', '-f', '/nonexistent/in.yaml'], 'Error: -f /nonexistent/in.yaml: cannot read the file'],
   ])('%j fails with exit 1: %s', async (argv, message) => {

@@ -35,6 +35,7 @@ interface FederateFlags {
   output?: string;
   enableType?: boolean;
   contents?: boolean;
+  includeOwned?: boolean;
   filename?: string;
   skipApiResources?: string;
   federatedGroup: string;
@@ -48,8 +49,13 @@ Examples:
   # Same, enabling the type first when its FederatedTypeConfig is missing
   kubefedctl federate deployments.apps web -n demo --enable-type
 
-  # Federate namespace demo and everything in it
+  # Federate namespace demo and everything in it, except what each cluster makes for itself
+  # (objects owned by a controller, such as a Deployment's ReplicaSets and Pods; kube-root-ca.crt;
+  # the default ServiceAccount; service account tokens; endpoints, EndpointSlices, events)
   kubefedctl federate namespace demo --contents --enable-type
+
+  # Same, federating objects owned by a controller too
+  kubefedctl federate namespace demo --contents --include-owned
 
   # Print the FederatedDeployment, write nothing
   kubefedctl federate deployments.apps web -n demo -o yaml
@@ -79,6 +85,10 @@ function validate(type: string | undefined, name: string | undefined, flags: Fed
   if (name === undefined) throw new UsageError('RESOURCE-NAME is required', { hint: `e.g. kubefedctl federate ${type} <name>` });
   if (flags.enableType === true && flags.output === 'yaml')
     throw new UsageError(`Flag '--enable-type' cannot be used with '--output [yaml]'`);
+  if (flags.includeOwned === true && flags.contents !== true)
+    throw new UsageError(`Flag '--include-owned' can only be used with '--contents'.`, {
+      hint: `e.g. kubefedctl federate namespace ${name} --contents --include-owned`,
+    });
 }
 
 function readInput(filename: string, ctx: FederateCommandContext): string {
@@ -119,6 +129,7 @@ async function runFederate(
         kubefedNamespace,
         enableType: flags.enableType === true,
         contents: flags.contents === true,
+        includeOwned: flags.includeOwned === true,
         dryRun,
         federatedGroup: flags.federatedGroup,
         skipApiResources: (flags.skipApiResources ?? '').split(',').filter((s) => s.trim() !== ''),
@@ -157,7 +168,14 @@ export function addFederateCommand(program: Command, ctx: FederateCommandContext
     .option('-n, --namespace <namespace>', "namespace of the resource (default: the context's namespace, else default)")
     .option('-o, --output <format>', 'print the federated objects as yaml instead of creating them')
     .option('-t, --enable-type', 'enable the type (kubefedctl enable) when its FederatedTypeConfig is missing')
-    .option('-c, --contents', 'only for namespaces: also federate every resource in the namespace')
+    .option(
+      '-c, --contents',
+      'only for namespaces: also federate the resources in the namespace, except what each cluster makes for itself (listed as skipped)',
+    )
+    .option(
+      '--include-owned',
+      'with --contents: also federate objects owned by a controller (ownerReferences[].controller), e.g. Pods of a ReplicaSet',
+    )
     .option('-f, --filename <file>', 'convert the resources of this YAML file (- for standard input) offline and print them')
     .option(
       '-s, --skip-api-resources <names>',

@@ -2,9 +2,17 @@ import { federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
 import type { FederatedTypeConfig } from '@kubefed/api';
 import { getOrUndefined, isAlreadyExists, isNotFound } from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceMapping } from '@kubefed/client';
+import {
+  contentsSkipOf,
+  formatContentsSkips,
+  neverFederatedReason,
+  qualifiedResource,
+  reportedNeverFederatedTypes,
+} from '../contents-skip.js';
+import type { SkippedObject, SkippedType } from '../contents-skip.js';
 import { enableObjects } from '../enable-objects.js';
 import { KubefedctlError, UsageError } from '../errors.js';
-import { contentsTypes, defaultFederatedType, federatableName, federatedObjectFor, qualifiedName } from '../federate-objects.js';
+import { contentsTypes, defaultFederatedType, federatedObjectFor, qualifiedName } from '../federate-objects.js';
 import type { FederatedTypeInfo } from '../federate-objects.js';
 import type { Output } from '../output.js';
 import { GVR } from '../resources.js';
@@ -22,8 +30,10 @@ export interface FederateOptions {
   kubefedNamespace: string;
   /** Enable the type (and, with `contents`, every contained type) when its FTC is missing. */
   enableType: boolean;
-  /** Only a Namespace: also federate every object in it. */
+  /** Only a Namespace: also federate every object in it, except what {@link contentsSkipOf} leaves out. */
   contents: boolean;
+  /** With `contents`: also federate objects that have a controller owner reference. Default false. */
+  includeOwned?: boolean | undefined;
   /** `-o yaml`: compute the federated objects, write nothing. */
   dryRun: boolean;
   /** Group of the federated types assumed or enabled when an FTC is missing; default `types.kubefed.io`. */
@@ -45,6 +55,8 @@ export interface FederateOutcome {
   results: FederatedResult[];
   /** FTC names `--enable-type` enabled on the way. */
   enabledTypes: string[];
+  /** What `contents` left out: objects by name, never-federated types by count (empty without `contents`). */
+  skipped: { objects: SkippedObject[]; types: SkippedType[] };
 }
 
 /** One federated object `federate` created (or, in dry run, would create). */
@@ -141,26 +153,42 @@ async function createFederated(host: DynamicClient, work: Work, obj: KubeObject,
   }
 }
 
-/** The objects of one type in a namespace that `--contents` federates (bad names are warnings). */
-async function objectsIn(host: DynamicClient, m: ResourceMapping, namespace: string, out: Output): Promise<KubeObject[]> {
-  const list = await host.resource({ group: m.group, version: m.version, resource: m.resource }, namespace).listAll();
+/** The objects of one type in a namespace: those `--contents` federates, and those it leaves out. */
+async function objectsIn(
+  host: DynamicClient,
+  m: ResourceMapping,
+  options: FederateOptions,
+): Promise<{ items: KubeObject[]; skipped: SkippedObject[] }> {
+  const list = await host.resource({ group: m.group, version: m.version, resource: m.resource }, options.name).listAll();
   const apiVersion = m.group === '' ? m.version : `${m.group}/${m.version}`;
-  return list.items.flatMap((item) => {
-    const name = item.metadata.name ?? '';
-    if (!federatableName(name)) {
-      out.warn(`skipping ${m.kind} "${namespace}/${name}": its name is not a DNS-1123 subdomain`);
-      return [];
-    }
-    return [{ ...item, apiVersion, kind: m.kind }];
-  });
+  const items: KubeObject[] = [];
+  const skipped: SkippedObject[] = [];
+  for (const item of list.items) {
+    const skip = contentsSkipOf(item, m, { includeOwned: options.includeOwned === true });
+    if (skip === undefined) items.push({ ...item, apiVersion, kind: m.kind });
+    else skipped.push(skip);
+  }
+  return { items, skipped };
+}
+
+/** How many objects of each never-federated type the namespace holds, for the report. */
+async function neverFederatedIn(host: DynamicClient, all: readonly ResourceMapping[], namespace: string): Promise<SkippedType[]> {
+  return Promise.all(
+    reportedNeverFederatedTypes(all).map(async (m) => {
+      const list = await host.resource({ group: m.group, version: m.version, resource: m.resource }, namespace).listAll();
+      return { resource: qualifiedResource(m), count: list.items.length, reason: neverFederatedReason(m) };
+    }),
+  );
 }
 
 /**
  * `kubefedctl federate <type> <name>` (docs/kubefed-compatibility.md §3.6, API mode): looks the type up on
  * the host, finds its FTC (see {@link FederateOptions.enableType} / `dryRun`), reads the target
  * and converts it ({@link federatedObjectFor}). With `contents` (Namespaces only) every object of
- * every namespaced type in the namespace follows, except what KubeFed skips; all FTCs are
- * resolved and all objects read before the first write. Unless `dryRun`, creates the federated
+ * every namespaced type in the namespace follows, except the types KubeFed skips and the objects
+ * each cluster makes for itself ({@link contentsSkipOf}; `includeOwned` keeps owned ones), which
+ * are reported on `out` ({@link formatContentsSkips}); all FTCs are resolved and all objects read
+ * before the first write. Unless `dryRun`, creates the federated
  * objects in order and prints `Successfully created ...` for each. Resolves to the objects and
  * the types it enabled.
  *
@@ -172,6 +200,8 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
   const target = await lookupType(host.restMapper(), options.type);
   const isNamespace = target.group === '' && target.resource === 'namespaces';
   if (options.contents && !isNamespace) throw new UsageError(`Flag '--contents' can only be used with type 'namespaces'.`);
+  if (options.includeOwned === true && !options.contents)
+    throw new UsageError(`Flag '--include-owned' can only be used with '--contents'.`);
   const gvr = { group: target.group, version: target.version, resource: target.resource };
   const ns = target.namespaced ? options.namespace : undefined;
   const obj = await getOrUndefined(host.resource(gvr, ns), options.name);
@@ -186,13 +216,15 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
   const apiVersion = target.group === '' ? target.version : `${target.group}/${target.version}`;
   const first = await federatedTypeFor(host, target, options, out, enabled);
   const work: Work[] = [{ target: { ...obj, apiVersion, kind: target.kind }, type: first.info, plural: first.plural }];
+  const skipped: FederateOutcome['skipped'] = { objects: [], types: [] };
 
   if (options.contents) {
     const all = await host.restMapper().all();
     const missing: string[] = [];
     const perType: { m: ResourceMapping; items: KubeObject[] }[] = [];
     for (const m of contentsTypes(all, options.skipApiResources ?? [], options.federatedGroup)) {
-      const items = await objectsIn(host, m, options.name, out);
+      const { items, skipped: left } = await objectsIn(host, m, options);
+      skipped.objects.push(...left);
       if (items.length === 0) continue;
       perType.push({ m, items });
       const ftcName = groupQualifiedName({ pluralName: m.resource, group: m.group });
@@ -203,6 +235,8 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
       )
         missing.push(ftcName);
     }
+    skipped.types = await neverFederatedIn(host, all, options.name);
+    for (const line of formatContentsSkips(skipped)) out.progress(line);
     if (missing.length > 0) {
       throw new KubefedctlError(
         `namespace "${options.name}" contains objects of types that are not enabled for federation: ${missing.join(', ')}. Consider using '--enable-type' to optionally enable type while federating the resource`,
@@ -226,7 +260,7 @@ export async function federateResource(host: DynamicClient, options: FederateOpt
     }
     results.push({ object, description });
   }
-  return { results, enabledTypes: enabled };
+  return { results, enabledTypes: enabled, skipped };
 }
 
 /**
