@@ -31,6 +31,7 @@ import {
 } from '@kubefed/runtime';
 import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
 import { UNHEALABLE_STATUSES } from '../errors.js';
+import { awaitedRemovals } from '../awaited-removals.js';
 import { namespaceTargetOf } from '../namespace-target.js';
 import {
   clusterNotReadyEvent,
@@ -281,21 +282,15 @@ export class SyncReconciler implements Reconciler {
   }
 
   /**
-   * The clusters of `copies` that the deletion of the federated object waits for (§4.4.11
-   * step 4): all of them but the host cluster's own Namespace once it is terminating (the host
-   * joined as a member, KubeFed `pkg/controller/sync/controller.go` `deleteFromClusters`). The
-   * user deleted that Namespace, which holds this FederatedNamespace: it waits for the
-   * finalizer, so waiting for it would leave both stuck. The host namespace is read only when a
-   * Namespace copy is terminating; a member Namespace with its uid is the host's own.
+   * The clusters of `copies` that the deletion of the federated object waits for
+   * ({@link awaitedRemovals}): the host's own Namespace, terminating, is not. The host namespace
+   * is read only when a Namespace copy is terminating.
    */
   async #awaitedRemovals(copies: ReadonlyMap<string, KubeObject>, name: string): Promise<string[]> {
-    const clusters = [...copies.keys()];
-    const terminating = [...copies].filter(([, copy]) => isDeleting(copy));
-    if (!isNamespaceType(this.#o.type.targetType) || terminating.length === 0) return clusters;
-    const hostUid = (await getOrUndefined(this.#o.host.resource(this.#o.type.targetGvr), name))?.metadata.uid;
-    if (hostUid === undefined || hostUid === '') return clusters;
-    const hostCopies = new Set(terminating.filter(([, copy]) => copy.metadata.uid === hostUid).map(([cluster]) => cluster));
-    return clusters.filter((c) => !hostCopies.has(c));
+    const o = this.#o;
+    const terminating = [...copies.values()].some((copy) => isDeleting(copy));
+    if (!isNamespaceType(o.type.targetType) || !terminating) return [...copies.keys()];
+    return awaitedRemovals(copies, (await getOrUndefined(o.host.resource(o.type.targetGvr), name))?.metadata.uid);
   }
 
   /**
