@@ -129,6 +129,11 @@ const CONTROLLER_MANAGER_USES: readonly Request[] = [
   `create leases.coordination.k8s.io -n ${NS}`,
   `get leases.coordination.k8s.io kubefed-controller-manager -n ${NS}`,
   `update leases.coordination.k8s.io kubefed-controller-manager -n ${NS}`,
+  `create configmaps -n ${NS}`,
+  `get configmaps kubefed-controller-manager -n ${NS}`,
+  `update configmaps kubefed-controller-manager -n ${NS}`,
+  `create endpoints -n ${NS}`,
+  `update endpoints kubefed-controller-manager -n ${NS}`,
   // The sync outcome signing key.
   `get secrets kubefed-sync-outcome-key -n ${NS}`,
   `create secrets -n ${NS}`,
@@ -222,6 +227,8 @@ const NOBODY: readonly Request[] = [
   `update kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,
   `delete leases.coordination.k8s.io kubefed-controller-manager -n ${NS}`,
   `update leases.coordination.k8s.io another-lease -n ${NS}`,
+  `update configmaps another-lock -n ${NS}`,
+  `delete configmaps kubefed-controller-manager -n ${NS}`,
   'create namespaces',
   `delete namespaces ${TENANT}`,
   `update namespaces ${TENANT}`,
@@ -251,6 +258,7 @@ const SYNC_WORKER_REFUSED: readonly Request[] = [
   `update replicaschedulingpreferences.scheduling.kubefed.io/status web -n ${TENANT}`,
   `create leases.coordination.k8s.io -n ${NS}`,
   `update leases.coordination.k8s.io kubefed-controller-manager -n ${NS}`,
+  `update configmaps kubefed-controller-manager -n ${NS}`,
   `patch kubefedclusters.core.kubefed.io/status member1 -n ${NS}`,
   `create kubefedconfigs.core.kubefed.io -n ${NS}`,
   `patch kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,
@@ -494,8 +502,11 @@ describe.skipIf(!existsSync(KUBECTL))(
         await expect.poll(() => getOrUndefined(fedConfigMaps, 'settings'), POLL).toBeUndefined();
         expect(await getOrUndefined(fed.client('member1').resource(RESOURCES.configMaps, TENANT), 'settings')).toBeUndefined();
 
-        const lease = await host.resource(RESOURCES.leases, NS).get('kubefed-controller-manager');
-        expect(at(lease, '/spec/holderIdentity')).toEqual(expect.any(String));
+        // The default lock: KubeFed's ConfigMap, its record in the leader annotation.
+        const lock = await host.resource(RESOURCES.configMaps, NS).get('kubefed-controller-manager');
+        expect(JSON.parse(lock.metadata.annotations?.['control-plane.alpha.kubernetes.io/leader'] ?? '{}')).toMatchObject({
+          holderIdentity: expect.any(String),
+        });
         expect(await getOrUndefined(host.resource(RESOURCES.secrets, NS), 'kubefed-sync-outcome-key')).toBeDefined();
         expect({ controllers: forbiddenLines(controllers), workers: forbiddenLines(workers) }).toEqual({ controllers: [], workers: [] });
         expect([controllers.running, workers.running]).toEqual([true, true]);

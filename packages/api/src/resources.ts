@@ -28,6 +28,7 @@ export const RESOURCES = Object.freeze({
   serviceAccounts: core('serviceaccounts'),
   secrets: core('secrets'),
   configMaps: core('configmaps'),
+  endpoints: core('endpoints'),
   events: core('events'),
   nodes: core('nodes'),
   pods: core('pods'),

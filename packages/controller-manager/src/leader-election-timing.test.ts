@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './config.js';
 import { leaderElectionTiming, type LeaderElectionFlags } from './leader-election-timing.js';
 
-const kubeFedConfig = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000, resourceLock: 'leases' };
+const kubeFedConfig = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000, resourceLock: 'leases' as const };
 const none: LeaderElectionFlags = { leaseDurationMs: undefined, renewDeadlineMs: undefined, retryPeriodMs: undefined };
 
 describe('leaderElectionTiming', () => {

@@ -42,27 +42,52 @@ import {
   EventRecorder,
   KubeMetricsAuthorizer,
   listerWatcherFor,
+  describeLock,
   Manager,
+  newResourceLock,
   RuntimeMetrics,
   untilAborted,
   type Informer,
   type Logger,
   type ManagerAddresses,
+  type ResourceLock,
+  type ResourceLockType,
   type Runnable,
 } from '@kubefed/runtime';
 import { ConfigError, rateLimiter, redactUrl, type ControllerManagerConfig } from './config.js';
 import { defaultQueuePrefix, OUTCOME_SIGNING_SECRET, outcomeSigningKey } from './federation-identity.js';
 import { leaderElectionTiming, type LeaderElectionTiming } from './leader-election-timing.js';
+import { leaderLockAnnouncement } from './leader-lock-announcement.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
 import { StartupHealthServer } from './startup-health-server.js';
 import { StartupRetry, type StartupRetryOptions, type StartupStep } from './startup-retry.js';
 import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
-const LEASES = RESOURCES.leases;
+/**
+ * The leader-election lock of `resourceLock` (client-go's `resourcelock.New`): lock
+ * `kubefed-controller-manager` in the kubefed namespace for every kind, as KubeFed's
+ * cmd/controller-manager/app/leaderelection/leaderelection.go names it, so that KubeFed's
+ * controller manager and ours contend for the same object.
+ */
+export function leaderElectionLock(
+  client: DynamicClient,
+  o: { readonly namespace: string; readonly identity: string; readonly resourceLock: ResourceLockType },
+): ResourceLock {
+  return newResourceLock(o.resourceLock, {
+    name: LEADER_ELECTION_LOCK_NAME,
+    namespace: o.namespace,
+    identity: o.identity,
+    clients: {
+      leases: client.resource(RESOURCES.leases, o.namespace),
+      configMaps: client.resource(RESOURCES.configMaps, o.namespace),
+      endpoints: client.resource(RESOURCES.endpoints, o.namespace),
+    },
+  });
+}
 
 /** Options of {@link runControllerManager}. */
 export interface RunControllerManagerOptions {
-  /** Aborting stops the controllers, releases the Lease and resolves. */
+  /** Aborting stops the controllers, releases the leader-election lock and resolves. */
   readonly signal: AbortSignal;
   readonly logger: Logger;
   /** Leader-election identity; default `<hostname>_<uuid>` (KubeFed's). */
@@ -187,7 +212,7 @@ function hostConnection(config: ControllerManagerConfig): ClusterConnection {
 
 /**
  * Runs the controller manager until `options.signal` aborts (resolves after a graceful stop:
- * controllers stopped, Lease released, servers closed) or something fails (rejects: a runnable
+ * controllers stopped, leader-election lock released, servers closed) or something fails (rejects: a runnable
  * failed, caches did not sync, leadership was lost).
  *
  * Modes: `all` and `controllers` run the KubeFedConfig handling, the cluster health controller
@@ -217,7 +242,8 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
   const start = await waitForStartSettings(given, { host, retry, redis, signal: options.signal });
   if (start === undefined) return;
   const { config, started } = start;
-  const manager = await createManager({ config, started, timing: start.timing, host, leases, identity, logger, metrics });
+  const lock = leaderElectionLock(leases, { namespace: config.kubefedNamespace, identity, resourceLock: started.leaderElect.resourceLock });
+  const manager = await createManager({ config, started, timing: start.timing, host, lock, identity, logger, metrics });
   // Without Redis no job is enqueued or run: not ready (a liveness failure would only restart us).
   manager.addReadyCheck('redis', async () => {
     await Promise.all(redis.connections.map((c) => pingRedis(c, 2000)));
@@ -232,8 +258,20 @@ export async function runControllerManager(given: ControllerManagerConfig, optio
           logger,
           onAdded: jobsEnqueuedCounter(manager.metrics),
         });
-  logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity });
+  logStart(logger, { config, host, scope: started.scope, timing: start.timing, identity, lock });
   const parts = processParts({ config, started, manager, clients: { host, reporting, health }, producer, logger });
+  if (config.leaderElect && config.mode !== 'workers')
+    manager.add(
+      leaderLockAnnouncement({
+        lock,
+        resourceLock: started.leaderElect.resourceLock,
+        identity,
+        host,
+        namespace: config.kubefedNamespace,
+        events: parts.events,
+        logger,
+      }),
+    );
   const controllers = registerControllers(parts, redis.worker);
   try {
     await registerWorkers(parts, { controllers, connection: redis.worker, retry });
@@ -371,15 +409,14 @@ async function readStartSettings(
 
 /**
  * The process's manager: health and metrics servers (metrics over TLS with authorization when
- * --secure-metrics), and the Lease unless it runs workers only. One metrics registry for the
+ * --secure-metrics), and the leader-election lock unless it runs workers only. One metrics registry for the
  * process: its controllers, the replica scheduling controller's own manager, and Node.js
  * process metrics (kubefed_process_*, kubefed_nodejs_*).
  */
 async function createManager(
-  o: StartSettings & { host: DynamicClient; leases: DynamicClient; identity: string; logger: Logger; metrics: RuntimeMetrics },
+  o: StartSettings & { host: DynamicClient; lock: ResourceLock; identity: string; logger: Logger; metrics: RuntimeMetrics },
 ): Promise<Manager> {
   const { config, host } = o;
-  const namespace = config.kubefedNamespace;
   return new Manager({
     logger: o.logger,
     metrics: o.metrics,
@@ -399,9 +436,7 @@ async function createManager(
     ...(config.leaderElect && config.mode !== 'workers'
       ? {
           leaderElection: {
-            leases: o.leases.resource(LEASES, namespace),
-            name: LEADER_ELECTION_LOCK_NAME,
-            namespace,
+            lock: o.lock,
             identity: o.identity,
             ...o.timing,
           },
@@ -412,7 +447,7 @@ async function createManager(
 
 function logStart(
   logger: Logger,
-  o: { config: ResolvedConfig; host: DynamicClient; scope: string; timing: LeaderElectionTiming; identity: string },
+  o: { config: ResolvedConfig; host: DynamicClient; scope: string; timing: LeaderElectionTiming; identity: string; lock: ResourceLock },
 ): void {
   const { config } = o;
   logger.info(
@@ -423,6 +458,7 @@ function logStart(
       server: o.host.server,
       leaderElect: config.leaderElect,
       ...o.timing,
+      ...(config.leaderElect && config.mode !== 'workers' ? { lock: describeLock(o.lock) } : {}),
       identity: o.identity,
       redisUrl: redactUrl(config.redisUrl),
     },

@@ -17,7 +17,7 @@ const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const NS = 'kube-federation-system';
 const core = (resource: string) => ({ group: '', version: 'v1', resource });
 const KFC = RESOURCES.kubeFedClusters;
-const LEASES = RESOURCES.leases;
+const CONFIG_MAPS = RESOURCES.configMaps;
 
 const RBAC = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
 const CRDS = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
@@ -97,7 +97,7 @@ function spawnControllerManager(args: string[]): Spawned {
 }
 
 describe('kubefed-controller-manager process', () => {
-  it('serves /healthz, takes the Lease, marks a cluster Ready and exits 0 on SIGTERM releasing the Lease', async () => {
+  it('serves /healthz, takes the leader lock (a ConfigMap, as KubeFed), marks a cluster Ready and exits 0 on SIGTERM releasing the lock', async () => {
     const { host, hostClient } = await federation();
     const kubeconfig = await writeKubeconfig(host.kubeconfigYaml());
 
@@ -128,17 +128,20 @@ describe('kubefed-controller-manager process', () => {
     // Node.js process metrics of every replica, under the kubefed_ prefix.
     expect(await metrics.text()).toMatch(/^kubefed_process_cpu_user_seconds_total \d/m);
 
-    const leases = hostClient.resource(LEASES, NS);
+    // The default lock (KubeFed's): the leader record in the annotation of a ConfigMap.
+    const holder = async (): Promise<string | undefined> => {
+      const cm = await hostClient
+        .resource(CONFIG_MAPS, NS)
+        .get('kubefed-controller-manager')
+        .catch(() => undefined);
+      const raw = cm?.metadata.annotations?.['control-plane.alpha.kubernetes.io/leader'];
+      return raw === undefined ? undefined : (JSON.parse(raw) as { holderIdentity?: string }).holderIdentity;
+    };
     await expect
-      .poll(
-        async () =>
-          ((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)
-            ?.holderIdentity,
-        {
-          timeout: 10_000,
-          interval: 100,
-        },
-      )
+      .poll(holder, {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toMatch(/^.+_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
     await expect
@@ -164,8 +167,7 @@ describe('kubefed-controller-manager process', () => {
     cm.child.kill('SIGTERM');
     const code = await Promise.race([cm.exited, new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 15_000))]);
     expect(code).toBe(0);
-    const lease = await leases.get('kubefed-controller-manager');
-    expect((lease.spec as { holderIdentity?: string }).holderIdentity ?? '').toBe('');
+    expect(await holder()).toBe('');
   });
 
   it('with --metrics-secure serves /metrics over HTTPS only to a host token whose user may get /metrics, and health as before', async () => {

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESOURCES } from '@kubefed/api';
-import { POLL, runSourceEntry } from '@kubefed/testing';
+import { POLL, runSourceEntry, type ManagedProcess } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
 
@@ -100,24 +100,96 @@ describe('the KubeFedConfig read by the controller manager process', () => {
     }
   }, 90_000);
 
-  it.each(['configmaps', 'endpoints', 'configmapsleases'])(
-    'refuses to start with the %s lock, naming the file and spec.leaderElect.resourceLock',
-    async (lock) => {
-      const dir = await mkdtemp(join(tmpdir(), 'kubefed-config-'));
-      try {
-        const file = join(dir, 'kubefedconfig.yaml');
-        await writeFile(file, `spec: {scope: Cluster, leaderElect: {resourceLock: ${lock}}}\n`);
-        const result = await runSourceEntry(CONTROLLER_MANAGER, [...commonFlags(), '--kubefed-config', file], { timeoutMs: 60_000 });
-        expect(result.code).toBe(1);
-        expect(result.stdout).toContain(
-          `invalid KubeFedConfig in --kubefed-config ${file}: spec.leaderElect.resourceLock: Unsupported value: \\"${lock}\\": Kubernetes 1.24 and later have no ConfigMap or Endpoints leader-election locks; supported values: \\"leases\\"`,
-        );
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-    },
-    90_000,
-  );
+  it("leads on KubeFed's default ConfigMap lock in client-go's format, says so in the log and an Event, and hands over to a second process", async () => {
+    // No resourceLock: the CRD defaults it to configmaps, as KubeFed's webhook did.
+    await writeKubeFedConfig({ leaderElect: { leaseDuration: '4s', renewDeadline: '3s', retryPeriod: '500ms' } });
+    const host = fed.client('host');
+    const configs = host.resource(RESOURCES.kubeFedConfigs, fed.namespace);
+    expect(((await configs.get('kubefed')).spec as { leaderElect: unknown }).leaderElect).toEqual({
+      leaseDuration: '4s',
+      renewDeadline: '3s',
+      retryPeriod: '500ms',
+      resourceLock: 'configmaps',
+    });
+    // The Lease of the tests before: this process must neither need nor write one.
+    const leases = host.resource(RESOURCES.leases, fed.namespace);
+    await leases.delete('kubefed-controller-manager').catch(() => undefined);
+    const configMaps = host.resource(RESOURCES.configMaps, fed.namespace);
+    const record = async (): Promise<string | undefined> =>
+      configMaps.get('kubefed-controller-manager').then(
+        (cm) => cm.metadata.annotations?.['control-plane.alpha.kubernetes.io/leader'],
+        () => undefined,
+      );
+    const identityOf = async (p: ManagedProcess): Promise<string> =>
+      String(
+        (JSON.parse(await p.waitForLine(/"msg":"starting kubefed-controller-manager"/, { fromStart: true })) as { identity: string })
+          .identity,
+      );
+
+    const a = await fed.startControllerManager();
+    const aId = await identityOf(a);
+    const holding = JSON.parse(
+      await a.waitForLine(/"msg":"holding the leader-election lock"/, { fromStart: true, timeoutMs: 30_000 }),
+    ) as object;
+    expect(holding).toMatchObject({
+      kind: 'ConfigMap',
+      namespace: fed.namespace,
+      name: 'kubefed-controller-manager',
+      resourceLock: 'configmaps',
+    });
+    const raw = await record();
+    expect(Object.keys(JSON.parse(raw ?? '{}') as object)).toEqual([
+      'holderIdentity',
+      'leaseDurationSeconds',
+      'acquireTime',
+      'renewTime',
+      'leaderTransitions',
+    ]);
+    expect(JSON.parse(raw ?? '{}')).toMatchObject({ holderIdentity: aId, leaseDurationSeconds: 4, leaderTransitions: expect.any(Number) });
+    await expect(leases.get('kubefed-controller-manager')).rejects.toMatchObject({ code: 404 });
+    const events = host.resource(RESOURCES.events, fed.namespace);
+    await expect
+      .poll(
+        async () =>
+          (await events.list()).items
+            .filter((e) => (e['involvedObject'] as { kind?: string }).kind === 'KubeFedConfig' && e['reason'] === 'LeaderElection')
+            .map((e) => e['message']),
+        POLL,
+      )
+      .toContain(
+        `${aId} became leader, holding ConfigMap ${fed.namespace}/kubefed-controller-manager (spec.leaderElect.resourceLock configmaps)`,
+      );
+
+    const b = await fed.startControllerManager();
+    const bId = await identityOf(b);
+    await b.waitForLine(/"msg":"caches synced"/, { fromStart: true, timeoutMs: 30_000 });
+    // A lease duration and more with both running: a keeps the lock, b never leads.
+    const until = Date.now() + 5000;
+    while (Date.now() < until) {
+      expect(JSON.parse((await record()) ?? '{}')).toMatchObject({ holderIdentity: aId });
+      expect(b.lines.some((l) => l.includes('"msg":"promoted as leader"'))).toBe(false);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(await a.stop()).toBe(0);
+    await b.waitForLine(/"msg":"promoted as leader"/, { fromStart: true, timeoutMs: 10_000 });
+    await expect.poll(async () => JSON.parse((await record()) ?? '{}') as object, POLL).toMatchObject({ holderIdentity: bId });
+    expect(await b.stop()).toBe(0);
+  }, 120_000);
+
+  it('refuses to start with a lock client-go does not know, naming the file and spec.leaderElect.resourceLock', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kubefed-config-'));
+    try {
+      const file = join(dir, 'kubefedconfig.yaml');
+      await writeFile(file, 'spec: {scope: Cluster, leaderElect: {resourceLock: etcd}}\n');
+      const result = await runSourceEntry(CONTROLLER_MANAGER, [...commonFlags(), '--kubefed-config', file], { timeoutMs: 60_000 });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(
+        `invalid KubeFedConfig in --kubefed-config ${file}: spec.leaderElect.resourceLock: must be one of configmaps, endpoints, leases, configmapsleases, endpointsleases`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('prints the version that kubefedctl version prints with --version and exits 0', async () => {
     const result = await runSourceEntry(CONTROLLER_MANAGER, ['--version'], { timeoutMs: 60_000 });

@@ -102,12 +102,15 @@ describe('propagation through controller-manager processes under failures', () =
     // 2 host requests per second for everything else: far less than the propagation needs, and
     // with a 500 ms renewal period and a 2 s renew deadline a shared budget loses the lease.
     const cm = await fed.startControllerManager(['--kube-api-qps', '2', '--kube-api-burst', '2']);
-    const leases = fed.client('host').resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases' }, fed.namespace);
-    const holder = async (): Promise<string> =>
-      String(
-        ((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)
-          ?.holderIdentity ?? '',
-      );
+    // The default lock (KubeFed's): the leader record in the annotation of a ConfigMap.
+    const configMaps = fed.client('host').resource({ group: '', version: 'v1', resource: 'configmaps' }, fed.namespace);
+    const holder = async (): Promise<string> => {
+      const cm = await configMaps.get('kubefed-controller-manager').catch(() => undefined);
+      const record = JSON.parse(cm?.metadata.annotations?.['control-plane.alpha.kubernetes.io/leader'] ?? '{}') as {
+        holderIdentity?: string;
+      };
+      return record.holderIdentity ?? '';
+    };
     await expect.poll(holder, { timeout: 20_000, interval: 100 }).not.toBe('');
     const leader = await holder();
     await consistently(

@@ -58,12 +58,21 @@
 - apiGroups: [core.kubefed.io]
   resources: [federatedtypeconfigs/status]
   verbs: [patch]
-# Leader election on the Lease kubefed-controller-manager (create cannot be limited by name).
+# Leader election on kubefed-controller-manager, in the kind(s) of the KubeFedConfig's
+# spec.leaderElect.resourceLock: a Lease, or the leader annotation of a ConfigMap (KubeFed's
+# default) or an Endpoints, or both for the multilocks (create cannot be limited by name).
 - apiGroups: [coordination.k8s.io]
   resources: [leases]
   verbs: [create]
 - apiGroups: [coordination.k8s.io]
   resources: [leases]
+  resourceNames: [kubefed-controller-manager]
+  verbs: [get, update]
+- apiGroups: ['']
+  resources: [configmaps, endpoints]
+  verbs: [create]
+- apiGroups: ['']
+  resources: [configmaps, endpoints]
   resourceNames: [kubefed-controller-manager]
   verbs: [get, update]
 # Member credentials (each KubeFedCluster's spec.secretRef, read by name: no list or watch) and
