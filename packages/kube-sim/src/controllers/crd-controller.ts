@@ -3,6 +3,7 @@ import { standardVerbs } from '../resources/resource-def.js';
 import type { RestOps } from '../resources/rest-ops.js';
 import { invalid, StatusError } from '../util/status-error.js';
 import type { StatusCause } from '../util/status-error.js';
+import { structuralSchemaCauses } from '../schema/structural-schema.js';
 import { validateCustomResource } from '../schema/validate.js';
 import { isObject, nowTimestamp } from '../util/json.js';
 import type { JsonObject, KObject } from '../util/json.js';
@@ -152,6 +153,7 @@ function crdVersionCauses(versions: JsonObject[]): StatusCause[] {
         message: 'Required value: schemas are required',
         field: `spec.versions[${i}].schema.openAPIV3Schema`,
       });
+    else causes.push(...structuralSchemaCauses(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
   });
   return causes;
 }

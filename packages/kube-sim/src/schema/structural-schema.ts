@@ -206,3 +206,49 @@ function walkObject(schema: JsonObject, value: JsonObject, path: string, r: Sche
     });
   return out;
 }
+
+type Level = 'root' | 'items' | 'field';
+
+const EMPTY_TYPE: Record<Level, string> = {
+  root: 'must not be empty at the root',
+  items: 'must not be empty for specified array items',
+  field: 'must not be empty for specified object fields',
+};
+
+/**
+ * Why a CRD's openAPIV3Schema is not structural, as kube-apiserver reports it at `fieldPath`
+ * (e.g. `spec.versions[0].schema.openAPIV3Schema`): a node without a type (unless it preserves
+ * unknown fields or is int-or-string), an array without items, `properties` beside
+ * `additionalProperties`, `$ref`, a root that is not an object. Empty when structural.
+ */
+export function structuralSchemaCauses(schema: JsonObject, fieldPath: string): StatusCause[] {
+  const causes: StatusCause[] = [];
+  visitNode(schema, 'root', fieldPath, causes);
+  return causes;
+}
+
+function visitNode(s: JsonObject, level: Level, path: string, causes: StatusCause[]): void {
+  const type = typeof s['type'] === 'string' && s['type'] !== '' ? s['type'] : undefined;
+  if (s['$ref'] !== undefined)
+    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: $ref is not supported', field: `${path}.$ref` });
+  if (type === undefined && s['x-kubernetes-int-or-string'] !== true && s['x-kubernetes-preserve-unknown-fields'] !== true)
+    causes.push({ reason: 'FieldValueRequired', message: `Required value: ${EMPTY_TYPE[level]}`, field: `${path}.type` });
+  if (level === 'root' && type !== undefined && type !== 'object')
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(type)}: must be object at the root`,
+      field: `${path}.type`,
+    });
+  if (type === 'array' && s['items'] === undefined)
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value: must be specified', field: `${path}.items` });
+  const props = isObject(s['properties']) ? s['properties'] : undefined;
+  if (props !== undefined && s['additionalProperties'] !== undefined)
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: additionalProperties and properties are mutual exclusive',
+      field: `${path}.additionalProperties`,
+    });
+  if (isObject(s['items'])) visitNode(s['items'], 'items', `${path}.items`, causes);
+  for (const [k, v] of Object.entries(props ?? {})) if (isObject(v)) visitNode(v, 'field', `${path}.properties[${k}]`, causes);
+  if (isObject(s['additionalProperties'])) visitNode(s['additionalProperties'], 'field', `${path}.additionalProperties`, causes);
+}

@@ -346,6 +346,25 @@ export function crdConformance(substrate: Substrate): void {
       expect((await t.request('GET', `${path}/inside`)).status).toBe(404);
     });
 
+    it('refuses a CRD whose schema is not structural, naming each node', async () => {
+      const crd = widgetCrd(`n${group}`);
+      crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size = { minimum: 1 };
+      crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags = { type: 'array' };
+      const res = await t.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd });
+      const status = expectCode(res, 422);
+      const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
+      expect(status.details.causes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            reason: 'FieldValueRequired',
+            field: `${base}.properties[size].type`,
+            message: 'Required value: must not be empty for specified object fields',
+          }),
+          expect.objectContaining({ reason: 'FieldValueRequired', field: `${base}.properties[tags].items` }),
+        ]),
+      );
+    });
+
     it('removes the objects and the discovery entry when the CRD is deleted', async () => {
       const g2 = `d${group}`;
       const name = `widgets.${g2}`;
