@@ -3,6 +3,7 @@
  * template, placement, overrides, retainReplicas and the status the sync controller writes.
  */
 import { z } from 'zod';
+import { boundText } from './bounded-text.js';
 import type { ValidationIssue } from './errors.js';
 import { validateLabelSelector } from './label-selector.js';
 import { labelSelectorSchema, objectMetaSchema, unstructuredSchema } from './meta.js';
@@ -31,6 +32,18 @@ export function isForbiddenOverridePath(path: string): boolean {
   return false;
 }
 
+/**
+ * The longest override path accepted, here and by the generated CRD (`maxLength`). A pointer into
+ * any Kubernetes object fits in far less; the bound keeps a tenant from making every message
+ * that quotes a path megabytes long.
+ */
+export const MAX_OVERRIDE_PATH_CHARS = 1024;
+
+/** The longest cluster name in placement and overrides: a KubeFedCluster's name is an object name. */
+export const MAX_CLUSTER_NAME_CHARS = 253;
+
+const TOO_LONG_CLUSTER_NAME = `Too long: may not be more than ${MAX_CLUSTER_NAME_CHARS} characters`;
+
 /** One JSON-Patch-like override: `op` (default replace), `path` (JSON pointer), `value` (any JSON, kept exactly). */
 export const clusterOverrideSchema = z.object({
   op: z.enum(['', ...OVERRIDE_OPS], { error: `must be one of ${OVERRIDE_OPS.join(', ')}` }).optional(),
@@ -41,14 +54,14 @@ export type ClusterOverride = z.infer<typeof clusterOverrideSchema>;
 
 /** The overrides of one cluster. */
 export const genericOverrideItemSchema = z.object({
-  clusterName: z.string(),
+  clusterName: z.string().max(MAX_CLUSTER_NAME_CHARS, { error: TOO_LONG_CLUSTER_NAME }),
   clusterOverrides: z.array(clusterOverrideSchema).optional(),
 });
 export type GenericOverrideItem = z.infer<typeof genericOverrideItemSchema>;
 
 /** `spec.placement`: an explicit cluster list (wins when present, even empty) or a cluster selector. */
 export const placementSchema = z.object({
-  clusters: z.array(z.object({ name: z.string() })).optional(),
+  clusters: z.array(z.object({ name: z.string().max(MAX_CLUSTER_NAME_CHARS, { error: TOO_LONG_CLUSTER_NAME }) })).optional(),
   clusterSelector: labelSelectorSchema.optional(),
 });
 export type Placement = z.infer<typeof placementSchema>;
@@ -116,7 +129,7 @@ export function validateOverrides(overrides: unknown, basePath = 'spec.overrides
     if (typeof cluster === 'string') {
       if (cluster === '') issues.push({ path: `${itemPath}.clusterName`, message: 'Required value' });
       else if (clusters.has(cluster))
-        issues.push({ path: `${itemPath}.clusterName`, message: `cluster ${JSON.stringify(cluster)} appears more than once` });
+        issues.push({ path: `${itemPath}.clusterName`, message: `cluster ${JSON.stringify(boundText(cluster))} appears more than once` });
       clusters.add(cluster);
     }
     const paths = new Set<string>();
@@ -124,7 +137,11 @@ export function validateOverrides(overrides: unknown, basePath = 'spec.overrides
       const path = field(ov, 'path');
       if (typeof path !== 'string') return;
       const at = `${itemPath}.clusterOverrides[${j}].path`;
-      const c = typeof cluster === 'string' ? cluster : '';
+      const c = boundText(typeof cluster === 'string' ? cluster : '');
+      if (path.length > MAX_OVERRIDE_PATH_CHARS) {
+        issues.push({ path: at, message: `Too long: may not be more than ${MAX_OVERRIDE_PATH_CHARS} characters (it has ${path.length})` });
+        return;
+      }
       if (isForbiddenOverridePath(path))
         issues.push({ path: at, message: `override[${j}] for cluster ${JSON.stringify(c)} has an invalid path: ${path}` });
       else if (!path.startsWith('/')) issues.push({ path: at, message: `must be a JSON pointer starting with "/"` });

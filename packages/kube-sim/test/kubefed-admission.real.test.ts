@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { startRealClusters, type RealClusters } from '@kubefed/testing';
+import { federatedObjectBoundsConformance } from './conformance/federated-object-bounds-conformance.js';
 import { kubefedAdmissionConformance } from './conformance/kubefed-admission-conformance.js';
 import { kubeconfigSubstrate } from './support/conformance-target.js';
 
@@ -20,4 +21,5 @@ describe('KubeFed admission rules on kube-apiserver (startRealClusters)', () => 
   });
 
   kubefedAdmissionConformance(kubeconfigSubstrate(() => kubeconfigYaml));
+  federatedObjectBoundsConformance(kubeconfigSubstrate(() => kubeconfigYaml));
 });

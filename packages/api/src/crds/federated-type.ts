@@ -10,6 +10,7 @@ import {
   NAMESPACE_TYPE_NAME,
   type ResourceScope,
 } from '../constants.js';
+import { MAX_CLUSTER_NAME_CHARS, MAX_OVERRIDE_PATH_CHARS } from '../federated-object.js';
 import { groupQualifiedName, type FederatedTypeConfig } from '../federated-type-config.js';
 import { AGE_COLUMN, buildCrd, type CustomResourceDefinition } from './crd.js';
 import {
@@ -66,13 +67,17 @@ export function federatedTypeSchema(templateSchema: JsonSchemaProps = preservedO
   const spec: Record<string, JsonSchemaProps> = {
     overrides: arr(
       obj({
-        clusterName: str(),
-        clusterOverrides: arr(obj({ op: str({ pattern: '^(add|remove|replace)?$' }), path: str(), value: anyValue() }, ['path'])),
+        clusterName: str({ maxLength: MAX_CLUSTER_NAME_CHARS }),
+        clusterOverrides: arr(
+          obj({ op: str({ pattern: '^(add|remove|replace)?$' }), path: str({ maxLength: MAX_OVERRIDE_PATH_CHARS }), value: anyValue() }, [
+            'path',
+          ]),
+        ),
       }),
     ),
     placement: obj({
       clusterSelector: labelSelectorSchemaProps(),
-      clusters: arr(obj({ name: str() }, ['name'])),
+      clusters: arr(obj({ name: str({ maxLength: MAX_CLUSTER_NAME_CHARS }) }, ['name'])),
     }),
   };
   if (hasReplicas) spec.retainReplicas = bool();
