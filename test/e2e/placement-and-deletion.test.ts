@@ -2,13 +2,13 @@
 // kube-sim CLI (host + member1..member3), Redis, `kubefedctl join` / `enable --default-types`,
 // the kubefed-controller-manager process, and the kubefedctl and kubectl CLIs. Placement by
 // cluster list and by KubeFedCluster labels, per-cluster overrides (a broken one included),
-// namespace placement, orphaning deletion and `kubefedctl federate`. The tests run concurrently,
-// each in a namespace of its own.
+// namespace placement, orphaning deletion and `kubefedctl federate` (of one object, and of a
+// namespace with --contents). The tests run concurrently, each in a namespace of its own.
 import { RESOURCES } from '@kubefed/api';
 import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { consistently, POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
-import { describe, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import {
   at,
   createFederatedNamespace,
@@ -287,6 +287,64 @@ describe.concurrent('placement, overrides and deletion', () => {
     for (const copy of copies) {
       expect(copy.data).toEqual({ greeting: 'hello', 'log-level': 'debug' });
       expect(copy.metadata.labels).toEqual({ app: 'web', 'kubefed.io/managed': 'true' });
+    }
+  });
+
+  it('federates a namespace with federate --contents, leaving the members their own ReplicaSets, Pods, root CA and default ServiceAccount', async ({
+    expect,
+  }) => {
+    const ns = 'federate-contents';
+    const host = fed.client('host');
+    await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const lastApplied = { 'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1"}' };
+    await host.resource(RESOURCES.deployments, ns).create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: ns, annotations: lastApplied },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+      },
+    });
+    await host.resource(RESOURCES.configMaps, ns).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'app-config', namespace: ns, annotations: lastApplied },
+      data: { mode: 'fast' },
+    });
+    // The host's controllers: the Deployment's ReplicaSet and Pod, the root CA and the default ServiceAccount.
+    const count = async (resource: typeof RESOURCES.pods) => (await host.resource(resource, ns).list()).items.length;
+    await expect.poll(() => count(RESOURCES.pods), POLL).toBe(1);
+    await expect.poll(() => count(RESOURCES.replicaSets), POLL).toBe(1);
+    await expect.poll(() => getOrUndefined(host.resource(RESOURCES.configMaps, ns), 'kube-root-ca.crt'), POLL).toBeDefined();
+    await expect.poll(() => getOrUndefined(host.resource(RESOURCES.serviceAccounts, ns), 'default'), POLL).toBeDefined();
+
+    const r = await fed.kubefedctl(['federate', 'namespace', ns, '--contents', '--host-cluster-context', 'host']);
+    succeeded(r, 'kubefedctl federate namespace --contents');
+    expect([...r.stdout.matchAll(/^Successfully created (\S+ "[^"]+")/gm)].map((m) => m[1]).sort()).toEqual([
+      `FederatedConfigMap "${ns}/app-config"`,
+      `FederatedDeployment "${ns}/web"`,
+      `FederatedNamespace "${ns}/${ns}"`,
+    ]);
+    expect(r.stderr).toContain('skipped configmap/kube-root-ca.crt: created by Kubernetes in every namespace');
+    expect(r.stderr).toContain('skipped serviceaccount/default: created by Kubernetes in every namespace');
+    expect(r.stderr).toMatch(/^skipped replicaset\.apps\/web-\S+: its controller Deployment web makes it in each cluster/m);
+    expect(r.stderr).toMatch(/^skipped pod\/web-\S+: its controller ReplicaSet web-\S+ makes it in each cluster/m);
+    expect(r.stderr).not.toContain('warning:');
+
+    await expect.poll(() => propagationOf(host.resource(FEDERATED_CONFIG_MAPS, ns), 'app-config'), POLL).toEqual(propagatedTo(MEMBERS));
+    await expect.poll(() => propagationOf(host.resource(FEDERATED_DEPLOYMENTS, ns), 'web'), POLL).toEqual(propagatedTo(MEMBERS));
+    expect(await getOrUndefined(host.resource(FEDERATED_CONFIG_MAPS, ns), 'kube-root-ca.crt')).toBeUndefined();
+    // Each member's root CA is its own (never labelled managed), and its pods are its ReplicaSet's.
+    for (const m of MEMBERS) {
+      const member = fed.client(m);
+      const rootCa = await vi.waitFor(() => member.resource(RESOURCES.configMaps, ns).get('kube-root-ca.crt'), POLL);
+      expect(rootCa.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+      await expect.poll(async () => (await member.resource(RESOURCES.pods, ns).list()).items.length, POLL).toBe(1);
+      const [pod] = (await member.resource(RESOURCES.pods, ns).list()).items;
+      expect(pod?.metadata.labels?.['kubefed.io/managed']).toBeUndefined();
+      expect((pod?.metadata['ownerReferences'] as { kind: string }[] | undefined)?.map((o) => o.kind)).toEqual(['ReplicaSet']);
     }
   });
 });
