@@ -200,7 +200,7 @@ const fatalMessage = (cm: ManagedProcess): string =>
     .find((l) => l.msg === 'kubefed-controller-manager failed')?.err?.message ?? '';
 
 describe('kubefed-controller-manager at start-up', () => {
-  it('keeps retrying while the host API server is unreachable, logging each attempt and alive but not ready, and takes the Lease once it answers', async () => {
+  it('keeps retrying while the host API server is unreachable, logging each attempt and alive but not ready, and takes the leader lock once it answers', async () => {
     const sim = await host();
     sim.faults.unreachable();
     const health = `127.0.0.1:${await freePort()}`;
@@ -225,12 +225,18 @@ describe('kubefed-controller-manager at start-up', () => {
     };
     expect(serving.health).toBe(`http://${health}`);
     expect((await fetch(`http://${health}/healthz`)).status).toBe(200);
-    const leases = adminClient(sim).resource(RESOURCES.leases, NS);
+    // The default lock (KubeFed's): the leader record in the annotation of a ConfigMap.
+    const configMaps = adminClient(sim).resource(RESOURCES.configMaps, NS);
     await expect
       .poll(
         async () =>
-          ((await leases.get('kubefed-controller-manager').catch(() => undefined))?.spec as { holderIdentity?: string } | undefined)
-            ?.holderIdentity,
+          (
+            JSON.parse(
+              (await configMaps.get('kubefed-controller-manager').catch(() => undefined))?.metadata.annotations?.[
+                'control-plane.alpha.kubernetes.io/leader'
+              ] ?? '{}',
+            ) as { holderIdentity?: string }
+          ).holderIdentity,
         {
           timeout: 30_000,
           interval: 200,
