@@ -160,6 +160,56 @@ describe('VersionStore', () => {
     await watching;
   });
 
+  it('keeps KubeFed’s strings in the status and the uids of the copies in kubefed.io/member-uids, whose write a new copy alone costs', async () => {
+    await using fed = await startInProcessFederation();
+    await withOwner(fed);
+    const store = new VersionStore(fed.hostClient);
+    const type = syncTypeOf(buildFederatedTypeConfig(TARGET_TYPES.configMaps, 'kube-federation-system'));
+    const pvs = fed.hostClient.resource(PROPAGATED_VERSIONS, 'app');
+    const events: string[] = [];
+    const abort = new AbortController();
+    // From the list's resourceVersion: every write is seen, however late the watch connects.
+    const from = (await pvs.list()).metadata?.resourceVersion;
+    const watching = (async () => {
+      for await (const e of pvs.watch({ signal: abort.signal, resourceVersion: from })) events.push(e.type);
+    })().catch(() => undefined);
+    const write = { type, fedObject: fedObject(1, 'a'), selectedClusters: ['member1', 'member2'] };
+    const record = async () => {
+      const pv = await pvs.get('configmap-settings');
+      return {
+        versions: (pv.status as { clusterVersions?: unknown }).clusterVersions,
+        uids: pv.metadata.annotations?.['kubefed.io/member-uids'],
+      };
+    };
+
+    // The first copy: create (with the annotation) and status.
+    await store.record({ ...write, cluster: 'member1', version: 'gen:1', uid: 'u-1' });
+    expect(await record()).toEqual({ versions: [{ clusterName: 'member1', version: 'gen:1' }], uids: '{"member1":"u-1"}' });
+    await expect.poll(() => events.length, { timeout: 5000 }).toBe(2);
+    // A second copy: its uid (metadata), then the status.
+    await store.record({ ...write, cluster: 'member2', version: 'gen:1', uid: 'u-2' });
+    expect(await record()).toEqual({
+      versions: [
+        { clusterName: 'member1', version: 'gen:1' },
+        { clusterName: 'member2', version: 'gen:1' },
+      ],
+      uids: '{"member1":"u-1","member2":"u-2"}',
+    });
+    await expect.poll(() => events.length, { timeout: 5000 }).toBe(4);
+    // An update keeps the copy: the status alone.
+    await store.record({ ...write, cluster: 'member1', version: 'gen:2', uid: 'u-1' });
+    expect(await record()).toEqual({
+      versions: [
+        { clusterName: 'member1', version: 'gen:2' },
+        { clusterName: 'member2', version: 'gen:1' },
+      ],
+      uids: '{"member1":"u-1","member2":"u-2"}',
+    });
+    await expect.poll(() => events.length, { timeout: 5000 }).toBe(5);
+    abort.abort();
+    await watching;
+  });
+
   it('drops cluster versions of an older template when a newer one is recorded', async () => {
     await using fed = await startInProcessFederation();
     await withOwner(fed);
