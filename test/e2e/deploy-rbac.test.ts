@@ -190,9 +190,12 @@ const SYNC_WORKER_USES: readonly Request[] = [
   `get propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
   `create propagatedversions.core.kubefed.io -n ${TENANT}`,
   `update propagatedversions.core.kubefed.io/status configmap-settings -n ${TENANT}`,
+  // The record itself when the uids of the copies (annotation kubefed.io/member-uids) change.
+  `update propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
   'get clusterpropagatedversions.core.kubefed.io clusterrole-admin',
   'create clusterpropagatedversions.core.kubefed.io',
   'update clusterpropagatedversions.core.kubefed.io/status clusterrole-admin',
+  'update clusterpropagatedversions.core.kubefed.io clusterrole-admin',
   `create events -n ${TENANT}`,
   `patch events -n ${TENANT}`,
   'get namespaces kube-system',
@@ -263,7 +266,7 @@ const SYNC_WORKER_REFUSED: readonly Request[] = [
   `create kubefedconfigs.core.kubefed.io -n ${NS}`,
   `patch kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,
   `patch federatedtypeconfigs.core.kubefed.io configmaps -n ${NS}`,
-  `update propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
+  `patch propagatedversions.core.kubefed.io configmap-settings -n ${TENANT}`,
 ];
 
 /** A kubeconfig with one context `host`: the host's server and CA, authenticated by `token` alone. */

@@ -91,10 +91,11 @@
   verbs: [get]
 # The versions written to each member ((Cluster)PropagatedVersion of each federated object):
 # read (from a watch-fed cache, so an unchanged object costs no host request; a GET until it has
-# synced), created, then their status updated.
+# synced), created, then their status updated; the record itself is updated when the uids of
+# the copies written (annotation kubefed.io/member-uids) change.
 - apiGroups: [core.kubefed.io]
   resources: [propagatedversions, clusterpropagatedversions]
-  verbs: [get, list, watch, create]
+  verbs: [get, list, watch, create, update]
 - apiGroups: [core.kubefed.io]
   resources: [propagatedversions/status, clusterpropagatedversions/status]
   verbs: [update]
