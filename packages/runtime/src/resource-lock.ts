@@ -281,8 +281,8 @@ export class MultiLock implements ResourceLock {
     this.#secondaryExists = s !== undefined;
     const heldByOther = (o: ObservedRecord): boolean => o.record.holderIdentity !== '' && o.record.holderIdentity !== this.identity;
     if (p === undefined) return s !== undefined && heldByOther(s) ? { record: s.record, version: `,${s.version}` } : undefined;
-    // Only the old kind exists: another holder's record is the lock's; our own means the Lease is to be created.
-    if (s === undefined) return heldByOther(p) ? p : undefined;
+    // Only the old kind exists: its record is the lock's, but our own means the Lease is to be created (client-go's NotFound).
+    if (s === undefined) return p.record.holderIdentity === this.identity ? undefined : p;
     const version = `${p.version},${s.version}`;
     if (p.record.holderIdentity !== s.record.holderIdentity) return { record: { ...p.record, holderIdentity: UNKNOWN_LEADER }, version };
     return { record: p.record, version };
