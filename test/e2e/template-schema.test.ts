@@ -4,6 +4,9 @@
 // the wrong type at apply and `kubectl explain` describes it; and a re-run of `enable` over the
 // open template schema of an older CRD (or of the Helm chart's) replaces it. On the kube-sim CLI
 // and, in the vitest project `real`, on real control planes.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildFederatedTypeConfig, buildFederatedTypeCrd, RESOURCES } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { POLL, uniqueName } from '@kubefed/testing';
@@ -42,6 +45,12 @@ async function namespace(): Promise<string> {
     .resource(RESOURCES.namespaces)
     .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   return ns;
+}
+
+/** A temporary directory, removed when disposed. */
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await mkdtemp(join(tmpdir(), 'kubefed-tmpl-'));
+  return { path, [Symbol.asyncDispose]: () => rm(path, { recursive: true, force: true }) };
 }
 
 const federatedDeployment = (ns: string, name: string, spec: Record<string, unknown>): KubeObject => ({
@@ -84,6 +93,20 @@ describe('the template schema of federated types', () => {
     expect((got['spec'] as { template: unknown }).template).toEqual({
       metadata: { labels: { app: 'web' }, annotations: { note: 'kept' } },
       spec,
+    });
+
+    // kubectl apply computes its patch from the published schema: a second apply prints no warning.
+    await using dir = await tempDir();
+    const file = join(dir.path, 'fd.json');
+    const applied = federatedDeployment(ns, 'applied', spec);
+    await writeFile(file, JSON.stringify(applied));
+    succeeded(await kubectl(fed, ['apply', '-f', file]), 'kubectl apply');
+    (applied['spec'] as { template: { spec: { replicas: number } } }).template.spec.replicas = 3;
+    await writeFile(file, JSON.stringify(applied));
+    expect(await kubectl(fed, ['apply', '-f', file])).toMatchObject({
+      code: 0,
+      stdout: 'federateddeployment.types.kubefed.io/applied configured\n',
+      stderr: '',
     });
 
     const explained = succeeded(await kubectl(fed, ['explain', 'federateddeployments.spec.template.spec.replicas']), 'kubectl explain');
