@@ -11,7 +11,7 @@ import {
 } from '@kubefed/runtime';
 
 /** Reason of the events about leadership: client-go's (resourcelock `RecordEvent`). */
-export const LEADER_ELECTION_REASON = 'LeaderElection';
+const LEADER_ELECTION_REASON = 'LeaderElection';
 
 /** `source.component` of those events: KubeFed's leader-election event source. */
 const COMPONENT = 'kubefed-controller-manager';

@@ -69,7 +69,7 @@ import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
  * cmd/controller-manager/app/leaderelection/leaderelection.go names it, so that KubeFed's
  * controller manager and ours contend for the same object.
  */
-export function leaderElectionLock(
+function leaderElectionLock(
   client: DynamicClient,
   o: { readonly namespace: string; readonly identity: string; readonly resourceLock: ResourceLockType },
 ): ResourceLock {
