@@ -1,0 +1,114 @@
+// What one tenant's object or one member's answer can do to the controller manager, through the
+// real processes (the kube-sim CLI, Redis, `kubefedctl join`/`enable`, a controller-manager
+// process with its real logger). Each case is an attack a security review ran against a demo
+// federation; docs/operations.md ("Who can write what") lists what each role can and cannot do.
+import { RESOURCES } from '@kubefed/api';
+import type { LocalFederation, RedisHandle } from '@kubefed/testing';
+import { startRedis } from '@kubefed/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createFederatedConfigMaps, FEDERATED_CONFIG_MAPS, startProcessFederation } from './process-federation.js';
+
+/** The log line cap of the controller manager's logger (`MAX_LOG_LINE_CHARS` of @kubefed/runtime). */
+const MAX_LOG_LINE_CHARS = 32_768;
+
+let redis: RedisHandle;
+beforeAll(async () => {
+  redis = await startRedis({ forcePrivate: true });
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function federation(): Promise<LocalFederation> {
+  const fed = await startProcessFederation({ redisUrl: redis.url });
+  cleanups.push(() => fed.stop());
+  return fed;
+}
+
+interface ClusterStatus {
+  name: string;
+  status?: string;
+}
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+describe('a tenant or a member that quotes megabytes back', () => {
+  it('keeps serving health and propagating others while a member refuses a copy with a 100 KB message', async () => {
+    const fed = await federation();
+    // At debug level every failed attempt is logged with its error, as an operator chasing a
+    // tenant's problem would run it.
+    const cm = await fed.startControllerManager(['--log-level', 'debug']);
+    await fed.waitForReady(30_000);
+    const ns = 'hostile';
+    await createFederatedConfigMaps(fed, ns, 0);
+    const host = fed.client('host');
+    const federated = host.resource(FEDERATED_CONFIG_MAPS, ns);
+    // The member's API server refuses the invalid label value and quotes it whole in its
+    // Status message (as kube-apiserver does): 100 KB of `a.`, the text that made the old
+    // credential redaction of every log line quadratic (64 KB took 10 s, this would take minutes).
+    const quoted = 'a.'.repeat(50_000);
+    const placement = { clusters: fed.members.map((name) => ({ name })) };
+    await federated.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'quoted', namespace: ns },
+      spec: {
+        template: { data: { a: 'b' } },
+        placement,
+        overrides: [{ clusterName: 'member1', clusterOverrides: [{ path: '/metadata/labels', value: { quoted } }] }],
+      },
+    });
+    await expect
+      .poll(
+        async () => {
+          const status = (await federated.get('quoted')).status as { clusters?: ClusterStatus[] } | undefined;
+          return Object.fromEntries((status?.clusters ?? []).map((c) => [c.name, c.status]));
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toMatchObject({ member1: 'CreationFailed' });
+
+    // The process answers and goes on with other objects.
+    await federated.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'after', namespace: ns },
+      spec: { template: { data: { a: 'b' } }, placement },
+    });
+    for (const [member, name] of fed.members.flatMap((m) => ['after', ...(m === 'member1' ? [] : ['quoted'])].map((n) => [m, n] as const)))
+      await expect
+        .poll(async () => (await fed.client(member).resource(RESOURCES.configMaps, ns).list()).items.map((o) => o.metadata.name), {
+          timeout: 30_000,
+          interval: 200,
+        })
+        .toContain(name);
+    const { health } = JSON.parse(await cm.waitForLine(/"msg":"serving health and metrics"/, { fromStart: true })) as { health: string };
+    expect((await fetch(`${health}/healthz`)).status).toBe(200);
+    expect(cm.running).toBe(true);
+
+    // What was echoed is bounded: the condition, the Warning event and every log line.
+    const conditions = ((await federated.get('quoted')).status as { conditions?: Condition[] }).conditions ?? [];
+    const propagation = conditions.find((c) => c.type === 'Propagation');
+    expect(propagation).toMatchObject({ status: 'False', reason: 'CheckClusters' });
+    const events = (await host.resource(RESOURCES.events, ns).list()).items as unknown as {
+      involvedObject: { name: string };
+      message: string;
+    }[];
+    const about = events.filter((e) => e.involvedObject.name === 'quoted');
+    expect(about.length).toBeGreaterThan(0);
+    for (const e of about) expect(e.message.length).toBeLessThanOrEqual(1100);
+    const failureLines = cm.lines.filter((l) => /"msg":"sync job (attempt failed|failed for good)/.test(l) && l.includes('quoted'));
+    expect(failureLines.length).toBeGreaterThan(0);
+    for (const line of cm.lines) expect(line.length).toBeLessThanOrEqual(MAX_LOG_LINE_CHARS);
+    for (const line of failureLines) expect(line.length).toBeLessThan(12_000);
+  }, 120_000);
+});
