@@ -4,12 +4,12 @@
 // ReplicaSchedulingPreference adds a replica in member1; once member2's Nodes have room again
 // (their allocatable pods raised) the Pending pod runs and rebalance returns to 3 and 3. Takes about two minutes: the
 // unschedulable threshold is 60 s of wall time.
-import { getOrUndefined } from '@kubefed/client';
+import { getOrUndefined, type GroupVersionResource } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createFederatedNamespace, FEDERATED_DEPLOYMENTS } from './support/e2e-federation.js';
+import { createFederatedNamespace, FEDERATED_CONFIG_MAPS, FEDERATED_DEPLOYMENTS } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 /** Longer than the 60 s a pod must stay unschedulable before its member's capacity counts. */
@@ -43,6 +43,69 @@ async function pods(ns: string): Promise<Record<string, { replicas: unknown; run
   );
   return Object.fromEntries(entries);
 }
+
+describe('version records on real API servers', () => {
+  it('records exactly KubeFed’s strings in the PropagatedVersions: gen:<generation> of each member Deployment, rv:<resourceVersion> of each ConfigMap', async () => {
+    const ns = 'versions';
+    await createFederatedNamespace(fed, ns, MEMBERS);
+    const host = fed.client('host');
+    const placement = { clusters: MEMBERS.map((name) => ({ name })) };
+    const labels = { app: 'versions' };
+    await host.resource(FEDERATED_DEPLOYMENTS, ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedDeployment',
+      metadata: { name: 'web', namespace: ns },
+      spec: {
+        template: {
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: labels },
+            template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } },
+          },
+        },
+        placement,
+      },
+    });
+    await host.resource(FEDERATED_CONFIG_MAPS, ns).create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'settings', namespace: ns },
+      spec: { template: { data: { color: 'blue' } }, placement },
+    });
+    const records = host.resource(RESOURCES.propagatedVersions, ns);
+    /** The record's clusterVersions beside the strings KubeFed would write for the member copies now. */
+    const versions = async (record: string, resource: GroupVersionResource, name: string) => {
+      const stored = await getOrUndefined(records, record);
+      const expected = await Promise.all(
+        MEMBERS.map(async (m) => {
+          const copy = await getOrUndefined(fed.client(m).resource(resource, ns), name);
+          const generation = copy?.metadata.generation ?? 0;
+          const version = generation !== 0 ? `gen:${generation}` : `rv:${copy?.metadata.resourceVersion ?? ''}`;
+          return { clusterName: m, version };
+        }),
+      );
+      return { stored: (stored?.status as { clusterVersions?: unknown } | undefined)?.clusterVersions, expected };
+    };
+    await expect
+      .poll(async () => {
+        const { stored, expected } = await versions('deployment-web', RESOURCES.deployments, 'web');
+        return { stored, expected, same: JSON.stringify(stored) === JSON.stringify(expected) };
+      }, POLL)
+      .toMatchObject({
+        same: true,
+        stored: MEMBERS.map((m) => ({ clusterName: m, version: expect.stringMatching(/^gen:[1-9][0-9]*$/) as unknown })),
+      });
+    await expect
+      .poll(async () => {
+        const { stored, expected } = await versions('configmap-settings', RESOURCES.configMaps, 'settings');
+        return { stored, expected, same: JSON.stringify(stored) === JSON.stringify(expected) };
+      }, POLL)
+      .toMatchObject({
+        same: true,
+        stored: MEMBERS.map((m) => ({ clusterName: m, version: expect.stringMatching(/^rv:[0-9]+$/) as unknown })),
+      });
+  });
+});
 
 describe('replica scheduling with real pods and Node capacity', () => {
   it('adds a replica elsewhere for a member whose pods stay Unschedulable for over a minute, and rebalances once its Nodes have room', async () => {
