@@ -3,7 +3,8 @@
 // reason Unschedulable, as the real scheduler writes it. After a minute of that, the
 // ReplicaSchedulingPreference adds a replica in member1; once member2's Nodes have room again
 // (their allocatable pods raised) the Pending pod runs and rebalance returns to 3 and 3. Takes about two minutes: the
-// unschedulable threshold is 60 s of wall time.
+// unschedulable threshold is 60 s of wall time. Beside it, on the same federation: the
+// PropagatedVersions real API servers store hold exactly KubeFed's version strings.
 import { getOrUndefined, type GroupVersionResource } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
