@@ -153,7 +153,16 @@ function crdVersionCauses(versions: JsonObject[]): StatusCause[] {
         message: 'Required value: schemas are required',
         field: `spec.versions[${i}].schema.openAPIV3Schema`,
       });
-    else causes.push(...structuralSchemaCauses(schema, `spec.versions[${i}].schema.openAPIV3Schema`));
+  });
+  // kube-apiserver validates the internal form, where schemas equal in every version are one
+  // `spec.validation`: its errors name that path, else the version's.
+  const schemas = versions.map((v) => (isObject(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined));
+  const shared = schemas.every((x) => JSON.stringify(x) === JSON.stringify(schemas[0]));
+  schemas.forEach((schema, i) => {
+    if (!isObject(schema) || (shared && i > 0)) return;
+    causes.push(
+      ...structuralSchemaCauses(schema, shared ? 'spec.validation.openAPIV3Schema' : `spec.versions[${i}].schema.openAPIV3Schema`),
+    );
   });
   return causes;
 }
