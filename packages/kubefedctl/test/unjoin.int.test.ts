@@ -80,4 +80,64 @@ describe('kubefedctl unjoin against kube-sim', () => {
     expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member8')).toBeUndefined();
     expect(await getOrUndefined(fed.client('member').resource(gvr.serviceAccounts, ns), 'member8-host')).toBeDefined();
   });
+
+  it('keeps the host Secret of another cluster that a KubeFedCluster names, and says so', async () => {
+    await using fed = await SimFederation.start(['host', 'member']);
+    const ns = 'fed-borrowed';
+    await fed.controlPlane('host', ns);
+    expect((await fed.cli(['join', 'member1', ...common, '--kubefed-namespace', ns])).code).toBe(0);
+    const host = fed.client('host');
+    const kfcs = host.resource(gvr.kubeFedClusters, ns);
+    const member1 = await kfcs.get('member1');
+    const secretName = (member1['spec'] as { secretRef: { name: string } }).secretRef.name;
+    // A KubeFedCluster writer registers `evil` with member1's token Secret (the controllers refuse
+    // the pairing, ClusterSecretNotBound); an operator then cleans `evil` up with unjoin.
+    await kfcs.create({
+      apiVersion: 'core.kubefed.io/v1beta1',
+      kind: 'KubeFedCluster',
+      metadata: { name: 'evil', namespace: ns },
+      spec: { apiEndpoint: (member1['spec'] as { apiEndpoint: string }).apiEndpoint, secretRef: { name: secretName } },
+    });
+
+    const r = await fed.cli(['unjoin', 'evil', ...common, '--kubefed-namespace', ns]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      `kept secret ${ns}/${secretName} in host (bound to cluster member1 by its kubefed.io/cluster-name annotation, not to evil)`,
+    );
+    expect(r.stdout).toContain(`removed KubeFedCluster ${ns}/evil in host`);
+    expect(await getOrUndefined(kfcs, 'evil')).toBeUndefined();
+    expect(await getOrUndefined(host.resource(gvr.secrets, ns), secretName)).toBeDefined();
+    using member1Client = await memberViaKfc(fed, ns, 'member1');
+    await member1Client.resource(gvr.nodes).list();
+  });
+
+  it("deletes an unbound host Secret (as KubeFed's kubefedctl joins) only when no other KubeFedCluster names it", async () => {
+    await using fed = await SimFederation.start(['host', 'member']);
+    const ns = 'fed-unbound';
+    await fed.controlPlane('host', ns);
+    expect((await fed.cli(['join', 'member2', ...common, '--kubefed-namespace', ns])).code).toBe(0);
+    const host = fed.client('host');
+    const kfcs = host.resource(gvr.kubeFedClusters, ns);
+    const secrets = host.resource(gvr.secrets, ns);
+    const secretName = ((await kfcs.get('member2'))['spec'] as { secretRef: { name: string } }).secretRef.name;
+    await secrets.patch(secretName, { metadata: { annotations: { 'kubefed.io/cluster-name': null } } }, 'merge');
+    await kfcs.create({
+      apiVersion: 'core.kubefed.io/v1beta1',
+      kind: 'KubeFedCluster',
+      metadata: { name: 'other', namespace: ns },
+      spec: { apiEndpoint: 'https://127.0.0.1:1', secretRef: { name: secretName } },
+    });
+
+    const kept = await fed.cli(['unjoin', 'other', ...common, '--kubefed-namespace', ns]);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain(
+      `kept secret ${ns}/${secretName} in host (not bound to a cluster, and KubeFedCluster member2 names it too)`,
+    );
+    expect(await getOrUndefined(secrets, secretName)).toBeDefined();
+
+    const removed = await fed.cli(['unjoin', 'member2', ...common, '--kubefed-namespace', ns]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain(`removed secret ${ns}/${secretName} in host`);
+    expect(await getOrUndefined(secrets, secretName)).toBeUndefined();
+  });
 });

@@ -1,4 +1,4 @@
-import { getOrUndefined, isNetworkError, isTimeout, isUnauthorized } from '@kubefed/client';
+import { CLUSTER_NAME_ANNOTATION, getOrUndefined, isNetworkError, isTimeout, isUnauthorized } from '@kubefed/client';
 import type { DynamicClient, GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
 import { NotJoinedError, UnjoinError, causeMessage } from '../errors.js';
 import type { KubefedctlError } from '../errors.js';
@@ -114,7 +114,8 @@ function notJoined(options: UnjoinOptions, detail: string): NotJoinedError {
  * token — each only when it carries no joined-cluster annotation naming another cluster; then the
  * kubefed namespace, only when join created it (annotation) and no service account but `default`
  * remains in it (another join, another federation) and it is not the host's own (same UID). In
- * the host: the Secret named by the KubeFedCluster and the KubeFedCluster. Absent objects are fine.
+ * the host: the Secret named by the KubeFedCluster when it belongs to this cluster (see
+ * `removeHostSecret`), and the KubeFedCluster. Absent objects are fine.
  *
  * Failure: a name without a KubeFedCluster rejects with {@link NotJoinedError} before anything is
  * removed; with `force` it removes that join's own leftovers in the member and rejects only when
@@ -174,16 +175,8 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
     result.absent.push(kfcWhat);
     return result;
   }
-  const secretName = (kfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
-  if (typeof secretName === 'string' && secretName !== '') {
-    await removeTarget(run, targets.host, {
-      what: `secret ${ns}/${secretName} in ${hostName}`,
-      gvr: GVR.secrets,
-      namespace: ns,
-      name: secretName,
-      side: 'host',
-    });
-  }
+  const secretName = secretRefName(kfc);
+  if (secretName !== undefined) await removeHostSecret(run, targets.host, secretName);
   await removeTarget(run, targets.host, {
     what: kfcWhat,
     gvr: GVR.kubeFedClusters,
@@ -193,6 +186,58 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
     uid: kfc.metadata.uid,
   });
   return result;
+}
+
+function secretRefName(kfc: KubeObject): string | undefined {
+  const name = (kfc['spec'] as { secretRef?: { name?: unknown } } | undefined)?.secretRef?.name;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * Deletes the host Secret named by the KubeFedCluster's `secretRef`, only when it belongs to
+ * this cluster: bound to it ({@link CLUSTER_NAME_ANNOTATION}), or bound to none (a join by
+ * KubeFed's kubefedctl writes no binding) and named by no other KubeFedCluster. A KubeFedCluster
+ * writer can point `secretRef` at another member's token Secret; unjoining that name must not
+ * take the other member's token away. The delete has the Secret's UID as its precondition.
+ */
+async function removeHostSecret(run: UnjoinRun, host: DynamicClient, secretName: string): Promise<void> {
+  const ns = run.options.kubefedNamespace;
+  const cluster = run.options.cluster;
+  const t: Target = {
+    what: `secret ${ns}/${secretName} in ${run.options.hostClusterName}`,
+    gvr: GVR.secrets,
+    namespace: ns,
+    name: secretName,
+    side: 'host',
+  };
+  let secret: KubeObject | undefined;
+  let others: string[];
+  try {
+    secret = await getOrUndefined(host.resource(GVR.secrets, ns), secretName);
+    others = (await host.resource(GVR.kubeFedClusters, ns).list()).items
+      .filter((k) => k.metadata.name !== cluster && secretRefName(k) === secretName)
+      .map((k) => k.metadata.name ?? '')
+      .sort();
+  } catch (e) {
+    failed(run, t, e);
+    return;
+  }
+  if (secret === undefined) {
+    run.result.absent.push(t.what);
+    return;
+  }
+  const boundTo = secret.metadata.annotations?.[CLUSTER_NAME_ANNOTATION];
+  if (boundTo !== undefined && boundTo !== '' && boundTo !== cluster) {
+    run.result.kept.push(`${t.what} (bound to cluster ${boundTo} by its ${CLUSTER_NAME_ANNOTATION} annotation, not to ${cluster})`);
+    return;
+  }
+  if ((boundTo === undefined || boundTo === '') && others.length > 0) {
+    run.result.kept.push(
+      `${t.what} (not bound to a cluster, and KubeFedCluster${others.length === 1 ? '' : 's'} ${others.join(', ')} name${others.length === 1 ? 's' : ''} it too)`,
+    );
+    return;
+  }
+  await removeTarget(run, host, { ...t, uid: secret.metadata.uid });
 }
 
 /** A failed read or delete: fatal, except in the member with `force` (then reported in `notRemoved`). */
