@@ -230,6 +230,8 @@ export const SyncEventReason = {
   EnsureFinalizerError: 'EnsureFinalizerError',
   AnnotationsNotSupported: 'AnnotationsNotSupported',
   FinalizersNotSupported: 'FinalizersNotSupported',
+  /** Beyond KubeFed: template ownerReferences are dropped (a member's garbage collector would delete the copy). */
+  OwnerReferencesNotSupported: 'OwnerReferencesNotSupported',
   ClusterNotReady: 'ClusterNotReady',
   CachedRetrievalFailed: 'CachedRetrievalFailed',
   CreateInCluster: 'CreateInCluster',

@@ -197,7 +197,11 @@ describe('Federated<Kind>', () => {
     ['/metadata/labels', false],
     ['/metadata/namespaces', false],
     ['/spec', false],
-  ])('treats an override at %j as forbidden: %s (it could replace the name, namespace or kind)', (path, forbidden) => {
+    ['/metadata/ownerReferences', true],
+    ['/metadata/ownerReferences/0', true],
+    ['/metadata/ownerReferences/-', true],
+    ['/metadata/ownerReferencesX', false],
+  ])('treats an override at %j as forbidden: %s (it could replace the name, namespace, kind or owners)', (path, forbidden) => {
     expect(isForbiddenOverridePath(path)).toBe(forbidden);
     const issues = validateOverrides([{ clusterName: 'a', clusterOverrides: [{ path, value: { name: 'elsewhere' } }] }]);
     expect(issues.some((i) => i.message.includes('has an invalid path'))).toBe(forbidden);

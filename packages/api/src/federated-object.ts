@@ -22,12 +22,25 @@ export const FORBIDDEN_OVERRIDE_PATHS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Override paths into `metadata.ownerReferences`, never allowed (beyond KubeFed): an owner in a
+ * member is an object the host knows nothing of, and one that is missing there makes the
+ * member's garbage collector delete the copy right after each create.
+ */
+export const OWNER_REFERENCES_PATH = '/metadata/ownerReferences';
+
+/** True for {@link OWNER_REFERENCES_PATH} and every path below it. */
+export function isOwnerReferencesPath(path: string): boolean {
+  return path === OWNER_REFERENCES_PATH || path.startsWith(`${OWNER_REFERENCES_PATH}/`);
+}
+
+/**
  * True when an override at `path` could change a forbidden field: the field itself, or an
  * ancestor that holds it (`/metadata` would replace the name and namespace with it, `/` the whole
  * object).
  */
 export function isForbiddenOverridePath(path: string): boolean {
   if (path === '' || path === '/') return true;
+  if (isOwnerReferencesPath(path)) return true;
   for (const forbidden of FORBIDDEN_OVERRIDE_PATHS) if (forbidden === path || forbidden.startsWith(`${path}/`)) return true;
   return false;
 }

@@ -100,6 +100,27 @@ describe('renderDesiredObject: template and identity (docs/kubefed-compatibility
     );
   });
 
+  it('drops template ownerReferences with a warning: a missing owner in the member makes its garbage collector delete the copy', () => {
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: '00000000-0000-0000-0000-000000000000' }];
+    const { object, warnings } = renderDesiredObject({
+      fedObject: fed({ template: { metadata: { ownerReferences } } }),
+      targetType: configMap,
+      cluster: 'c1',
+    });
+    expect(object.metadata).toEqual({ name: 'web', namespace: 'ns', labels: MANAGED });
+    expect(warnings).toEqual([{ reason: 'OwnerReferencesNotSupported', message: expect.stringContaining('garbage collector') as unknown }]);
+  });
+
+  it('refuses an override into ownerReferences (ApplyOverridesFailed)', () => {
+    const fedObject = fed({
+      template: {},
+      overrides: [{ clusterName: 'c1', clusterOverrides: [{ op: 'add', path: '/metadata/ownerReferences', value: [{ name: 'gone' }] }] }],
+    });
+    expect(() => renderDesiredObject({ fedObject, targetType: configMap, cluster: 'c1' })).toThrow(
+      expect.objectContaining({ status: 'ApplyOverridesFailed', message: expect.stringContaining('/metadata/ownerReferences') as unknown }),
+    );
+  });
+
   it.each<[string, unknown, RegExp]>([
     ['a template that is a list', [1], /spec\.template of "ns\/web" is not an object/],
     ['template metadata that is a string', { metadata: 'x' }, /spec\.template\.metadata/],

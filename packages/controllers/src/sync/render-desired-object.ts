@@ -6,7 +6,7 @@
 import { type ApiResource, type GenericOverrideItem, MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { applyClusterOverrides, clusterOverridesFor } from './cluster-overrides.js';
-import { ComputeResourceError } from './errors.js';
+import { ApplyOverridesError, ComputeResourceError } from './errors.js';
 import { isNamespaceType, qualifiedName } from '../placement/index.js';
 import { retainClusterFields } from './retain-fields.js';
 
@@ -37,7 +37,7 @@ export interface RenderInput {
 
 /** A problem with the template that does not stop propagation (emitted as a Warning event). */
 export interface RenderWarning {
-  readonly reason: 'AnnotationsNotSupported' | 'FinalizersNotSupported';
+  readonly reason: 'AnnotationsNotSupported' | 'FinalizersNotSupported' | 'OwnerReferencesNotSupported';
   readonly message: string;
 }
 
@@ -53,6 +53,10 @@ const notSupported = (field: 'annotations' | 'finalizers'): string =>
   `metadata.${field} cannot be set via template to avoid conflicting with controllers in member clusters. ` +
   'Consider using an override to add or remove elements from this collection.';
 
+const OWNER_REFERENCES_NOT_SUPPORTED =
+  'metadata.ownerReferences cannot be set via template: an owner named there is not an object of the member cluster, ' +
+  "and the member's garbage collector deletes a copy whose owner is missing.";
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function nonEmpty(v: unknown): boolean {
@@ -64,7 +68,9 @@ function nonEmpty(v: unknown): boolean {
  * Renders the desired object for one member cluster (§4.4.5):
  * 1. a deep copy of `spec.template` (absent → `{}`);
  * 2. non-empty template annotations/finalizers are dropped, each with a warning
- *    (`AnnotationsNotSupported` / `FinalizersNotSupported`, KubeFed's message);
+ *    (`AnnotationsNotSupported` / `FinalizersNotSupported`, KubeFed's message), and so are
+ *    ownerReferences (`OwnerReferencesNotSupported`, beyond KubeFed: an owner missing in the
+ *    member makes its garbage collector delete every copy right after its creation);
  * 3. `metadata.name` ← the federated name; `metadata.namespace` ← the federated namespace
  *    (removed for cluster-scoped targets, untouched for Namespace); `kind` ← the target kind;
  *    `apiVersion` kept from the template, else `<group>/<version>` (`v1` for the core group);
@@ -97,6 +103,10 @@ export function renderDesiredObject(input: RenderInput): RenderedObject {
     warnings.push({ reason: 'FinalizersNotSupported', message: notSupported('finalizers') });
     delete metadata.finalizers;
   }
+  if (nonEmpty(metadata.ownerReferences)) {
+    warnings.push({ reason: 'OwnerReferencesNotSupported', message: OWNER_REFERENCES_NOT_SUPPORTED });
+  }
+  delete metadata.ownerReferences;
 
   metadata.name = fedObject.metadata.name ?? '';
   if (!isNamespaceType(targetType)) {
@@ -122,6 +132,10 @@ export function renderDesiredObject(input: RenderInput): RenderedObject {
 
   const meta: unknown = out.metadata;
   const finalMeta = (isObject(meta) ? meta : {}) as KubeObject['metadata'];
+  // Overrides into ownerReferences are refused by path; this also holds for any other way in.
+  if (nonEmpty(finalMeta.ownerReferences))
+    throw new ApplyOverridesError(cluster, `overrides of "${name}" for cluster "${cluster}" may not set metadata.ownerReferences`);
+  delete finalMeta.ownerReferences;
   const labels: unknown = finalMeta.labels;
   finalMeta.labels = { ...(isObject(labels) ? (labels as Record<string, string>) : {}), [MANAGED_LABEL]: MANAGED_LABEL_TRUE };
   out.metadata = finalMeta;
