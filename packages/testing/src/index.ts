@@ -2,9 +2,11 @@
  * @kubefed/testing: private helpers for integration and end-to-end tests. It starts the real
  * parts a test needs and stops them again: a Redis server (`startRedis`: the one at REDIS_URL,
  * else a private `redis-server`), simulated Kubernetes clusters with a kubeconfig
- * (`startSimClusters`), real ones built from Go modules (`startRealClusters`), a whole local
- * federation of processes on either (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`;
- * `useLocalFederation` of `@kubefed/testing/vitest` for a test file), a host and members inside
+ * (`startSimClusters`), real ones built from Go modules (`startRealClusters`), KubeFed v0.10.0
+ * itself as the reference (`startKubeFed` on such a host, `askKubeFedVersionOracle` for its
+ * version-tracking hashes), a whole local federation of processes on either
+ * (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`; `useLocalFederation` of
+ * `@kubefed/testing/vitest` for a test file), a host and members inside
  * the test process joined by hand (`startInProcessFederation`, `joinMember`), plus
  * polling (`eventually`, `consistently`, the suites' poll policy `POLL`) and unique names.
  *
@@ -49,3 +51,14 @@ export {
 } from './real-clusters/start-real-clusters.js';
 export { findKubeBinaries, type KubeBinaries } from './real-clusters/kube-binaries.js';
 export { RealClusterStartError } from './real-clusters/real-cluster-error.js';
+export { startKubeFed, type KubeFed, type StartKubeFedOptions } from './kubefed/start-kubefed.js';
+export { findKubeFedBinaries, type KubeFedBinaries } from './kubefed/kubefed-binaries.js';
+export {
+  askKubeFedVersionOracle,
+  type FederatedVersionAnswer,
+  type MemberVersionAnswer,
+  type VersionOracleAnswer,
+  type VersionOracleQuestion,
+  type VersionOracleRefusal,
+} from './kubefed/kubefed-version-oracle.js';
+export { KubeFedStartError } from './kubefed/kubefed-start-error.js';
