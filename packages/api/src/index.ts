@@ -37,6 +37,7 @@ export * from './propagated-version.js';
 export * from './federated-service-status.js';
 export * from './default-types.js';
 export * from './build-info.js';
+export * from './klog-flags.js';
 export * from './crds/openapi.js';
 export * from './crds/crd.js';
 export * from './crds/kubefed-crds.js';

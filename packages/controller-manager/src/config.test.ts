@@ -259,3 +259,28 @@ describe('rateLimiter', () => {
     expect(rateLimiter(perSecond)).toEqual(limiter);
   });
 });
+
+describe("parseConfig with KubeFed's klog flags", () => {
+  it('accepts the flags of KubeFed’s Deployment, maps --v, and warns once about the ones without effect', () => {
+    let err = '';
+    const config = parseConfig(['--logtostderr=true', '--v=4', '--alsologtostderr', '--vmodule', 'sync=4', '--log_dir=/tmp'], env, {
+      out: () => {},
+      err: (s) => (err += s),
+    });
+    expect(config.logLevel).toBe('debug');
+    expect(err).toBe(
+      "warning: deprecated flags: --logtostderr, --alsologtostderr, --vmodule, --log_dir ignored (klog's log file, header and module flags have no effect here)\n",
+    );
+  });
+
+  it('reads "_" in flag names as "-", as pflag did', () => {
+    let err = '';
+    const config = parseConfig(['--kubefed_namespace', 'fed', '--leader_elect=false'], env, { out: () => {}, err: (s) => (err += s) });
+    expect(config).toMatchObject({ kubefedNamespace: 'fed', leaderElect: false });
+    expect(err).toContain('read --kubefed_namespace as --kubefed-namespace, --leader_elect as --leader-elect');
+  });
+
+  it('still refuses a flag it does not know, naming it', () => {
+    expect(() => parseConfig(['--log_dirr=/tmp'], env)).toThrow("unknown option '--log-dirr=/tmp'");
+  });
+});

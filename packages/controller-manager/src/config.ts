@@ -1,5 +1,13 @@
 import { homedir } from 'node:os';
-import { buildInfo, formatBuildInfo, isDns1123Label, KubeFedError, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
+import {
+  buildInfo,
+  formatBuildInfo,
+  isDns1123Label,
+  KubeFedError,
+  KUBEFED_NAMESPACE_DEFAULT,
+  normalizeKlogFlags,
+  parseGoDuration,
+} from '@kubefed/api';
 import { kubeconfigPaths } from '@kubefed/client';
 import { parseRedisUrl, redactRedisUrl } from '@kubefed/queue';
 import { parseAddress } from '@kubefed/runtime';
@@ -419,18 +427,22 @@ function redisUrlWithTls(url: string, files: Readonly<Record<(typeof TLS_FLAGS)[
 /**
  * Parses the command line (`argv` without node and script) and environment into the
  * configuration. Throws {@link HelpShown} after `--help` was printed, and {@link ConfigError}
- * with a one-line message naming the flag for anything invalid.
+ * with a one-line message naming the flag for anything invalid. KubeFed's spellings are read
+ * as its pflag/klog command line read them (`normalizeKlogFlags` of @kubefed/api): `_` in a
+ * flag name is `-`, and klog's flags without effect here (`--logtostderr`, `--alsologtostderr`,
+ * `--vmodule`, `--log_dir`, ...) are ignored with one `warning: deprecated flags: ...` line to `err`.
  */
 export function parseConfig(
   argv: readonly string[],
   env: ConfigEnv,
-  output: { out: (s: string) => void } = { out: () => {} },
+  output: { out: (s: string) => void; err?: (s: string) => void } = { out: () => {} },
 ): ControllerManagerConfig {
   const program = buildProgram(env, { out: output.out, err: () => {} });
+  const klog = normalizeKlogFlags(argv);
   try {
     // klog (Go's flag package) also takes `-v=2`; commander reads a short option's `=` as part of the value.
     program.parse(
-      argv.map((a) => (/^-v=/.test(a) ? `-${a}` : a)),
+      klog.argv.map((a) => (/^-v=/.test(a) ? `-${a}` : a)),
       { from: 'user' },
     );
   } catch (err) {
@@ -440,6 +452,7 @@ export function parseConfig(
     }
     throw err;
   }
+  if (klog.deprecation !== undefined) output.err?.(`warning: ${klog.deprecation}\n`);
   if (program.opts().version === true) {
     output.out(versionLine());
     throw new VersionShown('version shown');

@@ -11,7 +11,10 @@ import { runControllerManager } from './manager-process.js';
 async function main(): Promise<number> {
   let config: ControllerManagerConfig;
   try {
-    config = parseConfig(process.argv.slice(2), process.env, { out: (s) => process.stdout.write(s) });
+    config = parseConfig(process.argv.slice(2), process.env, {
+      out: (s) => process.stdout.write(s),
+      err: (s) => process.stderr.write(`kubefed-controller-manager: ${s}`),
+    });
   } catch (err) {
     if (err instanceof HelpShown || err instanceof VersionShown) return 0;
     if (err instanceof ConfigError) {
