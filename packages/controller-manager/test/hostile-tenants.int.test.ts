@@ -6,7 +6,8 @@ import { RESOURCES } from '@kubefed/api';
 import type { LocalFederation, RedisHandle } from '@kubefed/testing';
 import { startRedis } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFederatedConfigMaps, FEDERATED_CONFIG_MAPS, startProcessFederation } from './process-federation.js';
+import { consistently } from '@kubefed/testing';
+import { createFederatedConfigMaps, FEDERATED_CONFIG_MAPS, followWatch, startProcessFederation } from './process-federation.js';
 
 /** The log line cap of the controller manager's logger (`MAX_LOG_LINE_CHARS` of @kubefed/runtime). */
 const MAX_LOG_LINE_CHARS = 32_768;
@@ -110,5 +111,59 @@ describe('a tenant or a member that quotes megabytes back', () => {
     expect(failureLines.length).toBeGreaterThan(0);
     for (const line of cm.lines) expect(line.length).toBeLessThanOrEqual(MAX_LOG_LINE_CHARS);
     for (const line of failureLines) expect(line.length).toBeLessThan(12_000);
+  }, 120_000);
+});
+
+describe('a member that deletes each copy right after its creation', () => {
+  it('creates the copy at most 3 times a minute and reports CreationFailed with what the member did', async () => {
+    const fed = await federation();
+    await fed.startControllerManager();
+    await fed.waitForReady(30_000);
+    const ns = 'vanishing';
+    await createFederatedConfigMaps(fed, ns, 0);
+    // A controller of member1 deletes the copy as soon as it appears (as the garbage collector
+    // does with a copy whose owner is missing there): each ADDED is a create by the controller manager.
+    const copies = fed.client('member1').resource(RESOURCES.configMaps, ns);
+    const abort = new AbortController();
+    let creates = 0;
+    const deletes: Promise<unknown>[] = [];
+    const watching = followWatch(copies, undefined, abort.signal, (event) => {
+      if (event.type !== 'ADDED' || event.object.metadata.name !== 'vanishing') return;
+      creates++;
+      deletes.push(copies.delete('vanishing').catch(() => undefined));
+    });
+    cleanups.push(async () => {
+      abort.abort();
+      await watching;
+      await Promise.all(deletes);
+    });
+    const federated = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
+    await federated.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedConfigMap',
+      metadata: { name: 'vanishing', namespace: ns },
+      spec: { template: { data: { a: 'b' } }, placement: { clusters: fed.members.map((name) => ({ name })) } },
+    });
+    await expect.poll(() => creates, { timeout: 30_000, interval: 100 }).toBe(3);
+    await expect
+      .poll(
+        async () => {
+          const status = (await federated.get('vanishing')).status as { clusters?: ClusterStatus[] } | undefined;
+          return status?.clusters?.find((c) => c.name === 'member1')?.status;
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe('CreationFailed');
+    // Without the bound the copy was created again at once, about 6 times a second.
+    await consistently(() => expect(creates).toBe(3), { durationMs: 10_000, intervalMs: 200, message: 'creates of a vanishing copy' });
+    const events = (await fed.client('host').resource(RESOURCES.events, ns).list()).items as unknown as {
+      involvedObject: { name: string };
+      message: string;
+    }[];
+    expect(events.some((e) => e.involvedObject.name === 'vanishing' && e.message.includes('deleted the copy 3 times within 60 s'))).toBe(
+      true,
+    );
+    // member2 has its copy, written once.
+    expect((await fed.client('member2').resource(RESOURCES.configMaps, ns).get('vanishing')).metadata.name).toBe('vanishing');
   }, 120_000);
 });

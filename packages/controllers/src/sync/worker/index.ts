@@ -6,4 +6,5 @@
 export { SyncWorker, MemberWriteError, type SyncWorkerOptions, type SyncSettings } from './sync-worker.js';
 export { VersionStore, watchPropagatedVersions, type VersionCaches, type VersionStoreOptions, type VersionWrite } from './version-store.js';
 export { OwnWrites, type OwnWritesOptions } from './own-writes.js';
+export { VanishingCopies, VanishingCopyError, type VanishingCopiesOptions, type VanishingCopyRefusal } from './vanishing-copies.js';
 export { syncRetryDelayMs, UNREACHABLE_RETRY_DELAY_MS } from './retry-delay.js';

@@ -47,6 +47,7 @@ import {
 import { memberUid, memberVersion, needsUpdate, objectVersions, recordedCopy, type VersionSource } from '../versions.js';
 import type { SyncOutcomeSink } from '../status/status-recorder.js';
 import { OwnWrites } from './own-writes.js';
+import { VanishingCopies, VanishingCopyError } from './vanishing-copies.js';
 import type { VersionStore } from './version-store.js';
 import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
 
@@ -85,6 +86,8 @@ export interface SyncWorkerOptions extends PlacementEnvironment {
   readonly versionStore?: VersionStore | undefined;
   /** Where member writes are announced to the member watches of this process (so that their echo causes no job); default none. */
   readonly ownWrites?: OwnWrites | undefined;
+  /** The copies this process created that keep disappearing; default one of its own (3 creates per request per 60 s). */
+  readonly vanishingCopies?: VanishingCopies | undefined;
 }
 
 /** Thrown after recording a cluster's failed step (a member write, or a read before it) so that the job is retried with backoff. */
@@ -173,8 +176,11 @@ export class SyncWorker {
   /** The generation each request last failed at in a way retrying cannot heal: a later job of that generation has nothing to add. */
   readonly #unhealed = new Map<string, number | undefined>();
 
+  readonly #vanishing: VanishingCopies;
+
   constructor(options: SyncWorkerOptions) {
     this.#o = options;
+    this.#vanishing = options.vanishingCopies ?? new VanishingCopies();
   }
 
   /**
@@ -339,6 +345,9 @@ export class SyncWorker {
   }
 
   async #create(w: WriteScope, op: ClusterOperation, live: boolean): Promise<void> {
+    const refused = this.#vanishing.refusal(w.id);
+    if (refused !== undefined)
+      return this.#fail(w, op, { status: 'CreationFailed', event: 'create', err: new VanishingCopyError(w.job.cluster, refused) });
     const rendered = await this.#render(w, op);
     w.ctx.signal.throwIfAborted();
     await this.#reportRenderWarnings(w, rendered);
@@ -352,6 +361,7 @@ export class SyncWorker {
       if (isAlreadyExists(err)) throw err;
       return this.#fail(w, op, { status: 'CreationFailed', event: 'create', err });
     }
+    this.#vanishing.created(w.id);
     await this.#remember(w, created);
     await this.#report(w, '', created);
     w.ctx.logger.debug({ cluster: w.job.cluster }, 'member object created');
