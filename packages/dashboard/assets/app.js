@@ -6,13 +6,23 @@ import { STATUS_FILTERS, filterRows } from './row-filter.js';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
-const TOKEN_KEY = 'kubefed-dashboard-token';
-const fromUrl = new URLSearchParams(location.search).get('token');
-if (fromUrl !== null) sessionStorage.setItem(TOKEN_KEY, fromUrl);
-const token = () => sessionStorage.getItem(TOKEN_KEY) ?? '';
+/**
+ * Trades the token for a session cookie (HttpOnly, SameSite=Strict) that the page's requests and
+ * its event stream then carry; resolves with whether the server took it.
+ */
+async function login(token) {
+  const res = await fetch('/api/session', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  return res.ok;
+}
+
+// The printed URL carries the token in its fragment (never sent to a server, nor as a Referer):
+// drop it from the address bar and the history at once, then log in with it.
+const fromUrl = new URLSearchParams(location.hash.slice(1)).get('token');
+if (fromUrl !== null) history.replaceState(null, '', `${location.pathname}${location.search}`);
+const loggedIn = fromUrl === null ? Promise.resolve(false) : login(fromUrl);
 
 async function api(path) {
-  const res = await fetch(path, { headers: token() === '' ? {} : { authorization: `Bearer ${token()}` } });
+  const res = await fetch(path);
   if (res.status === 401) throw Object.assign(new Error('unauthorized'), { status: 401 });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
   return res.json();
@@ -106,7 +116,7 @@ class ClustersPage extends Light {
       ${
         withQueues.length === 0
           ? nothing
-          : html`<h2 style="margin-top:1rem">Sync queue backlog</h2>
+          : html`<h2 class="backlog">Sync queue backlog</h2>
             <kf-bar-chart
               label="Sync queue jobs per cluster"
               .config=${{
@@ -353,6 +363,7 @@ class Dashboard extends Light {
     view: { state: true },
     tab: { state: true },
     needToken: { state: true },
+    tokenRefused: { state: true },
     live: { state: true },
     now: { state: true },
   };
@@ -373,6 +384,7 @@ class Dashboard extends Light {
     this.events?.close();
   }
   async connect() {
+    await loggedIn;
     try {
       this.view = await api('/api/view');
     } catch (err) {
@@ -384,7 +396,7 @@ class Dashboard extends Light {
     }
     this.needToken = false;
     this.events?.close();
-    this.events = new EventSource(`/api/events${token() === '' ? '' : `?token=${encodeURIComponent(token())}`}`);
+    this.events = new EventSource('/api/events');
     this.events.addEventListener('view', (e) => {
       this.view = JSON.parse(e.data);
       this.live = true;
@@ -400,14 +412,15 @@ class Dashboard extends Light {
   }
   render() {
     if (this.needToken) {
-      return html`<main><form class="token" @submit=${(e) => {
+      return html`<main><form class="token" @submit=${async (e) => {
         e.preventDefault();
-        sessionStorage.setItem(TOKEN_KEY, new FormData(e.target).get('token'));
-        void this.connect();
+        this.tokenRefused = !(await login(new FormData(e.target).get('token')));
+        if (!this.tokenRefused) void this.connect();
       }}>
         <h1>KubeFed fleet dashboard</h1>
         <label for="token">Token printed by kubefedctl dashboard</label>
-        <input id="token" name="token" type="password" autocomplete="off" required />
+        <input id="token" name="token" type="password" autocomplete="off" required aria-describedby="token-problem" />
+        <p id="token-problem" class="tone-error" role="alert">${this.tokenRefused ? 'That token was not accepted.' : ''}</p>
         <button type="submit">Open</button>
       </form></main>`;
     }

@@ -1,7 +1,8 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context, type Next } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { getMimeType } from 'hono/utils/mime';
 import type { DynamicClient } from '@kubefed/client';
@@ -21,11 +22,14 @@ export interface DashboardOptions {
   readonly kubefedNamespace: string;
   /** Per-object status summary (kubefedctl status's `objectStatus`). */
   readonly summarize: SummarizeObject;
-  /** Address to bind; default `127.0.0.1`. Any other than a loopback address requires the token. */
+  /**
+   * Address to bind; default `127.0.0.1`. On loopback, requests must also name a local host
+   * (`Host: 127.0.0.1`/`localhost`), against DNS rebinding. The token is required on every address.
+   */
   readonly address?: string;
   /** Port; default 0 (a free one). */
   readonly port?: number;
-  /** Token for a non-loopback bind; default a random one. Ignored on loopback. */
+  /** The token the API requires (see {@link Dashboard.url}); default a random one of 32 bytes. */
   readonly token?: string;
   /** Redis of the control plane: the Clusters page then shows each member's sync queue. Default none. */
   readonly redisUrl?: string | undefined;
@@ -42,10 +46,14 @@ export interface DashboardOptions {
 
 /** A running dashboard. */
 export interface Dashboard extends AsyncDisposable {
-  /** Where the page is served; carries `?token=` when a token is required. */
+  /**
+   * Where the page is served, with the token in the fragment (`/#token=...`), which browsers never
+   * send: the page's script removes it from the address bar and trades it for a session cookie
+   * (`POST /api/session` with `Authorization: Bearer <token>`).
+   */
   readonly url: string;
-  /** The token a non-loopback bind requires (undefined on loopback). */
-  readonly token: string | undefined;
+  /** The token: API clients send `Authorization: Bearer <token>`. Never accepted in a query string. */
+  readonly token: string;
   /** Stops the server, the watches and the queue reader. Idempotent. */
   close(): Promise<void>;
 }
@@ -65,15 +73,96 @@ function pageFile(files: PageFiles, path?: string) {
   };
 }
 
-function tokenCheck(token: string) {
-  const expected = Buffer.from(token);
-  return async (c: Context, next: Next): Promise<Response | undefined> => {
+/** Equal strings, in time independent of where they differ. */
+function sameSecret(given: string, expected: Buffer): boolean {
+  const g = Buffer.from(given);
+  return g.length === expected.length && timingSafeEqual(g, expected);
+}
+
+/**
+ * The dashboard's credentials: the printed token (`Authorization: Bearer`) and the session
+ * cookies the page gets for it. A session is a random secret of its own, so the cookie never
+ * holds the token; sessions live as long as the process.
+ */
+class Sessions {
+  readonly #token: Buffer;
+  readonly #sessions = new Set<string>();
+  readonly #cookieName: () => string;
+
+  constructor(token: string, cookieName: () => string) {
+    this.#token = Buffer.from(token);
+    this.#cookieName = cookieName;
+  }
+
+  /** True when the request carries the token in its Authorization header. */
+  bearer(c: Context): boolean {
     const header = c.req.header('authorization') ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : (c.req.query('token') ?? ''));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
-      return c.json({ error: 'a valid token is required (Authorization: Bearer <token>)' }, 401);
+    return header.startsWith('Bearer ') && sameSecret(header.slice(7), this.#token);
+  }
+
+  /** True when the request carries the token or a session cookie. */
+  authorized(c: Context): boolean {
+    if (this.bearer(c)) return true;
+    const session = getCookie(c, this.#cookieName());
+    return session !== undefined && this.#sessions.has(session);
+  }
+
+  /** A new session's `Set-Cookie`: HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it). */
+  open(c: Context): void {
+    const session = randomBytes(32).toString('base64url');
+    this.#sessions.add(session);
+    setCookie(c, this.#cookieName(), session, { httpOnly: true, sameSite: 'Strict', path: '/' });
+  }
+}
+
+/** The API answers only requests that carry the token or a session; a `?token=` query is not one. */
+function apiAuth(sessions: Sessions) {
+  return async (c: Context, next: Next): Promise<Response | undefined> => {
+    if (c.req.method === 'POST' && c.req.path === '/api/session') {
+      await next();
+      return undefined;
+    }
+    if (!sessions.authorized(c)) {
+      const error =
+        c.req.query('token') !== undefined
+          ? 'a token in the query string is not accepted: send Authorization: Bearer <token>, or open the printed URL'
+          : 'a valid token is required (Authorization: Bearer <token>)';
+      return c.json({ error }, 401);
+    }
     await next();
     return undefined;
+  };
+}
+
+/** The SHA-256 CSP sources of the inline scripts of `html` (the page's import map: it cannot be a file). */
+function inlineScriptHashes(html: string): string[] {
+  return [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)]
+    .map((m) => m[1] ?? '')
+    .filter((body) => body.trim() !== '')
+    .map((body) => `'sha256-${createHash('sha256').update(body).digest('base64')}'`);
+}
+
+/**
+ * Headers of every response (page, files, API, errors): a Content-Security-Policy that lets the
+ * page load only its own files (scripts: the page's files and its import map, by hash; no inline
+ * script or style, no eval, no frames, no other origin), no MIME sniffing, no Referer.
+ */
+function securityHeaders(indexHtml: string) {
+  const csp = [
+    "default-src 'none'",
+    `script-src 'self' ${inlineScriptHashes(indexHtml).join(' ')}`.trimEnd(),
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return async (c: Context, next: Next): Promise<void> => {
+    await next();
+    c.res.headers.set('content-security-policy', csp);
+    c.res.headers.set('x-content-type-options', 'nosniff');
+    c.res.headers.set('referrer-policy', 'no-referrer');
   };
 }
 
@@ -120,15 +209,21 @@ class ViewBroadcaster {
 
 function buildApp(
   options: DashboardOptions,
-  parts: { watch: FleetWatch; views: ViewBroadcaster; token: string | undefined; signal: AbortSignal },
+  parts: { watch: FleetWatch; views: ViewBroadcaster; sessions: Sessions; loopback: boolean; signal: AbortSignal },
 ): Hono {
   const app = new Hono();
-  if (parts.token === undefined) app.use('*', localHostOnly);
-  else app.use('/api/*', tokenCheck(parts.token));
   const files = pageFiles();
+  app.use('*', securityHeaders(new TextDecoder().decode(files.read('/assets/index.html'))));
+  if (parts.loopback) app.use('*', localHostOnly);
+  app.use('/api/*', apiAuth(parts.sessions));
   app.get('/', pageFile(files, '/assets/index.html'));
   app.get('/assets/*', pageFile(files));
   app.get('/vendor/*', pageFile(files));
+  app.post('/api/session', (c) => {
+    if (!parts.sessions.bearer(c)) return c.json({ error: 'a valid token is required (Authorization: Bearer <token>)' }, 401);
+    parts.sessions.open(c);
+    return c.body(null, 204);
+  });
   app.get('/api/view', (c) => c.body(parts.views.json(), 200, { 'content-type': 'application/json' }));
   app.get('/api/events', (c) =>
     streamSSE(c, async (stream) => {
@@ -182,7 +277,7 @@ function listen(app: Hono, address: string, port: number): Promise<ServerType> {
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const address = options.address ?? '127.0.0.1';
-  const token = isLoopback(address) ? undefined : (options.token ?? randomBytes(24).toString('base64url'));
+  const token = options.token ?? randomBytes(32).toString('base64url');
   const logger = options.logger ?? silentLogger();
   const abort = new AbortController();
   // Both sources call views.changed() only once started, after `views` exists.
@@ -205,13 +300,18 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   if (queues !== undefined) void queues.start(abort.signal);
   await watch.start(abort.signal);
   let server: ServerType;
+  let port = 0;
+  // One cookie per port: two dashboards on one host (cookies ignore the port) keep their sessions apart.
+  const sessions = new Sessions(token, () => `kubefed-dashboard-${port}`);
   try {
-    server = await listen(buildApp(options, { watch, views, token, signal: abort.signal }), address, options.port ?? 0);
+    const app = buildApp(options, { watch, views, sessions, loopback: isLoopback(address), signal: abort.signal });
+    server = await listen(app, address, options.port ?? 0);
   } catch (err) {
     abort.abort();
     throw err;
   }
   const bound = server.address() as AddressInfo;
+  port = bound.port;
   const hostPart = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -222,7 +322,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
     }));
   return {
-    url: `http://${hostPart}:${bound.port}/${token === undefined ? '' : `?token=${token}`}`,
+    url: `http://${hostPart}:${bound.port}/#token=${token}`,
     token,
     close,
     [Symbol.asyncDispose]: close,

@@ -1,4 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { RESOURCES } from '@kubefed/api';
 import { isNotFound, type DynamicClient } from '@kubefed/client';
 import { startDashboard } from '@kubefed/dashboard';
@@ -26,7 +30,7 @@ interface DashboardFlags {
 
 const EXAMPLES = `
 Examples:
-  # Serve the dashboard on a free loopback port and print its URL
+  # Serve the dashboard on a free loopback port and print its URL (the token in its #fragment)
   kubefedctl dashboard
 
   # A fixed port, and open the browser
@@ -38,7 +42,7 @@ Examples:
   # ... or from the controller manager's metrics endpoint (kubefed_sync_queue_jobs)
   kubefedctl dashboard --metrics-url http://127.0.0.1:9090/metrics
 
-  # Reachable from other machines: the printed URL carries the token the API requires
+  # Reachable from other machines (plain HTTP: only on a network you trust)
   kubefedctl dashboard --address 0.0.0.0 --port 8001
 `;
 
@@ -59,6 +63,19 @@ function parseMetricsUrl(value: string): string {
   }
   if (url.pathname === '/') url.pathname = '/metrics';
   return url.toString();
+}
+
+/**
+ * A page of the user's own (a 0700 directory, removed by the returned function) that sends the
+ * browser on to `url`: the browser is started with the file's path, so the token in the URL's
+ * fragment never shows in the process list that other users of the machine can read.
+ */
+function redirectFile(url: string): { file: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'kubefedctl-dashboard-'));
+  const file = join(dir, 'open.html');
+  const target = JSON.stringify(url).replaceAll('<', '\\u003c');
+  writeFileSync(file, `<!doctype html><meta charset="utf-8"><script>location.replace(${target})</script>\n`, { mode: 0o600 });
+  return { file: pathToFileURL(file).toString(), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Opens `url` in the desktop's browser (xdg-open, open or start); a failure is only a warning. */
@@ -113,10 +130,12 @@ async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardC
       metricsUrl: flags.metricsUrl,
     });
     out.info(`Dashboard of the federation at ${host.server}: ${dashboard.url}`);
-    if (dashboard.token !== undefined)
-      out.info(`Token (the page asks for it; API clients send Authorization: Bearer <token>): ${dashboard.token}`);
+    out.info(
+      `Token (the URL carries it; the page asks for it without; API clients send Authorization: Bearer <token>): ${dashboard.token}`,
+    );
     out.progress('Press Ctrl-C to stop.');
-    if (flags.open === true) openBrowser(dashboard.url, out);
+    const opened = flags.open === true ? redirectFile(dashboard.url) : undefined;
+    if (opened !== undefined) openBrowser(opened.file, out);
     await new Promise<void>((resolve) => {
       const off = ctx.onInterrupt?.(() => {
         off?.();
@@ -124,6 +143,7 @@ async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardC
       });
       if (off === undefined) resolve();
     });
+    opened?.remove();
     await dashboard.close();
   } finally {
     host.close();
@@ -135,10 +155,10 @@ export function addDashboardCommand(program: Command, ctx: DashboardCommandConte
   program
     .command('dashboard')
     .description(
-      'Serve a read-only web UI of the federation from the host context: member clusters, federated objects by cluster, replica scheduling; live from watches. Loopback only unless --address says otherwise, which then requires the printed token. Stops on Ctrl-C.',
+      'Serve a read-only web UI of the federation from the host context: member clusters, federated objects by cluster, replica scheduling; live from watches. Loopback only unless --address says otherwise; every address requires the printed token (the printed URL logs the browser in). Stops on Ctrl-C.',
     )
     .addOption(new Option('--port <port>', 'port to listen on (0: a free one)').argParser(parsePort).default(0))
-    .option('--address <address>', 'address to bind; any non-loopback address requires the printed token', '127.0.0.1')
+    .option('--address <address>', 'address to bind (the printed token is required on every address)', '127.0.0.1')
     .option('--open', "open the page in the desktop's browser")
     .option('--redis-url <url>', "the control plane's Redis: show each member's sync queue (waiting, active, delayed, failed)")
     .option('--queue-prefix <prefix>', "the controller manager's --queue-prefix (default BullMQ's)")
