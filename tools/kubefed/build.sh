@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds KubeFed v0.10.0's controller-manager, webhook and kubefedctl, and the
-# version-oracle of this directory, from the sigs.k8s.io/kubefed module pinned in
-# tools/kubefed into
+# Builds KubeFed v0.10.0's hyperfed, with controller-manager, webhook and kubefedctl
+# as symlinks to it (as in KubeFed's image), and the version-oracle of this
+# directory, from the sigs.k8s.io/kubefed module pinned in tools/kubefed into
 #   ${KUBEFED_KUBE_CACHE:-$HOME/.cache/kubefed-kube}/kubefed-<version>/bin/
 # copies what KubeFed's Helm chart installs besides its templates into
 # kubefed-<version>/chart/, and writes a stamp. When the stamp matches and
@@ -39,7 +39,7 @@ chart_files=(
   federatedtypeconfigs.yaml charts/kubefed/templates/federatedtypeconfig.yaml
 )
 stamp_file="$bin/.stamp"
-binaries=(controller-manager webhook kubefedctl version-oracle)
+binaries=(hyperfed controller-manager webhook kubefedctl version-oracle)
 
 # The stamp names the versions and hashes everything that decides the output.
 stamp="$(
@@ -80,9 +80,12 @@ build() { # <name> <package>
 }
 
 total_start=$SECONDS
-build controller-manager sigs.k8s.io/kubefed/cmd/controller-manager
-build webhook sigs.k8s.io/kubefed/cmd/webhook
-build kubefedctl sigs.k8s.io/kubefed/cmd/kubefedctl
+# KubeFed ships one binary that acts as the command its name says (cmd/hyperfed,
+# images/kubefed/Dockerfile). Its own cmd/webhook does not run: its main and
+# app.Run both call controller-runtime's SetupSignalHandler, and the second call
+# panics ("close of closed channel"); hyperfed calls it once.
+build hyperfed sigs.k8s.io/kubefed/cmd/hyperfed
+for name in controller-manager webhook kubefedctl; do ln -sfn hyperfed "$bin/$name"; done
 build version-oracle ./version-oracle
 
 mkdir -p "$chart"

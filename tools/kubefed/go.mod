@@ -1,5 +1,6 @@
-// Wrapper module that builds KubeFed v0.10.0's controller-manager, webhook and
-// kubefedctl, and the version-oracle beside this file, from sigs.k8s.io/kubefed.
+// Wrapper module that builds KubeFed v0.10.0's hyperfed (controller-manager, webhook
+// and kubefedctl in one binary), and the version-oracle beside this file, from
+// sigs.k8s.io/kubefed.
 module kubefed.local/tools/kubefed
 
 go 1.25.0
@@ -111,8 +112,4 @@ require (
 	sigs.k8s.io/yaml v1.2.0 // indirect
 )
 
-tool (
-	sigs.k8s.io/kubefed/cmd/controller-manager
-	sigs.k8s.io/kubefed/cmd/kubefedctl
-	sigs.k8s.io/kubefed/cmd/webhook
-)
+tool sigs.k8s.io/kubefed/cmd/hyperfed

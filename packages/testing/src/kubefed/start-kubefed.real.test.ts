@@ -21,12 +21,13 @@ const conditionOf = (obj: KubeObject, type: string): string | undefined =>
   (obj['status'] as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === type)?.status;
 
 describe('startKubeFed', () => {
-  it('runs KubeFed v0.10.0, which joins a member and propagates a FederatedConfigMap to it', async () => {
+  it('runs KubeFed v0.10.0 with its webhook, joins a member with kubefedctl and propagates a FederatedConfigMap to it', async () => {
     await using real = await startRealClusters({ names: ['host', 'member1'], nodes: 1 });
     await using kubefed = await startKubeFed({
       kubeconfigPath: real.kubeconfigPath,
       context: 'host',
       federatedTypes: ['namespaces', 'configmaps'],
+      webhook: true,
       // Health every second and no wait once a cluster is available, so the test needs seconds, not tens.
       kubeFedConfig: { clusterHealthCheck: { period: '1s' }, controllerDuration: { availableDelay: '1s' } },
     });
@@ -34,6 +35,13 @@ describe('startKubeFed', () => {
     const kubeconfig = Kubeconfig.fromFile(real.kubeconfigPath);
     using host = DynamicClient.fromKubeconfig(kubeconfig, { context: 'host', qps: 0 });
     using member = DynamicClient.fromKubeconfig(kubeconfig, { context: 'member1', qps: 0 });
+
+    // KubeFed's validating webhook is in the host's admission chain: the scope is immutable.
+    const configs = host.resource(RESOURCES.kubeFedConfigs, kubefed.namespace);
+    const config = await configs.get('kubefed');
+    await expect(configs.update({ ...config, spec: { ...(config['spec'] as object), scope: 'Namespaced' } })).rejects.toThrow(
+      /validating-webhook|kubefedconfigs\.core\.kubefed\.io|immutable/,
+    );
 
     await kubefed.join('member1', { context: 'member1' });
     await expect

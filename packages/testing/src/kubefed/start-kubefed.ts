@@ -12,10 +12,14 @@ import { freePort } from '../real-clusters/free-port.js';
 import { httpStatus } from '../real-clusters/http-status.js';
 import { findKubeFedBinaries, type KubeFedBinaries } from './kubefed-binaries.js';
 import { KubeFedStartError } from './kubefed-start-error.js';
+import { type KubeFedWebhook, registerWebhooks, startKubeFedWebhook, unregisterWebhooks } from './kubefed-webhook.js';
 
 /** Options of {@link startKubeFed}. */
 export interface StartKubeFedOptions {
-  /** Kubeconfig holding the host cluster's context (and the members' contexts, for {@link KubeFed.join}). Paths inside it must be absolute. */
+  /**
+   * Kubeconfig holding the host cluster's context (and the members' contexts, for
+   * {@link KubeFed.join}). Paths inside it must be absolute.
+   */
   readonly kubeconfigPath: string;
   /** The host cluster's context in it. */
   readonly context: string;
@@ -35,7 +39,17 @@ export interface StartKubeFedOptions {
   readonly kubeFedConfig?: KubeFedConfigSpec;
   /** Directory holding `bin/` and `chart/` of `npm run kubefed:build`; default its cache (see tools/kubefed/README.md). */
   readonly dir?: string;
-  /** klog verbosity of the controller manager (`--v`); default 2, the chart's. */
+  /**
+   * Also run KubeFed's admission webhook server and register the chart's webhook configurations
+   * (validation of FederatedTypeConfigs, KubeFedClusters and KubeFedConfigs, defaulting of
+   * KubeFedConfigs) with `clientConfig.url` pointing at it; default false. Its manager serves
+   * metrics on `:8080` (not configurable in v0.10.0), so only one can run per machine.
+   */
+  readonly webhook?: boolean;
+  /**
+   * klog verbosity (`--v`) of the controller manager and the webhook; default 2, the chart's for
+   * the controller manager (its 8 for the webhook logs every request body).
+   */
   readonly logLevel?: number;
   /** How long the start may take; default 60 000 ms. */
   readonly timeoutMs?: number;
@@ -52,6 +66,8 @@ export interface KubeFed extends AsyncDisposable {
   readonly binaries: KubeFedBinaries;
   /** The controller manager's output (klog). */
   readonly logFile: string;
+  /** The webhook server's output, when it runs (`webhook: true`). */
+  readonly webhookLogFile: string | undefined;
   /** e.g. `http://127.0.0.1:41234/metrics`: KubeFed's Prometheus metrics. */
   readonly metricsUrl: string;
   readonly pid: number | undefined;
@@ -67,7 +83,11 @@ export interface KubeFed extends AsyncDisposable {
   join(cluster: string, options: { context: string; extraArgs?: readonly string[] }): Promise<CommandResult>;
   /** The last `lines` lines of the controller manager's log. */
   tail(lines?: number): Promise<string>;
-  /** Stops the controller manager (SIGTERM, SIGKILL after 5 s) and removes its directory. Objects on the host stay. Idempotent. */
+  /**
+   * Stops the controller manager and the webhook (SIGTERM, SIGKILL after 5 s), deletes the webhook
+   * configurations (they would refuse every later write of KubeFed's types) and removes the
+   * temporary directory. The other objects on the host stay. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -83,8 +103,9 @@ const LEADING_LINE = 'promoted as leader';
  * with their CRDs, then starts `controller-manager --kubefed-namespace=<ns> --kubeconfig=<host
  * only>` with health and metrics on free loopback ports and its log in a temporary directory.
  * Resolves once `/healthz` answers 200 and the log says `promoted as leader`. Every object is
- * created or, when present, replaced. The webhook is not started (no admission webhooks are
- * registered), so the KubeFedConfig is written with every field set, as the chart writes it.
+ * created or, when present, replaced; the KubeFedConfig is written with every field set, as the
+ * chart writes it. With `webhook: true` KubeFed's webhook server is started and registered
+ * before the KubeFedConfig and the FederatedTypeConfigs are written, so they pass through it.
  *
  * @throws KubeFedStartError when KubeFed is not built (saying to run `npm run kubefed:build`), an
  *   object is refused, or the controller manager exits or is not leading within `timeoutMs`
@@ -97,11 +118,26 @@ export async function startKubeFed(options: StartKubeFedOptions): Promise<KubeFe
   const kubeconfigText = await readFile(options.kubeconfigPath, 'utf8');
   const host = DynamicClient.fromKubeconfig(Kubeconfig.fromString(kubeconfigText), { context: options.context, qps: 0 });
   const workDir = await mkdtemp(join(tmpdir(), 'kubefed-ref-'));
+  const scope = options.kubeFedConfig?.scope ?? 'Cluster';
   let cm: ComponentProcess | undefined;
+  let webhook: KubeFedWebhook | undefined;
   try {
-    await installChart(host, { binaries, namespace, options, deadline });
+    const ftcs = await installCrds(host, { binaries, namespace, scope, options, deadline });
     const hostKubeconfig = join(workDir, 'kubeconfig');
     await writeFile(hostKubeconfig, withCurrentContext(kubeconfigText, options.context), { mode: 0o600 });
+    if (options.webhook === true) {
+      webhook = await startKubeFedWebhook({
+        binary: binaries.webhook,
+        kubeconfig: hostKubeconfig,
+        workDir,
+        namespace,
+        scope,
+        logLevel: options.logLevel ?? 2,
+        deadline,
+      });
+      await registerWebhooks(host, webhook.configurations);
+    }
+    await installConfig(host, { namespace, options, ftcs });
     const [healthzPort, metricsPort] = [await freePort(), await freePort()];
     cm = await ComponentProcess.start('kubefed-controller-manager', {
       binary: binaries.controllerManager,
@@ -119,9 +155,13 @@ export async function startKubeFed(options: StartKubeFedOptions): Promise<KubeFe
       if ((await httpStatus(`http://127.0.0.1:${healthzPort}/healthz`)) !== 200) return '/healthz not 200 yet';
       return (await readFile(logFile, 'utf8')).includes(LEADING_LINE) ? undefined : `no "${LEADING_LINE}" in the log yet`;
     });
-    return handle({ binaries, namespace, options, cm, workDir, host, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
+    return handle({ binaries, namespace, options, cm, webhook, workDir, host, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
   } catch (err) {
     await cm?.stop();
+    if (webhook !== undefined) {
+      await unregisterWebhooks(host, webhook.configurations);
+      await webhook.process.stop();
+    }
     host.close();
     const message = err instanceof Error ? err.message : String(err);
     throw new KubeFedStartError(`starting KubeFed ${binaries.version} failed: ${message} (logs kept in ${workDir})`, { cause: err });
@@ -133,16 +173,21 @@ function handle(ctx: {
   namespace: string;
   options: StartKubeFedOptions;
   cm: ComponentProcess;
+  webhook: KubeFedWebhook | undefined;
   workDir: string;
   host: DynamicClient;
   metricsUrl: string;
 }): KubeFed {
-  const { binaries, namespace, options, cm, workDir, host } = ctx;
+  const { binaries, namespace, options, cm, webhook, workDir, host } = ctx;
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
-      host.close();
       await cm.stop();
+      if (webhook !== undefined) {
+        await unregisterWebhooks(host, webhook.configurations);
+        await webhook.process.stop();
+      }
+      host.close();
       await rm(workDir, { recursive: true, force: true });
     })());
   const kubefedctl = (args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<CommandResult> =>
@@ -153,6 +198,7 @@ function handle(ctx: {
     context: options.context,
     binaries,
     logFile: cm.logFile,
+    webhookLogFile: webhook?.process.logFile,
     metricsUrl: ctx.metricsUrl,
     pid: cm.pid,
     kubefedctl,
@@ -194,11 +240,14 @@ function chartKubeFedConfigSpec(overrides: KubeFedConfigSpec = {}): KubeFedConfi
   };
 }
 
-/** What `helm install` of KubeFed's chart creates that the controller manager reads: CRDs, namespace, KubeFedConfig, FederatedTypeConfigs. */
-async function installChart(
+/**
+ * The CRDs of `helm install` of KubeFed's chart (its own types and the federated types of the
+ * chosen FederatedTypeConfigs, which it returns) until Established, and KubeFed's namespace.
+ */
+async function installCrds(
   host: DynamicClient,
-  ctx: { binaries: KubeFedBinaries; namespace: string; options: StartKubeFedOptions; deadline: number },
-): Promise<void> {
+  ctx: { binaries: KubeFedBinaries; namespace: string; scope: string; options: StartKubeFedOptions; deadline: number },
+): Promise<KubeObject[]> {
   const { binaries, namespace, options, deadline } = ctx;
   const crds = host.resource(RESOURCES.customResourceDefinitions);
   const coreCrds = await yamlObjects(binaries.coreCrds);
@@ -217,7 +266,22 @@ async function installChart(
     }
     return undefined;
   });
-  await createOrReplace(host.resource(RESOURCES.namespaces), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  // The chart's webhooks of a Namespaced control plane select its namespace by this label.
+  const labels = ctx.scope === 'Namespaced' ? { name: namespace } : undefined;
+  await createOrReplace(host.resource(RESOURCES.namespaces), {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace, ...(labels === undefined ? {} : { labels }) },
+  });
+  return ftcs;
+}
+
+/** The KubeFedConfig `kubefed` and the FederatedTypeConfigs `ftcs` of the chart, in KubeFed's namespace. */
+async function installConfig(
+  host: DynamicClient,
+  ctx: { namespace: string; options: StartKubeFedOptions; ftcs: readonly KubeObject[] },
+): Promise<void> {
+  const { namespace, options, ftcs } = ctx;
   await createOrReplace(host.resource(RESOURCES.kubeFedConfigs, namespace), {
     apiVersion: 'core.kubefed.io/v1beta1',
     kind: 'KubeFedConfig',
