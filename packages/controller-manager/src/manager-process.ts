@@ -511,6 +511,7 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
       adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled',
       remoteStatusCollection: current.featureGates.RawResourceStatusCollection,
     };
+      podSecurityLabels: current.syncController.allowPodSecurityLabels === true,
   };
   // Events are written behind the reconciles that record them, on the reporting budget.
   const events = new BackgroundEventSink(

@@ -71,8 +71,20 @@ describe('kubefedctl run', () => {
     const r = await cli([]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: kubefedctl');
-    expect(r.stdout).toMatch(/join \[options\] <cluster-name>/);
+    expect(r.stdout).toMatch(/^ {2}join +Register a cluster as a member of the federation$/m);
     expect(r.stdout).toContain('--kubefed-namespace');
+  });
+
+  it('names itself kubectl kubefed in help and usage when run as the kubectl plugin', async () => {
+    const lines = { stdout: '', stderr: '' };
+    const io: RunIo = {
+      stdout: (s) => void (lines.stdout += s),
+      stderr: (s) => void (lines.stderr += s),
+      env: {},
+      programName: 'kubectl kubefed',
+    };
+    expect(await run(['join', '--help'], io)).toBe(0);
+    expect(lines.stdout).toMatch(/^Usage: kubectl kubefed join \[options\] <cluster-name>/);
   });
 
   it.each([['join'], ['unjoin'], ['version']])('shows help with a description and examples for %s', async (command) => {

@@ -1,4 +1,10 @@
-import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION, KUBEFED_NAMESPACE_DEFAULT, parseGoDuration } from '@kubefed/api';
+import {
+  DEFAULT_FEDERATED_GROUP,
+  DEFAULT_FEDERATED_VERSION,
+  KUBEFED_NAMESPACE_DEFAULT,
+  normalizeKlogFlags,
+  parseGoDuration,
+} from '@kubefed/api';
 import { stringify } from 'yaml';
 import type { DynamicClient } from '@kubefed/client';
 import tabtab from '@pnpm/tabtab';
@@ -36,6 +42,7 @@ import type { FederatedTypeConfig } from '@kubefed/api';
 import { clientForContext, contextDetails, loadKubeconfig, resolveContextName } from './kubeconfig-contexts.js';
 import { Output, TRACE_VERBOSITY, formatError, levelForVerbosity, renderYamlDocuments } from './output.js';
 import { normalizeVerbosityArgs, parseVerbosity } from './klog-verbosity.js';
+import { cobraStyleHelp } from './help-format.js';
 import type { CliIo } from './output.js';
 import { describeObject } from './resources.js';
 
@@ -52,6 +59,8 @@ export interface RunIo extends CliIo {
   color?: boolean;
   /** Subscribes to an interrupt (SIGINT/SIGTERM) while a command runs until stopped (`status --watch`); returns the unsubscribe function. Default none. */
   onInterrupt?: (handler: () => void) => () => void;
+  /** The name help and usage show (`kubectl kubefed` as the kubectl plugin: `invocationName` in help-format.ts); default `kubefedctl`. */
+  programName?: string;
 }
 
 /** Options every command inherits (KubeFed's global flags). */
@@ -732,7 +741,8 @@ export function buildProgram(io: RunIo): Command {
 
 /** The `kubefedctl` command with its global flags, writing to `io`, with our `Error: <message>` form. */
 function rootCommand(io: RunIo): Command {
-  return new Command('kubefedctl')
+  return new Command(io.programName ?? 'kubefedctl')
+    .configureHelp(cobraStyleHelp())
     .description(
       'kubefedctl controls a KubeFed-compatible federation control plane: it joins member clusters, enables federated types, shows where federated objects landed and explains replica scheduling.',
     )
@@ -824,6 +834,7 @@ function addUnjoinCommand(program: Command, io: RunIo): void {
 function addRotateTokenCommand(program: Command, io: RunIo): void {
   program
     .command('rotate-token')
+    .summary('Give a joined cluster a new token and revoke the old one')
     .description(
       "Give a joined cluster a new member token and revoke the old one: re-create the token Secret of the join's ServiceAccount in the member and write the new token into the host Secret of its KubeFedCluster (RBAC and the KubeFedCluster stay as they are). The cluster is unreachable for the few seconds in between.",
     )
@@ -887,6 +898,7 @@ function addDisableCommand(program: Command, io: RunIo): void {
 function addOrphaningCommands(program: Command, io: RunIo): void {
   const orphaning = program
     .command('orphaning-deletion')
+    .summary('Keep or delete the member objects with a federated object')
     .description(
       'Manage the kubefed.io/orphan annotation of a federated object: when enabled, deleting it leaves its member objects in place.',
     );
@@ -912,6 +924,7 @@ function addOrphaningCommands(program: Command, io: RunIo): void {
 function addPlanCommand(program: Command, io: RunIo): void {
   program
     .command('plan')
+    .summary('Explain how a ReplicaSchedulingPreference divides replicas')
     .description(
       'Show how a ReplicaSchedulingPreference divides its replicas, and why: live (the RSP, Ready clusters and member workloads) or offline from a file.',
     )
@@ -957,6 +970,7 @@ function addStatusCommand(program: Command, io: RunIo): void {
 function addVersionCommand(program: Command, io: RunIo): void {
   program
     .command('version')
+    .summary('Print the version of kubefedctl')
     .description('Print the kubefedctl version, the commit it was built from and the runtime')
     .addOption(new Option('-o, --output <format>', 'output format').choices(['json']))
     .addHelpText('after', '\nExamples:\n  kubefedctl version\n  kubefedctl version -o json\n')
@@ -1055,8 +1069,11 @@ export async function run(argv: readonly string[], io: RunIo): Promise<number> {
     io.stdout(program.helpInformation());
     return 0;
   }
+  // KubeFed's cobra/klog spellings (`--host_cluster_context`, `--logtostderr`, ...), not for the completion script's words.
+  const klog = argv[0] === 'completion-server' ? { argv: [...argv], deprecation: undefined } : normalizeKlogFlags(argv);
+  if (klog.deprecation !== undefined) io.stderr(`warning: ${klog.deprecation}\n`);
   try {
-    await program.parseAsync(normalizeVerbosityArgs(argv), { from: 'user' });
+    await program.parseAsync(normalizeVerbosityArgs(klog.argv), { from: 'user' });
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 1;

@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { buildInfo } from '@kubefed/api';
 import { run } from './cli.js';
+import { invocationName } from './help-format.js';
 
 void run(process.argv.slice(2), {
   color: process.stdout.isTTY === true && (process.env['NO_COLOR'] ?? '') === '',
@@ -18,6 +19,7 @@ void run(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   env: { ...process.env, HOME: process.env['HOME'] ?? os.homedir() },
+  programName: invocationName(process.argv[1]),
   buildInfo: () => buildInfo({ nodeVersion: process.version, os: process.platform, arch: process.arch }),
 }).then((code) => {
   process.exitCode = code;

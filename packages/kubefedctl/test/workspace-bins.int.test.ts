@@ -79,6 +79,24 @@ describe('workspace bins in a checkout', () => {
     expect(r.stdout).toContain('Usage: kubefed-controller-manager');
   });
 
+  it("kubefed-controller-manager accepts the klog flags of KubeFed's Deployment, with one deprecation line", async () => {
+    const r = await run(bin('kubefed-controller-manager'), ['--logtostderr=true', '--v=2', '--alsologtostderr', '--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^kubefed-controller-manager version: \{gitVersion: "v/);
+    expect(r.stderr).toBe(
+      "kubefed-controller-manager: warning: deprecated flags: --logtostderr, --alsologtostderr ignored (klog's log file, header and module flags have no effect here)\n",
+    );
+  });
+
+  it('kubefedctl linked as the kubectl plugin kubectl-kubefed names itself kubectl kubefed in its help', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workspace-bins-'));
+    dirs.push(dir);
+    fs.symlinkSync(path.join(repoRoot, 'packages/kubefedctl/bin/kubefedctl.js'), path.join(dir, 'kubectl-kubefed'));
+    const r = await run(path.join(dir, 'kubectl-kubefed'), ['join', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: kubectl kubefed join \[options\] <cluster-name>/);
+  });
+
   it('kubefedctl version and kubefed-controller-manager --version print the same version and commit', async () => {
     // Both read the stamp the source launcher takes from git at start: a commit landing between
     // the two starts changes the commit, so that case is run again.

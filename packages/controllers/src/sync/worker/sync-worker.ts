@@ -57,6 +57,8 @@ export interface SyncSettings {
   readonly adoptResources: Switch;
   /** The `RawResourceStatusCollection` feature gate (with the FTC's `statusCollection`, remote status is reported). */
   readonly remoteStatusCollection: boolean;
+  /** FederatedNamespaces may set `pod-security.kubernetes.io/*` labels on members (the KubeFedConfig's `kubefed.io/allow-pod-security-labels`); default false. */
+  readonly podSecurityLabels?: boolean | undefined;
 }
 
 /** Options of {@link SyncWorker}. */
@@ -94,6 +96,10 @@ export interface SyncWorkerOptions extends PlacementEnvironment {
 export class MemberWriteError extends ClusterSyncError {}
 
 const DEFAULT_SETTINGS: SyncSettings = { adoptResources: 'Enabled', remoteStatusCollection: true };
+
+/** The status of a copy written (or found current) as rendered: OK, unless Pod Security labels it asks for were not set. */
+const writtenStatus = (rendered: RenderedObject): PropagationStatus =>
+  rendered.warnings.some((w) => w.reason === 'PodSecurityLabelsNotAllowed') ? 'PodSecurityLabelsNotAllowed' : '';
 
 /** The context of a job processed outside a `SyncWorkerHost`: never aborted, nothing logged. */
 const NO_CONTEXT: SyncJobContext = { attempt: 1, signal: new AbortController().signal, logger: silentLogger };
@@ -363,7 +369,7 @@ export class SyncWorker {
     }
     this.#vanishing.created(w.id);
     await this.#remember(w, created);
-    await this.#report(w, '', created);
+    await this.#report(w, writtenStatus(rendered), created);
     w.ctx.logger.debug({ cluster: w.job.cluster }, 'member object created');
   }
 
@@ -378,7 +384,7 @@ export class SyncWorker {
     if (op.adopt !== true && !needsUpdate({ fedObject: w.source, versions, propagatedVersion, cluster, desired, memberObject: existing })) {
       // An older record's `gen:<n>/<uid>` of this very copy: rewritten in KubeFed's form, no member write.
       if (recordedCopy(propagatedVersion, versions, cluster).legacy) await this.#remember(w, existing);
-      await this.#report(w, '', existing);
+      await this.#report(w, writtenStatus(rendered), existing);
       return;
     }
     w.ctx.signal.throwIfAborted();
@@ -395,7 +401,7 @@ export class SyncWorker {
       return this.#fail(w, op, { status: 'UpdateFailed', event: 'update', err });
     }
     await this.#remember(w, updated);
-    await this.#report(w, '', updated);
+    await this.#report(w, writtenStatus(rendered), updated);
     w.ctx.logger.debug({ cluster }, 'member object updated');
   }
 
@@ -437,6 +443,7 @@ export class SyncWorker {
         targetType: w.type.targetType,
         cluster: w.job.cluster,
         ...(existing === undefined ? {} : { existing }),
+        allowPodSecurityLabels: w.settings.podSecurityLabels === true,
       });
     } catch (err) {
       const status = err instanceof ClusterSyncError ? err.status : 'ComputeResourceFailed';
