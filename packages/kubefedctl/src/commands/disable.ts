@@ -23,12 +23,25 @@ export interface DisableOptions {
   stopTimeoutMs?: number | undefined;
 }
 
-async function crdHasInstances(host: DynamicClient, gvr: { group: string; version: string; resource: string }): Promise<boolean> {
+/** How many instances {@link instancesOf} names at most. */
+const NAMED_INSTANCES = 3;
+
+/**
+ * The first {@link NAMED_INSTANCES} objects of a federated type (`ns/name`) and how many there
+ * are in all (undefined: more than named, count unknown); no objects when the type is not served.
+ */
+async function instancesOf(
+  host: DynamicClient,
+  gvr: { group: string; version: string; resource: string },
+): Promise<{ names: string[]; total: number | undefined }> {
   try {
-    const list = await host.resource(gvr).list({ limit: 1 });
-    return list.items.length > 0;
+    const list = await host.resource(gvr).list({ limit: NAMED_INSTANCES });
+    const names = list.items.map((o) => `${o.metadata.namespace === undefined ? '' : `${o.metadata.namespace}/`}${o.metadata.name ?? ''}`);
+    if (list.metadata.continue === undefined || list.metadata.continue === '') return { names, total: names.length };
+    const remaining = list.metadata.remainingItemCount;
+    return { names, total: remaining === undefined ? undefined : names.length + remaining };
   } catch {
-    return false;
+    return { names: [], total: 0 };
   }
 }
 
@@ -94,11 +107,16 @@ export async function disableType(host: DynamicClient, key: string, options: Dis
   }
   const crdName = crdGvr === undefined ? '' : `${crdGvr.resource}.${crdGvr.group}`;
   const refuseInstances = async (): Promise<void> => {
-    if (crdGvr !== undefined && (await crdHasInstances(host, crdGvr))) {
-      throw new KubefedctlError(
-        `Cannot delete CRD "${crdName}" while resource instances exist. Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option`,
-      );
-    }
+    if (crdGvr === undefined) return;
+    const { names, total } = await instancesOf(host, crdGvr);
+    if (names.length === 0) return;
+    const others = total === undefined ? ' and more' : total > names.length ? ` and ${total - names.length} more` : '';
+    throw new KubefedctlError(
+      `Cannot delete CRD "${crdName}" while resource instances exist: ${names.join(', ')}${others}. Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option`,
+      {
+        hint: `delete them with "kubectl delete ${crdGvr.resource}.${crdGvr.group} --all --all-namespaces" (their member objects go too unless orphaning deletion is enabled), or disable without --delete-crd to keep them`,
+      },
+    );
   };
 
   if (ftc !== undefined) {

@@ -1,5 +1,7 @@
 import { DEFAULT_FEDERATED_GROUP, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE } from '@kubefed/api';
-import type { DynamicClient } from '@kubefed/client';
+import { isNotFound } from '@kubefed/client';
+import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { lookupType } from '../type-lookup.js';
 
@@ -13,7 +15,7 @@ export type OrphaningAction = 'enable' | 'disable' | 'status';
  * `Enabled` or `Disabled`; enable/disable print a progress line to stderr (KubeFed printed
  * nothing). With `dryRun`, enable/disable read the object, print their line ending in
  * `(dry run)` and write nothing. Resolves to the state after the command (that a dry run would
- * reach). Rejects with ApiError (e.g. NotFound).
+ * reach). A missing object rejects with a KubefedctlError naming it (with a hint); other failures with ApiError.
  */
 export async function orphaningDeletion(
   host: DynamicClient,
@@ -25,9 +27,19 @@ export async function orphaningDeletion(
     out.warn(`${t.group === '' ? t.resource : `${t.resource}.${t.group}`}/${t.version} might not be a federated resource`);
   }
   const client = host.resource({ group: t.group, version: t.version, resource: t.resource }, t.namespaced ? args.namespace : undefined);
-  const obj = await client.get(args.name);
-  const enabled = obj.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE;
   const what = `${t.kind} "${t.namespaced ? `${args.namespace}/` : ''}${args.name}"`;
+  let obj: KubeObject;
+  try {
+    obj = await client.get(args.name);
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+    const list = `kubectl get ${t.group === '' ? t.resource : `${t.resource}.${t.group}`}${t.namespaced ? ` -n ${args.namespace}` : ''}`;
+    throw new KubefedctlError(`${what} not found in the host cluster`, {
+      cause: e,
+      hint: `check the name${t.namespaced ? ' and the namespace (-n)' : ''}: "${list}" lists them`,
+    });
+  }
+  const enabled = obj.metadata.annotations?.[ORPHAN_ANNOTATION] === ORPHAN_ANNOTATION_TRUE;
   const suffix = args.dryRun === true ? ' (dry run)' : '';
   switch (args.action) {
     case 'status':
