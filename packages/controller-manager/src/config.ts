@@ -221,7 +221,13 @@ function apiRateFlags(cmd: Command): Command {
 /** The metrics and health servers. */
 function serverFlags(cmd: Command): Command {
   return cmd
-    .option('--metrics-addr <host:port>', 'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)', ':9090')
+    // Loopback by default: out of a cluster nothing else on the network reaches them; the chart and
+    // deploy/ pass `:9090` and `:8080` (docs/operations.md, "Who can write what").
+    .option(
+      '--metrics-addr <host:port>',
+      'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)',
+      '127.0.0.1:9090',
+    )
     .addOption(
       new Option(
         '--metrics-secure [bool]',
@@ -230,7 +236,7 @@ function serverFlags(cmd: Command): Command {
     )
     .option('--metrics-cert-file <path>', 'PEM certificate of /metrics with --metrics-secure')
     .option('--metrics-key-file <path>', 'PEM private key of /metrics with --metrics-secure')
-    .option('--health-addr <host:port>', 'where /healthz and /readyz are served', ':8080')
+    .option('--health-addr <host:port>', 'where /healthz and /readyz are served (":8080" = all interfaces)', '127.0.0.1:8080')
     .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)");
 }
 
