@@ -183,11 +183,11 @@ describe('the packaged kubefedctl in an empty directory', () => {
     child.stdout.on('data', (d: Buffer) => (printed += d.toString()));
     child.stderr.on('data', (d: Buffer) => (printed += d.toString()));
     try {
-      const url = await vi.waitFor(
+      const [url, token] = await vi.waitFor(
         () => {
-          const m = /(http:\/\/127\.0\.0\.1:\d+)\/?\s/.exec(printed);
+          const m = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([\w-]+)\s/.exec(printed);
           if (m === null) throw new Error(`no URL printed yet: ${printed}`);
-          return m[1]!;
+          return [m[1]!, m[2]!];
         },
         { timeout: 90_000, interval: 100 },
       );
@@ -205,7 +205,8 @@ describe('the packaged kubefedctl in an empty directory', () => {
         expect((await r.arrayBuffer()).byteLength, file).toBeGreaterThan(0);
       }
       expect((await fetch(`${url}/vendor/lit/package.json`)).status).toBe(404);
-      expect((await fetch(`${url}/api/view`)).status).toBe(200);
+      expect((await fetch(`${url}/api/view`)).status).toBe(401);
+      expect((await fetch(`${url}/api/view`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     } finally {
       child.kill('SIGINT');
     }
@@ -226,5 +227,8 @@ describe('the packaged kubefedctl in an empty directory', () => {
     expect(kindsOf(r.stdout)).toEqual(kindsOf(direct.stdout));
     const version = await runIn(kubectl, ['kubefed', 'version'], plugins);
     expect(version.stdout).toMatch(/^kubefedctl version: \{gitVersion: "v/);
+    const help = await runIn(kubectl, ['kubefed', 'join', '--help'], plugins);
+    expect(help.stdout).toMatch(/^Usage: kubectl kubefed join \[options\] <cluster-name>/);
+    expect(help.stdout).toContain('Global Flags:');
   });
 });
