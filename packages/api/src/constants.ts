@@ -170,6 +170,12 @@ export const PropagationStatus = {
   UpdateTimedOut: 'UpdateTimedOut',
   DeletionTimedOut: 'DeletionTimedOut',
   LabelRemovalTimedOut: 'LabelRemovalTimedOut',
+  /**
+   * Beyond KubeFed: a Namespace copy was written without the `pod-security.kubernetes.io/*`
+   * labels the FederatedNamespace asks for (they stay as the member has them), because the
+   * KubeFedConfig does not allow setting them (see {@link ALLOW_POD_SECURITY_LABELS_ANNOTATION}).
+   */
+  PodSecurityLabelsNotAllowed: 'PodSecurityLabelsNotAllowed',
 } as const;
 export type PropagationStatus = (typeof PropagationStatus)[keyof typeof PropagationStatus];
 
@@ -214,6 +220,18 @@ export const FEATURE_GATE_DEFAULTS: Readonly<Record<FeatureGate, Switch>> = {
 export const ControllerStatus = { Running: 'Running', NotRunning: 'NotRunning' } as const;
 export type ControllerStatus = (typeof ControllerStatus)[keyof typeof ControllerStatus];
 
+/** The prefix of the Pod Security admission labels of a Namespace (`enforce`, `audit`, `warn` and their `-version`s). */
+export const POD_SECURITY_LABEL_PREFIX = 'pod-security.kubernetes.io/';
+
+/**
+ * Annotation on the KubeFedConfig: `"true"` lets FederatedNamespaces set
+ * {@link POD_SECURITY_LABEL_PREFIX} labels on member Namespaces (beyond KubeFed, which sets every
+ * template label). Off by default: whoever may write a FederatedNamespace could otherwise make
+ * a member Namespace `privileged`, which a namespace user of that member cannot do. An
+ * annotation, not a spec field, so that KubeFed's own schema keeps the object valid.
+ */
+export const ALLOW_POD_SECURITY_LABELS_ANNOTATION = 'kubefed.io/allow-pod-security-labels';
+
 /** Resource scopes. */
 export const ResourceScope = { Cluster: 'Cluster', Namespaced: 'Namespaced' } as const;
 export type ResourceScope = (typeof ResourceScope)[keyof typeof ResourceScope];
@@ -230,6 +248,8 @@ export const SyncEventReason = {
   EnsureFinalizerError: 'EnsureFinalizerError',
   AnnotationsNotSupported: 'AnnotationsNotSupported',
   FinalizersNotSupported: 'FinalizersNotSupported',
+  /** Beyond KubeFed: `pod-security.kubernetes.io/*` labels of a FederatedNamespace not set on a member (see `PodSecurityLabelsNotAllowed`). */
+  PodSecurityLabelsNotAllowed: 'PodSecurityLabelsNotAllowed',
   /** Beyond KubeFed: template ownerReferences are dropped (a member's garbage collector would delete the copy). */
   OwnerReferencesNotSupported: 'OwnerReferencesNotSupported',
   ClusterNotReady: 'ClusterNotReady',

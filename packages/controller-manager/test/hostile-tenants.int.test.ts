@@ -7,7 +7,13 @@ import type { LocalFederation, RedisHandle } from '@kubefed/testing';
 import { startRedis } from '@kubefed/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { consistently } from '@kubefed/testing';
-import { createFederatedConfigMaps, FEDERATED_CONFIG_MAPS, followWatch, startProcessFederation } from './process-federation.js';
+import {
+  createFederatedConfigMaps,
+  FEDERATED_CONFIG_MAPS,
+  FEDERATED_NAMESPACES,
+  followWatch,
+  startProcessFederation,
+} from './process-federation.js';
 
 /** The log line cap of the controller manager's logger (`MAX_LOG_LINE_CHARS` of @kubefed/runtime). */
 const MAX_LOG_LINE_CHARS = 32_768;
@@ -165,5 +171,84 @@ describe('a member that deletes each copy right after its creation', () => {
     );
     // member2 has its copy, written once.
     expect((await fed.client('member2').resource(RESOURCES.configMaps, ns).get('vanishing')).metadata.name).toBe('vanishing');
+  }, 120_000);
+});
+
+describe('a tenant who may write FederatedNamespaces in their own namespace', () => {
+  const ENFORCE = 'pod-security.kubernetes.io/enforce';
+
+  it('cannot lift a member Namespace to privileged, and an adopted Namespace keeps its labels, unless the KubeFedConfig allows it', async () => {
+    const fed = await federation();
+    await fed.startControllerManager();
+    await fed.waitForReady(30_000);
+    const ns = 'tenant-a';
+    const host = fed.client('host');
+    // The member admin made member1's Namespace restricted, with labels of their own.
+    await fed
+      .client('member1')
+      .resource(RESOURCES.namespaces)
+      .create({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ns, labels: { [ENFORCE]: 'restricted', 'cost-center': 'c-17' } },
+      });
+    await host.resource(RESOURCES.namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const federatedNamespaces = host.resource(FEDERATED_NAMESPACES, ns);
+    await federatedNamespaces.create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: ns, namespace: ns },
+      spec: {
+        template: { metadata: { labels: { [ENFORCE]: 'privileged', team: 'a' } } },
+        placement: { clusters: fed.members.map((name) => ({ name })) },
+      },
+    });
+    const labelsIn = async (member: string): Promise<Record<string, string> | undefined> =>
+      (await fed.client(member).resource(RESOURCES.namespaces).get(ns)).metadata.labels;
+    const statuses = async (): Promise<Record<string, string | undefined>> => {
+      const status = (await federatedNamespaces.get(ns)).status as { clusters?: ClusterStatus[] } | undefined;
+      return Object.fromEntries((status?.clusters ?? []).map((c) => [c.name, c.status]));
+    };
+    await expect.poll(() => labelsIn('member1'), { timeout: 30_000, interval: 200 }).toMatchObject({ team: 'a' });
+    expect(await labelsIn('member1')).toEqual({
+      [ENFORCE]: 'restricted',
+      'cost-center': 'c-17',
+      team: 'a',
+      'kubefed.io/managed': 'true',
+      'kubernetes.io/metadata.name': ns,
+    });
+    await expect.poll(() => labelsIn('member2'), { timeout: 30_000, interval: 200 }).toMatchObject({ team: 'a' });
+    expect(await labelsIn('member2')).not.toHaveProperty(ENFORCE);
+    await expect
+      .poll(statuses, { timeout: 30_000, interval: 200 })
+      .toEqual({ member1: 'PodSecurityLabelsNotAllowed', member2: 'PodSecurityLabelsNotAllowed' });
+    const events = (await host.resource(RESOURCES.events, ns).list()).items as unknown as { reason: string; message: string }[];
+    expect(events.filter((e) => e.reason === 'PodSecurityLabelsNotAllowed').map((e) => e.message)).toContain(
+      `labels ${ENFORCE} were not set: the KubeFedConfig does not allow FederatedNamespaces to set Pod Security labels on member ` +
+        'Namespaces (annotation kubefed.io/allow-pod-security-labels: "true"); they stay as the member has them',
+    );
+
+    // The opt-in: the federation's operator allows it, and the next change of the object applies it.
+    await host
+      .resource(RESOURCES.kubeFedConfigs, fed.namespace)
+      .patch('kubefed', { metadata: { annotations: { 'kubefed.io/allow-pod-security-labels': 'true' } } }, 'merge');
+    await expect
+      .poll(
+        async () => {
+          const current = await federatedNamespaces.get(ns);
+          const spec = current.spec as { template: { metadata: { labels: Record<string, string> } } };
+          if (spec.template.metadata.labels.team === 'a')
+            await federatedNamespaces.patch(ns, { spec: { template: { metadata: { labels: { team: 'b' } } } } }, 'merge');
+          return { member1: (await labelsIn('member1'))?.[ENFORCE], member2: (await labelsIn('member2'))?.[ENFORCE] };
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toEqual({ member1: 'privileged', member2: 'privileged' });
+    await expect
+      .poll(async () => Object.values(await statuses()).filter((s) => s === 'PodSecurityLabelsNotAllowed'), {
+        timeout: 30_000,
+        interval: 200,
+      })
+      .toEqual([]);
   }, 120_000);
 });

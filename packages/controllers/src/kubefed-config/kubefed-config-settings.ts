@@ -3,6 +3,7 @@
  * (docs/kubefed-compatibility.md §1.2, §4.0, §6.1, §6.2).
  */
 import {
+  ALLOW_POD_SECURITY_LABELS_ANNOTATION,
   API_VERSIONS,
   defaultKubeFedConfig,
   KINDS,
@@ -38,7 +39,12 @@ export interface KubeFedConfigSettings {
     readonly failureThreshold: number;
     readonly successThreshold: number;
   };
-  readonly syncController: { readonly maxConcurrentReconciles: number; readonly adoptResources: boolean };
+  readonly syncController: {
+    readonly maxConcurrentReconciles: number;
+    readonly adoptResources: boolean;
+    /** The KubeFedConfig's `kubefed.io/allow-pod-security-labels` annotation is `"true"`; absent means false. */
+    readonly allowPodSecurityLabels?: boolean;
+  };
   readonly statusController: { readonly maxConcurrentReconciles: number };
 }
 
@@ -99,6 +105,7 @@ export function resolveKubeFedConfig(obj: unknown): ResolvedKubeFedConfig {
       syncController: {
         maxConcurrentReconciles: spec.syncController?.maxConcurrentReconciles ?? 1,
         adoptResources: (spec.syncController?.adoptResources ?? 'Enabled') === 'Enabled',
+        allowPodSecurityLabels: result.value.metadata.annotations?.[ALLOW_POD_SECURITY_LABELS_ANNOTATION] === 'true',
       },
       statusController: { maxConcurrentReconciles: spec.statusController?.maxConcurrentReconciles ?? 1 },
     },

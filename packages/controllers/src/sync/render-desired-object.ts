@@ -3,11 +3,18 @@
  * template → name/namespace/kind/apiVersion → retained member fields (update only) → the
  * cluster's overrides → managed label.
  */
-import { type ApiResource, type GenericOverrideItem, MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
+import {
+  ALLOW_POD_SECURITY_LABELS_ANNOTATION,
+  type ApiResource,
+  type GenericOverrideItem,
+  MANAGED_LABEL,
+  MANAGED_LABEL_TRUE,
+} from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { applyClusterOverrides, clusterOverridesFor } from './cluster-overrides.js';
 import { ApplyOverridesError, ComputeResourceError } from './errors.js';
 import { isNamespaceType, qualifiedName } from '../placement/index.js';
+import { namespaceLabels } from './namespace-labels.js';
 import { retainClusterFields } from './retain-fields.js';
 
 /** The parts of a federated object the renderer reads (a `FederatedObject` fits). */
@@ -33,11 +40,13 @@ export interface RenderInput {
   readonly cluster: string;
   /** The member object to update; absent on create (no fields are retained). */
   readonly existing?: KubeObject | undefined;
+  /** A Namespace copy may get `pod-security.kubernetes.io/*` labels (the KubeFedConfig allows it); default false. */
+  readonly allowPodSecurityLabels?: boolean | undefined;
 }
 
 /** A problem with the template that does not stop propagation (emitted as a Warning event). */
 export interface RenderWarning {
-  readonly reason: 'AnnotationsNotSupported' | 'FinalizersNotSupported' | 'OwnerReferencesNotSupported';
+  readonly reason: 'AnnotationsNotSupported' | 'FinalizersNotSupported' | 'OwnerReferencesNotSupported' | 'PodSecurityLabelsNotAllowed';
   readonly message: string;
 }
 
@@ -56,6 +65,10 @@ const notSupported = (field: 'annotations' | 'finalizers'): string =>
 const OWNER_REFERENCES_NOT_SUPPORTED =
   'metadata.ownerReferences cannot be set via template: an owner named there is not an object of the member cluster, ' +
   "and the member's garbage collector deletes a copy whose owner is missing.";
+
+const podSecurityRefusal = (keys: readonly string[]): string =>
+  `labels ${keys.join(', ')} were not set: the KubeFedConfig does not allow FederatedNamespaces to set Pod Security labels ` +
+  `on member Namespaces (annotation ${ALLOW_POD_SECURITY_LABELS_ANNOTATION}: "true"); they stay as the member has them`;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -76,7 +89,9 @@ function nonEmpty(v: unknown): boolean {
  *    `apiVersion` kept from the template, else `<group>/<version>` (`v1` for the core group);
  * 4. with `existing`: retained member fields (§4.4.6);
  * 5. the cluster's overrides (§4.4.7);
- * 6. label `kubefed.io/managed: "true"`, last, so overrides cannot remove it.
+ * 6. for a Namespace, the member's labels kept under the desired ones and its Pod Security labels
+ *    kept unless `allowPodSecurityLabels` (`PodSecurityLabelsNotAllowed` warning; see `namespaceLabels`);
+ * 7. label `kubefed.io/managed: "true"`, last, so overrides cannot remove it.
  * Inputs are not modified.
  *
  * @throws ComputeResourceError (status `ComputeResourceFailed`) when the template or its
@@ -137,7 +152,13 @@ export function renderDesiredObject(input: RenderInput): RenderedObject {
     throw new ApplyOverridesError(cluster, `overrides of "${name}" for cluster "${cluster}" may not set metadata.ownerReferences`);
   delete finalMeta.ownerReferences;
   const labels: unknown = finalMeta.labels;
-  finalMeta.labels = { ...(isObject(labels) ? (labels as Record<string, string>) : {}), [MANAGED_LABEL]: MANAGED_LABEL_TRUE };
+  let kept = isObject(labels) ? (labels as Record<string, string>) : {};
+  if (isNamespaceType(targetType)) {
+    const merged = namespaceLabels({ ...out, metadata: finalMeta }, input.existing, input.allowPodSecurityLabels === true);
+    kept = merged.labels;
+    if (merged.refused.length > 0) warnings.push({ reason: 'PodSecurityLabelsNotAllowed', message: podSecurityRefusal(merged.refused) });
+  }
+  finalMeta.labels = { ...kept, [MANAGED_LABEL]: MANAGED_LABEL_TRUE };
   out.metadata = finalMeta;
   return { object: out, warnings };
 }
