@@ -1,8 +1,8 @@
 /**
  * KubeFed v0.10.0 itself on real clusters (vitest project `real`: needs `npm run kube:build` and
- * `npm run kubefed:build`): installed on a host as its chart would be, a member joined with its
- * kubefedctl, and a FederatedConfigMap propagated by its sync controller. This is what makes
- * KubeFed usable as the reference that other tests ask.
+ * `npm run kubefed:build`): installed on a host as its chart would be, with its webhook; a member
+ * joined and ConfigMaps enabled with its kubefedctl; a FederatedConfigMap propagated by its sync
+ * controller. This is what makes KubeFed usable as the reference that other tests ask.
  */
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
@@ -21,12 +21,13 @@ const conditionOf = (obj: KubeObject, type: string): string | undefined =>
   (obj['status'] as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === type)?.status;
 
 describe('startKubeFed', () => {
-  it('runs KubeFed v0.10.0 with its webhook, joins a member with kubefedctl and propagates a FederatedConfigMap to it', async () => {
+  it('runs KubeFed v0.10.0 with its webhook, joins a member and enables ConfigMaps with kubefedctl, and propagates a FederatedConfigMap to it', async () => {
     await using real = await startRealClusters({ names: ['host', 'member1'], nodes: 1 });
     await using kubefed = await startKubeFed({
       kubeconfigPath: real.kubeconfigPath,
       context: 'host',
-      federatedTypes: ['namespaces', 'configmaps'],
+      // Namespaces as the chart enables them; ConfigMaps below with `kubefedctl enable`.
+      federatedTypes: ['namespaces'],
       webhook: true,
       // Health every second and no wait once a cluster is available, so the test needs seconds, not tens.
       kubeFedConfig: { clusterHealthCheck: { period: '1s' }, controllerDuration: { availableDelay: '1s' } },
@@ -43,6 +44,14 @@ describe('startKubeFed', () => {
       /validating-webhook|kubefedconfigs\.core\.kubefed\.io|immutable/,
     );
 
+    const enable = await kubefed.kubefedctl([
+      'enable',
+      'configmaps',
+      '--host-cluster-context=host',
+      `--kubefed-namespace=${kubefed.namespace}`,
+      `--kubeconfig=${real.kubeconfigPath}`,
+    ]);
+    expect(enable, enable.stderr).toMatchObject({ code: 0 });
     await kubefed.join('member1', { context: 'member1' });
     await expect
       .poll(async () => conditionOf(await host.resource(RESOURCES.kubeFedClusters, kubefed.namespace).get('member1'), 'Ready'), POLL)
