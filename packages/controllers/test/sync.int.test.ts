@@ -1310,11 +1310,15 @@ describe('sync controller against kube-sim and Redis', () => {
       await expect
         .poll(async () => (await records.get('deployment-web')).metadata.annotations?.[UIDS], { timeout: 15_000, interval: 100 })
         .toBeDefined();
-      const writes = await memberWrites();
       // One create per copy: web and settings in both members.
-      expect(writes.filter((w) => w.startsWith('CreateInCluster: '))).toHaveLength(4);
+      await expect
+        .poll(async () => (await memberWrites()).filter((w) => w.startsWith('CreateInCluster: ')), { timeout: 15_000, interval: 100 })
+        .toHaveLength(4);
       let kubefedRecord: ClusterVersions;
+      let writes: string[] = [];
       await restarts.get(ns)?.(async () => {
+        // Every write of the stopped process is in the events by now.
+        writes = await memberWrites();
         // As KubeFed leaves the record: its strings, and no annotation of ours (it never writes one).
         const { [UIDS]: _ours, ...others } = (await records.get('deployment-web')).metadata.annotations ?? {};
         const record = await records.get('deployment-web');
@@ -1357,12 +1361,13 @@ describe('sync controller against kube-sim and Redis', () => {
       await expect
         .poll(async () => (await records.get('deployment-web')).metadata.annotations?.[UIDS], { timeout: 15_000, interval: 100 })
         .toBeDefined();
-      const writes = await memberWrites();
+      let writes: string[] = [];
       const older = ['member1', 'member2'].map((c) => ({
         clusterName: c,
         version: `gen:${deployments[c]?.metadata.generation ?? 0}/${deployments[c]?.metadata.uid ?? ''}`,
       }));
       await restarts.get(ns)?.(async () => {
+        writes = await memberWrites();
         const { [UIDS]: _ours, ...others } = (await records.get('deployment-web')).metadata.annotations ?? {};
         const record = await records.get('deployment-web');
         const stripped = await records.update({ ...record, metadata: { ...record.metadata, annotations: others } });
