@@ -166,8 +166,35 @@ describe.skipIf(!existsSync(KUBECTL))(
         const workers = find(objects, 'Deployment', 'kubefed-sync-worker');
         expect(workers.spec.replicas).toBe(2);
         const c = containerOf(workers);
-        expect(c.args).toEqual(expect.arrayContaining(['--mode=workers', '--leader-elect=false']));
+        // Explicit addresses: the processes' own defaults are loopback only.
+        expect(c.args).toEqual(
+          expect.arrayContaining(['--mode=workers', '--leader-elect=false', '--metrics-addr=:9090', '--health-addr=:8080']),
+        );
         expect(c.image).toBe(containerOf(find(objects, 'Deployment', 'kubefed-controller-manager')).image);
+      });
+
+      it('admits to the controller-manager and sync-worker pods only /metrics (9090), from pods of the cluster', async () => {
+        const { objects } = await render(`overlays/${overlay}`);
+        const policy = find(objects, 'NetworkPolicy', 'kubefed-control-plane');
+        expect(policy.metadata.namespace).toBe(NS);
+        const selected = (name: string): boolean => {
+          const labels = find(objects, 'Deployment', name).spec.template.metadata.labels as Record<string, string>;
+          return (policy.spec.podSelector.matchExpressions as Parsed[]).every(
+            (e) => e.operator === 'In' && (e.values as string[]).includes(labels[e.key as string] ?? ''),
+          );
+        };
+        const deployments = objects.filter((o) => o.kind === 'Deployment').map((d) => d.metadata.name);
+        expect(Object.fromEntries(deployments.map((d) => [d, selected(d)]))).toEqual({
+          'kubefed-controller-manager': true,
+          'kubefed-sync-worker': true,
+          ...(deployments.includes('kubefed-redis') ? { 'kubefed-redis': false } : {}),
+        });
+        expect(policy.spec.policyTypes).toEqual(['Ingress']);
+        expect(policy.spec.ingress).toEqual([{ from: [{ namespaceSelector: {} }], ports: [{ protocol: 'TCP', port: 9090 }] }]);
+        for (const d of ['kubefed-controller-manager', 'kubefed-sync-worker'])
+          expect((containerOf(find(objects, 'Deployment', d)).ports as Parsed[]).find((p) => p.name === 'metrics')?.containerPort).toBe(
+            9090,
+          );
       });
 
       it('probes /healthz and /readyz on 8080 and runs non-root with a read-only root filesystem', async () => {
@@ -322,8 +349,8 @@ describe.skipIf(!existsSync(KUBECTL))(
     it('bundled-redis admits only the controller-manager and sync-worker pods to Redis, on 6379', async () => {
       const { objects } = await render('overlays/bundled-redis');
       const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-      expect(policies.map((o) => o.metadata.name)).toEqual(['kubefed-redis']);
-      const policy = policies[0]!;
+      expect(policies.map((o) => o.metadata.name).sort()).toEqual(['kubefed-control-plane', 'kubefed-redis']);
+      const policy = find(objects, 'NetworkPolicy', 'kubefed-redis');
       const selects = (selector: Parsed, labels: Record<string, string>) =>
         Object.entries(selector.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
       const podLabels = (name: string): Record<string, string> => find(objects, 'Deployment', name).spec.template.metadata.labels;
