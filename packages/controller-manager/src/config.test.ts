@@ -17,6 +17,7 @@ describe('parseConfig', () => {
       syncResyncPeriodMs: 300_000,
       hostRateLimit: { qps: 500, burst: 1000 },
       memberRateLimit: { qps: 100, burst: 200 },
+      maxMemberClusters: 500,
       metricsAddr: '127.0.0.1:9090',
       healthAddr: '127.0.0.1:8080',
       leaderElect: true,
@@ -52,6 +53,7 @@ describe('parseConfig', () => {
     [['--sync-resync-period', 'soon'], '--sync-resync-period: "soon" is not a positive duration such as 15s, 1m0s or 1500ms'],
     [['--sync-resync-period', '0'], '--sync-resync-period: "0" is not a positive duration such as 15s, 1m0s or 1500ms'],
     [['--worker-concurrency', '0'], '--worker-concurrency: "0" is not an integer in 1..1000'],
+    [['--max-member-clusters', '0'], '--max-member-clusters: "0" is not an integer in 1..100000'],
     [['--worker-concurrency', 'x'], '--worker-concurrency: "x" is not an integer in 1..1000'],
     [['--queue-prefix', 'a:b'], '--queue-prefix: must be letters, digits, "_", "." or "-"'],
   ])('rejects %j', (argv, message) => {

@@ -62,6 +62,12 @@ export interface ControllerManagerConfig {
   readonly hostRateLimit: { readonly qps: number; readonly burst: number };
   /** `--member-api-qps` / `--member-api-burst`: rate limit of each member cluster's client (default 100 / 200). */
   readonly memberRateLimit: { readonly qps: number; readonly burst: number };
+  /**
+   * `--max-member-clusters`: member clusters this process serves at most (default 500); a
+   * KubeFedCluster beyond it gets `Ready=False` `TooManyMemberClusters` and costs no client,
+   * informer, sync worker or Redis connection.
+   */
+  readonly maxMemberClusters: number;
   readonly metricsAddr: string;
   /**
    * `--metrics-secure`: `/metrics` only over HTTPS (`--metrics-cert-file`, `--metrics-key-file`)
@@ -187,6 +193,11 @@ function workerFlags(cmd: Command): Command {
   return cmd
     .option('--worker-concurrency <n>', 'sync jobs run in parallel per member cluster by this process (modes all and workers)', '10')
     .option(
+      '--max-member-clusters <n>',
+      'member clusters served by this process at most; a KubeFedCluster beyond it is reported Ready=False TooManyMemberClusters and not used',
+      '500',
+    )
+    .option(
       '--cluster-worker-concurrency <cluster=n,...>',
       'per member cluster overrides of --worker-concurrency, e.g. member1=2,member2=20',
       '',
@@ -220,24 +231,26 @@ function apiRateFlags(cmd: Command): Command {
 
 /** The metrics and health servers. */
 function serverFlags(cmd: Command): Command {
-  return cmd
-    // Loopback by default: out of a cluster nothing else on the network reaches them; the chart and
-    // deploy/ pass `:9090` and `:8080` (docs/operations.md, "Who can write what").
-    .option(
-      '--metrics-addr <host:port>',
-      'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)',
-      '127.0.0.1:9090',
-    )
-    .addOption(
-      new Option(
-        '--metrics-secure [bool]',
-        '/metrics over HTTPS, only for bearer tokens the host authenticates whose user may get /metrics (TokenReview + SubjectAccessReview; needs --metrics-cert-file and --metrics-key-file)',
-      ).default('false'),
-    )
-    .option('--metrics-cert-file <path>', 'PEM certificate of /metrics with --metrics-secure')
-    .option('--metrics-key-file <path>', 'PEM private key of /metrics with --metrics-secure')
-    .option('--health-addr <host:port>', 'where /healthz and /readyz are served (":8080" = all interfaces)', '127.0.0.1:8080')
-    .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)");
+  return (
+    cmd
+      // Loopback by default: out of a cluster nothing else on the network reaches them; the chart and
+      // deploy/ pass `:9090` and `:8080` (docs/operations.md, "Who can write what").
+      .option(
+        '--metrics-addr <host:port>',
+        'where Prometheus /metrics is served (":9090" = all interfaces, port 0 = a free port)',
+        '127.0.0.1:9090',
+      )
+      .addOption(
+        new Option(
+          '--metrics-secure [bool]',
+          '/metrics over HTTPS, only for bearer tokens the host authenticates whose user may get /metrics (TokenReview + SubjectAccessReview; needs --metrics-cert-file and --metrics-key-file)',
+        ).default('false'),
+      )
+      .option('--metrics-cert-file <path>', 'PEM certificate of /metrics with --metrics-secure')
+      .option('--metrics-key-file <path>', 'PEM private key of /metrics with --metrics-secure')
+      .option('--health-addr <host:port>', 'where /healthz and /readyz are served (":8080" = all interfaces)', '127.0.0.1:8080')
+      .option('--healthz-addr <host:port>', "KubeFed's name of --health-addr (wins when both are given)")
+  );
 }
 
 /** Leader election (defaults from the KubeFedConfig). */
@@ -339,6 +352,14 @@ const flagsSchema = z.object({
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
     if (!Number.isInteger(n) || n < 1 || n > 1000) {
       ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not an integer in 1..1000` });
+      return z.NEVER;
+    }
+    return n;
+  }),
+  maxMemberClusters: z.string().transform((v, ctx) => {
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isInteger(n) || n < 1 || n > 100_000) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not an integer in 1..100000` });
       return z.NEVER;
     }
     return n;
@@ -492,6 +513,7 @@ export function parseConfig(
     syncResyncPeriodMs: f.syncResyncPeriod,
     hostRateLimit: { qps: f.restConfigQps ?? f.kubeApiQps, burst: Math.max(1, Math.round(f.restConfigBurst ?? f.kubeApiBurst)) },
     memberRateLimit: { qps: f.memberApiQps, burst: Math.max(1, Math.round(f.memberApiBurst)) },
+    maxMemberClusters: f.maxMemberClusters,
     metricsAddr: f.metricsAddr,
     metricsSecure: metricsSecureOf(f),
     healthAddr: f.healthzAddr ?? f.healthAddr,

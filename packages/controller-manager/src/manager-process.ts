@@ -510,8 +510,8 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
     return {
       adoptResources: current.syncController.adoptResources ? 'Enabled' : 'Disabled',
       remoteStatusCollection: current.featureGates.RawResourceStatusCollection,
-    };
       podSecurityLabels: current.syncController.allowPodSecurityLabels === true,
+    };
   };
   // Events are written behind the reconciles that record them, on the reporting budget.
   const events = new BackgroundEventSink(
@@ -521,6 +521,7 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
   // Added before the controllers and workers so that it stops after them: members are disengaged once nothing reads them.
   const fleet = createMemberFleet({
     rateLimit: config.memberRateLimit,
+    maxMembers: config.maxMemberClusters,
     logger,
     requestCounter: (cluster) => manager.metrics.restClient(cluster, 'member'),
   });
@@ -660,6 +661,7 @@ async function registerWorkers(
         connection: o.connection,
         processor,
         informer,
+        fleet: p.fleet,
         leaderOnly,
         onTimed: syncJobTimer(p.manager.metrics),
       }),
@@ -757,9 +759,13 @@ function outcomeSubscriberRunnable(options: {
 }
 
 /**
- * The sync worker host as a runnable (of every replica, or of the leader only with `leaderOnly`): serves one queue per KubeFedCluster in
- * `informer` (added on add, removed with its queue drained on delete) until stopped, then
- * closes gracefully (running jobs finish or are handed back).
+ * The sync worker host as a runnable (of every replica, or of the leader only with `leaderOnly`):
+ * serves the queue of each KubeFedCluster once `fleet` has engaged it (its client could be built:
+ * a KubeFedCluster whose Secret is missing, unbound or malformed, or beyond
+ * `--max-member-clusters`, costs no worker and no Redis connection), keeps serving it while the
+ * cluster is disengaged or NotReady (its jobs wait in its queue), and removes it with its queue
+ * drained when the KubeFedCluster in `informer` is deleted. Stopped, it closes gracefully
+ * (running jobs finish or are handed back).
  */
 function syncWorkersRunnable(options: {
   config: ResolvedConfig;
@@ -767,6 +773,7 @@ function syncWorkersRunnable(options: {
   connection: RedisConnection;
   processor: SyncProcessor;
   informer: Informer<KubeObject>;
+  fleet: MemberFleet;
   leaderOnly: boolean;
   onTimed: (timing: SyncJobTiming) => void;
 }): Runnable {
@@ -792,20 +799,21 @@ function syncWorkersRunnable(options: {
       });
       const failed = (action: string, cluster: string) => (err: unknown) =>
         logger.error({ cluster, err }, `sync workers: ${action} cluster failed`);
-      const add = (c: KubeObject): void => {
-        const name = c.metadata.name ?? '';
-        host.addCluster(name).catch(failed('adding', name));
+      const add = (name: string): void => {
+        // Engaged, then deleted before this ran: nothing to serve.
+        if (informer.store.get(`${config.kubefedNamespace}/${name}`) !== undefined) host.addCluster(name).catch(failed('adding', name));
       };
+      const unsubscribe = options.fleet.subscribe({ onEngaged: add });
       const off = informer.addEventHandler({
-        onAdd: add,
         onDelete: (c) => {
           const name = deletedObject(c).metadata.name ?? '';
           host.removeCluster(name, { drain: true }).catch(failed('removing', name));
         },
       });
-      for (const c of informer.store.list()) add(c);
+      for (const m of options.fleet.members()) add(m.name);
       logger.info({ prefix: config.queuePrefix, concurrency: config.workerConcurrency }, 'sync workers started');
       await untilAborted(signal);
+      unsubscribe();
       off();
       await host.close({ timeoutMs: 10_000 });
       logger.info('sync workers stopped');

@@ -27,5 +27,18 @@ export class AddressError extends RuntimeError {}
 /** A member was engaged in a Fleet that has stopped (the process is shutting down). */
 export class FleetStoppedError extends RuntimeError {}
 
+/**
+ * A member was engaged in a Fleet that already holds its `maxMembers` (`--max-member-clusters`):
+ * it gets no client, informers or worker. `limit` is that maximum.
+ */
+export class FleetFullError extends RuntimeError {
+  readonly limit: number;
+
+  constructor(message: string, options: { limit: number; cause?: unknown }) {
+    super(message, options);
+    this.limit = options.limit;
+  }
+}
+
 /** An informer was asked of a `SharedInformers` that has stopped (the process or member is shutting down). */
 export class InformersStoppedError extends RuntimeError {}

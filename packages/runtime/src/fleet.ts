@@ -1,5 +1,5 @@
 import { jsonEqual, type Clock, type DynamicClient } from '@kubefed/client';
-import { FleetStoppedError } from './errors.js';
+import { FleetFullError, FleetStoppedError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { untilAborted, type Runnable } from './runnable.js';
 import { SharedInformers, type InformerSpec, type SharedInformer } from './shared-informers.js';
@@ -41,6 +41,11 @@ export interface FleetOptions<C> {
   readonly logger?: Logger;
   /** Clock of the informers; default the system clock. */
   readonly clock?: Clock;
+  /**
+   * At most this many members are engaged at once: {@link Fleet.engage} of another one throws
+   * FleetFullError (it costs nothing: no client, informers or sync worker). Default unlimited.
+   */
+  readonly maxMembers?: number | undefined;
 }
 
 interface Member<C> {
@@ -84,11 +89,19 @@ export class Fleet<C = unknown> implements Runnable {
    * with `connect`. A newly engaged member is not Ready until {@link setReady}.
    *
    * @throws what `connect` throws; the member is then not engaged. FleetStoppedError once the
-   * Fleet has stopped (no client is built that nothing would close).
+   * Fleet has stopped (no client is built that nothing would close). FleetFullError when `name`
+   * is not engaged and `maxMembers` are.
    */
   engage(name: string, config: C): DynamicClient {
     if (this.#stopped) throw new FleetStoppedError(`cannot engage member cluster "${name}": the fleet has stopped`);
     const existing = this.#members.get(name);
+    const limit = this.#o.maxMembers;
+    if (existing === undefined && limit !== undefined && this.#members.size >= limit) {
+      throw new FleetFullError(
+        `cluster ${name} is not used: this controller manager already serves its maximum of ${limit} member clusters (--max-member-clusters); unjoin a cluster or raise the maximum`,
+        { limit },
+      );
+    }
     if (existing !== undefined && (this.#o.sameConfig ?? jsonEqual)(existing.config, config)) return existing.client;
     if (existing !== undefined) void this.disengage(name);
     const client = this.#o.connect(name, config);

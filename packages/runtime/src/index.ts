@@ -17,6 +17,7 @@ export {
   LeadershipLostError,
   RunnableFailedError,
   AddressError,
+  FleetFullError,
   FleetStoppedError,
   InformersStoppedError,
 } from './errors.js';

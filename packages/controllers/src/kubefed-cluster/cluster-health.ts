@@ -30,6 +30,12 @@ export const SECRET_NOT_BOUND_REASON = 'ClusterSecretNotBound';
  */
 export const JOIN_SCOPE_MISMATCH_REASON = 'JoinScopeMismatch';
 
+/**
+ * `Ready=False` reason (and Warning event) of a KubeFedCluster beyond the controller manager's
+ * `--max-member-clusters`: no client, informers or sync worker exist for it.
+ */
+export const TOO_MANY_CLUSTERS_REASON = 'TooManyMemberClusters';
+
 /** Control-plane scopes (`KubeFedConfig.spec.scope`). */
 export type ControlPlaneScope = 'Cluster' | 'Namespaced';
 
@@ -70,6 +76,8 @@ export type ProbeResult =
   | { readonly kind: 'secretNotBound'; readonly message: string }
   /** The cluster was joined for another control-plane scope ({@link joinScopeProblem}): nothing was probed. `message` says what to do. */
   | { readonly kind: 'scopeMismatch'; readonly message: string }
+  /** The process already serves its maximum of member clusters: no client was kept, nothing was probed. `message` names the limit. */
+  | { readonly kind: 'tooManyClusters'; readonly message: string }
   /** GET /healthz failed: network error, timeout or a non-2xx answer. `error` is appended to the message. */
   | { readonly kind: 'unreachable'; readonly error: string }
   /** /healthz answered 2xx with a body other than `ok`. */
@@ -104,7 +112,8 @@ function condition(type: string, status: string, reason: string, message: string
 /**
  * The conditions a probe writes (the table of docs/kubefed-compatibility.md §1.1, plus `Ready=False`
  * {@link SECRET_NOT_BOUND_REASON} for a token Secret bound to another cluster and
- * {@link JOIN_SCOPE_MISMATCH_REASON} for a cluster joined for another scope). Every condition gets
+ * {@link JOIN_SCOPE_MISMATCH_REASON} for a cluster joined for another scope, and
+ * {@link TOO_MANY_CLUSTERS_REASON} for a cluster beyond `--max-member-clusters`). Every condition gets
  * `lastProbeTime = lastTransitionTime = probeTime`; {@link applyThresholds} then keeps the
  * previous transition time where readiness did not change.
  */
@@ -126,6 +135,8 @@ export function probeConditions(result: ProbeResult, probeTime: string): Cluster
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, SECRET_NOT_BOUND_REASON, result.message, probeTime)];
     case 'scopeMismatch':
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, JOIN_SCOPE_MISMATCH_REASON, result.message, probeTime)];
+    case 'tooManyClusters':
+      return [condition(ClusterConditionType.Ready, ConditionStatus.False, TOO_MANY_CLUSTERS_REASON, result.message, probeTime)];
     case 'unreachable':
       return [
         condition(

@@ -7,7 +7,7 @@ import {
   type KubeFedClusterInput,
   type KubeObject,
 } from '@kubefed/client';
-import type { Logger } from '@kubefed/runtime';
+import { FleetFullError, type Logger } from '@kubefed/runtime';
 import type { MemberFleet } from './member-fleet.js';
 
 /** Options of {@link ClusterStatusProvider}. */
@@ -68,7 +68,9 @@ export class ClusterStatusProvider {
       this.#errors.set(name, err instanceof Error ? err : new Error(String(err)));
       // The spec or Secret the previous client was built from no longer holds: stop using it.
       if (err instanceof ConfigError || isNotFound(err)) await fleet.disengage(name);
-      if (err instanceof SecretNotBoundError)
+      if (err instanceof FleetFullError)
+        logger.warn({ cluster: name, limit: err.limit }, 'too many member clusters: the cluster is not used');
+      else if (err instanceof SecretNotBoundError)
         logger.warn(
           { cluster: name, secret: secretName, reason: err.problem.kind },
           'the secret of the cluster is not bound to it; its token is not used',

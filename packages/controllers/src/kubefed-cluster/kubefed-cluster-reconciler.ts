@@ -20,6 +20,7 @@ import {
 } from '@kubefed/client';
 import {
   done,
+  FleetFullError,
   requeueAfter,
   systemClock,
   type Clock,
@@ -39,6 +40,7 @@ import {
   probedStatus,
   SECRET_NOT_BOUND_REASON,
   statusNeedsWrite,
+  TOO_MANY_CLUSTERS_REASON,
   topologyFromNodes,
   type ClusterTopology,
   type ControlPlaneScope,
@@ -98,6 +100,8 @@ interface ClusterRecord {
   configError: string | undefined;
   /** The token Secret is not bound to this cluster: why (names Secret and cluster); no client exists. */
   notBound: string | undefined;
+  /** The Fleet is full (`--max-member-clusters`): why; no client exists, the next reconcile tries again. */
+  overLimit: string | undefined;
   /** Outcome of the previous probe: events are recorded when it changes, not on every probe. */
   lastProbe: ProbeResult['kind'] | undefined;
 }
@@ -114,7 +118,9 @@ const STATES = ['ready', 'notready', 'offline', 'malformed'] as const;
  * Failure behaviour: a cluster joined for another control-plane scope than `options.scope`
  * (annotation `kubefed.io/join-scope`) → `Ready=False` `JoinScopeMismatch`, not probed, its token
  * never read; a token Secret not bound to the cluster (annotation `kubefed.io/cluster-name`)
- * → `Ready=False` `ClusterSecretNotBound`, and its token is never sent; a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
+ * → `Ready=False` `ClusterSecretNotBound`, and its token is never sent; a cluster beyond the
+ * Fleet's maximum (`--max-member-clusters`) → `Ready=False` `TooManyMemberClusters`, not probed,
+ * no client kept (engaged once another cluster leaves); a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
  * member → `Offline`; failing to read the Secret from the host → thrown (retried with backoff);
  * failing to write status → logged, the probe loop continues (as KubeFed).
  */
@@ -162,9 +168,11 @@ export class KubeFedClusterReconciler implements Reconciler {
         ? { kind: 'scopeMismatch', message: scopeProblem }
         : record.notBound !== undefined
           ? { kind: 'secretNotBound', message: record.notBound }
-          : client === undefined
-            ? { kind: 'malformed' }
-            : await probeHealth(client, settings.timeoutMs, ctx.signal);
+          : record.overLimit !== undefined
+            ? { kind: 'tooManyClusters', message: record.overLimit }
+            : client === undefined
+              ? { kind: 'malformed' }
+              : await probeHealth(client, settings.timeoutMs, ctx.signal);
     if (ctx.signal.aborted) return done();
     if (result.kind !== record.lastProbe) await this.#recordEvent(raw, record, result, logger);
     record.lastProbe = result.kind;
@@ -181,7 +189,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     const probed = probedStatus({ result, probeTime, kubernetesVersion: version, topology });
     const previous = record.history;
     // A refused token Secret or join scope is a fact about the configuration, not a flaky probe: shown at once.
-    const refused = result.kind === 'secretNotBound' || result.kind === 'scopeMismatch';
+    const refused = result.kind === 'secretNotBound' || result.kind === 'scopeMismatch' || result.kind === 'tooManyClusters';
     const history = previous === undefined || refused ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
     record.history = history;
     const ready = isClusterReady(history);
@@ -248,6 +256,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       history: undefined,
       configError: undefined,
       notBound: undefined,
+      overLimit: undefined,
       lastProbe: undefined,
     };
     this.#records.set(key, record);
@@ -266,6 +275,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       record.secretVersion = '';
       record.configError = errorText(err);
       record.notBound = undefined;
+      record.overLimit = undefined;
       this.#setProbe(record, name, undefined);
       return;
     }
@@ -275,6 +285,8 @@ export class KubeFedClusterReconciler implements Reconciler {
     record.secretVersion = version;
     record.configError = undefined;
     record.notBound = undefined;
+    const wasOverLimit = record.overLimit !== undefined;
+    record.overLimit = undefined;
     let probe: DynamicClient | undefined;
     try {
       // Probes pass the health-check timeout per request; other requests (sync workers) get the client's default.
@@ -289,6 +301,11 @@ export class KubeFedClusterReconciler implements Reconciler {
           'the secret of the cluster is not bound to it; its token is not used',
         );
         record.notBound = err.problem.message;
+      } else if (err instanceof FleetFullError) {
+        // Not a fact about this Secret: engaging is tried again at every reconcile, until a place is free.
+        record.secretVersion = undefined;
+        if (!wasOverLimit) logger.warn({ limit: err.limit }, 'too many member clusters: the cluster is not used');
+        record.overLimit = err.message;
       } else {
         if (!(err instanceof ConfigError)) throw err;
         logger.warn({ err }, 'the configuration of the cluster may be malformed');
@@ -337,6 +354,9 @@ export class KubeFedClusterReconciler implements Reconciler {
       message = `Failed to retrieve health of the cluster: ${result.error}`;
     } else if (result.kind === 'secretNotBound') {
       reason = SECRET_NOT_BOUND_REASON;
+      message = result.message;
+    } else if (result.kind === 'tooManyClusters') {
+      reason = TOO_MANY_CLUSTERS_REASON;
       message = result.message;
     } else if (result.kind === 'scopeMismatch') {
       reason = JOIN_SCOPE_MISMATCH_REASON;
@@ -410,6 +430,7 @@ function stateOf(result: ProbeResult): (typeof STATES)[number] {
     case 'malformed':
     case 'secretNotBound':
     case 'scopeMismatch':
+    case 'tooManyClusters':
       return 'malformed';
     case 'notReady':
       return 'notready';

@@ -21,6 +21,8 @@ export interface MemberFleetOptions {
   readonly logger?: Logger | undefined;
   /** Given each member client's requests (a counter of `RuntimeMetrics.restClient`, by cluster); default none. */
   readonly requestCounter?: ((cluster: string) => (method: string, code: string) => void) | undefined;
+  /** At most this many members are engaged (FleetFullError beyond, see `FleetOptions.maxMembers`); default unlimited. */
+  readonly maxMembers?: number | undefined;
 }
 
 /**
@@ -36,6 +38,7 @@ export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet
     connect: (name, config) =>
       memberClientFromSecret(config.cluster, config.secret, { ...rateLimit, onRequestDone: options.requestCounter?.(name) }),
     sameConfig: (a, b) => jsonEqual(memberIdentity(a), memberIdentity(b)),
+    maxMembers: options.maxMembers,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 }
