@@ -111,7 +111,7 @@ interface Endpoint {
  * go. The attempt's listeners stay on the socket for its whole life, so they must not keep the
  * callback, which holds whoever asked for the connection: with node's http agent, a keep-alive
  * socket kept its first request and response alive (two or three per member cluster, about
- * 40 KiB of heap each member: docs/performance.md). `cleanup` removes the attempt's own timer or
+ * 40 KiB of heap each member: docs/development/performance-notes.md). `cleanup` removes the attempt's own timer or
  * listener; an error destroys the socket.
  */
 function attemptEnd(socket: Duplex, cb: ConnectCallback, cleanup: () => void): (err: Error | null) => void {

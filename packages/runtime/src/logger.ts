@@ -222,7 +222,7 @@ type LogArgs = [fields: LogFields, msg: string] | [msg: string];
  * A pino logger whose children are made when they first write a line. A child per reconcile
  * and per sync job is the rule, and most of them write nothing: pino's `child` serializes the
  * bindings and runs the redaction over them at once, which was a quarter of what the controller
- * manager allocated during a bulk propagation (docs/performance.md). A line below the level
+ * manager allocated during a bulk propagation (docs/development/performance-notes.md). A line below the level
  * makes no child either.
  */
 class DeferredLogger implements Logger {
