@@ -68,6 +68,43 @@ export class RbacAuthorizer {
     return false;
   }
 
+  /**
+   * kube-apiserver's RBAC privilege escalation prevention for a create or update of a Role,
+   * ClusterRole, RoleBinding or ClusterRoleBinding (`resource`) by `identity`
+   * (pkg/registry/rbac/clusterrole/policybased/storage.go and its siblings): a role's rules must be held already unless the
+   * writer may `escalate` that role; a binding's role must be held already unless the writer may
+   * `bind` it (in the binding's namespace). system:masters is exempt. Returns kube-apiserver's
+   * Forbidden message, or undefined when allowed. A binding to a role that does not exist is
+   * refused unless `bind` is allowed (kube-apiserver: NotFound; here a refusal as well).
+   */
+  escalationRefusal(identity: Identity, resource: string, obj: KObject): string | undefined {
+    if (identity.admin || identity.groups.includes('system:masters')) return undefined;
+    const name = obj.metadata.name ?? '';
+    const namespace = obj.metadata.namespace ?? '';
+    const allowed = (verb: string, res: string, resName: string): boolean =>
+      this.authorize(identity, { ...noPath, verb, apiGroup: rbacGroup, resource: res, name: resName, namespace });
+    let rules: unknown;
+    if (resource === 'clusterroles' || resource === 'roles') {
+      if (allowed('escalate', resource, name)) return undefined;
+      rules = obj['rules'];
+    } else if (resource === 'clusterrolebindings' || resource === 'rolebindings') {
+      const ref = obj['roleRef'];
+      const refKind = isObject(ref) ? ref['kind'] : undefined;
+      const refName = isObject(ref) && typeof ref['name'] === 'string' ? ref['name'] : '';
+      if (allowed('bind', refKind === 'Role' ? 'roles' : 'clusterroles', refName)) return undefined;
+      rules = this.roleFor(obj, namespace)?.['rules'];
+      if (rules === undefined)
+        return `${resource}.${rbacGroup} "${name}" is forbidden: ${refKind === 'Role' ? 'role' : 'clusterrole'} "${refName}" not found`;
+    } else {
+      return undefined;
+    }
+    const missing = (Array.isArray(rules) ? rules : [])
+      .flatMap((r) => (isObject(r) ? atomicRules(r) : []))
+      .filter((attrs) => !this.authorize(identity, { ...attrs, namespace }));
+    if (missing.length === 0) return undefined;
+    return `${resource}.${rbacGroup} "${name}" is forbidden: user "${identity.user}" (groups=${JSON.stringify(identity.groups)}) is attempting to grant RBAC permissions not currently held:\n${missing.map(describeAtomic).join('\n')}`;
+  }
+
   private roleFor(binding: KObject, namespace: string): KObject | undefined {
     const ref = binding['roleRef'];
     if (!isObject(ref) || typeof ref['name'] !== 'string') return undefined;
@@ -137,6 +174,37 @@ export function ruleAllows(rule: Record<string, unknown>, attrs: RequestAttribut
   const names = strings(rule['resourceNames']);
   if (names.length > 0 && !names.includes(attrs.name)) return false;
   return true;
+}
+
+const noPath = { resourceRequest: true, path: '', subresource: '' } as const;
+
+/**
+ * A rule broken into one request per verb, group, resource and name (kube-apiserver's
+ * validation.BreakdownRule): each must be allowed for the rule to be held. A wildcard in the
+ * rule stays literal, so only a wildcard grant holds it.
+ */
+function atomicRules(rule: Record<string, unknown>): Omit<RequestAttributes, 'namespace'>[] {
+  const out: Omit<RequestAttributes, 'namespace'>[] = [];
+  const verbs = strings(rule['verbs']);
+  for (const verb of verbs) {
+    for (const path of strings(rule['nonResourceURLs']))
+      out.push({ verb, resourceRequest: false, path, apiGroup: '', resource: '', subresource: '', name: '' });
+    for (const apiGroup of strings(rule['apiGroups']))
+      for (const combined of strings(rule['resources'])) {
+        const [resource = '', subresource = ''] = combined.split('/', 2);
+        const names = strings(rule['resourceNames']);
+        for (const name of names.length === 0 ? [''] : names)
+          out.push({ verb, resourceRequest: true, path: '', apiGroup, resource, subresource, name });
+      }
+  }
+  return out;
+}
+
+function describeAtomic(a: Omit<RequestAttributes, 'namespace'>): string {
+  if (!a.resourceRequest) return `{NonResourceURLs:[${JSON.stringify(a.path)}], Verbs:[${JSON.stringify(a.verb)}]}`;
+  const res = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
+  const names = a.name === '' ? '' : `, ResourceNames:[${JSON.stringify(a.name)}]`;
+  return `{APIGroups:[${JSON.stringify(a.apiGroup)}], Resources:[${JSON.stringify(res)}]${names}, Verbs:[${JSON.stringify(a.verb)}]}`;
 }
 
 /** The Forbidden message of kube-apiserver for a denied request. */

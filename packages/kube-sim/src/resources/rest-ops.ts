@@ -45,6 +45,12 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The subresource the managedFields entry names (`status`, `scale`). */
   managerSubresource?: string;
+  /**
+   * A check of the validated object before it is written, throwing to refuse it (the API
+   * handler's RBAC escalation prevention for the writer of a request). Default none (kube-sim's
+   * own controllers).
+   */
+  admit?: (scope: Scope, obj: KObject, old: KObject | undefined) => void;
 }
 
 /** A write's outcome plus `Warning` headers to send. */
@@ -315,6 +321,7 @@ export class RestOps {
     }
     const hook = this.kindHooks.get(this.grKey(scope.def));
     if (hook !== undefined) hook(scope.def, result.object, old);
+    opts.admit?.(scope, result.object, old);
     return result;
   }
 

@@ -286,6 +286,7 @@ export class ApiHandler {
     const sub = route.subresource;
     const writeOpts = writeOptions(x.query, x.req.headers['user-agent']);
     if (sub === 'status' || sub === 'scale') writeOpts.managerSubresource = sub;
+    if (scope.def.builtin && scope.def.group === 'rbac.authorization.k8s.io') writeOpts.admit = this.escalationCheck(x.identity);
     const call: ResourceCall = {
       x,
       route,
@@ -315,6 +316,19 @@ export class ApiHandler {
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /** Refuses a write of an RBAC object that grants more than `identity` holds (RbacAuthorizer.escalationRefusal). */
+  private escalationCheck(identity: Identity): NonNullable<WriteOptions['admit']> {
+    return (scope, obj) => {
+      const refusal = this.authz.escalationRefusal(identity, scope.def.resource, obj);
+      if (refusal === undefined) return;
+      throw new StatusError(403, 'Forbidden', refusal, {
+        name: obj.metadata.name ?? '',
+        group: scope.def.group,
+        kind: scope.def.resource,
+      });
+    };
   }
 
   /**

@@ -462,5 +462,66 @@ export function authConformance(substrate: Substrate): void {
         ],
       });
     });
+    it('refuses an RBAC write that grants more than the writer holds, unless it may bind or escalate (escalation prevention)', async () => {
+      await serviceAccount('rbac-writer');
+      const { token } = await tokenSecret('rbac-writer', 'rbac-writer-token');
+      const as = { auth: { token } };
+      const name = `conformance-rbac-writer-${t.suffix}`;
+      const crbs = '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings';
+      const toClusterAdmin = (n: string): Json => ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: n },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'rbac-writer', namespace: ns }],
+      });
+      const writeRbac = {
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['clusterroles', 'clusterrolebindings'],
+        verbs: ['create', 'update', 'get'],
+      };
+      await grantClusterRole(name, 'rbac-writer', [writeRbac]);
+      try {
+        // Write access alone: a binding to cluster-admin, or a role with more rules, is refused.
+        await vi.waitFor(async () => {
+          const refused = expectFailure(await t.request('POST', crbs, { ...as, body: toClusterAdmin(`${name}-admin`) }), 403, 'Forbidden');
+          expect(refused.message).toContain('is attempting to grant RBAC permissions not currently held');
+        }, poll);
+        const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${name}-more` } };
+        const more = await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          ...as,
+          body: { ...role, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
+        });
+        expect(expectFailure(more, 403, 'Forbidden').message).toContain('is attempting to grant RBAC permissions not currently held');
+        // What it holds already it may grant.
+        const held = await t.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+          ...as,
+          body: { ...role, rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['get'] }] },
+        });
+        expectCode(held, 201);
+        // With bind on cluster-admin the same binding is created, and the token holds everything.
+        expectCode(
+          await t.request('PUT', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}`, {
+            body: {
+              apiVersion: 'rbac.authorization.k8s.io/v1',
+              kind: 'ClusterRole',
+              metadata: { name },
+              rules: [writeRbac, { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'] }],
+            },
+          }),
+          200,
+        );
+        await vi.waitFor(async () => {
+          expectCode(await t.request('POST', crbs, { ...as, body: toClusterAdmin(`${name}-admin`) }), 201);
+        }, poll);
+        await vi.waitFor(async () => {
+          expectCode(await t.request('GET', `/api/v1/namespaces/${ns}/secrets`, as), 200);
+        }, poll);
+      } finally {
+        await t.request('DELETE', `${crbs}/${name}-admin`);
+        await t.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}-more`);
+        await revokeClusterRole(name);
+      }
+    });
   });
 }
