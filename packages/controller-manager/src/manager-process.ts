@@ -47,6 +47,7 @@ import {
   newResourceLock,
   RuntimeMetrics,
   untilAborted,
+  type CounterMetric,
   type Informer,
   type Logger,
   type ManagerAddresses,
@@ -574,6 +575,11 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
       logger: p.logger,
       recorder: ftc.recorder,
       connection: workerConnection,
+      dropped: manager.metrics.counter(
+        'kubefed_sync_outcomes_dropped_total',
+        'Sync outcome stream entries the leader dropped: forged (signature), malformed, a copy of one received (replayed), or too old (expired)',
+        ['reason'],
+      ),
       // Read once the Lease is held; the host may be unavailable for a while then too.
       signingKey: (signal) =>
         new StartupRetry({ signal, logger: p.logger, server: p.clients.host.server }).run(SIGNING_KEY_STEP, () =>
@@ -740,6 +746,7 @@ function outcomeSubscriberRunnable(options: {
   logger: Logger;
   recorder: StatusRecorder;
   connection: RedisConnection | undefined;
+  dropped: CounterMetric;
   signingKey: (signal: AbortSignal) => Promise<Buffer>;
 }): Runnable {
   return {
@@ -752,6 +759,7 @@ function outcomeSubscriberRunnable(options: {
         prefix: options.config.queuePrefix,
         signingKey: await options.signingKey(signal),
         logger: options.logger,
+        onDropped: (reason) => options.dropped.inc({ reason }),
       });
       await subscriber.run(signal, (outcome) => options.recorder.report(outcome));
     },

@@ -56,6 +56,7 @@ export {
   syncOutcomeStreamKey,
   SyncOutcomePublisher,
   SyncOutcomeSubscriber,
+  type DroppedOutcomeReason,
   type SyncOutcome,
   type SyncOutcomeStreamOptions,
 } from './sync-outcome-stream.js';

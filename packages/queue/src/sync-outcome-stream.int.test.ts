@@ -112,6 +112,45 @@ describe('sync outcome stream', () => {
     expect(new Set(seen.map((o) => o.name))).toEqual(new Set(['genuine']));
   });
 
+  it('drops a copy of a signed entry that a Redis writer re-added, and an entry signed too long ago', async () => {
+    const redis = await startRedis({ url: process.env.REDIS_URL });
+    handles.push(redis);
+    const prefix = redis.prefix('outcomes-replayed');
+    const connection = open(redis.url);
+    const key = syncOutcomeStreamKey(prefix);
+    const publisher = new SyncOutcomePublisher({ connection, prefix, signingKey });
+    // A publisher whose clock is 10 minutes behind: its entries are older than the subscriber's 5-minute maximum age.
+    const late = new SyncOutcomePublisher({ connection, prefix, signingKey, now: () => Date.now() - 10 * 60_000 });
+    const seen: SyncOutcome[] = [];
+    const dropped: string[] = [];
+    const abort = new AbortController();
+    aborts.push(abort);
+    void new SyncOutcomeSubscriber({ connection: open(redis.url), prefix, signingKey, onDropped: (r) => dropped.push(r) }).run(
+      abort.signal,
+      (o) => seen.push(o),
+      { blockMs: 200, retryMs: 100 },
+    );
+    await vi.waitFor(
+      async () => {
+        await publisher.publish(outcome('probe', ''));
+        if (seen.length === 0) throw new Error('subscriber not reading yet');
+      },
+      { timeout: 5000, interval: 100 },
+    );
+    const failed = { ...outcome('web', 'CreationFailed'), uid: 'uid-1', generation: 3 };
+    await publisher.publish(failed);
+    await expect.poll(() => seen.map((o) => o.name), { timeout: 5000 }).toContain('web');
+    // The Redis writer re-adds the entry it read, field for field.
+    const [[, fields] = ['', []]] = (await connection.xrevrange(key, '+', '-', 'COUNT', 1)) as [string, string[]][];
+    await connection.xadd(key, '*', ...fields);
+    await late.publish(outcome('late', ''));
+    await publisher.publish(outcome('fresh', ''));
+    await expect.poll(() => seen.map((o) => o.name), { timeout: 5000 }).toContain('fresh');
+    expect(seen.filter((o) => o.name === 'web')).toEqual([failed]);
+    expect(seen.some((o) => o.name === 'late')).toBe(false);
+    expect(dropped).toEqual(['replayed', 'expired']);
+  });
+
   it('carries on after Redis restarts', async () => {
     const redis = await startRedis({ forcePrivate: true });
     handles.push(redis);

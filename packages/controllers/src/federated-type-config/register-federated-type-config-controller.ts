@@ -8,7 +8,7 @@ import { StatusControllers } from '../service-status/status-controllers.js';
 import { SyncController } from '../sync/reconcile/sync-controller.js';
 import { type SyncSettings, SyncWorker } from '../sync/worker/sync-worker.js';
 import { OwnWrites } from '../sync/worker/own-writes.js';
-import { StatusRecorder } from '../sync/status/status-recorder.js';
+import { type StaleOutcomeReason, StatusRecorder } from '../sync/status/status-recorder.js';
 import type { SyncType } from '../sync/sync-type.js';
 import { VersionStore, watchPropagatedVersions } from '../sync/worker/version-store.js';
 import { FEDERATED_TYPE_CONFIG_GVR, FederatedTypeConfigReconciler } from './federated-type-config-reconciler.js';
@@ -101,7 +101,12 @@ export function registerFederatedTypeConfigController(
   manager: Manager,
   options: FederatedTypeConfigControllerOptions,
 ): FederatedTypeConfigControllerHandle {
-  const recorder = options.recorder ?? new StatusRecorder();
+  const recorder =
+    options.recorder ??
+    new StatusRecorder({
+      logger: manager.logger,
+      onStale: staleOutcomeCounter(manager),
+    });
   // Member writes of the workers below, so that the member watches of the sync controllers skip their echo.
   const ownWrites = new OwnWrites();
   const versions = options.persistVersions === false ? undefined : versionStore(manager, options);
@@ -198,4 +203,14 @@ function versionStore(manager: Manager, options: FederatedTypeConfigControllerOp
   if (options.cacheVersions !== true) return new VersionStore(options.host);
   const namespace = (options.scope ?? 'Cluster') === 'Namespaced' ? options.namespace : undefined;
   return new VersionStore(options.host, { caches: watchPropagatedVersions(manager, { host: options.host, namespace }) });
+}
+
+/** `kubefed_sync_stale_outcomes_total{reason}`: outcomes the status recorder dropped (another object's UID, an older generation). */
+function staleOutcomeCounter(manager: Manager): (reason: StaleOutcomeReason) => void {
+  const counter = manager.metrics.counter(
+    'kubefed_sync_stale_outcomes_total',
+    'Sync outcomes dropped by the status writer: about another object of the same name (uid) or older than one applied (generation)',
+    ['reason'],
+  );
+  return (reason) => counter.inc({ reason });
 }

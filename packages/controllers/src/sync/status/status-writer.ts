@@ -62,6 +62,8 @@ export class StatusWriter {
 
   constructor(options: StatusWriterOptions) {
     this.#o = options;
+    // The recorder then drops outcomes about another object of the same name.
+    options.recorder.trackObjects(options.type.name, options.objects);
   }
 
   /**
@@ -190,7 +192,7 @@ export class StatusWriter {
 /**
  * What `cluster` last reported about `fed`, and for which generation: its recorded outcome (one
  * without a generation, from a worker that could not read the object at all, speaks for the
- * current one), else, when nothing was reported since this process started, its entry of the
+ * current one; one about another object of that name, another UID, is ignored), else, when nothing was reported since this process started, its entry of the
  * current status, which speaks for the generation that status observed. The sync reconciler
  * reads it the same way to tell a copy needing no job.
  */
@@ -199,7 +201,9 @@ export function lastReport(
   cluster: string,
   outcomes: ReadonlyMap<string, RecordedOutcome>,
 ): { readonly result: ClusterPropagationResult; readonly generation: number } | undefined {
-  const recorded = outcomes.get(cluster);
+  const found = outcomes.get(cluster);
+  // An outcome about an earlier object of the same name (recorded before it went) says nothing about this one.
+  const recorded = found?.uid !== undefined && fed.metadata.uid !== undefined && found.uid !== fed.metadata.uid ? undefined : found;
   if (recorded !== undefined) return { result: recorded, generation: recorded.generation ?? fed.metadata.generation ?? 0 };
   const previous = fed.status as FederatedStatus | undefined;
   const result = previousResult(previous?.clusters?.find((entry) => entry.name === cluster));

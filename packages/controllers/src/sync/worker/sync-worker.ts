@@ -581,9 +581,11 @@ export class SyncWorker {
     const collect = scope.type.statusCollection && scope.settings.remoteStatusCollection;
     const remoteStatus = collect ? (memberObject?.status as Record<string, unknown> | undefined) : undefined;
     const generation = scope.fed?.metadata.generation;
+    const uid = scope.fed?.metadata.uid;
     await this.#o.recorder.report({
       ...syncRequest(scope.job, scope.job.cluster),
       ...(generation === undefined ? {} : { generation }),
+      ...(uid === undefined ? {} : { uid }),
       result: status === undefined ? null : remoteStatus === undefined ? { status } : { status, remoteStatus },
     });
   }
