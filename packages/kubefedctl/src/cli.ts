@@ -26,6 +26,7 @@ import type { EnableRequest } from './enable-directive.js';
 import { disableType } from './commands/disable.js';
 import { addFederateCommand } from './commands/federate-command.js';
 import { addDashboardCommand } from './commands/dashboard-command.js';
+import { addMigrateCommand } from './commands/migrate.js';
 import { orphaningDeletion } from './commands/orphaning.js';
 import type { OrphaningAction } from './commands/orphaning.js';
 import { explainRsp, formatPlanJson, formatPlanTable, parseClusterList, parseClusterNumbers, parseRspYaml } from './commands/plan.js';
@@ -731,6 +732,12 @@ export function buildProgram(io: RunIo): Command {
     },
     onInterrupt: io.onInterrupt,
   });
+  addMigrateCommand(program, {
+    connect: (cmd) => {
+      const ctx = hostClient(cmd, io);
+      return { host: ctx.host, out: ctx.out, kubefedNamespace: ctx.globals.kubefedNamespace, dryRun: ctx.globals.dryRun === true };
+    },
+  });
   addOrphaningCommands(program, io);
   addPlanCommand(program, io);
   addStatusCommand(program, io);
@@ -758,7 +765,7 @@ function rootCommand(io: RunIo): Command {
     .option('--verbose', 'the same as --v=6 (bare -v means this too)')
     .option(
       '--dry-run',
-      'only read: join, unjoin, enable, disable, federate and orphaning-deletion enable|disable print what they would do and write nothing (other commands write nothing anyway)',
+      'only read: join, unjoin, enable, disable, federate, migrate and orphaning-deletion enable|disable print what they would do and write nothing (other commands write nothing anyway)',
     )
     .exitOverride()
     .configureOutput({

@@ -55,6 +55,7 @@ describe('kubefedctl help', () => {
       'disable',
       'federate',
       'dashboard',
+      'migrate',
       'orphaning-deletion',
       'plan',
       'status',

@@ -1,0 +1,281 @@
+import { allCrds, RESOURCES } from '@kubefed/api';
+import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
+import type { Command } from 'commander';
+import { KubefedctlError } from '../errors.js';
+import type { Output } from '../output.js';
+import {
+  compareCrd,
+  holdExpiresAt,
+  isKubeFedDeployment,
+  KUBEFED_LOCK_NAME,
+  leaderRecordOf,
+  notKubeFedWebhookReason,
+  replicasOf,
+  secretActions,
+  type SecretAction,
+} from './migrate-plan.js';
+
+/** What `kubefedctl migrate` needs from the program. */
+export interface MigrateCommandContext {
+  /** Connects to the host (`--kubeconfig`, `--host-cluster-context`); the command closes the client. */
+  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string; dryRun: boolean };
+  /** The clock the lock's expiry is judged by; default `Date.now`. */
+  now?: (() => number) | undefined;
+}
+
+const VALIDATING = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' } as const;
+const MUTATING = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' } as const;
+/** The groups of KubeFed's own (not federated-type) CRDs: missing ones are created. */
+const CORE_GROUPS = new Set(['core.kubefed.io', 'scheduling.kubefed.io']);
+
+const EXAMPLES = `
+Examples:
+  # List every change, write nothing (run this first)
+  kubefedctl migrate --dry-run
+
+  # Take over the federation of KubeFed in kube-federation-system once KubeFed is stopped
+  kubectl -n kube-federation-system scale deployment kubefed-controller-manager kubefed-admission-webhook --replicas=0
+  kubefedctl migrate
+`;
+
+/** One write of the migration, with the kubectl-style line it prints. */
+interface Change {
+  readonly line: string;
+  apply(): Promise<void>;
+}
+
+/** What the command found and decided, before any write. */
+interface Plan {
+  readonly found: string[];
+  readonly kept: string[];
+  readonly skipped: string[];
+  readonly changes: Change[];
+}
+
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+async function listOrEmpty(host: DynamicClient, gvr: Parameters<DynamicClient['resource']>[0], namespace?: string): Promise<KubeObject[]> {
+  try {
+    return (await host.resource(gvr, namespace).listAll()).items;
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
+}
+
+async function getOrUndefined(host: DynamicClient, gvr: Parameters<DynamicClient['resource']>[0], name: string, namespace?: string) {
+  try {
+    return await host.resource(gvr, namespace).get(name);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Refuses while KubeFed's leader holds its lock; describes the lock otherwise. */
+async function checkLock(host: DynamicClient, ns: string, now: number): Promise<string | undefined> {
+  const locks = [
+    await getOrUndefined(host, RESOURCES.configMaps, KUBEFED_LOCK_NAME, ns),
+    await getOrUndefined(host, RESOURCES.leases, KUBEFED_LOCK_NAME, ns),
+  ].filter((l): l is KubeObject => l !== undefined);
+  let described: string | undefined;
+  for (const lock of locks) {
+    const kind = lock.kind === 'Lease' ? 'lease' : 'configmap';
+    const record = leaderRecordOf(lock);
+    if (record === undefined) continue;
+    const expires = holdExpiresAt(record);
+    if (expires !== undefined && expires > now) {
+      throw new KubefedctlError(
+        `KubeFed's leader ${record.holderIdentity} still holds the lock ${kind}/${KUBEFED_LOCK_NAME} in ${ns} (renewed ${Math.round((now - (record.renewTime ?? now)) / 1000)}s ago, lease ${record.leaseDurationSeconds}s): KubeFed is still running`,
+        {
+          hint: `stop KubeFed's controller manager (kubectl -n ${ns} scale deployment kubefed-controller-manager --replicas=0, or stop its process), wait until its lease has expired (${record.leaseDurationSeconds}s), then run migrate again`,
+        },
+      );
+    }
+    described = `${kind}/${KUBEFED_LOCK_NAME} (leader lock; last holder ${record.holderIdentity === '' ? 'none' : record.holderIdentity}, not held)`;
+  }
+  return described;
+}
+
+async function planWebhooks(host: DynamicClient, ns: string, plan: Plan, dryRun: boolean): Promise<void> {
+  for (const [gvr, kind] of [
+    [VALIDATING, 'validatingwebhookconfiguration'],
+    [MUTATING, 'mutatingwebhookconfiguration'],
+  ] as const) {
+    for (const config of await listOrEmpty(host, gvr)) {
+      const name = config.metadata?.name ?? '';
+      if (!name.includes('kubefed.io')) continue;
+      const reason = notKubeFedWebhookReason(
+        { ...config, kind: kind === 'validatingwebhookconfiguration' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration' },
+        ns,
+      );
+      if (reason !== undefined) {
+        plan.skipped.push(`${kind}/${name} skipped: not KubeFed's for namespace ${ns} (${reason})`);
+        continue;
+      }
+      plan.found.push(`${kind}/${name}`);
+      plan.changes.push({
+        line: `${kind}/${name} deleted${dryRun ? ' (dry run)' : ''}`,
+        apply: async () => {
+          await host
+            .resource(gvr)
+            .delete(name, { preconditions: { uid: config.metadata?.uid ?? '', resourceVersion: config.metadata?.resourceVersion ?? '' } })
+            .catch((err: unknown) => {
+              if (!isNotFound(err)) throw err;
+            });
+        },
+      });
+    }
+  }
+}
+
+function planSecrets(host: DynamicClient, ns: string, actions: readonly SecretAction[], plan: Plan, dryRun: boolean): void {
+  for (const a of actions) {
+    if (a.kind === 'skip') plan.skipped.push(`secret/${a.secret} skipped: ${a.reason}`);
+    else if (a.kind === 'unchanged') plan.kept.push(`secret/${a.secret} already bound to cluster ${a.cluster}`);
+    else
+      plan.changes.push({
+        line: `secret/${a.secret} annotated${dryRun ? ' (dry run)' : ''} (bound to cluster ${a.cluster})`,
+        apply: async () => {
+          await host.resource(RESOURCES.secrets, ns).patch(a.secret, { metadata: { annotations: a.annotations } }, 'merge');
+        },
+      });
+  }
+}
+
+async function planCrds(host: DynamicClient, plan: Plan, dryRun: boolean): Promise<void> {
+  const installed = new Map((await listOrEmpty(host, RESOURCES.customResourceDefinitions)).map((c) => [c.metadata?.name ?? '', c]));
+  for (const ours of allCrds()) {
+    const name = ours.metadata.name;
+    const theirs = installed.get(name);
+    if (theirs === undefined) {
+      if (!CORE_GROUPS.has(ours.spec.group)) continue;
+      plan.changes.push({
+        line: `customresourcedefinition/${name} created${dryRun ? ' (dry run)' : ''}`,
+        apply: async () => {
+          await host.resource(RESOURCES.customResourceDefinitions).create(ours as unknown as KubeObject);
+        },
+      });
+      continue;
+    }
+    const cmp = compareCrd(theirs, ours);
+    if (cmp.kind === 'equal') plan.kept.push(`customresourcedefinition/${name} unchanged`);
+    else if (cmp.kind === 'unsafe') {
+      const shown = cmp.paths.slice(0, 3).join(', ') + (cmp.paths.length > 3 ? `, and ${cmp.paths.length - 3} more` : '');
+      plan.skipped.push(
+        `customresourcedefinition/${name} kept: its validation differs from ours (${shown}); replace it only after checking every stored object`,
+      );
+    } else
+      plan.changes.push({
+        line: `customresourcedefinition/${name} replaced${dryRun ? ' (dry run)' : ''} (descriptions and columns only)`,
+        apply: async () => {
+          await host.resource(RESOURCES.customResourceDefinitions).update({
+            ...(ours as unknown as KubeObject),
+            metadata: { ...ours.metadata, resourceVersion: theirs.metadata?.resourceVersion ?? '' },
+          });
+        },
+      });
+  }
+}
+
+/** Counts what stays as it is: FederatedTypeConfigs, their federated objects, RSPs, clusters, versions. */
+async function countKept(host: DynamicClient, ftcs: readonly KubeObject[], clusters: number, plan: Plan): Promise<void> {
+  let federated = 0;
+  for (const ftc of ftcs) {
+    const t = (ftc['spec'] as { federatedType?: { group?: string; version?: string; pluralName?: string } } | undefined)?.federatedType;
+    if (t?.group === undefined || t.version === undefined || t.pluralName === undefined) continue;
+    federated += (await listOrEmpty(host, { group: t.group, version: t.version, resource: t.pluralName })).length;
+  }
+  const rsps = (await listOrEmpty(host, RESOURCES.replicaSchedulingPreferences)).length;
+  const versions =
+    (await listOrEmpty(host, RESOURCES.propagatedVersions)).length + (await listOrEmpty(host, RESOURCES.clusterPropagatedVersions)).length;
+  plan.kept.unshift(
+    `kept as they are: ${plural(ftcs.length, 'FederatedTypeConfig')}, ${plural(federated, 'federated object')}, ${plural(rsps, 'ReplicaSchedulingPreference')}, ${plural(clusters, 'KubeFedCluster')}, ${plural(versions, 'PropagatedVersion')}, KubeFed's member service accounts and roles`,
+  );
+}
+
+async function gatherPlan(host: DynamicClient, ns: string, dryRun: boolean, now: number): Promise<Plan> {
+  const plan: Plan = { found: [], kept: [], skipped: [], changes: [] };
+  const config = await getOrUndefined(host, RESOURCES.kubeFedConfigs, 'kubefed', ns);
+  if (config !== undefined)
+    plan.found.push(`kubefedconfig/kubefed (scope ${(config['spec'] as { scope?: string } | undefined)?.scope ?? 'Cluster'})`);
+  const lock = await checkLock(host, ns, now);
+  if (lock !== undefined) plan.found.push(lock);
+  for (const d of (await listOrEmpty(host, RESOURCES.deployments, ns)).filter(isKubeFedDeployment)) {
+    const name = d.metadata?.name ?? '';
+    const replicas = replicasOf(d);
+    if (replicas > 0 && name === KUBEFED_LOCK_NAME)
+      throw new KubefedctlError(
+        `KubeFed's deployment/${name} in ${ns} still asks for ${plural(replicas, 'replica')}: it would take its lock back`,
+        {
+          hint: `kubectl -n ${ns} scale deployment ${name} --replicas=0, wait until its lease has expired, then run migrate again`,
+        },
+      );
+    plan.found.push(`deployment/${name} (replicas ${replicas})`);
+    plan.kept.push(`deployment/${name} kept (scaled to ${replicas}; scale it up again to roll back, delete it once satisfied)`);
+  }
+  await planWebhooks(host, ns, plan, dryRun);
+  if (plan.found.length === 0)
+    throw new KubefedctlError(
+      `no KubeFed installation in namespace ${ns} of ${host.server} (no KubeFedConfig, leader lock, deployment or webhook configuration)`,
+      {
+        hint: "name KubeFed's namespace with --kubefed-namespace and its host with --host-cluster-context",
+      },
+    );
+  const clusters = await listOrEmpty(host, RESOURCES.kubeFedClusters, ns);
+  planSecrets(host, ns, secretActions(clusters, await listOrEmpty(host, RESOURCES.secrets, ns)), plan, dryRun);
+  await planCrds(host, plan, dryRun);
+  await countKept(host, await listOrEmpty(host, RESOURCES.federatedTypeConfigs, ns), clusters.length, plan);
+  return plan;
+}
+
+async function runMigrate(cmd: Command, ctx: MigrateCommandContext): Promise<void> {
+  const { host, out, kubefedNamespace: ns, dryRun } = ctx.connect(cmd);
+  try {
+    const plan = await gatherPlan(host, ns, dryRun, (ctx.now ?? Date.now)());
+    out.info(`Found KubeFed in namespace ${ns}: ${plan.found.join(', ')}`);
+    for (const line of [...plan.kept, ...plan.skipped]) out.info(line);
+    if (dryRun) {
+      for (const c of plan.changes) out.info(c.line);
+      out.info(
+        plan.changes.length === 0 ? 'Nothing to change.' : `${plural(plan.changes.length, 'change')}; nothing was written (dry run).`,
+      );
+      return;
+    }
+    // Checked again just before the first write: KubeFed may have been started meanwhile.
+    await checkLock(host, ns, (ctx.now ?? Date.now)());
+    const done: string[] = [];
+    for (const c of plan.changes) {
+      try {
+        await c.apply();
+      } catch (err) {
+        const rest = plan.changes.length - done.length;
+        throw new KubefedctlError(`${c.line.split(' ')[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`, {
+          cause: err,
+          hint: `${plural(done.length, 'change')} made, ${plural(rest, 'change')} not; every step is safe to repeat: fix the cause and run migrate again`,
+        });
+      }
+      done.push(c.line);
+      out.info(c.line);
+    }
+    out.info(
+      plan.changes.length === 0
+        ? 'Nothing to change: the federation is ready for our controller manager.'
+        : "Done: start our controller manager (it takes over the leader lock and KubeFed's records).",
+    );
+  } finally {
+    host.close();
+  }
+}
+
+/** Registers `kubefedctl migrate` on `program`. */
+export function addMigrateCommand(program: Command, ctx: MigrateCommandContext): void {
+  program
+    .command('migrate')
+    .summary('Take over a federation from a stopped KubeFed v0.10.0')
+    .description(
+      "Take a federation over from a stopped KubeFed v0.10.0 on the host: deletes KubeFed's admission webhook configurations, binds the member token Secrets to their KubeFedCluster, creates missing CRDs and replaces those whose differences validate nothing; keeps every FederatedTypeConfig, federated object, RSP, KubeFedCluster and PropagatedVersion. Refuses while KubeFed's leader holds its lock. --dry-run lists every change.",
+    )
+    .addHelpText('after', EXAMPLES)
+    .action(async (_flags: unknown, command: Command) => runMigrate(command, ctx));
+}
