@@ -128,7 +128,10 @@ describe('helm chart deploy/helm/kubefed', () => {
       expect(cm.spec.template.spec.serviceAccountName).toBe('kubefed-controller');
       const workers = find(objects, 'Deployment', 'kubefed-sync-worker');
       expect(workers.spec.replicas).toBe(2);
-      expect(containerOf(workers).args).toEqual(expect.arrayContaining(['--mode=workers', '--leader-elect=false']));
+      // Explicit addresses: the processes' own defaults are loopback only.
+      expect(containerOf(workers).args).toEqual(
+        expect.arrayContaining(['--mode=workers', '--leader-elect=false', '--metrics-addr=:9090', '--health-addr=:8080']),
+      );
       expect(workers.spec.template.spec.serviceAccountName).toBe('kubefed-sync-worker');
       for (const d of [cm, workers]) {
         expect(containerOf(d).image).toBe('kubefed-controller-manager:0.1.0');
@@ -227,6 +230,37 @@ describe('helm chart deploy/helm/kubefed', () => {
     ]);
   });
 
+  it('a NetworkPolicy admits to the controller-manager and sync-worker pods only /metrics (9090), from every pod or from metricsFrom', async () => {
+    const objects = await render();
+    const policy = find(objects, 'NetworkPolicy', 'kubefed-control-plane');
+    expect(policy.metadata.namespace).toBe(NS);
+    const selected = (name: string): boolean => {
+      const labels = find(objects, 'Deployment', name).spec.template.metadata.labels as Record<string, string>;
+      return (policy.spec.podSelector.matchExpressions as Parsed[]).every(
+        (e) => e.operator === 'In' && (e.values as string[]).includes(labels[e.key as string] ?? ''),
+      );
+    };
+    expect(['kubefed-controller-manager', 'kubefed-sync-worker', 'kubefed-redis'].map(selected)).toEqual([true, true, false]);
+    expect(policy.spec.policyTypes).toEqual(['Ingress']);
+    expect(policy.spec.ingress).toEqual([{ from: [{ namespaceSelector: {} }], ports: [{ protocol: 'TCP', port: 9090 }] }]);
+    const ports = containerOf(find(objects, 'Deployment', 'kubefed-controller-manager')).ports as Parsed[];
+    expect(ports.find((p) => p.name === 'metrics')?.containerPort).toBe(9090);
+    const monitoring = 'controllermanager.networkPolicy.metricsFrom[0].namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name';
+    const narrowed = find(await render({ ...EXTERNAL, [monitoring]: 'monitoring' }), 'NetworkPolicy', 'kubefed-control-plane');
+    expect(narrowed.spec.ingress[0].from).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
+    const off = await render({ 'controllermanager.networkPolicy.enabled': 'false' });
+    expect(off.filter((o) => o.kind === 'NetworkPolicy').map((o) => o.metadata.name)).toEqual(['kubefed-redis']);
+  });
+
+  it('bundled Redis pinned by redis.bundled.imageDigest runs image@digest', async () => {
+    const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    const redis = find(await render({ 'redis.bundled.imageDigest': digest }), 'Deployment', 'kubefed-redis');
+    expect(containerOf(redis).image).toBe(`redis:7-alpine@${digest}`);
+    expect(containerOf(find(await render(), 'Deployment', 'kubefed-redis')).image).toBe('redis:7-alpine');
+  });
+
   it('bundled Redis with an existing Secret creates no Secret and references that one', async () => {
     const objects = await render({ 'redis.bundled.existingSecret': 'my-redis-password' });
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
@@ -278,6 +312,7 @@ describe('helm chart deploy/helm/kubefed', () => {
       { ...EXTERNAL, 'redis.external.url': 'redis://:secret@redis:6379', 'redis.external.passwordSecret.name': 'redis-auth' },
       'redis.external.url: carries a password while redis.external.passwordSecret.name is set',
     ],
+    [{ 'redis.bundled.imageDigest': 'sha256:abc' }, 'redis.bundled.imageDigest: must be sha256:<64 lowercase hex digits>'],
   ])('refuses %j with a message naming the value', async (values, message) => {
     const r = await runCommand(helmBinary(), ['template', 'kubefed', CHART, '-n', NS, ...setArgs(values)]);
     expect(r.code).toBe(1);

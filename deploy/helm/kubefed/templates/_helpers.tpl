@@ -33,6 +33,18 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- if $repository -}}{{ $repository }}/{{- end -}}{{ $image }}:{{ $tag }}
 {{- end -}}
 
+{{/* The bundled Redis's image: `image`, pinned as `image@digest` when `imageDigest` is set (a malformed one fails the render). */}}
+{{- define "kubefed.redisImage" -}}
+{{- if .imageDigest -}}
+{{- if not (regexMatch "^sha256:[0-9a-f]{64}$" .imageDigest) -}}
+{{- fail (printf "redis.bundled.imageDigest: must be sha256:<64 lowercase hex digits>, not %q" .imageDigest) -}}
+{{- end -}}
+{{ .image }}@{{ .imageDigest }}
+{{- else -}}
+{{ .image }}
+{{- end -}}
+{{- end -}}
+
 {{/* The Secret and key of the bundled Redis's password. */}}
 {{- define "kubefed.bundledRedisSecret" -}}
 {{- .Values.redis.bundled.existingSecret | default "kubefed-redis-password" -}}
