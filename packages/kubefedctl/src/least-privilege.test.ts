@@ -6,8 +6,11 @@ import {
   TARGET_TYPE_VERBS,
   leastPrivilegeNamespaceRules,
   leastPrivilegeRules,
+  selfEscalationWarning,
+  selfEscalations,
   targetTypeRules,
 } from './least-privilege.js';
+import type { PolicyRule } from './least-privilege.js';
 
 function ftc(
   group: string,
@@ -98,5 +101,72 @@ describe('leastPrivilegeRules', () => {
       { verbs: ['get'], nonResourceURLs: ['/healthz', '/version'] },
       { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
     ]);
+  });
+});
+
+describe('selfEscalations', () => {
+  const rbacWrite = (resources: string[]): PolicyRule => ({ verbs: ['create', 'update'], apiGroups: [rbac], resources });
+  it.each<[string, PolicyRule[], ReturnType<typeof selfEscalations>]>([
+    ['nothing for the health check alone', [...HEALTH_CHECK_RULES], []],
+    ['nothing for write on bindings without bind (escalation prevention stops it)', [rbacWrite(['clusterrolebindings'])], []],
+    ['nothing for escalate without write on roles', [{ verbs: ['escalate'], apiGroups: [rbac], resources: ['clusterroles'] }], []],
+    [
+      'bind: write on bindings and bind on clusterroles',
+      [rbacWrite(['clusterrolebindings']), { verbs: ['bind'], apiGroups: [rbac], resources: ['clusterroles'] }],
+      [{ how: 'bind', resources: [`clusterrolebindings.${rbac}`, `clusterroles.${rbac}`] }],
+    ],
+    [
+      'escalate: write and escalate on clusterroles',
+      [rbacWrite(['clusterroles']), { verbs: ['escalate'], apiGroups: [rbac], resources: ['clusterroles'] }],
+      [{ how: 'escalate', resources: [`clusterroles.${rbac}`] }],
+    ],
+    [
+      'every way for a wildcard rule',
+      [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      // The resources named are those the check asked about.
+      [
+        { how: 'bind', resources: [`clusterrolebindings.${rbac}`, `rolebindings.${rbac}`, `clusterroles.${rbac}`, `roles.${rbac}`] },
+        { how: 'escalate', resources: [`clusterroles.${rbac}`, `roles.${rbac}`] },
+        { how: 'impersonate', resources: ['users', 'groups', 'serviceaccounts'] },
+        { how: 'token', resources: ['serviceaccounts/token', 'secrets'] },
+      ],
+    ],
+    [
+      'impersonate users',
+      [{ verbs: ['impersonate'], apiGroups: [''], resources: ['users'] }],
+      [{ how: 'impersonate', resources: ['users'] }],
+    ],
+    [
+      'token: TokenRequest for other service accounts',
+      [{ verbs: ['create'], apiGroups: [''], resources: ['serviceaccounts/token'] }],
+      [{ how: 'token', resources: ['serviceaccounts/token'] }],
+    ],
+    [
+      'token: secrets',
+      [{ verbs: [...TARGET_TYPE_VERBS], apiGroups: [''], resources: ['secrets'] }],
+      [{ how: 'token', resources: ['secrets'] }],
+    ],
+    ['nothing for serviceaccounts without the token subresource', [{ verbs, apiGroups: [''], resources: ['serviceaccounts'] }], []],
+  ])('%s', (_title, rules, expected) => {
+    expect(selfEscalations(rules)).toEqual(expected);
+  });
+
+  it('finds bind and escalate in the rules a join generates for the RBAC types', () => {
+    expect(selfEscalations(leastPrivilegeRules([clusterRoles, clusterRoleBindings])).map((f) => f.how)).toEqual(['bind', 'escalate']);
+    expect(selfEscalations(leastPrivilegeRules([deployments, configmaps, namespaces]))).toEqual([]);
+  });
+});
+
+describe('selfEscalationWarning', () => {
+  it('names the enabled types that let the member token grant itself more', () => {
+    const ftcs = [clusterRoles, clusterRoleBindings, configmaps];
+    expect(selfEscalationWarning('member1', ftcs, leastPrivilegeRules(ftcs))).toBe(
+      `the member token of member1 can grant itself more than least privilege (in effect cluster-admin): the enabled types clusterrolebindings.${rbac}, clusterroles.${rbac} let it bind any ClusterRole to itself, cluster-admin included; add any rule to its own ClusterRole; disable those types (kubefedctl disable <type>) to bound it (docs/operations.md, "What each credential can do")`,
+    );
+  });
+
+  it('says nothing when the role cannot grant itself more', () => {
+    const ftcs = [configmaps, deployments, disabledSecrets];
+    expect(selfEscalationWarning('member1', ftcs, leastPrivilegeRules(ftcs))).toBeUndefined();
   });
 });

@@ -127,3 +127,119 @@ export function leastPrivilegeNamespaceRules(ftcs: readonly FtcSpec[]): PolicyRu
 export function cloneRule(r: PolicyRule): PolicyRule {
   return JSON.parse(JSON.stringify(r)) as PolicyRule;
 }
+
+/**
+ * How a member role lets its holder grant itself more than its rules say:
+ * - `bind`: writes (Cluster)RoleBindings and may `bind` ClusterRoles, so it can bind any
+ *   ClusterRole (cluster-admin included) to itself;
+ * - `escalate`: writes (Cluster)Roles and may `escalate` them, so it can add any rule to its own role;
+ * - `impersonate`: may impersonate users, groups or service accounts (system:masters included);
+ * - `token`: may mint or read the tokens of other service accounts (TokenRequest on
+ *   `serviceaccounts/token`, or creating or reading Secrets, which holds `kubernetes.io/service-account-token`
+ *   Secrets of any service account, those of kube-system's controllers included).
+ */
+export type SelfEscalation = 'bind' | 'escalate' | 'impersonate' | 'token';
+
+/** One way of {@link SelfEscalation}, and the resources (`plural.group`, core: `plural`) of the rules that make it. */
+export interface SelfEscalationFinding {
+  how: SelfEscalation;
+  resources: string[];
+}
+
+const WRITE_VERBS = ['create', 'update', 'patch'];
+
+function ruleGrants(rule: PolicyRule, verbs: readonly string[], group: string, resource: string): boolean {
+  if (rule.nonResourceURLs !== undefined && rule.resources === undefined) return false;
+  const verbOk = rule.verbs.includes('*') || verbs.some((v) => rule.verbs.includes(v));
+  const groupOk = (rule.apiGroups ?? []).some((g) => g === '*' || g === group);
+  const [res = '', sub] = resource.split('/', 2);
+  const resourceOk = (rule.resources ?? []).some(
+    (r) => r === '*' || r === resource || (sub !== undefined && (r === `${res}/*` || r === `*/${sub}`)),
+  );
+  return verbOk && groupOk && resourceOk;
+}
+
+function qualified(group: string, resource: string): string {
+  return group === '' ? resource : `${resource}.${group}`;
+}
+
+/**
+ * Whether the holder of `rules` can grant itself more than they say, and through what (kube-apiserver's
+ * RBAC escalation prevention stops a writer of RBAC objects only when it lacks `bind`/`escalate`).
+ * Checked: {@link SelfEscalation}'s RBAC, impersonation and token cases. Not checked (so a role
+ * reported clean can still reach more): running a Pod as another service account (write on
+ * workloads), `pods/exec`, `nodes/proxy`, and what the resources of CRDs or webhooks allow.
+ * `resourceNames` are ignored, so a rule limited to some names still counts. Pure; findings in
+ * the order bind, escalate, impersonate, token, resources in the order of `rules`.
+ */
+export function selfEscalations(rules: readonly PolicyRule[]): SelfEscalationFinding[] {
+  const found: SelfEscalationFinding[] = [];
+  const resourcesOf = (matches: readonly (readonly [readonly string[], string, string])[]): string[] => {
+    const names = new Set<string>();
+    for (const rule of rules)
+      for (const [verbs, group, resource] of matches) if (ruleGrants(rule, verbs, group, resource)) names.add(qualified(group, resource));
+    return [...names];
+  };
+  const anyOf = (verbs: readonly string[], group: string, resource: string): boolean =>
+    rules.some((r) => ruleGrants(r, verbs, group, resource));
+  const bindings = [
+    [WRITE_VERBS, RBAC_GROUP, 'clusterrolebindings'],
+    [WRITE_VERBS, RBAC_GROUP, 'rolebindings'],
+  ] as const;
+  const bindable = anyOf(['bind'], RBAC_GROUP, 'clusterroles') || anyOf(['bind'], RBAC_GROUP, 'roles');
+  if (bindable && resourcesOf(bindings).length > 0)
+    found.push({
+      how: 'bind',
+      resources: resourcesOf([...bindings, [['bind'], RBAC_GROUP, 'clusterroles'], [['bind'], RBAC_GROUP, 'roles']]),
+    });
+  const escalatable = (['clusterroles', 'roles'] as const).filter(
+    (r) => anyOf(['escalate'], RBAC_GROUP, r) && anyOf(WRITE_VERBS, RBAC_GROUP, r),
+  );
+  if (escalatable.length > 0) found.push({ how: 'escalate', resources: escalatable.map((r) => qualified(RBAC_GROUP, r)) });
+  const impersonated = resourcesOf([
+    [['impersonate'], '', 'users'],
+    [['impersonate'], '', 'groups'],
+    [['impersonate'], '', 'serviceaccounts'],
+  ]);
+  if (impersonated.length > 0) found.push({ how: 'impersonate', resources: impersonated });
+  const tokens = resourcesOf([
+    [['create'], '', 'serviceaccounts/token'],
+    [['create', 'get', 'list', 'watch'], '', 'secrets'],
+  ]);
+  if (tokens.length > 0) found.push({ how: 'token', resources: tokens });
+  return found;
+}
+
+/** The FTC names (`plural.group`) among `resources` of {@link selfEscalations} that enabled FTCs grant, sorted. */
+export function selfEscalatingTypes(ftcs: readonly FtcSpec[], findings: readonly SelfEscalationFinding[]): string[] {
+  const named = new Set(findings.flatMap((f) => f.resources));
+  const types = new Set<string>();
+  for (const f of ftcs) {
+    if (f.spec.propagation !== 'Enabled') continue;
+    const name = qualified(f.spec.targetType.group ?? '', f.spec.targetType.pluralName);
+    if (named.has(name)) types.add(name);
+  }
+  return [...types].sort();
+}
+
+const HOW_TEXT: Record<SelfEscalation, string> = {
+  bind: 'bind any ClusterRole to itself, cluster-admin included',
+  escalate: 'add any rule to its own ClusterRole',
+  impersonate: 'impersonate any user or group, system:masters included',
+  token: "create or read the service-account tokens of any service account, kube-system's controllers included",
+};
+
+/**
+ * The warning `join` and `enable` print when a least-privilege member role lets its holder grant
+ * itself more ({@link selfEscalations} of `rules`), naming the enabled types that make it so;
+ * undefined when it cannot.
+ */
+export function selfEscalationWarning(cluster: string, ftcs: readonly FtcSpec[], rules: readonly PolicyRule[]): string | undefined {
+  const findings = selfEscalations(rules);
+  if (findings.length === 0) return undefined;
+  const types = selfEscalatingTypes(ftcs, findings);
+  const what = findings.map((f) => HOW_TEXT[f.how]).join('; ');
+  const by = types.length === 0 ? 'its rules let it' : `the enabled ${types.length === 1 ? 'type' : 'types'} ${types.join(', ')} let it`;
+  const fix = types.length === 0 ? '' : `; disable those types (kubefedctl disable <type>) to bound it`;
+  return `the member token of ${cluster} can grant itself more than least privilege (in effect cluster-admin): ${by} ${what}${fix} (docs/operations.md, "What each credential can do")`;
+}

@@ -9,6 +9,7 @@ import {
   LEAST_PRIVILEGE_LABEL_VALUE,
   leastPrivilegeNamespaceRules,
   leastPrivilegeRules,
+  selfEscalationWarning,
 } from './least-privilege.js';
 import type { Output } from './output.js';
 import { GVR } from './resources.js';
@@ -78,8 +79,14 @@ async function ownLeastPrivilegeRoles(member: DynamicClient, join: OwnJoin): Pro
 }
 
 async function syncMember(member: DynamicClient, join: OwnJoin, ftcs: FederatedTypeConfig[], out: Output): Promise<void> {
+  let warned = false;
   for (const { kind, obj } of await ownLeastPrivilegeRoles(member, join)) {
     const rules = kind === 'ClusterRole' ? leastPrivilegeRules(ftcs) : leastPrivilegeNamespaceRules(ftcs);
+    const warning = warned ? undefined : selfEscalationWarning(join.cluster, ftcs, rules);
+    if (warning !== undefined) {
+      out.warn(warning);
+      warned = true;
+    }
     const what = describeRole(kind, obj.metadata.name ?? '', join);
     if (jsonEqual(obj['rules'] ?? [], rules)) {
       out.debug(`least privilege: ${what} is up to date`);

@@ -26,7 +26,7 @@ import {
 } from '../join-objects.js';
 import type { JoinNames, KubeFedScope, TokenData } from '../join-objects.js';
 import type { ContextDetails } from '../kubeconfig-contexts.js';
-import { LEAST_PRIVILEGE_LABEL, leastPrivilegeNamespaceRules, leastPrivilegeRules } from '../least-privilege.js';
+import { LEAST_PRIVILEGE_LABEL, leastPrivilegeNamespaceRules, leastPrivilegeRules, selfEscalationWarning } from '../least-privilege.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
 import { GVR, describeObject, gvrOfKind } from '../resources.js';
@@ -551,6 +551,9 @@ async function leastPrivilegeTypes(j: JoinRun, scope: KubeFedScope): Promise<Fed
     throw unreachable('host', options.hostClusterName, targets.host.server, e);
   }
   out.debug(`least privilege: ${ftcs.filter((f) => f.spec.propagation === 'Enabled').length} enabled FederatedTypeConfigs`);
+  const rules = scope === 'Cluster' ? leastPrivilegeRules(ftcs) : leastPrivilegeNamespaceRules(ftcs);
+  const warning = selfEscalationWarning(options.cluster, ftcs, rules);
+  if (warning !== undefined) out.warn(warning);
   return ftcs;
 }
 
