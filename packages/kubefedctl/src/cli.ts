@@ -803,7 +803,7 @@ function addJoinCommand(program: Command, io: RunIo): void {
     )
     .option(
       '--least-privilege',
-      'the default for a new join: grant only the enabled federated types, the pod reads of the replica scheduler and the health checks (enable/disable keep the role in step); on a re-join, reduces a join that has full access',
+      "the default for a new join: grant only the enabled federated types, the pod reads of the replica scheduler and the health checks (enable/disable keep the role in step); on a re-join, reduces a join that has full access. Not a bound while RBAC or Secret types are enabled (KubeFed's default types include them): the token can then bind cluster-admin to itself, and join warns",
     )
     .option(
       '--allow-duplicate-endpoint',
@@ -862,7 +862,10 @@ function addEnableCommand(program: Command, io: RunIo): void {
       'Enable federation of a type: create the Federated<Kind> CRD and the FederatedTypeConfig in the host (the type is looked up by plural, plural.group, singular, short name or kind).',
     )
     .argument('[type]', 'the target type, e.g. deployments.apps')
-    .option('--default-types', "enable KubeFed's default set of types")
+    .option(
+      '--default-types',
+      "enable KubeFed's default set of types; they include clusterroles, clusterrolebindings and secrets, which let a least-privilege member token grant itself cluster-admin (enable warns)",
+    )
     .option(
       '-f, --filename <file>',
       'enable the types of KubeFed EnableTypeDirectives in this YAML file (the type and versions come from the file)',
