@@ -1,5 +1,9 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { run, type RunIo } from '../cli.js';
+import { redirectFile } from './dashboard-command.js';
 
 /** Runs kubefedctl in-process; these cases fail on the flags, before any kubeconfig is read. */
 async function cli(argv: string[]): Promise<{ code: number; stderr: string }> {
@@ -39,5 +43,24 @@ describe('kubefedctl dashboard flags', () => {
     const r = await cli(['dashboard', ...flags]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`Error: ${message}`);
+  });
+});
+
+describe('kubefedctl dashboard --open', () => {
+  it('hands the browser a private file that forwards to the URL, so the token stays off the command line', () => {
+    const url = 'http://127.0.0.1:40123/#token=abc-</script>';
+    const opened = redirectFile(url);
+    const path = fileURLToPath(opened.file);
+    try {
+      expect(opened.file).not.toContain('token');
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
+      const html = readFileSync(path, 'utf8');
+      expect(html).toContain('location.replace("http://127.0.0.1:40123/#token=abc-\\u003c/script>")');
+      expect(html).not.toContain('</script>")');
+    } finally {
+      opened.remove();
+    }
+    expect(existsSync(dirname(path))).toBe(false);
   });
 });

@@ -70,7 +70,7 @@ function parseMetricsUrl(value: string): string {
  * browser on to `url`: the browser is started with the file's path, so the token in the URL's
  * fragment never shows in the process list that other users of the machine can read.
  */
-function redirectFile(url: string): { file: string; remove: () => void } {
+export function redirectFile(url: string): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'kubefedctl-dashboard-'));
   const file = join(dir, 'open.html');
   const target = JSON.stringify(url).replaceAll('<', '\\u003c');
