@@ -50,6 +50,8 @@ interface Plan {
   readonly kept: string[];
   readonly skipped: string[];
   readonly changes: Change[];
+  /** Why the migration must not run now (KubeFed still running); a dry run lists the plan anyway. */
+  blocker?: KubefedctlError;
 }
 
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -72,8 +74,8 @@ async function getOrUndefined(host: DynamicClient, gvr: Parameters<DynamicClient
   }
 }
 
-/** Refuses while KubeFed's leader holds its lock; describes the lock otherwise. */
-async function checkLock(host: DynamicClient, ns: string, now: number): Promise<string | undefined> {
+/** The lock's description, and the error to refuse with while KubeFed's leader holds it. */
+async function checkLock(host: DynamicClient, ns: string, now: number): Promise<{ described?: string; blocker?: KubefedctlError }> {
   const locks = [
     await getOrUndefined(host, RESOURCES.configMaps, KUBEFED_LOCK_NAME, ns),
     await getOrUndefined(host, RESOURCES.leases, KUBEFED_LOCK_NAME, ns),
@@ -85,16 +87,17 @@ async function checkLock(host: DynamicClient, ns: string, now: number): Promise<
     if (record === undefined) continue;
     const expires = holdExpiresAt(record);
     if (expires !== undefined && expires > now) {
-      throw new KubefedctlError(
+      const blocker = new KubefedctlError(
         `KubeFed's leader ${record.holderIdentity} still holds the lock ${kind}/${KUBEFED_LOCK_NAME} in ${ns} (renewed ${Math.round((now - (record.renewTime ?? now)) / 1000)}s ago, lease ${record.leaseDurationSeconds}s): KubeFed is still running`,
         {
           hint: `stop KubeFed's controller manager (kubectl -n ${ns} scale deployment kubefed-controller-manager --replicas=0, or stop its process), wait until its lease has expired (${record.leaseDurationSeconds}s), then run migrate again`,
         },
       );
+      return { described: `${kind}/${KUBEFED_LOCK_NAME} (leader lock, held by ${record.holderIdentity})`, blocker };
     }
     described = `${kind}/${KUBEFED_LOCK_NAME} (leader lock; last holder ${record.holderIdentity === '' ? 'none' : record.holderIdentity}, not held)`;
   }
-  return described;
+  return described === undefined ? {} : { described };
 }
 
 async function planWebhooks(host: DynamicClient, ns: string, plan: Plan, dryRun: boolean): Promise<void> {
@@ -200,12 +203,13 @@ async function gatherPlan(host: DynamicClient, ns: string, dryRun: boolean, now:
   if (config !== undefined)
     plan.found.push(`kubefedconfig/kubefed (scope ${(config['spec'] as { scope?: string } | undefined)?.scope ?? 'Cluster'})`);
   const lock = await checkLock(host, ns, now);
-  if (lock !== undefined) plan.found.push(lock);
+  if (lock.described !== undefined) plan.found.push(lock.described);
+  if (lock.blocker !== undefined) plan.blocker = lock.blocker;
   for (const d of (await listOrEmpty(host, RESOURCES.deployments, ns)).filter(isKubeFedDeployment)) {
     const name = d.metadata?.name ?? '';
     const replicas = replicasOf(d);
     if (replicas > 0 && name === KUBEFED_LOCK_NAME)
-      throw new KubefedctlError(
+      plan.blocker ??= new KubefedctlError(
         `KubeFed's deployment/${name} in ${ns} still asks for ${plural(replicas, 'replica')}: it would take its lock back`,
         {
           hint: `kubectl -n ${ns} scale deployment ${name} --replicas=0, wait until its lease has expired, then run migrate again`,
