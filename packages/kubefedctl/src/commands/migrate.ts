@@ -244,10 +244,13 @@ async function runMigrate(cmd: Command, ctx: MigrateCommandContext): Promise<voi
       out.info(
         plan.changes.length === 0 ? 'Nothing to change.' : `${plural(plan.changes.length, 'change')}; nothing was written (dry run).`,
       );
+      if (plan.blocker !== undefined) throw plan.blocker;
       return;
     }
+    if (plan.blocker !== undefined) throw plan.blocker;
     // Checked again just before the first write: KubeFed may have been started meanwhile.
-    await checkLock(host, ns, (ctx.now ?? Date.now)());
+    const again = await checkLock(host, ns, (ctx.now ?? Date.now)());
+    if (again.blocker !== undefined) throw again.blocker;
     const done: string[] = [];
     for (const c of plan.changes) {
       try {
