@@ -3,39 +3,20 @@
 // process with its real logger). Each case is an attack a security review ran against a demo
 // federation; docs/operations.md ("Who can write what") lists what each role can and cannot do.
 import { RESOURCES } from '@kubefed/api';
-import type { LocalFederation, RedisHandle } from '@kubefed/testing';
-import { startRedis } from '@kubefed/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { consistently } from '@kubefed/testing';
 import {
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_NAMESPACES,
   followWatch,
-  startProcessFederation,
+  processFederationFixtures,
 } from './process-federation.js';
 
 /** The log line cap of the controller manager's logger (`MAX_LOG_LINE_CHARS` of @kubefed/runtime). */
 const MAX_LOG_LINE_CHARS = 32_768;
 
-let redis: RedisHandle;
-beforeAll(async () => {
-  redis = await startRedis({ forcePrivate: true });
-});
-afterAll(async () => {
-  await redis.stop();
-});
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function federation(): Promise<LocalFederation> {
-  const fed = await startProcessFederation({ redisUrl: redis.url });
-  cleanups.push(() => fed.stop());
-  return fed;
-}
+const { federation, afterTest } = processFederationFixtures();
 
 interface ClusterStatus {
   name: string;
@@ -138,7 +119,7 @@ describe('a member that deletes each copy right after its creation', () => {
       creates++;
       deletes.push(copies.delete('vanishing').catch(() => undefined));
     });
-    cleanups.push(async () => {
+    afterTest(async () => {
       abort.abort();
       await watching;
       await Promise.all(deletes);

@@ -6,23 +6,11 @@
 import { RESOURCES } from '@kubefed/api';
 import { CLUSTER_NAME_ANNOTATION, type KubeObject } from '@kubefed/client';
 import { createRedisConnection } from '@kubefed/queue';
-import type { LocalFederation, RedisHandle } from '@kubefed/testing';
-import { startRedis } from '@kubefed/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFederatedConfigMaps, FEDERATED_CONFIG_MAPS, startProcessFederation } from './process-federation.js';
+import type { LocalFederation } from '@kubefed/testing';
+import { describe, expect, it } from 'vitest';
+import { createFederatedConfigMaps, FEDERATED_CONFIG_MAPS, processFederationFixtures } from './process-federation.js';
 
-let redis: RedisHandle;
-beforeAll(async () => {
-  redis = await startRedis({ forcePrivate: true });
-});
-afterAll(async () => {
-  await redis.stop();
-});
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const { federation } = processFederationFixtures();
 
 interface Condition {
   type: string;
@@ -60,8 +48,7 @@ function readyCondition(cluster: KubeObject): Condition | undefined {
 
 describe('the cost of a KubeFedCluster', () => {
   it('runs no sync worker for KubeFedClusters without a usable Secret, and refuses those beyond --max-member-clusters', async () => {
-    const fed = await startProcessFederation({ redisUrl: redis.url });
-    cleanups.push(() => fed.stop());
+    const fed = await federation();
     // member1, member2 and one more.
     const cm = await fed.startControllerManager(['--max-member-clusters', '3']);
     await fed.waitForReady(30_000);

@@ -4,7 +4,16 @@
 import { readFile } from 'node:fs/promises';
 import { RESOURCES } from '@kubefed/api';
 import type { DynamicClient, ResourceClient, WatchEvent, WatchEventType } from '@kubefed/client';
-import { type LocalFederation, type ManagedProcess, type SimProcesses, startLocalFederation, type Substrate } from '@kubefed/testing';
+import {
+  type LocalFederation,
+  type ManagedProcess,
+  type RedisHandle,
+  type SimProcesses,
+  startLocalFederation,
+  startRedis,
+  type Substrate,
+} from '@kubefed/testing';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export const FEDERATED_CONFIG_MAPS = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedconfigmaps' } as const;
 export const FEDERATED_NAMESPACES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatednamespaces' } as const;
@@ -42,6 +51,49 @@ export function startProcessFederation(options: ProcessFederationOptions = {}): 
     types: ['namespaces', 'configmaps'],
     ...(options.substrate === undefined ? {} : { substrate: options.substrate }),
   });
+}
+
+/** What {@link processFederationFixtures} gives a test file. */
+export interface ProcessFederationFixtures {
+  /** The file's private redis-server (restartable). */
+  readonly redis: () => RedisHandle;
+  /** A federation on that Redis (options over the file's defaults), stopped after the test. */
+  readonly federation: (options?: Omit<ProcessFederationOptions, 'redisUrl'>) => Promise<LocalFederation>;
+  /** Runs `stop` after the current test; the last registered runs first. */
+  readonly afterTest: (stop: () => Promise<unknown>) => void;
+}
+
+/**
+ * The fixtures of a test file of process federations: a private redis-server started before
+ * its first test and stopped after its last, and federations (and whatever `afterTest` is given)
+ * stopped after each test, the last started first. Registers the vitest hooks; call it once at
+ * the top level of the file.
+ */
+export function processFederationFixtures(defaults: Omit<ProcessFederationOptions, 'redisUrl'> = {}): ProcessFederationFixtures {
+  let redis: RedisHandle | undefined;
+  const stops: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    redis = await startRedis({ forcePrivate: true });
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  afterEach(async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  });
+  const started = (): RedisHandle => {
+    if (redis === undefined) throw new Error('processFederationFixtures: redis is used before beforeAll ran');
+    return redis;
+  };
+  return {
+    redis: started,
+    federation: async (options = {}) => {
+      const fed = await startProcessFederation({ ...defaults, ...options, redisUrl: started().url });
+      stops.push(() => fed.stop());
+      return fed;
+    },
+    afterTest: (stop) => stops.push(stop),
+  };
 }
 
 /** Resolves once every member's KubeFedCluster is Ready; {@link LocalFederation.waitForReady} for the benchmarks. */

@@ -2,9 +2,9 @@
 // private restartable redis-server, `kubefedctl join`/`enable`, and controller-manager processes
 // that are killed, restarted or run side by side. Member writes are counted from watches on the
 // members: every federated ConfigMap must be created once per member and never written again.
-import type { LocalFederation, ManagedProcess, RedisHandle } from '@kubefed/testing';
-import { consistently, POLL, startRedis } from '@kubefed/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
+import { consistently, POLL } from '@kubefed/testing';
+import { describe, expect, it } from 'vitest';
 import {
   configMapName,
   createFederatedConfigMaps,
@@ -13,32 +13,15 @@ import {
   MemberWriteRecorder,
   metricsText,
   metricValue,
-  startProcessFederation,
+  processFederationFixtures,
   totalManagedCopies,
 } from './process-federation.js';
 
-let redis: RedisHandle;
-beforeAll(async () => {
-  redis = await startRedis({ forcePrivate: true });
-});
-afterAll(async () => {
-  await redis.stop();
-});
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function federation(): Promise<LocalFederation> {
-  const fed = await startProcessFederation({ redisUrl: redis.url, fastLeaderElection: true });
-  cleanups.push(() => fed.stop());
-  return fed;
-}
+const { federation, afterTest, redis } = processFederationFixtures({ fastLeaderElection: true });
 
 async function recorder(fed: LocalFederation, ns: string): Promise<MemberWriteRecorder> {
   const r = await MemberWriteRecorder.start(fed, ns);
-  cleanups.push(() => r.stop());
+  afterTest(() => r.stop());
   return r;
 }
 
@@ -131,7 +114,7 @@ describe('propagation through controller-manager processes under failures', () =
     await fed.waitForReady(30_000);
     await createFederatedConfigMaps(fed, ns, PROPAGATING);
     await expect.poll(() => writes.count('ADDED'), { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(40);
-    await redis.restart();
+    await redis().restart();
     expect(writes.count('ADDED')).toBeLessThan(PROPAGATING * fed.members.length);
 
     // The default resync (5 m) is far beyond the timeout: the jobs lost with Redis must be sent again.
@@ -180,7 +163,7 @@ describe('propagation through controller-manager processes under failures', () =
     // Every process but the simulated clusters restarts: Redis comes back empty, the controller
     // manager has no memory; the PropagatedVersions in the host say nothing needs writing.
     expect(await cm.stop()).toBe(0);
-    await redis.restart();
+    await redis().restart();
     cm = await fed.startControllerManager(resync);
     await expect.poll(() => reconciles(), { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(2 * objects);
     await consistently(() => expect(writes.writes).toEqual([]), {
