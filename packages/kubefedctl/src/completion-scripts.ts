@@ -19,7 +19,7 @@ function assetKey(shell: TemplateShell): string {
 }
 
 /** Every template: SEA asset key → file on disk. What the single executable embeds. */
-export function completionTemplateFiles(): Map<string, string> {
+function completionTemplateFiles(): Map<string, string> {
   const require = createRequire(import.meta.url);
   return new Map(TEMPLATE_SHELLS.map((shell) => [assetKey(shell), require.resolve(`@pnpm/tabtab/lib/templates/completion.${shell}`)]));
 }

@@ -56,7 +56,7 @@ export function qualifiedResource(m: Pick<ResourceMapping, 'resource' | 'group'>
 }
 
 /** kubectl's name of an object of a type: `<singular>[.<group>]/<name>`. */
-export function objectRef(m: Pick<ResourceMapping, 'singularName' | 'kind' | 'group'>, name: string): string {
+function objectRef(m: Pick<ResourceMapping, 'singularName' | 'kind' | 'group'>, name: string): string {
   const singular = m.singularName === '' ? m.kind.toLowerCase() : m.singularName;
   return `${m.group === '' ? singular : `${singular}.${m.group}`}/${name}`;
 }

@@ -138,7 +138,7 @@ export function cloneRule(r: PolicyRule): PolicyRule {
  *   `serviceaccounts/token`, or creating or reading Secrets, which holds `kubernetes.io/service-account-token`
  *   Secrets of any service account, those of kube-system's controllers included).
  */
-export type SelfEscalation = 'bind' | 'escalate' | 'impersonate' | 'token';
+type SelfEscalation = 'bind' | 'escalate' | 'impersonate' | 'token';
 
 /** One way of {@link SelfEscalation}, and the resources (`plural.group`, core: `plural`) of the rules that make it. */
 export interface SelfEscalationFinding {
@@ -211,7 +211,7 @@ export function selfEscalations(rules: readonly PolicyRule[]): SelfEscalationFin
 }
 
 /** The FTC names (`plural.group`) among `resources` of {@link selfEscalations} that enabled FTCs grant, sorted. */
-export function selfEscalatingTypes(ftcs: readonly FtcSpec[], findings: readonly SelfEscalationFinding[]): string[] {
+function selfEscalatingTypes(ftcs: readonly FtcSpec[], findings: readonly SelfEscalationFinding[]): string[] {
   const named = new Set(findings.flatMap((f) => f.resources));
   const types = new Set<string>();
   for (const f of ftcs) {

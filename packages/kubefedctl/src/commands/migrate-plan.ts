@@ -12,7 +12,7 @@ export const KUBEFED_LOCK_NAME = 'kubefed-controller-manager';
 /** The annotation of a ConfigMap lock (client-go `LeaderElectionRecordAnnotationKey`). */
 export const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
 /** The Service of KubeFed's admission webhook (chart: controllermanager/templates/webhook.yaml). */
-export const KUBEFED_WEBHOOK_SERVICE = 'kubefed-admission-webhook';
+const KUBEFED_WEBHOOK_SERVICE = 'kubefed-admission-webhook';
 
 /** The webhooks of KubeFed's chart, by configuration kind: webhook name → the path it serves. */
 const KUBEFED_WEBHOOKS = {
