@@ -31,6 +31,11 @@ async function createFederatedClusterRole(): Promise<string> {
   return name;
 }
 
+/** The uid of the FederatedClusterRole `name`, which every outcome about it carries. */
+async function uidOf(name: string): Promise<string | undefined> {
+  return (await fed.hostClient.resource(FED_CLUSTER_ROLES).get(name)).metadata.uid;
+}
+
 let fed: Federation;
 
 beforeAll(async () => {
@@ -62,6 +67,7 @@ describe('sync worker failures before a member write', () => {
     expect(recorder.outcomes(federatedObjectRef(type.name, name)).get('member1')).toEqual({
       status: 'ClientRetrievalFailed',
       generation: 1,
+      uid: await uidOf(name),
     });
     const events = (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
       (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
@@ -121,6 +127,7 @@ describe('sync worker failures before a member write', () => {
     expect(recorder.outcomes(federatedObjectRef(type.name, name)).get('member1')).toEqual({
       status: 'VersionRetrievalFailed',
       generation: 1,
+      uid: await uidOf(name),
     });
     const events = (await fed.hostClient.resource(EVENTS, 'default').list()).items.filter(
       (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name,
@@ -218,7 +225,7 @@ describe('the job context of a sync worker', () => {
 
     await worker.process(job, { attempt: 2, signal: new AbortController().signal, logger: recordingLogger(lines) });
     expect((await member.resource(MEMBER_CLUSTER_ROLES).get(name)).metadata.labels?.['kubefed.io/managed']).toBe('true');
-    expect(recorder.outcomes(federatedObjectRef(type.name, name)).get('member1')).toEqual({ status: '', generation: 1 });
+    expect(recorder.outcomes(federatedObjectRef(type.name, name)).get('member1')).toEqual({ status: '', generation: 1, uid: await uidOf(name) });
     expect(lines).toEqual(['member object created']);
   });
 });
