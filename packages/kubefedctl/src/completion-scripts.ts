@@ -18,8 +18,13 @@ function assetKey(shell: TemplateShell): string {
   return `kubefedctl/completion.${shell}`;
 }
 
-/** Every template: SEA asset key → file on disk. What the single executable embeds. */
-function completionTemplateFiles(): Map<string, string> {
+/**
+ * Every template: SEA asset key → file on disk. What the single executable embeds
+ * (tools/package/kubefedctl.js imports it at build time).
+ *
+ * @public
+ */
+export function completionTemplateFiles(): Map<string, string> {
   const require = createRequire(import.meta.url);
   return new Map(TEMPLATE_SHELLS.map((shell) => [assetKey(shell), require.resolve(`@pnpm/tabtab/lib/templates/completion.${shell}`)]));
 }
