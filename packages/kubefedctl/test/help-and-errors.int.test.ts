@@ -132,8 +132,9 @@ describe('kubefedctl errors with a hint', () => {
     const refused = await kubefedctl('disable', 'configmaps', '--delete-crd');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      'Error: Cannot delete CRD "federatedconfigmaps.types.kubefed.io" while resource instances exist: app/cm-0, app/cm-1, app/cm-2 and 2 more. ' +
-        "Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option\n" +
+      'Error: Cannot delete CRD "federatedconfigmaps.types.kubefed.io" while resource instances exist. ' +
+        "Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option " +
+        '(instances: app/cm-0, app/cm-1, app/cm-2 and 2 more)\n' +
         'hint: delete them with "kubectl delete federatedconfigmaps.types.kubefed.io --all --all-namespaces" (their member objects go too unless orphaning deletion is enabled), or disable without --delete-crd to keep them\n',
     );
     const ftc = await host.resource(gvr.federatedTypeConfigs, ns).get('configmaps');

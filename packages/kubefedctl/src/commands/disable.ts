@@ -112,7 +112,8 @@ export async function disableType(host: DynamicClient, key: string, options: Dis
     if (names.length === 0) return;
     const others = total === undefined ? ' and more' : total > names.length ? ` and ${total - names.length} more` : '';
     throw new KubefedctlError(
-      `Cannot delete CRD "${crdName}" while resource instances exist: ${names.join(', ')}${others}. Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option`,
+      // KubeFed's sentence as it was (scripts match it), then the instances.
+      `Cannot delete CRD "${crdName}" while resource instances exist. Please try kubefedctl disable again after removing the resource instances or without the '--delete-crd' option (instances: ${names.join(', ')}${others})`,
       {
         hint: `delete them with "kubectl delete ${crdGvr.resource}.${crdGvr.group} --all --all-namespaces" (their member objects go too unless orphaning deletion is enabled), or disable without --delete-crd to keep them`,
       },
