@@ -225,7 +225,11 @@ describe('the job context of a sync worker', () => {
 
     await worker.process(job, { attempt: 2, signal: new AbortController().signal, logger: recordingLogger(lines) });
     expect((await member.resource(MEMBER_CLUSTER_ROLES).get(name)).metadata.labels?.['kubefed.io/managed']).toBe('true');
-    expect(recorder.outcomes(federatedObjectRef(type.name, name)).get('member1')).toEqual({ status: '', generation: 1, uid: await uidOf(name) });
+    expect(recorder.outcomes(federatedObjectRef(type.name, name)).get('member1')).toEqual({
+      status: '',
+      generation: 1,
+      uid: await uidOf(name),
+    });
     expect(lines).toEqual(['member object created']);
   });
 });
