@@ -12,7 +12,7 @@ import {
 } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
 import { applyClusterOverrides, clusterOverridesFor } from './cluster-overrides.js';
-import { ApplyOverridesError, ComputeResourceError } from './errors.js';
+import { ComputeResourceError } from './errors.js';
 import { isNamespaceType, qualifiedName } from '../placement/index.js';
 import { namespaceLabels } from './namespace-labels.js';
 import { retainClusterFields } from './retain-fields.js';
@@ -147,10 +147,6 @@ export function renderDesiredObject(input: RenderInput): RenderedObject {
 
   const meta: unknown = out.metadata;
   const finalMeta = (isObject(meta) ? meta : {}) as KubeObject['metadata'];
-  // Overrides into ownerReferences are refused by path; this also holds for any other way in.
-  if (nonEmpty(finalMeta.ownerReferences))
-    throw new ApplyOverridesError(cluster, `overrides of "${name}" for cluster "${cluster}" may not set metadata.ownerReferences`);
-  delete finalMeta.ownerReferences;
   const labels: unknown = finalMeta.labels;
   let kept = isObject(labels) ? (labels as Record<string, string>) : {};
   if (isNamespaceType(targetType)) {
