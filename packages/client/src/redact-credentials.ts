@@ -43,10 +43,10 @@ function redactSecretQueryParams(text: string): string {
   let out = '';
   let copied = 0;
   const names = new RegExp(QUERY_PARAM_NAME.source, QUERY_PARAM_NAME.flags);
+  const value = new RegExp(QUERY_PARAM_VALUE.source, QUERY_PARAM_VALUE.flags);
   for (let m = names.exec(text); m !== null; m = names.exec(text)) {
     if (!SECRET_NAME.test(m[1] ?? '')) continue;
     const valueStart = m.index + m[0].length;
-    const value = new RegExp(QUERY_PARAM_VALUE.source, QUERY_PARAM_VALUE.flags);
     value.lastIndex = valueStart;
     const valueEnd = valueStart + (value.exec(text)?.[0].length ?? 0);
     out += `${text.slice(copied, valueStart)}***`;
