@@ -4,7 +4,7 @@
 // and when the user deletes that Namespace the deletion must not wait for it (KubeFed
 // pkg/controller/sync/controller.go, deleteFromClusters): the Namespace waits for the
 // FederatedNamespace inside it, whose finalizer would otherwise wait for the Namespace.
-import { getOrUndefined } from '@kubefed/client';
+import { getOrUndefined, type ResourceClient } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
@@ -47,20 +47,26 @@ const labelsOf = async (cluster: string, ns: string): Promise<Record<string, str
     : { ...(obj.metadata.labels ?? {}), phase: String((obj.status as { phase?: string } | undefined)?.phase) };
 };
 
+/** The FederatedNamespace `ns` and a FederatedConfigMap `settings` in it, both propagated to every cluster. */
+async function federatedNamespaceWithSettings(ns: string): Promise<{ fedNamespaces: ResourceClient; fedConfigMaps: ResourceClient }> {
+  await createFederatedNamespace(fed, ns, CLUSTERS);
+  const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
+  const fedConfigMaps = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
+  await fedConfigMaps.create({
+    apiVersion: 'types.kubefed.io/v1beta1',
+    kind: 'FederatedConfigMap',
+    metadata: { name: 'settings', namespace: ns },
+    spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } },
+  });
+  await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
+  await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(CLUSTERS));
+  return { fedNamespaces, fedConfigMaps };
+}
+
 describe('the host cluster joined as a member', () => {
   it("propagates into the host's own namespace and, when the FederatedNamespace is deleted, unlabels it instead of deleting it", async () => {
     const ns = 'shared';
-    await createFederatedNamespace(fed, ns, CLUSTERS);
-    const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
-    const fedConfigMaps = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
-    await fedConfigMaps.create({
-      apiVersion: 'types.kubefed.io/v1beta1',
-      kind: 'FederatedConfigMap',
-      metadata: { name: 'settings', namespace: ns },
-      spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } },
-    });
-    await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
-    await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(CLUSTERS));
+    const { fedNamespaces, fedConfigMaps } = await federatedNamespaceWithSettings(ns);
     await expect.poll(() => labelsOf('host', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });
     await expect.poll(() => labelsOf('member1', ns), POLL).toMatchObject({ 'kubefed.io/managed': 'true', phase: 'Active' });
 
@@ -91,17 +97,7 @@ describe('the host cluster joined as a member', () => {
 
   it('removes the federated objects inside a deleted host namespace and all their copies', async () => {
     const ns = 'deleted-with-objects';
-    await createFederatedNamespace(fed, ns, CLUSTERS);
-    const fedNamespaces = fed.client('host').resource(FEDERATED_NAMESPACES, ns);
-    const fedConfigMaps = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
-    await fedConfigMaps.create({
-      apiVersion: 'types.kubefed.io/v1beta1',
-      kind: 'FederatedConfigMap',
-      metadata: { name: 'settings', namespace: ns },
-      spec: { template: { data: { a: 'b' } }, placement: { clusters: CLUSTERS.map((name) => ({ name })) } },
-    });
-    await expect.poll(() => propagationOf(fedNamespaces, ns), POLL).toEqual(propagatedTo(CLUSTERS));
-    await expect.poll(() => propagationOf(fedConfigMaps, 'settings'), POLL).toEqual(propagatedTo(CLUSTERS));
+    const { fedNamespaces, fedConfigMaps } = await federatedNamespaceWithSettings(ns);
     const memberConfigMaps = fed.client('member1').resource(RESOURCES.configMaps, ns);
     await expect
       .poll(async () => (await getOrUndefined(memberConfigMaps, 'settings'))?.metadata.labels, POLL)
