@@ -220,14 +220,13 @@ function resourcePaths(prefix: string, def: ResourceDef, vd: VersionDef): JsonOb
     delete: operation('deletecollection', [param('labelSelector', '')]),
     parameters: nsParam,
   };
+  // Custom resources take no strategic merge patch, on the object or its status. kubectl apply
+  // reads the first PATCH operation of the kind it meets (Go map order) to choose a patch type.
+  const patchTypes = def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic'));
   paths[`${base}/{name}`] = {
     get: operation('get'),
     put: operation('put', writeParams, ['application/json', 'application/yaml']),
-    patch: operation(
-      'patch',
-      [...writeParams, param('force', '')],
-      def.builtin ? patchContentTypes : patchContentTypes.filter((c) => !c.includes('strategic')),
-    ),
+    patch: operation('patch', [...writeParams, param('force', '')], patchTypes),
     delete: operation('delete', [param('dryRun', ''), param('propagationPolicy', ''), param('gracePeriodSeconds', '')]),
     parameters: [...nameParam, ...nsParam],
   };
@@ -235,7 +234,7 @@ function resourcePaths(prefix: string, def: ResourceDef, vd: VersionDef): JsonOb
     paths[`${base}/{name}/status`] = {
       get: operation('get'),
       put: operation('put', writeParams, ['application/json']),
-      patch: operation('patch', [...writeParams, param('force', '')], patchContentTypes),
+      patch: operation('patch', [...writeParams, param('force', '')], patchTypes),
       parameters: [...nameParam, ...nsParam],
     };
   return paths;

@@ -45,6 +45,27 @@ export function crdConformance(substrate: Substrate): void {
       expect(crd.status.storedVersions).toEqual(['v1']);
     });
 
+    it('offers no strategic merge patch for the custom resource or its status in OpenAPI v3 (kubectl apply picks its patch type there)', async () => {
+      const doc = await vi.waitFor(async () => {
+        const index = expectCode(await t.request('GET', '/openapi/v3'), 200);
+        const url = index.paths?.[`apis/${group}/v1`]?.serverRelativeURL as string | undefined;
+        expect(url).toBeDefined();
+        return expectCode(await t.request('GET', url!), 200);
+      }, poll);
+      const patches = Object.entries(doc.paths as Record<string, Json>).filter(([, item]) => item.patch !== undefined);
+      expect(patches.map(([path]) => path)).toEqual(
+        expect.arrayContaining([
+          `/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`,
+          `/apis/${group}/v1/namespaces/{namespace}/widgets/{name}/status`,
+        ]),
+      );
+      for (const [path, item] of patches) {
+        const types = Object.keys(item.patch.requestBody?.content ?? {});
+        expect(types, path).toContain('application/merge-patch+json');
+        expect(types, path).not.toContain('application/strategic-merge-patch+json');
+      }
+    });
+
     it('lists the custom resource in discovery', async () => {
       const groups = expectCode(await t.request('GET', '/apis'), 200);
       const entry = (groups.groups as Json[]).find((g) => g.name === group);
