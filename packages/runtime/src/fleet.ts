@@ -1,4 +1,5 @@
-import { jsonEqual, type Clock, type DynamicClient } from '@kubefed/client';
+import { jsonEqual, systemClock, type Clock, type DynamicClient } from '@kubefed/client';
+import { CacheBudget, type CacheBudgetExceededError, type CacheBudgetLimits } from './cache-budget.js';
 import { FleetFullError, FleetStoppedError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import { untilAborted, type Runnable } from './runnable.js';
@@ -46,6 +47,14 @@ export interface FleetOptions<C> {
    * FleetFullError (it costs nothing: no client, informers or sync worker). Default unlimited.
    */
   readonly maxMembers?: number | undefined;
+  /**
+   * What each member's informers may hold together (objects, approximate bytes, pages per
+   * list). A member past it is disengaged at once, and {@link Fleet.engage} refuses it with the
+   * CacheBudgetExceededError for `overBudgetRetryMs`; {@link Fleet.overBudget} says why. Default unlimited.
+   */
+  readonly cacheBudget?: CacheBudgetLimits | undefined;
+  /** How long a member cut off by its cache budget is refused before it is engaged again; default 5 minutes. */
+  readonly overBudgetRetryMs?: number | undefined;
 }
 
 interface Member<C> {
@@ -76,6 +85,8 @@ export class Fleet<C = unknown> implements Runnable {
   readonly #logger: Logger;
   readonly #members = new Map<string, Member<C>>();
   readonly #listeners = new Set<FleetEvents>();
+  /** Members cut off by their cache budget, until when they are refused. */
+  readonly #overBudget = new Map<string, { readonly err: CacheBudgetExceededError; readonly until: number }>();
   #stopped = false;
 
   constructor(options: FleetOptions<C>) {
@@ -90,10 +101,13 @@ export class Fleet<C = unknown> implements Runnable {
    *
    * @throws what `connect` throws; the member is then not engaged. FleetStoppedError once the
    * Fleet has stopped (no client is built that nothing would close). FleetFullError when `name`
-   * is not engaged and `maxMembers` are.
+   * is not engaged and `maxMembers` are. CacheBudgetExceededError while `name` is refused for
+   * having passed its cache budget ({@link overBudget}).
    */
   engage(name: string, config: C): DynamicClient {
     if (this.#stopped) throw new FleetStoppedError(`cannot engage member cluster "${name}": the fleet has stopped`);
+    const refused = this.overBudget(name);
+    if (refused !== undefined) throw refused;
     const existing = this.#members.get(name);
     const limit = this.#o.maxMembers;
     if (existing === undefined && limit !== undefined && this.#members.size >= limit) {
@@ -106,7 +120,15 @@ export class Fleet<C = unknown> implements Runnable {
     if (existing !== undefined) void this.disengage(name);
     const client = this.#o.connect(name, config);
     const abort = new AbortController();
-    const informers = new SharedInformers({ cluster: name, client, logger: this.#logger, clock: this.#o.clock });
+    const limits = this.#o.cacheBudget;
+    // Only this engagement is cut off: a later one has a budget of its own.
+    const budget =
+      limits === undefined
+        ? undefined
+        : new CacheBudget(name, limits, (err) => {
+            if (!abort.signal.aborted) this.#cutOff(name, err);
+          });
+    const informers = new SharedInformers({ cluster: name, client, logger: this.#logger, clock: this.#o.clock, budget });
     const informersDone = informers.start(abort.signal);
     this.#members.set(name, { config, client, abort, informers, informersDone, ready: false });
     this.#logger.info({ cluster: name }, 'cluster engaged');
@@ -125,6 +147,18 @@ export class Fleet<C = unknown> implements Runnable {
     this.#emit((l) => l.onDisengaged?.(name));
     await member.informersDone;
     member.client.close();
+  }
+
+  /**
+   * Why `name` is refused, while it is: it passed its cache budget and was disengaged, less than
+   * `overBudgetRetryMs` ago.
+   */
+  overBudget(name: string): CacheBudgetExceededError | undefined {
+    const refused = this.#overBudget.get(name);
+    if (refused === undefined) return undefined;
+    if ((this.#o.clock ?? systemClock).now() < refused.until) return refused.err;
+    this.#overBudget.delete(name);
+    return undefined;
   }
 
   /** Records whether `name` is Ready (ignored when not engaged); notifies on a change only. */
@@ -188,6 +222,13 @@ export class Fleet<C = unknown> implements Runnable {
     await untilAborted(signal);
     this.#stopped = true;
     await Promise.all([...this.#members.keys()].map((name) => this.disengage(name)));
+  }
+
+  #cutOff(name: string, err: CacheBudgetExceededError): void {
+    const retryMs = this.#o.overBudgetRetryMs ?? 5 * 60_000;
+    this.#overBudget.set(name, { err, until: (this.#o.clock ?? systemClock).now() + retryMs });
+    this.#logger.warn({ cluster: name, err, durationMs: retryMs }, 'member cluster over its cache budget: disengaged');
+    void this.disengage(name);
   }
 
   #emitReady(): void {

@@ -70,6 +70,14 @@ export {
 } from './metrics.js';
 export { deepFreeze } from './deep-freeze.js';
 export { Store, NAMESPACE_INDEX, LABEL_INDEX, type IndexFunc, type Reader, type ReplaceResult } from './store.js';
+export {
+  CacheBudget,
+  CacheBudgetExceededError,
+  DEFAULT_MEMBER_CACHE_BUDGET,
+  approximateJsonBytes,
+  type BudgetAccount,
+  type CacheBudgetLimits,
+} from './cache-budget.js';
 export { Reflector, WatchError, type ReflectorOptions, type ReflectorSink, type ReflectorBackoff } from './reflector.js';
 export { Informer, DeletedFinalStateUnknown, deletedObject, type InformerOptions, type EventHandler } from './informer.js';
 export {

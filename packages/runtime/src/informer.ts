@@ -4,6 +4,7 @@ import { deepFreeze } from './deep-freeze.js';
 import { objectKey, type KubeObject, type WatchEvent } from './kube-types.js';
 import type { ListerWatcher } from './list-watcher.js';
 import { silentLogger, type Logger } from './logger.js';
+import { approximateJsonBytes, type BudgetAccount } from './cache-budget.js';
 import type { InformerMetrics } from './metrics.js';
 import { Reflector, type ReflectorBackoff } from './reflector.js';
 import { Store, type IndexFunc, type Reader } from './store.js';
@@ -61,6 +62,12 @@ export interface InformerOptions {
   random?: () => number;
   logger?: Logger;
   metrics?: InformerMetrics;
+  /**
+   * This informer's share of its cluster's cache budget: what it lists and caches is counted
+   * (objects, approximate bytes, pages per list) and a change past a limit is not applied (the
+   * list or watch fails and is retried; the budget's owner is told once). Default none.
+   */
+  budget?: BudgetAccount;
 }
 
 /**
@@ -85,6 +92,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #listAttemptWaiters: (() => void)[] = [];
   #listError: unknown = undefined;
   #resourceVersion = '';
+  /** Approximate JSON bytes of the store, kept only with a budget. */
+  #storeBytes = 0;
 
   constructor(options: InformerOptions) {
     this.name = options.name;
@@ -182,7 +191,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       name: this.name,
       listerWatcher: this.#o.listerWatcher,
       sink: {
-        replace: (items, rv) => this.#replace(items as T[], rv),
+        replace: (items, rv, bytes) => this.#replace(items as T[], rv, bytes),
         apply: (e) => this.#apply(e),
         listFailed: (err) => this.#listFailed(err),
       },
@@ -194,6 +203,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.#o.backoff !== undefined) reflectorOptions.backoff = this.#o.backoff;
     if (this.#o.random !== undefined) reflectorOptions.random = this.#o.random;
     if (this.#o.metrics !== undefined) reflectorOptions.metrics = this.#o.metrics;
+    if (this.#o.transform !== undefined) reflectorOptions.transform = this.#o.transform;
+    if (this.#o.budget !== undefined) reflectorOptions.budget = this.#o.budget;
     const stopResync = this.#startResync(signal, this.#o.resyncPeriodMs ?? 0);
     this.#running = signal;
     for (const [handler, resync] of this.#handlerResyncs) resync.stop = this.#startResync(signal, resync.periodMs, handler);
@@ -224,9 +235,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     return () => this.#clock.clearTimeout(handle);
   }
 
-  #replace(listed: T[], resourceVersion: string): void {
-    const transform = this.#o.transform;
-    const items = transform === undefined ? listed : listed.map((obj) => transform(obj) as T);
+  #replace(items: T[], resourceVersion: string, bytes: number): void {
+    const budget = this.#o.budget;
+    if (budget !== undefined) {
+      // The listed objects become the store: counted once, as the store's.
+      budget.hold('list', 0, 0);
+      budget.hold('store', items.length, bytes);
+      this.#storeBytes = bytes;
+    }
     const result = this.#store.replace(items);
     this.#resourceVersion = resourceVersion;
     for (const obj of result.added) this.#emit('onAdd', (h) => h.onAdd?.(obj as T));
@@ -245,6 +261,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   #apply(event: WatchEvent): void {
     const obj = (this.#o.transform?.(event.object) ?? event.object) as T;
+    if (this.#o.budget !== undefined) this.#charge(event.type, obj);
     const rv = obj.metadata.resourceVersion;
     if (rv !== undefined) this.#resourceVersion = rv;
     if (event.type === 'DELETED') {
@@ -256,6 +273,16 @@ export class Informer<T extends KubeObject = KubeObject> {
     const old = this.#store.upsert(obj);
     if (old === undefined) this.#emit('onAdd', (h) => h.onAdd?.(obj));
     else this.#emit('onUpdate', (h) => h.onUpdate?.(old, obj));
+  }
+
+  /** Counts the change `obj` makes to the store against the budget before it is applied (throws past a limit). */
+  #charge(type: WatchEvent['type'], obj: T): void {
+    const old = this.#store.get(objectKey(obj));
+    const oldBytes = old === undefined ? 0 : approximateJsonBytes(old);
+    const newBytes = type === 'DELETED' ? 0 : approximateJsonBytes(obj);
+    const objects = this.#store.size + (type === 'DELETED' ? (old === undefined ? 0 : -1) : old === undefined ? 1 : 0);
+    this.#o.budget?.hold('store', objects, this.#storeBytes - oldBytes + newBytes);
+    this.#storeBytes += newBytes - oldBytes;
   }
 
   #emit(kind: keyof EventHandler<T>, fn: (h: EventHandler<T>) => void): void {

@@ -1,4 +1,5 @@
 import { sleep, systemClock, type Clock } from '@kubefed/client';
+import { approximateJsonBytes, type BudgetAccount } from './cache-budget.js';
 import { RuntimeError } from './errors.js';
 import { statusCodeOf, type KubeObject, type WatchEvent } from './kube-types.js';
 import type { ListerWatcher } from './list-watcher.js';
@@ -7,8 +8,11 @@ import type { InformerMetrics } from './metrics.js';
 
 /** Where a reflector delivers what it lists and watches (the informer's store + handlers). */
 export interface ReflectorSink {
-  /** The complete current set of objects after a (re)list. */
-  replace(items: KubeObject[], resourceVersion: string): void;
+  /**
+   * The complete current set of objects after a (re)list, transformed; `bytes` is their
+   * approximate JSON size when the reflector has a budget, else 0.
+   */
+  replace(items: KubeObject[], resourceVersion: string, bytes: number): void;
   /** One ADDED / MODIFIED / DELETED watch event. */
   apply(event: WatchEvent): void;
   /** A (re)list failed (it is retried with backoff); not called when the signal aborted it. */
@@ -33,6 +37,10 @@ export interface ReflectorOptions {
   sink: ReflectorSink;
   /** Page size of the initial list; default 500 (0 = one unpaged request). */
   pageSize?: number;
+  /** Applied to every listed object as its page arrives, so that a list holds transformed objects only; default none. */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** Where a list's pages, objects and bytes are counted as they arrive (a member's cache budget); default none. */
+  budget?: BudgetAccount;
   /** Range of `timeoutSeconds` asked of the server per watch, randomised; default [300, 600]. */
   watchTimeoutSeconds?: readonly [number, number];
   backoff?: ReflectorBackoff;
@@ -123,7 +131,7 @@ export class Reflector {
   async #list(signal: AbortSignal): Promise<void> {
     const pageSize = this.#o.pageSize ?? 500;
     const lw = this.#o.listerWatcher;
-    const items: KubeObject[] = [];
+    const held = new ListHold(this.#o.transform, this.#o.budget);
     let resourceVersion = '';
     let cont: string | undefined;
     try {
@@ -132,21 +140,27 @@ export class Reflector {
         if (pageSize > 0) opts.limit = pageSize;
         if (cont !== undefined) opts.continue = cont;
         const page = await lw.list(opts);
-        for (const item of page.items) items.push(item);
+        held.add(page.items);
         if (cont === undefined) resourceVersion = page.resourceVersion;
         cont = page.continue;
       } while (cont !== undefined);
     } catch (err) {
       // An expired continue token: fall back to one unpaged list.
-      if (cont === undefined || statusCodeOf(err) !== 410) throw err;
+      if (cont === undefined || statusCodeOf(err) !== 410) {
+        held.clear();
+        throw err;
+      }
+      held.clear();
       const all = await lw.list({ signal });
-      items.length = 0;
-      items.push(...all.items);
+      held.add(all.items);
       resourceVersion = all.resourceVersion;
     }
-    if (signal.aborted) return;
+    if (signal.aborted) {
+      held.clear();
+      return;
+    }
     this.#o.metrics?.list();
-    this.#o.sink.replace(items, resourceVersion);
+    this.#o.sink.replace(held.items, resourceVersion, held.bytes);
     this.#resourceVersion = resourceVersion;
   }
 
@@ -196,5 +210,47 @@ export class Reflector {
       this.#clock.clearTimeout(watchdog);
       signal.removeEventListener('abort', abort);
     }
+  }
+}
+
+/**
+ * The objects of one list in progress: transformed as each page arrives and, with a budget,
+ * counted (pages, objects, approximate bytes) before the next page is asked for.
+ */
+class ListHold {
+  readonly items: KubeObject[] = [];
+  bytes = 0;
+  #pages = 0;
+
+  constructor(
+    private readonly transform: ((obj: KubeObject) => KubeObject) | undefined,
+    private readonly budget: BudgetAccount | undefined,
+  ) {}
+
+  add(page: readonly KubeObject[]): void {
+    this.#pages += 1;
+    const budget = this.budget;
+    if (budget !== undefined && this.#pages > budget.maxListPages) {
+      this.clear();
+      budget.tooManyPages(this.#pages);
+    }
+    for (const item of page) {
+      const obj = this.transform === undefined ? item : this.transform(item);
+      this.items.push(obj);
+      if (budget !== undefined) this.bytes += approximateJsonBytes(obj);
+    }
+    try {
+      budget?.hold('list', this.items.length, this.bytes);
+    } catch (err) {
+      this.clear();
+      throw err;
+    }
+  }
+
+  /** Drops the objects (the list failed or was replaced) and their share of the budget. */
+  clear(): void {
+    this.items.length = 0;
+    this.bytes = 0;
+    this.budget?.hold('list', 0, 0);
   }
 }

@@ -1,4 +1,5 @@
 import { systemClock, type Clock, type GroupVersionResource, type KubeObject, type ResourceClient } from '@kubefed/client';
+import type { BudgetAccount, CacheBudget } from './cache-budget.js';
 import { InformersStoppedError } from './errors.js';
 import { Informer } from './informer.js';
 import { listerWatcherFor } from './list-watcher.js';
@@ -64,10 +65,13 @@ export interface SharedInformersOptions {
   readonly metrics?: RuntimeMetrics | undefined;
   /** Default the system clock. */
   readonly clock?: Clock | undefined;
+  /** What the cluster's informers may hold together (the Fleet gives each member one); default unlimited. */
+  readonly budget?: CacheBudget | undefined;
 }
 
 interface Entry {
   readonly informer: Informer;
+  readonly budget: BudgetAccount | undefined;
   readonly abort: AbortController;
   done: Promise<void> | undefined;
   refs: number;
@@ -163,6 +167,7 @@ export class SharedInformers implements CacheRunnable {
     const o = this.#o;
     const name = `${id}@${o.cluster}`;
     const namespace = spec.namespace === '' ? undefined : spec.namespace;
+    const budget = o.budget?.account(name);
     const informer = new Informer({
       name,
       listerWatcher: listerWatcherFor(
@@ -173,8 +178,9 @@ export class SharedInformers implements CacheRunnable {
       clock: o.clock ?? systemClock,
       ...(o.metrics === undefined ? {} : { metrics: o.metrics.informer(name) }),
       ...(spec.transform === undefined ? {} : { transform: spec.transform.transform }),
+      ...(budget === undefined ? {} : { budget }),
     });
-    const entry: Entry = { informer, abort: new AbortController(), done: undefined, refs: 0, awaitingRefs: 0 };
+    const entry: Entry = { informer, budget, abort: new AbortController(), done: undefined, refs: 0, awaitingRefs: 0 };
     this.#entries.set(id, entry);
     if (this.#signal !== undefined) this.#run(entry);
     return entry;
@@ -196,6 +202,7 @@ export class SharedInformers implements CacheRunnable {
     if (entry.refs > 0 || this.#entries.get(id) !== entry) return;
     this.#entries.delete(id);
     entry.abort.abort();
+    entry.budget?.release();
   }
 }
 

@@ -1,6 +1,6 @@
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import { startCluster } from '@kubefed/kube-sim';
-import { Fleet, FleetStoppedError } from '@kubefed/runtime';
+import { CacheBudgetExceededError, Fleet, FleetStoppedError } from '@kubefed/runtime';
 import { describe, expect, it } from 'vitest';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' } as const;
@@ -125,5 +125,44 @@ describe('Fleet', () => {
     expect(fleet.informer('m1', spec)).toBeUndefined();
     fresh?.release();
     other?.release();
+  });
+
+  it('disengages a member whose informers pass its cache budget, refuses it for the retry delay, then engages it again', async () => {
+    const sim = await startCluster({ name: 'runtime-fleet-budget', tls: false });
+    try {
+      const fleet = new Fleet<string>({
+        connect: (_name, config) => DynamicClient.fromKubeconfig(Kubeconfig.fromString(config), { qps: 0 }),
+        cacheBudget: { maxObjects: 6, maxBytes: 1024 * 1024, maxListPages: 100 },
+        overBudgetRetryMs: 1500,
+      });
+      const stop = new AbortController();
+      const running = fleet.start(stop.signal);
+      const events: string[] = [];
+      fleet.subscribe({ onDisengaged: (name) => events.push(`disengaged ${name}`) });
+      const client = fleet.engage('m1', sim.kubeconfigYaml());
+      const configMaps = client.resource(CONFIGMAPS, 'default');
+      for (let i = 0; i < 6; i++) await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } });
+      // The namespace holds 7 ConfigMaps with kube-root-ca.crt: past the budget at the first page.
+      const held = fleet.informer('m1', { resource: CONFIGMAPS, namespace: 'default' });
+      await expect.poll(() => events, POLL).toEqual(['disengaged m1']);
+      expect(fleet.get('m1')).toBeUndefined();
+      expect(fleet.overBudget('m1')?.message).toMatch(
+        /member cluster m1 holds more than 6 objects .*\(7, listing or watching configmaps\/v1\/default@m1\)/,
+      );
+      expect(() => fleet.engage('m1', sim.kubeconfigYaml())).toThrow(CacheBudgetExceededError);
+      held?.release();
+
+      await configMaps.delete('cm-5');
+      await expect.poll(() => fleet.overBudget('m1'), { timeout: 10_000, interval: 100 }).toBeUndefined();
+      fleet.engage('m1', sim.kubeconfigYaml());
+      const again = fleet.informer('m1', { resource: CONFIGMAPS, namespace: 'default' });
+      await expect.poll(() => again?.informer.store.list().length, POLL).toBe(6);
+      expect(fleet.get('m1')).toBeDefined();
+      again?.release();
+      stop.abort();
+      await running;
+    } finally {
+      await sim[Symbol.asyncDispose]();
+    }
   });
 });

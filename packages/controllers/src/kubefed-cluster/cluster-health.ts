@@ -36,6 +36,13 @@ export const JOIN_SCOPE_MISMATCH_REASON = 'JoinScopeMismatch';
  */
 export const TOO_MANY_CLUSTERS_REASON = 'TooManyMemberClusters';
 
+/**
+ * `Ready=False` reason (and Warning event) of a KubeFedCluster whose member held more than its
+ * cache budget in this controller manager (`--member-cache-max-objects`, `--member-cache-max-bytes`):
+ * it is disengaged, and engaged again once the retry delay has passed.
+ */
+export const CACHE_BUDGET_EXCEEDED_REASON = 'CacheBudgetExceeded';
+
 /** Control-plane scopes (`KubeFedConfig.spec.scope`). */
 export type ControlPlaneScope = 'Cluster' | 'Namespaced';
 
@@ -78,6 +85,8 @@ export type ProbeResult =
   | { readonly kind: 'scopeMismatch'; readonly message: string }
   /** The process already serves its maximum of member clusters: no client was kept, nothing was probed. `message` names the limit. */
   | { readonly kind: 'tooManyClusters'; readonly message: string }
+  /** The member passed its cache budget and is refused for a while: no client was kept, nothing was probed. `message` names the limit. */
+  | { readonly kind: 'overCacheBudget'; readonly message: string }
   /** GET /healthz failed: network error, timeout or a non-2xx answer. `error` is appended to the message. */
   | { readonly kind: 'unreachable'; readonly error: string }
   /** /healthz answered 2xx with a body other than `ok`. */
@@ -113,7 +122,8 @@ function condition(type: string, status: string, reason: string, message: string
  * The conditions a probe writes (the table of docs/kubefed-compatibility.md §1.1, plus `Ready=False`
  * {@link SECRET_NOT_BOUND_REASON} for a token Secret bound to another cluster and
  * {@link JOIN_SCOPE_MISMATCH_REASON} for a cluster joined for another scope, and
- * {@link TOO_MANY_CLUSTERS_REASON} for a cluster beyond `--max-member-clusters`). Every condition gets
+ * {@link TOO_MANY_CLUSTERS_REASON} for a cluster beyond `--max-member-clusters`, {@link CACHE_BUDGET_EXCEEDED_REASON}
+ * for one over its cache budget). Every condition gets
  * `lastProbeTime = lastTransitionTime = probeTime`; {@link applyThresholds} then keeps the
  * previous transition time where readiness did not change.
  */
@@ -137,6 +147,8 @@ export function probeConditions(result: ProbeResult, probeTime: string): Cluster
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, JOIN_SCOPE_MISMATCH_REASON, result.message, probeTime)];
     case 'tooManyClusters':
       return [condition(ClusterConditionType.Ready, ConditionStatus.False, TOO_MANY_CLUSTERS_REASON, result.message, probeTime)];
+    case 'overCacheBudget':
+      return [condition(ClusterConditionType.Ready, ConditionStatus.False, CACHE_BUDGET_EXCEEDED_REASON, result.message, probeTime)];
     case 'unreachable':
       return [
         condition(

@@ -21,6 +21,7 @@ import {
 import {
   done,
   FleetFullError,
+  CacheBudgetExceededError,
   requeueAfter,
   systemClock,
   type Clock,
@@ -41,6 +42,7 @@ import {
   SECRET_NOT_BOUND_REASON,
   statusNeedsWrite,
   TOO_MANY_CLUSTERS_REASON,
+  CACHE_BUDGET_EXCEEDED_REASON,
   topologyFromNodes,
   type ClusterTopology,
   type ControlPlaneScope,
@@ -102,6 +104,8 @@ interface ClusterRecord {
   notBound: string | undefined;
   /** The Fleet is full (`--max-member-clusters`): why; no client exists, the next reconcile tries again. */
   overLimit: string | undefined;
+  /** The member passed its cache budget and the Fleet refuses it for a while: why; no client exists, the next reconcile tries again. */
+  overBudget: string | undefined;
   /** Outcome of the previous probe: events are recorded when it changes, not on every probe. */
   lastProbe: ProbeResult['kind'] | undefined;
 }
@@ -120,7 +124,8 @@ const STATES = ['ready', 'notready', 'offline', 'malformed'] as const;
  * never read; a token Secret not bound to the cluster (annotation `kubefed.io/cluster-name`)
  * → `Ready=False` `ClusterSecretNotBound`, and its token is never sent; a cluster beyond the
  * Fleet's maximum (`--max-member-clusters`) → `Ready=False` `TooManyMemberClusters`, not probed,
- * no client kept (engaged once another cluster leaves); a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
+ * no client kept (engaged once another cluster leaves); a member whose informers passed its cache budget
+ * (the Fleet disengaged it) → `Ready=False` `CacheBudgetExceeded`, engaged again after the Fleet's retry delay; a missing or malformed Secret/spec → `ConfigMalformed`; an unreachable
  * member → `Offline`; failing to read the Secret from the host → thrown (retried with backoff);
  * failing to write status → logged, the probe loop continues (as KubeFed).
  */
@@ -152,6 +157,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     const name = raw.metadata.name ?? key;
     const logger = ctx.logger.child({ cluster: name });
     const record = this.#record(key, raw);
+    this.#noticeCutOff(record, name);
     // A cluster joined for another scope is refused before its token is read or sent.
     const scopeProblem = this.#o.scope === undefined ? undefined : joinScopeProblem(raw, this.#o.scope);
     try {
@@ -170,9 +176,11 @@ export class KubeFedClusterReconciler implements Reconciler {
           ? { kind: 'secretNotBound', message: record.notBound }
           : record.overLimit !== undefined
             ? { kind: 'tooManyClusters', message: record.overLimit }
-            : client === undefined
-              ? { kind: 'malformed' }
-              : await probeHealth(client, settings.timeoutMs, ctx.signal);
+            : record.overBudget !== undefined
+              ? { kind: 'overCacheBudget', message: record.overBudget }
+              : client === undefined
+                ? { kind: 'malformed' }
+                : await probeHealth(client, settings.timeoutMs, ctx.signal);
     if (ctx.signal.aborted) return done();
     if (result.kind !== record.lastProbe) await this.#recordEvent(raw, record, result, logger);
     record.lastProbe = result.kind;
@@ -189,7 +197,11 @@ export class KubeFedClusterReconciler implements Reconciler {
     const probed = probedStatus({ result, probeTime, kubernetesVersion: version, topology });
     const previous = record.history;
     // A refused token Secret or join scope is a fact about the configuration, not a flaky probe: shown at once.
-    const refused = result.kind === 'secretNotBound' || result.kind === 'scopeMismatch' || result.kind === 'tooManyClusters';
+    const refused =
+      result.kind === 'secretNotBound' ||
+      result.kind === 'scopeMismatch' ||
+      result.kind === 'tooManyClusters' ||
+      result.kind === 'overCacheBudget';
     const history = previous === undefined || refused ? firstHistory(stored, probed) : applyThresholds(previous, probed, settings);
     record.history = history;
     const ready = isClusterReady(history);
@@ -257,6 +269,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       configError: undefined,
       notBound: undefined,
       overLimit: undefined,
+      overBudget: undefined,
       lastProbe: undefined,
     };
     this.#records.set(key, record);
@@ -276,6 +289,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       record.configError = errorText(err);
       record.notBound = undefined;
       record.overLimit = undefined;
+      record.overBudget = undefined;
       this.#setProbe(record, name, undefined);
       return;
     }
@@ -286,7 +300,9 @@ export class KubeFedClusterReconciler implements Reconciler {
     record.configError = undefined;
     record.notBound = undefined;
     const wasOverLimit = record.overLimit !== undefined;
+    const wasOverBudget = record.overBudget !== undefined;
     record.overLimit = undefined;
+    record.overBudget = undefined;
     let probe: DynamicClient | undefined;
     try {
       // Probes pass the health-check timeout per request; other requests (sync workers) get the client's default.
@@ -306,6 +322,11 @@ export class KubeFedClusterReconciler implements Reconciler {
         record.secretVersion = undefined;
         if (!wasOverLimit) logger.warn({ limit: err.limit }, 'too many member clusters: the cluster is not used');
         record.overLimit = err.message;
+      } else if (err instanceof CacheBudgetExceededError) {
+        // Refused until the Fleet's retry delay has passed: tried again at every reconcile.
+        record.secretVersion = undefined;
+        if (!wasOverBudget) logger.warn({ err }, 'the cluster is over its cache budget: it is not used for now');
+        record.overBudget = err.message;
       } else {
         if (!(err instanceof ConfigError)) throw err;
         logger.warn({ err }, 'the configuration of the cluster may be malformed');
@@ -313,6 +334,19 @@ export class KubeFedClusterReconciler implements Reconciler {
       }
     }
     this.#setProbe(record, name, probe);
+  }
+
+  /**
+   * A member the Fleet cut off for its cache budget since the last reconcile: its probe client
+   * goes too, and the Secret is read again at once so that the next engage is tried (and refused
+   * until the retry delay has passed).
+   */
+  #noticeCutOff(record: ClusterRecord, name: string): void {
+    const err = this.#o.fleet.overBudget(name);
+    if (err === undefined || record.overBudget !== undefined) return;
+    record.overBudget = err.message;
+    record.secretVersion = undefined;
+    this.#setProbe(record, name, undefined);
   }
 
   /** Replaces the probe client; without one, the cluster is disengaged from the Fleet too. */
@@ -357,6 +391,9 @@ export class KubeFedClusterReconciler implements Reconciler {
       message = result.message;
     } else if (result.kind === 'tooManyClusters') {
       reason = TOO_MANY_CLUSTERS_REASON;
+      message = result.message;
+    } else if (result.kind === 'overCacheBudget') {
+      reason = CACHE_BUDGET_EXCEEDED_REASON;
       message = result.message;
     } else if (result.kind === 'scopeMismatch') {
       reason = JOIN_SCOPE_MISMATCH_REASON;
@@ -431,6 +468,7 @@ function stateOf(result: ProbeResult): (typeof STATES)[number] {
     case 'secretNotBound':
     case 'scopeMismatch':
     case 'tooManyClusters':
+    case 'overCacheBudget':
       return 'malformed';
     case 'notReady':
       return 'notready';

@@ -1,5 +1,5 @@
 import { jsonEqual, memberClientFromSecret, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
-import { Fleet, type Logger } from '@kubefed/runtime';
+import { DEFAULT_MEMBER_CACHE_BUDGET, Fleet, type CacheBudgetLimits, type Logger } from '@kubefed/runtime';
 
 /** What a member's client is built from: its KubeFedCluster and token Secret. */
 export interface MemberConfig {
@@ -23,6 +23,8 @@ export interface MemberFleetOptions {
   readonly requestCounter?: ((cluster: string) => (method: string, code: string) => void) | undefined;
   /** At most this many members are engaged (FleetFullError beyond, see `FleetOptions.maxMembers`); default unlimited. */
   readonly maxMembers?: number | undefined;
+  /** What each member's informers may hold (see `FleetOptions.cacheBudget`); default {@link DEFAULT_MEMBER_CACHE_BUDGET}. */
+  readonly cacheBudget?: CacheBudgetLimits | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet
       memberClientFromSecret(config.cluster, config.secret, { ...rateLimit, onRequestDone: options.requestCounter?.(name) }),
     sameConfig: (a, b) => jsonEqual(memberIdentity(a), memberIdentity(b)),
     maxMembers: options.maxMembers,
+    cacheBudget: options.cacheBudget ?? DEFAULT_MEMBER_CACHE_BUDGET,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 }
