@@ -24,13 +24,85 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end -}}
 
-{{/* Image of a component: `<repository>/<image>:<tag>`, falling back to the controller's and the chart's appVersion. */}}
+{{/*
+Whether component values name KubeFed's own image (`quay.io/kubernetes-multicluster/kubefed`, the
+default of KubeFed's chart): a Go binary that cannot run this chart's arguments, so the chart runs
+its own image instead (and says so in NOTES.txt).
+*/}}
+{{- define "kubefed.isKubeFedImage" -}}
+{{- if and (eq (.repository | default "" | toString | trimSuffix "/") "quay.io/kubernetes-multicluster") (eq (.image | default "" | toString) "kubefed") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Image of a component: `<repository>/<image>:<tag>`, falling back to the controller's and the
+chart's appVersion. Values naming KubeFed's image count as unset.
+*/}}
 {{- define "kubefed.image" -}}
 {{- $cm := .root.Values.controllermanager -}}
-{{- $repository := .component.repository | default $cm.controller.repository -}}
-{{- $image := .component.image | default $cm.controller.image -}}
-{{- $tag := .component.tag | default $cm.controller.tag | default .root.Chart.AppVersion -}}
+{{- $controller := $cm.controller -}}
+{{- if include "kubefed.isKubeFedImage" $controller -}}{{- $controller = dict -}}{{- end -}}
+{{- $c := .component -}}
+{{- if include "kubefed.isKubeFedImage" $c -}}{{- $c = dict -}}{{- end -}}
+{{- $repository := $c.repository | default $controller.repository -}}
+{{- $image := $c.image | default $controller.image | default "kubefed-controller-manager" -}}
+{{- $tag := $c.tag | default $controller.tag | default .root.Chart.AppVersion -}}
 {{- if $repository -}}{{ $repository }}/{{- end -}}{{ $image }}:{{ $tag }}
+{{- end -}}
+
+{{/*
+The logging flag of a component's `logLevel`: a level name (trace, debug, info, warn, error,
+fatal, silent) is `--log-level`; a number, as KubeFed's chart gives it (klog's `--v`), is `--v`.
+Anything else fails the render.
+*/}}
+{{- define "kubefed.logFlag" -}}
+{{- $level := .level -}}
+{{- if or (kindIs "invalid" $level) (eq (toString $level) "") -}}
+--log-level=info
+{{- else if or (kindIs "float64" $level) (kindIs "int" $level) (kindIs "int64" $level) -}}
+{{- if or (lt (float64 $level) 0.0) (ne (float64 $level) (float64 (int64 $level))) -}}
+{{- fail (printf "controllermanager.%s.logLevel: a klog verbosity must be a whole number 0 or more, not %v" .component $level) -}}
+{{- end -}}
+--v={{ int64 $level }}
+{{- else if regexMatch "^[0-9]+$" (toString $level) -}}
+--v={{ $level }}
+{{- else if has (toString $level) (list "trace" "debug" "info" "warn" "error" "fatal" "silent") -}}
+--log-level={{ $level }}
+{{- else -}}
+{{- fail (printf "controllermanager.%s.logLevel: must be trace, debug, info, warn, error, fatal, silent or a klog verbosity number (KubeFed's 0-10), not %q" .component (toString $level)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+KubeFed chart values that have no meaning here, one line each for those given (KubeFed's own
+values file gives them all); NOTES.txt prints them.
+*/}}
+{{- define "kubefed.ignoredKubeFedValues" -}}
+{{- $cm := .Values.controllermanager -}}
+{{- if $cm.webhook }}
+- controllermanager.webhook.*: there is no admission webhook; the CRDs' schemas and CEL rules validate at admission. Ignored.
+{{- end }}
+{{- if $cm.certManager }}
+- controllermanager.certManager.*: no webhook, so no certificate to issue. Ignored.
+{{- end }}
+{{- if $cm.postInstallJob }}
+- controllermanager.postInstallJob.*: no post-install job; the KubeFedConfig carries the feature gates. Ignored.
+{{- end }}
+{{- range $name, $c := dict "controller" $cm.controller "syncWorker" $cm.syncWorker }}
+{{- if include "kubefed.isKubeFedImage" $c }}
+- controllermanager.{{ $name }}.repository/image/tag name KubeFed's image ({{ $c.repository }}/{{ $c.image }}:{{ $c.tag }}), which cannot run this controller manager; running {{ include "kubefed.image" (dict "root" $ "component" $c) }} instead.
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Checks KubeFed's values that this chart refuses; renders nothing. */}}
+{{- define "kubefed.validateKubeFedValues" -}}
+{{- $cm := .Values.controllermanager -}}
+{{- if and (hasKey $cm "enabled") (not $cm.enabled) -}}
+{{- fail "controllermanager.enabled: false would install no controller manager; this chart is the control plane (install the CRDs alone with kubectl apply -f deploy/crds/)" -}}
+{{- end -}}
+{{- if and $cm.certManager $cm.certManager.enabled -}}
+{{- fail "controllermanager.certManager.enabled: this chart runs no admission webhook (the CRDs' schemas and CEL rules validate at admission), so cert-manager has no certificate to issue; remove it" -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The bundled Redis's image: `image`, pinned as `image@digest` when `imageDigest` is set (a malformed one fails the render). */}}
@@ -95,7 +167,8 @@ key: {{ .Values.redis.external.passwordSecret.key | default "password" }}
 
 {{/*
 The pod template of a controller-manager process (the controller manager or the sync workers).
-Arguments: root (the chart's context), component (controller or syncWorker values), role
+Arguments: root (the chart's context), component (controller or syncWorker values), componentName
+(controller or syncWorker, for error messages), role
 (controller-manager or sync-worker), mode (controllers or workers), leaderElect (bool), serviceAccount.
 */}}
 {{- define "kubefed.processPod" -}}
@@ -172,7 +245,7 @@ spec:
         {{- end }}
         - --metrics-addr=:9090
         - --health-addr=:8080
-        - --log-level={{ $c.logLevel | default "info" }}
+        - {{ include "kubefed.logFlag" (dict "level" $c.logLevel "component" .componentName) }}
         - --log-format=json
         {{- if not $root.Values.redis.bundled.enabled }}
         {{- if $root.Values.redis.external.tls.caSecret.name }}
