@@ -18,6 +18,7 @@ describe('parseConfig', () => {
       hostRateLimit: { qps: 500, burst: 1000 },
       memberRateLimit: { qps: 100, burst: 200 },
       maxMemberClusters: 500,
+      memberCacheBudget: { maxObjects: 100_000, maxBytes: 64 * 1024 * 1024 },
       metricsAddr: '127.0.0.1:9090',
       healthAddr: '127.0.0.1:8080',
       leaderElect: true,
@@ -29,6 +30,14 @@ describe('parseConfig', () => {
       logFormat: 'json',
       defaultScope: 'Cluster',
     });
+  });
+
+  it('reads the member cache budget in bytes or as a quantity', () => {
+    expect(parseConfig(['--member-cache-max-objects', '5000', '--member-cache-max-bytes', '1Gi'], env).memberCacheBudget).toEqual({
+      maxObjects: 5000,
+      maxBytes: 1024 ** 3,
+    });
+    expect(parseConfig(['--member-cache-max-bytes', '2097152'], env).memberCacheBudget.maxBytes).toBe(2 * 1024 * 1024);
   });
 
   it('reads --queue-prefix and --worker-concurrency', () => {
@@ -54,6 +63,11 @@ describe('parseConfig', () => {
     [['--sync-resync-period', '0'], '--sync-resync-period: "0" is not a positive duration such as 15s, 1m0s or 1500ms'],
     [['--worker-concurrency', '0'], '--worker-concurrency: "0" is not an integer in 1..1000'],
     [['--max-member-clusters', '0'], '--max-member-clusters: "0" is not an integer in 1..100000'],
+    [['--member-cache-max-objects', '0'], '--member-cache-max-objects: "0" is not a positive integer'],
+    [
+      ['--member-cache-max-bytes', '64MB'],
+      '--member-cache-max-bytes: "64MB" is not a size of at least 1Ki (bytes, or <n>Ki, <n>Mi, <n>Gi)',
+    ],
     [['--worker-concurrency', 'x'], '--worker-concurrency: "x" is not an integer in 1..1000'],
     [['--queue-prefix', 'a:b'], '--queue-prefix: must be letters, digits, "_", "." or "-"'],
   ])('rejects %j', (argv, message) => {

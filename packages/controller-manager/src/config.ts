@@ -68,6 +68,12 @@ export interface ControllerManagerConfig {
    * informer, sync worker or Redis connection.
    */
   readonly maxMemberClusters: number;
+  /**
+   * `--member-cache-max-objects` / `--member-cache-max-bytes`: what each member's informers may
+   * hold in this process (default 100000 objects, 64Mi of JSON); a member past it is disengaged and
+   * reported `Ready=False` `CacheBudgetExceeded` for 5 minutes, then tried again.
+   */
+  readonly memberCacheBudget: { readonly maxObjects: number; readonly maxBytes: number };
   readonly metricsAddr: string;
   /**
    * `--metrics-secure`: `/metrics` only over HTTPS (`--metrics-cert-file`, `--metrics-key-file`)
@@ -196,6 +202,16 @@ function workerFlags(cmd: Command): Command {
       '--max-member-clusters <n>',
       'member clusters served by this process at most; a KubeFedCluster beyond it is reported Ready=False TooManyMemberClusters and not used',
       '500',
+    )
+    .option(
+      '--member-cache-max-objects <n>',
+      "objects each member cluster's informers may cache in this process; a member past it is reported Ready=False CacheBudgetExceeded and not used for 5 minutes",
+      '100000',
+    )
+    .option(
+      '--member-cache-max-bytes <quantity>',
+      "approximate JSON size each member cluster's informers may cache in this process (bytes, or a quantity such as 64Mi or 1Gi); past it as --member-cache-max-objects",
+      '64Mi',
     )
     .option(
       '--cluster-worker-concurrency <cluster=n,...>',
@@ -364,6 +380,23 @@ const flagsSchema = z.object({
     }
     return n;
   }),
+  memberCacheMaxObjects: z.string().transform((v, ctx) => {
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isInteger(n) || n < 1) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a positive integer` });
+      return z.NEVER;
+    }
+    return n;
+  }),
+  memberCacheMaxBytes: z.string().transform((v, ctx) => {
+    const m = /^(\d+)(Ki|Mi|Gi)?$/.exec(v);
+    const n = m === null ? NaN : Number(m[1]) * 1024 ** ['', 'Ki', 'Mi', 'Gi'].indexOf(m[2] ?? '');
+    if (!Number.isSafeInteger(n) || n < 1024) {
+      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not a size of at least 1Ki (bytes, or <n>Ki, <n>Mi, <n>Gi)` });
+      return z.NEVER;
+    }
+    return n;
+  }),
   clusterWorkerConcurrency: z.string().transform((v, ctx) => {
     const out: Record<string, number> = {};
     for (const part of v
@@ -514,6 +547,7 @@ export function parseConfig(
     hostRateLimit: { qps: f.restConfigQps ?? f.kubeApiQps, burst: Math.max(1, Math.round(f.restConfigBurst ?? f.kubeApiBurst)) },
     memberRateLimit: { qps: f.memberApiQps, burst: Math.max(1, Math.round(f.memberApiBurst)) },
     maxMemberClusters: f.maxMemberClusters,
+    memberCacheBudget: { maxObjects: f.memberCacheMaxObjects, maxBytes: f.memberCacheMaxBytes },
     metricsAddr: f.metricsAddr,
     metricsSecure: metricsSecureOf(f),
     healthAddr: f.healthzAddr ?? f.healthAddr,

@@ -523,6 +523,7 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
   const fleet = createMemberFleet({
     rateLimit: config.memberRateLimit,
     maxMembers: config.maxMemberClusters,
+    cacheBudget: config.memberCacheBudget,
     logger,
     requestCounter: (cluster) => manager.metrics.restClient(cluster, 'member'),
   });

@@ -6,6 +6,7 @@ import { RESOURCES } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
 import { consistently } from '@kubefed/testing';
 import {
+  configMapName,
   createFederatedConfigMaps,
   FEDERATED_CONFIG_MAPS,
   FEDERATED_NAMESPACES,
@@ -231,5 +232,65 @@ describe('a tenant who may write FederatedNamespaces in their own namespace', ()
         interval: 200,
       })
       .toEqual([]);
+  }, 120_000);
+});
+
+describe('a member admin who makes the managed copies huge', () => {
+  it('turns that member Ready=False CacheBudgetExceeded and keeps propagating to the others', async () => {
+    const fed = await federation();
+    // A small budget so that the test needs few copies: 2 MiB of cached JSON per member.
+    const cm = await fed.startControllerManager(['--member-cache-max-bytes', '2Mi']);
+    await fed.waitForReady(30_000);
+    const ns = 'huge-copies';
+    await createFederatedConfigMaps(fed, ns, 12);
+    const copies = fed.client('member2').resource(RESOURCES.configMaps, ns);
+    await expect
+      .poll(async () => (await copies.list({ labelSelector: 'kubefed.io/managed=true' })).items.length, { timeout: 30_000 })
+      .toBe(12);
+    // 12 annotations of 200 KB each (kube-apiserver's limit is 256 KiB per object): 2.4 MB that
+    // the member watches would keep, as they keep every copy's annotations.
+    for (let i = 0; i < 12; i++) {
+      const name = configMapName(i);
+      await copies.patch(name, { metadata: { annotations: { 'admin.example.com/padding': 'p'.repeat(200_000) } } }, 'merge');
+    }
+    const clusters = fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace);
+    await expect
+      .poll(
+        async () => {
+          const conditions = ((await clusters.get('member2')).status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
+          return conditions.find((c) => c.type === 'Ready');
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toMatchObject({
+        status: 'False',
+        reason: 'CacheBudgetExceeded',
+        message: expect.stringMatching(/member cluster member2 holds more than 2\.0 MiB/),
+      });
+    expect(cm.lines.some((l) => l.includes('"msg":"member cluster over its cache budget: disengaged"') && l.includes('member2'))).toBe(
+      true,
+    );
+
+    // member1 keeps syncing: a new object reaches it.
+    await fed
+      .client('host')
+      .resource(FEDERATED_CONFIG_MAPS, ns)
+      .create({
+        apiVersion: 'types.kubefed.io/v1beta1',
+        kind: 'FederatedConfigMap',
+        metadata: { name: 'after', namespace: ns },
+        spec: { template: { data: { a: 'b' } }, placement: { clusters: fed.members.map((name) => ({ name })) } },
+      });
+    await expect
+      .poll(async () => (await fed.client('member1').resource(RESOURCES.configMaps, ns).get('after')).metadata.name, {
+        timeout: 30_000,
+        interval: 200,
+      })
+      .toBe('after');
+    const readyOf = async (name: string): Promise<string | undefined> =>
+      (((await clusters.get(name)).status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready')
+        ?.status;
+    expect(await readyOf('member1')).toBe('True');
+    expect(cm.running).toBe(true);
   }, 120_000);
 });

@@ -23,8 +23,8 @@ export interface MemberFleetOptions {
   readonly requestCounter?: ((cluster: string) => (method: string, code: string) => void) | undefined;
   /** At most this many members are engaged (FleetFullError beyond, see `FleetOptions.maxMembers`); default unlimited. */
   readonly maxMembers?: number | undefined;
-  /** What each member's informers may hold (see `FleetOptions.cacheBudget`); default {@link DEFAULT_MEMBER_CACHE_BUDGET}. */
-  readonly cacheBudget?: CacheBudgetLimits | undefined;
+  /** What each member's informers may hold (see `FleetOptions.cacheBudget`); each limit not given: {@link DEFAULT_MEMBER_CACHE_BUDGET}'s. */
+  readonly cacheBudget?: Partial<CacheBudgetLimits> | undefined;
 }
 
 /**
@@ -41,7 +41,7 @@ export function createMemberFleet(options: MemberFleetOptions = {}): MemberFleet
       memberClientFromSecret(config.cluster, config.secret, { ...rateLimit, onRequestDone: options.requestCounter?.(name) }),
     sameConfig: (a, b) => jsonEqual(memberIdentity(a), memberIdentity(b)),
     maxMembers: options.maxMembers,
-    cacheBudget: options.cacheBudget ?? DEFAULT_MEMBER_CACHE_BUDGET,
+    cacheBudget: { ...DEFAULT_MEMBER_CACHE_BUDGET, ...options.cacheBudget },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
 }
