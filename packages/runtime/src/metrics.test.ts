@@ -18,7 +18,111 @@ describe('RuntimeMetrics', () => {
         'kubefed_informer_watch_restarts_total',
       ]),
     );
-    for (const name of names) expect(name).toMatch(/^kubefed_[a-z]+_[a-z_]+$/);
+    const standard = [
+      'controller_runtime_reconcile_total',
+      'controller_runtime_reconcile_errors_total',
+      'controller_runtime_terminal_reconcile_errors_total',
+      'controller_runtime_reconcile_time_seconds',
+      'controller_runtime_max_concurrent_reconciles',
+      'controller_runtime_active_workers',
+      'workqueue_depth',
+      'workqueue_adds_total',
+      'workqueue_queue_duration_seconds',
+      'workqueue_work_duration_seconds',
+      'workqueue_retries_total',
+      'rest_client_requests_total',
+      'leader_election_master_status',
+    ];
+    expect(names).toEqual(expect.arrayContaining(standard));
+    for (const name of names.filter((n) => !standard.includes(n))) expect(name).toMatch(/^kubefed_[a-z]+_[a-z_]+$/);
+  });
+
+  it('serves the process metrics under their standard names and, deprecated, under kubefed_', () => {
+    const names = new RuntimeMetrics({ processMetrics: true }).names();
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+    ])
+      expect(names).toEqual(expect.arrayContaining([name, `kubefed_${name}`]));
+    expect(new RuntimeMetrics().names().filter((n) => n.includes('process_') || n.includes('nodejs_'))).toEqual([]);
+  });
+
+  it("counts reconciles under controller-runtime's names: a terminal error is an error result, also counted as terminal", async () => {
+    const m = new RuntimeMetrics();
+    const c = m.controller('sync-configmaps', { maxConcurrentReconciles: 4 });
+    const seen: string[] = [];
+    const off = m.onReconciled((controller, result, seconds) => seen.push(`${controller} ${result} ${seconds}`));
+    expect(await m.value('controller_runtime_reconcile_total', { controller: 'sync-configmaps', result: 'success' })).toBe(0);
+    c.reconciled('success', 0.2);
+    c.reconciled('terminal', 0.3);
+    c.reconciled('requeue_after', 0.1);
+    off();
+    c.reconciled('error', 0.1);
+    c.activeWorkers(2);
+    const value = (name: string, labels: Record<string, string> = {}) => m.value(name, { controller: 'sync-configmaps', ...labels });
+    expect(
+      await Promise.all([
+        value('controller_runtime_reconcile_total', { result: 'success' }),
+        value('controller_runtime_reconcile_total', { result: 'error' }),
+        value('controller_runtime_reconcile_total', { result: 'requeue_after' }),
+        value('controller_runtime_reconcile_errors_total'),
+        value('controller_runtime_terminal_reconcile_errors_total'),
+        value('controller_runtime_max_concurrent_reconciles'),
+        value('controller_runtime_active_workers'),
+      ]),
+    ).toEqual([1, 2, 1, 2, 1, 4, 2]);
+    expect(await m.text()).toContain('controller_runtime_reconcile_time_seconds_count{controller="sync-configmaps"} 4');
+    expect(seen).toEqual(['sync-configmaps success 0.2', 'sync-configmaps terminal 0.3', 'sync-configmaps requeue_after 0.1']);
+  });
+
+  it("reports work queues, API requests and leadership under client-go's names beside the kubefed_ ones", async () => {
+    const m = new RuntimeMetrics();
+    const q = m.workQueue('kubefedcluster');
+    q.add();
+    q.depth(3);
+    q.retry();
+    q.queueLatency(0.002);
+    q.workDuration(0.5);
+    m.restClient('member1', 'member')('GET', '200');
+    m.leader('kubefed-controller-manager', true);
+    const text = await m.text();
+    for (const line of [
+      'workqueue_depth{name="kubefedcluster",controller="kubefedcluster"} 3',
+      'workqueue_adds_total{name="kubefedcluster",controller="kubefedcluster"} 1',
+      'workqueue_retries_total{name="kubefedcluster",controller="kubefedcluster"} 1',
+      'workqueue_queue_duration_seconds_bucket{le="0.01",name="kubefedcluster",controller="kubefedcluster"} 1',
+      'workqueue_work_duration_seconds_count{name="kubefedcluster",controller="kubefedcluster"} 1',
+      'rest_client_requests_total{code="200",method="GET",host="member1"} 1',
+      'kubefed_rest_client_requests_total{cluster="member1",client="member",method="GET",code="200"} 1',
+      'leader_election_master_status{name="kubefed-controller-manager"} 1',
+      'kubefed_leader_election_is_leader{lease="kubefed-controller-manager"} 1',
+      'kubefed_workqueue_depth{name="kubefedcluster"} 3',
+    ])
+      expect(text).toContain(line);
+  });
+
+  it('reads every series of a metric, and zeroes the given series of a histogram with buckets of its own', async () => {
+    const m = new RuntimeMetrics();
+    const g = m.gauge('kubefed_test_state', 'State.', ['cluster', 'state']);
+    g.set({ cluster: 'a', state: 'ready' }, 1);
+    g.set({ cluster: 'b', state: 'ready' }, 0);
+    expect(await m.series('kubefed_test_state')).toEqual([
+      { labels: { cluster: 'a', state: 'ready' }, value: 1 },
+      { labels: { cluster: 'b', state: 'ready' }, value: 0 },
+    ]);
+    expect(await m.series('kubefed_absent')).toEqual([]);
+    m.histogramOf({
+      name: 'kubefed_test_seconds',
+      help: 'Test.',
+      labelNames: ['action'],
+      buckets: [1, 10],
+      zeroed: [{ action: 'create' }],
+    });
+    const text = await m.text();
+    expect(text).toContain('kubefed_test_seconds_bucket{le="10",action="create"} 0');
+    expect(text).not.toContain('le="0.001",action="create"');
   });
 
   it('keeps a registry per instance so two managers do not collide', async () => {
