@@ -1,5 +1,6 @@
 import type { QueueCounts } from '@kubefed/queue';
 import type { GaugeSample, Logger, RuntimeMetrics } from '@kubefed/runtime';
+import { kubeFedMetrics } from './kubefed-metrics.js';
 
 /** Name of the gauge {@link registerSyncQueueMetrics} exports. */
 const SYNC_QUEUE_JOBS = 'kubefed_sync_queue_jobs';
@@ -20,9 +21,11 @@ export interface SyncQueueMetricsOptions {
  * Registers `kubefed_sync_queue_jobs{cluster,state}`: the jobs of each member's sync queue
  * (`kubefed-sync.<cluster>`) that are waiting, active, delayed (retry backoff) or failed, read
  * from Redis when the metrics are scraped (nothing is polled between scrapes). A queue that
- * cannot be read is logged and left out of that scrape. See docs/operations.md, Metrics.
+ * cannot be read is logged and left out of that scrape. Registers KubeFed's metric names of the
+ * controllers too ({@link kubeFedMetrics}). See docs/operations.md, Metrics.
  */
 export function registerSyncQueueMetrics(metrics: RuntimeMetrics, options: SyncQueueMetricsOptions): void {
+  kubeFedMetrics(metrics);
   metrics.collectedGauge({
     name: SYNC_QUEUE_JOBS,
     help: 'Jobs in the sync queue of a member cluster by state (waiting, active, delayed, failed), read from Redis on scrape.',
