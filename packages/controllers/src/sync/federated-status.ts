@@ -11,6 +11,7 @@ import {
   PROPAGATION_CONDITION_TYPE,
   type PropagationStatus,
 } from '@kubefed/api';
+import { boundRemoteStatuses } from './bounded-remote-status.js';
 
 /** The outcome reported for one member cluster. */
 export interface ClusterPropagationResult {
@@ -89,7 +90,7 @@ function clustersDiffer(previous: readonly FederatedClusterStatus[], wanted: rea
  * 3. reason `CheckClusters` when still `""` and any cluster status is non-empty (or, with
  *    collection, a cluster has no remote status);
  * 4. `clusters` rebuilt (sorted by name; `status` omitted when `""`; `remoteStatus` only with
- *    collection) when an entry was added, removed or changed, else kept;
+ *    collection, bounded by {@link boundRemoteStatuses}) when an entry was added, removed or changed, else kept;
  * 5. the `Propagation` condition: status `True` iff the reason is `""` (reason then omitted);
  *    `lastTransitionTime` ← now when it is new or its status/reason changed; `lastUpdateTime` ←
  *    now on a transition or when clusters changed (or, with collection, an update was
@@ -110,7 +111,8 @@ export function computeFederatedStatus(input: FederatedStatusInput): FederatedSt
     reason = AggregateReason.CheckClusters;
   }
 
-  const wanted = results.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, r]) => clusterEntry(name, r, collection));
+  const entries = results.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, r]) => clusterEntry(name, r, collection));
+  const wanted = collection ? boundRemoteStatuses(entries) : entries;
   const previousClusters = previous.clusters ?? [];
   const clustersChanged = clustersDiffer(previousClusters, wanted);
   const clusters = clustersChanged ? wanted : previousClusters.map((c) => structuredClone(c));

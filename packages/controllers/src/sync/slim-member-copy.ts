@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { MANAGED_LABEL, MANAGED_LABEL_TRUE } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
+import { boundedCopyStatus } from './bounded-remote-status.js';
 
 /** Options of {@link slimMemberCopy}. */
 export interface SlimCopyOptions {
@@ -79,7 +80,7 @@ function fingerprintOf(obj: KubeObject): number {
  * The slim copy of the member object `obj` that the watch cache keeps: `apiVersion`, `kind`, the
  * metadata of {@link KEPT_METADATA} (and the uid where it is read), the retained fields of the kind (Service: `spec.clusterIP`,
  * `spec.clusterIPs`, `spec.healthCheckNodePort`, `spec.ports`; ServiceAccount: `secrets`;
- * any other kind: `spec.replicas`), `.status` when `keepStatus`, and the fingerprint of the
+ * any other kind: `spec.replicas`), `.status` when `keepStatus` (bounded: {@link boundedCopyStatus}), and the fingerprint of the
  * whole object ({@link memberCopyFingerprint}). A `spec` that is not an object is kept as it is
  * (retention then reports it). Pure; `obj` is not modified and shares its kept values.
  */
@@ -95,7 +96,7 @@ export function slimMemberCopy(obj: KubeObject, options: SlimCopyOptions): KubeO
     slim.spec = spec;
   }
   if (options.targetKind === 'ServiceAccount' && obj.secrets !== undefined) slim.secrets = obj.secrets;
-  if (options.keepStatus && obj.status !== undefined) slim.status = obj.status;
+  if (options.keepStatus && obj.status !== undefined) slim.status = boundedCopyStatus(obj.status);
   (slim as { [FINGERPRINT]?: number })[FINGERPRINT] = fingerprintOf(obj);
   return slim;
 }
