@@ -5,7 +5,7 @@ import { silentLogger, type QueueLogger } from './logger.js';
 import { QueueError } from './queue-error.js';
 import { syncQueueName } from './queue-name.js';
 import { SYNC_BACKOFF_TYPE } from './sync-backoff.js';
-import type { RedisConnection } from './redis-connection.js';
+import { isClusterConnection, type RedisConnection } from './redis-connection.js';
 import { parseSyncJob, type SyncJob } from './sync-job.js';
 import { syncRequestId } from './sync-request.js';
 import { openSyncQueue, readQueueCounts, type SyncQueue } from './sync-queue.js';
@@ -132,28 +132,38 @@ export class BullMqJobProducer implements JobProducer {
   /**
    * Adds every batch in one pipeline (one write to Redis, whatever the number of member
    * queues: the queues share this producer's connection and BullMQ's add scripts are atomic
-   * one by one); then brings forward the pending jobs that adds collapsed into. BullMQ answers
-   * an add it deduplicated with the id of the job it collapsed into, so only an answer that
-   * differs from the fresh id costs a look at the queue.
+   * one by one); on a Redis Cluster, where each member queue has a hash slot of its own and a
+   * pipeline must stay on one node, in a pipeline per queue, sent together. Then brings forward
+   * the pending jobs that adds collapsed into. BullMQ answers an add it deduplicated with the id
+   * of the job it collapsed into, so only an answer that differs from the fresh id costs a look
+   * at the queue.
    */
   async #send(batches: readonly Batch[]): Promise<void> {
-    const first = batches[0];
-    if (first === undefined) return;
+    if (batches.length === 0) return;
     // Every queue's scripts are loaded on the one connection once the first queue is ready.
     await Promise.all(batches.map((b) => b.queue.waitUntilReady()));
-    const pipeline = (await first.queue.backend.client).pipeline();
-    // Each add validates its options and puts its command on the pipeline; nothing is sent unless all are valid.
-    await Promise.all(
-      batches.flatMap((b) => b.entries.map((e) => new Job(b.queue, e.name, e.data, e.opts, e.opts.jobId).addJob(pipeline))),
+    // Each add validates its options and puts its command on a pipeline; nothing is sent unless all are valid.
+    const groups = isClusterConnection(this.#options.connection) ? batches.map((b) => [b]) : [batches];
+    const pipelines = await Promise.all(
+      groups.map(async (group) => {
+        const pipeline = (await (group[0] as Batch).queue.backend.client).pipeline();
+        await Promise.all(
+          group.flatMap((b) => b.entries.map((e) => new Job(b.queue, e.name, e.data, e.opts, e.opts.jobId).addJob(pipeline))),
+        );
+        return pipeline;
+      }),
     );
-    const results = (await pipeline.exec()) ?? [];
-    let index = 0;
-    for (const batch of batches) {
-      const ids = batch.entries.map(() => addedId(results[index++]));
-      this.#options.onAdded?.(batch.cluster, batch.priority, batch.entries.length);
-      const collapsed = ids.filter((id, i) => id !== batch.entries[i]?.opts.jobId);
-      if (collapsed.length > 0)
-        await bringForward({ queue: batch.queue, connection: this.#options.connection, priority: batch.priority }, collapsed);
+    const answers = await Promise.all(pipelines.map(async (p) => (await p.exec()) ?? []));
+    for (const [g, group] of groups.entries()) {
+      const results = answers[g] ?? [];
+      let index = 0;
+      for (const batch of group) {
+        const ids = batch.entries.map(() => addedId(results[index++]));
+        this.#options.onAdded?.(batch.cluster, batch.priority, batch.entries.length);
+        const collapsed = ids.filter((id, i) => id !== batch.entries[i]?.opts.jobId);
+        if (collapsed.length > 0)
+          await bringForward({ queue: batch.queue, connection: this.#options.connection, priority: batch.priority }, collapsed);
+      }
     }
   }
 

@@ -33,6 +33,7 @@ export {
   pingRedis,
   reconnectDelayMs,
   bullPrefix,
+  syncQueueBullPrefix,
   isClusterConnection,
   type RedisConnection,
   type RedisConnectionOptions,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster, Redis } from 'ioredis';
-import { bullPrefix, createRedisConnection, isWorkerConnection, reconnectDelayMs } from './redis-connection.js';
+import { bullPrefix, createRedisConnection, isWorkerConnection, reconnectDelayMs, syncQueueBullPrefix } from './redis-connection.js';
 import { RedisConnectionError } from './queue-error.js';
 
 describe('reconnectDelayMs', () => {
@@ -68,7 +68,7 @@ describe('createRedisConnection with other URL forms', () => {
     }
   });
 
-  it('opens a Cluster for a redis+cluster:// URL, and hash-tags the BullMQ prefix there only', () => {
+  it('opens a Cluster for a redis+cluster:// URL, and hash-tags the BullMQ prefixes there only (a tag per member queue)', () => {
     const cluster = createRedisConnection('redis+cluster://:pw@n1:7000,n2:7001', { lazyConnect: true, role: 'producer' });
     const single = createRedisConnection('redis://127.0.0.1:1', { lazyConnect: true });
     try {
@@ -86,6 +86,16 @@ describe('createRedisConnection with other URL forms', () => {
         'x{tag}y',
       ]);
       expect([bullPrefix(single, 'kubefed-abc'), bullPrefix(single, undefined)]).toEqual(['kubefed-abc', undefined]);
+      // Each member queue gets a hash tag of its own on a Cluster; a prefix with a tag keeps them all in its slot.
+      expect([
+        syncQueueBullPrefix(cluster, 'kubefed-abc', 'member1'),
+        syncQueueBullPrefix(cluster, undefined, 'eu.west'),
+        syncQueueBullPrefix(cluster, 'x{tag}y', 'member1'),
+      ]).toEqual(['{kubefed-abc:member1}', '{bull:eu.west}', 'x{tag}y']);
+      expect([syncQueueBullPrefix(single, 'kubefed-abc', 'member1'), syncQueueBullPrefix(single, undefined, 'member1')]).toEqual([
+        'kubefed-abc',
+        undefined,
+      ]);
     } finally {
       cluster.disconnect();
       single.disconnect();

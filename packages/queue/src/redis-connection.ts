@@ -55,7 +55,7 @@ interface ConnectionFacts {
 
 const facts = new WeakMap<RedisConnection, ConnectionFacts>();
 
-/** True for a Redis Cluster connection (its BullMQ prefix is hash-tagged: {@link bullPrefix}). */
+/** True for a Redis Cluster connection (its keys are hash-tagged: {@link bullPrefix}, {@link syncQueueBullPrefix}). */
 export function isClusterConnection(connection: RedisConnection): connection is Cluster {
   return connection instanceof Cluster;
 }
@@ -66,16 +66,32 @@ export function isWorkerConnection(connection: RedisConnection): boolean {
   return options?.maxRetriesPerRequest === null;
 }
 
+/** Whether `prefix` holds a Redis Cluster hash tag (`{...}` with something inside). */
+const hasHashTag = (prefix: string): boolean => /\{[^}]+\}/.test(prefix);
+
 /**
- * The BullMQ key prefix to use on `connection`: `prefix` itself (default `bull`), or on a Redis
- * Cluster `{prefix}`, so that every key of every queue under it hashes to one slot (BullMQ's
- * Lua scripts touch several keys of a queue at once). A prefix that already has a `{...}` hash
- * tag is kept as is.
+ * The key prefix of what is shared by every queue of a federation (the outcome stream) on
+ * `connection`: `prefix` itself (default `bull`), or on a Redis Cluster `{prefix}`, one hash slot.
+ * A prefix that already has a `{...}` hash tag is kept as is.
  */
 export function bullPrefix(connection: RedisConnection, prefix: string | undefined): string | undefined {
   if (!isClusterConnection(connection)) return prefix;
   const given = prefix ?? 'bull';
-  return /\{[^}]+\}/.test(given) ? given : `{${given}}`;
+  return hasHashTag(given) ? given : `{${given}}`;
+}
+
+/**
+ * The BullMQ key prefix of `cluster`'s sync queue on `connection`: `prefix` itself (default
+ * `bull`) on one server or Sentinel; on a Redis Cluster `{prefix:cluster}`, a hash tag of its own
+ * per member queue. BullMQ's Lua scripts touch several keys of one queue at once, which a
+ * Cluster allows only within one slot; no script or transaction spans two queues, so each
+ * queue's slot may sit on another master and the queues spread over the cluster. A prefix that
+ * already has a `{...}` hash tag is kept as is: every queue then stays in that one slot.
+ */
+export function syncQueueBullPrefix(connection: RedisConnection, prefix: string | undefined, cluster: string): string | undefined {
+  if (!isClusterConnection(connection)) return prefix;
+  const given = prefix ?? 'bull';
+  return hasHashTag(given) ? given : `{${given}:${cluster}}`;
 }
 
 /** The passwords a connection logs in with, as given and percent-encoded, longest first. */

@@ -46,7 +46,7 @@ const signedOutcomeSchema = z.strictObject({
 /** Why the subscriber dropped a stream entry (the `reason` of its log line and of `onDropped`). */
 export type DroppedOutcomeReason = 'signature' | 'malformed' | 'replayed' | 'expired';
 
-/** The Redis stream of outcomes under a BullMQ prefix: `<prefix>:kubefed-sync-outcomes` (on a Redis Cluster the prefix is `{prefix}`, as the queues'). */
+/** The Redis stream of outcomes under a BullMQ prefix: `<prefix>:kubefed-sync-outcomes` (on a Redis Cluster the prefix is `{prefix}`: one slot, apart from the member queues' own). */
 export function syncOutcomeStreamKey(prefix = 'bull'): string {
   return `${prefix}:kubefed-sync-outcomes`;
 }

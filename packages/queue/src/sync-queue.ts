@@ -1,7 +1,9 @@
 import { Queue } from 'bullmq';
 import type { QueueCounts } from './job-producer.js';
 import type { QueueLogger } from './logger.js';
-import { bullPrefix, type RedisConnection } from './redis-connection.js';
+import { clusterOfSyncQueue } from './queue-name.js';
+import { QueueError } from './queue-error.js';
+import { syncQueueBullPrefix, type RedisConnection } from './redis-connection.js';
 import type { SyncJob } from './sync-job.js';
 
 /**
@@ -14,15 +16,22 @@ export type SyncQueue = Queue<SyncJob, void, SyncJob['kind']>;
 export interface OpenSyncQueueOptions {
   /** Owned by the caller: closing the queue leaves it open. */
   connection: RedisConnection;
-  /** BullMQ key prefix; undefined means BullMQ's `bull`. Hash-tagged on a Redis Cluster ({@link bullPrefix}). */
+  /** BullMQ key prefix; undefined means BullMQ's `bull`. Hash-tagged per queue on a Redis Cluster ({@link syncQueueBullPrefix}). */
   prefix?: string | undefined;
   /** Where queue errors (a lost Redis connection) are logged as warnings. */
   logger: QueueLogger;
 }
 
-/** Opens the BullMQ queue `name`. Errors of its commands still reach the caller. */
+/**
+ * Opens the BullMQ sync queue `name` (`kubefed-sync.<cluster>`). Errors of its commands still
+ * reach the caller.
+ *
+ * @throws QueueError when `name` is not the name of a sync queue.
+ */
 export function openSyncQueue(name: string, options: OpenSyncQueueOptions): SyncQueue {
-  const prefix = bullPrefix(options.connection, options.prefix);
+  const cluster = clusterOfSyncQueue(name);
+  if (cluster === undefined) throw new QueueError(`${JSON.stringify(name)} is not the name of a sync queue (kubefed-sync.<cluster>)`);
+  const prefix = syncQueueBullPrefix(options.connection, options.prefix, cluster);
   const queue: SyncQueue = new Queue(name, {
     connection: options.connection,
     ...(prefix === undefined ? {} : { prefix }),

@@ -4,7 +4,7 @@ import type { QueueCounts } from './job-producer.js';
 import { silentLogger, type QueueLogger } from './logger.js';
 import { PermanentSyncError, QueueError } from './queue-error.js';
 import { assertClusterName, syncQueueName } from './queue-name.js';
-import { bullPrefix, isWorkerConnection, type RedisConnection } from './redis-connection.js';
+import { isWorkerConnection, syncQueueBullPrefix, type RedisConnection } from './redis-connection.js';
 import { parseSyncJob, type SyncJob } from './sync-job.js';
 import { syncRequestId } from './sync-request.js';
 import { DEFAULT_MAX_BACKOFF_MS, syncBackoffDelayMs } from './sync-backoff.js';
@@ -308,7 +308,7 @@ export class SyncWorkerHost {
     const settings = this.#settings(cluster);
     const logger = this.#logger.child({ queue: queueName, cluster });
     const served: ServedCluster = { cluster, logger };
-    const prefix = bullPrefix(this.#options.connection, this.#options.prefix);
+    const prefix = syncQueueBullPrefix(this.#options.connection, this.#options.prefix, cluster);
     const worker: SyncWorker = new Worker(
       queueName,
       (job: SyncBullJob, token?: string) => this.#process(served, job, token),

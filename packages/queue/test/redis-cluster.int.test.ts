@@ -85,43 +85,80 @@ const clusterUrl = (): string =>
     .map((n) => `127.0.0.1:${n.port}`)
     .join(',')}`;
 
+/** The port of each master of the cluster, as `node` sees it. */
+async function masters(node: number): Promise<number[]> {
+  return withDirect(node, async (c) => {
+    const ranges = (await c.call('CLUSTER', 'SLOTS')) as [number, number, [string, number, string], ...unknown[]][];
+    return [...new Set(ranges.map(([, , master]) => master[1]))].sort();
+  });
+}
+
+/** The key every BullMQ queue has (`<queue prefix>:<queue>:meta`) of `cluster`'s sync queue under `prefix`. */
+const metaKey = (prefix: string, cluster: string): string => `{${prefix}:${cluster}}:kubefed-sync.${cluster}:meta`;
+
 describe('Redis Cluster (redis+cluster://)', () => {
-  it('runs every key exactly once, with all keys of the prefix in one hash slot', async () => {
+  it('runs every key exactly once, each member queue in a hash slot of its own, spread over every master', async () => {
     const prefix = 'kf-cluster';
-    await using workload = await startWorkload({ connect: (role) => createRedisConnection(clusterUrl(), { role }), prefix });
+    const clusters = Array.from({ length: 6 }, (_, i) => `member${i + 1}`);
+    await using workload = await startWorkload({ connect: (role) => createRedisConnection(clusterUrl(), { role }), prefix, clusters });
     expect(isClusterConnection(workload.producerConnection)).toBe(true);
-    await workload.enqueue(names(0, 50));
+    await workload.enqueue(names(0, 20));
     await workload.settled(30_000);
 
     expect(workload.overlaps).toEqual([]);
     const runsPerKey = new Map<string, number>();
     for (const run of workload.runs) runsPerKey.set(run.key, (runsPerKey.get(run.key) ?? 0) + 1);
-    expect(runsPerKey.size).toBe(100);
+    expect(runsPerKey.size).toBe(20 * clusters.length);
     expect([...runsPerKey.values()].every((n) => n === 1)).toBe(true);
-    await expect.poll(() => workload.outcomes.size, { timeout: 10_000 }).toBe(100);
-    // BullMQ's keys and the outcome stream live under the hash-tagged prefix, on one master.
-    const owner = await slotOwner(nodes[0]?.port ?? 0, `{${prefix}}`);
-    const keys = await withDirect(owner.master, (c) => c.keys(`*${prefix}*`));
-    expect(keys).toContain(`{${prefix}}:kubefed-sync.member1:meta`);
-    expect(keys).toContain(`{${prefix}}:kubefed-sync-outcomes`);
-    expect(keys.every((k) => k.startsWith(`{${prefix}}:`))).toBe(true);
+    await expect.poll(() => workload.outcomes.size, { timeout: 10_000 }).toBe(20 * clusters.length);
+    // Each queue's keys sit on the master of its own tag's slot; the outcome stream in the prefix's.
+    const holders = new Set<number>();
+    for (const cluster of clusters) {
+      const owner = await slotOwner(nodes[0]?.port ?? 0, `{${prefix}:${cluster}}`);
+      const keys = await withDirect(owner.master, (c) => c.keys(`{${prefix}:${cluster}}:*`));
+      expect(keys).toContain(metaKey(prefix, cluster));
+      expect(keys.every((k) => k.startsWith(`{${prefix}:${cluster}}:kubefed-sync.${cluster}:`))).toBe(true);
+      holders.add(owner.master);
+    }
+    expect([...holders].sort()).toEqual(await masters(nodes[0]?.port ?? 0));
+    const streamOwner = await slotOwner(nodes[0]?.port ?? 0, `{${prefix}}`);
+    expect(await withDirect(streamOwner.master, (c) => c.keys(`{${prefix}}:*`))).toEqual([`{${prefix}}:kubefed-sync-outcomes`]);
   });
 
-  it('loses no key and runs none twice at once when the master of the queues is killed mid-propagation', async () => {
+  it('keeps every queue in the one slot of a --queue-prefix that has a hash tag of its own', async () => {
+    const prefix = 'kf-{pinned}';
+    await using workload = await startWorkload({ connect: (role) => createRedisConnection(clusterUrl(), { role }), prefix });
+    await workload.enqueue(names(0, 5));
+    await workload.settled(30_000);
+    const owner = await slotOwner(nodes[0]?.port ?? 0, prefix);
+    const keys = await withDirect(owner.master, (c) => c.keys('kf-{pinned}:*'));
+    expect(keys).toEqual(expect.arrayContaining(['kf-{pinned}:kubefed-sync.member1:meta', 'kf-{pinned}:kubefed-sync.member2:meta']));
+    expect(keys).toContain('kf-{pinned}:kubefed-sync-outcomes');
+  });
+
+  it('loses no key and runs none twice at once when the master of a member queue is killed mid-propagation', async () => {
     const prefix = 'kf-cluster-failover';
+    const clusters = ['member1', 'member2', 'member3'];
     // On a loaded machine a replica may still be attaching when the test starts: wait for it.
-    const before = await vi.waitFor(
+    const owners = await vi.waitFor(
       async () => {
-        const owner = await slotOwner(nodes[0]?.port ?? 0, `{${prefix}}`);
-        expect(owner.replicas).toHaveLength(1);
-        return owner;
+        const found = await Promise.all(clusters.map((c) => slotOwner(nodes[0]?.port ?? 0, `{${prefix}:${c}}`)));
+        for (const owner of found) expect(owner.replicas).toHaveLength(1);
+        return found;
       },
       { timeout: 30_000, interval: 200 },
     );
+    const before = owners[0] ?? { master: 0, replicas: [] };
+    // The queues are on more than one master: the others keep serving while member1's fails over.
+    expect(new Set(owners.map((o) => o.master)).size).toBeGreaterThan(1);
     const master = nodes.find((n) => n.port === before.master);
     expect(master).toBeDefined();
     const survivor = nodes.find((n) => n !== master)?.port ?? 0;
-    await using workload = await startWorkload({ connect: (role) => createRedisConnection(clusterUrl(), { role }), prefix });
+    await using workload = await startWorkload({
+      connect: (role) => createRedisConnection(clusterUrl(), { role }),
+      prefix,
+      clusters,
+    });
     await workload.enqueue(names(0, 20));
     await workload.settled(20_000);
 
@@ -129,10 +166,10 @@ describe('Redis Cluster (redis+cluster://)', () => {
     // replica has it all before the master dies (replication is asynchronous).
     workload.closeGate();
     await workload.enqueue(names(20, 60));
-    await expect.poll(() => workload.running(), { timeout: 20_000 }).toBe(2 * 3 * 2);
+    await expect.poll(() => workload.running(), { timeout: 20_000 }).toBe(2 * 3 * clusters.length);
     await workload.enqueue(names(20, 60));
     await withDirect(before.master, async (c) => {
-      await c.set(`{${prefix}}:replication-mark`, '1');
+      await c.set(`{${prefix}:member1}:replication-mark`, '1');
       expect(Number(await c.call('WAIT', '1', '10000'))).toBe(1);
     });
 
@@ -142,10 +179,10 @@ describe('Redis Cluster (redis+cluster://)', () => {
     await workload.settled(40_000);
 
     expect(workload.overlaps).toEqual([]);
-    expect((await slotOwner(survivor, `{${prefix}}`)).master).toBe(before.replicas[0]);
+    expect((await slotOwner(survivor, `{${prefix}:member1}`)).master).toBe(before.replicas[0]);
     const completed = new Set(workload.runs.filter((r) => r.end !== undefined).map((r) => r.key));
-    expect(completed.size).toBe(160);
-    expect(completed).toContain(keyOf({ cluster: 'member2', name: 'app-79' }));
-    await expect.poll(() => workload.outcomes.size, { timeout: 20_000 }).toBe(160);
+    expect(completed.size).toBe(80 * clusters.length);
+    expect(completed).toContain(keyOf({ cluster: 'member1', name: 'app-79' }));
+    await expect.poll(() => workload.outcomes.size, { timeout: 20_000 }).toBe(80 * clusters.length);
   });
 });
