@@ -7,6 +7,7 @@ import type { ResourceClient } from '@kubefed/client';
 import { createRedisConnection } from '@kubefed/queue';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import {
+  configMapName,
   FEDERATED_CONFIG_MAPS,
   followWatch,
   metricSeries,
@@ -215,8 +216,32 @@ export async function timeChangeStages(fed: LocalFederation, writes: MemberWrite
   return { ms, patchMs, seenMs, hostWatchMs: hostAt === undefined ? undefined : hostAt - t };
 }
 
+/**
+ * FederatedConfigMaps `cm-<from>`..`cm-<to - 1>` in `ns`, placed in every member, 16 creates at a
+ * time, as `createFederatedConfigMaps` (process-federation.ts) makes them; that one also creates
+ * the namespace and its FederatedNamespace: call it first.
+ */
+export async function createMoreFederatedConfigMaps(fed: LocalFederation, ns: string, range: { from: number; to: number }): Promise<void> {
+  const fedCms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, ns);
+  const placement = { clusters: fed.members.map((name) => ({ name })) };
+  let next = range.from;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < range.to) {
+        const i = next++;
+        await fedCms.create({
+          apiVersion: 'types.kubefed.io/v1beta1',
+          kind: 'FederatedConfigMap',
+          metadata: { name: configMapName(i), namespace: ns },
+          spec: { template: { data: { index: String(i), payload: 'x'.repeat(100) } }, placement },
+        });
+      }
+    }),
+  );
+}
+
 /** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat` (Linux). */
-async function cpuSecondsOf(pid: number): Promise<number> {
+export async function cpuSecondsOf(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   // The fields after the command name (in parentheses, which may hold spaces): utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

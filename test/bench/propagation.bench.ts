@@ -57,6 +57,7 @@ import {
   type CpuMeter,
   cpuMeter,
   cpuPer,
+  createMoreFederatedConfigMaps,
   describeStages,
   latencySummary,
   pause,
@@ -165,27 +166,6 @@ async function rawWrites(fed: LocalFederation): Promise<number> {
   return performance.now() - t0;
 }
 
-/** FederatedConfigMaps `from`..`to - 1` in NS (after {@link createFederatedConfigMaps} made the first ones), 16 creates at a time. */
-async function createMoreFederatedConfigMaps(fed: LocalFederation, from: number, to: number): Promise<void> {
-  const fedCms = fed.client('host').resource(FEDERATED_CONFIG_MAPS, NS);
-  const placement = { clusters: fed.members.map((name) => ({ name })) };
-  let next = from;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < to) {
-        const i = next++;
-        const metadata = { name: configMapName(i), namespace: NS };
-        await fedCms.create({
-          apiVersion: 'types.kubefed.io/v1beta1',
-          kind: 'FederatedConfigMap',
-          metadata,
-          spec: { template: { data: { index: String(i), payload: 'x'.repeat(100) } }, placement },
-        });
-      }
-    }),
-  );
-}
-
 /** Waits until `cm` is idle ({@link waitForIdle}), then reads its memory into `into`. */
 async function idleThenMemory(fed: LocalFederation, cm: ManagedProcess, into: Memory[]): Promise<void> {
   const connection = createRedisConnection(fed.redis.url, { role: 'producer' });
@@ -215,7 +195,7 @@ async function propagation(fed: LocalFederation, cm: ManagedProcess, writes: Mem
     const t = performance.now();
     await cpu.start();
     if (from === 0) await createFederatedConfigMaps(fed, NS, to, 16);
-    else await createMoreFederatedConfigMaps(fed, from, to);
+    else await createMoreFederatedConfigMaps(fed, NS, { from, to });
     await until('propagation', () => alive(cm) && writes.count('ADDED') >= to * MEMBERS, PHASE_LIMIT_MS, 20);
     propagateMs += performance.now() - t;
     await cpu.stop();

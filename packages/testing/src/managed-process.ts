@@ -54,9 +54,14 @@ export class ManagedProcess {
   constructor(
     readonly name: string,
     args: readonly string[],
-    options: { env?: NodeJS.ProcessEnv } = {},
+    /** `node`: the Node binary to run `args` with; default this process's (`process.execPath`). */
+    options: { env?: NodeJS.ProcessEnv; node?: string } = {},
   ) {
-    this.child = spawn(process.execPath, [...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+    this.child = spawn(options.node ?? process.execPath, [...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: options.env ?? process.env,
+    });
     killOnExit(this.child);
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
