@@ -1,9 +1,13 @@
 /**
  * @kubefed/kubefedctl: the kubefedctl command-line tool (docs/kubefed-compatibility.md §3): `join`, `unjoin`,
- * `enable`, `disable`, `federate`, `orphaning-deletion`, `plan`, `status` and `version`, with KubeFed's flags and objects.
+ * `rotate-token`, `enable`, `disable`, `federate`, `dashboard`, `migrate`, `orphaning-deletion`, `plan`,
+ * `status`, `version` and `completion`, with KubeFed's flags and objects.
  *
- * Start reading at `cli.ts` (`run(argv, io)`: the commander program, error printing, exit codes),
- * then `commands/join.ts` (the join procedure with rollback) and `join-objects.ts` (the exact
+ * Start reading at `cli.ts` (`run(argv, io)`: the root command, one `add<Name>Command(program, ctx)`
+ * per command, error printing, exit codes). Each command's flags, help and wiring live in
+ * `commands/<name>-command.ts`, over the `CommandContext` of `command-context.ts` (global flags,
+ * printer, kubeconfig, host connection); the procedures they run are in `commands/<name>.ts`:
+ * `commands/join.ts` (the join procedure with rollback) and `join-objects.ts` (the exact
  * objects join creates). `commands/enable.ts` with `enable-objects.ts` and `template-schema.ts`
  * generate and apply federated types; `commands/federate.ts` with `federate-objects.ts` turns
  * resources into federated objects; `commands/plan.ts` explains replica scheduling.
@@ -23,8 +27,7 @@ export type { EnableOptions, EnableResult } from './commands/enable.js';
 export { disableType } from './commands/disable.js';
 export { federateDocuments, federateResource } from './commands/federate.js';
 export type { FederateOptions, FederateOutcome, FederatedResult } from './commands/federate.js';
-export { addFederateCommand, federatedYaml } from './commands/federate-command.js';
-export type { FederateCommandContext } from './commands/federate-command.js';
+export { federatedYaml } from './commands/federate-command.js';
 export {
   FEDERATE_PLACEMENT,
   compareKubeVersions,

@@ -7,17 +7,10 @@ import { RESOURCES } from '@kubefed/api';
 import { isNotFound, type DynamicClient } from '@kubefed/client';
 import { startDashboard } from '@kubefed/dashboard';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { objectStatus } from './status.js';
-
-/** What `kubefedctl dashboard` needs from the program. */
-export interface DashboardCommandContext {
-  /** Connects to the host (`--kubeconfig`, `--host-cluster-context`); the command closes the client. */
-  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string };
-  /** Subscribes to Ctrl-C (SIGINT/SIGTERM); returns the unsubscribe function. Without it the command stops at once. */
-  onInterrupt?: ((handler: () => void) => () => void) | undefined;
-}
 
 interface DashboardFlags {
   port: number;
@@ -115,7 +108,7 @@ async function assertKubeFedServed(host: DynamicClient, kubefedNamespace: string
     });
 }
 
-async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardCommandContext): Promise<void> {
+async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: CommandContext): Promise<void> {
   const { host, out, kubefedNamespace } = ctx.connect(cmd);
   try {
     await assertKubeFedServed(host, kubefedNamespace);
@@ -137,7 +130,7 @@ async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardC
     const opened = flags.open === true ? redirectFile(dashboard.url) : undefined;
     if (opened !== undefined) openBrowser(opened.file, out);
     await new Promise<void>((resolve) => {
-      const off = ctx.onInterrupt?.(() => {
+      const off = ctx.io.onInterrupt?.(() => {
         off?.();
         resolve();
       });
@@ -151,7 +144,7 @@ async function runDashboard(flags: DashboardFlags, cmd: Command, ctx: DashboardC
 }
 
 /** Registers `kubefedctl dashboard` on `program`. */
-export function addDashboardCommand(program: Command, ctx: DashboardCommandContext): void {
+export function addDashboardCommand(program: Command, ctx: CommandContext): void {
   program
     .command('dashboard')
     .description(

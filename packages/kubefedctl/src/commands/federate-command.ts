@@ -1,34 +1,12 @@
 import fs from 'node:fs';
 import { DEFAULT_FEDERATED_GROUP } from '@kubefed/api';
-import type { FederatedTypeConfig } from '@kubefed/api';
-import type { DynamicClient, KubeObject } from '@kubefed/client';
+import type { KubeObject } from '@kubefed/client';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
+import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
 import { parseFederateInput } from '../federate-objects.js';
-import type { Output } from '../output.js';
 import { federateDocuments, federateResource } from './federate.js';
-
-/** What the `federate` command needs from the CLI around it. */
-export interface FederateCommandContext {
-  /** The printer for a run of the command. */
-  output(cmd: Command): Output;
-  /**
-   * Connects to the host (`--kubeconfig`, `--host-cluster-context`); the caller closes the client.
-   * `leastPrivilege` keeps least-privilege member roles in step with the FTCs (plus `pending`, about
-   * to be written): run before `--enable-type` writes an FTC, and again when the command failed after that.
-   */
-  connect(cmd: Command): {
-    host: DynamicClient;
-    out: Output;
-    kubefedNamespace: string;
-    /** The global `--dry-run`: write nothing, print what would be done. */
-    dryRun: boolean;
-    leastPrivilege: (pending?: FederatedTypeConfig[]) => Promise<void>;
-  };
-  /** Reads all of standard input (for `-f -`). */
-  readStdin(): string;
-}
 
 interface FederateFlags {
   namespace?: string;
@@ -91,7 +69,7 @@ function validate(type: string | undefined, name: string | undefined, flags: Fed
     });
 }
 
-function readInput(filename: string, ctx: FederateCommandContext): string {
+function readInput(filename: string, ctx: CommandContext): string {
   try {
     return filename === '-' ? ctx.readStdin() : fs.readFileSync(filename, 'utf8');
   } catch (e) {
@@ -106,7 +84,7 @@ async function runFederate(
   name: string | undefined,
   flags: FederateFlags,
   cmd: Command,
-  ctx: FederateCommandContext,
+  ctx: CommandContext,
 ): Promise<void> {
   validate(type, name, flags);
   if (flags.filename !== undefined) {
@@ -157,7 +135,7 @@ async function runFederate(
 }
 
 /** Registers `kubefedctl federate` (docs/kubefed-compatibility.md §3.6) on the program. */
-export function addFederateCommand(program: Command, ctx: FederateCommandContext): void {
+export function addFederateCommand(program: Command, ctx: CommandContext): void {
   program
     .command('federate')
     .description(

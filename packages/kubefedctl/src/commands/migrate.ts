@@ -1,6 +1,5 @@
 import { allCrds, RESOURCES } from '@kubefed/api';
 import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
-import type { Command } from 'commander';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import {
@@ -15,28 +14,20 @@ import {
   type SecretAction,
 } from './migrate-plan.js';
 
-/** What `kubefedctl migrate` needs from the program. */
-export interface MigrateCommandContext {
-  /** Connects to the host (`--kubeconfig`, `--host-cluster-context`); the command closes the client. */
-  connect(cmd: Command): { host: DynamicClient; out: Output; kubefedNamespace: string; dryRun: boolean };
+/** What `migrate` works on. */
+export interface MigrateOptions {
+  /** The namespace of KubeFed's control plane (`--kubefed-namespace`). */
+  readonly kubefedNamespace: string;
+  /** List every change, write nothing. */
+  readonly dryRun: boolean;
   /** The clock the lock's expiry is judged by; default `Date.now`. */
-  now?: (() => number) | undefined;
+  readonly now?: (() => number) | undefined;
 }
 
 const VALIDATING = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' } as const;
 const MUTATING = { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations' } as const;
 /** The groups of KubeFed's own (not federated-type) CRDs: missing ones are created. */
 const CORE_GROUPS = new Set(['core.kubefed.io', 'scheduling.kubefed.io']);
-
-const EXAMPLES = `
-Examples:
-  # List every change, write nothing (run this first)
-  kubefedctl migrate --dry-run
-
-  # Take over the federation of KubeFed in kube-federation-system once KubeFed is stopped
-  kubectl -n kube-federation-system scale deployment kubefed-controller-manager kubefed-admission-webhook --replicas=0
-  kubefedctl migrate
-`;
 
 /** One write of the migration, with the kubectl-style line it prints. */
 interface Change {
@@ -233,56 +224,46 @@ async function gatherPlan(host: DynamicClient, ns: string, dryRun: boolean, now:
   return plan;
 }
 
-async function runMigrate(cmd: Command, ctx: MigrateCommandContext): Promise<void> {
-  const { host, out, kubefedNamespace: ns, dryRun } = ctx.connect(cmd);
-  try {
-    const plan = await gatherPlan(host, ns, dryRun, (ctx.now ?? Date.now)());
-    out.info(`Found KubeFed in namespace ${ns}: ${plan.found.join(', ')}`);
-    for (const line of [...plan.kept, ...plan.skipped]) out.info(line);
-    if (dryRun) {
-      for (const c of plan.changes) out.info(c.line);
-      out.info(
-        plan.changes.length === 0 ? 'Nothing to change.' : `${plural(plan.changes.length, 'change')}; nothing was written (dry run).`,
-      );
-      if (plan.blocker !== undefined) throw plan.blocker;
-      return;
-    }
+/**
+ * Takes a federation over from a stopped KubeFed v0.10.0 (docs/migration.md): prints
+ * what it found and each change as it makes it (with `dryRun`, every change and no write).
+ *
+ * @throws KubefedctlError while KubeFed's leader holds its lock, when the namespace holds no
+ *   KubeFed, or naming the change that failed and how many were made.
+ */
+export async function migrate(host: DynamicClient, options: MigrateOptions, out: Output): Promise<void> {
+  const { kubefedNamespace: ns, dryRun } = options;
+  const now = options.now ?? Date.now;
+  const plan = await gatherPlan(host, ns, dryRun, now());
+  out.info(`Found KubeFed in namespace ${ns}: ${plan.found.join(', ')}`);
+  for (const line of [...plan.kept, ...plan.skipped]) out.info(line);
+  if (dryRun) {
+    for (const c of plan.changes) out.info(c.line);
+    out.info(plan.changes.length === 0 ? 'Nothing to change.' : `${plural(plan.changes.length, 'change')}; nothing was written (dry run).`);
     if (plan.blocker !== undefined) throw plan.blocker;
-    // Checked again just before the first write: KubeFed may have been started meanwhile.
-    const again = await checkLock(host, ns, (ctx.now ?? Date.now)());
-    if (again.blocker !== undefined) throw again.blocker;
-    const done: string[] = [];
-    for (const c of plan.changes) {
-      try {
-        await c.apply();
-      } catch (err) {
-        const rest = plan.changes.length - done.length;
-        throw new KubefedctlError(`${c.line.split(' ')[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-          hint: `${plural(done.length, 'change')} made, ${plural(rest, 'change')} not; every step is safe to repeat: fix the cause and run migrate again`,
-        });
-      }
-      done.push(c.line);
-      out.info(c.line);
-    }
-    out.info(
-      plan.changes.length === 0
-        ? 'Nothing to change: the federation is ready for our controller manager.'
-        : "Done: start our controller manager (it takes over the leader lock and KubeFed's records).",
-    );
-  } finally {
-    host.close();
+    return;
   }
-}
-
-/** Registers `kubefedctl migrate` on `program`. */
-export function addMigrateCommand(program: Command, ctx: MigrateCommandContext): void {
-  program
-    .command('migrate')
-    .summary('Take over a federation from a stopped KubeFed v0.10.0')
-    .description(
-      "Take a federation over from a stopped KubeFed v0.10.0 on the host: deletes KubeFed's admission webhook configurations, binds the member token Secrets to their KubeFedCluster, creates missing CRDs and replaces those whose differences validate nothing; keeps every FederatedTypeConfig, federated object, RSP, KubeFedCluster and PropagatedVersion. Refuses while KubeFed's leader holds its lock. --dry-run lists every change.",
-    )
-    .addHelpText('after', EXAMPLES)
-    .action(async (_flags: unknown, command: Command) => runMigrate(command, ctx));
+  if (plan.blocker !== undefined) throw plan.blocker;
+  // Checked again just before the first write: KubeFed may have been started meanwhile.
+  const again = await checkLock(host, ns, now());
+  if (again.blocker !== undefined) throw again.blocker;
+  const done: string[] = [];
+  for (const c of plan.changes) {
+    try {
+      await c.apply();
+    } catch (err) {
+      const rest = plan.changes.length - done.length;
+      throw new KubefedctlError(`${c.line.split(' ')[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+        hint: `${plural(done.length, 'change')} made, ${plural(rest, 'change')} not; every step is safe to repeat: fix the cause and run migrate again`,
+      });
+    }
+    done.push(c.line);
+    out.info(c.line);
+  }
+  out.info(
+    plan.changes.length === 0
+      ? 'Nothing to change: the federation is ready for our controller manager.'
+      : "Done: start our controller manager (it takes over the leader lock and KubeFed's records).",
+  );
 }
