@@ -11,6 +11,7 @@
  */
 export * from './errors.js';
 export * from './bounded-text.js';
+export * from './align-columns.js';
 export * from './constants.js';
 export * from './meta.js';
 export {

@@ -9,7 +9,7 @@
  * running until Ctrl-C (or exits with `--exit-when-ready`).
  */
 import { fileURLToPath } from 'node:url';
-import { parseGoDuration } from '@kubefed/api';
+import { alignColumns, parseGoDuration } from '@kubefed/api';
 import type { DynamicClient } from '@kubefed/client';
 import {
   DEFAULT_REGIONS,
@@ -21,7 +21,6 @@ import {
   type Substrate,
 } from '@kubefed/testing';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { alignColumns } from '@kubefed/kubefedctl';
 import { applyObject, DEMO_NAMESPACE, demoState, labelRegions, readSamples, type DemoState } from './demo.js';
 
 const SAMPLES = fileURLToPath(new URL('../samples', import.meta.url));

@@ -15,7 +15,6 @@
  * `sync-least-privilege.ts` keeps it in step; `main.ts` is the process entry (bin `kubefedctl`).
  */
 export { run, buildProgram, parseBool, parseTimeout } from './cli.js';
-export { alignColumns } from './output.js';
 export type { RunIo } from './cli.js';
 export { join, validateJoinNames } from './commands/join.js';
 export type { JoinAction, JoinOptions, JoinResult, JoinTargets, PlannedObject } from './commands/join.js';

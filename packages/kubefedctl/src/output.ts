@@ -1,4 +1,3 @@
-import { stripVTControlCharacters } from 'node:util';
 import { ApiError, ConfigError } from '@kubefed/client';
 import { stringify } from 'yaml';
 import { KubefedctlError, causeMessage } from './errors.js';
@@ -139,23 +138,4 @@ export function formatError(e: unknown, options: { verbose: boolean }): string {
     }
   }
   return out;
-}
-
-/**
- * Rows as kubectl prints them: every column padded to its widest cell (colour codes do not
- * count), three spaces between columns, no trailing blanks. Returns one line per row, each
- * ending in a newline.
- */
-export function alignColumns(rows: readonly (readonly string[])[]): string {
-  const width = (cell: string): number => stripVTControlCharacters(cell).length;
-  const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, width(cell))), []);
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - width(cell))))
-        .join('   ')
-        .trimEnd(),
-    )
-    .map((line) => `${line}\n`)
-    .join('');
 }

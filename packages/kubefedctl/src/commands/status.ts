@@ -1,5 +1,6 @@
 import { styleText } from 'node:util';
 import {
+  alignColumns,
   federatedTypeConfigSchema,
   labelSelectorToString,
   matchesLabelSelector,
@@ -9,7 +10,6 @@ import {
 import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
 import { isNotFound } from '@kubefed/client';
 import { KubefedctlError } from '../errors.js';
-import { alignColumns } from '../output.js';
 import { GVR } from '../resources.js';
 
 /** One federated type as `status` lists it (from its FederatedTypeConfig). */
