@@ -3,25 +3,21 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
 import { type ClusterConnection, DynamicClient, jsonEqual, Kubeconfig } from '@kubefed/client';
-import type { StatusRecorder } from '@kubefed/controllers';
+import type { StatusRecorder, SyncPath, SyncPathOptions } from '@kubefed/controllers';
 import {
   ClusterStatusProvider,
   createMemberFleet,
-  FEDERATED_TYPE_CONFIG_GVR,
   KubeFedConfigSource,
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
-  syncTypeLookup,
-  VersionStore,
-  watchPropagatedVersions,
+  registerSyncPath,
   type HealthCheckSettingsSource,
   type KubeFedConfigSettings,
   type MemberFleet,
   readKubeFedSettings,
   readKubeFedSettingsFile,
   type SyncSettings,
-  SyncWorker,
   syncRetryDelayMs,
 } from '@kubefed/controllers';
 import type { KubeObject } from '@kubefed/client';
@@ -141,7 +137,7 @@ function redisFailure(cause: Error | undefined, url: string, timeoutMs: number):
 const labelsDiffer = (a: KubeObject, b: KubeObject): boolean => !jsonEqual(a.metadata.labels ?? {}, b.metadata.labels ?? {});
 
 /** A workers-only process got a job for a cluster it has no Ready client for (yet); the job is retried. */
-export class MemberNotReadyError extends KubeFedError {}
+export { MemberNotReadyError } from '@kubefed/controllers';
 
 /** The leader-election identity KubeFed uses: `<hostname>_<uuid>`. */
 export function leaderIdentity(): string {
@@ -531,23 +527,36 @@ function processParts(o: Omit<ProcessParts, 'source' | 'syncSettings' | 'events'
   return { ...o, source, syncSettings, events, fleet };
 }
 
-/** What the controllers of an `all` process hand its workers: the job processor and the KubeFedCluster informer. */
-interface ControllerParts {
-  readonly processor: SyncProcessor | undefined;
-  readonly clusterInformer: Informer<KubeObject> | undefined;
-}
-
 /**
- * The controllers (modes `all` and `controllers`): cluster health, FederatedTypeConfig (with its
- * sync controllers), sync queue metrics and replica scheduling; with `controllers` only, the
- * subscriber of the workers' outcomes.
+ * The controllers (modes `all` and `controllers`): cluster health, the sync path's deciding side
+ * (with, in `all`, its writing side: {@link registerSyncPath} builds both), FederatedTypeConfig,
+ * sync queue metrics and replica scheduling; with `controllers` only, the subscriber of the
+ * workers' outcomes. Returns the sync job processor of an `all` process and the KubeFedCluster
+ * informer its workers follow.
  */
 function registerControllers(p: ProcessParts, workerConnection: RedisConnection | undefined): ControllerParts {
   const { config, manager, source, producer } = p;
   if (config.mode === 'workers') return { processor: undefined, clusterInformer: undefined };
   const clusters = registerClusterHealth(p);
   if (producer === undefined) return { processor: undefined, clusterInformer: undefined };
-  const ftc = registerFederatedTypeConfigs(p, { clusters, producer });
+  const path = registerSyncPath(manager, {
+    ...syncPathOptions(p),
+    clusters: () => clusters.informer.store.list(),
+    // The workers of this process read versions from a watch cache (no host GET per job), and the
+    // sync controllers read it to enqueue no job for a member copy that is current. Not in
+    // `controllers` mode: its RBAC (deploy/, the Helm chart) does not list or watch version
+    // records, so its sync controllers enqueue a job per target cluster as before.
+    versions: config.mode === 'all' ? 'watched' : 'host',
+    controllers: {
+      producer,
+      clustersKnown: clusters.clustersKnown,
+      // Read at start, as KubeFed's controller manager does: a change takes a restart.
+      maxConcurrentReconciles: p.started.syncController.maxConcurrentReconciles,
+      onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (a, b) => labelsDiffer(a, b) && listener() }),
+    },
+    ...(config.mode === 'all' ? { workers: {} } : {}),
+  });
+  const ftc = registerFederatedTypeConfigs(p, { clusters, path });
   registerSyncQueueMetrics(manager.metrics, {
     producer,
     clusters: () => clusters.informer.store.list().map((c) => c.metadata.name ?? ''),
@@ -569,26 +578,46 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
       metrics: manager.metrics,
     }),
   );
-  if (config.mode === 'all') return { processor: ftc.processor, clusterInformer: clusters.informer };
-  manager.add(
-    outcomeSubscriberRunnable({
-      config,
-      logger: p.logger,
-      recorder: ftc.recorder,
-      connection: workerConnection,
-      dropped: manager.metrics.counter(
-        'kubefed_sync_outcomes_dropped_total',
-        'Sync outcome stream entries the leader dropped: forged (signature), malformed, a copy of one received (replayed), or too old (expired)',
-        ['reason'],
-      ),
-      // Read once the Lease is held; the host may be unavailable for a while then too.
-      signingKey: (signal) =>
-        new StartupRetry({ signal, logger: p.logger, server: p.clients.host.server }).run(SIGNING_KEY_STEP, () =>
-          outcomeSigningKey(p.clients.host, config.kubefedNamespace),
+  if (config.mode === 'all') return { processor: path.processor, clusterInformer: clusters.informer };
+  if (path.recorder !== undefined)
+    manager.add(
+      outcomeSubscriberRunnable({
+        config,
+        logger: p.logger,
+        recorder: path.recorder,
+        connection: workerConnection,
+        dropped: manager.metrics.counter(
+          'kubefed_sync_outcomes_dropped_total',
+          'Sync outcome stream entries the leader dropped: forged (signature), malformed, a copy of one received (replayed), or too old (expired)',
+          ['reason'],
         ),
-    }),
-  );
+        // Read once the Lease is held; the host may be unavailable for a while then too.
+        signingKey: (signal) =>
+          new StartupRetry({ signal, logger: p.logger, server: p.clients.host.server }).run(SIGNING_KEY_STEP, () =>
+            outcomeSigningKey(p.clients.host, config.kubefedNamespace),
+          ),
+      }),
+    );
   return { processor: undefined, clusterInformer: clusters.informer };
+}
+
+/** What the controllers of an `all` process hand its workers: the job processor and the KubeFedCluster informer. */
+interface ControllerParts {
+  readonly processor: SyncProcessor | undefined;
+  readonly clusterInformer: Informer<KubeObject> | undefined;
+}
+
+/** The sync path options every mode shares: the host clients, the scope, the Fleet, the KubeFedConfig settings, the events, the timing. */
+function syncPathOptions(p: ProcessParts): Omit<SyncPathOptions, 'clusters'> {
+  return {
+    host: p.clients.host,
+    reporting: p.clients.reporting,
+    scope: { kubefedNamespace: p.config.kubefedNamespace, scope: p.started.scope },
+    fleet: p.fleet,
+    settings: p.syncSettings,
+    events: p.events,
+    timing: { resyncPeriodMs: p.config.syncResyncPeriodMs },
+  };
 }
 
 type ClusterHealth = ReturnType<typeof registerKubeFedClusterController>;
@@ -613,41 +642,32 @@ function registerClusterHealth(p: ProcessParts): ClusterHealth {
   return clusters;
 }
 
+/** The FederatedTypeConfig controller: it decides which types the sync path runs. */
 function registerFederatedTypeConfigs(
   p: ProcessParts,
-  o: { clusters: ClusterHealth; producer: BullMqJobProducer },
+  o: { clusters: ClusterHealth; path: SyncPath },
 ): ReturnType<typeof registerFederatedTypeConfigController> {
   const { config, started, source, clients } = p;
-  const { clusters } = o;
+  const { syncController } = o.path;
+  if (syncController === undefined) throw new ConfigError('the sync path of a controllers process has no sync controllers');
   return registerFederatedTypeConfigController(p.manager, {
     host: clients.host,
     reporting: clients.reporting,
-    namespace: config.kubefedNamespace,
-    // The workers of this process read versions from a watch cache (no host GET per job), and the
-    // sync controllers read it to enqueue no job for a member copy that is current. Not in
-    // `controllers` mode: its RBAC (deploy/, the Helm chart) does not list or watch version
-    // records, so its sync controllers enqueue a job per target cluster as before.
-    cacheVersions: config.mode === 'all',
-    fleet: clusters.fleet,
-    clustersKnown: clusters.clustersKnown,
-    clusters: () => clusters.informer.store.list(),
-    producer: o.producer,
-    scope: started.scope,
+    scope: { kubefedNamespace: config.kubefedNamespace, scope: started.scope },
+    fleet: o.clusters.fleet,
+    clustersKnown: o.clusters.clustersKnown,
+    syncController,
     // Read at start, as KubeFed's controller manager does: a change takes a restart.
-    maxConcurrentReconciles: started.syncController.maxConcurrentReconciles,
     maxConcurrentStatusReconciles: started.statusController.maxConcurrentReconciles,
-    resyncPeriodMs: config.syncResyncPeriodMs,
-    onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (a, b) => labelsDiffer(a, b) && listener() }),
-    settings: p.syncSettings,
-    events: p.events,
+    rawResourceStatusCollection: () => p.syncSettings().remoteStatusCollection,
     pushReconciler: () => source.current().featureGates.PushReconciler,
     onConfigChange: (listener) => source.onChange(() => listener()),
   });
 }
 
 /**
- * The sync workers (modes `all` and `workers`): in `all` they run the controllers' processor,
- * only while this replica leads; a workers-only process builds its own.
+ * The sync workers (modes `all` and `workers`): in `all` they run the processor of the sync path
+ * the controllers registered, only while this replica leads; a workers-only process registers a sync path of its own.
  */
 async function registerWorkers(
   p: ProcessParts,
@@ -656,7 +676,7 @@ async function registerWorkers(
   const { config } = p;
   if (config.mode === 'controllers' || o.connection === undefined) return;
   let { processor, clusterInformer: informer } = o.controllers;
-  if (processor === undefined) ({ processor, informer } = await workersOnlyProcessor(p, { connection: o.connection, retry: o.retry }));
+  if (processor === undefined) ({ processor, informer } = await workersOnlySyncPath(p, { connection: o.connection, retry: o.retry }));
   // In `all` mode the processor only knows types and member clients while this replica leads
   // (FTC and health controllers are leader-only): its workers must not take jobs otherwise.
   const leaderOnly = config.mode === 'all';
@@ -675,64 +695,51 @@ async function registerWorkers(
     );
 }
 
-/** Workers only: own informers on FTCs and KubeFedClusters (run on every replica), the Fleet fed from their status, outcomes over Redis. */
-async function workersOnlyProcessor(
+/**
+ * Workers only: the sync path's writing side ({@link registerSyncPath}, with the FTCs read from an
+ * informer of its own), the Fleet fed from the KubeFedClusters' status (an informer of its own,
+ * run on every replica), outcomes published to the leader over Redis.
+ */
+async function workersOnlySyncPath(
   p: ProcessParts,
   { connection, retry }: { connection: RedisConnection; retry: StartupRetry },
 ): Promise<{ processor: SyncProcessor; informer: Informer<KubeObject> }> {
-  const { config, manager, logger } = p;
+  const { config, manager, logger, fleet } = p;
   const { host } = p.clients;
   const namespace = config.kubefedNamespace;
-  const ftcs = manager.informer({
-    name: 'federatedtypeconfigs',
-    listerWatcher: listerWatcherFor(host.resource(FEDERATED_TYPE_CONFIG_GVR, namespace)),
-  });
   const kfcs = manager.informer({
     name: 'kubefedclusters',
     listerWatcher: listerWatcherFor(host.resource(RESOURCES.kubeFedClusters, namespace)),
   });
-  const { fleet } = p;
   const members = new ClusterStatusProvider({ host, namespace, fleet, logger });
   kfcs.addEventHandler({
     onAdd: (c) => void members.update(c),
     onUpdate: (_, c) => void members.update(c),
     onDelete: (c) => void members.remove(deletedObject(c).metadata.name ?? ''),
   });
-  // Outcomes go to the leader's status writer through Redis.
   const outcomes = new SyncOutcomePublisher({
     connection,
     prefix: config.queuePrefix,
     signingKey: await retry.run(SIGNING_KEY_STEP, () => outcomeSigningKey(host, namespace)),
   });
-  const sync = new SyncWorker({
-    host,
+  const path = registerSyncPath(manager, {
+    ...syncPathOptions(p),
     clusters: () => kfcs.store.list(),
-    scope: p.started.scope,
-    types: syncTypeLookup(ftcs.store, namespace),
-    // Ready with a client that cannot be built: the cluster reports ClientRetrievalFailed.
-    memberClient: (cluster) => {
-      const error = members.clientError(cluster);
-      if (error !== undefined) throw error;
-      return fleet.readyClient(cluster);
-    },
-    kubefedNamespace: namespace,
-    recorder: { report: (outcome) => outcomes.publish(outcome) },
-    settings: p.syncSettings,
-    events: p.events,
     // Versions from a watch-fed cache, as in `all` mode: an unchanged object costs no host GET.
-    versionStore: new VersionStore(host, {
-      caches: watchPropagatedVersions(manager, { host, namespace: p.started.scope === 'Namespaced' ? namespace : undefined }),
-    }),
+    versions: 'watched',
+    workers: {
+      outcomes: { report: (outcome) => outcomes.publish(outcome) },
+      // Ready with a client that cannot be built: the cluster reports ClientRetrievalFailed.
+      memberClient: (cluster) => {
+        const error = members.clientError(cluster);
+        if (error !== undefined) throw error;
+        return fleet.readyClient(cluster);
+      },
+      notReady: 'retry',
+    },
   });
-  // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
-  // Ready status or built the client yet, fail the attempt so that the job is retried (a
-  // client that failed to build is the processor's ClientRetrievalFailed instead).
-  const processor: SyncProcessor = async (job, ctx) => {
-    if (fleet.readyClient(job.cluster) === undefined && members.clientError(job.cluster) === undefined)
-      throw new MemberNotReadyError(`member cluster "${job.cluster}" has no Ready client in this worker yet`);
-    await sync.process(job, ctx);
-  };
-  return { processor, informer: kfcs };
+  if (path.processor === undefined) throw new ConfigError('the sync path of a workers process has no processor');
+  return { processor: path.processor, informer: kfcs };
 }
 
 /** The configuration with the queue prefix resolved. */

@@ -8,6 +8,7 @@ import {
   FEDERATED_TYPE_CONFIG_GVR,
   FederatedTypeConfigReconciler,
   registerFederatedTypeConfigController,
+  registerSyncPath,
   registerKubeFedClusterController,
   staticHealthCheckSettings,
   type SyncType,
@@ -92,15 +93,20 @@ describe('FederatedTypeConfig controller', () => {
       namespace: ns,
       settings: staticHealthCheckSettings({ periodMs: 200, timeoutMs: 1000, failureThreshold: 2, successThreshold: 1 }),
     });
-    registerFederatedTypeConfigController(manager, {
+    const scope = { kubefedNamespace: ns };
+    const path = registerSyncPath(manager, {
       host: fed.hostClient,
-      namespace: ns,
+      scope,
       fleet: clusters.fleet,
       clusters: () => clusters.informer.store.list(),
-      producer,
-      maxConcurrentReconciles: 2,
-      watchMembers: false,
-      persistVersions: false,
+      versions: 'memory',
+      controllers: { producer, maxConcurrentReconciles: 2, watchMembers: false },
+    });
+    registerFederatedTypeConfigController(manager, {
+      host: fed.hostClient,
+      scope,
+      fleet: clusters.fleet,
+      syncController: path.syncController!,
     });
     const stop = new AbortController();
     const running = manager.start(stop.signal);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FEDERATED_TYPE_CONFIG_GVR,
   registerFederatedTypeConfigController,
+  registerSyncPath,
   registerKubeFedClusterController,
   ServiceStatusController,
   serviceStatusTypeOf,
@@ -58,16 +59,23 @@ async function startControlPlane(rawResourceStatusCollection: boolean): Promise<
     namespace: ns,
     settings: staticHealthCheckSettings({ periodMs: 200, timeoutMs: 1000, failureThreshold: 2, successThreshold: 1 }),
   });
-  registerFederatedTypeConfigController(manager, {
+  const scope = { kubefedNamespace: ns };
+  const path = registerSyncPath(manager, {
     host: fed.hostClient,
-    namespace: ns,
+    scope,
     fleet: clusters.fleet,
     clusters: () => clusters.informer.store.list(),
-    producer: discardingProducer,
     settings: () => ({ adoptResources: 'Enabled', remoteStatusCollection: rawResourceStatusCollection }),
+    versions: 'memory',
+    controllers: { producer: discardingProducer, watchMembers: false },
+  });
+  registerFederatedTypeConfigController(manager, {
+    host: fed.hostClient,
+    scope,
+    fleet: clusters.fleet,
+    syncController: path.syncController!,
+    rawResourceStatusCollection: () => rawResourceStatusCollection,
     maxConcurrentStatusReconciles: 2,
-    watchMembers: false,
-    persistVersions: false,
   });
   const stop = new AbortController();
   const running = manager.start(stop.signal);

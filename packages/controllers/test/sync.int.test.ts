@@ -20,7 +20,9 @@ import {
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
+  registerSyncPath,
   StatusRecorder,
+  type SyncSettings,
 } from '@kubefed/controllers';
 
 const KFC = RESOURCES.kubeFedClusters;
@@ -122,36 +124,49 @@ async function startControlPlane(
       namespace: ns,
       settings: { current: () => source.current().clusterHealthCheck, onChange: (l) => source.onChange(() => l()) },
     });
-    const ftc = registerFederatedTypeConfigController(manager, {
+    const settings = (): SyncSettings => ({
+      adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
+      remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
+    });
+    const scope = { kubefedNamespace: ns };
+    // As the controller manager runs its sync path in `--mode all`: both sides in one process.
+    const path = registerSyncPath(manager, {
       host: fed.hostClient,
       ...(options.reporting === undefined ? {} : { reporting: options.reporting }),
-      ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
-      namespace: ns,
+      scope,
+      fleet: clusters.fleet,
+      clusters: () => clusters.informer.store.list(),
+      settings,
+      events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
+      timing: { statusFlushMs: 100, removalPollMs: 200, resyncPeriodMs: options.resyncPeriodMs ?? 500 },
+      // As the controller manager runs its own workers: versions read from the watch cache.
+      versions: 'watched',
+      controllers: {
+        producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
+        clustersKnown: clusters.clustersKnown,
+        ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
+        onClusterLabelsChange: (listener) =>
+          clusters.informer.addEventHandler({
+            onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener(),
+          }),
+      },
+      workers: {},
+    });
+    registerFederatedTypeConfigController(manager, {
+      host: fed.hostClient,
+      scope,
       fleet: clusters.fleet,
       clustersKnown: clusters.clustersKnown,
-      clusters: () => clusters.informer.store.list(),
-      producer: options.jobs === undefined ? producer : recording(producer, options.jobs),
-      // As the controller manager runs its own workers: versions read from the watch cache.
-      cacheVersions: true,
-      statusFlushMs: 100,
-      removalPollMs: 200,
-      resyncPeriodMs: options.resyncPeriodMs ?? 500,
-      onClusterLabelsChange: (listener) =>
-        clusters.informer.addEventHandler({
-          onUpdate: (o, n) => JSON.stringify(o.metadata.labels ?? {}) !== JSON.stringify(n.metadata.labels ?? {}) && listener(),
-        }),
-      settings: () => ({
-        adoptResources: source.current().syncController.adoptResources ? 'Enabled' : 'Disabled',
-        remoteStatusCollection: source.current().featureGates.RawResourceStatusCollection,
-      }),
-      events: new EventRecorder({ events: (namespace) => fed.hostClient.resource(EVENTS, namespace), component: 'kubefed-sync' }),
+      syncController: path.syncController!,
+      rawResourceStatusCollection: () => settings().remoteStatusCollection,
       pushReconciler: () => source.current().featureGates.PushReconciler,
       onConfigChange: (listener) => source.onChange(() => listener()),
     });
+    const processor = path.processor!;
     const workers = await SyncWorkerHost.start({
       connection: workerConnection,
       prefix,
-      processor: ftc.processor,
+      processor,
       clusters: ['member1', 'member2'],
     });
     const stop = new AbortController();

@@ -1,4 +1,4 @@
-/** The FederatedTypeConfig controller (docs/kubefed-compatibility.md §4.3): one sync controller per FTC with propagation Enabled. */
+/** The FederatedTypeConfig controller (docs/kubefed-compatibility.md §4.3): decides which types run, one sync controller (built by the sync path) per FTC with propagation Enabled. */
 export {
   FEDERATED_TYPE_CONFIG_GVR,
   FederatedTypeConfigReconciler,

@@ -31,7 +31,7 @@ export interface ServiceStatusControllerOptions {
   readonly reporting?: DynamicClient | undefined;
   readonly type: ServiceStatusType;
   /** The member clusters: Ready ones with their clients, readiness changes, and the shared member informers. */
-  readonly fleet: Pick<Fleet, 'readyClusters' | 'onChange' | 'informer'>;
+  readonly fleet: Pick<Fleet, 'readyClusters' | 'onChange' | 'subscribe' | 'informer'>;
   /**
    * Resolves once the readiness of every registered member cluster is known (the cluster health
    * controller's `clustersKnown`): the first reconcile waits for it. Default none.

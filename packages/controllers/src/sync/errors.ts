@@ -56,3 +56,10 @@ export const UNHEALABLE_STATUSES: ReadonlySet<PropagationStatus> = new Set<Propa
   'ComputeResourceFailed',
   'FieldRetentionFailed',
 ]);
+
+/**
+ * A job for a member cluster that this process has no Ready client for yet (a workers-only
+ * process learns readiness from the KubeFedClusters' status, later than the leader): the job is
+ * retried rather than dropped.
+ */
+export class MemberNotReadyError extends SyncError {}

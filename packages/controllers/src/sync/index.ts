@@ -2,11 +2,11 @@
  * The sync path's decisions, as pure functions without IO (docs/architecture.md), and
  * `sync-type.ts` (one federated type as the sync path sees it). The IO is cut by role: the
  * reconciler (`reconcile/sync-reconciler.ts`) takes `namespaceTargetOf` (FederatedNamespaces)
- * and `effectivePlacement` (from `../placement`) and enqueues one job per cluster; the worker
- * (`worker/sync-worker.ts`) decides with `planClusterSync`, renders with
- * `renderDesiredObject` and skips unchanged copies with `needsUpdate`; the status writer
- * (`status/status-writer.ts`) aggregates with `computeFederatedStatus`. Start reading at
- * `reconcile/sync-reconciler.ts`.
+ * and the placement (`shared/placement-reader.ts`) and enqueues one job per cluster; the worker
+ * (`worker/sync-worker.ts`) decides with `planClusterSync`, renders with `renderDesiredObject`
+ * and skips unchanged copies with `needsUpdate`; the status writer (`status/status-writer.ts`)
+ * aggregates with `computeFederatedStatus`. The roles share only `shared/`, and
+ * `register-sync-path.ts` builds them all. Start reading at `reconcile/sync-reconciler.ts`.
  */
 export {
   ApplyOverridesError,
@@ -14,6 +14,7 @@ export {
   ComputeResourceError,
   DeleteOptionsError,
   FieldRetentionError,
+  MemberNotReadyError,
   SyncError,
 } from './errors.js';
 export { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from './json-patch.js';
@@ -70,3 +71,12 @@ export {
 } from './sync-events.js';
 export { namespaceTargetOf, type NamespaceTarget } from './namespace-target.js';
 export { FEDERATED_NAMESPACE_GVR, placementOf, syncTypeLookup, syncTypeOf, type PlacementEnvironment, type SyncType } from './sync-type.js';
+export {
+  registerSyncPath,
+  type SyncControllersOptions,
+  type SyncFleet,
+  type SyncPath,
+  type SyncPathOptions,
+  type SyncVersions,
+  type SyncWorkersOptions,
+} from './register-sync-path.js';

@@ -4,6 +4,7 @@ import {
   type FederatedTypeConfig,
   isStatusCollectionEnabled,
   NAMESPACE_TYPE_NAME,
+  RESOURCES,
   validateFederatedTypeConfig,
 } from '@kubefed/api';
 import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
@@ -14,6 +15,7 @@ import {
   type PlacementCluster,
   type PlacementSource,
 } from '../placement/index.js';
+import type { SyncScope } from './shared/sync-settings.js';
 
 /** One federated type as the sync controller and its workers use it (from an FTC). */
 export interface SyncType {
@@ -63,16 +65,12 @@ export function namespacesFtcIn(ftcs: { get(key: string): KubeObject | undefined
   return parsed.ok ? defaultFederatedTypeConfig(parsed.value) : undefined;
 }
 
-/** What placement needs from the environment. */
-export interface PlacementEnvironment {
+/** What placement needs from the environment: the host, the KubeFedClusters and the control plane's {@link SyncScope}. */
+export interface PlacementEnvironment extends SyncScope {
   /** Client of the host cluster. */
   readonly host: DynamicClient;
   /** Every registered KubeFedCluster (ready or not). */
   readonly clusters: () => readonly PlacementCluster[];
-  /** Scope of the control plane; default `Cluster`. */
-  readonly scope?: 'Cluster' | 'Namespaced' | undefined;
-  /** The control plane's namespace: in a Cluster-scoped plane nothing in it is propagated. */
-  readonly kubefedNamespace: string;
   /** The FederatedNamespace resource when the type names none (`SyncType.federatedNamespaceGvr`); default `types.kubefed.io/v1beta1` `federatednamespaces`. */
   readonly federatedNamespaceGvr?: GroupVersionResource | undefined;
   /** An informer cache of FederatedNamespaces, read instead of the host once synced; default none (a GET each time). */
@@ -99,11 +97,7 @@ export interface SyncCaches {
 }
 
 /** The FederatedNamespace resource KubeFed generates for `namespaces`. */
-export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = {
-  group: 'types.kubefed.io',
-  version: 'v1beta1',
-  resource: 'federatednamespaces',
-};
+export const FEDERATED_NAMESPACE_GVR: GroupVersionResource = RESOURCES.federatedNamespaces;
 
 /** The FederatedNamespace resource for `type`: the type's, else the environment's, else KubeFed's default. */
 export function federatedNamespaceGvrOf(env: Pick<PlacementEnvironment, 'federatedNamespaceGvr'>, type: SyncType): GroupVersionResource {

@@ -11,6 +11,8 @@
 export class DispatchScopes {
   /** Per queued key: every cluster, or only these. */
   readonly #pending = new Map<string, ReadonlySet<string> | 'all'>();
+  /** Per queued key: the clusters whose managed copy changed. */
+  readonly #changed = new Map<string, Set<string>>();
 
   /** The next reconcile of `key` dispatches to every cluster. */
   all(key: string): void {
@@ -22,6 +24,24 @@ export class DispatchScopes {
     const current = this.#pending.get(key);
     if (current === 'all') return;
     this.#pending.set(key, current === undefined ? clusters : new Set([...current, ...clusters]));
+  }
+
+  /**
+   * The managed copy of `key` in `cluster` changed (drift, or its status): the next reconcile of
+   * `key` dispatches to `cluster` too, and knows the copy changed ({@link takeMemberChanges}).
+   */
+  memberChanged(key: string, cluster: string): void {
+    this.only(key, new Set([cluster]));
+    const changed = this.#changed.get(key);
+    if (changed === undefined) this.#changed.set(key, new Set([cluster]));
+    else changed.add(cluster);
+  }
+
+  /** Takes the clusters whose managed copy of `key` changed since its last reconcile. */
+  takeMemberChanges(key: string): ReadonlySet<string> {
+    const changed = this.#changed.get(key);
+    this.#changed.delete(key);
+    return changed ?? new Set();
   }
 
   /** Takes the scope of the reconcile starting now: the clusters it dispatches to, or `undefined` for every cluster. */

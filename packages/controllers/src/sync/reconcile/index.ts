@@ -5,6 +5,7 @@
  * mapped back to the federated object's key. `DispatchScopes` narrows a readiness change to the
  * clusters it concerns.
  */
-export { SyncController, type SyncControllerOptions } from './sync-controller.js';
+export { SyncController, type StatusFlusher, type StatusWriterInput, type SyncControllerOptions } from './sync-controller.js';
 export { SyncReconciler, type SyncReconcilerOptions } from './sync-reconciler.js';
 export { MemberWatches, type MemberWatchesOptions } from './member-watches.js';
+export { DispatchScopes, readinessChanges } from './dispatch-scopes.js';

@@ -5,14 +5,13 @@ import {
   deletedObject,
   type EventHandler,
   type Fleet,
-  Informer,
-  listerWatcherFor,
+  type Informer,
   type Logger,
   type NamedTransform,
   sleep,
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
-import { OwnWrites } from '../worker/own-writes.js';
+import { OwnWrites } from '../shared/own-writes.js';
 import { memberCopyFingerprint, slimMemberCopy } from '../slim-member-copy.js';
 import type { SyncType } from '../sync-type.js';
 
@@ -34,10 +33,10 @@ export interface MemberWatchesOptions {
   /** Watch only this namespace (a Namespaced control plane watches only its own); default every namespace. */
   readonly namespace?: string | undefined;
   /**
-   * Where the member informers come from: the Fleet's shared informer of each cluster (one per
-   * cluster for every consumer of the same type); default informers of this object's own.
+   * The member clusters: the watches take the Fleet's shared informer of each cluster (one per
+   * cluster for every consumer of the same type), and end when the Fleet disengages it.
    */
-  readonly fleet?: Pick<Fleet, 'informer'> | undefined;
+  readonly fleet: Pick<Fleet, 'informer' | 'readyClusters' | 'subscribe'>;
   /**
    * Called once for a cluster engaged with a cache not synced yet, when the cache has synced,
    * its list has failed (a forbidden or missing resource: the jobs will say why), or
@@ -50,10 +49,9 @@ export interface MemberWatchesOptions {
 }
 
 interface Watch {
-  readonly client: DynamicClient;
   readonly informer: Informer;
-  /** Removes the handlers, and stops the informer (or releases the Fleet's); resolves once it stopped. */
-  readonly stop: () => Promise<void>;
+  /** Removes the handlers and releases the Fleet's informer. */
+  readonly stop: () => void;
   /** See {@link MemberWatches.settling}. */
   settling: boolean;
 }
@@ -87,19 +85,26 @@ export class MemberWatches {
   readonly #o: MemberWatchesOptions;
   readonly #watches = new Map<string, Watch>();
   readonly #transform: NamedTransform;
+  /** The subscription to the Fleet's disengagements, from the first {@link sync} to {@link stop}. */
+  #unsubscribe: (() => void) | undefined;
 
   constructor(options: MemberWatchesOptions) {
     this.#o = options;
     this.#transform = slimTransform(options.type);
   }
 
-  /** Engages the clusters of `ready` not watched yet (or whose client changed) and disengages the others. */
-  sync(ready: ReadonlyMap<string, DynamicClient>): void {
-    for (const [cluster, watch] of this.#watches) {
-      if (ready.get(cluster) !== watch.client) void this.#disengage(cluster);
+  /**
+   * Watches the clusters of `ready` (default the Fleet's Ready clusters now) not watched yet and
+   * stops watching the others; a cluster the Fleet disengages (it left, or its client changed) is
+   * no longer watched from then on.
+   */
+  sync(ready: ReadonlyMap<string, DynamicClient> = this.#o.fleet.readyClusters()): void {
+    this.#unsubscribe ??= this.#o.fleet.subscribe({ onDisengaged: (cluster) => this.#disengage(cluster) });
+    for (const cluster of this.#watches.keys()) {
+      if (!ready.has(cluster)) this.#disengage(cluster);
     }
-    for (const [cluster, client] of ready) {
-      if (!this.#watches.has(cluster)) this.#engage(cluster, client);
+    for (const cluster of ready.keys()) {
+      if (!this.#watches.has(cluster)) this.#engage(cluster);
     }
   }
 
@@ -140,38 +145,37 @@ export class MemberWatches {
     return [...this.#watches.keys()];
   }
 
-  /** Stops every informer; resolves when they have stopped. */
-  async stop(): Promise<void> {
-    const done = [...this.#watches.keys()].map((c) => this.#disengage(c));
-    await Promise.all(done);
+  /** Stops watching every cluster (the Fleet stops an informer once nothing else holds it). */
+  stop(): Promise<void> {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    for (const cluster of [...this.#watches.keys()]) this.#disengage(cluster);
+    return Promise.resolve();
   }
 
-  #engage(cluster: string, client: DynamicClient): void {
-    const { type, logger } = this.#o;
+  #engage(cluster: string): void {
+    const { type } = this.#o;
     const spec = {
       resource: type.targetGvr,
       namespace: this.#o.namespace,
       labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}`,
       transform: this.#transform,
     };
-    const shared = this.#o.fleet?.informer(cluster, spec);
-    if (this.#o.fleet !== undefined && shared === undefined) return; // not engaged in the Fleet (any more)
-    const own = shared === undefined ? this.#ownInformer(cluster, client) : undefined;
-    const informer = shared?.informer ?? own?.informer;
-    if (informer === undefined) return;
+    const shared = this.#o.fleet.informer(cluster, spec);
+    if (shared === undefined) return; // not engaged in the Fleet (any more)
+    this.#o.logger.debug({ cluster, kind: type.targetType.kind }, 'watching managed member copies');
+    const { informer } = shared;
     // A shared informer replays its cache to a new handler: those adds are no change.
     let replaying = true;
     const off = informer.addEventHandler(this.#handler(cluster, informer, () => replaying));
     replaying = false;
     const abort = new AbortController();
-    const done = own?.informer.start(abort.signal).catch((err: unknown) => logger.error({ cluster, err }, 'member watch failed'));
-    const stop = async (): Promise<void> => {
+    const stop = (): void => {
       off();
-      shared?.release();
+      shared.release();
       abort.abort();
-      await done;
     };
-    const watch: Watch = { client, informer, stop, settling: !informer.hasSynced() };
+    const watch: Watch = { informer, stop, settling: !informer.hasSynced() };
     this.#watches.set(cluster, watch);
     if (watch.settling) void this.#settle(cluster, watch, abort.signal);
   }
@@ -185,20 +189,6 @@ export class MemberWatches {
     if (this.#watches.get(cluster) !== watch) return;
     watch.settling = false;
     this.#o.onSettled?.(cluster);
-  }
-
-  #ownInformer(cluster: string, client: DynamicClient): { informer: Informer } {
-    const { type, logger, clock } = this.#o;
-    const informer = new Informer({
-      name: `sync-${type.name}-member-${cluster}`,
-      listerWatcher: listerWatcherFor(client.resource(type.targetGvr, this.#o.namespace), {
-        labelSelector: `${MANAGED_LABEL}=${MANAGED_LABEL_TRUE}`,
-      }),
-      logger: logger.child({ cluster }),
-      clock,
-      transform: this.#transform.transform,
-    });
-    return { informer };
   }
 
   #handler(cluster: string, informer: Informer, replaying: () => boolean): EventHandler {
@@ -226,10 +216,10 @@ export class MemberWatches {
     };
   }
 
-  #disengage(cluster: string): Promise<void> {
+  #disengage(cluster: string): void {
     const watch = this.#watches.get(cluster);
-    if (watch === undefined) return Promise.resolve();
+    if (watch === undefined) return;
     this.#watches.delete(cluster);
-    return watch.stop();
+    watch.stop();
   }
 }

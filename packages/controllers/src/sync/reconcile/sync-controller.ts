@@ -1,5 +1,5 @@
 import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
-import { federatedObjectRef, type JobProducer, syncJob, syncRequest } from '@kubefed/queue';
+import type { JobProducer } from '@kubefed/queue';
 import {
   type Clock,
   Controller,
@@ -10,6 +10,7 @@ import {
   InformerHolds,
   type Logger,
   objectKey,
+  type Reader,
   type Runnable,
   type RuntimeMetrics,
   type SharedInformers,
@@ -18,20 +19,36 @@ import {
   withoutManagedFields,
 } from '@kubefed/runtime';
 import { isNamespaceType } from '../../placement/index.js';
-import type { StatusRecorder } from '../status/status-recorder.js';
+import type { OwnWrites } from '../shared/own-writes.js';
+import type { RunningSyncTypes } from '../shared/running-types.js';
+import type { StatusRecorder } from '../shared/status-recorder.js';
+import type { SyncTiming } from '../shared/sync-settings.js';
+import type { VersionStore } from '../shared/version-store.js';
 import { DispatchScopes, readinessChanges } from './dispatch-scopes.js';
 import { MemberWatches } from './member-watches.js';
-import type { OwnWrites } from '../worker/own-writes.js';
-import type { VersionStore } from '../worker/version-store.js';
-import { StatusWriter } from '../status/status-writer.js';
 import { SyncReconciler } from './sync-reconciler.js';
 import { federatedNamespaceGvrOf, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
+
+/** What a run of a sync controller hands the status writer of its type: its informer caches and the status collection switch. */
+export interface StatusWriterInput {
+  /** The federated objects of the type (the shared informer's cache). */
+  readonly objects: Reader<KubeObject>;
+  /** The FederatedNamespaces, for namespaced targets. */
+  readonly federatedNamespaces: Informer | undefined;
+  /** Whether remote status is collected now (the FTC's `statusCollection` and the `RawResourceStatusCollection` gate). */
+  readonly remoteStatusCollection: () => boolean;
+}
+
+/** The status writer of one run, flushed every `SyncTiming.statusFlushMs` (`status/status-writer.ts` fits). */
+export interface StatusFlusher {
+  flush(): Promise<void>;
+}
 
 /** Options of {@link SyncController}. */
 export interface SyncControllerOptions extends PlacementEnvironment {
   readonly type: SyncType;
   /** The member clusters: Ready ones with their clients, readiness changes, and the shared member informers. */
-  readonly fleet: Pick<Fleet, 'readyClusters' | 'isReady' | 'onChange' | 'informer'>;
+  readonly fleet: Pick<Fleet, 'readyClusters' | 'isReady' | 'onChange' | 'subscribe' | 'informer'>;
   /**
    * Resolves once the readiness of every registered member cluster is known (the cluster health
    * controller's `clustersKnown`): the first reconcile waits for it. Default none.
@@ -49,18 +66,14 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly informers?: SharedInformers | undefined;
   /** Where Warning events about federated objects go; default none. */
   readonly events?: EventSink | undefined;
-  /** Host client of the status writes (reporting only, on a rate budget of its own); default `host`. */
-  readonly reporting?: DynamicClient | undefined;
   /** Subscribes to changes of KubeFedCluster labels (clusterSelector placement); returns the unsubscribe function. Default none (placement then follows labels at the next resync). */
   readonly onClusterLabelsChange?: ((listener: () => void) => () => void) | undefined;
-  /** Status flush period; default 200 ms. */
-  readonly statusFlushMs?: number | undefined;
-  /** How long a Ready placed cluster may take to report before the status is written without it (see `StatusWriterOptions.reportTimeoutMs`); default 30 s. */
-  readonly reportTimeoutMs?: number | undefined;
-  /** Poll period while member copies are being removed; default 500 ms. */
-  readonly removalPollMs?: number | undefined;
-  /** Every object is reconciled again this often (repairs drift in members); default 5 min, 0 = never. */
-  readonly resyncPeriodMs?: number | undefined;
+  /** The periods of the sync path (status flush, removal poll, resync); defaults of {@link SyncTiming}. */
+  readonly timing?: SyncTiming | undefined;
+  /** Builds the status writer of each run (`register-sync-path.ts` builds a `StatusWriter`). */
+  readonly statusWriter: (input: StatusWriterInput) => StatusFlusher;
+  /** Where this controller records that its type runs here, with its caches, for the workers of this process; default none. */
+  readonly running?: RunningSyncTypes | undefined;
   /** Whether remote status is collected (the KubeFedConfig `RawResourceStatusCollection` gate); default true. With the FTC's `statusCollection`, member status changes are watched and reported. */
   readonly remoteStatusCollection?: (() => boolean) | undefined;
   /** Watch managed member copies to revert changes at once (docs/architecture.md "Drift watches"); default true. */
@@ -91,24 +104,20 @@ const changed = (o: KubeObject, n: KubeObject): boolean =>
 /**
  * The sync controller of one federated type (docs/kubefed-compatibility.md §4.4), as one runnable: a
  * shared informer on the federated type in the host, a controller running {@link SyncReconciler}
- * (jobs to the per-cluster queues), and a {@link StatusWriter} flushed every `statusFlushMs`.
+ * (jobs to the per-cluster queues), and the status writer it is given, flushed every `statusFlushMs`.
  * Every object is reconciled again when the set of Ready clusters (with jobs for the clusters whose
  * readiness changed alone, {@link DispatchScopes}) or a cluster's labels change, and every object in
  * namespace N when the FederatedNamespace N/N changes (namespaced targets). Status-only
  * updates of the federated object do not trigger a reconcile. {@link MemberWatches} on the
- * managed copies in Ready members send a sync job for the changed cluster when a copy is
- * changed or deleted by hand (or its status changes, with status collection).
+ * managed copies in Ready members map a changed copy back to its federated object's key, which is
+ * reconciled for that cluster (as controller-runtime's map handlers do): a copy changed or
+ * deleted by hand (or whose status changes, with status collection) gets its job from the
+ * reconciler, like any other change.
  */
 export class SyncController implements Runnable {
   readonly name: string;
   readonly needLeaderElection = true;
   readonly #o: SyncControllerOptions;
-  #caches: SyncCaches | undefined;
-
-  /** The informer caches of the running controller (for a worker in the same process); undefined when not running. */
-  get caches(): SyncCaches | undefined {
-    return this.#caches;
-  }
 
   constructor(options: SyncControllerOptions) {
     this.#o = options;
@@ -117,11 +126,14 @@ export class SyncController implements Runnable {
 
   async start(signal: AbortSignal): Promise<void> {
     const run = new SyncRun(this.#o, this.name);
-    this.#caches = run.caches;
+    // The workers of this process stop taking this type's jobs as soon as it is being stopped.
+    const ended = this.#o.running?.add(this.#o.type, run.caches);
+    if (ended !== undefined) signal.addEventListener('abort', ended, { once: true });
     try {
       await run.run(signal);
     } finally {
-      this.#caches = undefined;
+      ended?.();
+      if (ended !== undefined) signal.removeEventListener('abort', ended);
     }
   }
 }
@@ -143,7 +155,7 @@ class SyncRun {
   readonly #namespaces: Informer | undefined;
   readonly #members: MemberWatches | undefined;
   readonly #controller: Controller;
-  readonly #writer: StatusWriter;
+  readonly #writer: StatusFlusher;
   #ready: ReadonlyMap<string, DynamicClient>;
   #flushing = Promise.resolve();
 
@@ -169,13 +181,10 @@ class SyncRun {
         : undefined;
     const env = { ...o, federatedNamespaceCache: this.#namespaces };
     this.#controller = this.#newController(env);
-    this.#writer = new StatusWriter({
-      ...env,
-      host: o.reporting ?? o.host,
+    this.#writer = o.statusWriter({
       objects: this.#informer.store,
-      isReady: (c) => o.fleet.isReady(c),
+      federatedNamespaces: this.#namespaces,
       remoteStatusCollection: () => this.#collect(),
-      clock: o.clock ?? systemClock,
     });
     this.caches = { objects: this.#informer, federatedNamespaces: this.#namespaces, memberCopies: this.#members };
     this.#ready = o.fleet.readyClusters();
@@ -188,7 +197,7 @@ class SyncRun {
     this.#members?.sync(this.#ready);
     const offReady = o.fleet.onChange(() => this.#onReadinessChange());
     const offLabels = o.onClusterLabelsChange?.(() => this.#fanOutAll());
-    const timer = setInterval(() => this.#flush(), o.statusFlushMs ?? 200);
+    const timer = setInterval(() => this.#flush(), o.timing?.statusFlushMs ?? 200);
     try {
       await this.#controller.start(signal);
     } finally {
@@ -207,7 +216,7 @@ class SyncRun {
     return this.#o.type.statusCollection && (this.#o.remoteStatusCollection?.() ?? true);
   }
 
-  /** Drift (and remote status): a changed member copy gets a sync job for its cluster at once. */
+  /** Drift (and remote status): a changed member copy has its federated object reconciled for its cluster. */
   #memberWatches(namespace: string | undefined): MemberWatches {
     const o = this.#o;
     return new MemberWatches({
@@ -218,26 +227,25 @@ class SyncRun {
       fleet: o.fleet,
       logger: this.#logger,
       clock: o.clock ?? systemClock,
-      onChange: (cluster, key) => this.#repairDrift(cluster, key),
+      onChange: (cluster, key) => this.#onMemberChange(cluster, key),
       onSettled: (cluster) => this.#onSettled(cluster),
     });
   }
 
-  #repairDrift(cluster: string, key: string): void {
-    // A managed copy without a federated object is a possible orphan: the worker
-    // confirms on the host that the object is gone and removes the managed label.
-    const orphan = this.#informer.store.get(key) === undefined;
-    if (orphan && !this.#informer.hasSynced()) return;
-    const job = syncJob(syncRequest(federatedObjectRef(this.#o.type.name, key), cluster), orphan ? 'remove' : 'sync');
-    this.#o.producer
-      .enqueue(job)
-      .catch((err: unknown) => this.#logger.warn({ controller: this.#name, cluster, err }, 'enqueueing a drift repair failed'));
+  /**
+   * A member event mapped back to the federated key: reconciled with a job to `cluster` (a
+   * removal of a possible orphan when the federated object is gone), at the priority of a change.
+   */
+  #onMemberChange(cluster: string, key: string): void {
+    this.#scopes.memberChanged(key, cluster);
+    this.#controller.queue.add(key);
   }
 
   #newController(env: SyncControllerOptions & PlacementEnvironment): Controller {
     const o = this.#o;
     const reconciler = new SyncReconciler({
       ...env,
+      removalPollMs: o.timing?.removalPollMs,
       objects: this.#informer.store,
       readyClusters: () => o.fleet.readyClusters(),
       memberCopies: this.#members,
@@ -256,7 +264,7 @@ class SyncRun {
     }).watch(this.#informer, {
       updatePredicate: changed,
       // This controller's alone: the informer is shared with readers that need no resync.
-      resyncPeriodMs: o.resyncPeriodMs ?? 300_000,
+      resyncPeriodMs: o.timing?.resyncPeriodMs ?? 300_000,
       // A change of the object (or a periodic resync) is dispatched to every cluster.
       map: (obj) => {
         const key = objectKey(obj);

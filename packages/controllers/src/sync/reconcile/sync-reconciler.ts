@@ -29,7 +29,7 @@ import {
   splitKey,
   terminal,
 } from '@kubefed/runtime';
-import { ComputePlacementError, isNamespaceType } from '../../placement/index.js';
+import { isNamespaceType } from '../../placement/index.js';
 import { UNHEALABLE_STATUSES } from '../errors.js';
 import { awaitedRemovals } from '../awaited-removals.js';
 import { namespaceTargetOf } from '../namespace-target.js';
@@ -43,13 +43,22 @@ import {
 } from '../sync-events.js';
 import { copyIsCurrent, type CurrentCopyInput } from '../current-copy.js';
 import type { DispatchScopes } from './dispatch-scopes.js';
-import { OwnWrites } from '../worker/own-writes.js';
-import type { VersionStore } from '../worker/version-store.js';
 import type { MemberWatches } from './member-watches.js';
-import type { RecordedOutcome, StatusRecorder } from '../status/status-recorder.js';
-import { lastReport } from '../status/status-writer.js';
+import { lastReport } from '../shared/last-report.js';
+import { OwnWrites } from '../shared/own-writes.js';
+import { readPlacement } from '../shared/placement-reader.js';
+import type { RecordedOutcome, StatusRecorder } from '../shared/status-recorder.js';
+import type { VersionStore } from '../shared/version-store.js';
 import { objectVersions, type ObjectVersions, type VersionSource } from '../versions.js';
-import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
+import { inKubeFedNamespace, type PlacementEnvironment, type SyncType } from '../sync-type.js';
+
+/** What one reconcile dispatches to: the clusters of its scope (undefined: every Ready cluster), and those whose member copy changed. */
+interface Dispatch {
+  readonly scope: ReadonlySet<string> | undefined;
+  readonly changed: ReadonlySet<string>;
+}
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** Options of {@link SyncReconciler}. */
 export interface SyncReconcilerOptions extends PlacementEnvironment {
@@ -60,7 +69,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly readyClusters: () => ReadonlyMap<string, DynamicClient>;
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
-  /** Poll period while member copies are being removed; default 500 ms. */
+  /** See `SyncTiming.removalPollMs` (`../shared/sync-settings.ts`); default 500 ms. */
   readonly removalPollMs?: number | undefined;
   /** The member watch caches: answer "does cluster C hold a managed copy", and which, without a request when synced. */
   readonly memberCopies?: Pick<MemberWatches, 'managedCopy' | 'settling'> | undefined;
@@ -78,7 +87,7 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly kubefedNamespace: string;
   /** Where Warning events about the federated object go (`InvalidName`); default none. */
   readonly events?: EventSink | undefined;
-  /** The clusters each queued key needs jobs for (see {@link DispatchScopes}); default every Ready cluster. */
+  /** The clusters each queued key needs jobs for, and whose member copy changed (see {@link DispatchScopes}); default every Ready cluster. */
   readonly scopes?: DispatchScopes | undefined;
 }
 
@@ -106,12 +115,14 @@ export class SyncReconciler implements Reconciler {
 
   async reconcile(key: string, ctx: ReconcileContext): Promise<ReconcileOutcome> {
     const scopes = this.#o.scopes;
+    const changed = scopes?.takeMemberChanges(key) ?? NONE;
     const scope = scopes?.take(key);
     let outcome: ReconcileOutcome;
     try {
-      outcome = await this.#reconcile(key, ctx, scope);
+      outcome = await this.#reconcile(key, ctx, { scope, changed });
     } catch (err) {
-      // A retry, or a look again later, re-checks every cluster.
+      // A retry, or a look again later, re-checks every cluster (and the member changes).
+      for (const cluster of changed) scopes?.memberChanged(key, cluster);
       scopes?.all(key);
       throw err;
     }
@@ -119,13 +130,18 @@ export class SyncReconciler implements Reconciler {
     return outcome;
   }
 
-  /** One reconcile; jobs go to the clusters of `scope` alone when given, else to every Ready cluster. */
-  async #reconcile(key: string, ctx: ReconcileContext, scope: ReadonlySet<string> | undefined): Promise<ReconcileOutcome> {
+  /**
+   * One reconcile; jobs go to the clusters of `dispatch.scope` alone when given, else to every
+   * Ready cluster. `dispatch.changed`: the clusters whose managed copy changed (drift).
+   */
+  async #reconcile(key: string, ctx: ReconcileContext, dispatch: Dispatch): Promise<ReconcileOutcome> {
     const o = this.#o;
+    const { scope, changed } = dispatch;
     const rkey = federatedObjectRef(o.type.name, key);
     const fed = o.objects.get(key);
     if (fed === undefined) {
       o.recorder.forget(rkey);
+      await this.#releaseOrphans(key, changed);
       return done();
     }
     const { namespace, name } = splitKey(key);
@@ -171,14 +187,18 @@ export class SyncReconciler implements Reconciler {
     await addFinalizer(fedClient, fed, SYNC_CONTROLLER_FINALIZER);
     let targets: string[];
     try {
-      const placed = (await placementOf(o, o.type, fed)).clusters;
-      targets = placed.filter((c) => ready.has(c));
-      if (targets.length < placed.length) await this.#event(fed, clusterNotReadyEvent());
+      const placement = await readPlacement(o, o.type, fed);
+      if (!placement.ok) {
+        // The status writer writes the False Propagation condition with reason ComputePlacementFailed.
+        o.recorder.markDirty(rkey, ctx.priority ?? 'normal');
+        await this.#event(fed, computePlacementFailedEvent(placement.message));
+        return terminal(placement.error);
+      }
+      targets = placement.clusters.filter((c) => ready.has(c));
+      if (targets.length < placement.clusters.length) await this.#event(fed, clusterNotReadyEvent());
     } catch (err) {
       o.recorder.markDirty(rkey, ctx.priority ?? 'normal');
-      if (!(err instanceof ComputePlacementError)) throw err;
-      await this.#event(fed, computePlacementFailedEvent(err.message));
-      return terminal(err);
+      throw err;
     }
     const notJoined = this.#notJoined(fed);
     if (notJoined.length > 0) await this.#event(fed, clustersNotJoinedEvent(notJoined));
@@ -188,11 +208,14 @@ export class SyncReconciler implements Reconciler {
     const inScope = (c: string): boolean => (scope === undefined || scope.has(c)) && o.memberCopies?.settling(c) !== true;
     targets = targets.filter(inScope);
     const others = [...ready.keys()].filter((c) => !targets.includes(c) && inScope(c));
-    // A cluster that failed in a way retrying cannot heal waits for a new generation of the object.
+    // A cluster that failed in a way retrying cannot heal waits for a new generation of the object;
+    // a retention failure also for a change of its member copy, which it depends on.
     const outcomes = o.recorder.outcomes(rkey);
     const unhealed = (c: string): boolean => {
       const r = outcomes.get(c);
-      return r !== undefined && r.generation === fed.metadata.generation && UNHEALABLE_STATUSES.has(r.status as PropagationStatus);
+      if (r === undefined || r.generation !== fed.metadata.generation || !UNHEALABLE_STATUSES.has(r.status as PropagationStatus))
+        return false;
+      return !(r.status === 'FieldRetentionFailed' && changed.has(c));
     };
     targets = targets.filter((c) => !unhealed(c));
     const current = this.#currentCopies(fed, targets, outcomes);
@@ -272,13 +295,23 @@ export class SyncReconciler implements Reconciler {
   }
 
   /** The clusters of the object's effective placement; none when it cannot be computed. */
-  async #placedClusters(fed: KubeObject): Promise<string[]> {
-    try {
-      return (await placementOf(this.#o, this.#o.type, fed)).clusters;
-    } catch (err) {
-      if (err instanceof ComputePlacementError) return [];
-      throw err;
-    }
+  async #placedClusters(fed: KubeObject): Promise<readonly string[]> {
+    return (await readPlacement(this.#o, this.#o.type, fed)).clusters;
+  }
+
+  /**
+   * A managed copy changed in `changed` clusters while its federated object does not exist: a
+   * possible orphan (left by an object deleted while its cluster could not be reached, or by
+   * hand). A removal job per Ready cluster still holding the copy: the worker confirms on the
+   * host that the object is gone and removes the managed label, never the copy.
+   */
+  async #releaseOrphans(key: string, changed: ReadonlySet<string>): Promise<void> {
+    const o = this.#o;
+    if (changed.size === 0) return;
+    const ready = o.readyClusters();
+    const held = [...changed].filter((c) => ready.has(c) && o.memberCopies?.managedCopy(c, key) !== null);
+    const rkey = federatedObjectRef(o.type.name, key);
+    if (held.length > 0) await o.producer.enqueueBulk(held.map((c) => syncJob(syncRequest(rkey, c), 'remove')));
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * The sync path's reporting side: the worker's outcomes go to the in-process `StatusRecorder`, and
- * the `StatusWriter` aggregates them (`../federated-status.ts`) into the federated object's status.
+ * The sync path's reporting side: the `StatusWriter` of each federated type aggregates the
+ * outcomes in the process's `StatusRecorder` (`../shared/`) with `../federated-status.ts` into
+ * the federated objects' status.
  */
-export { type StaleOutcomeReason, StatusRecorder, type StatusRecorderOptions, type SyncOutcomeSink } from './status-recorder.js';
 export { StatusWriter, type StatusWriterOptions } from './status-writer.js';

@@ -1,12 +1,13 @@
-import type { FederatedClusterStatus, FederatedStatus, PropagationStatus } from '@kubefed/api';
+import type { FederatedStatus } from '@kubefed/api';
 import { isConflict, isDeleting, isNotFound, type KubeObject } from '@kubefed/client';
 import { federatedObjectRef } from '@kubefed/queue';
 import type { Clock, Reader } from '@kubefed/runtime';
 import { splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
-import { ComputePlacementError } from '../../placement/index.js';
-import type { RecordedOutcome, StatusPriority, StatusRecorder } from './status-recorder.js';
-import { placementOf, type PlacementEnvironment, type SyncType } from '../sync-type.js';
+import { lastReport } from '../shared/last-report.js';
+import { readPlacement } from '../shared/placement-reader.js';
+import type { StatusPriority, StatusRecorder } from '../shared/status-recorder.js';
+import type { PlacementEnvironment, SyncType } from '../sync-type.js';
 
 /** Options of {@link StatusWriter}. */
 export interface StatusWriterOptions extends PlacementEnvironment {
@@ -17,11 +18,7 @@ export interface StatusWriterOptions extends PlacementEnvironment {
   readonly isReady: (cluster: string) => boolean;
   /** Whether member status is reported as `remoteStatus` (FTC `statusCollection` and the feature gate). */
   readonly remoteStatusCollection: () => boolean;
-  /**
-   * How long a Ready target cluster may take to report the object's current generation before
-   * the status is written without it, the cluster showing `CreationTimedOut` (no entry before)
-   * or `UpdateTimedOut` (KubeFed's placeholders after its 30 s dispatch timeout); default 30 s.
-   */
+  /** See `SyncTiming.reportTimeoutMs` (`../shared/sync-settings.ts`): `CreationTimedOut` for a cluster without an entry before, else `UpdateTimedOut`; default 30 s. */
   readonly reportTimeoutMs?: number | undefined;
   readonly clock: Clock;
 }
@@ -165,16 +162,12 @@ export class StatusWriter {
 
   /** The target clusters of `fed`, or why there are none: the placement part of its status. */
   async #placement(fed: KubeObject): Promise<StatusPlacement> {
-    try {
-      const placement = await placementOf(this.#o, this.#o.type, fed);
-      const namespaceNotFederated = placement.reason === 'NamespaceNotFederated';
-      if (placement.reason !== 'KubeFedNamespace') return { targets: placement.clusters, namespaceNotFederated };
-      const message = `objects in the kubefed namespace "${this.#o.kubefedNamespace}" are never propagated to member clusters`;
-      return { targets: placement.clusters, namespaceNotFederated, reason: 'KubeFedNamespaceNotPropagated', message };
-    } catch (err) {
-      if (!(err instanceof ComputePlacementError)) throw err;
-      return { targets: [], namespaceNotFederated: false, reason: 'ComputePlacementFailed', message: err.message };
-    }
+    const placement = await readPlacement(this.#o, this.#o.type, fed);
+    if (!placement.ok) return { targets: [], namespaceNotFederated: false, reason: placement.reason, message: placement.message };
+    const namespaceNotFederated = placement.reason === 'NamespaceNotFederated';
+    if (placement.reason !== 'KubeFedNamespace') return { targets: placement.clusters, namespaceNotFederated };
+    const message = `objects in the kubefed namespace "${this.#o.kubefedNamespace}" are never propagated to member clusters`;
+    return { targets: placement.clusters, namespaceNotFederated, reason: 'KubeFedNamespaceNotPropagated', message };
   }
 
   /** Whether `key` has waited `reportTimeoutMs` for a cluster to report `generation` (starts the wait). */
@@ -187,32 +180,4 @@ export class StatusWriter {
     }
     return now - w.sinceMs >= (this.#o.reportTimeoutMs ?? 30_000);
   }
-}
-
-/**
- * What `cluster` last reported about `fed`, and for which generation: its recorded outcome (one
- * without a generation, from a worker that could not read the object at all, speaks for the
- * current one; one about another object of that name, another UID, is ignored), else, when nothing was reported since this process started, its entry of the
- * current status, which speaks for the generation that status observed. The sync reconciler
- * reads it the same way to tell a copy needing no job.
- */
-export function lastReport(
-  fed: KubeObject,
-  cluster: string,
-  outcomes: ReadonlyMap<string, RecordedOutcome>,
-): { readonly result: ClusterPropagationResult; readonly generation: number } | undefined {
-  const found = outcomes.get(cluster);
-  // An outcome about an earlier object of the same name (recorded before it went) says nothing about this one.
-  const recorded = found?.uid !== undefined && fed.metadata.uid !== undefined && found.uid !== fed.metadata.uid ? undefined : found;
-  if (recorded !== undefined) return { result: recorded, generation: recorded.generation ?? fed.metadata.generation ?? 0 };
-  const previous = fed.status as FederatedStatus | undefined;
-  const result = previousResult(previous?.clusters?.find((entry) => entry.name === cluster));
-  return result === undefined ? undefined : { result, generation: previous?.observedGeneration ?? 0 };
-}
-
-/** A cluster entry of the current status as an outcome (`ClusterNotReady` is not carried over: readiness is known now). */
-function previousResult(entry: FederatedClusterStatus | undefined): ClusterPropagationResult | undefined {
-  if (entry === undefined || entry.status === 'ClusterNotReady') return undefined;
-  const status = (entry.status ?? '') as PropagationStatus;
-  return entry.remoteStatus === undefined ? { status } : { status, remoteStatus: entry.remoteStatus };
 }

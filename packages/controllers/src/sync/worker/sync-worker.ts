@@ -6,7 +6,6 @@ import {
   ORPHAN_ANNOTATION_TRUE,
   type PropagatedVersion,
   type PropagationStatus,
-  type Switch,
 } from '@kubefed/api';
 import {
   type DynamicClient,
@@ -45,21 +44,13 @@ import {
   type SyncEvent,
 } from '../sync-events.js';
 import { memberUid, memberVersion, needsUpdate, objectVersions, recordedCopy, type VersionSource } from '../versions.js';
-import type { SyncOutcomeSink } from '../status/status-recorder.js';
-import { OwnWrites } from './own-writes.js';
+import type { SyncOutcomeSink } from '../shared/status-recorder.js';
+import { OwnWrites } from '../shared/own-writes.js';
+import { readPlacement } from '../shared/placement-reader.js';
+import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../shared/sync-settings.js';
+import type { VersionStore } from '../shared/version-store.js';
 import { VanishingCopies, VanishingCopyError } from './vanishing-copies.js';
-import type { VersionStore } from './version-store.js';
-import { inKubeFedNamespace, placementOf, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
-
-/** The KubeFedConfig settings a sync worker reads on every job. */
-export interface SyncSettings {
-  /** `spec.syncController.adoptResources`; KubeFed's default `Enabled`. */
-  readonly adoptResources: Switch;
-  /** The `RawResourceStatusCollection` feature gate (with the FTC's `statusCollection`, remote status is reported). */
-  readonly remoteStatusCollection: boolean;
-  /** FederatedNamespaces may set `pod-security.kubernetes.io/*` labels on members (the KubeFedConfig's `kubefed.io/allow-pod-security-labels`); default false. */
-  readonly podSecurityLabels?: boolean | undefined;
-}
+import { inKubeFedNamespace, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
 
 /** Options of {@link SyncWorker}. */
 export interface SyncWorkerOptions extends PlacementEnvironment {
@@ -94,8 +85,6 @@ export interface SyncWorkerOptions extends PlacementEnvironment {
 
 /** Thrown after recording a cluster's failed step (a member write, or a read before it) so that the job is retried with backoff. */
 export class MemberWriteError extends ClusterSyncError {}
-
-const DEFAULT_SETTINGS: SyncSettings = { adoptResources: 'Enabled', remoteStatusCollection: true };
 
 /** The status of a copy written (or found current) as rendered: OK, unless Pod Security labels it asks for were not set. */
 const writtenStatus = (rendered: RenderedObject): PropagationStatus =>
@@ -215,7 +204,7 @@ export class SyncWorker {
     }
     // Nothing is ever written into a member's kubefed namespace (see inKubeFedNamespace).
     if (inKubeFedNamespace(this.#o, type, job.namespace)) return;
-    const settings = (this.#o.settings ?? (() => DEFAULT_SETTINGS))();
+    const settings = (this.#o.settings ?? (() => DEFAULT_SYNC_SETTINGS))();
     const caches = this.#o.caches?.(type.name);
     const scope: JobScope = { job, id: syncRequestId(job), key: objectKeyOf(job), type, ctx, caches, settings };
     const fed = await this.#readFederated(scope);
@@ -305,9 +294,20 @@ export class SyncWorker {
       await this.#orphan(t, members, observed);
       return;
     }
-    const env: PlacementEnvironment = { ...this.#o, federatedNamespaceCache: t.caches?.federatedNamespaces };
-    const placed = t.deleting ? [] : (await placementOf(env, t.type, fed)).clusters;
+    const placed = t.deleting ? [] : await this.#placed(t);
     await this.#apply({ ...t, members, placed }, observed, cached === undefined);
+  }
+
+  /**
+   * The clusters of the object's effective placement (`../shared/placement-reader.ts`). One that
+   * cannot be computed fails the job for good: the reconciler and the status writer report it
+   * (`ComputePlacementFailed`), and the next change of the object enqueues the key again.
+   */
+  async #placed(t: TargetScope): Promise<readonly string[]> {
+    const env: PlacementEnvironment = { ...this.#o, federatedNamespaceCache: t.caches?.federatedNamespaces };
+    const placement = await readPlacement(env, t.type, t.fed);
+    if (!placement.ok) throw new PermanentSyncError(`${placement.reason}: ${t.key}: ${placement.message}`, { cause: placement.error });
+    return placement.clusters;
   }
 
   /** The federated object is being deleted with the orphan annotation: the member copy stays, without the managed label. */

@@ -1,4 +1,4 @@
-import { FakeClock } from '@kubefed/runtime';
+import { FakeClock } from '@kubefed/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { VanishingCopies, VanishingCopyError } from './vanishing-copies.js';
 
