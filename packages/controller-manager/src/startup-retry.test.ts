@@ -1,5 +1,5 @@
 import { ApiError, ConfigError, type RequestDescription } from '@kubefed/client';
-import { capturedLogger, FakeClock } from '@kubefed/runtime';
+import { capturedLogger, FakeClock } from '@kubefed/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { HostStartupError, isTransientStartupError, permanentStartupMessage, StartupRetry } from './startup-retry.js';
 

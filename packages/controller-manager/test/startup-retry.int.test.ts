@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { RESOURCES } from '@kubefed/api';
 import { DynamicClient } from '@kubefed/client';
 import { startCluster, type SimCluster } from '@kubefed/kube-sim';
-import { capturedLogger } from '@kubefed/runtime';
+import { capturedLogger } from '@kubefed/runtime/testing';
 import {
   clientFor,
   createNamespace,

@@ -8,7 +8,8 @@ import { buildFederatedTypeConfig, defaultFederatedTypeConfig } from '@kubefed/a
 import type { KubeObject } from '@kubefed/client';
 import { StatusRecorder, StatusWriter, syncTypeOf, type StaleOutcomeReason } from '@kubefed/controllers';
 import { createRedisConnection, SyncOutcomePublisher, SyncOutcomeSubscriber, syncOutcomeStreamKey, type SyncOutcome } from '@kubefed/queue';
-import { FakeClock, Store } from '@kubefed/runtime';
+import { Store } from '@kubefed/runtime';
+import { FakeClock } from '@kubefed/runtime/testing';
 import { type InProcessFederation, type RedisHandle, startInProcessFederation, startRedis } from '@kubefed/testing';
 import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';

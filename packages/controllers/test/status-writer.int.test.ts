@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { buildFederatedTypeConfig, defaultFederatedTypeConfig } from '@kubefed/api';
 import type { KubeObject } from '@kubefed/client';
-import { FakeClock, Store } from '@kubefed/runtime';
+import { Store } from '@kubefed/runtime';
+import { FakeClock } from '@kubefed/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusRecorder, StatusWriter, syncTypeOf } from '@kubefed/controllers';
 import { federatedObjectRef } from '@kubefed/queue';

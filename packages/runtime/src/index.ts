@@ -7,7 +7,8 @@
  * `reflector.ts` (list+watch into a frozen, indexed cache) and `work-queue.ts`; `fleet.ts` owns
  * the member clusters (clients, readiness, shared member informers), and `shared-informers.ts`
  * is the reference-counted informer cache of one cluster (the host's is the manager's), of which
- * `informer-holds.ts` holds one owner's share.
+ * `informer-holds.ts` holds one owner's share. Test doubles (a fake clock, in-memory lister-watchers
+ * and lease clients, a captured logger) are exported from `@kubefed/runtime/testing`, not from here.
  */
 export { systemClock, sleep, type Clock, type TimerHandle } from '@kubefed/client';
 export {
@@ -130,8 +131,3 @@ export {
   withoutManagedFields,
 } from './shared-informers.js';
 export { InformerHolds } from './informer-holds.js';
-// Test doubles of our own interfaces, for controller unit tests.
-export { FakeClock, flushMicrotasks } from './testing/fake-clock.js';
-export { InMemoryListerWatcher, FakeApiError } from './testing/in-memory-lister-watcher.js';
-export { InMemoryLeaseClient } from './testing/in-memory-lease-client.js';
-export { capturedLogger } from './testing/captured-logger.js';

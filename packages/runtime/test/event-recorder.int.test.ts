@@ -1,6 +1,7 @@
 import { DynamicClient, Kubeconfig, type KubeObject } from '@kubefed/client';
 import { startCluster } from '@kubefed/kube-sim';
-import { EventRecorder, FakeClock } from '@kubefed/runtime';
+import { EventRecorder } from '@kubefed/runtime';
+import { FakeClock } from '@kubefed/runtime/testing';
 import { describe, expect, it } from 'vitest';
 
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
