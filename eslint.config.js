@@ -36,6 +36,9 @@ const processPackages = ['controller-manager', 'kubefedctl', 'demo'];
 const controllerFolders = ['kubefed-cluster', 'kubefed-config', 'federated-type-config', 'sync', 'replica-scheduling'];
 const isolatedControllers = ['kubefed-cluster', 'kubefed-config', 'replica-scheduling', 'sync'];
 
+/** The roles of the sync path, in `controllers/src/sync/`. */
+const syncRoles = ['reconcile', 'worker', 'status'];
+
 /**
  * The import rule of the files `files` of the controller folder `dir`: the package's rule, no
  * other controller folder, and `extra` if given.
@@ -59,11 +62,15 @@ function importRulesFor(pkg, { test = false } = {}) {
   const base = allowedSiblings[pkg];
   const siblings = base === null ? null : test ? [...base, ...testOnlySiblings] : base;
   // @kubefed/testing/vitest and @kubefed/testing/fixtures are entries of that package's exports map
-  // (the vitest-only helpers; test fixtures that unit tests import without starting anything).
+  // (the vitest-only helpers; test fixtures that unit tests import without starting anything);
+  // @kubefed/runtime/testing (the runtime's test doubles) is for tests alone.
+  const entries = ['!@kubefed/testing/vitest', '!@kubefed/testing/fixtures', ...(test ? ['!@kubefed/runtime/testing'] : [])];
   const patterns = [
     {
-      group: ['@kubefed/*/*', '!@kubefed/testing/vitest', '!@kubefed/testing/fixtures'],
-      message: 'Import other packages only through their exports (no deep imports).',
+      group: ['@kubefed/*/*', ...entries],
+      message: test
+        ? 'Import other packages only through their exports (no deep imports).'
+        : 'Import other packages only through their exports (no deep imports; @kubefed/runtime/testing is for tests alone).',
     },
   ];
   if (siblings !== null) {
@@ -124,12 +131,13 @@ export default tseslint.config(
   // Controllers never import each other (docs/architecture.md): shared decisions live in
   // `controllers/src/placement/`. The FTC controller alone hosts the sync controllers it starts.
   ...isolatedControllers.map((dir) => controllerImportRules(dir, `packages/controllers/src/${dir}/**/*.ts`)),
-  // The sync path's worker and status sides never reach back into the reconcile side
-  // (docs/architecture.md): what they share lives in `sync/` itself.
-  ...['worker', 'status'].map((role) =>
+  // The roles of the sync path (reconcile/, worker/, status/) never import each other
+  // (docs/architecture.md "Who builds what"): what they share is in `sync/shared/` and the pure
+  // modules of `sync/`, and `sync/register-sync-path.ts` alone puts them together.
+  ...syncRoles.map((role) =>
     controllerImportRules('sync', `packages/controllers/src/sync/${role}/**/*.ts`, {
-      group: ['../reconcile/*'],
-      message: `docs/architecture.md: sync/${role}/ never imports sync/reconcile/; move what they share into sync/.`,
+      group: syncRoles.filter((r) => r !== role).flatMap((r) => [`../${r}/*`, `../../${r}/*`, `../../sync/${r}/*`]),
+      message: `docs/architecture.md: sync/${role}/ never imports another role of the sync path; move what they share into sync/shared/.`,
     }),
   ),
   ...allPackages.map((pkg) => ({
