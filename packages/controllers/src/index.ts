@@ -5,15 +5,19 @@
  * `@kubefed/runtime` Manager. Controllers never import each other; they cooperate through API
  * objects (and, in one process, through the runtime's `Fleet` of member clusters).
  *
- * Start reading at `kubefed-cluster/cluster-health.ts` (KubeFed's health-check decisions),
- * then `kubefed-cluster/kubefed-cluster-reconciler.ts` (the probe), and `kubefed-config/`
- * (the KubeFedConfig the process runs with). `placement/` decides where a federated object
- * goes (shared by sync and replica scheduling). `sync/` holds the sync controller's decisions as pure
- * functions: rendering, retention, overrides, version tracking, dispatch and status, and
- * `sync/sync-type.ts` (one federated type as the sync path sees it); `sync/reconcile/`,
- * `sync/worker/` and `sync/status/` run them (the per-type sync controllers, the worker of the
- * per-cluster queues, the status writer), started by `federated-type-config/`. `service-status/` is
- * KubeFed's legacy status controller of the `services` FTC (FederatedServiceStatus).
+ * Start reading at the sync reconciler, `sync/reconcile/sync-reconciler.ts`: one federated
+ * object's key in, one job per member cluster out. Then `sync/worker/sync-worker.ts` (one job
+ * against one member) and `sync/status/status-writer.ts` (the federated object's status): the
+ * three roles of the sync path, which never import each other; what they share is in
+ * `sync/shared/` (the placement reader, own writes, versions, the status recorder), and
+ * `sync/register-sync-path.ts` is the one place that puts them together for every `--mode`.
+ * The decisions they call are pure functions in `sync/` (rendering, retention, overrides,
+ * version tracking, dispatch, status) and `placement/` (where a federated object goes, shared
+ * with replica scheduling). `federated-type-config/` decides which federated types run;
+ * `kubefed-cluster/` probes the member clusters and engages them in the Fleet;
+ * `kubefed-config/` reads the KubeFedConfig; `replica-scheduling/` divides replicas across
+ * clusters; `service-status/` is KubeFed's legacy status controller of the `services` FTC
+ * (FederatedServiceStatus).
  */
 export * from './kubefed-cluster/index.js';
 export * from './kubefed-config/index.js';
@@ -24,4 +28,5 @@ export * from './federated-type-config/index.js';
 export * from './sync/reconcile/index.js';
 export * from './sync/worker/index.js';
 export * from './sync/status/index.js';
+export * from './sync/shared/index.js';
 export * from './service-status/index.js';
