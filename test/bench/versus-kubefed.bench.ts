@@ -139,10 +139,11 @@ async function namespaceEverywhere(fed: LocalFederation): Promise<boolean> {
   return true;
 }
 
-async function clusterReady(fed: LocalFederation, name: string): Promise<boolean> {
+/** The Ready condition of the KubeFedCluster `name`, if it has one. */
+async function readyCondition(fed: LocalFederation, name: string): Promise<{ status?: string; reason?: string } | undefined> {
   const cluster = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get(name);
-  const conditions = (cluster['status'] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
-  return conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  const conditions = (cluster['status'] as { conditions?: { type?: string; status?: string; reason?: string }[] } | undefined)?.conditions;
+  return conditions?.find((c) => c.type === 'Ready');
 }
 
 /** CPU seconds of the controller and of each of its helpers, over windows (`start`/`stop`). */
@@ -328,14 +329,19 @@ async function unreachable(
 ): Promise<void> {
   const victim = fed.members.at(-1) ?? '';
   const healthy = fed.members.filter((m) => m !== victim);
+  // From Ready: on a loaded machine a health probe may time out and a restarted controller may not have probed yet.
+  await fed.waitForReady(PHASE_LIMIT_MS);
   await fed.fault(victim, { unreachable: true });
   const t0 = performance.now();
   let notReadyAt: number | undefined;
   const watching = until(
     'the unreachable member NotReady',
     async () => {
-      if (!(await clusterReady(fed, victim))) notReadyAt = performance.now();
-      return notReadyAt !== undefined;
+      const ready = await readyCondition(fed, victim);
+      if (ready?.status === 'True') return false;
+      notReadyAt = performance.now();
+      console.log(`  ${victim} no longer Ready: status ${ready?.status ?? 'none'}, reason ${(ready?.reason ?? 'none').slice(0, 80)}`);
+      return true;
     },
     PHASE_LIMIT_MS,
     200,
