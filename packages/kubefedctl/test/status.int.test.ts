@@ -1,6 +1,7 @@
 // `kubefedctl status` through the real CLI process against a kube-sim host: the table, -o json,
 // --watch redrawing on a change and stopping on SIGINT, and clear errors for bad arguments. The
 // federated object's status is written here as the sync controller writes it.
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { KubeObject } from '@kubefed/client';
 import { ManagedProcess, sourceEntry } from '@kubefed/testing';
@@ -138,6 +139,47 @@ describe('kubefedctl status', () => {
       expect(watch.lines.filter((l) => /error|warning/.test(l))).toEqual([]);
     } finally {
       await watch.kill();
+    }
+  }, 90_000);
+
+  it('stops --watch quietly with exit 0 once the reader of its output is gone (status --watch | head -1)', async () => {
+    const command = [process.execPath, ...sourceEntry(mainTs), '--kubeconfig', fed.kubeconfig, 'status', 'configmaps', 'settings']
+      .concat(['-n', APP, '--watch', '--interval', '100ms', ...global()])
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const shell = spawn('bash', ['-c', `set -o pipefail; ${command} | head -1`], {
+      cwd: path.resolve(import.meta.dirname, '../../..'),
+      env: { ...process.env, HOME: fed.dir, KUBECONFIG: '' },
+      // Its own process group, so that the finally below ends kubefedctl and head with it.
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    shell.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+    shell.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => shell.once('exit', (code) => resolve(code)));
+    let done = false;
+    void exited.then(() => (done = true));
+    try {
+      await vi.waitFor(() => expect(stdout).toMatch(/^KIND/), { timeout: 30_000, interval: 100 });
+      // Each change makes the watch write a table; the first one after head has gone meets the closed pipe.
+      let failed = false;
+      await vi.waitFor(
+        async () => {
+          failed = !failed;
+          await writeStatus('settings', {
+            conditions: [condition(failed ? 'False' : 'True', failed ? 'CheckClusters' : undefined)],
+            clusters: [{ name: 'east' }, { name: 'west', ...(failed ? { status: 'CreationFailed' } : {}) }],
+          });
+          expect(done).toBe(true);
+        },
+        { timeout: 30_000, interval: 500 },
+      );
+      expect(await exited).toBe(0);
+      expect(stdout).toBe(`${stdout.split('\n')[0] ?? ''}\n`);
+      expect(stderr).toBe('');
+    } finally {
+      if (!done && shell.pid !== undefined) process.kill(-shell.pid, 'SIGKILL');
     }
   }, 90_000);
 });
