@@ -16,7 +16,7 @@ const CLUSTER_HEALTH_CONTROLLER = 'kubefedcluster';
 const SYNC_CONTROLLER = /^sync-/;
 
 /** The member writes `dispatch_operation_duration_seconds` tells apart, KubeFed's `action` label. */
-export type DispatchAction = 'create' | 'update' | 'delete';
+type DispatchAction = 'create' | 'update' | 'delete';
 
 /** KubeFed's metric names that need an observation from outside the runtime (see {@link kubeFedMetrics}). */
 export interface KubeFedMetrics {
