@@ -76,3 +76,15 @@ export type {
   WatchOptions,
   WriteOptions,
 } from './types.js';
+export {
+  JOIN_SERVICE_ACCOUNT_ANNOTATION,
+  MIN_TOKEN_LIFETIME_SECONDS,
+  TOKEN_EXPIRATION_ANNOTATION,
+  TOKEN_LIFETIME_ANNOTATION,
+  requestMemberToken,
+  shortLivedTokenOf,
+  tokenAnnotations,
+  tokenRenewalDue,
+  type IssuedToken,
+  type ShortLivedToken,
+} from './member-token.js';

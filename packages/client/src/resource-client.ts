@@ -122,6 +122,20 @@ export class HttpResourceClient<T extends KubeObject = KubeObject> implements Re
     );
   }
 
+  /**
+   * POST `body` to the subresource `subresource` of the object `name` (a TokenRequest to
+   * `serviceaccounts/<name>/token`, an Eviction to `pods/<name>/eviction`); resolves what the
+   * server answers.
+   */
+  async createSubresource<R extends KubeObject = KubeObject>(
+    name: string,
+    subresource: string,
+    body: KubeObject,
+    opts: { signal?: AbortSignal | undefined } = {},
+  ): Promise<R> {
+    return this.send<R>('POST', { verb: `create ${subresource} of`, name }, { name, subresource, body, signal: opts.signal });
+  }
+
   async update(obj: T, opts: WriteOptions = {}): Promise<T> {
     const name = this.requireName(obj, 'update');
     return this.send<T>('PUT', { verb: 'update', name }, { name, namespace: this.namespaceOf(obj), query: writeQuery(opts), body: obj });

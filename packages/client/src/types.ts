@@ -121,6 +121,13 @@ export interface ResourceClient<T extends KubeObject = KubeObject> {
    */
   watch(opts?: WatchOptions): AsyncIterable<WatchEvent>;
   create(obj: T, opts?: WriteOptions): Promise<T>;
+  /** POST `body` to a subresource of `name` (e.g. a TokenRequest to `serviceaccounts/<name>/token`); resolves the server's answer. */
+  createSubresource<R extends KubeObject = KubeObject>(
+    name: string,
+    subresource: string,
+    body: KubeObject,
+    opts?: { signal?: AbortSignal | undefined },
+  ): Promise<R>;
   /** PUT; `metadata.resourceVersion` makes it conditional (stale → ApiError Conflict). */
   update(obj: T, opts?: WriteOptions): Promise<T>;
   /** PUT to the `status` subresource. */

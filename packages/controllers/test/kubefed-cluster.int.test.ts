@@ -7,7 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest } from '@kubefed/client';
+import {
+  CLUSTER_CONNECTION_ANNOTATION,
+  connectionDigest,
+  JOIN_SERVICE_ACCOUNT_ANNOTATION,
+  requestMemberToken,
+  TOKEN_EXPIRATION_ANNOTATION,
+  TOKEN_LIFETIME_ANNOTATION,
+  tokenAnnotations,
+} from '@kubefed/client';
 import { generateClusterPki } from '@kubefed/kube-sim';
 import { defaultKubeFedConfigSpec, type KubeFedConfigSpec, RESOURCES } from '@kubefed/api';
 import { Manager } from '@kubefed/runtime';
@@ -19,6 +27,7 @@ import {
   type MemberFleet,
 } from '@kubefed/controllers';
 import {
+  clientFor,
   createNamespace,
   type InProcessFederation,
   joinMember,
@@ -644,5 +653,101 @@ describe('cluster health controller against kube-sim', () => {
       .toMatchObject({ status: 'True' });
     expect(await seen()).not.toContain(marker);
     expect(server.requests.some((r) => r.startsWith('GET /version '))).toBe(true);
+  });
+
+  describe('short-lived member tokens', () => {
+    /**
+     * Joins member1 into `ns` and gives its host Secret a short-lived token as `join --token-lifetime`
+     * does: a TokenRequest token of 10 minutes, the member having shortened the 20 minutes asked
+     * for (kube-apiserver's --service-account-max-token-expiration), so it is past half of its
+     * lifetime at once. With `selfRenewal` the member ServiceAccount may ask for its own tokens.
+     */
+    async function shortLivedJoin(ns: string, selfRenewal: boolean): Promise<string> {
+      await joinMember(fed, fed.member('member1'), ns);
+      const sa = 'member1-host';
+      using member = clientFor(fed.member('member1'));
+      if (selfRenewal) {
+        const rbac = (resource: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource });
+        await member.resource(rbac('roles'), ns).create({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'own-token' },
+          rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: [sa], verbs: ['create'] }],
+        });
+        await member.resource(rbac('rolebindings'), ns).create({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'own-token' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'own-token' },
+          subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+        });
+      }
+      const issued = await requestMemberToken(member, { namespace: ns, serviceAccount: sa, lifetimeSeconds: 600 });
+      const token = Buffer.from(issued.token).toString('base64');
+      await fed.hostClient.resource(SECRETS, ns).patch(
+        'member1-secret',
+        {
+          metadata: { annotations: { ...tokenAnnotations(issued, 1200), [JOIN_SERVICE_ACCOUNT_ANNOTATION]: sa } },
+          data: { token },
+        },
+        'merge',
+      );
+      return token;
+    }
+
+    it('renews a token past half of its lifetime with the token itself, and the member stays Ready with the new one', async () => {
+      const ns = await kubefedNamespace(FAST);
+      const first = await shortLivedJoin(ns, true);
+      await using _running = runManager(ns);
+      const secrets = fed.hostClient.resource(SECRETS, ns);
+      await expect
+        .poll(async () => ((await secrets.get('member1-secret')).data as Record<string, string> | undefined)?.['token'], {
+          timeout: 10_000,
+          interval: 100,
+        })
+        .not.toBe(first);
+      const renewedAt = Date.now();
+      const secret = await secrets.get('member1-secret');
+      const annotations = secret.metadata.annotations ?? {};
+      expect(annotations[TOKEN_LIFETIME_ANNOTATION]).toBe('1200');
+      const expiresIn = Date.parse(annotations[TOKEN_EXPIRATION_ANNOTATION] ?? '') - Date.now();
+      expect(expiresIn).toBeGreaterThan(1100_000);
+      expect(expiresIn).toBeLessThanOrEqual(1200_000);
+      // Probes made with the new token (the member client is rebuilt from the Secret) find the member Ready.
+      await expect
+        .poll(
+          async () => {
+            const ready = await kubeFedClusterCondition(fed, ns, 'member1', 'Ready');
+            return ready?.status === 'True' && Date.parse(String(ready.lastProbeTime)) > renewedAt + 1000;
+          },
+          { timeout: 10_000, interval: 100 },
+        )
+        .toBe(true);
+      // Not due again: renewed once.
+      expect(((await secrets.get('member1-secret')).data as Record<string, string>)['token']).toBe(
+        (secret.data as Record<string, string>)['token'],
+      );
+    });
+
+    it('records TokenRenewalFailed naming the service account when the member refuses, and keeps the cluster Ready on the current token', async () => {
+      const ns = await kubefedNamespace(FAST);
+      const first = await shortLivedJoin(ns, false);
+      await using _running = runManager(ns);
+      await expect
+        .poll(async () => (await events(ns)).filter((e) => e.reason === 'TokenRenewalFailed').map((e) => e.message), {
+          timeout: 10_000,
+          interval: 100,
+        })
+        .toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^cannot renew the token of cluster member1: the member refused a token for service account ${ns}/member1-host: .*forbidden`,
+              'i',
+            ),
+          ),
+        ]);
+      expect(await kubeFedClusterCondition(fed, ns, 'member1', 'Ready')).toMatchObject({ status: 'True' });
+      expect(((await fed.hostClient.resource(SECRETS, ns).get('member1-secret')).data as Record<string, string>)['token']).toBe(first);
+    });
   });
 });

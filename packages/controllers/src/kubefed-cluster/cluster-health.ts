@@ -43,6 +43,13 @@ export const TOO_MANY_CLUSTERS_REASON = 'TooManyMemberClusters';
  */
 export const CACHE_BUDGET_EXCEEDED_REASON = 'CacheBudgetExceeded';
 
+/**
+ * Warning event of a KubeFedCluster whose short-lived member token could not be renewed
+ * (`member-token-renewal.ts`): the message says whether the member or the host refused, and the
+ * cluster stays usable until the token expires.
+ */
+export const TOKEN_RENEWAL_FAILED_REASON = 'TokenRenewalFailed';
+
 /** Control-plane scopes (`KubeFedConfig.spec.scope`). */
 export type ControlPlaneScope = 'Cluster' | 'Namespaced';
 

@@ -42,6 +42,7 @@ import {
   SECRET_NOT_BOUND_REASON,
   statusNeedsWrite,
   TOO_MANY_CLUSTERS_REASON,
+  TOKEN_RENEWAL_FAILED_REASON,
   CACHE_BUDGET_EXCEEDED_REASON,
   topologyFromNodes,
   type ClusterTopology,
@@ -51,6 +52,7 @@ import {
 } from './cluster-health.js';
 import type { HealthCheckSettingsSource } from './health-check-settings.js';
 import type { MemberFleet } from './member-fleet.js';
+import { renewMemberTokenIfDue } from './member-token-renewal.js';
 
 /** The KubeFedCluster resource. */
 export const KUBEFED_CLUSTER_GVR = RESOURCES.kubeFedClusters;
@@ -106,6 +108,10 @@ interface ClusterRecord {
   overLimit: string | undefined;
   /** The member passed its cache budget and the Fleet refuses it for a while: why; no client exists, the next reconcile tries again. */
   overBudget: string | undefined;
+  /** The token Secret last read (its token may be renewed: {@link renewMemberTokenIfDue}). */
+  secret: KubeObject | undefined;
+  /** The message of the last failed token renewal, so that its Warning event is recorded once. */
+  renewalFailure: string | undefined;
   /** Outcome of the previous probe: events are recorded when it changes, not on every probe. */
   lastProbe: ProbeResult['kind'] | undefined;
 }
@@ -191,6 +197,7 @@ export class KubeFedClusterReconciler implements Reconciler {
     if (client !== undefined && result.kind === 'ready') {
       version = await readVersion(client, settings.timeoutMs, ctx.signal, logger);
       topology = await readTopology(client, settings.timeoutMs, ctx.signal, logger, topology);
+      await this.#renewToken(raw, record, client, logger, ctx.signal);
     }
     if (ctx.signal.aborted) return done();
 
@@ -270,6 +277,8 @@ export class KubeFedClusterReconciler implements Reconciler {
       notBound: undefined,
       overLimit: undefined,
       overBudget: undefined,
+      secret: undefined,
+      renewalFailure: undefined,
       lastProbe: undefined,
     };
     this.#records.set(key, record);
@@ -293,6 +302,7 @@ export class KubeFedClusterReconciler implements Reconciler {
       this.#setProbe(record, name, undefined);
       return;
     }
+    record.secret = secret;
     const version = secret.metadata.resourceVersion ?? '';
     // Same Secret (and the record is dropped on any spec change): the client, or the ConfigError, stands.
     if (record.secretVersion === version) return;
@@ -349,6 +359,28 @@ export class KubeFedClusterReconciler implements Reconciler {
     this.#setProbe(record, name, undefined);
   }
 
+  /** Renews a short-lived member token past half of its lifetime; a failure is a Warning event `TokenRenewalFailed` (once per message). */
+  async #renewToken(raw: KubeObject, record: ClusterRecord, member: DynamicClient, logger: Logger, signal: AbortSignal): Promise<void> {
+    if (record.secret === undefined) return;
+    const name = raw.metadata.name ?? '';
+    const renewal = await renewMemberTokenIfDue({
+      cluster: name,
+      secret: record.secret,
+      member,
+      host: this.#o.host,
+      nowMs: this.#clock.now(),
+      logger,
+      signal,
+    });
+    if (renewal.kind !== 'failed') {
+      record.renewalFailure = undefined;
+      return;
+    }
+    if (record.renewalFailure === renewal.message) return;
+    record.renewalFailure = renewal.message;
+    await this.#writeEvent(raw, TOKEN_RENEWAL_FAILED_REASON, renewal.message, logger);
+  }
+
   /** Replaces the probe client; without one, the cluster is disengaged from the Fleet too. */
   #setProbe(record: ClusterRecord, name: string, probe: DynamicClient | undefined): void {
     if (record.probe === probe) return;
@@ -402,6 +434,11 @@ export class KubeFedClusterReconciler implements Reconciler {
     } else {
       return;
     }
+    await this.#writeEvent(raw, reason, message, logger);
+  }
+
+  /** Records a Warning event about the KubeFedCluster `raw`; a failure is only logged. */
+  async #writeEvent(raw: KubeObject, reason: string, message: string, logger: Logger): Promise<void> {
     const namespace = raw.metadata.namespace ?? '';
     const now = new Date(this.#clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const event = {
