@@ -113,6 +113,8 @@ const CONTROLLER_MANAGER_USES: readonly Request[] = [
   `watch kubefedclusters.core.kubefed.io -n ${NS}`,
   `patch kubefedclusters.core.kubefed.io/status member1 -n ${NS}`,
   `get secrets member1-abcde -n ${NS}`,
+  // A short-lived member token renewed into its host Secret.
+  `patch secrets member1-abcde -n ${NS}`,
   `create events -n ${NS}`,
   // KubeFedConfig, read at start, created when missing, completed with the unlisted feature gates.
   `get kubefedconfigs.core.kubefed.io kubefed -n ${NS}`,

@@ -75,11 +75,12 @@
   resources: [configmaps, endpoints]
   resourceNames: [kubefed-controller-manager]
   verbs: [get, update]
-# Member credentials (each KubeFedCluster's spec.secretRef, read by name: no list or watch) and
-# the Secret kubefed-sync-outcome-key (read, or created by whichever process starts first).
+# Member credentials (each KubeFedCluster's spec.secretRef, read by name: no list or watch;
+# patched when a short-lived member token is renewed) and the Secret kubefed-sync-outcome-key
+# (read, or created by whichever process starts first).
 - apiGroups: ['']
   resources: [secrets]
-  verbs: [get, create]
+  verbs: [get, create, patch]
 {{- end -}}
 
 {{/* Sync workers: federated objects, versions, Events (any namespace in Cluster scope). */}}
