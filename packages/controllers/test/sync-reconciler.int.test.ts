@@ -30,7 +30,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const NS = 'kube-federation-system';
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
-const CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const CLUSTER_ROLES = RESOURCES.clusterRoles;
 const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, NS)));
 const MEMBERS = ['member1', 'member2'];
 const POLL = { timeout: 10_000, interval: 50 };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildFederatedTypeConfig, defaultFederatedTypeConfig } from '@kubefed/api';
+import { buildFederatedTypeConfig, defaultFederatedTypeConfig, RESOURCES } from '@kubefed/api';
 import { DynamicClient, Kubeconfig } from '@kubefed/client';
 import type { SimCluster } from '@kubefed/kube-sim';
 import { EventRecorder } from '@kubefed/runtime';
@@ -10,8 +10,8 @@ import { clientFor, type InProcessFederation as Federation, startInProcessFedera
 import { TARGET_TYPES } from '@kubefed/testing/fixtures';
 
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
-const EVENTS = { group: '', version: 'v1', resource: 'events' };
-const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const EVENTS = RESOURCES.events;
+const MEMBER_CLUSTER_ROLES = RESOURCES.clusterRoles;
 const NS = 'kube-federation-system';
 const type = syncTypeOf(defaultFederatedTypeConfig(buildFederatedTypeConfig(TARGET_TYPES.clusterRoles, NS)));
 

@@ -40,7 +40,7 @@ const NAMESPACES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Name
 const NAMESPACES_ELSEWHERE: FederatedTypeOptions = { ...NAMESPACES, federatedGroup: 'fed.example.io', federatedVersion: 'v1alpha1' };
 const CONFIG_MAPS: FederatedTypeOptions = { group: '', version: 'v1', kind: 'ConfigMap', pluralName: 'configmaps', scope: 'Namespaced' };
 const FED_CLUSTER_ROLES = { group: 'types.kubefed.io', version: 'v1beta1', resource: 'federatedclusterroles' };
-const MEMBER_CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const MEMBER_CLUSTER_ROLES = RESOURCES.clusterRoles;
 const DEPLOYMENTS: FederatedTypeOptions = {
   group: 'apps',
   version: 'v1',
@@ -49,7 +49,7 @@ const DEPLOYMENTS: FederatedTypeOptions = {
   scope: 'Namespaced',
 };
 const SERVICES: FederatedTypeOptions = { group: '', version: 'v1', kind: 'Service', pluralName: 'services', scope: 'Namespaced' };
-const EVENTS = { group: '', version: 'v1', resource: 'events' };
+const EVENTS = RESOURCES.events;
 const FAST = { scope: 'Cluster', clusterHealthCheck: { period: '200ms', timeout: '1s', failureThreshold: 3, successThreshold: 1 } };
 
 let fed: Federation;
@@ -1223,7 +1223,7 @@ describe('sync controller against kube-sim and Redis', () => {
 
   describe('version records (PropagatedVersion)', () => {
     const UIDS = 'kubefed.io/member-uids';
-    const PROPAGATED_VERSIONS = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
+    const PROPAGATED_VERSIONS = RESOURCES.propagatedVersions;
     type ClusterVersions = { clusterName: string; version: string }[] | undefined;
     const clusterVersions = (record: KubeObject | undefined): ClusterVersions =>
       (record?.status as { clusterVersions?: { clusterName: string; version: string }[] } | undefined)?.clusterVersions;

@@ -56,8 +56,6 @@ export interface SyncControllerOptions extends PlacementEnvironment {
   readonly clustersKnown?: ((signal: AbortSignal) => Promise<void>) | undefined;
   readonly producer: JobProducer;
   readonly recorder: StatusRecorder;
-  /** The control plane's namespace (a FederatedNamespace there is never propagated). */
-  readonly kubefedNamespace: string;
   /**
    * The host's shared informers (`Manager.sharedInformers(host)`), where this controller takes its
    * informers on the federated type and on FederatedNamespaces, shared with every other reader of

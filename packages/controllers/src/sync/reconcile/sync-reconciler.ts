@@ -83,8 +83,6 @@ export interface SyncReconcilerOptions extends PlacementEnvironment {
   readonly ownWrites?: Pick<OwnWrites, 'pending'> | undefined;
   /** The `RawResourceStatusCollection` gate (with the FTC's `statusCollection`, remote status is reported); default true. */
   readonly remoteStatusCollection?: (() => boolean) | undefined;
-  /** The control plane's namespace (a FederatedNamespace there is never propagated). */
-  readonly kubefedNamespace: string;
   /** Where Warning events about the federated object go (`InvalidName`); default none. */
   readonly events?: EventSink | undefined;
   /** The clusters each queued key needs jobs for, and whose member copy changed (see {@link DispatchScopes}); default every Ready cluster. */

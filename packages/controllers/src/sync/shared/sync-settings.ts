@@ -6,8 +6,8 @@ import type { Switch } from '@kubefed/api';
  */
 export interface SyncScope {
   /**
-   * The control plane's namespace: FederatedTypeConfigs and KubeFedClusters live there, and in a
-   * Cluster-scoped control plane nothing in it is propagated.
+   * The control plane's namespace: FederatedTypeConfigs and KubeFedClusters live there, in a
+   * Cluster-scoped control plane nothing in it is propagated, and a FederatedNamespace of it never is.
    */
   readonly kubefedNamespace: string;
   /**

@@ -1,4 +1,4 @@
-import { type PropagatedVersion, propagatedVersionName } from '@kubefed/api';
+import { type PropagatedVersion, propagatedVersionName, RESOURCES } from '@kubefed/api';
 import {
   type DynamicClient,
   getOrUndefined,
@@ -23,12 +23,8 @@ import { buildPropagatedVersion } from '../build-propagated-version.js';
 import { objectVersions, type VersionSource } from '../versions.js';
 import type { SyncType } from '../sync-type.js';
 
-const PROPAGATED_VERSIONS: GroupVersionResource = { group: 'core.kubefed.io', version: 'v1alpha1', resource: 'propagatedversions' };
-const CLUSTER_PROPAGATED_VERSIONS: GroupVersionResource = {
-  group: 'core.kubefed.io',
-  version: 'v1alpha1',
-  resource: 'clusterpropagatedversions',
-};
+const PROPAGATED_VERSIONS: GroupVersionResource = RESOURCES.propagatedVersions;
+const CLUSTER_PROPAGATED_VERSIONS: GroupVersionResource = RESOURCES.clusterPropagatedVersions;
 
 /** Where a member write is recorded: which object, which cluster, the version the API returned and the placement. */
 export interface VersionWrite {

@@ -62,8 +62,6 @@ export interface SyncWorkerOptions extends PlacementEnvironment {
    * `ClientRetrievalFailed` and the job is retried.
    */
   readonly memberClient: (cluster: string) => DynamicClient | undefined;
-  /** The control plane's namespace (a FederatedNamespace there is never propagated). */
-  readonly kubefedNamespace: string;
   /** The informer caches of the type's sync controller when it runs in this process: the federated object and its FederatedNamespace are read there (once synced) instead of from the host. */
   readonly caches?: ((federatedType: string) => SyncCaches | undefined) | undefined;
   /** Where outcomes go: the in-process `StatusRecorder`, or a publisher to the leader. */
@@ -188,7 +186,9 @@ export class SyncWorker {
    *   `ClientRetrievalFailed`, the member object `CachedRetrievalFailed` or, after a write met a
    *   changed object, `RetrievalFailed`, the propagated version `VersionRetrievalFailed`), or
    *   PermanentSyncError after recording a failure that retrying cannot heal (ApplyOverridesFailed,
-   *   ComputeResourceFailed, FieldRetentionFailed: no retry until the object or cluster changes); other
+   *   ComputeResourceFailed, FieldRetentionFailed: no retry until the object or cluster changes), and
+   *   without recording for a placement that cannot be computed (the status writer reports
+   *   ComputePlacementFailed); other
    *   API errors (the host Namespace of a Namespace target, recording versions) as is.
    */
   async process(job: SyncJob, ctx: SyncJobContext = NO_CONTEXT): Promise<void> {
@@ -579,7 +579,7 @@ export class SyncWorker {
   /** Reports the cluster's outcome (`undefined`: the cluster has no entry), with the member's `.status` when collected. */
   async #report(scope: JobScope, status: PropagationStatus | undefined, memberObject?: KubeObject): Promise<void> {
     const collect = scope.type.statusCollection && scope.settings.remoteStatusCollection;
-    const remoteStatus = collect ? (memberObject?.status as Record<string, unknown> | undefined) : undefined;
+    const remoteStatus = collect ? remoteStatusOf(memberObject) : undefined;
     const generation = scope.fed?.metadata.generation;
     const uid = scope.fed?.metadata.uid;
     await this.#o.recorder.report({
@@ -635,6 +635,14 @@ export class SyncWorker {
       if (!isNotFound(err)) throw err;
     }
   }
+}
+
+/**
+ * The member object's `.status` as it goes into the federated object's status (`remoteStatus`):
+ * the one place the sync path copies status from a member into the host.
+ */
+function remoteStatusOf(memberObject: KubeObject | undefined): Record<string, unknown> | undefined {
+  return memberObject?.status as Record<string, unknown> | undefined;
 }
 
 async function observe(members: ResourceClient, name: string): Promise<MemberObservation> {
