@@ -3,8 +3,10 @@ import { buildFederatedTypeConfig, defaultFederatedTypeConfig, MANAGED_LABEL, MA
 import { DynamicClient, type KubeObject, Kubeconfig } from '@kubefed/client';
 import {
   DispatchScopes,
+  MemberNotReadyError,
   MemberWatches,
   OwnWrites,
+  registerSyncPath,
   StatusRecorder,
   StatusWriter,
   SyncReconciler,
@@ -13,7 +15,7 @@ import {
   VersionStore,
   watchPropagatedVersions,
 } from '@kubefed/controllers';
-import { federatedObjectRef, InMemoryJobProducer, PermanentSyncError } from '@kubefed/queue';
+import { federatedObjectRef, InMemoryJobProducer, PermanentSyncError, silentLogger as silentJobLogger } from '@kubefed/queue';
 import {
   EventRecorder,
   Fleet,
@@ -296,5 +298,41 @@ describe('SyncReconciler.reconcile with a retention failure', () => {
     path.scopes.memberChanged(name, 'member1');
     await path.reconcile(name);
     expect(jobsOf(path)).toEqual(['sync member1']);
+  });
+});
+
+describe('registerSyncPath', () => {
+  const job = { kind: 'sync', federatedType: type.name, name: 'web', cluster: 'not-joined' } as const;
+  const jobContext = { attempt: 1, signal: stop.signal, logger: silentJobLogger };
+
+  it.each([
+    { mode: 'all', controllers: true, workers: true },
+    { mode: 'controllers', controllers: true, workers: false },
+    { mode: 'workers', controllers: false, workers: true },
+  ])('builds the roles of --mode $mode and nothing else', ({ controllers, workers }) => {
+    const path = registerSyncPath(new Manager({ healthAddress: null, metricsAddress: null }), {
+      host: fed.hostClient,
+      scope: { kubefedNamespace: NS },
+      fleet,
+      clusters: () => [],
+      ...(controllers ? { controllers: { producer: new InMemoryJobProducer() } } : {}),
+      ...(workers ? { workers: {} } : {}),
+    });
+    expect({ recorder: path.recorder !== undefined, syncController: path.syncController !== undefined }).toEqual({
+      recorder: controllers,
+      syncController: controllers,
+    });
+    expect(path.processor !== undefined).toBe(workers);
+    expect(path.syncController?.(type).name).toBe(controllers ? `sync-${type.name}` : undefined);
+  });
+
+  it('drops a job for a cluster that is not Ready here, or retries it with MemberNotReadyError when asked to', async () => {
+    const manager = new Manager({ healthAddress: null, metricsAddress: null });
+    const options = { host: fed.hostClient, scope: { kubefedNamespace: NS }, fleet, clusters: () => [] };
+    const dropping = registerSyncPath(manager, { ...options, controllers: { producer: new InMemoryJobProducer() }, workers: {} });
+    const retrying = registerSyncPath(manager, { ...options, workers: { outcomes: new StatusRecorder(), notReady: 'retry' } });
+
+    await expect(dropping.processor?.(job, jobContext)).resolves.toBeUndefined();
+    await expect(retrying.processor?.(job, jobContext)).rejects.toBeInstanceOf(MemberNotReadyError);
   });
 });
