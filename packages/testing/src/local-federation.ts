@@ -93,6 +93,11 @@ export interface LocalFederationOptions {
   readonly types?: 'default' | readonly (string | readonly string[])[];
   /** Called with a line per step (`starting kube-sim ...`, `joined member1 (2.1s)`). */
   readonly onProgress?: (message: string) => void;
+  /**
+   * Aborts the start: no step begins once it has fired, what was started is stopped, temporary
+   * files are removed and the promise rejects. Default none.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A running local federation: host and member clusters (kube-sim or real), Redis, controller manager processes. */
@@ -230,6 +235,7 @@ class LocalFederationStart {
   }
 
   async #step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    if (this.#options.signal?.aborted === true) throw new TestingError(`local federation: aborted before ${name}`);
     const t0 = Date.now();
     try {
       const result = await fn();
