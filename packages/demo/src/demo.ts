@@ -53,38 +53,38 @@ interface FederatedStatus {
 
 /** Where the demo stands: what is still not as it should be (empty = converged) and the replicas per member. */
 export interface DemoState {
+  /** One line per check that does not hold yet; never more than `total`. */
   readonly pending: string[];
+  /** How many checks there are: one per federated type of the samples, the RSP, and two per member. */
+  readonly total: number;
   /** Ready/desired replicas of `demo/web` per member (members without the Deployment are absent). */
   readonly replicas: ReadonlyMap<string, { desired: number; ready: number; image: string }>;
   /** The RSP's planned replicas per cluster. */
   readonly planned: Readonly<Record<string, number>>;
 }
 
-/**
- * Reads the host and the members and says what has not converged yet: every federated object
- * of the demo propagated (`Propagation` True for its current generation), the RSP scheduled,
- * and each member running exactly the replicas the RSP planned for it.
- */
-export async function demoState(host: DynamicClient, members: ReadonlyMap<string, DynamicClient>): Promise<DemoState> {
-  const pending: string[] = [];
-  for (const resource of ['federatednamespaces', 'federatedconfigmaps', 'federateddeployments']) {
-    const list = await host.resource(FEDERATED(resource), DEMO_NAMESPACE).list();
-    if (list.items.length === 0) pending.push(`${resource}: none yet`);
-    for (const obj of list.items) {
-      const status = (obj.status ?? {}) as FederatedStatus;
-      const propagation = status.conditions?.find((c) => c.type === 'Propagation');
-      const name = `${obj.kind ?? resource} ${DEMO_NAMESPACE}/${obj.metadata.name ?? ''}`;
-      if (status.observedGeneration !== obj.metadata.generation)
-        pending.push(`${name}: generation ${obj.metadata.generation ?? 0} not yet propagated`);
-      else if (propagation?.status !== 'True') {
-        const bad = (status.clusters ?? []).filter((c) => (c.status ?? '') !== '').map((c) => `${c.name}=${c.status ?? ''}`);
-        pending.push(
-          `${name}: Propagation ${propagation?.status ?? 'unknown'}${propagation?.reason === undefined ? '' : ` (${propagation.reason})`}${bad.length > 0 ? ` ${bad.join(', ')}` : ''}`,
-        );
-      }
+const FEDERATED_RESOURCES = ['federatednamespaces', 'federatedconfigmaps', 'federateddeployments'] as const;
+
+/** What keeps the federated objects of one resource from being propagated, or undefined when they all are. */
+async function federatedProblem(host: DynamicClient, resource: string): Promise<string | undefined> {
+  const list = await host.resource(FEDERATED(resource), DEMO_NAMESPACE).list();
+  if (list.items.length === 0) return `${resource}: none yet`;
+  for (const obj of list.items) {
+    const status = (obj.status ?? {}) as FederatedStatus;
+    const propagation = status.conditions?.find((c) => c.type === 'Propagation');
+    const name = `${obj.kind ?? resource} ${DEMO_NAMESPACE}/${obj.metadata.name ?? ''}`;
+    if (status.observedGeneration !== obj.metadata.generation)
+      return `${name}: generation ${obj.metadata.generation ?? 0} not yet propagated`;
+    if (propagation?.status !== 'True') {
+      const bad = (status.clusters ?? []).filter((c) => (c.status ?? '') !== '').map((c) => `${c.name}=${c.status ?? ''}`);
+      return `${name}: Propagation ${propagation?.status ?? 'unknown'}${propagation?.reason === undefined ? '' : ` (${propagation.reason})`}${bad.length > 0 ? ` ${bad.join(', ')}` : ''}`;
     }
   }
-  let planned: Record<string, number> = {};
+  return undefined;
+}
+
+/** The RSP's plan, or what keeps it from being scheduled. */
+async function rspPlan(host: DynamicClient): Promise<{ planned: Record<string, number>; problem: string | undefined }> {
   try {
     const rsp = await host.resource(RSPS, DEMO_NAMESPACE).get('web');
     const status = (rsp.status ?? {}) as {
@@ -92,14 +92,30 @@ export async function demoState(host: DynamicClient, members: ReadonlyMap<string
       clusters?: Record<string, { replicas?: number }> | { name: string; replicas?: number }[];
     };
     const scheduled = status.conditions?.find((c) => c.type === 'Scheduled');
-    if (scheduled?.status !== 'True')
-      pending.push(
-        `ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not scheduled yet${scheduled?.reason === undefined ? '' : ` (${scheduled.reason})`}`,
-      );
-    planned = plannedReplicas(status.clusters);
+    const problem =
+      scheduled?.status === 'True'
+        ? undefined
+        : `ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not scheduled yet${scheduled?.reason === undefined ? '' : ` (${scheduled.reason})`}`;
+    return { planned: plannedReplicas(status.clusters), problem };
   } catch {
-    pending.push(`ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not found`);
+    return { planned: {}, problem: `ReplicaSchedulingPreference ${DEMO_NAMESPACE}/web: not found` };
   }
+}
+
+/**
+ * Reads the host and the members and says what has not converged yet, as a fixed list of checks:
+ * the federated objects of each sample type propagated (`Propagation` True for their current
+ * generation), the RSP scheduled, and each member running exactly the replicas the RSP planned
+ * for it and holding the ConfigMap.
+ */
+export async function demoState(host: DynamicClient, members: ReadonlyMap<string, DynamicClient>): Promise<DemoState> {
+  const pending: string[] = [];
+  for (const resource of FEDERATED_RESOURCES) {
+    const problem = await federatedProblem(host, resource);
+    if (problem !== undefined) pending.push(problem);
+  }
+  const { planned, problem } = await rspPlan(host);
+  if (problem !== undefined) pending.push(problem);
   const replicas = new Map<string, { desired: number; ready: number; image: string }>();
   for (const [name, client] of members) {
     const deployment = await client
@@ -120,7 +136,7 @@ export async function demoState(host: DynamicClient, members: ReadonlyMap<string
     const have = replicas.get(name);
     if (want > 0 && (have === undefined || have.desired !== want || have.ready !== want))
       pending.push(`Deployment ${DEMO_NAMESPACE}/web in ${name}: ${have?.ready ?? 0}/${want} replicas ready`);
-    if (want === 0 && have !== undefined && have.desired > 0)
+    else if (want === 0 && have !== undefined && have.desired > 0)
       pending.push(`Deployment ${DEMO_NAMESPACE}/web in ${name}: ${have.desired} replicas, none planned`);
     const configMap = await client
       .resource(CONFIGMAPS, DEMO_NAMESPACE)
@@ -128,7 +144,7 @@ export async function demoState(host: DynamicClient, members: ReadonlyMap<string
       .catch(() => undefined);
     if (configMap === undefined) pending.push(`ConfigMap ${DEMO_NAMESPACE}/web-config in ${name}: missing`);
   }
-  return { pending, replicas, planned };
+  return { pending, total: FEDERATED_RESOURCES.length + 1 + 2 * members.size, replicas, planned };
 }
 
 /** The RSP status's planned replicas, whichever of the two shapes it has (map by cluster or list). */
