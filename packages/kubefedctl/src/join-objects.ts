@@ -7,7 +7,7 @@ import {
   SECRET_TOKEN_KEY,
   SERVICE_ACCOUNT_NAME_ANNOTATION,
 } from '@kubefed/api';
-import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, connectionDigest } from '@kubefed/client';
+import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, connectionDigest, JOIN_SERVICE_ACCOUNT_ANNOTATION } from '@kubefed/client';
 import type { KubeObject } from '@kubefed/client';
 import {
   FULL_ACCESS_CLUSTER_RULES,
@@ -33,6 +33,8 @@ export interface JoinNames {
   role: string;
   /** Health-check ClusterRole/Binding of scope Namespaced: `kubefed-controller-manager:<ns>:healthcheck-<sa>`. */
   healthCheckRole: string;
+  /** Role/RoleBinding in the kubefed namespace of a join with short-lived tokens (`--token-lifetime`): `kubefed-controller-manager:<sa>:token`. */
+  tokenRole: string;
 }
 
 /**
@@ -55,9 +57,10 @@ export const NAMESPACE_CREATED_BY_JOIN_ANNOTATION = 'kubefed.io/namespace-create
  * Annotation on the host token Secret: the member ServiceAccount (in the kubefed namespace) whose
  * token it holds. `enable`/`disable` derive the names of this join's member roles from it
  * (`kubefed-controller-manager:<service account>`), also for a join made with
- * `--host-cluster-name`; the Secret is bound to its cluster, so this is trusted as much as the token.
+ * `--host-cluster-name`, and the control plane renews a short-lived token of it; the Secret is
+ * bound to its cluster, so this is trusted as much as the token.
  */
-export const JOIN_SERVICE_ACCOUNT_ANNOTATION = 'kubefed.io/join-service-account';
+export { JOIN_SERVICE_ACCOUNT_ANNOTATION };
 
 /** The member ServiceAccount a host token Secret's join created ({@link JOIN_SERVICE_ACCOUNT_ANNOTATION}); undefined for older joins. */
 export function joinServiceAccountOf(secret: KubeObject): string | undefined {
@@ -91,6 +94,7 @@ export function joinNames(cluster: string, host: string, namespace: string): Joi
     serviceAccount,
     role: memberRoleName(serviceAccount),
     healthCheckRole: `kubefed-controller-manager:${namespace}:healthcheck-${serviceAccount}`,
+    tokenRole: `${memberRoleName(serviceAccount)}:token`,
   };
 }
 
@@ -203,6 +207,23 @@ export function memberRbacObjects(names: JoinNames, options: MemberRbacOptions):
       rules: HEALTH_CHECK_RULES.map(cloneRule),
     },
     binding('ClusterRoleBinding', names.healthCheckRole, names),
+  ];
+}
+
+/**
+ * The Role and RoleBinding of a join with short-lived tokens: the member ServiceAccount may ask
+ * for tokens of itself only (`create` on `serviceaccounts/token`, `resourceNames` its own name),
+ * which the control plane does with the current token to renew it (docs/operations.md "Member tokens").
+ */
+export function tokenRenewalRbacObjects(names: JoinNames): KubeObject[] {
+  return [
+    {
+      apiVersion: RBAC_API_VERSION,
+      kind: 'Role',
+      metadata: roleMetadata(names.tokenRole, names, { namespaced: true, leastPrivilege: false }),
+      rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], resourceNames: [names.serviceAccount], verbs: ['create'] }],
+    },
+    binding('RoleBinding', names.tokenRole, names),
   ];
 }
 

@@ -1,5 +1,5 @@
-import type { DynamicClient } from '@kubefed/client';
-import { Option } from 'commander';
+import { MIN_TOKEN_LIFETIME_SECONDS, type DynamicClient } from '@kubefed/client';
+import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
@@ -21,6 +21,7 @@ interface JoinFlags {
   allowDuplicateEndpoint?: boolean;
   output?: 'yaml';
   timeout: number;
+  tokenLifetime?: number;
 }
 
 const JOIN_EXAMPLES = `
@@ -36,6 +37,9 @@ Examples:
 
   # Show every object join would create, write nothing
   kubefedctl join member1 --cluster-context member1 --dry-run -o yaml
+
+  # A member token that expires after 7 days and that the control plane renews (no legacy token Secret)
+  kubefedctl join member1 --cluster-context member1 --token-lifetime 168h
 
   # Re-run safely: update what differs, create what is missing
   kubefedctl join member1 --cluster-context member1 --error-on-existing=false
@@ -54,7 +58,11 @@ function printJoin(result: JoinResult, flags: JoinFlags & { dryRun: boolean }, h
             `${p.side === 'host' ? 'host' : 'member'} cluster "${p.cluster}"${p.exists ? ' (exists: join updates it where it differs)' : ''}`,
           ];
           if (p.side === 'host' && p.object.kind === 'Secret')
-            lines.push("data.token (and data.ca.crt) are copied from the member's token secret at join time");
+            lines.push(
+              flags.tokenLifetime === undefined
+                ? "data.token (and data.ca.crt) are copied from the member's token secret at join time"
+                : 'data.token is a token the member issues at join time (TokenRequest), renewed by the control plane',
+            );
           if (
             p.side === 'host' &&
             p.object.kind === 'KubeFedCluster' &&
@@ -79,6 +87,14 @@ function printJoin(result: JoinResult, flags: JoinFlags & { dryRun: boolean }, h
   }
   for (const a of result.actions) out.info(`${a.verb} ${a.what}`);
   out.info(`cluster "${names.cluster}" joined host cluster "${hostName}" (KubeFedCluster ${names.namespace}/${names.cluster})`);
+}
+
+/** `--token-lifetime`: a duration of whole seconds, at least the 10 minutes TokenRequest grants. */
+function parseTokenLifetime(value: string): number {
+  const ms = parseTimeout(value);
+  if (ms < MIN_TOKEN_LIFETIME_SECONDS * 1000 || ms % 1000 !== 0)
+    throw new InvalidArgumentError('expected a duration of whole seconds of at least 10m, such as 24h or 168h.');
+  return ms;
 }
 
 async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, ctx: CommandContext): Promise<void> {
@@ -111,6 +127,7 @@ async function runJoin(cluster: string, flags: JoinFlags, cmd: Command, ctx: Com
         access: flags.clusterAdmin === true ? 'clusterAdmin' : flags.leastPrivilege === true ? 'leastPrivilege' : undefined,
         allowDuplicateEndpoint: flags.allowDuplicateEndpoint === true,
         tokenTimeoutMs: flags.timeout,
+        tokenLifetimeSeconds: flags.tokenLifetime === undefined ? undefined : flags.tokenLifetime / 1000,
       },
       { host, hostContext, member, memberContext: details },
       out,
@@ -158,6 +175,12 @@ export function addJoinCommand(program: Command, ctx: CommandContext): void {
       new Option('--timeout <duration>', "how long to wait for the member's token controller")
         .default(30_000, '30s')
         .argParser(parseTimeout),
+    )
+    .addOption(
+      new Option(
+        '--token-lifetime <duration>',
+        "give the control plane a token of the member's service account that expires after this long (TokenRequest, at least 10m, e.g. 168h) and that it renews at half of it, instead of the never-expiring legacy token Secret KubeFed uses; the service account may then ask for tokens of itself only",
+      ).argParser(parseTokenLifetime),
     )
     .addHelpText('after', JOIN_EXAMPLES)
     .action(async (cluster: string, flags: JoinFlags, cmd: Command) => runJoin(cluster, flags, cmd, ctx));

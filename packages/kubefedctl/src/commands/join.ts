@@ -8,6 +8,8 @@ import {
   isNotFound,
   isTimeout,
   jsonEqual,
+  requestMemberToken,
+  tokenAnnotations,
 } from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
 import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
@@ -22,6 +24,7 @@ import {
   namespaceObject,
   otherJoinsOfMember,
   serviceAccountObject,
+  tokenRenewalRbacObjects,
   tokenSecretObject,
 } from '../join-objects.js';
 import type { JoinNames, KubeFedScope, TokenData } from '../join-objects.js';
@@ -57,6 +60,13 @@ export interface JoinOptions {
    * (same API endpoint, or that name's service account is in the member); default false = refuse.
    */
   allowDuplicateEndpoint?: boolean | undefined;
+  /**
+   * `--token-lifetime`: the member token is a TokenRequest token of this many seconds (at least
+   * 600), renewed by the control plane at half of it, instead of the never-expiring legacy token
+   * Secret; the member ServiceAccount may then ask for tokens of itself only. Default undefined:
+   * the legacy token Secret, as KubeFed's join.
+   */
+  tokenLifetimeSeconds?: number | undefined;
   /** How long to wait for the member's token controller to fill the token Secret; default 30 000 ms. */
   tokenTimeoutMs?: number | undefined;
   /** Poll interval while waiting for the token; default 500 ms. */
@@ -438,13 +448,17 @@ export async function waitForToken(
 }
 
 /** The objects join writes into the member, in creation order. */
-function memberObjects(names: JoinNames, scope: KubeFedScope, ftcs: FederatedTypeConfig[] | undefined): KubeObject[] {
+function memberObjects(
+  names: JoinNames,
+  access: { scope: KubeFedScope; ftcs: FederatedTypeConfig[] | undefined; shortLivedTokens: boolean },
+): KubeObject[] {
+  const { scope, ftcs } = access;
   const leastPrivilege =
     ftcs === undefined ? undefined : { clusterRules: leastPrivilegeRules(ftcs), namespaceRules: leastPrivilegeNamespaceRules(ftcs) };
   return [
     namespaceObject(names),
     serviceAccountObject(names),
-    tokenSecretObject(names),
+    ...(access.shortLivedTokens ? tokenRenewalRbacObjects(names) : [tokenSecretObject(names)]),
     ...memberRbacObjects(names, { scope, leastPrivilege }),
   ];
 }
@@ -528,7 +542,11 @@ async function preflight(j: JoinRun): Promise<JoinPreflight> {
   const { options, targets, out } = j;
   const scope = await readScope(targets.host, j.ns, options.hostClusterName);
   out.debug(`control plane scope: ${scope}`);
-  const member = memberObjects(j.names, scope, await leastPrivilegeTypes(j, scope));
+  const member = memberObjects(j.names, {
+    scope,
+    ftcs: await leastPrivilegeTypes(j, scope),
+    shortLivedTokens: j.options.tokenLifetimeSeconds !== undefined,
+  });
   const memberExists = await readMemberCopies(j, member);
   const host = await readHostObjects(j);
   refuseObjectsOfOtherJoins(j, member, memberExists);
@@ -689,10 +707,10 @@ async function writeJoin(j: JoinRun, pre: JoinPreflight, plan: PlannedObject[]):
   };
   try {
     await writeMemberObjects(j, pre, run);
-    const token = await waitForJoinToken(j, run);
+    const { token, annotations } = await joinToken(j, run);
     // The token is bound to the connection settings the KubeFedCluster gets (its secretRef aside).
     const connection = kubeFedClusterObject(names, kfcInputs(targets.memberContext, '', token.caCrt));
-    const secretDesired = bindToConnection(hostSecretObject(names, token, pre.hostSecretName), connection);
+    const secretDesired = bindToConnection(withAnnotations(hostSecretObject(names, token, pre.hostSecretName), annotations), connection);
     const secretName = await writeHostSecret(j, { hostCtx, hostSecretName: pre.hostSecretName, secretDesired });
     // The plan never carries the token.
     plan.push({
@@ -728,6 +746,21 @@ async function writeMemberObjects(j: JoinRun, pre: JoinPreflight, run: StepRunne
     }
     await ensure(memberCtx, obj);
   }
+}
+
+/** The member token: a short-lived one asked of the member (with its expiry annotations), or the legacy token Secret's. */
+async function joinToken(j: JoinRun, run: StepRunner): Promise<{ token: TokenData; annotations: Record<string, string> }> {
+  const lifetimeSeconds = j.options.tokenLifetimeSeconds;
+  if (lifetimeSeconds === undefined) return { token: await waitForJoinToken(j, run), annotations: {} };
+  const sa = { namespace: j.ns, serviceAccount: j.names.serviceAccount, lifetimeSeconds };
+  const issued = await run.step(`request a token of service account ${j.ns}/${j.names.serviceAccount} in ${j.options.cluster}`, () =>
+    requestMemberToken(j.targets.member, sa),
+  );
+  return { token: { token: Buffer.from(issued.token, 'utf8').toString('base64') }, annotations: tokenAnnotations(issued, lifetimeSeconds) };
+}
+
+function withAnnotations(obj: KubeObject, annotations: Record<string, string>): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, annotations: { ...obj.metadata.annotations, ...annotations } } };
 }
 
 function waitForJoinToken(j: JoinRun, run: StepRunner): Promise<TokenData> {

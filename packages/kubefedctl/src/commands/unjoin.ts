@@ -80,6 +80,8 @@ function memberTargets(names: JoinNames): Target[] {
     { what: `cluster role ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoles, name: names.healthCheckRole, side },
     { what: `role binding ${ns}/${names.role} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.role, side },
     { what: `role ${ns}/${names.role} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.role, side },
+    { what: `role binding ${ns}/${names.tokenRole} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.tokenRole, side },
+    { what: `role ${ns}/${names.tokenRole} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.tokenRole, side },
     { what: `secret ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.secrets, namespace: ns, name: names.serviceAccount, side },
     {
       what: `service account ${ns}/${names.serviceAccount} in ${c}`,
