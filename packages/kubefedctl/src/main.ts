@@ -15,8 +15,9 @@ const interrupt = (): void => {
 
 /**
  * A writer to `stream` that goes quiet once the reader has closed the pipe (`kubefedctl ... | head -1`):
- * like a cobra program killed by SIGPIPE, nothing more is written and no EPIPE stack trace is
- * printed; the command then ends as it would have (a watch or the dashboard stop as on Ctrl-C).
+ * nothing more is written and no EPIPE stack trace is printed; the command carries on to its own
+ * exit code, and one waiting for Ctrl-C (`status --watch`) stops as if interrupted when standard
+ * output is the pipe that closed.
  */
 function pipeWriter(stream: Writable): (text: string) => void {
   let closed = false;
