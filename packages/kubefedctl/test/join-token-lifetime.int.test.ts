@@ -3,6 +3,7 @@
 import {
   DynamicClient,
   isForbidden,
+  isUnauthorized,
   requestMemberToken,
   TOKEN_EXPIRATION_ANNOTATION,
   TOKEN_LIFETIME_ANNOTATION,
@@ -68,6 +69,40 @@ describe('kubefedctl join --token-lifetime', () => {
     expect(u.code).toBe(0);
     expect(await getOrUndefined(member.resource(gvr.roles, ns), 'kubefed-controller-manager:member1-host:token')).toBeUndefined();
     expect(await getOrUndefined(member.resource(gvr.roleBindings, ns), 'kubefed-controller-manager:member1-host:token')).toBeUndefined();
+  });
+
+  it('rotate-token re-creates the service account, which revokes the old token, and writes a new one of the same lifetime', async () => {
+    const ns = 'fed-token-rotate';
+    await fed.controlPlane('host', ns);
+    expect((await fed.cli(['join', 'member3', ...common(ns), '--token-lifetime', '2h'])).code).toBe(0);
+    const before = await hostSecretOf(ns, 'member3');
+    const client = (secret: KubeObject): DynamicClient =>
+      DynamicClient.fromKubeFedCluster(
+        before.kfc as unknown as Parameters<typeof DynamicClient.fromKubeFedCluster>[0],
+        secret as { data?: Record<string, string> },
+      );
+    const self = { namespace: ns, serviceAccount: 'member3-host', lifetimeSeconds: 7200 };
+    using oldClient = client(before.secret);
+    await requestMemberToken(oldClient, self);
+
+    const r = await fed.cli([
+      'rotate-token',
+      'member3',
+      '--host-cluster-context',
+      'host',
+      '--cluster-context',
+      'member',
+      '--kubefed-namespace',
+      ns,
+    ]);
+    expect(r.stderr).not.toContain('error:');
+    expect(r.code).toBe(0);
+    const after = await hostSecretOf(ns, 'member3');
+    expect(after.secret.metadata.annotations?.[TOKEN_LIFETIME_ANNOTATION]).toBe('7200');
+    expect((after.secret['data'] as Record<string, string>)['token']).not.toBe((before.secret['data'] as Record<string, string>)['token']);
+    expect(isUnauthorized(await requestMemberToken(oldClient, self).catch((e: unknown) => e))).toBe(true);
+    using newClient = client(after.secret);
+    expect((await requestMemberToken(newClient, self)).token).not.toBe('');
   });
 
   it.each([

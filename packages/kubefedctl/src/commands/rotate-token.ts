@@ -4,13 +4,24 @@
  * `kubernetes.io/service-account-token`, filled by the member's token controller), which never
  * expires: rotating it deletes that Secret (the member refuses the old token from then on),
  * creates it again, waits for the new token and writes it into the host Secret the
- * KubeFedCluster names. Nothing else of the join changes (RBAC, the KubeFedCluster, the binding
- * annotations of the host Secret).
+ * KubeFedCluster names. A short-lived token (`join --token-lifetime`) cannot be revoked alone:
+ * rotating it re-creates the member ServiceAccount, which revokes every token of it, and asks the
+ * member for a new one of the same lifetime. Nothing else of the join changes (RBAC, the
+ * KubeFedCluster, the binding annotations of the host Secret).
  */
 import { SECRET_CA_KEY, SECRET_TOKEN_KEY } from '@kubefed/api';
-import { type DynamicClient, getOrUndefined, isNotFound, type KubeObject } from '@kubefed/client';
+import {
+  type DynamicClient,
+  getOrUndefined,
+  isNotFound,
+  type KubeObject,
+  requestMemberToken,
+  shortLivedTokenOf,
+  tokenAnnotations,
+} from '@kubefed/client';
 import { KubefedctlError, causeMessage } from '../errors.js';
-import { boundClusterOf, joinNames, joinServiceAccountOf, tokenSecretObject } from '../join-objects.js';
+import { boundClusterOf, joinNames, joinServiceAccountOf, serviceAccountObject, tokenSecretObject } from '../join-objects.js';
+import type { JoinNames } from '../join-objects.js';
 import type { Output } from '../output.js';
 import { hintFor } from '../output.js';
 import { GVR } from '../resources.js';
@@ -32,7 +43,7 @@ export interface RotateTokenOptions {
 export interface RotateTokenResult {
   /** `<namespace>/<name>` of the host Secret that holds the new token. */
   readonly hostSecret: string;
-  /** `<namespace>/<name>` of the member token Secret that was re-created. */
+  /** `<namespace>/<name>` of the member token Secret that was re-created (or, for a short-lived token, of the ServiceAccount). */
   readonly memberSecret: string;
 }
 
@@ -71,6 +82,11 @@ export async function rotateToken(
     );
   }
   const names = joinNames(cluster, serviceAccount.slice(cluster.length + 1), ns);
+  const shortLived = shortLivedTokenOf(hostSecret);
+  if (shortLived !== undefined) {
+    await rotateShortLived({ names, lifetimeSeconds: shortLived.lifetimeSeconds, secretName }, targets, { out, fail });
+    return { hostSecret: shown, memberSecret: `${ns}/${names.serviceAccount}` };
+  }
   const memberSecrets = targets.member.resource(GVR.secrets, ns);
   const memberShown = `${ns}/${names.serviceAccount}`;
   try {
@@ -116,4 +132,46 @@ async function readHostSecret(
   }
   const secretName = (kfc['spec'] as { secretRef?: { name?: string } } | undefined)?.secretRef?.name ?? '';
   return { secretName, hostSecret: secretName === '' ? undefined : await getOrUndefined(host.resource(GVR.secrets, ns), secretName) };
+}
+
+/** Re-creates the member ServiceAccount (revoking its tokens) and writes a new short-lived token, with its expiry, into the host Secret. */
+async function rotateShortLived(
+  r: { names: JoinNames; lifetimeSeconds: number; secretName: string },
+  targets: { host: DynamicClient; member: DynamicClient },
+  report: { out: Output; fail: (message: string, hint?: string, cause?: unknown) => KubefedctlError },
+): Promise<void> {
+  const { names } = r;
+  const ns = names.namespace;
+  const shown = `${ns}/${names.serviceAccount}`;
+  const accounts = targets.member.resource(GVR.serviceAccounts, ns);
+  try {
+    await accounts.delete(names.serviceAccount);
+    report.out.progress(`deleted service account ${shown} in ${names.cluster}: its tokens are revoked`);
+  } catch (e) {
+    if (!isNotFound(e))
+      throw report.fail(
+        `cannot delete service account ${shown} in ${names.cluster}: ${causeMessage(e)}; nothing was changed`,
+        hintFor(e),
+        e,
+      );
+  }
+  try {
+    await accounts.create(serviceAccountObject(names));
+    const issued = await requestMemberToken(targets.member, {
+      namespace: ns,
+      serviceAccount: names.serviceAccount,
+      lifetimeSeconds: r.lifetimeSeconds,
+    });
+    const patch = {
+      metadata: { annotations: tokenAnnotations(issued, r.lifetimeSeconds) },
+      data: { [SECRET_TOKEN_KEY]: Buffer.from(issued.token, 'utf8').toString('base64') },
+    };
+    await targets.host.resource(GVR.secrets, ns).patch(r.secretName, patch, 'merge');
+  } catch (e) {
+    throw report.fail(
+      `the old token is revoked but the new one is not in place (${causeMessage(e)}): ${names.cluster} is not reachable until this succeeds`,
+      `re-run "kubefedctl rotate-token ${names.cluster}"`,
+      e,
+    );
+  }
 }
