@@ -21,7 +21,7 @@ type DispatchAction = 'create' | 'update' | 'delete';
 /** KubeFed's metric names that need an observation from outside the runtime (see {@link kubeFedMetrics}). */
 export interface KubeFedMetrics {
   /** One member write of a sync worker, in `dispatch_operation_duration_seconds{action}`. */
-  dispatched(action: DispatchAction, seconds: number): void;
+  readonly dispatched: (action: DispatchAction, seconds: number) => void;
 }
 
 const registered = new WeakMap<RuntimeMetrics, KubeFedMetrics>();

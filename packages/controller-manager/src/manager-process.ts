@@ -58,6 +58,7 @@ import { leaderLockAnnouncement } from './leader-lock-announcement.js';
 import { replicaSchedulingRunnable } from './replica-scheduling-runnable.js';
 import { StartupHealthServer } from './startup-health-server.js';
 import { StartupRetry, type StartupRetryOptions, type StartupStep } from './startup-retry.js';
+import { kubeFedMetrics } from './kubefed-metrics.js';
 import { registerSyncQueueMetrics } from './sync-queue-metrics.js';
 
 /**
@@ -554,7 +555,7 @@ function registerControllers(p: ProcessParts, workerConnection: RedisConnection 
       maxConcurrentReconciles: p.started.syncController.maxConcurrentReconciles,
       onClusterLabelsChange: (listener) => clusters.informer.addEventHandler({ onUpdate: (a, b) => labelsDiffer(a, b) && listener() }),
     },
-    ...(config.mode === 'all' ? { workers: {} } : {}),
+    ...(config.mode === 'all' ? { workers: { dispatched: kubeFedMetrics(manager.metrics).dispatched } } : {}),
   });
   const ftc = registerFederatedTypeConfigs(p, { clusters, path });
   registerSyncQueueMetrics(manager.metrics, {
@@ -736,6 +737,7 @@ async function workersOnlySyncPath(
         return fleet.readyClient(cluster);
       },
       notReady: 'retry',
+      dispatched: kubeFedMetrics(manager.metrics).dispatched,
     },
   });
   if (path.processor === undefined) throw new ConfigError('the sync path of a workers process has no processor');

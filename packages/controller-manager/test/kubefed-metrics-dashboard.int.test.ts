@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
 import { REPO_ROOT } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createFederatedConfigMaps, metricSeries, metricsText, startProcessFederation, totalManagedCopies } from './process-federation.js';
+import {
+  createFederatedConfigMaps,
+  metricIn,
+  metricSeries,
+  metricsText,
+  startProcessFederation,
+  totalManagedCopies,
+} from './process-federation.js';
 
 const DASHBOARD = join(REPO_ROOT, 'deploy', 'grafana', 'kubefed-controller-manager.json');
 const NS = 'dashboard-metrics';
@@ -153,6 +160,12 @@ describe('the Grafana dashboard over a running controller manager', () => {
       )
       .toEqual([]);
   }, 60_000);
+
+  it("observes every member create of the sync workers in KubeFed's dispatch_operation_duration_seconds", async () => {
+    // The FederatedNamespace's Namespace and 2 ConfigMaps in each member, each created once.
+    const creates = metricIn(await metricsText(cm), 'dispatch_operation_duration_seconds_count', { action: 'create' });
+    expect(creates).toBeGreaterThanOrEqual(3 * fed.members.length);
+  });
 
   it("serves KubeFed's cluster metrics with its labels: every member ready, none offline", async () => {
     const text = await metricsText(cm);

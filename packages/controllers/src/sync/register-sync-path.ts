@@ -12,7 +12,7 @@ import type { SyncScope, SyncSettings, SyncTiming } from './shared/sync-settings
 import { VersionStore, watchPropagatedVersions } from './shared/version-store.js';
 import { StatusWriter } from './status/status-writer.js';
 import { syncTypeLookup, type SyncType } from './sync-type.js';
-import { SyncWorker } from './worker/sync-worker.js';
+import { SyncWorker, type SyncWorkerOptions } from './worker/sync-worker.js';
 
 /** The member clusters as the sync path reads them (a `MemberFleet` fits). */
 export type SyncFleet = Pick<Fleet, 'readyClusters' | 'readyClient' | 'isReady' | 'onChange' | 'subscribe' | 'informer'>;
@@ -61,6 +61,8 @@ export interface SyncWorkersOptions {
    * later than the leader that enqueued the job). Default `drop`.
    */
   readonly notReady?: 'drop' | 'retry' | undefined;
+  /** Told the duration of every member write (`SyncWorkerOptions.dispatched`); default none. */
+  readonly dispatched?: SyncWorkerOptions['dispatched'];
 }
 
 /** Options of {@link registerSyncPath}. */
@@ -204,6 +206,7 @@ function syncProcessor(
     events: options.events,
     versionStore: o.versions,
     ownWrites: o.ownWrites,
+    dispatched: workers.dispatched,
   });
   if (workers.notReady !== 'retry') return (job, ctx) => worker.process(job, ctx);
   // The controllers only enqueue jobs for Ready clusters: when this process has not seen the
