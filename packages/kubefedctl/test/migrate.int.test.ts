@@ -1,9 +1,10 @@
 // kubefedctl migrate against kube-sim: the refusal while KubeFed's leader holds its lock (nothing
 // written, the dry run still listing the plan), the token Secret binding of a Secret named by one
-// KubeFedCluster and the skip of a shared one, and a namespace without KubeFed. The whole takeover
+// KubeFedCluster and the skip of a shared one, a namespace without KubeFed, and --least-privilege
+// narrowing a member's full-access role through its own token. The whole takeover
 // against real KubeFed is test/e2e/migrate.real.test.ts.
 import { API_VERSIONS } from '@kubefed/api';
-import { connectionDigest, type KubeObject } from '@kubefed/client';
+import { connectionDigest, DynamicClient, isForbidden, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation, gvr } from './sim-federation.js';
 
@@ -41,9 +42,9 @@ afterAll(async () => {
 
 const migrate = (...args: string[]) => fed.cli(['migrate', '--host-cluster-context', 'host', '--kubefed-namespace', NS, ...args]);
 
-/** Writes KubeFed's lock ConfigMap, renewed `agoMs` ago with a lease of 15 s. */
-async function lock(agoMs: number): Promise<void> {
-  const configMaps = fed.client('host').resource(gvr.configMaps, NS);
+/** Writes KubeFed's lock ConfigMap in `namespace`, renewed `agoMs` ago with a lease of 15 s. */
+async function lock(agoMs: number, namespace = NS): Promise<void> {
+  const configMaps = fed.client('host').resource(gvr.configMaps, namespace);
   const record = JSON.stringify({
     holderIdentity: 'kubefed-controller-manager-5d9c_1f2e',
     leaseDurationSeconds: 15,
@@ -54,7 +55,7 @@ async function lock(agoMs: number): Promise<void> {
   const obj: KubeObject = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'kubefed-controller-manager', namespace: NS, annotations: { [LEADER]: record } },
+    metadata: { name: 'kubefed-controller-manager', namespace, annotations: { [LEADER]: record } },
   };
   const existing = await configMaps.get('kubefed-controller-manager').catch(() => undefined);
   if (existing === undefined) await configMaps.create(obj);
@@ -75,6 +76,8 @@ describe('kubefedctl migrate', () => {
     expect(refused.stdout).not.toMatch(/ (annotated|deleted|created|replaced)$/m);
     expect(await annotations('a-token')).toEqual({});
 
+    // Renewed again, as KubeFed's leader would: the first run may take longer than the lease on a busy machine.
+    await lock(1_000);
     const dryRun = await migrate('--dry-run');
     expect(dryRun.code).toBe(1);
     expect(dryRun.stdout).toContain('secret/a-token annotated (dry run) (bound to cluster a)');
@@ -103,5 +106,62 @@ describe('kubefedctl migrate', () => {
     const r = await fed.cli(['migrate', '--host-cluster-context', 'host', '--kubefed-namespace', 'nothing-here']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no KubeFed installation in namespace nothing-here');
+  });
+});
+
+describe('kubefedctl migrate --least-privilege', () => {
+  const LP_NS = 'kubefed-migrate-lp';
+  const ROLE = 'kubefed-controller-manager:member-host';
+  const args = ['--host-cluster-context', 'host', '--kubefed-namespace', LP_NS];
+  const rulesOf = async () => (await fed.client('member').resource(gvr.clusterRoles).get(ROLE))['rules'];
+
+  it("replaces the member's full-access role by the least-privilege one, listing what it loses and gains first, and leaves it alone when run again", async () => {
+    await fed.controlPlane('host', LP_NS);
+    // A member joined with full access, as KubeFed's kubefedctl join does (`*` on `*.*`, `get` on every URL).
+    const join = await fed.cli(['join', 'member', '--cluster-context', 'member', '--cluster-admin', ...args]);
+    expect(join, join.stderr).toMatchObject({ code: 0 });
+    expect((await fed.cli(['enable', 'configmaps', ...args])).code).toBe(0);
+    await lock(60_000, LP_NS);
+    const fullAccess = await rulesOf();
+    expect(fullAccess).toContainEqual({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] });
+
+    const dryRun = await fed.cli(['migrate', '--least-privilege', '--dry-run', ...args]);
+    expect(dryRun, dryRun.stderr).toMatchObject({ code: 0 });
+    expect(dryRun.stdout).toContain(
+      `clusterrole.rbac.authorization.k8s.io/${ROLE} in member narrowed (dry run): loses * *.*; get *; gains nothing\n`,
+    );
+    expect(dryRun.stdout).toContain("KubeFed's member service accounts\n");
+    expect(await rulesOf()).toEqual(fullAccess);
+
+    const run = await fed.cli(['migrate', '--least-privilege', ...args]);
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout).toContain(`clusterrole.rbac.authorization.k8s.io/${ROLE} in member narrowed: loses * *.*; get *; gains nothing\n`);
+    const role = await fed.client('member').resource(gvr.clusterRoles).get(ROLE);
+    expect(role.metadata.labels).toMatchObject({ 'kubefed.io/least-privilege': 'true' });
+    expect(role.metadata.annotations).toMatchObject({ 'kubefed.io/joined-cluster': 'member' });
+    expect(role['rules']).toContainEqual({
+      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      apiGroups: [''],
+      resources: ['configmaps'],
+    });
+    expect(JSON.stringify(role['rules'])).not.toContain('"*"');
+    // The member token may use ConfigMaps, and nothing else any more.
+    const kfc = await fed.client('host').resource(gvr.kubeFedClusters, LP_NS).get('member');
+    using creds = await DynamicClient.forKubeFedCluster(fed.client('host'), kfc as unknown as KubeFedClusterInput);
+    await creds.resource(gvr.configMaps, 'default').list();
+    expect(
+      isForbidden(
+        await creds
+          .resource(gvr.secrets, 'default')
+          .list()
+          .catch((e: unknown) => e),
+      ),
+    ).toBe(true);
+
+    // The member token may not read its role now: the kubeconfig context named like the cluster does.
+    const again = await fed.cli(['migrate', '--least-privilege', ...args]);
+    expect(again, again.stderr).toMatchObject({ code: 0 });
+    expect(again.stdout).toContain(`clusterrole.rbac.authorization.k8s.io/${ROLE} in member already least privilege`);
+    expect(again.stdout).not.toMatch(/ (narrowed|annotated|deleted|created|replaced)/m);
   });
 });

@@ -8,7 +8,9 @@ import {
   LEADER_ANNOTATION,
   leaderRecordOf,
   notKubeFedWebhookReason,
+  ruleDelta,
   secretActions,
+  tokenServiceAccount,
 } from './migrate-plan.js';
 
 const NS = 'kube-federation-system';
@@ -207,5 +209,74 @@ describe('compareCrd', () => {
         `spec.versions[${(ours.spec.versions[0] ?? { name: '' }).name}].schema.openAPIV3Schema.properties.extra`,
       ]),
     );
+  });
+});
+
+describe('tokenServiceAccount', () => {
+  const jwt = (claims: object): string =>
+    ['{"alg":"RS256"}', JSON.stringify(claims), 'signature'].map((p) => Buffer.from(p).toString('base64url')).join('.');
+  it.each([
+    [
+      "a legacy Secret token (KubeFed's join)",
+      jwt({
+        iss: 'kubernetes/serviceaccount',
+        'kubernetes.io/serviceaccount/namespace': 'kube-federation-system',
+        'kubernetes.io/serviceaccount/service-account.name': 'member1-host',
+      }),
+      { namespace: 'kube-federation-system', name: 'member1-host' },
+    ],
+    [
+      'a bound token',
+      jwt({ 'kubernetes.io': { namespace: 'kube-federation-system', serviceaccount: { name: 'member1-host', uid: 'u' } } }),
+      { namespace: 'kube-federation-system', name: 'member1-host' },
+    ],
+    ['a token of a user', jwt({ sub: 'alice' }), undefined],
+    ['an opaque token', 'abcdef0123456789', undefined],
+    ['a payload that is not JSON', `x.${Buffer.from('{').toString('base64url')}.y`, undefined],
+  ])('reads %s', (_title, token, expected) => {
+    expect(tokenServiceAccount(token)).toEqual(expected);
+  });
+});
+
+describe('ruleDelta', () => {
+  const KUBEFED_CLUSTER_ROLE = [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+    { verbs: ['get'], nonResourceURLs: ['*'] },
+  ];
+  const NARROW = [
+    { verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['configmaps'] },
+    { verbs: ['get'], nonResourceURLs: ['/healthz', '/version'] },
+    { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
+  ];
+  it.each([
+    ["KubeFed's full access narrowed", KUBEFED_CLUSTER_ROLE, NARROW, { loses: ['* *.*', 'get *'], gains: [] }],
+    ['nothing changed', NARROW, NARROW, { loses: [], gains: [] }],
+    [
+      // KubeFed's health-check role says `Get`, which RBAC does not match: ours grants it.
+      "KubeFed's health-check role replaced",
+      [
+        { verbs: ['Get'], nonResourceURLs: ['/healthz'] },
+        { verbs: ['list'], apiGroups: [''], resources: ['nodes'] },
+      ],
+      [
+        { verbs: ['get'], nonResourceURLs: ['/healthz', '/version'] },
+        { verbs: ['get', 'list'], apiGroups: [''], resources: ['nodes'] },
+      ],
+      { loses: ['Get /healthz'], gains: ['get /healthz', 'get /version', 'get nodes'] },
+    ],
+    [
+      'a rule of named objects and a URL prefix',
+      [
+        { verbs: ['get'], apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['web'] },
+        { verbs: ['get'], nonResourceURLs: ['/metrics/*'] },
+      ],
+      [
+        { verbs: ['get', 'update'], apiGroups: ['apps'], resources: ['deployments'] },
+        { verbs: ['get'], nonResourceURLs: ['/metrics/cadvisor'] },
+      ],
+      { loses: ['get /metrics/*'], gains: ['get,update deployments.apps'] },
+    ],
+  ])('%s', (_title, before, after, expected) => {
+    expect(ruleDelta(before, after)).toEqual(expected);
   });
 });

@@ -237,3 +237,93 @@ export function compareCrd(installed: KubeObject, ours: CustomResourceDefinition
   differences(a, b, 'spec', validating, NON_VALIDATING);
   return validating.length === 0 ? { kind: 'safe', paths: all } : { kind: 'unsafe', paths: validating };
 }
+
+/** A member service account, as a token's claims name it. */
+export interface ServiceAccountRef {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * The service account a member token was issued for, read (not verified: the member verifies it)
+ * from the claims of a service-account JWT: the legacy Secret-based token's
+ * `kubernetes.io/serviceaccount/{namespace,service-account.name}` (what KubeFed's join uses) or a
+ * bound token's `kubernetes.io.{namespace,serviceaccount.name}`. Undefined for anything else.
+ */
+export function tokenServiceAccount(token: string): ServiceAccountRef | undefined {
+  const payload = token.split('.')[1];
+  if (payload === undefined) return undefined;
+  let claims: Record<string, unknown>;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(claims)) return undefined;
+  const legacyNs = claims['kubernetes.io/serviceaccount/namespace'];
+  const legacyName = claims['kubernetes.io/serviceaccount/service-account.name'];
+  if (typeof legacyNs === 'string' && typeof legacyName === 'string') return { namespace: legacyNs, name: legacyName };
+  const bound = claims['kubernetes.io'];
+  if (!isRecord(bound) || !isRecord(bound['serviceaccount'])) return undefined;
+  const ns = bound['namespace'];
+  const name = bound['serviceaccount']['name'];
+  return typeof ns === 'string' && typeof name === 'string' ? { namespace: ns, name } : undefined;
+}
+
+/** A PolicyRule as the API server returns it (rbac.authorization.k8s.io/v1). */
+export interface Rule {
+  verbs?: readonly string[];
+  apiGroups?: readonly string[];
+  resources?: readonly string[];
+  resourceNames?: readonly string[];
+  nonResourceURLs?: readonly string[];
+}
+
+/** One permission: a verb on a resource of a group (optionally one name), or on a non-resource URL. */
+type Atom = { verb: string; group: string; resource: string; name?: string } | { verb: string; url: string };
+
+function atomsOf(rule: Rule): Atom[] {
+  const out: Atom[] = [];
+  for (const verb of rule.verbs ?? []) {
+    for (const url of rule.nonResourceURLs ?? []) out.push({ verb, url });
+    for (const group of rule.apiGroups ?? [])
+      for (const resource of rule.resources ?? []) {
+        if ((rule.resourceNames ?? []).length === 0) out.push({ verb, group, resource });
+        else for (const name of rule.resourceNames ?? []) out.push({ verb, group, resource, name });
+      }
+  }
+  return out;
+}
+
+const matches = (granted: readonly string[] | undefined, wanted: string): boolean => (granted ?? []).some((g) => g === '*' || g === wanted);
+
+/** Whether `rule` grants `atom` as RBAC's authorizer decides it (verbs compared case-sensitively, `*` wildcards, URL prefixes ending in `*`). */
+function grants(rule: Rule, atom: Atom): boolean {
+  if (!matches(rule.verbs, atom.verb)) return false;
+  if ('url' in atom)
+    return (rule.nonResourceURLs ?? []).some(
+      (u) => u === '*' || u === atom.url || (u.endsWith('*') && atom.url.startsWith(u.slice(0, -1))),
+    );
+  if (!matches(rule.apiGroups, atom.group) || !matches(rule.resources, atom.resource)) return false;
+  const names = rule.resourceNames ?? [];
+  return names.length === 0 || (atom.name !== undefined && names.includes(atom.name));
+}
+
+/** `get,list nodes`, `* *.*`, `get /healthz`: the atoms grouped by what they apply to, in first-seen order. */
+function describeAtoms(atoms: readonly Atom[]): string[] {
+  const byTarget = new Map<string, string[]>();
+  for (const a of atoms) {
+    const target =
+      'url' in a ? a.url : `${a.group === '' ? a.resource : `${a.resource}.${a.group}`}${a.name === undefined ? '' : `/${a.name}`}`;
+    const verbs = byTarget.get(target) ?? [];
+    if (!verbs.includes(a.verb)) verbs.push(a.verb);
+    byTarget.set(target, verbs);
+  }
+  return [...byTarget].map(([target, verbs]) => `${verbs.join(',')} ${target}`);
+}
+
+/** What replacing a role's rules `before` by `after` takes away and adds: the permissions of each that the other does not grant. Pure. */
+export function ruleDelta(before: readonly Rule[], after: readonly Rule[]): { loses: string[]; gains: string[] } {
+  const uncovered = (from: readonly Rule[], by: readonly Rule[]) => from.flatMap(atomsOf).filter((a) => !by.some((r) => grants(r, a)));
+  return { loses: describeAtoms(uncovered(before, after)), gains: describeAtoms(uncovered(after, before)) };
+}

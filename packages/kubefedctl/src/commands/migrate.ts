@@ -1,6 +1,24 @@
-import { allCrds, RESOURCES } from '@kubefed/api';
-import { isNotFound, type DynamicClient, type KubeObject } from '@kubefed/client';
-import { KubefedctlError } from '../errors.js';
+import { allCrds, federatedTypeConfigSchema, RESOURCES, type FederatedTypeConfig } from '@kubefed/api';
+import {
+  getOrUndefined as getIfExists,
+  isForbidden,
+  isNotFound,
+  isUnauthorized,
+  jsonEqual,
+  memberClientFromSecret,
+  type DynamicClient,
+  type KubeFedClusterInput,
+  type KubeObject,
+} from '@kubefed/client';
+import { causeMessage, KubefedctlError } from '../errors.js';
+import { JOINED_CLUSTER_ANNOTATION, joinServiceAccountOf, memberRoleName } from '../join-objects.js';
+import {
+  LEAST_PRIVILEGE_LABEL,
+  LEAST_PRIVILEGE_LABEL_VALUE,
+  leastPrivilegeNamespaceRules,
+  leastPrivilegeRules,
+  type PolicyRule,
+} from '../least-privilege.js';
 import type { Output } from '../output.js';
 import {
   compareCrd,
@@ -10,8 +28,11 @@ import {
   leaderRecordOf,
   notKubeFedWebhookReason,
   replicasOf,
+  ruleDelta,
   secretActions,
+  tokenServiceAccount,
   type SecretAction,
+  type ServiceAccountRef,
 } from './migrate-plan.js';
 
 /** What `migrate` works on. */
@@ -20,6 +41,20 @@ export interface MigrateOptions {
   readonly kubefedNamespace: string;
   /** List every change, write nothing. */
   readonly dryRun: boolean;
+  /**
+   * Replace the full-access (`*` on `*.*`) role of each member's service account by the
+   * least-privilege role `kubefedctl join --least-privilege` writes, and say what it loses and
+   * gains; default false (KubeFed's roles are kept).
+   */
+  readonly leastPrivilege?: boolean | undefined;
+  /**
+   * A client of the member `cluster` with rights to read and write its RBAC (a kubeconfig context
+   * of the same name), tried when the member's own token may not read its role (a role narrowed
+   * before, without read access to RBAC); default none.
+   */
+  readonly adminClientFor?: ((cluster: string) => DynamicClient | undefined) | undefined;
+  /** Timeout of each request to a member in ms; default 20 000. */
+  readonly timeoutMs?: number | undefined;
   /** The clock the lock's expiry is judged by; default `Date.now`. */
   readonly now?: (() => number) | undefined;
 }
@@ -43,6 +78,8 @@ interface Plan {
   readonly changes: Change[];
   /** Why the migration must not run now (KubeFed still running); a dry run lists the plan anyway. */
   blocker?: KubefedctlError;
+  /** Member clients opened while planning, closed when the command ends. */
+  readonly clients: DynamicClient[];
 }
 
 const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -172,8 +209,142 @@ async function planCrds(host: DynamicClient, plan: Plan, dryRun: boolean): Promi
   }
 }
 
+/** A member role `--least-privilege` narrows: KubeFed's join names it after the service account. */
+interface RoleTarget {
+  readonly kind: 'ClusterRole' | 'Role';
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly rules: readonly PolicyRule[];
+}
+
+function roleTargets(scope: 'Cluster' | 'Namespaced', sa: ServiceAccountRef, ftcs: readonly FederatedTypeConfig[]): RoleTarget[] {
+  const name = memberRoleName(sa.name);
+  // A Namespaced control plane's health-check ClusterRole grants only what the health check reads: kept.
+  return scope === 'Cluster'
+    ? [{ kind: 'ClusterRole', name, namespace: undefined, rules: leastPrivilegeRules(ftcs) }]
+    : [{ kind: 'Role', name, namespace: sa.namespace, rules: leastPrivilegeNamespaceRules(ftcs) }];
+}
+
+/** The service account of a host token Secret: from its token's claims, else the annotation of our join. */
+function serviceAccountOf(secret: KubeObject, ns: string): ServiceAccountRef | undefined {
+  const encoded = (secret['data'] as { token?: string } | undefined)?.token;
+  const fromToken = encoded === undefined ? undefined : tokenServiceAccount(Buffer.from(encoded, 'base64').toString('utf8'));
+  if (fromToken !== undefined) return fromToken;
+  const annotated = joinServiceAccountOf(secret);
+  return annotated === undefined ? undefined : { namespace: ns, name: annotated };
+}
+
+/** Reads a member object; a refusal of the member's own token falls back to `admin` when there is one. */
+async function readMember(
+  clients: { own: DynamicClient; admin: (() => DynamicClient | undefined) | undefined },
+  read: (c: DynamicClient) => Promise<KubeObject | undefined>,
+): Promise<{ obj: KubeObject | undefined; client: DynamicClient }> {
+  try {
+    return { obj: await read(clients.own), client: clients.own };
+  } catch (err) {
+    const admin = isForbidden(err) || isUnauthorized(err) ? clients.admin?.() : undefined;
+    if (admin === undefined) throw err;
+    return { obj: await read(admin), client: admin };
+  }
+}
+
+/**
+ * `--least-privilege` for one KubeFedCluster: through its own token (bound as planned), each
+ * role of {@link roleTargets} whose binding grants exactly the token's service account gets the
+ * least-privilege rules of the enabled FederatedTypeConfigs, the label that keeps `enable` and
+ * `disable` updating it, and the joined-cluster annotation. Listed with what it loses and gains.
+ */
+async function planMemberRoles(
+  input: {
+    cluster: KubeObject;
+    secrets: readonly KubeObject[];
+    actions: readonly SecretAction[];
+    scope: 'Cluster' | 'Namespaced';
+    ftcs: readonly FederatedTypeConfig[];
+    options: MigrateOptions;
+  },
+  plan: Plan,
+): Promise<void> {
+  const { options, scope, ftcs } = input;
+  const ns = options.kubefedNamespace;
+  const cluster = input.cluster as unknown as KubeFedClusterInput;
+  const name = cluster.metadata.name ?? '';
+  const secretName = cluster.spec.secretRef.name;
+  const action = input.actions.find((a) => a.secret === secretName);
+  const secret = input.secrets.find((s) => s.metadata?.name === secretName);
+  if (action === undefined || action.kind === 'skip' || secret === undefined) {
+    plan.skipped.push(`cluster ${name}: member roles kept: its token Secret ${secretName} is not bound to it (see above)`);
+    return;
+  }
+  const sa = serviceAccountOf(secret, ns);
+  if (sa === undefined) {
+    plan.skipped.push(`cluster ${name}: member roles kept: the token of secret/${secretName} names no service account`);
+    return;
+  }
+  const bound =
+    action.kind === 'annotate'
+      ? { ...secret, metadata: { ...secret.metadata, annotations: { ...secret.metadata?.annotations, ...action.annotations } } }
+      : secret;
+  const own = memberClientFromSecret(cluster, bound, { timeoutMs: options.timeoutMs ?? 20_000 });
+  plan.clients.push(own);
+  let admin: DynamicClient | undefined;
+  const clients = {
+    own,
+    admin: options.adminClientFor === undefined ? undefined : () => (admin ??= options.adminClientFor?.(name)),
+  };
+  const subjects = [{ kind: 'ServiceAccount', name: sa.name, namespace: sa.namespace }];
+  try {
+    for (const target of roleTargets(scope, sa, ftcs)) {
+      const rbac = target.kind === 'ClusterRole' ? RESOURCES.clusterRoles : RESOURCES.roles;
+      const bindings = target.kind === 'ClusterRole' ? RESOURCES.clusterRoleBindings : RESOURCES.roleBindings;
+      const what = `${target.kind.toLowerCase()}.rbac.authorization.k8s.io/${target.name} in ${name}`;
+      const { obj: role, client } = await readMember(clients, (c) => getIfExists(c.resource(rbac, target.namespace), target.name));
+      if (role === undefined) {
+        plan.skipped.push(`${what} skipped: not found (the member was not joined by kubefedctl join, or with another service account)`);
+        continue;
+      }
+      const binding = await getIfExists(client.resource(bindings, target.namespace), target.name);
+      if (binding === undefined || !jsonEqual(binding['subjects'] ?? [], subjects)) {
+        plan.skipped.push(`${what} skipped: its binding does not grant exactly ${sa.namespace}/${sa.name}`);
+        continue;
+      }
+      const before = (role['rules'] as PolicyRule[] | undefined) ?? [];
+      if (role.metadata?.labels?.[LEAST_PRIVILEGE_LABEL] === LEAST_PRIVILEGE_LABEL_VALUE && jsonEqual(before, target.rules)) {
+        plan.kept.push(`${what} already least privilege`);
+        continue;
+      }
+      const delta = ruleDelta(before, target.rules);
+      const list = (xs: readonly string[]) => (xs.length === 0 ? 'nothing' : xs.join('; '));
+      plan.changes.push({
+        line: `${what} narrowed${options.dryRun ? ' (dry run)' : ''}: loses ${list(delta.loses)}; gains ${list(delta.gains)}`,
+        apply: async () => {
+          await client.resource(rbac, target.namespace).update({
+            ...role,
+            metadata: {
+              ...role.metadata,
+              labels: { ...role.metadata?.labels, [LEAST_PRIVILEGE_LABEL]: LEAST_PRIVILEGE_LABEL_VALUE },
+              annotations: { ...role.metadata?.annotations, [JOINED_CLUSTER_ANNOTATION]: name },
+            },
+            rules: target.rules.map((r) => ({ ...r })),
+          });
+        },
+      });
+    }
+  } catch (err) {
+    plan.skipped.push(`cluster ${name}: member roles kept: reading them failed: ${causeMessage(err).slice(0, 300)}`);
+  } finally {
+    if (admin !== undefined) plan.clients.push(admin);
+  }
+}
+
 /** Counts what stays as it is: FederatedTypeConfigs, their federated objects, RSPs, clusters, versions. */
-async function countKept(host: DynamicClient, ftcs: readonly KubeObject[], clusters: number, plan: Plan): Promise<void> {
+async function countKept(
+  host: DynamicClient,
+  ftcs: readonly KubeObject[],
+  clusters: number,
+  plan: Plan,
+  leastPrivilege: boolean,
+): Promise<void> {
   let federated = 0;
   for (const ftc of ftcs) {
     const t = (ftc['spec'] as { federatedType?: { group?: string; version?: string; pluralName?: string } } | undefined)?.federatedType;
@@ -184,12 +355,13 @@ async function countKept(host: DynamicClient, ftcs: readonly KubeObject[], clust
   const versions =
     (await listOrEmpty(host, RESOURCES.propagatedVersions)).length + (await listOrEmpty(host, RESOURCES.clusterPropagatedVersions)).length;
   plan.kept.unshift(
-    `kept as they are: ${plural(ftcs.length, 'FederatedTypeConfig')}, ${plural(federated, 'federated object')}, ${plural(rsps, 'ReplicaSchedulingPreference')}, ${plural(clusters, 'KubeFedCluster')}, ${plural(versions, 'PropagatedVersion')}, KubeFed's member service accounts and roles`,
+    `kept as they are: ${plural(ftcs.length, 'FederatedTypeConfig')}, ${plural(federated, 'federated object')}, ${plural(rsps, 'ReplicaSchedulingPreference')}, ${plural(clusters, 'KubeFedCluster')}, ${plural(versions, 'PropagatedVersion')}, KubeFed's member service accounts${leastPrivilege ? '' : ' and roles'}`,
   );
 }
 
-async function gatherPlan(host: DynamicClient, ns: string, dryRun: boolean, now: number): Promise<Plan> {
-  const plan: Plan = { found: [], kept: [], skipped: [], changes: [] };
+async function gatherPlan(host: DynamicClient, options: MigrateOptions, now: number): Promise<Plan> {
+  const { kubefedNamespace: ns, dryRun } = options;
+  const plan: Plan = { found: [], kept: [], skipped: [], changes: [], clients: [] };
   const config = await getOrUndefined(host, RESOURCES.kubeFedConfigs, 'kubefed', ns);
   if (config !== undefined)
     plan.found.push(`kubefedconfig/kubefed (scope ${(config['spec'] as { scope?: string } | undefined)?.scope ?? 'Cluster'})`);
@@ -218,9 +390,21 @@ async function gatherPlan(host: DynamicClient, ns: string, dryRun: boolean, now:
       },
     );
   const clusters = await listOrEmpty(host, RESOURCES.kubeFedClusters, ns);
-  planSecrets(host, ns, secretActions(clusters, await listOrEmpty(host, RESOURCES.secrets, ns)), plan, dryRun);
+  const secrets = await listOrEmpty(host, RESOURCES.secrets, ns);
+  const actions = secretActions(clusters, secrets);
+  planSecrets(host, ns, actions, plan, dryRun);
   await planCrds(host, plan, dryRun);
-  await countKept(host, await listOrEmpty(host, RESOURCES.federatedTypeConfigs, ns), clusters.length, plan);
+  const ftcs = await listOrEmpty(host, RESOURCES.federatedTypeConfigs, ns);
+  const leastPrivilege = options.leastPrivilege === true;
+  if (leastPrivilege) {
+    const scope = (config?.['spec'] as { scope?: string } | undefined)?.scope === 'Namespaced' ? 'Namespaced' : 'Cluster';
+    const parsed = ftcs.flatMap((f) => {
+      const p = federatedTypeConfigSchema.safeParse(f);
+      return p.success ? [p.data] : [];
+    });
+    for (const cluster of clusters) await planMemberRoles({ cluster, secrets, actions, scope, ftcs: parsed, options }, plan);
+  }
+  await countKept(host, ftcs, clusters.length, plan, leastPrivilege);
   return plan;
 }
 
@@ -232,9 +416,18 @@ async function gatherPlan(host: DynamicClient, ns: string, dryRun: boolean, now:
  *   KubeFed, or naming the change that failed and how many were made.
  */
 export async function migrate(host: DynamicClient, options: MigrateOptions, out: Output): Promise<void> {
-  const { kubefedNamespace: ns, dryRun } = options;
   const now = options.now ?? Date.now;
-  const plan = await gatherPlan(host, ns, dryRun, now());
+  const plan = await gatherPlan(host, options, now());
+  try {
+    await run(plan, { host, options, now }, out);
+  } finally {
+    for (const c of plan.clients) c.close();
+  }
+}
+
+async function run(plan: Plan, ctx: { host: DynamicClient; options: MigrateOptions; now: () => number }, out: Output): Promise<void> {
+  const { host, options, now } = ctx;
+  const { kubefedNamespace: ns, dryRun } = options;
   out.info(`Found KubeFed in namespace ${ns}: ${plan.found.join(', ')}`);
   for (const line of [...plan.kept, ...plan.skipped]) out.info(line);
   if (dryRun) {
