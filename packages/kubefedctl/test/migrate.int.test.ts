@@ -1,9 +1,9 @@
 // kubefedctl migrate against kube-sim: the refusal while KubeFed's leader holds its lock (nothing
 // written, the dry run still listing the plan), the token Secret binding of a Secret named by one
 // KubeFedCluster and the skip of a shared one, a namespace without KubeFed, and --least-privilege
-// narrowing a member's full-access role through its own token. The whole takeover
+// narrowing a member's full-access role through its own token, and which installed CRDs it replaces. The whole takeover
 // against real KubeFed is test/e2e/migrate.real.test.ts.
-import { API_VERSIONS } from '@kubefed/api';
+import { allCrds, API_VERSIONS, type CustomResourceDefinition } from '@kubefed/api';
 import { connectionDigest, DynamicClient, isForbidden, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation, gvr } from './sim-federation.js';
@@ -163,5 +163,53 @@ describe('kubefedctl migrate --least-privilege', () => {
     expect(again, again.stderr).toMatchObject({ code: 0 });
     expect(again.stdout).toContain(`clusterrole.rbac.authorization.k8s.io/${ROLE} in member already least privilege`);
     expect(again.stdout).not.toMatch(/ (narrowed|annotated|deleted|created|replaced)/m);
+  });
+});
+
+describe('kubefedctl migrate and the installed CRDs', () => {
+  const CRD_NS = 'kubefed-migrate-crds';
+  const crds = () => fed.client('host').resource(gvr.customResourceDefinitions);
+  const ours = (name: string): CustomResourceDefinition => {
+    const crd = allCrds().find((c) => c.metadata.name === name);
+    if (crd === undefined) throw new Error(`no CRD ${name} of ours`);
+    return structuredClone(crd);
+  };
+  type Version = {
+    name: string;
+    schema: { openAPIV3Schema: { description?: string; properties: Record<string, Record<string, unknown>> } };
+  };
+  const firstVersion = (crd: CustomResourceDefinition) => (crd.spec.versions as unknown as Version[])[0]!;
+
+  it('replaces a CRD that differs from ours only in descriptions, and keeps one whose validation differs, naming where', async () => {
+    await fed.controlPlane('host', CRD_NS);
+    await lock(60_000, CRD_NS);
+    const described = ours('federatedsecrets.types.kubefed.io');
+    firstVersion(described).schema.openAPIV3Schema.description = 'FederatedSecret as an older release described it';
+    await crds().create(described as unknown as KubeObject);
+    // Theirs accepts a `spec.template` of any size, ours might not: replacing it could leave stored objects invalid.
+    const validated = ours('federatedservices.types.kubefed.io');
+    const version = firstVersion(validated);
+    version.schema.openAPIV3Schema.properties['spec'] = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    await crds().create(validated as unknown as KubeObject);
+
+    const dryRun = await fed.cli(['migrate', '--dry-run', '--host-cluster-context', 'host', '--kubefed-namespace', CRD_NS]);
+    expect(dryRun, dryRun.stderr).toMatchObject({ code: 0 });
+    expect(dryRun.stdout).toContain(
+      'customresourcedefinition/federatedsecrets.types.kubefed.io replaced (dry run) (descriptions and columns only)\n',
+    );
+    expect(dryRun.stdout).toContain(
+      `customresourcedefinition/federatedservices.types.kubefed.io kept: its validation differs from ours (spec.versions[${version.name}].schema.openAPIV3Schema.properties.spec`,
+    );
+
+    const run = await fed.cli(['migrate', '--host-cluster-context', 'host', '--kubefed-namespace', CRD_NS]);
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(
+      firstVersion((await crds().get('federatedsecrets.types.kubefed.io')) as unknown as CustomResourceDefinition).schema.openAPIV3Schema
+        .description,
+    ).toBe(firstVersion(ours('federatedsecrets.types.kubefed.io')).schema.openAPIV3Schema.description);
+    expect(
+      firstVersion((await crds().get('federatedservices.types.kubefed.io')) as unknown as CustomResourceDefinition).schema.openAPIV3Schema
+        .properties['spec'],
+    ).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
   });
 });
