@@ -94,7 +94,10 @@ async function syncMember(member: DynamicClient, join: OwnJoin, ftcs: FederatedT
     }
     const client = kind === 'ClusterRole' ? member.resource(GVR.clusterRoles) : member.resource(GVR.roles, obj.metadata.namespace);
     await client.update({ ...obj, rules });
-    out.info(`updated least-privilege ${what}`);
+    // kubectl's `<resource>.<group>/<name> <verb>` (docs/user-guide.md, "Output"), and the member.
+    out.info(
+      `${kind === 'ClusterRole' ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io/${obj.metadata.name ?? ''} updated in ${join.cluster}`,
+    );
   }
 }
 

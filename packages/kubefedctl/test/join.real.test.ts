@@ -120,7 +120,7 @@ describe('kubefedctl join against a real API server', () => {
     // enable updates the member role; the real RBAC authorizer follows its informer within moments.
     const enabled = await cli(ns, 'enable', 'secrets');
     expect(enabled.stderr).not.toContain('Error:');
-    expect(enabled.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member-host in member');
+    expect(enabled.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member-host updated in member');
     await expect.poll(() => failure(creds.resource(gvr.secrets, 'default').create(secret('lp-granted'))), POLL).toBeUndefined();
 
     expect((await cli(ns, 'disable', 'secrets')).code).toBe(0);

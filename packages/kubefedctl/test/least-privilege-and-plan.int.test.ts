@@ -47,7 +47,7 @@ describe('enable and disable keep least-privilege member roles in step', () => {
     const enabled = await fed.cli(['enable', 'configmaps', ...args]);
     expect(enabled.stderr).not.toContain('Error:');
     expect(enabled.code).toBe(0);
-    expect(enabled.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member-host in member');
+    expect(enabled.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member-host updated in member');
     expect(enabled.stderr).toContain('warning: could not update the least-privilege role of cluster "other"');
     const roles = fed.client('member').resource(gvr.clusterRoles);
     expect(rulesOf(await roles.get('kubefed-controller-manager:member-host')).some((r) => r.resources?.includes('configmaps'))).toBe(true);

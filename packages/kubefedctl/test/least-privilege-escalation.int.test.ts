@@ -73,7 +73,7 @@ describe('the least-privilege member token with federated RBAC types', () => {
 
     const harmless = await fed.cli(['enable', 'configmaps', ...args]);
     expect(harmless.code).toBe(0);
-    expect(harmless.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member1-host in member1');
+    expect(harmless.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member1-host updated in member1');
     expect(harmless.stderr).not.toContain(warning);
     expect(await canDoEverything(token)).toBe(false);
 

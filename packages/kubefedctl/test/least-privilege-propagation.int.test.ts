@@ -50,7 +50,7 @@ describe('kubefedctl join --least-privilege with the controller manager process'
       const enabled = await ctl('enable', type);
       expect(enabled.stderr).not.toContain('Error:');
       expect(enabled.code).toBe(0);
-      expect(enabled.stdout).toContain('updated least-privilege cluster role kubefed-controller-manager:member1-host in member1');
+      expect(enabled.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member1-host updated in member1');
     }
 
     await fed.startControllerManager();

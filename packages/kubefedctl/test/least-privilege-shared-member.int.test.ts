@@ -55,7 +55,7 @@ describe('least-privilege joins of several federations in one member', () => {
     const enabled = await fed.cli(['enable', 'configmaps', ...A]);
     expect(enabled.stderr).not.toContain('Error:');
     expect(enabled.code).toBe(0);
-    expect(enabled.stdout).toContain(`updated least-privilege cluster role ${ROLE.a} in member`);
+    expect(enabled.stdout).toContain(`clusterrole.rbac.authorization.k8s.io/${ROLE.a} updated in member`);
     expect(grants(await rules(ROLE.a), 'configmaps')).toBe(true);
     expect(await rules(ROLE.b)).toEqual(before.b);
     expect(await rules(ROLE.c)).toEqual(before.c);
@@ -64,7 +64,7 @@ describe('least-privilege joins of several federations in one member', () => {
     const aRules = await rules(ROLE.a);
     const inC = await fed.cli(['enable', 'secrets', ...C]);
     expect(inC.code).toBe(0);
-    expect(inC.stdout).toContain(`updated least-privilege cluster role ${ROLE.c} in member`);
+    expect(inC.stdout).toContain(`clusterrole.rbac.authorization.k8s.io/${ROLE.c} updated in member`);
     expect(grants(await rules(ROLE.c), 'secrets')).toBe(true);
     expect(grants(await rules(ROLE.c), 'configmaps')).toBe(false);
     expect(await rules(ROLE.a)).toEqual(aRules);
