@@ -178,38 +178,78 @@ describe('kubefedctl migrate and the installed CRDs', () => {
     name: string;
     schema: { openAPIV3Schema: { description?: string; properties: Record<string, Record<string, unknown>> } };
   };
-  const firstVersion = (crd: CustomResourceDefinition) => (crd.spec.versions as unknown as Version[])[0]!;
+  const firstVersion = (crd: unknown) => ((crd as CustomResourceDefinition).spec.versions as unknown as Version[])[0]!;
+  /** Ours with `spec` open (as a CRD that validates nothing in it): its schema differs from ours. */
+  const openSpec = (name: string): KubeObject => {
+    const crd = ours(name);
+    firstVersion(crd).schema.openAPIV3Schema.properties['spec'] = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    return crd as unknown as KubeObject;
+  };
+  const federated = (resource: string, kind: string, name: string, spec: object): Promise<KubeObject> =>
+    fed
+      .client('host')
+      .resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, CRD_NS)
+      .create({ apiVersion: 'types.kubefed.io/v1beta1', kind, metadata: { name, namespace: CRD_NS }, spec });
 
-  it('replaces a CRD that differs from ours only in descriptions, and keeps one whose validation differs, naming where', async () => {
+  it('replaces a CRD differing from ours in descriptions, or in its schema when every stored object is valid under ours and reads the same; keeps one holding an object ours refuses', async () => {
     await fed.controlPlane('host', CRD_NS);
     await lock(60_000, CRD_NS);
     const described = ours('federatedsecrets.types.kubefed.io');
     firstVersion(described).schema.openAPIV3Schema.description = 'FederatedSecret as an older release described it';
     await crds().create(described as unknown as KubeObject);
-    // Theirs accepts a `spec.template` of any size, ours might not: replacing it could leave stored objects invalid.
-    const validated = ours('federatedservices.types.kubefed.io');
-    const version = firstVersion(validated);
-    version.schema.openAPIV3Schema.properties['spec'] = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-    await crds().create(validated as unknown as KubeObject);
+    for (const name of ['federatedconfigmaps.types.kubefed.io', 'federatedservices.types.kubefed.io']) await crds().create(openSpec(name));
+    // Valid under ours.
+    const placement = { clusters: [{ name: 'member' }] };
+    await retry(() => federated('federatedconfigmaps', 'FederatedConfigMap', 'good', { template: { data: { a: 'b' } }, placement }));
+    // Stored under the open schema, refused by ours: a placement must be an object.
+    await retry(() => federated('federatedservices', 'FederatedService', 'bad', { template: {}, placement: 'everywhere' }));
 
-    const dryRun = await fed.cli(['migrate', '--dry-run', '--host-cluster-context', 'host', '--kubefed-namespace', CRD_NS]);
+    const migrate = (...flags: string[]) => fed.cli(['migrate', ...flags, '--host-cluster-context', 'host', '--kubefed-namespace', CRD_NS]);
+    const dryRun = await migrate('--dry-run');
     expect(dryRun, dryRun.stderr).toMatchObject({ code: 0 });
     expect(dryRun.stdout).toContain(
       'customresourcedefinition/federatedsecrets.types.kubefed.io replaced (dry run) (descriptions and columns only)\n',
     );
-    expect(dryRun.stdout).toContain(
-      `customresourcedefinition/federatedservices.types.kubefed.io kept: its validation differs from ours (spec.versions[${version.name}].schema.openAPIV3Schema.properties.spec`,
-    );
+    for (const name of ['federatedconfigmaps', 'federatedservices'])
+      expect(dryRun.stdout).toContain(
+        `customresourcedefinition/${name}.types.kubefed.io replaced (dry run) if its stored object is valid under ours and reads the same (checked when migrate runs; else kept)\n`,
+      );
+    expect((await crds().list({ labelSelector: 'kubefed.io/migrate-check' })).items).toEqual([]);
 
-    const run = await fed.cli(['migrate', '--host-cluster-context', 'host', '--kubefed-namespace', CRD_NS]);
+    const run = await migrate();
     expect(run, run.stderr).toMatchObject({ code: 0 });
-    expect(
-      firstVersion((await crds().get('federatedsecrets.types.kubefed.io')) as unknown as CustomResourceDefinition).schema.openAPIV3Schema
-        .description,
-    ).toBe(firstVersion(ours('federatedsecrets.types.kubefed.io')).schema.openAPIV3Schema.description);
-    expect(
-      firstVersion((await crds().get('federatedservices.types.kubefed.io')) as unknown as CustomResourceDefinition).schema.openAPIV3Schema
-        .properties['spec'],
-    ).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    expect(run.stdout).toContain(
+      'customresourcedefinition/federatedconfigmaps.types.kubefed.io replaced (its schema differs; all 1 stored object valid under ours and read the same)\n',
+    );
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^customresourcedefinition/federatedservices.types.kubefed.io kept: its schema differs from ours and ${CRD_NS}/bad is not valid under ours: .*placement`,
+        'm',
+      ),
+    );
+    expect(firstVersion(await crds().get('federatedsecrets.types.kubefed.io')).schema.openAPIV3Schema.description).toBe(
+      firstVersion(ours('federatedsecrets.types.kubefed.io')).schema.openAPIV3Schema.description,
+    );
+    expect(firstVersion(await crds().get('federatedconfigmaps.types.kubefed.io')).schema.openAPIV3Schema.properties['spec']).toEqual(
+      firstVersion(ours('federatedconfigmaps.types.kubefed.io')).schema.openAPIV3Schema.properties['spec'],
+    );
+    expect(firstVersion(await crds().get('federatedservices.types.kubefed.io')).schema.openAPIV3Schema.properties['spec']).toEqual({
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+    // The temporary CRDs of the check are gone.
+    expect((await crds().list({ labelSelector: 'kubefed.io/migrate-check' })).items).toEqual([]);
   });
 });
+
+/** Retries `fn` while a new CRD is not served yet. */
+async function retry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (i > 50) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

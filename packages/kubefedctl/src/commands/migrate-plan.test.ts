@@ -194,7 +194,18 @@ describe('compareCrd', () => {
     expect(cmp.kind).toBe('safe');
   });
 
-  it('keeps a CRD whose validation differs, naming where', () => {
+  it('may replace a CRD whose schema alone differs once its stored objects pass ours, naming where', () => {
+    const version = (ours.spec.versions[0] ?? { name: '' }).name;
+    const cmp = compareCrd(
+      installed((s) => {
+        v0(s).schema.openAPIV3Schema.properties['extra'] = { type: 'string' };
+      }),
+      ours,
+    );
+    expect(cmp).toEqual({ kind: 'schema', version, paths: [`spec.versions[${version}].schema.openAPIV3Schema.properties.extra`] });
+  });
+
+  it('keeps a CRD that differs beyond the schema (scope, versions), naming where', () => {
     const cmp = compareCrd(
       installed((s) => {
         v0(s).schema.openAPIV3Schema.properties['extra'] = { type: 'string' };
@@ -209,6 +220,14 @@ describe('compareCrd', () => {
         `spec.versions[${(ours.spec.versions[0] ?? { name: '' }).name}].schema.openAPIV3Schema.properties.extra`,
       ]),
     );
+    const twoVersions = compareCrd(
+      installed((s) => {
+        const versions = s['versions'] as Version[];
+        versions.push({ ...structuredClone(versions[0]!), name: 'v1' } as Version);
+      }),
+      ours,
+    );
+    expect(twoVersions.kind).toBe('unsafe');
   });
 });
 

@@ -180,6 +180,11 @@ export type CrdComparison =
   | { readonly kind: 'equal' }
   /** Only what validates nothing differs (descriptions, printer columns, short names, categories): ours may replace it. */
   | { readonly kind: 'safe'; readonly paths: readonly string[] }
+  /**
+   * Only the schema of the one version both have differs (what is valid, defaults, pruning): ours
+   * may replace it once every stored object is valid under ours and reads the same.
+   */
+  | { readonly kind: 'schema'; readonly version: string; readonly paths: readonly string[] }
   /** Something that decides what is valid or where objects are stored differs: kept, listed. */
   | { readonly kind: 'unsafe'; readonly paths: readonly string[] };
 
@@ -235,7 +240,15 @@ export function compareCrd(installed: KubeObject, ours: CustomResourceDefinition
   if (all.length === 0) return { kind: 'equal' };
   const validating: string[] = [];
   differences(a, b, 'spec', validating, NON_VALIDATING);
-  return validating.length === 0 ? { kind: 'safe', paths: all } : { kind: 'unsafe', paths: validating };
+  if (validating.length === 0) return { kind: 'safe', paths: all };
+  const versions = (spec: Record<string, unknown>): string[] =>
+    ((spec['versions'] as { name?: string }[] | undefined) ?? []).map((v) => v.name ?? '');
+  const [version, ...more] = versions(a);
+  if (version !== undefined && more.length === 0 && JSON.stringify(versions(b)) === JSON.stringify([version])) {
+    const schema = `spec.versions[${version}].schema`;
+    if (validating.every((p) => p === schema || p.startsWith(`${schema}.`))) return { kind: 'schema', version, paths: validating };
+  }
+  return { kind: 'unsafe', paths: validating };
 }
 
 /** A member service account, as a token's claims name it. */

@@ -1,4 +1,4 @@
-import { allCrds, federatedTypeConfigSchema, RESOURCES, type FederatedTypeConfig } from '@kubefed/api';
+import { allCrds, federatedTypeConfigSchema, RESOURCES, type CustomResourceDefinition, type FederatedTypeConfig } from '@kubefed/api';
 import {
   getOrUndefined as getIfExists,
   isForbidden,
@@ -20,6 +20,7 @@ import {
   type PolicyRule,
 } from '../least-privilege.js';
 import type { Output } from '../output.js';
+import { storedObjectsProblem } from './migrate-crd-check.js';
 import {
   compareCrd,
   holdExpiresAt,
@@ -67,7 +68,8 @@ const CORE_GROUPS = new Set(['core.kubefed.io', 'scheduling.kubefed.io']);
 /** One write of the migration, with the kubectl-style line it prints. */
 interface Change {
   readonly line: string;
-  apply(): Promise<void>;
+  /** Makes the change; a returned line is printed instead of {@link line} (what was decided when it ran). */
+  apply(): Promise<string | void>;
 }
 
 /** What the command found and decided, before any write. */
@@ -191,10 +193,11 @@ async function planCrds(host: DynamicClient, plan: Plan, dryRun: boolean): Promi
     }
     const cmp = compareCrd(theirs, ours);
     if (cmp.kind === 'equal') plan.kept.push(`customresourcedefinition/${name} unchanged`);
+    else if (cmp.kind === 'schema') await planSchemaReplacement(host, { theirs, ours, version: cmp.version, dryRun }, plan);
     else if (cmp.kind === 'unsafe') {
       const shown = cmp.paths.slice(0, 3).join(', ') + (cmp.paths.length > 3 ? `, and ${cmp.paths.length - 3} more` : '');
       plan.skipped.push(
-        `customresourcedefinition/${name} kept: its validation differs from ours (${shown}); replace it only after checking every stored object`,
+        `customresourcedefinition/${name} kept: it differs from ours beyond the schema (${shown}); replace it only after checking every stored object`,
       );
     } else
       plan.changes.push({
@@ -207,6 +210,40 @@ async function planCrds(host: DynamicClient, plan: Plan, dryRun: boolean): Promi
         },
       });
   }
+}
+
+/**
+ * A CRD whose schema differs from ours: replaced only when every stored object is valid under
+ * ours and reads the same ({@link storedObjectsProblem}, checked when the change is made, never
+ * in a dry run); else kept, naming the first object that is not.
+ */
+async function planSchemaReplacement(
+  host: DynamicClient,
+  input: { theirs: KubeObject; ours: CustomResourceDefinition; version: string; dryRun: boolean },
+  plan: Plan,
+): Promise<void> {
+  const { theirs, ours, version, dryRun } = input;
+  const name = ours.metadata.name;
+  const gvr = { group: ours.spec.group, version, resource: ours.spec.names.plural };
+  const count = (await listOrEmpty(host, gvr)).length;
+  const objects = count === 1 ? 'its stored object is' : `its ${count} stored objects are`;
+  plan.changes.push({
+    line: dryRun
+      ? `customresourcedefinition/${name} replaced (dry run) if ${objects} valid under ours and read${count === 1 ? 's' : ''} the same (checked when migrate runs; else kept)`
+      : `customresourcedefinition/${name} replaced (its schema differs; no stored objects)`,
+    apply: async () => {
+      const stored = await listOrEmpty(host, gvr);
+      const problem = stored.length === 0 ? undefined : await storedObjectsProblem(host, { ours, version, stored });
+      if (problem !== undefined) return `customresourcedefinition/${name} kept: its schema differs from ours and ${problem}`;
+      await host.resource(RESOURCES.customResourceDefinitions).update({
+        ...(ours as unknown as KubeObject),
+        metadata: { ...ours.metadata, resourceVersion: theirs.metadata?.resourceVersion ?? '' },
+      });
+      return stored.length === 0
+        ? undefined
+        : `customresourcedefinition/${name} replaced (its schema differs; all ${plural(stored.length, 'stored object')} valid under ours and read the same)`;
+    },
+  });
 }
 
 /** A member role `--least-privilege` narrows: KubeFed's join names it after the service account. */
@@ -442,8 +479,9 @@ async function run(plan: Plan, ctx: { host: DynamicClient; options: MigrateOptio
   if (again.blocker !== undefined) throw again.blocker;
   const done: string[] = [];
   for (const c of plan.changes) {
+    let line: string;
     try {
-      await c.apply();
+      line = (await c.apply()) ?? c.line;
     } catch (err) {
       const rest = plan.changes.length - done.length;
       throw new KubefedctlError(`${c.line.split(' ')[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}`, {
@@ -451,8 +489,8 @@ async function run(plan: Plan, ctx: { host: DynamicClient; options: MigrateOptio
         hint: `${plural(done.length, 'change')} made, ${plural(rest, 'change')} not; every step is safe to repeat: fix the cause and run migrate again`,
       });
     }
-    done.push(c.line);
-    out.info(c.line);
+    done.push(line);
+    out.info(line);
   }
   out.info(
     plan.changes.length === 0
