@@ -60,7 +60,7 @@ export function crdConformance(substrate: Substrate): void {
         ]),
       );
       for (const [path, item] of patches) {
-        const types = Object.keys(item.patch.requestBody?.content ?? {});
+        const types = Object.keys((item.patch.requestBody?.content ?? {}) as Record<string, unknown>);
         expect(types, path).toContain('application/merge-patch+json');
         expect(types, path).not.toContain('application/strategic-merge-patch+json');
       }
