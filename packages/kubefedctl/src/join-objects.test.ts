@@ -36,7 +36,15 @@ describe('joinNames', () => {
       'kubefed-controller-manager:fed:healthcheck-c2-kind-host',
     ],
   ])('derives KubeFed names for cluster %s, host %s, namespace %s', (cluster, host, ns, sa, role, health) => {
-    expect(joinNames(cluster, host, ns)).toEqual({ cluster, host, namespace: ns, serviceAccount: sa, role, healthCheckRole: health, tokenRole: `${role}:token` });
+    expect(joinNames(cluster, host, ns)).toEqual({
+      cluster,
+      host,
+      namespace: ns,
+      serviceAccount: sa,
+      role,
+      healthCheckRole: health,
+      tokenRole: `${role}:token`,
+    });
   });
 });
 

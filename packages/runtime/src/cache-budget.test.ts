@@ -78,7 +78,9 @@ describe('CacheBudget', () => {
     a.hold('store', 6, 600);
     b.hold('list', 4, 400);
     expect([budget.objects, budget.bytes]).toEqual([10, 1000]);
-    expect(() => b.hold('list', 5, 500)).toThrow(/member cluster member1 holds more than 10 objects .*\(11, listing or watching secrets\/v1@member1\)/);
+    expect(() => b.hold('list', 5, 500)).toThrow(
+      /member cluster member1 holds more than 10 objects .*\(11, listing or watching secrets\/v1@member1\)/,
+    );
     expect(() => a.hold('store', 7, 700)).toThrow(CacheBudgetExceededError);
     expect([budget.objects, budget.bytes]).toEqual([10, 1000]);
     expect(exceeded).toHaveLength(1);
