@@ -1,5 +1,5 @@
 /** How long the demo may stay silent while it waits. */
-export const HEARTBEAT_MS = 2000;
+const HEARTBEAT_MS = 2000;
 
 /** The demo was stopped (Ctrl-C, SIGTERM) while it waited. */
 export class Interrupted extends Error {

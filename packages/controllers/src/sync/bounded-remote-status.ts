@@ -12,7 +12,7 @@ import { approximateJsonBytes } from '@kubefed/runtime';
 export const MAX_REMOTE_STATUS_BYTES = 64 * 1024;
 
 /** The `remoteStatus` of every cluster together, at most: 1 MiB, leaving room for the template and the rest below etcd's limit. */
-export const MAX_REMOTE_STATUSES_BYTES = 1024 * 1024;
+const MAX_REMOTE_STATUSES_BYTES = 1024 * 1024;
 
 /** The key of the object that stands for a status too big to be copied. */
 export const REMOTE_STATUS_OMITTED_KEY = 'kubefed.io/status-omitted';
