@@ -46,7 +46,7 @@ export function addMigrateCommand(program: Command, ctx: CommandContext): void {
     .command('migrate')
     .summary('Take over a federation from a stopped KubeFed v0.10.0')
     .description(
-      "Take a federation over from a stopped KubeFed v0.10.0 on the host: deletes KubeFed's admission webhook configurations, binds the member token Secrets to their KubeFedCluster, creates missing CRDs and replaces those whose differences validate nothing; keeps every FederatedTypeConfig, federated object, RSP, KubeFedCluster and PropagatedVersion, and KubeFed's member roles unless --least-privilege. Refuses while KubeFed's leader holds its lock. --dry-run lists every change.",
+      "Take a federation over from a stopped KubeFed v0.10.0 on the host: deletes KubeFed's admission webhook configurations, binds the member token Secrets to their KubeFedCluster, creates missing CRDs and replaces an installed one by ours where every stored object stays valid and reads the same; keeps every FederatedTypeConfig, federated object, RSP, KubeFedCluster and PropagatedVersion, and KubeFed's member roles unless --least-privilege. Refuses while KubeFed's leader holds its lock. --dry-run lists every change.",
     )
     .option(
       '--least-privilege',

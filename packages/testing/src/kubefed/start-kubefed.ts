@@ -37,6 +37,12 @@ export interface StartKubeFedOptions {
    * PushReconciler and SchedulerPreferences Enabled, RawResourceStatusCollection Disabled).
    */
   readonly kubeFedConfig?: KubeFedConfigSpec;
+  /**
+   * Leave the CRDs of KubeFed's own types as they are on the host (a way back after a migration
+   * that replaced them) instead of applying the chart's; default false. The CRDs of
+   * `federatedTypes` are applied either way.
+   */
+  readonly keepInstalledCrds?: boolean;
   /** Directory holding `bin/` and `chart/` of `npm run kubefed:build`; default its cache (see tools/kubefed/README.md). */
   readonly dir?: string;
   /**
@@ -250,7 +256,7 @@ async function installCrds(
 ): Promise<KubeObject[]> {
   const { binaries, namespace, options, deadline } = ctx;
   const crds = host.resource(RESOURCES.customResourceDefinitions);
-  const coreCrds = await yamlObjects(binaries.coreCrds);
+  const coreCrds = options.keepInstalledCrds === true ? [] : await yamlObjects(binaries.coreCrds);
   const ftcs = (await yamlObjects(binaries.federatedTypeConfigs)).filter(
     (ftc) => options.federatedTypes?.includes(ftc.metadata?.name ?? '') ?? true,
   );
