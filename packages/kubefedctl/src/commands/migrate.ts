@@ -228,9 +228,10 @@ async function planSchemaReplacement(
   const count = (await listOrEmpty(host, gvr)).length;
   const objects = count === 1 ? 'its stored object is' : `its ${count} stored objects are`;
   plan.changes.push({
-    line: dryRun
-      ? `customresourcedefinition/${name} replaced (dry run) if ${objects} valid under ours and read${count === 1 ? 's' : ''} the same (checked when migrate runs; else kept)`
-      : `customresourcedefinition/${name} replaced (its schema differs; no stored objects)`,
+    line:
+      dryRun && count > 0
+        ? `customresourcedefinition/${name} replaced (dry run) if ${objects} valid under ours and read${count === 1 ? 's' : ''} the same (checked when migrate runs; else kept)`
+        : `customresourcedefinition/${name} replaced${dryRun ? ' (dry run)' : ''} (its schema differs; no stored objects)`,
     apply: async () => {
       const stored = await listOrEmpty(host, gvr);
       const problem = stored.length === 0 ? undefined : await storedObjectsProblem(host, { ours, version, stored });
