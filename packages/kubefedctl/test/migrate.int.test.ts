@@ -197,10 +197,12 @@ describe('kubefedctl migrate and the installed CRDs', () => {
     const described = ours('federatedsecrets.types.kubefed.io');
     firstVersion(described).schema.openAPIV3Schema.description = 'FederatedSecret as an older release described it';
     await crds().create(described as unknown as KubeObject);
-    for (const name of ['federatedconfigmaps.types.kubefed.io', 'federatedservices.types.kubefed.io']) await crds().create(openSpec(name));
+    // Not FederatedConfigMaps: the least-privilege case above enabled configmaps, which installed our CRD.
+    for (const name of ['federatedserviceaccounts.types.kubefed.io', 'federatedservices.types.kubefed.io'])
+      await crds().create(openSpec(name));
     // Valid under ours.
     const placement = { clusters: [{ name: 'member' }] };
-    await retry(() => federated('federatedconfigmaps', 'FederatedConfigMap', 'good', { template: { data: { a: 'b' } }, placement }));
+    await retry(() => federated('federatedserviceaccounts', 'FederatedServiceAccount', 'good', { template: {}, placement }));
     // Stored under the open schema, refused by ours: a placement must be an object.
     await retry(() => federated('federatedservices', 'FederatedService', 'bad', { template: {}, placement: 'everywhere' }));
 
@@ -210,7 +212,7 @@ describe('kubefedctl migrate and the installed CRDs', () => {
     expect(dryRun.stdout).toContain(
       'customresourcedefinition/federatedsecrets.types.kubefed.io replaced (dry run) (descriptions and columns only)\n',
     );
-    for (const name of ['federatedconfigmaps', 'federatedservices'])
+    for (const name of ['federatedserviceaccounts', 'federatedservices'])
       expect(dryRun.stdout).toContain(
         `customresourcedefinition/${name}.types.kubefed.io replaced (dry run) if its stored object is valid under ours and reads the same (checked when migrate runs; else kept)\n`,
       );
@@ -219,7 +221,7 @@ describe('kubefedctl migrate and the installed CRDs', () => {
     const run = await migrate();
     expect(run, run.stderr).toMatchObject({ code: 0 });
     expect(run.stdout).toContain(
-      'customresourcedefinition/federatedconfigmaps.types.kubefed.io replaced (its schema differs; all 1 stored object valid under ours and read the same)\n',
+      'customresourcedefinition/federatedserviceaccounts.types.kubefed.io replaced (its schema differs; all 1 stored object valid under ours and read the same)\n',
     );
     expect(run.stdout).toMatch(
       new RegExp(
@@ -230,8 +232,8 @@ describe('kubefedctl migrate and the installed CRDs', () => {
     expect(firstVersion(await crds().get('federatedsecrets.types.kubefed.io')).schema.openAPIV3Schema.description).toBe(
       firstVersion(ours('federatedsecrets.types.kubefed.io')).schema.openAPIV3Schema.description,
     );
-    expect(firstVersion(await crds().get('federatedconfigmaps.types.kubefed.io')).schema.openAPIV3Schema.properties['spec']).toEqual(
-      firstVersion(ours('federatedconfigmaps.types.kubefed.io')).schema.openAPIV3Schema.properties['spec'],
+    expect(firstVersion(await crds().get('federatedserviceaccounts.types.kubefed.io')).schema.openAPIV3Schema.properties['spec']).toEqual(
+      firstVersion(ours('federatedserviceaccounts.types.kubefed.io')).schema.openAPIV3Schema.properties['spec'],
     );
     expect(firstVersion(await crds().get('federatedservices.types.kubefed.io')).schema.openAPIV3Schema.properties['spec']).toEqual({
       type: 'object',
