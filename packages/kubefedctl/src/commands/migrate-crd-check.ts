@@ -10,7 +10,7 @@ import { isNotFound, jsonEqual, type DynamicClient, type KubeObject } from '@kub
 import { causeMessage } from '../errors.js';
 
 /** Label on the temporary CRDs, so that one left behind by an interrupted run can be found. */
-export const MIGRATE_CHECK_LABEL = 'kubefed.io/migrate-check';
+const MIGRATE_CHECK_LABEL = 'kubefed.io/migrate-check';
 /** How long the temporary CRD may take to be served. */
 const ESTABLISH_TIMEOUT_MS = 60_000;
 const POLL_MS = 250;
