@@ -4,7 +4,16 @@
 // authorizer, and token revocation by the real service-account authenticator. One host and one
 // member for the whole file; every test works in a kubefed namespace and a join name of its own.
 import { API_VERSIONS, buildFederatedTypeConfig, RESOURCES } from '@kubefed/api';
-import { DynamicClient, getOrUndefined, isForbidden, isUnauthorized, type KubeFedClusterInput, type KubeObject } from '@kubefed/client';
+import {
+  DynamicClient,
+  getOrUndefined,
+  isForbidden,
+  isUnauthorized,
+  requestMemberToken,
+  TOKEN_EXPIRATION_ANNOTATION,
+  type KubeFedClusterInput,
+  type KubeObject,
+} from '@kubefed/client';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +99,36 @@ describe('kubefedctl join against a real API server', () => {
     expect((await creds.resource(gvr.nodes).list()).items.map((n) => n.metadata.name).sort()).toEqual(
       fed.realClusters?.get('member').nodeNames,
     );
+  });
+
+  it('with --token-lifetime gets a TokenRequest token the real authenticator accepts, that may renew itself only, and that rotate-token revokes', async () => {
+    const ns = 'real-join-token-lifetime';
+    await controlPlane(ns);
+    const r = await cli(ns, 'join', 'member3', '--cluster-context', 'member', '--token-lifetime', '1h');
+    expect(r.stderr).not.toContain('Error:');
+    expect(r.code).toBe(0);
+    const member = fed.client('member');
+    expect(await getOrUndefined(member.resource(gvr.secrets, ns), 'member3-host')).toBeUndefined();
+    const kfc = await fed.client('host').resource(gvr.kubeFedClusters, ns).get('member3');
+    const hostSecret = await fed
+      .client('host')
+      .resource(gvr.secrets, ns)
+      .get((kfc['spec'] as { secretRef: { name: string } }).secretRef.name);
+    expect(Date.parse(hostSecret.metadata.annotations?.[TOKEN_EXPIRATION_ANNOTATION] ?? '')).toBeGreaterThan(Date.now() + 3000_000);
+
+    using creds = await viaKubeFedCluster(ns, 'member3');
+    expect(await review(creds)).toEqual({ status: 201, user: `system:serviceaccount:${ns}:member3-host` });
+    const self = { namespace: ns, serviceAccount: 'member3-host', lifetimeSeconds: 3600 };
+    // The real RBAC authorizer sees the token Role moments after join wrote it.
+    await expect.poll(async () => (await failure(requestMemberToken(creds, self))) === undefined, POLL).toBe(true);
+    await member.resource(gvr.serviceAccounts, ns).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'other' } });
+    expect(isForbidden(await failure(requestMemberToken(creds, { ...self, serviceAccount: 'other' })))).toBe(true);
+
+    const rotated = await cli(ns, 'rotate-token', 'member3', '--cluster-context', 'member');
+    expect(rotated.code).toBe(0);
+    await expect.poll(async () => (await review(creds)).status, POLL).toBe(401);
+    using renewed = await viaKubeFedCluster(ns, 'member3');
+    expect(await review(renewed)).toEqual({ status: 201, user: `system:serviceaccount:${ns}:member3-host` });
   });
 
   it('with --least-privilege the member answers 403 for every type that is not enabled; enable and disable grant and revoke at once', async () => {
