@@ -1571,6 +1571,54 @@ describe('sync controller against kube-sim and Redis', () => {
       .toMatchObject({ observedGeneration: 2, conditions: [{ type: 'Propagation', status: 'True' }], clusters: [{ name: 'member1' }] });
   });
 
+  it("reports a member's huge copy status as omitted, so the federated object stays small, and the other member's status as it is", async () => {
+    await startControlPlane([NAMESPACES, { ...SERVICES, statusCollection: true }]);
+    const target = `app-${randomUUID().slice(0, 8)}`;
+    await createNamespace(fed.hostClient, target);
+    const types = (resource: string) => fed.hostClient.resource({ group: 'types.kubefed.io', version: 'v1beta1', resource }, target);
+    const placement = { clusters: [{ name: 'member1' }, { name: 'member2' }] };
+    await types('federatednamespaces').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedNamespace',
+      metadata: { name: target },
+      spec: { placement },
+    });
+    await types('federatedservices').create({
+      apiVersion: 'types.kubefed.io/v1beta1',
+      kind: 'FederatedService',
+      metadata: { name: 'web' },
+      spec: { template: { spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }, placement },
+    });
+    using member1 = clientFor(fed.member('member1'));
+    const services = member1.resource({ group: '', version: 'v1', resource: 'services' }, target);
+    await expect
+      .poll(async () => (await services.get('web').catch(() => undefined))?.metadata.name, { timeout: 15_000, interval: 100 })
+      .toBe('web');
+    // member1's admin writes 300 KB into the copy's status: 3,000 load balancer ingress points.
+    const ingress = Array.from({ length: 3000 }, (_, i) => ({
+      hostname: `lb-${String(i).padStart(4, '0')}.${'x'.repeat(80)}.example.com`,
+    }));
+    await services.patch('web', { status: { loadBalancer: { ingress } } }, 'merge', { subresource: 'status' });
+    await expect
+      .poll(
+        async () => {
+          const status = (await types('federatedservices').get('web')).status as { clusters?: { name: string; remoteStatus?: unknown }[] };
+          return status.clusters;
+        },
+        { timeout: 15_000, interval: 200 },
+      )
+      .toEqual([
+        {
+          name: 'member1',
+          remoteStatus: {
+            'kubefed.io/status-omitted': expect.stringMatching(/^the status of the copy is \d+ KiB as JSON, more than the 64 KiB/),
+          },
+        },
+        { name: 'member2', remoteStatus: { loadBalancer: {} } },
+      ]);
+    expect(JSON.stringify(await types('federatedservices').get('web')).length).toBeLessThan(10_000);
+  });
+
   it('places by clusterSelector on KubeFedCluster labels and follows label changes without a resync', async () => {
     const ns = await startControlPlane([CLUSTER_ROLES], { resyncPeriodMs: 0 });
     const clusters = fed.hostClient.resource(KFC, ns);

@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { PropagatedVersion } from '@kubefed/api';
 import { isDeleting, type KubeObject } from '@kubefed/client';
+import { boundedCopyStatus } from './bounded-remote-status.js';
 import { isManaged } from './dispatch-plan.js';
 import type { ClusterPropagationResult } from './federated-status.js';
 import { renderDesiredObject, type RenderInput, type RenderSource } from './render-desired-object.js';
@@ -43,7 +44,7 @@ export interface CurrentCopyInput {
 export function copyIsCurrent(input: CurrentCopyInput): boolean {
   const { copy, reported } = input;
   if (reported === undefined || (reported.status ?? '') !== '') return false;
-  const remoteStatus: unknown = input.collectStatus ? copy['status'] : undefined;
+  const remoteStatus: unknown = input.collectStatus && copy['status'] !== undefined ? boundedCopyStatus(copy['status']) : undefined;
   if (!isDeepStrictEqual(reported.remoteStatus, remoteStatus)) return false;
   if (!isManaged(copy) || isDeleting(copy)) return false;
   const { cluster, versions, propagatedVersion } = input;

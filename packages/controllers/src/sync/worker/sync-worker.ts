@@ -50,6 +50,7 @@ import { readPlacement } from '../shared/placement-reader.js';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../shared/sync-settings.js';
 import type { VersionStore } from '../shared/version-store.js';
 import { VanishingCopies, VanishingCopyError } from './vanishing-copies.js';
+import { boundedCopyStatus } from '../bounded-remote-status.js';
 import { inKubeFedNamespace, type PlacementEnvironment, type SyncCaches, type SyncType } from '../sync-type.js';
 
 /** Options of {@link SyncWorker}. */
@@ -653,10 +654,11 @@ export class SyncWorker {
 
 /**
  * The member object's `.status` as it goes into the federated object's status (`remoteStatus`):
- * the one place the sync path copies status from a member into the host.
+ * the one place the sync path copies status from a member into the host, bounded
+ * ({@link boundedCopyStatus}) so that neither the outcome nor the host object carries a huge one.
  */
 function remoteStatusOf(memberObject: KubeObject | undefined): Record<string, unknown> | undefined {
-  return memberObject?.status as Record<string, unknown> | undefined;
+  return memberObject?.status === undefined ? undefined : (boundedCopyStatus(memberObject.status) as Record<string, unknown>);
 }
 
 async function observe(members: ResourceClient, name: string): Promise<MemberObservation> {
