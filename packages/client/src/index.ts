@@ -81,6 +81,7 @@ export {
   MIN_TOKEN_LIFETIME_SECONDS,
   TOKEN_EXPIRATION_ANNOTATION,
   TOKEN_LIFETIME_ANNOTATION,
+  issuedTokenPatch,
   requestMemberToken,
   shortLivedTokenOf,
   tokenAnnotations,

@@ -102,3 +102,14 @@ export function tokenAnnotations(token: IssuedToken, lifetimeSeconds: number): R
     [TOKEN_LIFETIME_ANNOTATION]: String(lifetimeSeconds),
   };
 }
+
+/** The merge patch of a host token Secret that holds `token` from now on: its base64 `data.token` and {@link tokenAnnotations}. */
+export function issuedTokenPatch(
+  token: IssuedToken,
+  lifetimeSeconds: number,
+): { metadata: { annotations: Record<string, string> }; data: { token: string } } {
+  return {
+    metadata: { annotations: tokenAnnotations(token, lifetimeSeconds) },
+    data: { token: Buffer.from(token.token, 'utf8').toString('base64') },
+  };
+}

@@ -8,9 +8,9 @@
  */
 import { RESOURCES } from '@kubefed/api';
 import {
+  issuedTokenPatch,
   requestMemberToken,
   shortLivedTokenOf,
-  tokenAnnotations,
   tokenRenewalDue,
   type DynamicClient,
   type KubeObject,
@@ -58,10 +58,8 @@ export async function renewMemberTokenIfDue(input: TokenRenewalInput): Promise<T
     logger.warn({ err, cluster }, 'renewing the member token failed');
     return { kind: 'failed', message };
   }
-  const patch = {
-    metadata: { resourceVersion: secret.metadata.resourceVersion, annotations: tokenAnnotations(issued, current.lifetimeSeconds) },
-    data: { token: Buffer.from(issued.token, 'utf8').toString('base64') },
-  };
+  const { metadata, data } = issuedTokenPatch(issued, current.lifetimeSeconds);
+  const patch = { metadata: { ...metadata, resourceVersion: secret.metadata.resourceVersion }, data };
   try {
     await input.host.resource(RESOURCES.secrets, secret.metadata.namespace).patch(secret.metadata.name ?? '', patch, 'merge');
   } catch (err) {

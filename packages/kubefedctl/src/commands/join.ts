@@ -8,8 +8,8 @@ import {
   isNotFound,
   isTimeout,
   jsonEqual,
+  issuedTokenPatch,
   requestMemberToken,
-  tokenAnnotations,
 } from '@kubefed/client';
 import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
 import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
@@ -756,7 +756,8 @@ async function joinToken(j: JoinRun, run: StepRunner): Promise<{ token: TokenDat
   const issued = await run.step(`request a token of service account ${j.ns}/${j.names.serviceAccount} in ${j.options.cluster}`, () =>
     requestMemberToken(j.targets.member, sa),
   );
-  return { token: { token: Buffer.from(issued.token, 'utf8').toString('base64') }, annotations: tokenAnnotations(issued, lifetimeSeconds) };
+  const { metadata, data } = issuedTokenPatch(issued, lifetimeSeconds);
+  return { token: { token: data.token }, annotations: metadata.annotations };
 }
 
 function withAnnotations(obj: KubeObject, annotations: Record<string, string>): KubeObject {

@@ -15,9 +15,9 @@ import {
   getOrUndefined,
   isNotFound,
   type KubeObject,
+  issuedTokenPatch,
   requestMemberToken,
   shortLivedTokenOf,
-  tokenAnnotations,
 } from '@kubefed/client';
 import { KubefedctlError, causeMessage } from '../errors.js';
 import { boundClusterOf, joinNames, joinServiceAccountOf, serviceAccountObject, tokenSecretObject } from '../join-objects.js';
@@ -162,10 +162,7 @@ async function rotateShortLived(
       serviceAccount: names.serviceAccount,
       lifetimeSeconds: r.lifetimeSeconds,
     });
-    const patch = {
-      metadata: { annotations: tokenAnnotations(issued, r.lifetimeSeconds) },
-      data: { [SECRET_TOKEN_KEY]: Buffer.from(issued.token, 'utf8').toString('base64') },
-    };
+    const patch = issuedTokenPatch(issued, r.lifetimeSeconds);
     await targets.host.resource(GVR.secrets, ns).patch(r.secretName, patch, 'merge');
   } catch (e) {
     throw report.fail(
