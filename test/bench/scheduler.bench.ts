@@ -1,8 +1,7 @@
 // Replica planning time for large federations: 100 and 1,000 clusters, 1e3 and 1e6 replicas.
 // Run: npm run bench -- test/bench/scheduler.bench.ts   (prints a table; asserts nothing about time)
 //
-import { explainPlan, planReplicas } from '@kubefed/scheduler';
-import type { ClusterPreferences, PlanInput } from '@kubefed/scheduler';
+import { type ClusterPreferences, explainPlan, type PlanInput, planReplicas } from '@kubefed/scheduler';
 
 /** Deterministic pseudo-random numbers (LCG), so every run plans the same inputs. */
 function random(seed: number): () => number {

@@ -15,7 +15,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import {
   CHART,
-  KUBECTL,
   containerOf,
   crdsFirst,
   envVar,
@@ -23,11 +22,12 @@ import {
   helmBinary,
   helmBuilt,
   helmTemplate,
+  type K8sObject,
+  KUBECTL,
   runCommand,
   runOk,
   setArgs,
 } from './support/helm.js';
-import type { K8sObject } from './support/helm.js';
 
 const NS = 'kube-federation-system';
 const KUBEFED_VALUES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'kubefed-v0.10.0-values.yaml');

@@ -11,11 +11,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_FEDERATED_TYPES } from '@kubefed/api';
-import { startRealClusters } from '@kubefed/testing';
-import type { RealClusters } from '@kubefed/testing';
+import { type RealClusters, startRealClusters } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHART, KUBECTL, helmBinary, helmBuilt, runCommand, runOk, setArgs } from './support/helm.js';
-import type { Parsed } from './support/helm.js';
+import { CHART, helmBinary, helmBuilt, KUBECTL, type Parsed, runCommand, runOk, setArgs } from './support/helm.js';
 
 const NS = 'kube-federation-system';
 const TENANT = 'tenant-federation';

@@ -18,8 +18,6 @@ import { stringify } from 'yaml';
 import { CHART_DIR, CRDS_DIR, chartGeneratedFiles } from '../../tools/helm/chart-files.js';
 import {
   CHART,
-  KUBECTL,
-  REPO_ROOT,
   containerOf,
   crdsFirst,
   envVar,
@@ -27,12 +25,15 @@ import {
   helmBinary,
   helmBuilt,
   helmTemplate,
+  type K8sObject,
+  KUBECTL,
+  type Parsed,
   parseObjects,
+  REPO_ROOT,
   runCommand,
   runOk,
   setArgs,
 } from './support/helm.js';
-import type { K8sObject, Parsed } from './support/helm.js';
 
 const NS = 'kube-federation-system';
 const SCOPES = ['Cluster', 'Namespaced'] as const;

@@ -10,8 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_FEDERATED_TYPES } from '@kubefed/api';
-import type { CustomResourceDefinition, FederatedTypeConfig, TargetTypeInfo } from '@kubefed/api';
+import { type CustomResourceDefinition, DEFAULT_FEDERATED_TYPES, type FederatedTypeConfig, type TargetTypeInfo } from '@kubefed/api';
 import { enableObjects } from '@kubefed/kubefedctl';
 import { stringify } from 'yaml';
 

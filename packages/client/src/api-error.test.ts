@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
-  KubeFedClientError,
+  type ApiErrorReason,
   isAlreadyExists,
   isConflict,
   isGone,
   isNetworkError,
   isNotFound,
   isTooManyRequests,
+  KubeFedClientError,
 } from './api-error.js';
-import type { ApiErrorReason } from './api-error.js';
 
 const status = (code: number, reason: string, message = 'boom', extra: object = {}): string =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './api-error.js';
 import {
+  type BoundSecretInput,
   CLUSTER_CONNECTION_ANNOTATION,
   CLUSTER_NAME_ANNOTATION,
-  SecretNotBoundError,
   connectionDigest,
   memberClientFromSecret,
   secretBindingProblem,
+  SecretNotBoundError,
 } from './cluster-config-secret-binding.js';
-import type { BoundSecretInput } from './cluster-config-secret-binding.js';
 import type { KubeFedClusterInput } from './cluster-config.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');

@@ -15,8 +15,7 @@ import { createHash } from 'node:crypto';
 import { KUBEFED_NAMESPACE_DEFAULT, RESOURCES } from '@kubefed/api';
 import { ConfigError } from './api-error.js';
 import { type KubeFedClusterInput, parseApiEndpoint, type SecretInput } from './cluster-config.js';
-import { DynamicClient } from './dynamic-client.js';
-import type { ClientOptions } from './dynamic-client.js';
+import { type ClientOptions, DynamicClient } from './dynamic-client.js';
 
 /**
  * Annotation on a host token Secret: the name of the one KubeFedCluster (in the Secret's

@@ -1,9 +1,7 @@
 import { KUBEFED_NAMESPACE_DEFAULT, RESOURCES } from '@kubefed/api';
-import { connectionFromKubeFedCluster } from './cluster-config.js';
-import type { KubeFedClusterInput, SecretInput } from './cluster-config.js';
+import { connectionFromKubeFedCluster, type KubeFedClusterInput, type SecretInput } from './cluster-config.js';
 import { HttpDiscovery } from './discovery.js';
-import { HttpTransport } from './http-transport.js';
-import type { ClusterConnection, TransportOptions } from './http-transport.js';
+import { type ClusterConnection, HttpTransport, type TransportOptions } from './http-transport.js';
 import type { Kubeconfig } from './kubeconfig.js';
 import { HttpResourceClient } from './resource-client.js';
 import { RestMapper } from './rest-mapper.js';

@@ -1,10 +1,8 @@
 import type http from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
-import { ApiError, ConfigError } from './api-error.js';
-import type { RequestDescription } from './api-error.js';
-import { createClusterPool } from './cluster-pool.js';
-import type { TlsSettings } from './cluster-pool.js';
+import { ApiError, ConfigError, type RequestDescription } from './api-error.js';
+import { createClusterPool, type TlsSettings } from './cluster-pool.js';
 import { TokenBucketRateLimiter } from './rate-limiter.js';
 import type { Clock } from './clock.js';
 

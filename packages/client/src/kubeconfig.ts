@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import type https from 'node:https';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Cluster, Context, User } from '@kubernetes/client-node';
+import { type Cluster, type Context, KubeConfig, type User } from '@kubernetes/client-node';
 import { ConfigError } from './api-error.js';
 import type { TlsSettings } from './cluster-pool.js';
 import type { ClusterConnection } from './http-transport.js';

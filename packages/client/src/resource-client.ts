@@ -1,5 +1,4 @@
-import { ApiError, isNotFound, KubeFedClientError } from './api-error.js';
-import type { RequestDescription } from './api-error.js';
+import { ApiError, isNotFound, KubeFedClientError, type RequestDescription } from './api-error.js';
 import type { HttpTransport } from './http-transport.js';
 import type {
   DeleteOptions,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StaticDiscovery } from './discovery.js';
-import type { DiscoveryDocument } from './discovery.js';
+import { type DiscoveryDocument, StaticDiscovery } from './discovery.js';
 import { NoMatchError, RestMapper } from './rest-mapper.js';
 import type { Clock, TimerHandle } from './clock.js';
 

@@ -1,7 +1,6 @@
 import { KubeFedClientError } from './api-error.js';
 import type { ApiResource, DiscoverySource } from './discovery.js';
-import { systemClock } from './clock.js';
-import type { Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import type { GroupVersionKind, GroupVersionResource } from './types.js';
 
 /** Everything known about one resource in one group version. */

@@ -1,7 +1,5 @@
-import { ApiError, KubeFedClientError } from './api-error.js';
-import type { RequestDescription } from './api-error.js';
-import { readLimitedBody } from './http-transport.js';
-import type { HttpTransport, TransportRequest } from './http-transport.js';
+import { ApiError, KubeFedClientError, type RequestDescription } from './api-error.js';
+import { type HttpTransport, readLimitedBody, type TransportRequest } from './http-transport.js';
 import type { KubeObject, WatchEvent, WatchEventType } from './types.js';
 
 /** Read through a function so TypeScript does not narrow `aborted` across awaits. */

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, ConfigError, DynamicClient, isResponseTooLarge } from '@kubefed/client';
-import type { ClientOptions, WatchEvent } from '@kubefed/client';
+import { ApiError, type ClientOptions, ConfigError, DynamicClient, isResponseTooLarge, type WatchEvent } from '@kubefed/client';
 
 // A broken or hostile member must not be able to make the control plane buffer without bound:
 // these servers send far more than any real API server would, generated lazily so that the

@@ -1,12 +1,9 @@
-import { buildKubeconfig, startCluster } from '@kubefed/kube-sim';
-import type { SimCluster } from '@kubefed/kube-sim';
+import { buildKubeconfig, type SimCluster, startCluster } from '@kubefed/kube-sim';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   ApiError,
   DynamicClient,
   HttpDiscovery,
-  Kubeconfig,
-  RestMapper,
   isAlreadyExists,
   isConflict,
   isGone,
@@ -16,8 +13,13 @@ import {
   isTimeout,
   isTooManyRequests,
   isUnauthorized,
+  Kubeconfig,
+  type KubeObject,
+  type RawRequester,
+  type ResourceMapping,
+  RestMapper,
+  type WatchEvent,
 } from '@kubefed/client';
-import type { KubeObject, RawRequester, ResourceMapping, WatchEvent } from '@kubefed/client';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
 const namespaces = { group: '', version: 'v1', resource: 'namespaces' };

@@ -1,15 +1,24 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, DynamicClient, Kubeconfig, isGone, isNetworkError, isTimeout } from '@kubefed/client';
-import type { Clock, TimerHandle, WatchEvent, WatchOptions } from '@kubefed/client';
+import {
+  ApiError,
+  type Clock,
+  DynamicClient,
+  isGone,
+  isNetworkError,
+  isTimeout,
+  Kubeconfig,
+  type TimerHandle,
+  type WatchEvent,
+  type WatchOptions,
+} from '@kubefed/client';
 import { clusterConnector } from '../src/cluster-pool.js';
 
 // TLS behaviour of the transport against a plain HTTPS server with fixed test certificates

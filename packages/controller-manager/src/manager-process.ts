@@ -2,25 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { KubeFedError, LEADER_ELECTION_LOCK_NAME, RESOURCES } from '@kubefed/api';
-import { type ClusterConnection, DynamicClient, jsonEqual, Kubeconfig } from '@kubefed/client';
-import type { StatusRecorder, SyncPath, SyncPathOptions } from '@kubefed/controllers';
+import { type ClusterConnection, DynamicClient, jsonEqual, Kubeconfig, type KubeObject } from '@kubefed/client';
 import {
   ClusterStatusProvider,
   createMemberFleet,
+  type HealthCheckSettingsSource,
+  type KubeFedConfigSettings,
   KubeFedConfigSource,
+  type MemberFleet,
+  readKubeFedSettings,
+  readKubeFedSettingsFile,
   registerFederatedTypeConfigController,
   registerKubeFedClusterController,
   registerKubeFedConfigController,
   registerSyncPath,
-  type HealthCheckSettingsSource,
-  type KubeFedConfigSettings,
-  type MemberFleet,
-  readKubeFedSettings,
-  readKubeFedSettingsFile,
-  type SyncSettings,
+  type StatusRecorder,
+  type SyncPath,
+  type SyncPathOptions,
   syncRetryDelayMs,
+  type SyncSettings,
 } from '@kubefed/controllers';
-import type { KubeObject } from '@kubefed/client';
 import {
   BullMqJobProducer,
   createRedisConnection,

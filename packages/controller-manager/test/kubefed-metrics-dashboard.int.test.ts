@@ -4,8 +4,7 @@
 // promises are served beside ours.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
-import { REPO_ROOT } from '@kubefed/testing';
+import { type LocalFederation, type ManagedProcess, REPO_ROOT } from '@kubefed/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createFederatedConfigMaps,

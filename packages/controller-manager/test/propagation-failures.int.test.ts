@@ -2,8 +2,7 @@
 // private restartable redis-server, `kubefedctl join`/`enable`, and controller-manager processes
 // that are killed, restarted or run side by side. Member writes are counted from watches on the
 // members: every federated ConfigMap must be created once per member and never written again.
-import type { LocalFederation, ManagedProcess } from '@kubefed/testing';
-import { consistently, POLL } from '@kubefed/testing';
+import { consistently, type LocalFederation, type ManagedProcess, POLL } from '@kubefed/testing';
 import { describe, expect, it } from 'vitest';
 import {
   configMapName,

@@ -1,6 +1,5 @@
 import { RESOURCES, federatedTypeConfigSchema, type FederatedTypeConfig } from '@kubefed/api';
-import { jsonEqual } from '@kubefed/client';
-import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
+import { type DynamicClient, type GroupVersionResource, jsonEqual, type KubeObject } from '@kubefed/client';
 import { Informer, listerWatcherFor, silentLogger, type Logger } from '@kubefed/runtime';
 
 /** One enabled federated type, from its FederatedTypeConfig. */

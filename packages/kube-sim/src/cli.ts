@@ -6,8 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildKubeconfig, startCluster } from './index.js';
-import type { SimCluster } from './index.js';
+import { buildKubeconfig, type SimCluster, startCluster } from './index.js';
 import { parsePodCapacityFlag } from './pod-capacity-flag.js';
 
 const usage = `Usage: kube-sim --clusters host,member1,member2 --kubeconfig ./sim.kubeconfig [--http] [--base-port N] [--pod-capacity N|name=N,...] [--regions name=region,...]

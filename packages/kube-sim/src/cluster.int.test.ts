@@ -2,8 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startCluster } from './index.js';
-import type { SimCluster } from './index.js';
+import { type SimCluster, startCluster } from './index.js';
 
 interface Reply {
   status: number;

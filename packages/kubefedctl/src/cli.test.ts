@@ -2,12 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseBool, parseTimeout, run } from './cli.js';
-import type { RunIo } from './cli.js';
+import { parseBool, parseTimeout, run, type RunIo } from './cli.js';
 import { validateJoinNames } from './commands/join.js';
 import { normalizeVerbosityArgs } from './klog-verbosity.js';
-import { formatVersion } from './commands/version.js';
-import type { BuildInfo } from './commands/version.js';
+import { type BuildInfo, formatVersion } from './commands/version.js';
 
 const buildInfo: BuildInfo = {
   gitVersion: 'v0.1.0',

@@ -1,7 +1,6 @@
 import { KUBEFED_NAMESPACE_DEFAULT, normalizeKlogFlags } from '@kubefed/api';
 import { Command, CommanderError, Option } from 'commander';
-import { CommandContext } from './command-context.js';
-import type { GlobalOptions, RunIo } from './command-context.js';
+import { CommandContext, type GlobalOptions, type RunIo } from './command-context.js';
 import { addCompletionCommand } from './commands/completion-command.js';
 import { addDashboardCommand } from './commands/dashboard-command.js';
 import { addDisableCommand } from './commands/disable-command.js';

@@ -4,8 +4,7 @@ import type { DynamicClient, Kubeconfig } from '@kubefed/client';
 import type { Command } from 'commander';
 import type { BuildInfo } from './commands/version.js';
 import { clientForContext, loadKubeconfig, resolveContextName } from './kubeconfig-contexts.js';
-import { Output, TRACE_VERBOSITY, levelForVerbosity } from './output.js';
-import type { CliIo } from './output.js';
+import { type CliIo, levelForVerbosity, Output, TRACE_VERBOSITY } from './output.js';
 import { syncLeastPrivilegeRoles } from './sync-least-privilege.js';
 
 /** The process-facing inputs of `run` (cli.ts). */

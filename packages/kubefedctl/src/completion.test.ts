@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from './cli.js';
-import { COMPLETE_FILES, completeWords } from './completion.js';
-import type { CompletionConnection, CompletionSources } from './completion.js';
+import { COMPLETE_FILES, completeWords, type CompletionConnection, type CompletionSources } from './completion.js';
 
 // An in-memory implementation of the sources; it records the connection it was asked about.
 const asked: CompletionConnection[] = [];

@@ -1,7 +1,6 @@
 import type { KubeObject, ResourceMapping } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { contentsSkipOf, formatContentsSkips, reportedNeverFederatedTypes } from './contents-skip.js';
-import type { SkippedObject } from './contents-skip.js';
+import { contentsSkipOf, formatContentsSkips, reportedNeverFederatedTypes, type SkippedObject } from './contents-skip.js';
 
 const mapping = (m: Partial<ResourceMapping> & Pick<ResourceMapping, 'group' | 'version' | 'resource' | 'kind'>): ResourceMapping => ({
   singularName: m.kind.toLowerCase(),

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { enableObjects, isEquivalentApi, typeDisplayName } from './enable-objects.js';
-import type { EnableTarget } from './enable-objects.js';
+import { enableObjects, type EnableTarget, isEquivalentApi, typeDisplayName } from './enable-objects.js';
 
 const deployments: EnableTarget = {
   group: 'apps',

@@ -1,5 +1,11 @@
-import { buildFederatedTypeConfig, buildFederatedTypeCrd, groupQualifiedName } from '@kubefed/api';
-import type { CustomResourceDefinition, FederatedTypeConfig, JsonSchemaProps } from '@kubefed/api';
+import {
+  buildFederatedTypeConfig,
+  buildFederatedTypeCrd,
+  type CustomResourceDefinition,
+  type FederatedTypeConfig,
+  groupQualifiedName,
+  type JsonSchemaProps,
+} from '@kubefed/api';
 
 /** A target type as discovery describes it (a subset of the client's `ResourceMapping`). */
 export interface EnableTarget {

@@ -7,17 +7,22 @@ import {
   SECRET_TOKEN_KEY,
   SERVICE_ACCOUNT_NAME_ANNOTATION,
 } from '@kubefed/api';
-import { CLUSTER_CONNECTION_ANNOTATION, CLUSTER_NAME_ANNOTATION, connectionDigest, JOIN_SERVICE_ACCOUNT_ANNOTATION } from '@kubefed/client';
-import type { KubeObject } from '@kubefed/client';
 import {
+  CLUSTER_CONNECTION_ANNOTATION,
+  CLUSTER_NAME_ANNOTATION,
+  connectionDigest,
+  JOIN_SERVICE_ACCOUNT_ANNOTATION,
+  type KubeObject,
+} from '@kubefed/client';
+import {
+  cloneRule,
   FULL_ACCESS_CLUSTER_RULES,
   FULL_ACCESS_NAMESPACE_RULES,
   HEALTH_CHECK_RULES,
   LEAST_PRIVILEGE_LABEL,
   LEAST_PRIVILEGE_LABEL_VALUE,
-  cloneRule,
+  type PolicyRule,
 } from './least-privilege.js';
-import type { PolicyRule } from './least-privilege.js';
 
 /** The names of everything `join` creates for one member (KubeFed `pkg/kubefedctl/join.go`). */
 export interface JoinNames {

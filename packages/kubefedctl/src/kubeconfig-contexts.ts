@@ -1,5 +1,4 @@
-import { DynamicClient, Kubeconfig, kubeconfigPaths } from '@kubefed/client';
-import type { ClientOptions } from '@kubefed/client';
+import { type ClientOptions, DynamicClient, Kubeconfig, kubeconfigPaths } from '@kubefed/client';
 import { ContextError } from './errors.js';
 
 /** What `join` needs to know about a kubeconfig context besides a client. */

@@ -1,16 +1,15 @@
-import { buildFederatedTypeConfig } from '@kubefed/api';
-import type { FederatedTypeConfig } from '@kubefed/api';
+import { buildFederatedTypeConfig, type FederatedTypeConfig } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
 import {
   HEALTH_CHECK_RULES,
-  TARGET_TYPE_VERBS,
   leastPrivilegeNamespaceRules,
   leastPrivilegeRules,
-  selfEscalationWarning,
+  type PolicyRule,
   selfEscalations,
+  selfEscalationWarning,
+  TARGET_TYPE_VERBS,
   targetTypeRules,
 } from './least-privilege.js';
-import type { PolicyRule } from './least-privilege.js';
 
 function ftc(
   group: string,

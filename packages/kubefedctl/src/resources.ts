@@ -1,6 +1,5 @@
 import { RESOURCES } from '@kubefed/api';
-import { isNotFound } from '@kubefed/client';
-import type { GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
+import { type GroupVersionResource, isNotFound, type KubeObject, type ResourceClient } from '@kubefed/client';
 
 /** The resources kubefedctl reads and writes. */
 export const GVR = RESOURCES;

@@ -1,7 +1,13 @@
-import { federatedTypeConfigSchema } from '@kubefed/api';
-import type { FederatedTypeConfig } from '@kubefed/api';
-import { getOrUndefined, jsonEqual, memberClientFromSecret, SecretNotBoundError } from '@kubefed/client';
-import type { DynamicClient, KubeFedClusterInput, KubeObject } from '@kubefed/client';
+import { type FederatedTypeConfig, federatedTypeConfigSchema } from '@kubefed/api';
+import {
+  type DynamicClient,
+  getOrUndefined,
+  jsonEqual,
+  type KubeFedClusterInput,
+  type KubeObject,
+  memberClientFromSecret,
+  SecretNotBoundError,
+} from '@kubefed/client';
 import { KubefedctlError, causeMessage } from './errors.js';
 import { joinNames, joinServiceAccountOf, joinedClusterOf, memberRoleName } from './join-objects.js';
 import {

@@ -1,7 +1,6 @@
 import { structuralProblems } from '@kubefed/api';
 import { describe, expect, it } from 'vitest';
-import { templateSchemaFromCrd, templateSchemaFromOpenApi } from './template-schema.js';
-import type { OpenApiV3Document } from './template-schema.js';
+import { type OpenApiV3Document, templateSchemaFromCrd, templateSchemaFromOpenApi } from './template-schema.js';
 
 const gvk = { group: 'apps', version: 'v1', kind: 'Deployment' };
 

@@ -1,5 +1,4 @@
-import { preservedObject, structuralProblems } from '@kubefed/api';
-import type { JsonSchemaProps } from '@kubefed/api';
+import { type JsonSchemaProps, preservedObject, structuralProblems } from '@kubefed/api';
 
 /** An OpenAPI v3 document as served at `/openapi/v3/apis/<group>/<version>` (the parts we read). */
 export interface OpenApiV3Document {

@@ -3,8 +3,7 @@ import path from 'node:path';
 import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { SimFederation, gvr } from './sim-federation.js';
-import type { CliRun } from './sim-federation.js';
+import { type CliRun, gvr, SimFederation } from './sim-federation.js';
 
 const ns = 'kube-federation-system';
 const fedGvr = (resource: string) => ({ group: 'types.kubefed.io', version: 'v1beta1', resource });

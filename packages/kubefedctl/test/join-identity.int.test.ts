@@ -2,8 +2,7 @@
 // name for an endpoint that is already joined.
 import { DynamicClient, getOrUndefined } from '@kubefed/client';
 import { describe, expect, it } from 'vitest';
-import { SimFederation, gvr } from './sim-federation.js';
-import type { CliRun } from './sim-federation.js';
+import { type CliRun, gvr, SimFederation } from './sim-federation.js';
 
 const common = ['--cluster-context', 'member', '--host-cluster-context', 'host'];
 

@@ -2,14 +2,14 @@
 // never-expiring legacy token Secret, renewable by the control plane (docs/operations.md "Member tokens").
 import {
   DynamicClient,
+  getOrUndefined,
   isForbidden,
   isUnauthorized,
+  type KubeObject,
   requestMemberToken,
   TOKEN_EXPIRATION_ANNOTATION,
   TOKEN_LIFETIME_ANNOTATION,
-  getOrUndefined,
 } from '@kubefed/client';
-import type { KubeObject } from '@kubefed/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimFederation, gvr } from './sim-federation.js';
 

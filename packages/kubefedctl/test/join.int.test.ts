@@ -1,6 +1,5 @@
 import { buildFederatedTypeConfig } from '@kubefed/api';
-import { DynamicClient, getOrUndefined, isForbidden, isUnauthorized } from '@kubefed/client';
-import type { KubeObject } from '@kubefed/client';
+import { DynamicClient, getOrUndefined, isForbidden, isUnauthorized, type KubeObject } from '@kubefed/client';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leastPrivilegeRules } from '../src/index.js';

@@ -8,9 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SimFederation } from './sim-federation.js';
+import { type CliRun, SimFederation } from './sim-federation.js';
 import { expectCheckoutCommit, repoRoot } from './checkout.js';
-import type { CliRun } from './sim-federation.js';
 
 const productionNode = fs.readFileSync(path.join(repoRoot, 'tools/node/production-version'), 'utf8').trim();
 const kubectl = '/usr/bin/kubectl';

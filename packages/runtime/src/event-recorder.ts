@@ -1,5 +1,4 @@
-import type { KubeObject, ResourceClient } from '@kubefed/client';
-import { type Clock, systemClock } from '@kubefed/client';
+import { type Clock, type KubeObject, type ResourceClient, systemClock } from '@kubefed/client';
 import { boundText } from '@kubefed/api';
 import type { Logger } from './logger.js';
 

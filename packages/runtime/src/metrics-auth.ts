@@ -7,8 +7,7 @@
  * needs `create` on tokenreviews and subjectaccessreviews (the ClusterRole system:auth-delegator).
  */
 import { createHash } from 'node:crypto';
-import type { DynamicClient } from '@kubefed/client';
-import { systemClock, type Clock } from '@kubefed/client';
+import { type Clock, type DynamicClient, systemClock } from '@kubefed/client';
 
 /** The decision about one request. */
 export type MetricsAccess = 'allowed' | 'unauthenticated' | 'forbidden';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainPlan, planReplicas } from '@kubefed/scheduler';
-import type { PlanInput, PlanReason } from '@kubefed/scheduler';
+import { explainPlan, type PlanInput, type PlanReason, planReplicas } from '@kubefed/scheduler';
 
 function reasonsOf(input: PlanInput): Record<string, PlanReason[]> {
   return Object.fromEntries(explainPlan(input).clusters.map((c) => [c.name, c.reasons]));

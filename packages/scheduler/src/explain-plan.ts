@@ -1,5 +1,4 @@
-import { resolvePreferences } from './plan-input.js';
-import type { PlanInput, PlannerEntry, PlanResult, PreferenceSource } from './plan-input.js';
+import { type PlanInput, type PlannerEntry, type PlanResult, type PreferenceSource, resolvePreferences } from './plan-input.js';
 import { planWithTrace, type DetailedPlan } from './plan-replicas.js';
 
 /**

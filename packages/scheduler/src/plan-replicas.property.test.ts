@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { explainPlan, planReplicas } from '@kubefed/scheduler';
-import type { ClusterPreferences, PlanInput } from '@kubefed/scheduler';
+import { type ClusterPreferences, explainPlan, type PlanInput, planReplicas } from '@kubefed/scheduler';
 import { int64Ops, numberOps } from './int-ops.js';
 import { normalizePlanInput } from './plan-input.js';
 import { runPlanner } from './planner-core.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidPlanInputError, planReplicas } from '@kubefed/scheduler';
-import type { ClusterPreferences, PlanInput } from '@kubefed/scheduler';
+import { type ClusterPreferences, InvalidPlanInputError, type PlanInput, planReplicas } from '@kubefed/scheduler';
 
 type Prefs = Record<string, ClusterPreferences>;
 const ABC = ['A', 'B', 'C'];

@@ -1,9 +1,6 @@
-import { int64Ops, numberOps } from './int-ops.js';
-import type { IntOps } from './int-ops.js';
-import { normalizePlanInput } from './plan-input.js';
-import type { NormalizedPlanInput, PlanInput, PlanResult } from './plan-input.js';
-import { runPlanner } from './planner-core.js';
-import type { ClusterTrace } from './planner-core.js';
+import { int64Ops, type IntOps, numberOps } from './int-ops.js';
+import { type NormalizedPlanInput, normalizePlanInput, type PlanInput, type PlanResult } from './plan-input.js';
+import { type ClusterTrace, runPlanner } from './planner-core.js';
 
 /** Planner output with everything {@link explainPlan} needs. */
 export interface DetailedPlan extends PlanResult {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePods } from '@kubefed/scheduler';
-import type { PodAnalysis, PodLike } from '@kubefed/scheduler';
+import { analyzePods, type PodAnalysis, type PodLike } from '@kubefed/scheduler';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const ago = (seconds: number): string => new Date(NOW - seconds * 1000).toISOString();

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
-  InvalidPlanInputError,
+  type ClusterReplicaState,
   clustersReplicaState,
+  InvalidPlanInputError,
+  type MemberWorkload,
   needsPodAnalysis,
   planReplicas,
+  type PlanResult,
+  type PodLike,
   schedulingResult,
   withDefaultClusterPreferences,
 } from '@kubefed/scheduler';
-import type { ClusterReplicaState, MemberWorkload, PlanResult, PodLike } from '@kubefed/scheduler';
 
 const NOW = Date.parse('2026-11-21T10:00:00Z');
 const readyPod: PodLike = { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } };

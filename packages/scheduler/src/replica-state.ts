@@ -1,6 +1,5 @@
 import { InvalidPlanInputError } from './errors.js';
-import { analyzePods } from './pod-analyzer.js';
-import type { PodLike } from './pod-analyzer.js';
+import { analyzePods, type PodLike } from './pod-analyzer.js';
 import type { ClusterPreferences, PlanResult } from './plan-input.js';
 
 /** The member copy of the workload in one cluster, as the RSP controller sees it. */

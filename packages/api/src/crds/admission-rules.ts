@@ -6,8 +6,7 @@
  * docs/user-guide.md ("Validation at admission") lists the rules; a table test runs the same cases
  * through the zod validators of this package, kube-sim and a real kube-apiserver.
  */
-import type { JsonSchemaProps, ValidationRule } from './openapi.js';
-import { withRules } from './openapi.js';
+import { type JsonSchemaProps, type ValidationRule, withRules } from './openapi.js';
 
 /** A CEL string literal holding `s` (backslashes and quotes escaped). */
 function celString(s: string): string {

@@ -1,5 +1,4 @@
-import { jsonEqual } from '@kubefed/client';
-import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
 import {
   InformerHolds,
   listerWatcherFor,

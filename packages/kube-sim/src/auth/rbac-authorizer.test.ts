@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forbiddenMessage, ruleAllows } from './rbac-authorizer.js';
-import type { RequestAttributes } from './rbac-authorizer.js';
+import { forbiddenMessage, type RequestAttributes, ruleAllows } from './rbac-authorizer.js';
 
 const attrs = (over: Partial<RequestAttributes>): RequestAttributes => ({
   verb: 'get',

@@ -1,6 +1,5 @@
 import type { ObjectStore } from '../store/object-store.js';
-import { isObject } from '../util/json.js';
-import type { KObject } from '../util/json.js';
+import { isObject, type KObject } from '../util/json.js';
 import type { Identity } from './identity.js';
 
 /** What a request wants to do (the authorizer's input, as kube-apiserver's RequestInfo). */

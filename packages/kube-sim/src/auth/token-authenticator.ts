@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ObjectStore } from '../store/object-store.js';
 import { isObject } from '../util/json.js';
-import type { Identity } from './identity.js';
-import { adminUser } from './identity.js';
+import { adminUser, type Identity } from './identity.js';
 
 interface IssuedToken {
   namespace: string;

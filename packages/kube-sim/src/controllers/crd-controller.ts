@@ -1,12 +1,9 @@
-import type { PrinterColumn, ResourceDef, ScaleSpec, VersionDef } from '../resources/resource-def.js';
-import { standardVerbs } from '../resources/resource-def.js';
+import { type PrinterColumn, type ResourceDef, type ScaleSpec, standardVerbs, type VersionDef } from '../resources/resource-def.js';
 import type { RestOps } from '../resources/rest-ops.js';
-import { invalid, StatusError } from '../util/status-error.js';
-import type { StatusCause } from '../util/status-error.js';
+import { invalid, type StatusCause, StatusError } from '../util/status-error.js';
 import { structuralSchemaCauses } from '../schema/structural-schema.js';
 import { validateCustomResource } from '../schema/validate.js';
-import { isObject, nowTimestamp } from '../util/json.js';
-import type { JsonObject, KObject } from '../util/json.js';
+import { isObject, type JsonObject, type KObject, nowTimestamp } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';
 
 const crdGrKey = 'apiextensions.k8s.io/customresourcedefinitions';

@@ -1,8 +1,7 @@
 import type { RestOps } from '../resources/rest-ops.js';
 import type { StoreEvent } from '../store/watch-hub.js';
 import { StatusError } from '../util/status-error.js';
-import { isObject } from '../util/json.js';
-import type { KObject } from '../util/json.js';
+import { isObject, type KObject } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';
 
 /**

@@ -1,8 +1,7 @@
 import type { TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { RestOps } from '../resources/rest-ops.js';
 import { badRequest, invalid, notFound } from '../util/status-error.js';
-import { isObject, nowTimestamp } from '../util/json.js';
-import type { JsonObject } from '../util/json.js';
+import { isObject, type JsonObject, nowTimestamp } from '../util/json.js';
 import type { WorkScheduler } from './scheduler.js';
 
 const tokenType = 'kubernetes.io/service-account-token';

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ResourceDef, VersionDef } from '../resources/resource-def.js';
-import { groupVersion } from '../resources/resource-def.js';
+import { groupVersion, type ResourceDef, type VersionDef } from '../resources/resource-def.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
 import type { JsonObject } from '../util/json.js';
 

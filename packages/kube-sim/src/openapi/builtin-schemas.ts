@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isObject } from '../util/json.js';
-import type { JsonObject } from '../util/json.js';
+import { isObject, type JsonObject } from '../util/json.js';
 
 /** The schema name of ObjectMeta in every Kubernetes OpenAPI document. */
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';

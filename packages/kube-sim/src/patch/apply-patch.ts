@@ -1,5 +1,4 @@
-import { applyPatch as applyJsonPatch } from 'rfc6902';
-import type { Operation } from 'rfc6902';
+import { applyPatch as applyJsonPatch, type Operation } from 'rfc6902';
 import { StatusError, badRequest } from '../util/status-error.js';
 import { applyMergePatch } from './merge-patch.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';

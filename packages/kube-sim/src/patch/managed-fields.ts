@@ -1,8 +1,7 @@
 import type { ResourceDef, VersionDef } from '../resources/resource-def.js';
 import { StatusError } from '../util/status-error.js';
 import { builtinListType, type ListType } from './builtin-list-types.js';
-import { isObject, jsonEqual } from '../util/json.js';
-import type { JsonObject, KObject } from '../util/json.js';
+import { isObject, jsonEqual, type JsonObject, type KObject } from '../util/json.js';
 
 /**
  * Field ownership for server-side apply, after structured-merge-diff as kube-apiserver uses it:

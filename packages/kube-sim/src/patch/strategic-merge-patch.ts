@@ -1,6 +1,5 @@
-import { isObject } from '../util/json.js';
+import { isObject, type JsonObject } from '../util/json.js';
 import { builtinListType } from './builtin-list-types.js';
-import type { JsonObject } from '../util/json.js';
 
 /**
  * Strategic merge patch for built-in kinds (a pragmatic subset of the Go implementation):

@@ -1,5 +1,4 @@
-import type { PrinterColumn, ResourceDef, ScaleSpec } from './resource-def.js';
-import { standardVerbs } from './resource-def.js';
+import { type PrinterColumn, type ResourceDef, type ScaleSpec, standardVerbs } from './resource-def.js';
 
 interface BuiltinSpec {
   group: string;

@@ -1,5 +1,4 @@
-import type { ResourceDef, VersionDef } from './resource-def.js';
-import { groupResourceKey } from './resource-def.js';
+import { groupResourceKey, type ResourceDef, type VersionDef } from './resource-def.js';
 
 /** A resource def resolved for one requested version. */
 export interface ResolvedResource {

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ObjectStore } from '../store/object-store.js';
-import { objectKey } from '../store/object-store.js';
+import { objectKey, type ObjectStore } from '../store/object-store.js';
 import {
-  StatusError,
   alreadyExists,
   badRequest,
   conflict,
@@ -11,19 +9,23 @@ import {
   invalid,
   modifiedMessage,
   notFound,
+  type StatusCause,
+  StatusError,
 } from '../util/status-error.js';
-import type { StatusCause } from '../util/status-error.js';
-import { isObject, jsonEqual, nowTimestamp } from '../util/json.js';
-import type { KObject, ObjectMeta } from '../util/json.js';
-import { SelectorParseError, matchesLabels, parseFieldSelector, parseLabelSelector } from '../util/label-selector.js';
-import type { FieldRequirement, LabelSelector } from '../util/label-selector.js';
-import type { ResourceDef, VersionDef } from './resource-def.js';
-import { groupResourceKey, groupVersion } from './resource-def.js';
+import { isObject, jsonEqual, type KObject, nowTimestamp, type ObjectMeta } from '../util/json.js';
+import {
+  type FieldRequirement,
+  type LabelSelector,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorParseError,
+} from '../util/label-selector.js';
+import { groupResourceKey, groupVersion, type ResourceDef, type VersionDef } from './resource-def.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { metadataCauses } from './metadata-validation.js';
 import { defaultOnCreate, defaultOnUpdate, validateBuiltin } from './strategies.js';
-import { listTypesFor, trackUpdate } from '../patch/managed-fields.js';
-import type { FieldManagerContext } from '../patch/managed-fields.js';
+import { type FieldManagerContext, listTypesFor, trackUpdate } from '../patch/managed-fields.js';
 
 /** What a request addresses: a resource type, the version asked for, and a namespace ('' = none). */
 export interface Scope {

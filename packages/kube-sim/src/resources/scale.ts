@@ -1,6 +1,5 @@
 import { badRequest, invalid } from '../util/status-error.js';
-import { isObject } from '../util/json.js';
-import type { JsonObject, KObject } from '../util/json.js';
+import { isObject, type JsonObject, type KObject } from '../util/json.js';
 import type { RestOps, Scope, WriteOptions } from './rest-ops.js';
 
 /** The scale subresource of one kind, as the API handler serves it. */

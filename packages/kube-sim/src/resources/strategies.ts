@@ -1,7 +1,5 @@
-import { isObject, jsonEqual } from '../util/json.js';
-import type { JsonObject, KObject } from '../util/json.js';
-import { badRequest } from '../util/status-error.js';
-import type { StatusCause } from '../util/status-error.js';
+import { isObject, jsonEqual, type JsonObject, type KObject } from '../util/json.js';
+import { badRequest, type StatusCause } from '../util/status-error.js';
 import { dataKeyCauses } from './metadata-validation.js';
 import type { ResourceDef } from './resource-def.js';
 

@@ -1,8 +1,7 @@
 import { celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { StatusCause } from '../util/status-error.js';
-import { isObject } from '../util/json.js';
-import type { JsonObject } from '../util/json.js';
+import { isObject, type JsonObject } from '../util/json.js';
 
 /** One `x-kubernetes-validations` entry of a schema node. */
 interface Rule {

@@ -1,6 +1,5 @@
 import type { StatusCause } from '../util/status-error.js';
-import { isObject, jsonEqual } from '../util/json.js';
-import type { JsonObject } from '../util/json.js';
+import { isObject, jsonEqual, type JsonObject } from '../util/json.js';
 
 /** Outcome of {@link validateAgainstSchema}: the pruned/defaulted value plus errors and pruned paths. */
 export interface SchemaResult {

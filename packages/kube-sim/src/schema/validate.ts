@@ -1,8 +1,6 @@
 import type { CustomValidationOptions, Scope } from '../resources/rest-ops.js';
-import { badRequest, invalid } from '../util/status-error.js';
-import type { StatusCause } from '../util/status-error.js';
-import { isObject } from '../util/json.js';
-import type { JsonObject, KObject } from '../util/json.js';
+import { badRequest, invalid, type StatusCause } from '../util/status-error.js';
+import { isObject, type JsonObject, type KObject } from '../util/json.js';
 import { evaluateValidationRules } from './cel-rules.js';
 import { validateAgainstSchema } from './structural-schema.js';
 

@@ -3,8 +3,7 @@ import type { Scope, Selectors, RestOps } from '../resources/rest-ops.js';
 import { groupVersion } from '../resources/resource-def.js';
 import type { StoreEvent, WatchSubscriber } from '../store/watch-hub.js';
 import type { KObject } from '../util/json.js';
-import { buildTable } from '../table/table.js';
-import type { IncludeObject } from '../table/table.js';
+import { buildTable, type IncludeObject } from '../table/table.js';
 import { badRequest, expired } from '../util/status-error.js';
 import { typedJson } from './object-json.js';
 

@@ -1,6 +1,5 @@
 import type { KObject } from '../util/json.js';
-import type { ChangeType, StoreEvent } from './watch-hub.js';
-import { WatchHub } from './watch-hub.js';
+import { type ChangeType, type StoreEvent, WatchHub } from './watch-hub.js';
 
 interface Bucket {
   objects: Map<string, KObject>;

@@ -1,5 +1,4 @@
-import { isObject } from '../util/json.js';
-import type { KObject } from '../util/json.js';
+import { isObject, type KObject } from '../util/json.js';
 import { evalJsonPath, humanAge } from './cell-values.js';
 
 /** A column of a built-in printer (kube-apiserver's internal printers, the common columns). */

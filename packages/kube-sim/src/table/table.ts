@@ -1,8 +1,7 @@
 import type { PrinterColumn, ResourceDef, VersionDef } from '../resources/resource-def.js';
-import { isObject } from '../util/json.js';
+import { isObject, type JsonObject, type KObject } from '../util/json.js';
 import { builtinColumns } from './builtin-columns.js';
 import { evalJsonPath, humanAge } from './cell-values.js';
-import type { JsonObject, KObject } from '../util/json.js';
 
 /** What a Table row's `object` holds (`includeObject` query parameter). */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import tabtab from '@pnpm/tabtab';
-import { Argument } from 'commander';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { completionScript } from '../completion-scripts.js';
 import { kubeconfigCompletionSources } from '../completion-sources.js';

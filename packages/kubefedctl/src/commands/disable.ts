@@ -1,6 +1,5 @@
-import { getOrUndefined } from '@kubefed/client';
+import { type DynamicClient, getOrUndefined } from '@kubefed/client';
 import { DEFAULT_FEDERATED_GROUP, federatedTypeConfigSchema, federatedPlural, groupQualifiedName } from '@kubefed/api';
-import type { DynamicClient } from '@kubefed/client';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { GVR, deleteIfExists } from '../resources.js';

@@ -1,15 +1,12 @@
 import { DEFAULT_FEDERATED_GROUP, DEFAULT_FEDERATED_VERSION } from '@kubefed/api';
-import { Option } from 'commander';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { stringify } from 'yaml';
 import type { CommandContext, HostConnection } from '../command-context.js';
-import { parseEnableTypeDirectives } from '../enable-directive.js';
-import type { EnableRequest } from '../enable-directive.js';
+import { type EnableRequest, parseEnableTypeDirectives } from '../enable-directive.js';
 import { KubefedctlError, UsageError } from '../errors.js';
 import { readFileArg } from '../flag-parsers.js';
 import { TypeNotFoundError } from '../type-lookup.js';
-import { DEFAULT_TYPE_NAMES, applyEnable, enableType } from './enable.js';
-import type { EnableOptions, EnableResult } from './enable.js';
+import { applyEnable, DEFAULT_TYPE_NAMES, type EnableOptions, type EnableResult, enableType } from './enable.js';
 
 interface EnableFlags {
   defaultTypes?: boolean;

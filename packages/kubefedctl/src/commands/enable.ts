@@ -1,14 +1,16 @@
-import { getOrUndefined, jsonEqual } from '@kubefed/client';
-import { DEFAULT_FEDERATED_TYPES, federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
-import type { CustomResourceDefinition, FederatedTypeConfig } from '@kubefed/api';
-import type { DynamicClient, KubeObject, ResourceMapping } from '@kubefed/client';
-import { enableObjects, isEquivalentApi, typeDisplayName } from '../enable-objects.js';
-import type { EnableTarget } from '../enable-objects.js';
+import { type DynamicClient, getOrUndefined, jsonEqual, type KubeObject, type ResourceMapping } from '@kubefed/client';
+import {
+  type CustomResourceDefinition,
+  DEFAULT_FEDERATED_TYPES,
+  type FederatedTypeConfig,
+  federatedTypeConfigSchema,
+  groupQualifiedName,
+} from '@kubefed/api';
+import { enableObjects, type EnableTarget, isEquivalentApi, typeDisplayName } from '../enable-objects.js';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { GVR } from '../resources.js';
-import { templateSchemaFromCrd, templateSchemaFromOpenApi } from '../template-schema.js';
-import type { OpenApiV3Document, TemplateSchema } from '../template-schema.js';
+import { type OpenApiV3Document, type TemplateSchema, templateSchemaFromCrd, templateSchemaFromOpenApi } from '../template-schema.js';
 import { lookupType } from '../type-lookup.js';
 
 /** Options of {@link enableType}. */

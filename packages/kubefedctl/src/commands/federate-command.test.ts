@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { run } from '../cli.js';
-import type { RunIo } from '../cli.js';
+import { run, type RunIo } from '../cli.js';
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = { stdout: '', stderr: '' };

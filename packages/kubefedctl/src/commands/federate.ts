@@ -1,19 +1,17 @@
-import { federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
-import type { FederatedTypeConfig } from '@kubefed/api';
-import { getOrUndefined, isAlreadyExists, isNotFound } from '@kubefed/client';
-import type { DynamicClient, KubeObject, ResourceMapping } from '@kubefed/client';
+import { type FederatedTypeConfig, federatedTypeConfigSchema, groupQualifiedName } from '@kubefed/api';
+import { type DynamicClient, getOrUndefined, isAlreadyExists, isNotFound, type KubeObject, type ResourceMapping } from '@kubefed/client';
 import {
   contentsSkipOf,
   formatContentsSkips,
   neverFederatedReason,
   qualifiedResource,
   reportedNeverFederatedTypes,
+  type SkippedObject,
+  type SkippedType,
 } from '../contents-skip.js';
-import type { SkippedObject, SkippedType } from '../contents-skip.js';
 import { enableObjects } from '../enable-objects.js';
 import { KubefedctlError, UsageError } from '../errors.js';
-import { contentsTypes, defaultFederatedType, federatedObjectFor, qualifiedName } from '../federate-objects.js';
-import type { FederatedTypeInfo } from '../federate-objects.js';
+import { contentsTypes, defaultFederatedType, federatedObjectFor, type FederatedTypeInfo, qualifiedName } from '../federate-objects.js';
 import type { Output } from '../output.js';
 import { GVR } from '../resources.js';
 import { lookupType } from '../type-lookup.js';

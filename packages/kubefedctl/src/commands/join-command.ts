@@ -1,15 +1,12 @@
 import { MIN_TOKEN_LIFETIME_SECONDS, type DynamicClient } from '@kubefed/client';
-import { InvalidArgumentError, Option } from 'commander';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
 import { parseBool, parseTimeout } from '../flag-parsers.js';
 import { contextDetails, resolveContextName } from '../kubeconfig-contexts.js';
-import { renderYamlDocuments } from '../output.js';
-import type { Output } from '../output.js';
+import { type Output, renderYamlDocuments } from '../output.js';
 import { describeObject } from '../resources.js';
-import { join, validateJoinNames } from './join.js';
-import type { JoinResult } from './join.js';
+import { join, type JoinResult, validateJoinNames } from './join.js';
 
 interface JoinFlags {
   clusterContext?: string;

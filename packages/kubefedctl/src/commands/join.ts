@@ -1,37 +1,46 @@
-import { KUBEFED_CONFIG_NAME, SECRET_CA_KEY, SECRET_TOKEN_KEY, federatedTypeConfigSchema, isDns1123Subdomain } from '@kubefed/api';
-import type { FederatedTypeConfig } from '@kubefed/api';
+import {
+  type FederatedTypeConfig,
+  federatedTypeConfigSchema,
+  isDns1123Subdomain,
+  KUBEFED_CONFIG_NAME,
+  SECRET_CA_KEY,
+  SECRET_TOKEN_KEY,
+} from '@kubefed/api';
 import {
   CLUSTER_NAME_ANNOTATION,
+  type DynamicClient,
   getOrUndefined,
   isAlreadyExists,
   isNetworkError,
   isNotFound,
+  issuedTokenPatch,
   isTimeout,
   jsonEqual,
-  issuedTokenPatch,
+  type KubeObject,
   requestMemberToken,
+  type ResourceClient,
 } from '@kubefed/client';
-import type { DynamicClient, KubeObject, ResourceClient } from '@kubefed/client';
 import { AlreadyJoinedError, DuplicateEndpointError, JoinStepError, KubefedctlError, UsageError, causeMessage } from '../errors.js';
 import {
-  boundClusterOf,
   bindToConnection,
+  boundClusterOf,
   hostSecretObject,
-  joinNames,
   joinedClusterOf,
+  joinNames,
+  type JoinNames,
   kubeFedClusterObject,
+  type KubeFedScope,
   memberRbacObjects,
   namespaceObject,
   otherJoinsOfMember,
   serviceAccountObject,
+  type TokenData,
   tokenRenewalRbacObjects,
   tokenSecretObject,
 } from '../join-objects.js';
-import type { JoinNames, KubeFedScope, TokenData } from '../join-objects.js';
 import type { ContextDetails } from '../kubeconfig-contexts.js';
 import { LEAST_PRIVILEGE_LABEL, leastPrivilegeNamespaceRules, leastPrivilegeRules, selfEscalationWarning } from '../least-privilege.js';
-import type { Output } from '../output.js';
-import { hintFor } from '../output.js';
+import { hintFor, type Output } from '../output.js';
 import { GVR, describeObject, gvrOfKind } from '../resources.js';
 
 /** Options of {@link join} (the flags of `kubefedctl join`). */

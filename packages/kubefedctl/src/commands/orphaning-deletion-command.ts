@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
-import { orphaningDeletion } from './orphaning.js';
-import type { OrphaningAction } from './orphaning.js';
+import { type OrphaningAction, orphaningDeletion } from './orphaning.js';
 
 const ACTIONS: Record<OrphaningAction, string> = {
   enable: 'Keep the member objects when the federated object is deleted',

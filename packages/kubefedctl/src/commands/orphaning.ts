@@ -1,6 +1,5 @@
 import { DEFAULT_FEDERATED_GROUP, ORPHAN_ANNOTATION, ORPHAN_ANNOTATION_TRUE } from '@kubefed/api';
-import { isNotFound } from '@kubefed/client';
-import type { DynamicClient, KubeObject } from '@kubefed/client';
+import { type DynamicClient, isNotFound, type KubeObject } from '@kubefed/client';
 import { KubefedctlError } from '../errors.js';
 import type { Output } from '../output.js';
 import { lookupType } from '../type-lookup.js';

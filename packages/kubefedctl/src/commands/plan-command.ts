@@ -1,5 +1,4 @@
-import { Option } from 'commander';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
 import { readFileArg } from '../flag-parsers.js';

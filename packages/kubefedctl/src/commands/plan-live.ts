@@ -3,15 +3,15 @@ import {
   DEFAULT_FEDERATED_VERSION,
   federatedTypeConfigSchema,
   isClusterReady,
+  type KubeFedCluster,
   kubeFedClusterSchema,
+  type LabelSelector,
   matchesLabelSelector,
+  type ReplicaSchedulingPreference,
   validateReplicaSchedulingPreference,
 } from '@kubefed/api';
-import type { KubeFedCluster, LabelSelector, ReplicaSchedulingPreference } from '@kubefed/api';
-import { getOrUndefined, memberClientFromHost } from '@kubefed/client';
-import type { DynamicClient, KubeObject } from '@kubefed/client';
-import { clustersReplicaState, needsPodAnalysis } from '@kubefed/scheduler';
-import type { MemberWorkload, PodLike } from '@kubefed/scheduler';
+import { type DynamicClient, getOrUndefined, type KubeObject, memberClientFromHost } from '@kubefed/client';
+import { clustersReplicaState, type MemberWorkload, needsPodAnalysis, type PodLike } from '@kubefed/scheduler';
 import { KubefedctlError, causeMessage } from '../errors.js';
 import type { Output } from '../output.js';
 import { GVR } from '../resources.js';

@@ -1,7 +1,5 @@
-import { validateReplicaSchedulingPreference } from '@kubefed/api';
-import type { ReplicaSchedulingPreference } from '@kubefed/api';
-import { explainPlan, withDefaultClusterPreferences } from '@kubefed/scheduler';
-import type { PlanExplanation, PlanInput } from '@kubefed/scheduler';
+import { type ReplicaSchedulingPreference, validateReplicaSchedulingPreference } from '@kubefed/api';
+import { explainPlan, type PlanExplanation, type PlanInput, withDefaultClusterPreferences } from '@kubefed/scheduler';
 import Table from 'cli-table3';
 import { parseAllDocuments } from 'yaml';
 import { UsageError } from '../errors.js';

@@ -20,10 +20,15 @@ import {
   shortLivedTokenOf,
 } from '@kubefed/client';
 import { KubefedctlError, causeMessage } from '../errors.js';
-import { boundClusterOf, joinNames, joinServiceAccountOf, serviceAccountObject, tokenSecretObject } from '../join-objects.js';
-import type { JoinNames } from '../join-objects.js';
-import type { Output } from '../output.js';
-import { hintFor } from '../output.js';
+import {
+  boundClusterOf,
+  joinNames,
+  type JoinNames,
+  joinServiceAccountOf,
+  serviceAccountObject,
+  tokenSecretObject,
+} from '../join-objects.js';
+import { hintFor, type Output } from '../output.js';
 import { GVR } from '../resources.js';
 import { waitForToken } from './join.js';
 

@@ -7,8 +7,7 @@ import {
   type FederatedTypeConfig,
   type LabelSelector,
 } from '@kubefed/api';
-import type { DynamicClient, GroupVersionResource, KubeObject } from '@kubefed/client';
-import { isNotFound } from '@kubefed/client';
+import { type DynamicClient, type GroupVersionResource, isNotFound, type KubeObject } from '@kubefed/client';
 import { KubefedctlError } from '../errors.js';
 import { GVR } from '../resources.js';
 

@@ -5,8 +5,7 @@ import { KubefedctlError } from '../errors.js';
 import { resolveContextName } from '../kubeconfig-contexts.js';
 import type { Output } from '../output.js';
 import { validateJoinNames } from './join.js';
-import { unjoin } from './unjoin.js';
-import type { UnjoinResult } from './unjoin.js';
+import { unjoin, type UnjoinResult } from './unjoin.js';
 
 interface UnjoinFlags {
   clusterContext?: string;

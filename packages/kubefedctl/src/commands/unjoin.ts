@@ -1,11 +1,17 @@
-import { CLUSTER_NAME_ANNOTATION, getOrUndefined, isNetworkError, isTimeout, isUnauthorized } from '@kubefed/client';
-import type { DynamicClient, GroupVersionResource, KubeObject, ResourceClient } from '@kubefed/client';
-import { NotJoinedError, UnjoinError, causeMessage } from '../errors.js';
-import type { KubefedctlError } from '../errors.js';
-import { NAMESPACE_CREATED_BY_JOIN_ANNOTATION, joinNames, joinedClusterOf } from '../join-objects.js';
-import type { JoinNames } from '../join-objects.js';
-import type { Output } from '../output.js';
-import { hintFor } from '../output.js';
+import {
+  CLUSTER_NAME_ANNOTATION,
+  type DynamicClient,
+  getOrUndefined,
+  type GroupVersionResource,
+  isNetworkError,
+  isTimeout,
+  isUnauthorized,
+  type KubeObject,
+  type ResourceClient,
+} from '@kubefed/client';
+import { causeMessage, type KubefedctlError, NotJoinedError, UnjoinError } from '../errors.js';
+import { joinedClusterOf, joinNames, type JoinNames, NAMESPACE_CREATED_BY_JOIN_ANNOTATION } from '../join-objects.js';
+import { hintFor, type Output } from '../output.js';
 import { GVR, deleteIfExists } from '../resources.js';
 
 /** Options of {@link unjoin} (the flags of `kubefedctl unjoin`). */

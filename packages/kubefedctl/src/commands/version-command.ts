@@ -1,8 +1,6 @@
-import { Option } from 'commander';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CommandContext } from '../command-context.js';
-import { formatVersion } from './version.js';
-import type { BuildInfo } from './version.js';
+import { type BuildInfo, formatVersion } from './version.js';
 
 const UNKNOWN_BUILD: BuildInfo = {
   gitVersion: 'unknown',

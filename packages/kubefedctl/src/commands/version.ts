@@ -1,5 +1,4 @@
-import { formatBuildInfo } from '@kubefed/api';
-import type { BuildInfo } from '@kubefed/api';
+import { type BuildInfo, formatBuildInfo } from '@kubefed/api';
 
 export type { BuildInfo };
 

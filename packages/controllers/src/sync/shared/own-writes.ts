@@ -1,6 +1,5 @@
 import { syncRequestId } from '@kubefed/queue';
-import type { Clock } from '@kubefed/runtime';
-import { systemClock } from '@kubefed/runtime';
+import { type Clock, systemClock } from '@kubefed/runtime';
 
 /** Options of {@link OwnWrites}. */
 export interface OwnWritesOptions {

@@ -1,8 +1,7 @@
 import type { FederatedStatus } from '@kubefed/api';
 import { isConflict, isDeleting, isNotFound, type KubeObject } from '@kubefed/client';
 import { federatedObjectRef } from '@kubefed/queue';
-import type { Clock, Reader } from '@kubefed/runtime';
-import { splitKey } from '@kubefed/runtime';
+import { type Clock, type Reader, splitKey } from '@kubefed/runtime';
 import { type ClusterPropagationResult, computeFederatedStatus } from '../federated-status.js';
 import { lastReport } from '../shared/last-report.js';
 import { readPlacement } from '../shared/placement-reader.js';

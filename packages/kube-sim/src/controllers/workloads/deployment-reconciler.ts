@@ -1,6 +1,5 @@
 import type { Scope } from '../../resources/rest-ops.js';
-import { isObject, nowTimestamp } from '../../util/json.js';
-import type { JsonObject, KObject } from '../../util/json.js';
+import { isObject, type JsonObject, type KObject, nowTimestamp } from '../../util/json.js';
 import {
   deploymentStatus,
   podTemplateHash,
@@ -10,8 +9,7 @@ import {
   sameStatus,
   specReplicas,
 } from './workload-plan.js';
-import { appsOwnerRef, controllerRef, deploymentsKey, replicaSetsKey, specOf } from './workload-ops.js';
-import type { WorkloadOps } from './workload-ops.js';
+import { appsOwnerRef, controllerRef, deploymentsKey, replicaSetsKey, specOf, type WorkloadOps } from './workload-ops.js';
 
 const desiredReplicasAnnotation = 'deployment.kubernetes.io/desired-replicas';
 const maxReplicasAnnotation = 'deployment.kubernetes.io/max-replicas';

@@ -1,8 +1,7 @@
 import type { RestOps } from '../../resources/rest-ops.js';
 import { StatusError } from '../../util/status-error.js';
 import type { StoreEvent } from '../../store/watch-hub.js';
-import { isObject, nowTimestamp } from '../../util/json.js';
-import type { JsonObject, KObject } from '../../util/json.js';
+import { isObject, type JsonObject, type KObject, nowTimestamp } from '../../util/json.js';
 import { SettlingQueue } from './settling-queue.js';
 import {
   podIsActive,

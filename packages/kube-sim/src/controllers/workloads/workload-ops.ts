@@ -1,7 +1,6 @@
 import type { RestOps, Scope } from '../../resources/rest-ops.js';
 import { StatusError } from '../../util/status-error.js';
-import { isObject } from '../../util/json.js';
-import type { JsonObject, KObject, OwnerReference } from '../../util/json.js';
+import { isObject, type JsonObject, type KObject, type OwnerReference } from '../../util/json.js';
 import { sameStatus } from './workload-plan.js';
 
 export const deploymentsKey = 'apps/deployments';

@@ -3,8 +3,7 @@
  * kubelet): template hashing, which pods to delete, and the status a real cluster would report.
  * No IO here; `workload-controller.ts` applies the results to the store.
  */
-import { isObject, jsonEqual } from '../../util/json.js';
-import type { JsonObject, KObject } from '../../util/json.js';
+import { isObject, jsonEqual, type JsonObject, type KObject } from '../../util/json.js';
 
 /** Label the deployment controller puts on its ReplicaSets and their pods. */
 export const podTemplateHashLabel = 'pod-template-hash';

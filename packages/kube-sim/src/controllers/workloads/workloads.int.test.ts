@@ -1,7 +1,6 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startCluster } from '../../index.js';
-import type { SimCluster } from '../../index.js';
+import { type SimCluster, startCluster } from '../../index.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON of any shape
 type Json = any;
