@@ -1,5 +1,5 @@
 // The build stamp (packages/api/src/build-info.ts) of the checkout this file is in, from git:
-// used by the source launcher (tools/bin/run-source.js) at every start and by the packaging
+// used by the source launcher (tools/bin/launch.js) at every start and by the packaging
 // scripts (tools/package/) at build time.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

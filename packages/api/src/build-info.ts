@@ -5,7 +5,7 @@
  *
  * The stamp is the global constant `KUBEFED_BUILD_STAMP`: the packaging build replaces it with
  * its value (esbuild `define`, `tools/package/`), and the source launcher behind the workspace
- * bins (`tools/bin/run-source.js`) sets it on `globalThis` from git before it loads a program.
+ * bins (`tools/bin/launch.js`) sets it on `globalThis` from git before it loads a program.
  * Code run any other way (tests, `node --import tsx ...`) is unstamped and reports
  * {@link UNSTAMPED}.
  */

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// `kubefed-controller-manager`: in a checkout, the TypeScript sources through the source launcher (no build needed);
+// `kubefed-controller-manager`: in a checkout, through the launcher (compiled dist/ when current, else the sources);
 // elsewhere (a packed or installed package), the built dist/main.js.
 import { existsSync } from 'node:fs';
 
-const launcher = new URL('../../../tools/bin/run-source.js', import.meta.url);
+const launcher = new URL('../../../tools/bin/launch.js', import.meta.url);
 if (existsSync(launcher)) {
-  const { runSource } = await import(launcher.href);
-  await runSource(new URL('../src/main.ts', import.meta.url));
+  const { launch } = await import(launcher.href);
+  await launch('controller-manager', 'main');
 } else {
   await import('../dist/main.js');
 }
