@@ -36,6 +36,12 @@ function measure(argv: readonly string[]): Promise<{ cpu: number; wall: number }
   });
 }
 
+const median = (xs: number[]): number =>
+  percentile(
+    xs.sort((a, b) => a - b),
+    50,
+  );
+
 const fed = await startLocalFederation({ members });
 try {
   const kubeconfig = ['--kubeconfig', fed.kubeconfigPath];
@@ -51,11 +57,6 @@ try {
     await measure(argv); // warm: file cache, tsx's cache when the sources run
     const samples = [];
     for (let i = 0; i < runs; i++) samples.push(await measure(argv));
-    const median = (xs: number[]): number =>
-      percentile(
-        xs.sort((a, b) => a - b),
-        50,
-      );
     medians.set(name, { cpu: median(samples.map((s) => s.cpu)), wall: median(samples.map((s) => s.wall)) });
   }
   const base = medians.get('kubectl version --client')!.cpu;

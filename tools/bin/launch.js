@@ -16,31 +16,29 @@ const sourceCondition = `export function resolve(specifier, context, next) {
   return next(specifier, { ...context, conditions: [...context.conditions, '@kubefed/source'] });
 }`;
 
-/** The workspace package directories (names under packages/) of `@kubefed/*` names. */
-function workspaceDirs() {
-  const dirs = new Map();
+/** The workspace packages by directory name under packages/: their manifests. */
+function workspaceManifests() {
+  const manifests = new Map();
   for (const dir of readdirSync(packagesDir)) {
     try {
-      const manifest = JSON.parse(readFileSync(new URL(`${dir}/package.json`, packagesDir), 'utf8'));
-      dirs.set(manifest.name, { dir, manifest });
+      manifests.set(dir, JSON.parse(readFileSync(new URL(`${dir}/package.json`, packagesDir), 'utf8')));
     } catch {
       // not a package
     }
   }
-  return dirs;
+  return manifests;
 }
 
-/** `pkg` and the workspace packages it depends on, transitively. */
+/** The directory of `pkgDir` and of the workspace packages it depends on, transitively. */
 function closure(pkgDir) {
-  const byName = workspaceDirs();
+  const manifests = workspaceManifests();
+  const dirOf = new Map([...manifests].map(([dir, manifest]) => [manifest.name, dir]));
   const seen = new Set();
   const visit = (dir) => {
     if (seen.has(dir)) return;
     seen.add(dir);
-    const manifest = [...byName.values()].find((p) => p.dir === dir)?.manifest;
-    for (const dep of Object.keys(manifest?.dependencies ?? {})) {
-      const target = byName.get(dep);
-      if (target !== undefined) visit(target.dir);
+    for (const dep of Object.keys(manifests.get(dir)?.dependencies ?? {})) {
+      if (dirOf.has(dep)) visit(dirOf.get(dep));
     }
   };
   visit(pkgDir);
