@@ -63,7 +63,14 @@ rm -f "$stamp_file"
 # The -X stamps of KubeFed's Makefile (LDFLAG_OPTIONS), so `--version` names the
 # release; the build date is the release's (from the module's .info), which keeps
 # the binaries reproducible.
+# `go list -m` leaves .Dir empty until the module is in the module cache (a cold
+# machine): download it first.
+(cd "$here" && go mod download sigs.k8s.io/kubefed)
 module_dir="$(module_field '{{.Dir}}' sigs.k8s.io/kubefed)"
+if [[ -z "$module_dir" || ! -d "$module_dir" ]]; then
+  echo "kubefed:build: sigs.k8s.io/kubefed $kubefed_version is not in the module cache after go mod download" >&2
+  exit 1
+fi
 release_time="$(module_field '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' sigs.k8s.io/kubefed)"
 version_x=""
 for kv in "version=$kubefed_version" gitTreeState=clean "buildDate=$release_time"; do

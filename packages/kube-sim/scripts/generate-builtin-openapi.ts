@@ -23,6 +23,8 @@ const isObj = (v: Json): v is Obj => typeof v === 'object' && v !== null && !Arr
 
 function kubernetesModule(): { dir: string; version: string } {
   const cwd = join(root, 'tools', 'kube');
+  // `go list -m` leaves .Dir empty until the module is in the module cache.
+  execFileSync('go', ['mod', 'download', 'k8s.io/kubernetes'], { cwd, stdio: 'inherit' });
   const out = execFileSync('go', ['list', '-mod=readonly', '-m', '-f', '{{.Dir}} {{.Version}}', 'k8s.io/kubernetes'], {
     cwd,
     encoding: 'utf8',
