@@ -166,6 +166,24 @@ describe('the Grafana dashboard over a running controller manager', () => {
     expect(creates).toBeGreaterThanOrEqual(3 * fed.members.length);
   });
 
+  it("serves controller-runtime's controller_runtime_max_concurrent_reconciles for every controller, as configured", async () => {
+    const text = await metricsText(cm);
+    const byController = (name: string) =>
+      new Map(metricSeries(text, name).map((s) => [s.labels['controller'] ?? '', s.value] as const));
+    const workers = byController('controller_runtime_active_workers');
+    const max = byController('controller_runtime_max_concurrent_reconciles');
+    expect([...max.keys()].sort()).toEqual([...workers.keys()].sort());
+    // The cluster controller runs 10 workers; the sync controllers the KubeFedConfig's default of
+    // 1 (spec.syncController.maxConcurrentReconciles), one per enabled type.
+    expect(Object.fromEntries(max)).toEqual({
+      kubefedconfig: 1,
+      kubefedcluster: 10,
+      federatedtypeconfig: 1,
+      'sync-configmaps': 1,
+      'sync-namespaces': 1,
+    });
+  });
+
   it("serves KubeFed's cluster metrics with its labels: every member ready, none offline", async () => {
     const text = await metricsText(cm);
     for (const member of fed.members) {

@@ -135,7 +135,12 @@ export class Manager {
     const controller = new Controller({
       ...options,
       logger: this.logger,
-      metrics: { controller: this.metrics.controller(options.name), queue: this.metrics.workQueue(options.name) },
+      metrics: {
+        controller: this.metrics.controller(options.name, {
+          maxConcurrentReconciles: Math.max(1, options.maxConcurrentReconciles ?? 1),
+        }),
+        queue: this.metrics.workQueue(options.name),
+      },
     });
     this.add(controller);
     return controller;

@@ -97,13 +97,19 @@ export class ServiceStatusController implements Runnable {
       readyClusters: () => o.fleet.readyClusters(),
       memberCopies: members,
     });
+    const maxConcurrentReconciles = o.maxConcurrentReconciles ?? 1;
     const controller = new Controller({
       name: this.name,
       reconciler,
-      maxConcurrentReconciles: o.maxConcurrentReconciles ?? 1,
+      maxConcurrentReconciles,
       ...(o.metrics === undefined
         ? {}
-        : { metrics: { controller: o.metrics.controller(this.name), queue: o.metrics.workQueue(this.name) } }),
+        : {
+            metrics: {
+              controller: o.metrics.controller(this.name, { maxConcurrentReconciles }),
+              queue: o.metrics.workQueue(this.name),
+            },
+          }),
       logger,
       clock,
       ...(o.clustersKnown === undefined ? {} : { startAfter: o.clustersKnown }),

@@ -249,13 +249,19 @@ class SyncRun {
       memberCopies: this.#members,
       scopes: this.#scopes,
     });
+    const maxConcurrentReconciles = o.maxConcurrentReconciles ?? 4;
     return new Controller({
       name: this.#name,
       reconciler,
-      maxConcurrentReconciles: o.maxConcurrentReconciles ?? 4,
+      maxConcurrentReconciles,
       ...(o.metrics === undefined
         ? {}
-        : { metrics: { controller: o.metrics.controller(this.#name), queue: o.metrics.workQueue(this.#name) } }),
+        : {
+            metrics: {
+              controller: o.metrics.controller(this.#name, { maxConcurrentReconciles }),
+              queue: o.metrics.workQueue(this.#name),
+            },
+          }),
       logger: this.#logger,
       clock: o.clock ?? systemClock,
       ...(o.clustersKnown === undefined ? {} : { startAfter: o.clustersKnown }),
