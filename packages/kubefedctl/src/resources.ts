@@ -43,6 +43,29 @@ export function describeObject(obj: KubeObject, cluster: string): string {
 }
 
 /**
+ * How kubectl names an object in the lines that say what changed: `<resource>.<group>/<name>`,
+ * the resource in the singular (`serviceaccount/member1-host`,
+ * `clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member1-host`,
+ * `kubefedcluster.core.kubefed.io/member1`). A generated name not yet assigned reads `<prefix><generated>`.
+ */
+export function kubectlRef(obj: KubeObject): string {
+  const gvr = obj.kind === undefined ? undefined : KIND_GVR[obj.kind];
+  const resource = obj.kind === undefined ? 'object' : obj.kind.toLowerCase();
+  const group = gvr === undefined || gvr.group === '' ? '' : `.${gvr.group}`;
+  const generateName = obj.metadata['generateName'];
+  const name = obj.metadata.name ?? `${typeof generateName === 'string' ? generateName : ''}<generated>`;
+  return `${resource}${group}/${name}`;
+}
+
+/**
+ * A line that says what changed, in kubectl's form followed by the cluster (docs/user-guide.md,
+ * "Output"): `serviceaccount/member1-host created in member1`, `... (dry run)` with `dryRun`.
+ */
+export function changeLine(ref: string, verb: string, cluster: string, dryRun = false): string {
+  return `${ref} ${verb} in ${cluster}${dryRun ? ' (dry run)' : ''}`;
+}
+
+/**
  * DELETE that resolves `false` for NotFound (already gone), `true` when deleted. With `uid`, only
  * that incarnation of the object is deleted (a replaced object rejects with Conflict).
  */

@@ -39,7 +39,7 @@ describe('kubefedctl --dry-run', () => {
     await fed.controlPlane('host', ns);
 
     const join = await ok(kubefedctl('join', 'member1', '--cluster-context', 'member', '--dry-run'));
-    expect(join).toContain(`would create KubeFedCluster ${ns}/member1 in host`);
+    expect(join).toContain(`kubefedcluster.core.kubefed.io/member1 created in host (dry run)`);
     expect(join).toContain('dry run: nothing was written');
     expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member1')).toBeUndefined();
 
@@ -83,7 +83,7 @@ describe('kubefedctl --dry-run', () => {
     expect((ftc['spec'] as { propagation: string }).propagation).toBe('Enabled');
 
     const unjoin = await ok(kubefedctl('unjoin', 'member1', '--cluster-context', 'member', '--dry-run'));
-    expect(unjoin).toContain(`would remove KubeFedCluster ${ns}/member1`);
+    expect(unjoin).toContain(`kubefedcluster.core.kubefed.io/member1 deleted in host (dry run)`);
     expect(unjoin).toContain('dry run: nothing was removed');
     expect(await getOrUndefined(host.resource(gvr.kubeFedClusters, ns), 'member1')).toBeDefined();
   }, 240_000);

@@ -99,8 +99,8 @@ describe('join identity: unjoin removes only what the named join created', () =>
     using credentials = await memberViaKfc(fed, ns, 'member2');
 
     const r = await cliOk(fed, ['unjoin', 'member2b', ...common, '--kubefed-namespace', ns]);
-    expect(r.stdout).toContain('removed service account fed-twonames/member2b-host in member2b');
-    expect(r.stdout).toContain('kept namespace fed-twonames in member2b (still used by service account member2-host)');
+    expect(r.stdout).toContain('serviceaccount/member2b-host deleted in member2b');
+    expect(r.stdout).toContain('namespace/fed-twonames kept in member2b (still used by service account member2-host)');
     expect(r.stdout).toContain('cluster "member2b" unjoined from host cluster "host"');
 
     const member = fed.client('member');
@@ -112,7 +112,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
     await expectTokenWorks(credentials);
 
     const last = await cliOk(fed, ['unjoin', 'member2', ...common, '--kubefed-namespace', ns]);
-    expect(last.stdout).toContain('removed namespace fed-twonames in member2');
+    expect(last.stdout).toContain('namespace/fed-twonames deleted in member2');
     await expect.poll(() => getOrUndefined(member.resource(gvr.namespaces), ns), { timeout: 10_000 }).toBeUndefined();
   });
 
@@ -139,8 +139,8 @@ describe('join identity: unjoin removes only what the named join created', () =>
     expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'stale-host')).toBeDefined();
 
     const forced = await cliOk(fed, ['unjoin', 'stale', ...common, '--kubefed-namespace', ns, '--force']);
-    expect(forced.stdout).toContain('removed service account fed-leftovers/stale-host in stale');
-    expect(forced.stdout).toContain('removed cluster role kubefed-controller-manager:stale-host in stale');
+    expect(forced.stdout).toContain('serviceaccount/stale-host deleted in stale');
+    expect(forced.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:stale-host deleted in stale');
     expect(await getOrUndefined(member.resource(gvr.serviceAccounts, ns), 'stale-host')).toBeUndefined();
     expect(await getOrUndefined(member.resource(gvr.clusterRoles), 'kubefed-controller-manager:stale-host')).toBeUndefined();
     expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:stale-host')).toBeUndefined();
@@ -164,7 +164,7 @@ describe('join identity: unjoin removes only what the named join created', () =>
     const r = await fed.cli(['unjoin', 'a-b', ...common, '--kubefed-namespace', ns, '--force']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Error: unjoin a-b: cluster a-b is not joined: there is no KubeFedCluster fed-collide/a-b in host');
-    expect(r.stderr).toContain('service account fed-collide/a-b-host in a-b (created by the join of a)');
+    expect(r.stderr).toContain('serviceaccount/a-b-host in a-b (created by the join of a)');
 
     const member = fed.client('member');
     await expectNamespaceKept(fed, ns);

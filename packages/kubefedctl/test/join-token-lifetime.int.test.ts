@@ -40,7 +40,7 @@ describe('kubefedctl join --token-lifetime', () => {
     const r = await fed.cli(['join', 'member1', ...common(ns), '--token-lifetime', '1h']);
     expect(r.stderr).not.toContain('error:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`created role ${ns}/kubefed-controller-manager:member1-host:token in member1`);
+    expect(r.stdout).toContain(`role.rbac.authorization.k8s.io/kubefed-controller-manager:member1-host:token created in member1`);
 
     const { kfc, secret } = await hostSecretOf(ns, 'member1');
     const annotations = secret.metadata.annotations ?? {};
@@ -98,6 +98,10 @@ describe('kubefedctl join --token-lifetime', () => {
     expect(r.stderr).not.toContain('error:');
     expect(r.code).toBe(0);
     const after = await hostSecretOf(ns, 'member3');
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual([
+      'serviceaccount/member3-host recreated in member3',
+      `secret/${after.secret.metadata.name ?? ''} updated in host`,
+    ]);
     expect(after.secret.metadata.annotations?.[TOKEN_LIFETIME_ANNOTATION]).toBe('7200');
     expect((after.secret['data'] as Record<string, string>)['token']).not.toBe((before.secret['data'] as Record<string, string>)['token']);
     expect(isUnauthorized(await requestMemberToken(oldClient, self).catch((e: unknown) => e))).toBe(true);

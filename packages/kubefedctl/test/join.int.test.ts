@@ -97,9 +97,9 @@ describe('kubefedctl join against kube-sim', () => {
     const r = await fed.cli(joinArgs('member2', ns, '--error-on-existing=false'));
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('created cluster role binding kubefed-controller-manager:member2-host in member2');
-    expect(r.stdout).toContain('unchanged service account fed-rejoin/member2-host in member2');
-    expect(r.stdout).toContain('unchanged KubeFedCluster fed-rejoin/member2 in host');
+    expect(r.stdout).toContain('clusterrolebinding.rbac.authorization.k8s.io/kubefed-controller-manager:member2-host created in member2');
+    expect(r.stdout).toContain('serviceaccount/member2-host unchanged in member2');
+    expect(r.stdout).toContain('kubefedcluster.core.kubefed.io/member2 unchanged in host');
     expect(await getOrUndefined(member.resource(gvr.clusterRoleBindings), 'kubefed-controller-manager:member2-host')).toBeDefined();
     const after = await kfcAndSecret(ns, 'member2');
     expect(after.kfc['spec']).toEqual(before.kfc['spec']);
@@ -148,7 +148,7 @@ describe('kubefedctl join against kube-sim', () => {
     const r = await fed.cli(joinArgs('member7', ns, '--error-on-existing=false'));
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('updated KubeFedCluster fed-rejoin-scope/member7 in host');
+    expect(r.stdout).toContain('kubefedcluster.core.kubefed.io/member7 updated in host');
     expect((await kfcAndSecret(ns, 'member7')).kfc.metadata.annotations).toEqual({ 'kubefed.io/join-scope': 'Cluster' });
   });
 
@@ -174,8 +174,8 @@ describe('kubefedctl join against kube-sim', () => {
 
     const plain = await fed.cli(joinArgs('member3', ns, '--dry-run'));
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain('would create service account fed-dry/member3-host in member3');
-    expect(plain.stdout).toContain('would create KubeFedCluster fed-dry/member3 in host');
+    expect(plain.stdout).toContain('serviceaccount/member3-host created in member3 (dry run)');
+    expect(plain.stdout).toContain('kubefedcluster.core.kubefed.io/member3 created in host (dry run)');
     expect(plain.stdout).toContain('dry run: nothing was written');
 
     const member = fed.client('member');
@@ -244,7 +244,7 @@ describe('kubefedctl join against kube-sim', () => {
     expect(role['rules']).toEqual(leastPrivilegeRules([]));
     const alias = await fed.cli(joinArgs('member5', ns, '--least-privilege', '--error-on-existing=false'));
     expect(alias.code).toBe(0);
-    expect(alias.stdout).toContain('unchanged cluster role kubefed-controller-manager:member5-host in member5');
+    expect(alias.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member5-host unchanged in member5');
 
     // A join made with full access (as the default used to be) keeps it on a plain re-join ...
     expect((await fed.cli(joinArgs('member6', ns, '--cluster-admin', '--allow-duplicate-endpoint'))).code).toBe(0);
@@ -260,7 +260,7 @@ describe('kubefedctl join against kube-sim', () => {
     // ... and --least-privilege reduces it.
     const reduced = await fed.cli(joinArgs('member6', ns, '--error-on-existing=false', '--allow-duplicate-endpoint', '--least-privilege'));
     expect(reduced.code).toBe(0);
-    expect(reduced.stdout).toContain('updated cluster role kubefed-controller-manager:member6-host in member6');
+    expect(reduced.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member6-host updated in member6');
     expect((await roles.get('kubefed-controller-manager:member6-host'))['rules']).toEqual(leastPrivilegeRules([]));
   });
 
@@ -292,8 +292,8 @@ describe('kubefedctl join against kube-sim', () => {
     const r = await fed.cli(joinArgs('member8', ns, '--error-on-existing=false'));
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`created secret ${ns}/member8-host in member8`);
-    expect(r.stdout).toContain(`updated secret ${ns}/${before.secret.metadata.name ?? ''} in host`);
+    expect(r.stdout).toContain(`secret/member8-host created in member8`);
+    expect(r.stdout).toContain(`secret/${before.secret.metadata.name ?? ''} updated in host`);
     const after = await kfcAndSecret(ns, 'member8');
     expect(after.secret.metadata.name).toBe(before.secret.metadata.name);
     expect((after.secret['data'] as Record<string, string>)['token']).not.toBe((before.secret['data'] as Record<string, string>)['token']);

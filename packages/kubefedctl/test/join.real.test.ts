@@ -202,7 +202,7 @@ describe('kubefedctl join against a real API server', () => {
 
       const forced = await cli(ns, 'unjoin', 'member8', '--cluster-context', 'member', '--force');
       expect(forced.code).toBe(0);
-      expect(forced.stdout).toContain(`removed KubeFedCluster ${ns}/member8 in host`);
+      expect(forced.stdout).toContain(`kubefedcluster.core.kubefed.io/member8 deleted in host`);
       expect(forced.stderr).toContain(
         `warning: could not remove service account ${ns}/member8-host in member8: cannot reach member cluster member8`,
       );

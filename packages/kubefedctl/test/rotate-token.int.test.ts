@@ -79,9 +79,12 @@ describe('kubefedctl rotate-token', () => {
     const r = await fed.cli(rotateArgs('member1', ns));
     expect(r.stderr).not.toContain('Error:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(
+    expect(r.stdout.split('\n')).toEqual([
+      'secret/member1-host recreated in member1',
+      `secret/${before.metadata.name ?? ''} updated in host`,
       `rotated the token of cluster "member1": the old token is revoked, the new one is in host secret ${ns}/${before.metadata.name ?? ''}`,
-    );
+      '',
+    ]);
     const after = await hostSecretOf(ns, 'member1');
     const newToken = tokenOf(after);
     expect(newToken).not.toBe(oldToken);

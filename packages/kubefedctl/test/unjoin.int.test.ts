@@ -27,15 +27,15 @@ describe('kubefedctl unjoin against kube-sim', () => {
 
     const dry = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns, '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('would remove cluster role kubefed-controller-manager:member7-host in member7');
-    expect(dry.stdout).toContain('would remove KubeFedCluster fed-unjoin/member7 in host');
+    expect(dry.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member7-host deleted in member7 (dry run)');
+    expect(dry.stdout).toContain('kubefedcluster.core.kubefed.io/member7 deleted in host (dry run)');
     expect(dry.stdout).toContain('dry run: nothing was removed');
     expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member7')).toBeDefined();
 
     const r = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('removed service account fed-unjoin/member7-host in member7');
+    expect(r.stdout).toContain('serviceaccount/member7-host deleted in member7');
     expect(r.stdout).toContain('cluster "member7" unjoined from host cluster "host"');
 
     const host = fed.client('host');
@@ -72,7 +72,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
     const forced = await fed.cli(['unjoin', 'member8', ...common, '--kubefed-namespace', ns, '--force']);
     fed.sim('member').faults.restore();
     expect(forced.code).toBe(0);
-    expect(forced.stdout).toContain('removed KubeFedCluster fed-force/member8 in host');
+    expect(forced.stdout).toContain('kubefedcluster.core.kubefed.io/member8 deleted in host');
     expect(forced.stderr).toContain(
       'warning: could not remove service account fed-force/member8-host in member8: cannot reach member cluster member8',
     );
@@ -102,9 +102,9 @@ describe('kubefedctl unjoin against kube-sim', () => {
     const r = await fed.cli(['unjoin', 'evil', ...common, '--kubefed-namespace', ns]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
-      `kept secret ${ns}/${secretName} in host (bound to cluster member1 by its kubefed.io/cluster-name annotation, not to evil)`,
+      `secret/${secretName} kept in host (bound to cluster member1 by its kubefed.io/cluster-name annotation, not to evil)`,
     );
-    expect(r.stdout).toContain(`removed KubeFedCluster ${ns}/evil in host`);
+    expect(r.stdout).toContain(`kubefedcluster.core.kubefed.io/evil deleted in host`);
     expect(await getOrUndefined(kfcs, 'evil')).toBeUndefined();
     expect(await getOrUndefined(host.resource(gvr.secrets, ns), secretName)).toBeDefined();
     using member1Client = await memberViaKfc(fed, ns, 'member1');
@@ -131,13 +131,13 @@ describe('kubefedctl unjoin against kube-sim', () => {
     const kept = await fed.cli(['unjoin', 'other', ...common, '--kubefed-namespace', ns]);
     expect(kept.code).toBe(0);
     expect(kept.stdout).toContain(
-      `kept secret ${ns}/${secretName} in host (not bound to a cluster, and KubeFedCluster member2 names it too)`,
+      `secret/${secretName} kept in host (not bound to a cluster, and KubeFedCluster member2 names it too)`,
     );
     expect(await getOrUndefined(secrets, secretName)).toBeDefined();
 
     const removed = await fed.cli(['unjoin', 'member2', ...common, '--kubefed-namespace', ns]);
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toContain(`removed secret ${ns}/${secretName} in host`);
+    expect(removed.stdout).toContain(`secret/${secretName} deleted in host`);
     expect(await getOrUndefined(secrets, secretName)).toBeUndefined();
   });
 });

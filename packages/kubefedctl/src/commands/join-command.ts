@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { parseBool, parseTimeout } from '../flag-parsers.js';
 import { contextDetails, resolveContextName } from '../kubeconfig-contexts.js';
 import { type Output, renderYamlDocuments } from '../output.js';
-import { describeObject } from '../resources.js';
+import { changeLine, kubectlRef } from '../resources.js';
 import { join, type JoinResult, validateJoinNames } from './join.js';
 
 interface JoinFlags {
@@ -77,12 +77,13 @@ function printJoin(result: JoinResult, flags: JoinFlags & { dryRun: boolean }, h
   if (flags.dryRun) {
     for (const p of result.plan) {
       if (p.object.kind === 'Namespace' && p.exists) continue;
-      out.info(`${p.exists ? 'would update (if different)' : 'would create'} ${describeObject(p.object, p.cluster)}`);
+      // kubectl apply's words: `configured` for an object that exists (updated where it differs).
+      out.info(changeLine(kubectlRef(p.object), p.exists ? 'configured' : 'created', p.cluster, true));
     }
     out.info(`dry run: nothing was written`);
     return;
   }
-  for (const a of result.actions) out.info(`${a.verb} ${a.what}`);
+  for (const a of result.actions) out.info(changeLine(a.object, a.verb, a.cluster));
   out.info(`cluster "${names.cluster}" joined host cluster "${hostName}" (KubeFedCluster ${names.namespace}/${names.cluster})`);
 }
 

@@ -41,7 +41,7 @@ import {
 import type { ContextDetails } from '../kubeconfig-contexts.js';
 import { LEAST_PRIVILEGE_LABEL, leastPrivilegeNamespaceRules, leastPrivilegeRules, selfEscalationWarning } from '../least-privilege.js';
 import { hintFor, type Output } from '../output.js';
-import { GVR, describeObject, gvrOfKind } from '../resources.js';
+import { GVR, describeObject, gvrOfKind, kubectlRef } from '../resources.js';
 
 /** Options of {@link join} (the flags of `kubefedctl join`). */
 export interface JoinOptions {
@@ -109,8 +109,10 @@ export interface PlannedObject {
 /** What happened to one object. */
 export interface JoinAction {
   verb: 'created' | 'updated' | 'unchanged' | 'recreated';
-  /** e.g. `service account kube-federation-system/member1-host in member1`. */
-  what: string;
+  /** kubectl's name of the object ({@link kubectlRef}), e.g. `serviceaccount/member1-host`. */
+  object: string;
+  /** The cluster it is in. */
+  cluster: string;
 }
 
 /** Result of {@link join}: the actions taken, or with `dryRun` the planned objects. */
@@ -180,9 +182,9 @@ class StepRunner {
     }
   }
 
-  created(what: string, undo: () => Promise<void>): void {
-    this.actions.push({ verb: 'created', what });
-    this.undos.push({ what, run: undo });
+  created(obj: KubeObject, cluster: string, undo: () => Promise<void>): void {
+    this.actions.push({ verb: 'created', object: kubectlRef(obj), cluster });
+    this.undos.push({ what: describeObject(obj, cluster), run: undo });
   }
 
   /** Undoes what was created, newest first; returns what could not be undone. */
@@ -383,7 +385,7 @@ async function ensure(ctx: EnsureContext, desired: KubeObject): Promise<KubeObje
   const name = desired.metadata.name ?? '';
   const createIt = async (): Promise<KubeObject> => {
     const created = await ctx.run.step(`create ${what}`, () => client.create(desired));
-    ctx.run.created(what, async () => {
+    ctx.run.created(created, ctx.cluster, async () => {
       await client.delete(name, { propagationPolicy: 'Background' });
     });
     return created;
@@ -403,17 +405,17 @@ async function ensure(ctx: EnsureContext, desired: KubeObject): Promise<KubeObje
   }
   const next = reconcilerFor(desired, ctx.side)(current, desired);
   if (next === undefined) {
-    ctx.run.actions.push({ verb: 'unchanged', what });
+    ctx.run.actions.push({ verb: 'unchanged', object: kubectlRef(desired), cluster: ctx.cluster });
     return current;
   }
   if (next === 'recreate') {
     await ctx.run.step(`delete ${what} to re-create it`, () => client.delete(name));
     const created = await ctx.run.step(`re-create ${what}`, () => client.create(desired));
-    ctx.run.actions.push({ verb: 'recreated', what });
+    ctx.run.actions.push({ verb: 'recreated', object: kubectlRef(desired), cluster: ctx.cluster });
     return created;
   }
   const updated = await ctx.run.step(`update ${what}`, () => client.update(next));
-  ctx.run.actions.push({ verb: 'updated', what });
+  ctx.run.actions.push({ verb: 'updated', object: kubectlRef(desired), cluster: ctx.cluster });
   return updated;
 }
 
@@ -799,7 +801,7 @@ async function writeHostSecret(
   const client = j.targets.host.resource(GVR.secrets, j.ns);
   const created = await hostCtx.run.step(`create ${describeObject(secretDesired, hostName)}`, () => client.create(secretDesired));
   const secretName = created.metadata.name ?? '';
-  hostCtx.run.created(describeObject(created, hostName), async () => {
+  hostCtx.run.created(created, hostName, async () => {
     await client.delete(secretName);
   });
   return secretName;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { resolveContextName } from '../kubeconfig-contexts.js';
+import { changeLine } from '../resources.js';
 import { rotateToken } from './rotate-token.js';
 
 const ROTATE_TOKEN_EXAMPLES =
@@ -15,7 +16,11 @@ async function runRotateToken(cluster: string, flags: { clusterContext?: string 
   using host = ctx.client(kubeconfig, hostContext);
   using member = ctx.client(kubeconfig, memberContext, cluster);
   const result = await rotateToken({ cluster, kubefedNamespace: globals.kubefedNamespace }, { host, member }, out);
-  out.info(`rotated the token of cluster "${cluster}": the old token is revoked, the new one is in host secret ${result.hostSecret}`);
+  out.info(changeLine(result.recreated, 'recreated', cluster));
+  out.info(changeLine(`secret/${result.hostSecret}`, 'updated', hostContext));
+  out.info(
+    `rotated the token of cluster "${cluster}": the old token is revoked, the new one is in host secret ${globals.kubefedNamespace}/${result.hostSecret}`,
+  );
 }
 
 /** Registers `kubefedctl rotate-token` on `program`. */

@@ -29,7 +29,7 @@ import {
   tokenSecretObject,
 } from '../join-objects.js';
 import { hintFor, type Output } from '../output.js';
-import { GVR } from '../resources.js';
+import { GVR, kubectlRef } from '../resources.js';
 import { waitForToken } from './join.js';
 
 /** Options of {@link rotateToken}. */
@@ -44,12 +44,12 @@ export interface RotateTokenOptions {
   pollIntervalMs?: number | undefined;
 }
 
-/** What {@link rotateToken} rotated. */
+/** What {@link rotateToken} rotated, objects named as kubectl names them ({@link kubectlRef}). */
 export interface RotateTokenResult {
-  /** `<namespace>/<name>` of the host Secret that holds the new token. */
+  /** The name of the host Secret that holds the new token (in the kubefed namespace). */
   readonly hostSecret: string;
-  /** `<namespace>/<name>` of the member token Secret that was re-created (or, for a short-lived token, of the ServiceAccount). */
-  readonly memberSecret: string;
+  /** The member object re-created: the token Secret, or for a short-lived token the ServiceAccount. */
+  readonly recreated: string;
 }
 
 /**
@@ -90,7 +90,7 @@ export async function rotateToken(
   const shortLived = shortLivedTokenOf(hostSecret);
   if (shortLived !== undefined) {
     await rotateShortLived({ names, lifetimeSeconds: shortLived.lifetimeSeconds, secretName }, targets, { out, fail });
-    return { hostSecret: shown, memberSecret: `${ns}/${names.serviceAccount}` };
+    return { hostSecret: secretName, recreated: kubectlRef(serviceAccountObject(names)) };
   }
   const memberSecrets = targets.member.resource(GVR.secrets, ns);
   const memberShown = `${ns}/${names.serviceAccount}`;
@@ -120,7 +120,7 @@ export async function rotateToken(
       e,
     );
   }
-  return { hostSecret: shown, memberSecret: memberShown };
+  return { hostSecret: secretName, recreated: kubectlRef(tokenSecretObject(names)) };
 }
 
 /** The KubeFedCluster's Secret name and the Secret (undefined when missing); a KubefedctlError without a KubeFedCluster. */

@@ -4,6 +4,7 @@ import type { CommandContext } from '../command-context.js';
 import { KubefedctlError } from '../errors.js';
 import { resolveContextName } from '../kubeconfig-contexts.js';
 import type { Output } from '../output.js';
+import { changeLine } from '../resources.js';
 import { validateJoinNames } from './join.js';
 import { unjoin, type UnjoinResult } from './unjoin.js';
 
@@ -26,9 +27,9 @@ Examples:
 `;
 
 function printUnjoin(result: UnjoinResult, dryRun: boolean, hostName: string, out: Output): void {
-  for (const r of result.removed) out.info(`${dryRun ? 'would remove' : 'removed'} ${r}`);
+  for (const r of result.removed) out.info(changeLine(r.ref, 'deleted', r.cluster, dryRun));
   for (const a of result.absent) out.debug(`not found: ${a}`);
-  for (const k of result.kept) out.info(`kept ${k}`);
+  for (const k of result.kept) out.info(`${changeLine(k.ref, 'kept', k.cluster)} (${k.reason})`);
   for (const n of result.notRemoved) out.warn(`could not remove ${n.what}: ${n.reason}`);
   if (dryRun) {
     out.info('dry run: nothing was removed');

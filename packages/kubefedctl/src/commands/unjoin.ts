@@ -12,7 +12,7 @@ import {
 import { causeMessage, type KubefedctlError, NotJoinedError, UnjoinError } from '../errors.js';
 import { joinedClusterOf, joinNames, type JoinNames, NAMESPACE_CREATED_BY_JOIN_ANNOTATION } from '../join-objects.js';
 import { hintFor, type Output } from '../output.js';
-import { GVR, deleteIfExists } from '../resources.js';
+import { GVR, deleteIfExists, describeObject, gvrOfKind, kubectlRef } from '../resources.js';
 
 /** Options of {@link unjoin} (the flags of `kubefedctl unjoin`). */
 export interface UnjoinOptions {
@@ -41,12 +41,18 @@ export interface UnjoinTargets {
   memberProblem?: KubefedctlError | undefined;
 }
 
+/** An object in a cluster, named as kubectl names it ({@link kubectlRef}). */
+export interface ObjectInCluster {
+  ref: string;
+  cluster: string;
+}
+
 /** What {@link unjoin} did. Every entry names the object and the cluster. */
 export interface UnjoinResult {
   names: JoinNames;
   /** Deleted (with `dryRun`: would be deleted). */
-  removed: string[];
-  /** Not there in the first place. */
+  removed: ObjectInCluster[];
+  /** Not there in the first place (as messages name them, {@link describeObject}). */
   absent: string[];
   /** Left behind (only with `force`), with the reason. */
   notRemoved: { what: string; reason: string }[];
@@ -55,10 +61,11 @@ export interface UnjoinResult {
    * join, and the member's kubefed namespace when it is the host's own, was not created by join,
    * or still holds other service accounts.
    */
-  kept: string[];
+  kept: (ObjectInCluster & { reason: string })[];
 }
 
-interface Target {
+interface Target extends ObjectInCluster {
+  /** As messages name it ({@link describeObject}). */
   what: string;
   gvr: GroupVersionResource;
   namespace?: string;
@@ -75,27 +82,34 @@ interface UnjoinRun {
   result: UnjoinResult;
 }
 
+/** The target `kind` `name` (in `namespace`, when given) in `cluster`. */
+function target(kind: string, name: string, where: { cluster: string; side: Target['side']; namespace?: string }): Target {
+  const obj: KubeObject = { kind, metadata: { name, ...(where.namespace === undefined ? {} : { namespace: where.namespace }) } };
+  return {
+    what: describeObject(obj, where.cluster),
+    ref: kubectlRef(obj),
+    cluster: where.cluster,
+    gvr: gvrOfKind(kind),
+    ...(where.namespace === undefined ? {} : { namespace: where.namespace }),
+    name,
+    side: where.side,
+  };
+}
+
 function memberTargets(names: JoinNames): Target[] {
-  const ns = names.namespace;
-  const c = names.cluster;
-  const side = 'member';
+  const cluster = { cluster: names.cluster, side: 'member' } as const;
+  const inNamespace = { ...cluster, namespace: names.namespace };
   return [
-    { what: `cluster role binding ${names.role} in ${c}`, gvr: GVR.clusterRoleBindings, name: names.role, side },
-    { what: `cluster role ${names.role} in ${c}`, gvr: GVR.clusterRoles, name: names.role, side },
-    { what: `cluster role binding ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoleBindings, name: names.healthCheckRole, side },
-    { what: `cluster role ${names.healthCheckRole} in ${c}`, gvr: GVR.clusterRoles, name: names.healthCheckRole, side },
-    { what: `role binding ${ns}/${names.role} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.role, side },
-    { what: `role ${ns}/${names.role} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.role, side },
-    { what: `role binding ${ns}/${names.tokenRole} in ${c}`, gvr: GVR.roleBindings, namespace: ns, name: names.tokenRole, side },
-    { what: `role ${ns}/${names.tokenRole} in ${c}`, gvr: GVR.roles, namespace: ns, name: names.tokenRole, side },
-    { what: `secret ${ns}/${names.serviceAccount} in ${c}`, gvr: GVR.secrets, namespace: ns, name: names.serviceAccount, side },
-    {
-      what: `service account ${ns}/${names.serviceAccount} in ${c}`,
-      gvr: GVR.serviceAccounts,
-      namespace: ns,
-      name: names.serviceAccount,
-      side,
-    },
+    target('ClusterRoleBinding', names.role, cluster),
+    target('ClusterRole', names.role, cluster),
+    target('ClusterRoleBinding', names.healthCheckRole, cluster),
+    target('ClusterRole', names.healthCheckRole, cluster),
+    target('RoleBinding', names.role, inNamespace),
+    target('Role', names.role, inNamespace),
+    target('RoleBinding', names.tokenRole, inNamespace),
+    target('Role', names.tokenRole, inNamespace),
+    target('Secret', names.serviceAccount, inNamespace),
+    target('ServiceAccount', names.serviceAccount, inNamespace),
   ];
 }
 
@@ -137,7 +151,8 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
   const hostName = options.hostClusterName;
   const run: UnjoinRun = { options, out, result: { names, removed: [], absent: [], notRemoved: [], kept: [] } };
   const { result } = run;
-  const kfcWhat = `KubeFedCluster ${ns}/${options.cluster} in ${hostName}`;
+  const kfcTarget = target('KubeFedCluster', options.cluster, { cluster: hostName, side: 'host', namespace: ns });
+  const kfcWhat = kfcTarget.what;
 
   let kfc: KubeObject | undefined;
   try {
@@ -177,7 +192,7 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
 
   if (kfc === undefined) {
     if (result.removed.length === 0) {
-      const kept = result.kept.length === 0 ? '' : ` (kept: ${result.kept.join('; ')})`;
+      const kept = result.kept.length === 0 ? '' : ` (kept: ${result.kept.map((k) => `${k.ref} in ${k.cluster} (${k.reason})`).join('; ')})`;
       throw notJoined(options, `, and no object of its join in ${options.cluster}${kept}`);
     }
     result.absent.push(kfcWhat);
@@ -185,14 +200,7 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
   }
   const secretName = secretRefName(kfc);
   if (secretName !== undefined) await removeHostSecret(run, targets.host, secretName);
-  await removeTarget(run, targets.host, {
-    what: kfcWhat,
-    gvr: GVR.kubeFedClusters,
-    namespace: ns,
-    name: options.cluster,
-    side: 'host',
-    uid: kfc.metadata.uid,
-  });
+  await removeTarget(run, targets.host, { ...kfcTarget, uid: kfc.metadata.uid });
   return result;
 }
 
@@ -211,13 +219,7 @@ function secretRefName(kfc: KubeObject): string | undefined {
 async function removeHostSecret(run: UnjoinRun, host: DynamicClient, secretName: string): Promise<void> {
   const ns = run.options.kubefedNamespace;
   const cluster = run.options.cluster;
-  const t: Target = {
-    what: `secret ${ns}/${secretName} in ${run.options.hostClusterName}`,
-    gvr: GVR.secrets,
-    namespace: ns,
-    name: secretName,
-    side: 'host',
-  };
+  const t = target('Secret', secretName, { cluster: run.options.hostClusterName, side: 'host', namespace: ns });
   let secret: KubeObject | undefined;
   let others: string[];
   try {
@@ -236,16 +238,23 @@ async function removeHostSecret(run: UnjoinRun, host: DynamicClient, secretName:
   }
   const boundTo = secret.metadata.annotations?.[CLUSTER_NAME_ANNOTATION];
   if (boundTo !== undefined && boundTo !== '' && boundTo !== cluster) {
-    run.result.kept.push(`${t.what} (bound to cluster ${boundTo} by its ${CLUSTER_NAME_ANNOTATION} annotation, not to ${cluster})`);
+    keep(run, t, `bound to cluster ${boundTo} by its ${CLUSTER_NAME_ANNOTATION} annotation, not to ${cluster}`);
     return;
   }
   if ((boundTo === undefined || boundTo === '') && others.length > 0) {
-    run.result.kept.push(
-      `${t.what} (not bound to a cluster, and KubeFedCluster${others.length === 1 ? '' : 's'} ${others.join(', ')} name${others.length === 1 ? 's' : ''} it too)`,
+    keep(
+      run,
+      t,
+      `not bound to a cluster, and KubeFedCluster${others.length === 1 ? '' : 's'} ${others.join(', ')} name${others.length === 1 ? 's' : ''} it too`,
     );
     return;
   }
   await removeTarget(run, host, { ...t, uid: secret.metadata.uid });
+}
+
+/** Records that `t` stays, and why. */
+function keep(run: UnjoinRun, t: Target, reason: string): void {
+  run.result.kept.push({ ref: t.ref, cluster: t.cluster, reason });
 }
 
 /** A failed read or delete: fatal, except in the member with `force` (then reported in `notRemoved`). */
@@ -262,11 +271,11 @@ async function removeTarget(run: UnjoinRun, cluster: DynamicClient, t: Target): 
   try {
     if (run.options.dryRun) {
       if ((await getOrUndefined(client, t.name)) === undefined) run.result.absent.push(t.what);
-      else run.result.removed.push(t.what);
+      else run.result.removed.push({ ref: t.ref, cluster: t.cluster });
       return;
     }
     run.out.debug(`delete ${t.what}`);
-    if (await deleteIfExists(client, t.name, t.uid)) run.result.removed.push(t.what);
+    if (await deleteIfExists(client, t.name, t.uid)) run.result.removed.push({ ref: t.ref, cluster: t.cluster });
     else run.result.absent.push(t.what);
   } catch (e) {
     failed(run, t, e);
@@ -288,7 +297,7 @@ async function removeOwned(run: UnjoinRun, member: DynamicClient, t: Target): Pr
   }
   const owner = joinedClusterOf(existing);
   if (owner !== undefined && owner !== run.options.cluster) {
-    run.result.kept.push(`${t.what} (created by the join of ${owner})`);
+    keep(run, t, `created by the join of ${owner}`);
     return;
   }
   await removeTarget(run, member, { ...t, uid: existing.metadata.uid });
@@ -304,12 +313,7 @@ async function removeMemberNamespace(
   clusters: { member: DynamicClient; host: DynamicClient },
   names: JoinNames,
 ): Promise<void> {
-  const t: Target = {
-    what: `namespace ${names.namespace} in ${names.cluster}`,
-    gvr: GVR.namespaces,
-    name: names.namespace,
-    side: 'member',
-  };
+  const t = target('Namespace', names.namespace, { cluster: names.cluster, side: 'member' });
   let memberNs: KubeObject | undefined;
   let hostNs: KubeObject | undefined;
   let serviceAccounts: KubeObject[] = [];
@@ -326,18 +330,16 @@ async function removeMemberNamespace(
     return;
   }
   if (hostNs?.metadata.uid !== undefined && hostNs.metadata.uid === memberNs.metadata.uid) {
-    run.result.kept.push(`${t.what} (it is the host's own control-plane namespace)`);
+    keep(run, t, "it is the host's own control-plane namespace");
     return;
   }
   if (memberNs.metadata.annotations?.[NAMESPACE_CREATED_BY_JOIN_ANNOTATION] === undefined) {
-    run.result.kept.push(
-      `${t.what} (not created by join: no ${NAMESPACE_CREATED_BY_JOIN_ANNOTATION} annotation; delete it yourself if nothing uses it)`,
-    );
+    keep(run, t, `not created by join: no ${NAMESPACE_CREATED_BY_JOIN_ANNOTATION} annotation; delete it yourself if nothing uses it`);
     return;
   }
   const others = serviceAccounts.map((sa) => sa.metadata.name ?? '').filter((n) => n !== 'default' && n !== names.serviceAccount);
   if (others.length > 0) {
-    run.result.kept.push(`${t.what} (still used by service account${others.length === 1 ? '' : 's'} ${others.sort().join(', ')})`);
+    keep(run, t, `still used by service account${others.length === 1 ? '' : 's'} ${others.sort().join(', ')}`);
     return;
   }
   await removeTarget(run, clusters.member, { ...t, uid: memberNs.metadata.uid });
