@@ -1,4 +1,5 @@
 import { KUBEFED_NAMESPACE_DEFAULT, RESOURCES } from '@kubefed/api';
+import type { ApiError } from './api-error.js';
 import { connectionFromKubeFedCluster, type KubeFedClusterInput, type SecretInput } from './cluster-config.js';
 import { HttpDiscovery } from './discovery.js';
 import { type ClusterConnection, HttpTransport, type TransportOptions } from './http-transport.js';
@@ -113,6 +114,15 @@ export class DynamicClient implements Disposable {
   restMapper(): RestMapper {
     this.mapper ??= new RestMapper(this.discovery());
     return this.mapper;
+  }
+
+  /**
+   * Calls `listener` whenever a request or the opening of a watch fails to reach the server
+   * (ApiError `NetworkError`: refused, reset, name resolution, TLS); returns the function that
+   * removes it. A listener must not throw.
+   */
+  onNetworkError(listener: (err: ApiError) => void): () => void {
+    return this.transport.onNetworkError(listener);
   }
 
   /** Releases pooled connections; requests still running fail. */

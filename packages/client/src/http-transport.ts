@@ -203,6 +203,7 @@ export class HttpTransport {
   /** See {@link TransportOptions.maxWatchEventBytes}. */
   readonly maxWatchEventBytes: number;
   private readonly onRequestDone: ((method: string, code: string) => void) | undefined;
+  readonly #networkErrorListeners = new Set<(err: ApiError) => void>();
 
   constructor(
     private readonly connection: ClusterConnection,
@@ -282,6 +283,16 @@ export class HttpTransport {
     return { res, close: () => res.body.destroy() };
   }
 
+  /**
+   * Calls `listener` with the error whenever a request, or the opening of a watch, fails to reach
+   * the server (ApiError `NetworkError`: connection refused or reset, name resolution, TLS);
+   * returns the function that removes it. A listener must not throw.
+   */
+  onNetworkError(listener: (err: ApiError) => void): () => void {
+    this.#networkErrorListeners.add(listener);
+    return () => this.#networkErrorListeners.delete(listener);
+  }
+
   /** Closes the pooled connections; in-flight requests fail, a later request opens new ones. */
   close(): void {
     const pool = this.#pool;
@@ -297,7 +308,9 @@ export class HttpTransport {
     if (req.signal?.aborted === true) return abortError(req.signal);
     if (e instanceof ApiError) return e;
     if (deadline.timedOut) return ApiError.timeout(timeoutMs, req.description);
-    return ApiError.fromNetworkError(e, req.description);
+    const err = ApiError.fromNetworkError(e, req.description);
+    for (const listener of [...this.#networkErrorListeners]) listener(err);
+    return err;
   }
 
   /**

@@ -272,6 +272,36 @@ describe('cluster health controller against kube-sim', () => {
     expect(running.fleet.isReady('member2')).toBe(true);
   });
 
+  it('probes a Ready member at once when a connection of its client fails, long before the next period', async () => {
+    // A 5-minute period: within the poll below only the failed connections can cause a probe.
+    const ns = await kubefedNamespace({ ...FAST, clusterHealthCheck: { ...FAST.clusterHealthCheck, period: '5m' } });
+    const member2 = fed.member('member2');
+    await joinMember(fed, member2, ns);
+    await using running = runManager(ns);
+    await expect
+      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 5000, interval: 100 })
+      .toMatchObject({ status: 'True' });
+    // A reader of the member through the Fleet's client, as the sync controllers and workers are
+    // (of Nodes: what the join of joinMember lets the member's service account read).
+    const hold = running.fleet.informer('member2', { resource: { group: '', version: 'v1', resource: 'nodes' } });
+    if (hold === undefined) throw new Error('member2 is not engaged');
+    try {
+      await expect.poll(() => hold.informer.hasSynced(), { timeout: 5000, interval: 100 }).toBe(true);
+      member2.faults.unreachable();
+      try {
+        // failureThreshold 3: the watch's reconnects, one probe a second at most, fail 3 probes.
+        await expect
+          .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Offline'), { timeout: 20_000, interval: 200 })
+          .toMatchObject({ status: 'True', reason: 'ClusterNotReachable' });
+        expect(running.fleet.isReady('member2')).toBe(false);
+      } finally {
+        member2.faults.restore();
+      }
+    } finally {
+      hold.release();
+    }
+  }, 40_000);
+
   it("takes a member's readiness from its stored status until the restarted controller's first probe decides", async () => {
     const ns = await kubefedNamespace({ ...FAST, clusterHealthCheck: { ...FAST.clusterHealthCheck, timeout: '10s' } });
     const member1 = fed.member('member1');

@@ -24,6 +24,12 @@ export interface FleetEvents {
   onDisengaged?(name: string): void;
   /** The set of Ready members changed (a member became Ready, stopped being Ready, or left while Ready): the Ready names, sorted. */
   onReadyChange?(ready: readonly string[]): void;
+  /**
+   * A request or watch of `name`'s client failed to reach the member (connection refused or
+   * reset, name resolution, TLS): whether it is still reachable is in doubt. Called for every such
+   * failure, so often while a member is down.
+   */
+  onConnectionFailed?(name: string): void;
 }
 
 /** What a shared member informer watches: one resource, optionally one namespace and a label selector. */
@@ -64,6 +70,8 @@ interface Member<C> {
   readonly informers: SharedInformers;
   /** Settles once the member's informers stopped. */
   readonly informersDone: Promise<void>;
+  /** Removes the client's network error listener. */
+  readonly unlisten: () => void;
   ready: boolean;
 }
 
@@ -130,7 +138,8 @@ export class Fleet<C = unknown> implements Runnable {
           });
     const informers = new SharedInformers({ cluster: name, client, logger: this.#logger, clock: this.#o.clock, budget });
     const informersDone = informers.start(abort.signal);
-    this.#members.set(name, { config, client, abort, informers, informersDone, ready: false });
+    const unlisten = client.onNetworkError(() => this.#emit((l) => l.onConnectionFailed?.(name)));
+    this.#members.set(name, { config, client, abort, informers, informersDone, unlisten, ready: false });
     this.#logger.info({ cluster: name }, 'cluster engaged');
     this.#emit((l) => l.onEngaged?.(name));
     return client;
@@ -141,6 +150,7 @@ export class Fleet<C = unknown> implements Runnable {
     const member = this.#members.get(name);
     if (member === undefined) return;
     this.#members.delete(name);
+    member.unlisten();
     member.abort.abort();
     this.#logger.info({ cluster: name }, 'cluster disengaged');
     if (member.ready) this.#emitReady();

@@ -1,4 +1,4 @@
-import { type DynamicClient, jsonEqual, type KubeObject } from '@kubefed/client';
+import { type DynamicClient, jsonEqual, type KubeObject, systemClock } from '@kubefed/client';
 import {
   type Clock,
   type Controller,
@@ -62,6 +62,26 @@ export interface KubeFedClusterControllerHandle {
   readonly clustersKnown: (signal: AbortSignal) => Promise<void>;
 }
 
+/** The least time between two probes of one cluster that its connection failures ask for. */
+const EARLY_PROBE_SPACING_MS = 1000;
+
+/**
+ * A Ready member whose sync or watch connection fails is probed at once, not at its next period
+ * (beyond KubeFed, which notices only at its next probe: docs/concepts.md, differences): the
+ * thresholds still decide, so it takes as many failed probes as they ask for. A member that is
+ * down fails every request, so at most one such probe a second per cluster.
+ */
+function earlyProbes(clock: Clock, probe: (name: string) => void): (name: string) => void {
+  const last = new Map<string, number>();
+  return (name) => {
+    const now = clock.now();
+    const previous = last.get(name);
+    if (previous !== undefined && now - previous < EARLY_PROBE_SPACING_MS) return;
+    last.set(name, now);
+    probe(name);
+  };
+}
+
 const identityChanged = (o: KubeObject, n: KubeObject): boolean =>
   o.metadata.generation !== n.metadata.generation ||
   !jsonEqual(o.metadata.labels ?? {}, n.metadata.labels ?? {}) ||
@@ -102,6 +122,9 @@ export function registerKubeFedClusterController(
     ]),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
+  const probeSoon = earlyProbes(options.clock ?? systemClock, (name) => {
+    if (fleet.isReady(name)) controller.queue.add(`${options.namespace}/${name}`);
+  });
   // Added before the controller so that it stops after it (reverse order): clients are closed
   // only once no probe runs any more.
   manager.add({
@@ -110,7 +133,9 @@ export function registerKubeFedClusterController(
       const off = settings.onChange(() => {
         for (const key of informer.store.keys()) controller.queue.add(key);
       });
+      const unsubscribe = fleet.subscribe({ onConnectionFailed: probeSoon });
       await untilAborted(signal);
+      unsubscribe();
       off();
       reconciler.close();
     },
