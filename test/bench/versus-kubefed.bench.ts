@@ -22,8 +22,8 @@
 //   4. restart with everything converged: SIGTERM, a new process; time until it leads, until it
 //      is quiet (3 s in a row under 10 % of a core, counted from the start), CPU from its start
 //      to leading and over the S seconds after, member writes;
-//   5. one member unreachable (kube-sim refuses its connections): the time until its
-//      KubeFedCluster is Ready=False, and changes one at a time to the healthy members until O
+//   5. one member unreachable (kube-sim refuses its connections), half a probe period after
+//      the victim's last probe: the time until its KubeFedCluster is Ready=False, and changes one at a time to the healthy members until O
 //      seconds (default 20) after that: their p50 / p99.
 // `--profile DIR` takes a CPU profile of our controller manager over each bulk phase (V8
 // inspector, cpu-profiler.ts), writes it into DIR and prints its 15 functions with the most self
@@ -33,7 +33,7 @@ import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { RESOURCES } from '@kubefed/api';
+import { parseGoDuration, RESOURCES } from '@kubefed/api';
 import { getOrUndefined, type KubeObject } from '@kubefed/client';
 import { type LocalFederation, startRedis } from '@kubefed/testing';
 import {
@@ -56,6 +56,7 @@ import {
   until,
 } from './bench-support.js';
 import {
+  BENCH_KUBEFED_CONFIG,
   type ControllerKind,
   kubeFed,
   oursCompiled,
@@ -94,6 +95,8 @@ const CHANGES = count('changes', 2);
 const IDLE_SECONDS = count('idle-seconds', 1);
 const OUTAGE_SECONDS = count('outage-seconds', 0);
 const PHASE_LIMIT_MS = count('phase-minutes', 1) * 60_000;
+/** Both controllers' health-check period. */
+const PROBE_PERIOD_MS = parseGoDuration(BENCH_KUBEFED_CONFIG.clusterHealthCheck?.period ?? '') ?? 10_000;
 const KINDS = flags.controllers.split(',').map((k) => k.trim());
 for (const k of KINDS) if (k !== 'ours' && k !== 'kubefed') throw new Error(`--controllers: expected ours and/or kubefed, got ${k}`);
 /** The namespace of the benchmark's federated objects. */
@@ -140,9 +143,14 @@ async function namespaceEverywhere(fed: LocalFederation): Promise<boolean> {
 }
 
 /** The Ready condition of the KubeFedCluster `name`, if it has one. */
-async function readyCondition(fed: LocalFederation, name: string): Promise<{ status?: string; reason?: string } | undefined> {
+async function readyCondition(
+  fed: LocalFederation,
+  name: string,
+): Promise<{ status?: string; reason?: string; lastProbeTime?: string } | undefined> {
   const cluster = await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get(name);
-  const conditions = (cluster['status'] as { conditions?: { type?: string; status?: string; reason?: string }[] } | undefined)?.conditions;
+  const conditions = (
+    cluster['status'] as { conditions?: { type?: string; status?: string; reason?: string; lastProbeTime?: string }[] } | undefined
+  )?.conditions;
   return conditions?.find((c) => c.type === 'Ready');
 }
 
@@ -331,6 +339,12 @@ async function unreachable(
   const healthy = fed.members.filter((m) => m !== victim);
   // From Ready: on a loaded machine a health probe may time out and a restarted controller may not have probed yet.
   await fed.waitForReady(PHASE_LIMIT_MS);
+  // The fault lands half a probe period after the victim's last probe, for both controllers: the
+  // phases before take fixed times from the start of leading, so a fault right after them fell
+  // at the same point of each controller's probe schedule, and that point decided the figure.
+  const probedAt = (await readyCondition(fed, victim))?.lastProbeTime;
+  await until('a new probe of the victim', async () => (await readyCondition(fed, victim))?.lastProbeTime !== probedAt, PHASE_LIMIT_MS, 100);
+  await pause(PROBE_PERIOD_MS / 2);
   await fed.fault(victim, { unreachable: true });
   const t0 = performance.now();
   let notReadyAt: number | undefined;
