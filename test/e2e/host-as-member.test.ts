@@ -8,7 +8,7 @@ import { getOrUndefined, type ResourceClient } from '@kubefed/client';
 import { RESOURCES } from '@kubefed/api';
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createFederatedNamespace,
   FEDERATED_CONFIG_MAPS,
@@ -24,21 +24,7 @@ const CLUSTERS = ['host', 'member1'] as const;
 // finalizers (the FederatedNamespace's), so a deleted namespace may take a few of those rounds.
 const NAMESPACE_GONE = { ...POLL, timeout: 60_000 } as const;
 
-const fed = useLocalFederation({
-  members: ['member1'],
-  setup: async (fed) => {
-    const joined = await fed.kubefedctl(['join', 'host', '--cluster-context', 'host', '--host-cluster-context', 'host']);
-    expect(joined.stderr).not.toContain('error:');
-    expect(joined.code).toBe(0);
-    await vi.waitFor(
-      async () =>
-        expect((await fed.client('host').resource(RESOURCES.kubeFedClusters, fed.namespace).get('host')).status).toMatchObject({
-          conditions: [{ type: 'Ready', status: 'True' }],
-        }),
-      POLL,
-    );
-  },
-});
+const fed = useLocalFederation({ members: ['member1'], hostAsMember: true });
 
 const labelsOf = async (cluster: string, ns: string): Promise<Record<string, string> | 'absent'> => {
   const obj = await getOrUndefined(fed.client(cluster).resource(RESOURCES.namespaces), ns);

@@ -5,7 +5,8 @@
  * (`startSimClusters`), real ones built from Go modules (`startRealClusters`), KubeFed v0.10.0
  * itself as the reference (`startKubeFed` on such a host, `askKubeFedVersionOracle` for its
  * version-tracking hashes), a whole local federation of processes on either
- * (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`; `useLocalFederation` of
+ * (`startLocalFederation`, substrate from `KUBEFED_TEST_SUBSTRATE`, the host joined as a member
+ * too with `KUBEFED_E2E_HOST_AS_MEMBER=1`; `useLocalFederation` of
  * `@kubefed/testing/vitest` for a test file), a host and members inside
  * the test process joined by hand (`startInProcessFederation`, `joinMember`), plus
  * polling (`eventually`, `consistently`, the suites' poll policy `POLL`) and unique names.
@@ -31,7 +32,14 @@ export {
   type InProcessFederationOptions,
   type JoinMemberOptions,
 } from './in-process-federation.js';
-export { startLocalFederation, DEFAULT_REGIONS, type LocalFederation, type LocalFederationOptions } from './local-federation.js';
+export {
+  startLocalFederation,
+  hostAsMemberFromEnvironment,
+  HOST_AS_MEMBER_ENV,
+  DEFAULT_REGIONS,
+  type LocalFederation,
+  type LocalFederationOptions,
+} from './local-federation.js';
 export {
   startLocalClusters,
   substrateFromEnvironment,

@@ -40,6 +40,24 @@ const JOINS_AT_ONCE = 8;
 
 export { DEFAULT_REGIONS };
 
+/** The environment variable that joins the host as a member of every local federation that joins members (`hostAsMember`). */
+export const HOST_AS_MEMBER_ENV = 'KUBEFED_E2E_HOST_AS_MEMBER';
+
+/** The context, and KubeFedCluster name, of the host cluster. */
+const HOST = 'host';
+
+/**
+ * Whether `value` (default: the environment variable `KUBEFED_E2E_HOST_AS_MEMBER`) asks for the
+ * host as a member: `1` or `true` yes; unset, empty, `0` or `false` no.
+ *
+ * @throws TestingError for any other value.
+ */
+export function hostAsMemberFromEnvironment(value: string | undefined = process.env[HOST_AS_MEMBER_ENV]): boolean {
+  if (value === undefined || value === '' || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new TestingError(`${HOST_AS_MEMBER_ENV} must be 1 or 0, got "${value}"`);
+}
+
 /** Options of {@link startLocalFederation}. */
 export interface LocalFederationOptions {
   /**
@@ -83,6 +101,14 @@ export interface LocalFederationOptions {
   readonly fastHealthChecks?: boolean;
   /** Members to join with `kubefedctl join`: `true` every one, `false` none, or a list of them. Default true. */
   readonly join?: boolean | readonly string[];
+  /**
+   * Join the host as a member of its own federation too, with the members and the same flags,
+   * under the name of its context, `host` (KubeFed's CI topology: its host cluster is also a
+   * member, named after its context). With `join: false` nothing is joined, the host neither (a
+   * file that joins by hand joins the host by hand); `true` then throws a TestingError. Default:
+   * the environment variable `KUBEFED_E2E_HOST_AS_MEMBER` ({@link hostAsMemberFromEnvironment}), else false.
+   */
+  readonly hostAsMember?: boolean;
   /** Extra `kubefedctl join` flags (e.g. `--least-privilege`); default none. */
   readonly joinFlags?: readonly string[];
   /**
@@ -106,7 +132,12 @@ export interface LocalFederation extends AsyncDisposable {
   readonly kubeconfigPath: string;
   /** `host`. */
   readonly hostContext: string;
+  /** Whether the host is a member of its own federation (`hostAsMember`), as KubeFedCluster `host`. */
+  readonly hostAsMember: boolean;
+  /** The member clusters: `host` first when it is one (`hostAsMember`), then those of the `members` option. */
   readonly members: readonly string[];
+  /** The clusters joined by the start: `host` first when it is a member, then those of the `join` option; empty with `join: false`. */
+  readonly joined: readonly string[];
   readonly namespace: string;
   readonly redis: RedisHandle;
   readonly queuePrefix: string;
@@ -161,6 +192,10 @@ const childEnv = (): NodeJS.ProcessEnv => {
 export async function startLocalFederation(options: LocalFederationOptions = {}): Promise<LocalFederation> {
   if (options.fastHealthChecks === true && options.controllerManager === false && options.scope === undefined)
     throw new TestingError('local federation: fastHealthChecks needs a KubeFedConfig: start a controller manager or give a scope');
+  if (options.hostAsMember === true && options.join === false)
+    throw new TestingError('local federation: hostAsMember joins the host with the members: it needs join other than false');
+  if (options.members?.includes(HOST) === true)
+    throw new TestingError(`local federation: "${HOST}" is the host, not a member name: join it as one with hostAsMember`);
   const starting = new LocalFederationStart(options);
   try {
     return await starting.run();
@@ -173,7 +208,12 @@ export async function startLocalFederation(options: LocalFederationOptions = {})
 /** The steps of {@link startLocalFederation} and what they started, stopped in reverse on failure or at the end. */
 class LocalFederationStart {
   readonly #options: LocalFederationOptions;
+  /** The member clusters started beside the host. */
   readonly #members: readonly string[];
+  /** The host's own KubeFedCluster, when it is a member: `['host']`, else `[]`. */
+  readonly #hostMember: readonly string[];
+  /** The clusters joined at the start, the host first. */
+  readonly #joined: readonly string[];
   readonly #started: (() => Promise<unknown>)[] = [];
   readonly #clients = new Map<string, DynamicClient>();
   readonly #controllerManagers: ManagedProcess[] = [];
@@ -183,6 +223,9 @@ class LocalFederationStart {
   constructor(options: LocalFederationOptions) {
     this.#options = options;
     this.#members = options.members ?? ['member1', 'member2', 'member3'];
+    const join = options.join ?? true;
+    this.#hostMember = join !== false && (options.hostAsMember ?? hostAsMemberFromEnvironment()) ? [HOST] : [];
+    this.#joined = join === false ? [] : [...this.#hostMember, ...(join === true ? this.#members : join)];
   }
 
   async run(): Promise<LocalFederation> {
@@ -200,14 +243,17 @@ class LocalFederationStart {
       this.#startControllerManager([...this.#commonFlags(kubeconfigPath, redis.url, queuePrefix), ...args]);
     const kubefedctl = (args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<CommandResult> =>
       runSourceEntry(KUBEFEDCTL, ['--kubeconfig', kubeconfigPath, ...args], { env: childEnv(), ...opts });
-    const waitForReady = (timeoutMs = 60_000): Promise<void> => waitForReadyClusters(this.#client('host'), this.#members, timeoutMs);
+    const members = [...this.#hostMember, ...this.#members];
+    const waitForReady = (timeoutMs = 60_000): Promise<void> => waitForReadyClusters(this.#client(HOST), members, timeoutMs);
     await this.#configure({ startControllerManager, kubefedctl });
     let stopped: Promise<void> | undefined;
     const stop = (): Promise<void> => (stopped ??= this.cleanup());
     return {
       kubeconfigPath,
-      hostContext: 'host',
-      members: this.#members,
+      hostContext: HOST,
+      hostAsMember: this.#hostMember.length > 0,
+      members,
+      joined: this.#joined,
       namespace: KUBEFED_NAMESPACE_DEFAULT,
       redis,
       queuePrefix,
@@ -306,13 +352,13 @@ class LocalFederationStart {
       if (r.code !== 0) throw new TestingError(`kubefedctl ${args.join(' ')} exited ${r.code}: ${r.stderr.trim() || r.stdout.trim()}`);
     };
     const joinFlags = options.joinFlags ?? [];
-    const joined = options.join === false ? [] : options.join === true || options.join === undefined ? this.#members : options.join;
+    const joined = this.#joined;
     // Eight joins at a time: each is a process of its own, and a hundred at once overload the machine.
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(JOINS_AT_ONCE, joined.length) }, async () => {
         for (let m = joined[next++]; m !== undefined; m = joined[next++])
-          await this.#step(`joined ${m}`, () => must(['join', m, '--cluster-context', m, '--host-cluster-context', 'host', ...joinFlags]));
+          await this.#step(`joined ${m}`, () => must(['join', m, '--cluster-context', m, '--host-cluster-context', HOST, ...joinFlags]));
       }),
     );
     const types = options.types ?? 'default';
