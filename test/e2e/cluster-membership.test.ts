@@ -1,7 +1,8 @@
 // Member clusters and federated types as an operator manages them, through the real processes:
 // the kube-sim CLI (host + member1..member3), Redis, the kubefed-controller-manager process, the
-// kubefedctl CLI (join, unjoin, enable, disable) and kubectl. member1 and member2 are joined
-// before the tests; member3 is joined and unjoined by a test.
+// kubefedctl CLI (join, unjoin, enable, disable) and kubectl. member1 and member2 (and the host,
+// when it is a member: KUBEFED_E2E_HOST_AS_MEMBER=1) are joined before the tests; member3 is
+// joined and unjoined by a test.
 import { RESOURCES } from '@kubefed/api';
 import { CLUSTER_CONNECTION_ANNOTATION, connectionDigest, getOrUndefined, type KubeObject } from '@kubefed/client';
 import { consistently, POLL } from '@kubefed/testing';
@@ -45,6 +46,9 @@ async function readyColumn(): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((r) => [cell(r, 0, age), cell(r, ready, version)]));
 }
 
+/** The READY column of `kubectl get kubefedclusters` when `clusters` are joined and Ready. */
+const readyClusters = (clusters: readonly string[]): Record<string, string> => Object.fromEntries(clusters.map((c) => [c, 'True']));
+
 function configMap(name: string, ns: string, data: Record<string, string>, placement: Record<string, unknown>): KubeObject {
   return {
     apiVersion: 'types.kubefed.io/v1beta1',
@@ -62,7 +66,7 @@ async function memberData(cluster: string, ns: string, name: string): Promise<un
 
 describe('cluster membership', () => {
   it('shows the members joined with kubefedctl join as Ready in kubectl get kubefedclusters', async () => {
-    await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: 'True' });
+    await expect.poll(readyColumn, POLL).toEqual(readyClusters(fed.joined));
     const out = succeeded(
       await kubectl(fed, ['get', 'kubefedcluster', 'member1', '-n', fed.namespace, '-o', 'jsonpath={.status.kubernetesVersion}']),
       'kubectl get kubefedcluster',
@@ -83,26 +87,26 @@ describe('cluster membership', () => {
     });
     const cms = host.resource(FEDERATED_CONFIG_MAPS, ns);
     await cms.create(configMap('app', ns, { v: '1' }, everyCluster));
-    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(JOINED));
+    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(fed.joined));
 
     const joined = await kubefedctl('join', 'member3', '--cluster-context', 'member3');
     expect(joined).toContain('member3');
-    await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: 'True', member3: 'True' });
+    await expect.poll(readyColumn, POLL).toEqual(readyClusters([...fed.joined, 'member3']));
     await expect.poll(() => memberData('member3', ns, 'app'), POLL).toEqual({ v: '1' });
-    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo([...JOINED, 'member3']));
+    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo([...fed.joined, 'member3']));
 
     await kubefedctl('unjoin', 'member3', '--cluster-context', 'member3');
     const gone = await kubectl(fed, ['get', 'kubefedcluster', 'member3', '-n', fed.namespace]);
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toContain('NotFound');
-    await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: 'True' });
-    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(JOINED));
+    await expect.poll(readyColumn, POLL).toEqual(readyClusters(fed.joined));
+    await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(fed.joined));
 
     // Changes and new objects reach the remaining members only; member3 keeps what it had.
     await cms.patch('app', { spec: { template: { data: { v: '2' } } } }, 'merge');
     await cms.create(configMap('after-unjoin', ns, { v: '1' }, everyCluster));
-    await expect.poll(() => Promise.all(JOINED.map((m) => memberData(m, ns, 'app'))), POLL).toEqual([{ v: '2' }, { v: '2' }]);
-    await expect.poll(() => propagationOf(cms, 'after-unjoin'), POLL).toEqual(propagatedTo(JOINED));
+    await expect.poll(() => Promise.all(fed.joined.map((m) => memberData(m, ns, 'app'))), POLL).toEqual(fed.joined.map(() => ({ v: '2' })));
+    await expect.poll(() => propagationOf(cms, 'after-unjoin'), POLL).toEqual(propagatedTo(fed.joined));
     await consistently(
       async () =>
         expect([await memberData('member3', ns, 'app'), await memberData('member3', ns, 'after-unjoin')]).toEqual([{ v: '1' }, 'absent']),
@@ -201,7 +205,7 @@ describe('cluster membership', () => {
     await bindTo('https://127.0.0.1:1');
     await kfcs.patch('member2', { spec: { apiEndpoint: 'https://127.0.0.1:1' } }, 'merge');
     try {
-      await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: '' });
+      await expect.poll(readyColumn, POLL).toEqual({ ...readyClusters(fed.joined), member2: '' });
       const offline = await kubectl(fed, [
         'get',
         'kubefedcluster',
@@ -222,7 +226,7 @@ describe('cluster membership', () => {
       await kfcs.patch('member2', { spec: { apiEndpoint: spec.apiEndpoint } }, 'merge');
       await bindTo(spec.apiEndpoint);
     }
-    await expect.poll(readyColumn, POLL).toEqual({ member1: 'True', member2: 'True' });
+    await expect.poll(readyColumn, POLL).toEqual(readyClusters(fed.joined));
     await expect.poll(() => memberData('member2', ns, 'app'), POLL).toEqual({ v: '2' });
     await expect.poll(() => propagationOf(cms, 'app'), POLL).toEqual(propagatedTo(JOINED));
   }, 120_000);

@@ -333,11 +333,12 @@ describe.concurrent('placement, overrides and deletion', () => {
     expect(r.stderr).toMatch(/^skipped pod\/web-\S+: its controller ReplicaSet web-\S+ makes it in each cluster/m);
     expect(r.stderr).not.toContain('warning:');
 
-    await expect.poll(() => propagationOf(host.resource(FEDERATED_CONFIG_MAPS, ns), 'app-config'), POLL).toEqual(propagatedTo(MEMBERS));
-    await expect.poll(() => propagationOf(host.resource(FEDERATED_DEPLOYMENTS, ns), 'web'), POLL).toEqual(propagatedTo(MEMBERS));
+    // federate places what it creates in every cluster: every joined one (the host too when it is a member).
+    await expect.poll(() => propagationOf(host.resource(FEDERATED_CONFIG_MAPS, ns), 'app-config'), POLL).toEqual(propagatedTo(fed.joined));
+    await expect.poll(() => propagationOf(host.resource(FEDERATED_DEPLOYMENTS, ns), 'web'), POLL).toEqual(propagatedTo(fed.joined));
     expect(await getOrUndefined(host.resource(FEDERATED_CONFIG_MAPS, ns), 'kube-root-ca.crt')).toBeUndefined();
     // Each member's root CA is its own (never labelled managed), and its pods are its ReplicaSet's.
-    for (const m of MEMBERS) {
+    for (const m of fed.joined) {
       const member = fed.client(m);
       const rootCa = await vi.waitFor(() => member.resource(RESOURCES.configMaps, ns).get('kube-root-ca.crt'), POLL);
       expect(rootCa.metadata.labels?.['kubefed.io/managed']).toBeUndefined();

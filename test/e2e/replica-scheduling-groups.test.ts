@@ -7,7 +7,7 @@ import { getOrUndefined, type GroupVersionResource, type KubeObject } from '@kub
 import { POLL } from '@kubefed/testing';
 import { useLocalFederation } from '@kubefed/testing/vitest';
 import { describe, it } from 'vitest';
-import { at, createFederatedNamespace, federated } from './support/e2e-federation.js';
+import { at, createFederatedNamespace, federated, scheduledClusters } from './support/e2e-federation.js';
 
 const MEMBERS = ['member1', 'member2'] as const;
 const CUSTOM_GROUP = 'fed.example.io';
@@ -73,11 +73,10 @@ describe.concurrent('replica scheduling of every schedulable federated type', ()
     await host.resource(RESOURCES.replicaSchedulingPreferences, ns).create(preference(ns, 'web', 'FederatedReplicaSet', 6));
 
     await expect.poll(() => memberReplicas(REPLICA_SETS, ns, 'web'), POLL).toEqual({ member1: 4, member2: 2 });
-    await expect
-      .poll(() => scheduled(ns, 'web'), POLL)
-      .toEqual({ clusters: { member1: { replicas: 4 }, member2: { replicas: 2 } }, scheduled: 'True' });
+    const plan = scheduledClusters(fed, { member1: 4, member2: 2 });
+    await expect.poll(() => scheduled(ns, 'web'), POLL).toEqual({ clusters: plan, scheduled: 'True' });
     expect(at(await host.resource(FEDERATED_REPLICA_SETS, ns).get('web'), '/spec/placement')).toEqual({
-      clusters: [{ name: 'member1' }, { name: 'member2' }],
+      clusters: Object.keys(plan).map((name) => ({ name })),
     });
 
     await host.resource(RESOURCES.replicaSchedulingPreferences, ns).patch('web', { spec: { totalReplicas: 9 } }, 'merge');
@@ -92,16 +91,17 @@ describe.concurrent('replica scheduling of every schedulable federated type', ()
     await host.resource(RESOURCES.replicaSchedulingPreferences, ns).create(preference(ns, 'api', 'FederatedDeployment', 9));
 
     await expect.poll(() => memberReplicas(RESOURCES.deployments, ns, 'api'), POLL).toEqual({ member1: 6, member2: 3 });
-    await expect
-      .poll(() => scheduled(ns, 'api'), POLL)
-      .toEqual({ clusters: { member1: { replicas: 6 }, member2: { replicas: 3 } }, scheduled: 'True' });
+    const plan = scheduledClusters(fed, { member1: 6, member2: 3 });
+    await expect.poll(() => scheduled(ns, 'api'), POLL).toEqual({ clusters: plan, scheduled: 'True' });
     const overrides = at(await host.resource(CUSTOM_FEDERATED_DEPLOYMENTS, ns).get('api'), '/spec/overrides') as {
       clusterName: string;
       clusterOverrides: unknown;
     }[];
-    expect(overrides.sort((a, b) => a.clusterName.localeCompare(b.clusterName))).toEqual([
-      { clusterName: 'member1', clusterOverrides: [{ path: '/spec/replicas', value: 6 }] },
-      { clusterName: 'member2', clusterOverrides: [{ path: '/spec/replicas', value: 3 }] },
-    ]);
+    expect(overrides.sort((a, b) => a.clusterName.localeCompare(b.clusterName))).toEqual(
+      Object.entries(plan).map(([clusterName, { replicas }]) => ({
+        clusterName,
+        clusterOverrides: [{ path: '/spec/replicas', value: replicas }],
+      })),
+    );
   });
 });

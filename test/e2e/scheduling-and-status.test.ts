@@ -16,6 +16,7 @@ import {
   kubectl,
   propagatedTo,
   propagationOf,
+  scheduledClusters,
   succeeded,
 } from './support/e2e-federation.js';
 
@@ -111,16 +112,17 @@ describe.concurrent('replica scheduling and status', () => {
       const status = (await rsps.get('web')).status as { clusters?: unknown; conditions?: { type: string; status: string }[] } | undefined;
       return { clusters: status?.clusters, scheduled: status?.conditions?.find((c) => c.type === 'Scheduled')?.status };
     };
-    await expect.poll(scheduled, POLL).toEqual({ clusters: { member1: { replicas: 4 }, member2: { replicas: 2 } }, scheduled: 'True' });
+    const plan = scheduledClusters(fed, { member1: 4, member2: 2 });
+    await expect.poll(scheduled, POLL).toEqual({ clusters: plan, scheduled: 'True' });
     const fedDeployment = await host.resource(FEDERATED_DEPLOYMENTS, ns).get('web');
-    expect(at(fedDeployment, '/spec/placement')).toEqual({ clusters: [{ name: 'member1' }, { name: 'member2' }] });
+    expect(at(fedDeployment, '/spec/placement')).toEqual({ clusters: Object.keys(plan).map((name) => ({ name })) });
     await expect.poll(() => propagationOf(host.resource(FEDERATED_DEPLOYMENTS, ns), 'web'), POLL).toEqual(propagatedTo(MEMBERS));
 
     await rsps.patch('web', { spec: { totalReplicas: 9 } }, 'merge');
     await expect
       .poll(() => workloads(ns, 'web'), POLL)
       .toEqual({ member1: { desired: 6, ready: 6, runningPods: 6 }, member2: { desired: 3, ready: 3, runningPods: 3 } });
-    await expect.poll(scheduled, POLL).toEqual({ clusters: { member1: { replicas: 6 }, member2: { replicas: 3 } }, scheduled: 'True' });
+    await expect.poll(scheduled, POLL).toEqual({ clusters: scheduledClusters(fed, { member1: 6, member2: 3 }), scheduled: 'True' });
     const rspTable = tableRows(succeeded(await kubectl(fed, ['get', 'replicaschedulingpreferences', '-n', ns]), 'kubectl get rsp'));
     expect(rspTable[0]).toEqual(['NAME', 'TARGET-KIND', 'TOTAL-REPLICAS', 'REBALANCE', 'AGE']);
     expect(rspTable[1]?.slice(0, 3)).toEqual(['web', 'FederatedDeployment', '9']);

@@ -91,6 +91,16 @@ export function propagatedTo(clusters: readonly string[]): PropagationSummary {
   return { current: true, propagation: 'True', reason: '', clusters: Object.fromEntries([...clusters].sort().map((c) => [c, 'OK'])) };
 }
 
+/**
+ * The `status.clusters` a ReplicaSchedulingPreference writes when it plans `planned` (replicas by
+ * cluster) in `fed`: KubeFed's planner places every other Ready cluster, one with neither a
+ * preference of its own nor `*`, with 0 replicas (planner.go), so each joined cluster has an
+ * entry (the host too when it is a member). Sorted by name, as is the placement it writes.
+ */
+export function scheduledClusters(fed: LocalFederation, planned: Readonly<Record<string, number>>): Record<string, { replicas: number }> {
+  return Object.fromEntries([...fed.joined].sort().map((c) => [c, { replicas: planned[c] ?? 0 }]));
+}
+
 /** The summary of a federated object read from the host. */
 export async function propagationOf(resource: ResourceClient, name: string): Promise<PropagationSummary | undefined> {
   return summarize(await getOrUndefined(resource, name));
