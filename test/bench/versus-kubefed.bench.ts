@@ -343,7 +343,12 @@ async function unreachable(
   // phases before take fixed times from the start of leading, so a fault right after them fell
   // at the same point of each controller's probe schedule, and that point decided the figure.
   const probedAt = (await readyCondition(fed, victim))?.lastProbeTime;
-  await until('a new probe of the victim', async () => (await readyCondition(fed, victim))?.lastProbeTime !== probedAt, PHASE_LIMIT_MS, 100);
+  await until(
+    'a new probe of the victim',
+    async () => (await readyCondition(fed, victim))?.lastProbeTime !== probedAt,
+    PHASE_LIMIT_MS,
+    100,
+  );
   await pause(PROBE_PERIOD_MS / 2);
   await fed.fault(victim, { unreachable: true });
   const t0 = performance.now();

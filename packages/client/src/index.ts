@@ -1,6 +1,6 @@
 /**
  * @kubefed/client: the raw JSON Kubernetes client, and the only wrapper of
- * `@kubernetes/client-node` (used just for kubeconfig parsing and credential plugins).
+ * `@kubernetes/client-node` (loaded only for kubeconfig users with an auth-provider).
  *
  * Start with `DynamicClient` (dynamic-client.ts): build one per cluster from a `Kubeconfig`
  * context or a KubeFedCluster + Secret, then `client.resource(gvr, ns)` gives a `ResourceClient`

@@ -168,8 +168,7 @@ describe('the Grafana dashboard over a running controller manager', () => {
 
   it("serves controller-runtime's controller_runtime_max_concurrent_reconciles for every controller, as configured", async () => {
     const text = await metricsText(cm);
-    const byController = (name: string) =>
-      new Map(metricSeries(text, name).map((s) => [s.labels['controller'] ?? '', s.value] as const));
+    const byController = (name: string) => new Map(metricSeries(text, name).map((s) => [s.labels['controller'] ?? '', s.value] as const));
     const workers = byController('controller_runtime_active_workers');
     const max = byController('controller_runtime_max_concurrent_reconciles');
     expect([...max.keys()].sort()).toEqual([...workers.keys()].sort());

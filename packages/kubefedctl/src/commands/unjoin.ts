@@ -42,7 +42,7 @@ export interface UnjoinTargets {
 }
 
 /** An object in a cluster, named as kubectl names it ({@link kubectlRef}). */
-export interface ObjectInCluster {
+interface ObjectInCluster {
   ref: string;
   cluster: string;
 }
@@ -192,7 +192,8 @@ export async function unjoin(options: UnjoinOptions, targets: UnjoinTargets, out
 
   if (kfc === undefined) {
     if (result.removed.length === 0) {
-      const kept = result.kept.length === 0 ? '' : ` (kept: ${result.kept.map((k) => `${k.ref} in ${k.cluster} (${k.reason})`).join('; ')})`;
+      const kept =
+        result.kept.length === 0 ? '' : ` (kept: ${result.kept.map((k) => `${k.ref} in ${k.cluster} (${k.reason})`).join('; ')})`;
       throw notJoined(options, `, and no object of its join in ${options.cluster}${kept}`);
     }
     result.absent.push(kfcWhat);
