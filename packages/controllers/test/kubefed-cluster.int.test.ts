@@ -103,6 +103,13 @@ function runManager(namespace: string, memberRateLimit?: { qps: number; burst: n
   };
 }
 
+/** Polls until the KubeFedCluster `name` in `ns` is Ready (within 5 s). */
+async function untilReady(ns: string, name: string): Promise<void> {
+  await expect
+    .poll(() => kubeFedClusterCondition(fed, ns, name, 'Ready'), { timeout: 5000, interval: 100 })
+    .toMatchObject({ status: 'True' });
+}
+
 async function status(ns: string, name: string): Promise<Record<string, unknown>> {
   const obj = await fed.hostClient.resource(KFC, ns).get(name);
   return (obj.status ?? {}) as Record<string, unknown>;
@@ -238,9 +245,7 @@ describe('cluster health controller against kube-sim', () => {
     const member2 = fed.member('member2');
     await joinMember(fed, member2, ns);
     await using running = runManager(ns);
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member2');
 
     member2.faults.unreachable();
     try {
@@ -278,9 +283,7 @@ describe('cluster health controller against kube-sim', () => {
     const member2 = fed.member('member2');
     await joinMember(fed, member2, ns);
     await using running = runManager(ns);
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member2', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member2');
     // A reader of the member through the Fleet's client, as the sync controllers and workers are
     // (of Nodes: what the join of joinMember lets the member's service account read).
     const hold = running.fleet.informer('member2', { resource: { group: '', version: 'v1', resource: 'nodes' } });
@@ -308,9 +311,7 @@ describe('cluster health controller against kube-sim', () => {
     await joinMember(fed, member1, ns);
     {
       await using first = runManager(ns);
-      await expect
-        .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-        .toMatchObject({ status: 'True' });
+      await untilReady(ns, 'member1');
       await first.clustersKnown();
     }
     // The restarted controller's probes get no answer: only the stored status can say Ready.
@@ -330,9 +331,7 @@ describe('cluster health controller against kube-sim', () => {
     await joinMember(fed, fed.member('member1'), ns);
     // 1 request/s for the client sync workers use: 100 queued requests keep its budget busy for 100 s.
     await using running = runManager(ns, { qps: 1, burst: 1 });
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member1');
     const sync = running.fleet.readyClusters().get('member1');
     expect(sync).toBeDefined();
     const stop = new AbortController();
@@ -367,9 +366,7 @@ describe('cluster health controller against kube-sim', () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
     await using _running = runManager(ns);
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member1');
     const initial = (await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))!;
     await expect
       .poll(async () => (await kubeFedClusterCondition(fed, ns, 'member1', 'Ready'))?.lastProbeTime, { timeout: 4000, interval: 100 })
@@ -413,9 +410,7 @@ describe('cluster health controller against kube-sim', () => {
     const ns = await kubefedNamespace(FAST);
     await joinMember(fed, fed.member('member1'), ns);
     await using _running = runManager(ns);
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member1');
 
     const secrets = fed.hostClient.resource({ group: '', version: 'v1', resource: 'secrets' }, ns);
     const secret = await secrets.get('member1-secret');
@@ -465,9 +460,7 @@ describe('cluster health controller against kube-sim', () => {
         clusterHealthCheck: { period: '10s', timeout: '3s', failureThreshold: 3, successThreshold: 1 },
         leaderElect: { leaseDuration: '15s' },
       });
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member1');
 
     const config = await configs.get('kubefed');
     const spec = config.spec as { clusterHealthCheck: { period: string } };
@@ -557,9 +550,7 @@ describe('cluster health controller against kube-sim', () => {
         reason: 'ClusterSecretNotBound',
         message: expect.stringContaining(`secret ${ns}/member1-secret is bound to cluster member1, not to evil`),
       });
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'member1');
     expect(running.fleet.isReady('evil')).toBe(false);
     // Several probe periods later the server has still not been contacted at all, least of all with member1's token.
     const until = Date.now() + 1000;
@@ -608,9 +599,7 @@ describe('cluster health controller against kube-sim', () => {
       ).toString();
       await using listener = await tlsListener();
       await using running = runManager(ns);
-      await expect
-        .poll(() => kubeFedClusterCondition(fed, ns, 'member1', 'Ready'), { timeout: 5000, interval: 100 })
-        .toMatchObject({ status: 'True' });
+      await untilReady(ns, 'member1');
 
       await fed.hostClient.resource(KFC, ns).patch('member1', { spec: change(listener) }, 'merge');
       await expect
@@ -678,9 +667,7 @@ describe('cluster health controller against kube-sim', () => {
 
     // Healthy, with a /version that is not a version.
     healthz = { status: 200, body: 'ok' };
-    await expect
-      .poll(() => kubeFedClusterCondition(fed, ns, 'echo', 'Ready'), { timeout: 5000, interval: 100 })
-      .toMatchObject({ status: 'True' });
+    await untilReady(ns, 'echo');
     expect(await seen()).not.toContain(marker);
     expect(server.requests.some((r) => r.startsWith('GET /version '))).toBe(true);
   });

@@ -93,7 +93,7 @@ describe('token Secrets bound to their KubeFedCluster', () => {
     const again = await fed.cli(joinArgs('member1', ns, '--error-on-existing=false'));
     expect(again.stderr).not.toContain('Error:');
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`updated secret ${ns}/${secret.metadata.name ?? ''} in host`);
+    expect(again.stdout).toContain(`secret/${secret.metadata.name ?? ''} updated in host`);
     const rebound = await hostSecretOf(ns, 'member1');
     expect(rebound.metadata.name).toBe(secret.metadata.name);
     expect(rebound.metadata.annotations).toEqual(bound);
