@@ -27,7 +27,9 @@ describe('kubefedctl unjoin against kube-sim', () => {
 
     const dry = await fed.cli(['unjoin', 'member7', ...common, '--kubefed-namespace', ns, '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member7-host deleted in member7 (dry run)');
+    expect(dry.stdout).toContain(
+      'clusterrole.rbac.authorization.k8s.io/kubefed-controller-manager:member7-host deleted in member7 (dry run)',
+    );
     expect(dry.stdout).toContain('kubefedcluster.core.kubefed.io/member7 deleted in host (dry run)');
     expect(dry.stdout).toContain('dry run: nothing was removed');
     expect(await getOrUndefined(fed.client('host').resource(gvr.kubeFedClusters, ns), 'member7')).toBeDefined();
@@ -130,9 +132,7 @@ describe('kubefedctl unjoin against kube-sim', () => {
 
     const kept = await fed.cli(['unjoin', 'other', ...common, '--kubefed-namespace', ns]);
     expect(kept.code).toBe(0);
-    expect(kept.stdout).toContain(
-      `secret/${secretName} kept in host (not bound to a cluster, and KubeFedCluster member2 names it too)`,
-    );
+    expect(kept.stdout).toContain(`secret/${secretName} kept in host (not bound to a cluster, and KubeFedCluster member2 names it too)`);
     expect(await getOrUndefined(secrets, secretName)).toBeDefined();
 
     const removed = await fed.cli(['unjoin', 'member2', ...common, '--kubefed-namespace', ns]);
