@@ -52,6 +52,8 @@ const TOKEN_FILE_REREAD_MS = 60_000;
 /** At most this much of a credential plugin's standard error is quoted in an error. */
 const MAX_QUOTED_STDERR = 300;
 
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 /** What a credential plugin printed (client.authentication.k8s.io ExecCredential), the fields used. */
 interface ExecCredentialStatus {
   token?: unknown;
@@ -88,7 +90,7 @@ export function credentialSource(
         try {
           read = { headers: bearer(fs.readFileSync(tokenFile, 'utf8')), at: now };
         } catch (e) {
-          return Promise.reject(fail(`cannot read token file "${tokenFile}": ${e instanceof Error ? e.message : String(e)}`, e));
+          return Promise.reject(fail(`cannot read token file "${tokenFile}": ${messageOf(e)}`, e));
         }
       }
       return Promise.resolve(read.headers);
@@ -115,7 +117,7 @@ export function credentialSource(
           return held.headers;
         })
         .catch((e: unknown) => {
-          throw e instanceof ConfigError ? e : fail(e instanceof Error ? e.message : String(e), e);
+          throw e instanceof ConfigError ? e : fail(messageOf(e), e);
         })
         .finally(() => {
           running = undefined;
@@ -211,7 +213,7 @@ function authProviderSource(
       for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === 'string' || typeof v === 'number') headers[k] = String(v);
       return headers;
     } catch (e) {
-      throw fail(`auth-provider "${provider.name}": ${e instanceof Error ? e.message : String(e)}`, e);
+      throw fail(`auth-provider "${provider.name}": ${messageOf(e)}`, e);
     }
   };
 }

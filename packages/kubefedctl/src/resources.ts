@@ -36,10 +36,14 @@ const KIND_WORDS: Record<string, string> = {
 /** `service account kube-federation-system/member1-host in member1`: how messages name an object. */
 export function describeObject(obj: KubeObject, cluster: string): string {
   const kind = obj.kind === undefined ? 'object' : (KIND_WORDS[obj.kind] ?? obj.kind);
-  const generateName = obj.metadata['generateName'];
-  const name = obj.metadata.name ?? `${typeof generateName === 'string' ? generateName : ''}<generated>`;
   const ns = obj.metadata.namespace;
-  return `${kind} ${ns === undefined || ns === '' ? '' : `${ns}/`}${name} in ${cluster}`;
+  return `${kind} ${ns === undefined || ns === '' ? '' : `${ns}/`}${nameOf(obj)} in ${cluster}`;
+}
+
+/** The object's name; `<prefix><generated>` for a generated name not yet assigned. */
+function nameOf(obj: KubeObject): string {
+  const generateName = obj.metadata['generateName'];
+  return obj.metadata.name ?? `${typeof generateName === 'string' ? generateName : ''}<generated>`;
 }
 
 /**
@@ -52,9 +56,7 @@ export function kubectlRef(obj: KubeObject): string {
   const gvr = obj.kind === undefined ? undefined : KIND_GVR[obj.kind];
   const resource = obj.kind === undefined ? 'object' : obj.kind.toLowerCase();
   const group = gvr === undefined || gvr.group === '' ? '' : `.${gvr.group}`;
-  const generateName = obj.metadata['generateName'];
-  const name = obj.metadata.name ?? `${typeof generateName === 'string' ? generateName : ''}<generated>`;
-  return `${resource}${group}/${name}`;
+  return `${resource}${group}/${nameOf(obj)}`;
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   selfEscalationWarning,
 } from './least-privilege.js';
 import type { Output } from './output.js';
-import { GVR } from './resources.js';
+import { changeLine, GVR, kubectlRef } from './resources.js';
 
 /** Inputs of {@link syncLeastPrivilegeRoles}. */
 export interface SyncLeastPrivilegeOptions {
@@ -100,10 +100,8 @@ async function syncMember(member: DynamicClient, join: OwnJoin, ftcs: FederatedT
     }
     const client = kind === 'ClusterRole' ? member.resource(GVR.clusterRoles) : member.resource(GVR.roles, obj.metadata.namespace);
     await client.update({ ...obj, rules });
-    // kubectl's `<resource>.<group>/<name> <verb>` (docs/user-guide.md, "Output"), and the member.
-    out.info(
-      `${kind === 'ClusterRole' ? 'clusterrole' : 'role'}.rbac.authorization.k8s.io/${obj.metadata.name ?? ''} updated in ${join.cluster}`,
-    );
+    // A listed object carries no kind: the one it was listed as.
+    out.info(changeLine(kubectlRef({ ...obj, kind }), 'updated', join.cluster));
   }
 }
 

@@ -20,6 +20,7 @@ import {
   type PolicyRule,
 } from '../least-privilege.js';
 import type { Output } from '../output.js';
+import { kubectlRef } from '../resources.js';
 import { storedObjectsProblem } from './migrate-crd-check.js';
 import {
   compareCrd,
@@ -335,7 +336,7 @@ async function planMemberRoles(
     for (const target of roleTargets(scope, sa, ftcs)) {
       const rbac = target.kind === 'ClusterRole' ? RESOURCES.clusterRoles : RESOURCES.roles;
       const bindings = target.kind === 'ClusterRole' ? RESOURCES.clusterRoleBindings : RESOURCES.roleBindings;
-      const what = `${target.kind.toLowerCase()}.rbac.authorization.k8s.io/${target.name} in ${name}`;
+      const what = `${kubectlRef({ kind: target.kind, metadata: { name: target.name } })} in ${name}`;
       const { obj: role, client } = await readMember(clients, (c) => getIfExists(c.resource(rbac, target.namespace), target.name));
       if (role === undefined) {
         plan.skipped.push(`${what} skipped: not found (the member was not joined by kubefedctl join, or with another service account)`);
